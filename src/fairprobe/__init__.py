@@ -1,0 +1,81 @@
+"""fairprobe: how far can you trust a fairness assessment?
+
+Public API (see ``DESIGN.md``)::
+
+    import fairprobe as fp
+    prog = fp.PolynomialProgram.from_text(text)
+    fp.get_backend("scip").solve(prog, fp.SolveOptions(time_limit=10))
+    fp.list_plugins()
+
+Heavy modules are imported lazily so that ``import fairprobe`` stays fast and never imports a
+solver library.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from fairprobe.exceptions import (
+    BackendCapabilityError,
+    BackendLicenseError,
+    BackendUnavailableError,
+    ConfigError,
+    DataError,
+    DuplicatePluginError,
+    FairprobeError,
+    InfeasibleError,
+    ProgramError,
+    SolverError,
+    UnknownPluginError,
+)
+from fairprobe.hookspecs import hookimpl
+
+__version__ = "0.1.0"
+
+_LAZY: dict[str, str] = {
+    "PolynomialProgram": "fairprobe.core.program",
+    "ProgramStats": "fairprobe.core.program",
+    "get_plugin_manager": "fairprobe.core.registry",
+    "create_plugin_manager": "fairprobe.core.registry",
+    "get_registry": "fairprobe.core.registry",
+    "get_backend": "fairprobe.core.registry",
+    "list_plugins": "fairprobe.core.registry",
+    "Backend": "fairprobe.backends.base",
+    "SolveOptions": "fairprobe.backends.base",
+    "SolveResult": "fairprobe.backends.base",
+    "Termination": "fairprobe.backends.base",
+    "Limit": "fairprobe.backends.base",
+    "Availability": "fairprobe.backends.base",
+    "Capabilities": "fairprobe.backends.base",
+}
+
+__all__ = [
+    "BackendCapabilityError",
+    "BackendLicenseError",
+    "BackendUnavailableError",
+    "ConfigError",
+    "DataError",
+    "DuplicatePluginError",
+    "FairprobeError",
+    "InfeasibleError",
+    "ProgramError",
+    "SolverError",
+    "UnknownPluginError",
+    "__version__",
+    "hookimpl",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fairprobe' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

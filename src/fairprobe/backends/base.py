@@ -1,0 +1,322 @@
+"""The one interface every optimisation backend implements.
+
+A backend turns a :class:`~fairprobe.core.program.PolynomialProgram` into a frozen
+:class:`SolveResult`. The contract that makes fairprobe's bounds *certified*:
+
+* ``objective_bound`` is always a valid outer bound on the optimum (a lower bound when
+  minimising, an upper bound when maximising), ``-inf``/``+inf`` when the solver proved none;
+  a backend that is not a global solver must report the infinite bound, never a local optimum.
+* Stopping at a time or node limit is a result (``termination=LIMIT``, ``limit`` says which),
+  never an exception.
+* No solver library is imported at import time: ``availability()`` uses
+  ``importlib.util.find_spec`` (and, where a licence matters, a cheap probe), and the import
+  happens in ``solve``.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib.util
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+from fairprobe.core.program import PolynomialProgram
+from fairprobe.exceptions import BackendCapabilityError, BackendUnavailableError
+
+__all__ = [
+    "Availability",
+    "Backend",
+    "Capabilities",
+    "Limit",
+    "SolveOptions",
+    "SolveResult",
+    "Termination",
+]
+
+
+class Availability(enum.IntEnum):
+    """Whether a backend can be used, and if not why. Falsy exactly when unusable."""
+
+    AVAILABLE = 2
+    LIMITED_LICENSE = 1
+    NOT_INSTALLED = 0
+    BAD_VERSION = -1
+    BAD_LICENSE = -2
+    ERROR = -3
+
+    def __bool__(self) -> bool:
+        return self.value > 0
+
+    @property
+    def label(self) -> str:
+        """Human-readable label."""
+        return {
+            2: "available",
+            1: "available (size-limited licence)",
+            0: "not installed",
+            -1: "unsupported version",
+            -2: "no valid licence",
+            -3: "error while probing",
+        }[self.value]
+
+
+class Termination(str, enum.Enum):
+    """Why the solver stopped."""
+
+    OPTIMAL = "optimal"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    LIMIT = "limit"
+    NUMERICAL_ERROR = "numerical_error"
+    ERROR = "error"
+
+
+class Limit(str, enum.Enum):
+    """Which limit stopped a solver (set iff ``termination == LIMIT``)."""
+
+    TIME = "time"
+    NODE = "node"
+    ITERATION = "iteration"
+    SOLUTION = "solution"
+    MEMORY = "memory"
+    INTERRUPTED = "interrupted"
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can solve.
+
+    Attributes
+    ----------
+    max_degree : int or None
+        Largest polynomial degree accepted (None: any).
+    global_bound : bool
+        True when ``objective_bound`` certifies the global optimum of nonconvex programs.
+    convex_only : bool
+        True when only convex programs (linear, convex quadratic) are accepted.
+    fractional_objective : bool
+        True when ``poly / poly`` objectives are accepted.
+    """
+
+    max_degree: int | None = None
+    global_bound: bool = True
+    convex_only: bool = False
+    fractional_objective: bool = True
+
+    def describe(self) -> str:
+        """One line for listings."""
+        deg = "any degree" if self.max_degree is None else f"degree <= {self.max_degree}"
+        kind = "convex only" if self.convex_only else "nonconvex"
+        cert = "global bounds" if self.global_bound else "no global bounds"
+        return f"{deg}, {kind}, {cert}"
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """Options common to every backend.
+
+    Parameters
+    ----------
+    time_limit : float, optional
+        Wall-clock seconds; None for no limit.
+    rel_gap, abs_gap : float
+        Stop when the relative (absolute) gap between incumbent and bound is below this.
+    threads : int, optional
+        Solver threads; None lets the solver decide.
+    seed : int
+        Random seed passed to the solver.
+    verbose : bool
+        Show the solver log.
+    node_limit : int, optional
+        Branch-and-bound node limit.
+    solver_options : mapping
+        Passed through to the solver unchanged (names are the solver's own).
+    """
+
+    time_limit: float | None = None
+    rel_gap: float = 1e-9
+    abs_gap: float = 1e-9
+    threads: int | None = None
+    seed: int = 0
+    verbose: bool = False
+    node_limit: int | None = None
+    solver_options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """Outcome of one solve, in the sense of the program that was solved.
+
+    Attributes
+    ----------
+    termination : Termination
+    limit : Limit or None
+        Set iff ``termination is Termination.LIMIT``.
+    objective_bound : float
+        Valid outer bound (lower bound for min, upper for max); +-inf when none.
+    incumbent_objective : float or None
+        Objective of the best feasible point found.
+    incumbent : dict or None
+        That point, ``{variable name: value}``.
+    solver, solver_version : str
+    wall_time : float
+        Seconds spent in ``solve``.
+    sense : {"min", "max"}
+    message : str
+    extra : dict
+        Solver-specific details (node counts, statuses).
+    """
+
+    termination: Termination
+    objective_bound: float
+    incumbent_objective: float | None = None
+    incumbent: Mapping[str, float] | None = None
+    limit: Limit | None = None
+    solver: str = ""
+    solver_version: str = ""
+    wall_time: float = 0.0
+    sense: str = "min"
+    message: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if (self.limit is not None) != (self.termination is Termination.LIMIT):
+            raise ValueError("SolveResult.limit must be set exactly when termination is LIMIT.")
+
+    @property
+    def gap(self) -> float:
+        """Absolute gap between incumbent and bound (inf when either is missing)."""
+        if self.incumbent_objective is None or math.isinf(self.objective_bound):
+            return math.inf
+        return abs(self.objective_bound - self.incumbent_objective)
+
+    @property
+    def is_optimal(self) -> bool:
+        """True when the solver proved optimality within its tolerances."""
+        return self.termination is Termination.OPTIMAL
+
+    def with_updates(self, **changes: Any) -> SolveResult:
+        """Copy with fields replaced."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly dict (infinities as strings)."""
+
+        def fix(x: Any) -> Any:
+            if isinstance(x, float) and math.isinf(x):
+                return "inf" if x > 0 else "-inf"
+            return x
+
+        return {
+            "termination": self.termination.value,
+            "limit": self.limit.value if self.limit else None,
+            "objective_bound": fix(self.objective_bound),
+            "incumbent_objective": fix(self.incumbent_objective),
+            "solver": self.solver,
+            "solver_version": self.solver_version,
+            "wall_time": self.wall_time,
+            "sense": self.sense,
+            "message": self.message,
+        }
+
+
+def no_bound(sense: str) -> float:
+    """The trivial outer bound for ``sense``."""
+    return -math.inf if sense == "min" else math.inf
+
+
+class Backend(ABC):
+    """Base class of optimisation backends.
+
+    Subclasses set the class attributes and implement :meth:`availability` and :meth:`_solve`.
+    Register them through the ``fairprobe_register_backends`` hook.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> prog = fp.PolynomialProgram.from_text('''
+    ... maximize
+    ...   x + y
+    ... subject to
+    ...   x + 2*y <= 1
+    ... bounds
+    ...   0 <= x <= 0.5
+    ...   0 <= y <= 1
+    ... ''')
+    >>> res = fp.get_backend("scip").solve(prog)
+    >>> round(res.objective_bound, 6)
+    0.75
+    """
+
+    name: ClassVar[str] = ""
+    capabilities: ClassVar[Capabilities] = Capabilities()
+    install_hint: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+
+    @classmethod
+    @abstractmethod
+    def availability(cls) -> Availability:
+        """Whether the backend can run here. Never raises."""
+
+    @classmethod
+    def availability_reason(cls) -> str:
+        """Why the backend is (un)available, for listings."""
+        status = cls.availability()
+        if status:
+            return status.label
+        hint = f"; install with: {cls.install_hint}" if cls.install_hint else ""
+        return f"{status.label}{hint}"
+
+    @staticmethod
+    def _module_installed(module: str) -> bool:
+        try:
+            return importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            return False
+
+    def check_program(self, program: PolynomialProgram) -> None:
+        """Raise :class:`BackendCapabilityError` when ``program`` is beyond this backend."""
+        program.validate()
+        caps = self.capabilities
+        deg = program.max_degree
+        if caps.max_degree is not None and deg > caps.max_degree:
+            raise BackendCapabilityError(
+                f"Backend {self.name!r} accepts polynomials of degree <= {caps.max_degree}, but "
+                f"this program has degree {deg}. Use backend='scip' (any degree, global bounds)."
+            )
+        if program.is_fractional and not caps.fractional_objective:
+            raise BackendCapabilityError(
+                f"Backend {self.name!r} does not accept fractional objectives; use backend='scip'."
+            )
+
+    def solve(
+        self, program: PolynomialProgram, options: SolveOptions | None = None
+    ) -> SolveResult:
+        """Solve ``program`` and return a :class:`SolveResult`.
+
+        Raises
+        ------
+        BackendUnavailableError
+            The solver is not installed or not licensed.
+        BackendCapabilityError
+            The program is beyond the backend's capabilities (degree, convexity, licence size).
+        """
+        status = self.availability()
+        if not status:
+            raise BackendUnavailableError(
+                f"Backend {self.name!r} is unavailable ({status.label}). "
+                f"Install it with: {self.install_hint}"
+            )
+        self.check_program(program)
+        return self._solve(program, options or SolveOptions())
+
+    @abstractmethod
+    def _solve(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
+        """Solve a program already checked against the capabilities."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name!r}>"

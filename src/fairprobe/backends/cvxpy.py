@@ -1,0 +1,191 @@
+"""cvxpy backend: linear, linear-fractional (Charnes-Cooper) and convex quadratic programs.
+
+Convex programs have no duality gap, so the optimal value cvxpy reports is also the bound.
+Nonconvex programs (a nonconvex quadratic, an equality with a quadratic term, degree > 2) are
+refused with :class:`~fairprobe.exceptions.BackendCapabilityError`, and an "optimal
+inaccurate" answer is reported as a numerical error with no bound rather than dressed as exact.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from fairprobe.backends.base import (
+    Availability,
+    Backend,
+    Capabilities,
+    SolveOptions,
+    SolveResult,
+    Termination,
+    no_bound,
+)
+from fairprobe.backends.transforms import charnes_cooper
+from fairprobe.core.polynomial import Poly
+from fairprobe.core.program import PolynomialProgram, point_from_values
+from fairprobe.exceptions import BackendCapabilityError, ProgramError
+
+__all__ = ["CvxpyBackend"]
+
+
+def _split(poly: Poly, n: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Return (Q symmetric, q, c) with poly(x) = x'Qx + q'x + c."""
+    Q = np.zeros((n, n))
+    q = np.zeros(n)
+    c = 0.0
+    for mono, coef in poly.items():
+        if not mono:
+            c += coef
+        elif len(mono) == 1:
+            q[mono[0]] += coef
+        else:
+            i, j = mono
+            if i == j:
+                Q[i, i] += coef
+            else:
+                Q[i, j] += coef / 2
+                Q[j, i] += coef / 2
+    return Q, q, c
+
+
+def _curvature(Q: np.ndarray) -> str:
+    if not np.any(Q):
+        return "affine"
+    eig = np.linalg.eigvalsh(Q)
+    scale = max(1.0, float(np.max(np.abs(eig))))
+    if eig.min() >= -1e-10 * scale:
+        return "convex"
+    if eig.max() <= 1e-10 * scale:
+        return "concave"
+    return "indefinite"
+
+
+class CvxpyBackend(Backend):
+    """cvxpy: linear and convex (quadratic) programs; refuses nonconvex ones."""
+
+    name = "cvxpy"
+    capabilities = Capabilities(max_degree=2, global_bound=True, convex_only=True,
+                                fractional_objective=True)
+    install_hint = 'pip install "fairprobe[cvxpy]"'
+    description = "cvxpy (convex programs only)"
+
+    @classmethod
+    def availability(cls) -> Availability:
+        """Available when cvxpy can be found."""
+        return Availability.AVAILABLE if cls._module_installed("cvxpy") else Availability.NOT_INSTALLED
+
+    def check_program(self, program: PolynomialProgram) -> None:
+        """Refuse nonconvex programs and fractional objectives that are not linear-fractional."""
+        super().check_program(program)
+        n = program.n_variables
+        if program.is_fractional and not program.is_linear():
+            raise BackendCapabilityError(
+                "The cvxpy backend accepts fractional objectives only when numerator, denominator "
+                "and constraints are linear (Charnes-Cooper). Use backend='scip'."
+            )
+        need = "convex" if program.sense == "min" else "concave"
+        curv = _curvature(_split(program.objective, n)[0])
+        if curv not in ("affine", need):
+            raise BackendCapabilityError(
+                f"The cvxpy backend solves convex programs only, but the objective is {curv} "
+                f"(a {program.sense}imisation needs a {need} objective). Use backend='scip', "
+                "which certifies global bounds on nonconvex programs."
+            )
+        for k, c in enumerate(program.constraints):
+            curv = _curvature(_split(c.poly, n)[0])
+            ok = curv == "affine" or (c.sense == "<=" and curv == "convex") or (
+                c.sense == ">=" and curv == "concave")
+            if not ok:
+                raise BackendCapabilityError(
+                    f"The cvxpy backend solves convex programs only; constraint "
+                    f"{c.name or k!r} ({c.sense} with a {curv} left-hand side) makes the feasible "
+                    "set nonconvex. Use backend='scip'."
+                )
+
+    def _solve(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
+        import cvxpy as cp
+
+        start = time.perf_counter()
+        if program.is_fractional:
+            result = self._solve_fractional(program, options)
+        else:
+            result, _ = self._solve_convex(program, options)
+        return result.with_updates(solver="cvxpy", solver_version=f"cvxpy {cp.__version__}",
+                                   wall_time=time.perf_counter() - start)
+
+    def _solve_convex(self, program: PolynomialProgram, options: SolveOptions,
+                      objective: Poly | None = None) -> tuple[SolveResult, np.ndarray | None]:
+        import cvxpy as cp
+
+        n = program.n_variables
+        x = cp.Variable(n)
+
+        def expr(poly: Poly) -> Any:
+            Q, q, c = _split(poly, n)
+            e = q @ x + c
+            if np.any(Q):
+                curv = _curvature(Q)
+                e = e + (cp.quad_form(x, cp.psd_wrap(Q)) if curv == "convex"
+                         else -cp.quad_form(x, cp.psd_wrap(-Q)))
+            return e
+
+        cons = []
+        for c in program.constraints:
+            body = expr(c.poly)
+            cons.append(body <= c.rhs if c.sense == "<=" else body >= c.rhs if c.sense == ">=" else body == c.rhs)
+        lb = np.array([v.lb for v in program.variables])
+        ub = np.array([v.ub for v in program.variables])
+        if np.any(np.isfinite(lb)):
+            idx = np.flatnonzero(np.isfinite(lb))
+            cons.append(x[idx] >= lb[idx])
+        if np.any(np.isfinite(ub)):
+            idx = np.flatnonzero(np.isfinite(ub))
+            cons.append(x[idx] <= ub[idx])
+        obj = expr(program.objective if objective is None else objective)
+        problem = cp.Problem(cp.Minimize(obj) if program.sense == "min" else cp.Maximize(obj), cons)
+        kwargs: dict[str, Any] = dict(options.solver_options)
+        try:
+            problem.solve(verbose=options.verbose, **kwargs)
+        except cp.error.SolverError as exc:
+            return SolveResult(Termination.ERROR, no_bound(program.sense), sense=program.sense,
+                               message=f"cvxpy solver failed: {exc}"), None
+        status = problem.status
+        sense = program.sense
+        if status == cp.OPTIMAL:
+            point = point_from_values(program, x.value)
+            return SolveResult(Termination.OPTIMAL, float(problem.value),
+                               program.objective_value(point) if objective is None else float(problem.value),
+                               point, sense=sense, message=f"cvxpy status {status}"), np.asarray(x.value)
+        if status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
+            return SolveResult(Termination.INFEASIBLE, -no_bound(sense), sense=sense,
+                               message=f"cvxpy status {status}"), None
+        if status in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):
+            return SolveResult(Termination.UNBOUNDED, no_bound(sense), sense=sense,
+                               message=f"cvxpy status {status}"), None
+        return SolveResult(Termination.NUMERICAL_ERROR, no_bound(sense), sense=sense,
+                           message=f"cvxpy status {status}: no certified bound"), None
+
+    def _solve_fractional(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
+        den = program.objective_denominator or {}
+        check, _ = self._solve_convex(program.with_sense("min"), options, objective=den)
+        if check.termination is Termination.INFEASIBLE:
+            return check.with_updates(sense=program.sense, objective_bound=-no_bound(program.sense))
+        if check.termination is not Termination.OPTIMAL or check.objective_bound <= 1e-12:
+            raise ProgramError(
+                "The objective denominator is not strictly positive on the feasible set; a "
+                "fractional objective needs a positive denominator."
+            )
+        cc = charnes_cooper(program)
+        res, y = self._solve_convex(cc, options)
+        if res.termination is Termination.OPTIMAL and y is not None:
+            t = y[-1]
+            lb = np.array([v.lb for v in program.variables])
+            ub = np.array([v.ub for v in program.variables])
+            xval = np.clip(y[:-1] / t, lb, ub)
+            point = point_from_values(program, xval)
+            return res.with_updates(incumbent=point, incumbent_objective=program.objective_value(point),
+                                    message="linear-fractional program solved by Charnes-Cooper")
+        return res.with_updates(incumbent=None, incumbent_objective=None)
+

@@ -1,0 +1,454 @@
+"""OR-Tools (MathOpt) backend: exact LPs, exact linear-fractional programs, and a certified
+spatial branch-and-bound for nonconvex polynomial programs.
+
+* Linear programs go to GLOP through MathOpt.
+* Linear-fractional objectives (linear numerator and denominator, linear constraints) become one
+  LP by the Charnes-Cooper transformation, after an LP check that the denominator is positive
+  on the feasible set.
+* Anything else is reduced exactly to degree two (:func:`~fairprobe.backends.transforms.quadratize`)
+  and solved by spatial branch-and-bound over McCormick LP relaxations. The lower (min) or upper
+  (max) bound reported is the worst LP bound over all leaves of the tree, so it is certified
+  whenever the search stops, at a limit included. Feasible points come from the relaxation
+  itself or from a local NLP polish (scipy SLSQP) and are verified on the original program
+  before they count as incumbents; a local optimum is never reported as a bound.
+
+MathOpt models are at most quadratic, and the McCormick relaxation needs finite bounds on every
+variable in a nonlinear term; a program without them is refused with a clear error.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fairprobe.backends.base import (
+    Availability,
+    Backend,
+    Capabilities,
+    Limit,
+    SolveOptions,
+    SolveResult,
+    Termination,
+    no_bound,
+)
+from fairprobe.backends.transforms import (
+    charnes_cooper,
+    fraction_to_epigraph,
+    interval_mul,
+    quadratize,
+)
+from fairprobe.core.polynomial import Poly
+from fairprobe.core.program import PolynomialProgram, point_from_values
+from fairprobe.exceptions import BackendCapabilityError, ProgramError
+
+__all__ = ["OrtoolsBackend"]
+
+_FEAS_TOL = 1e-7
+
+
+@dataclass
+class _LPResult:
+    status: str  # "optimal", "infeasible", "unbounded", "limit", "error"
+    bound: float  # valid dual bound for minimisation
+    value: float | None
+    x: np.ndarray | None
+
+
+class _LinearModel:
+    """A linear program ``min c.x + c0`` over rows ``lo <= a.x <= hi`` and a box."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.c = np.zeros(n)
+        self.c0 = 0.0
+        self.rows: list[tuple[dict[int, float], float, float]] = []
+
+    def add_row(self, coefs: dict[int, float], lo: float, hi: float) -> None:
+        self.rows.append((coefs, lo, hi))
+
+    def solve(self, lb: np.ndarray, ub: np.ndarray, time_limit: float | None) -> _LPResult:
+        import datetime
+
+        from ortools.math_opt.python import mathopt
+
+        model = mathopt.Model(name="fairprobe-lp")
+        xs = [model.add_variable(lb=float(lb[i]), ub=float(ub[i])) for i in range(self.n)]
+        for coefs, lo, hi in self.rows:
+            expr = mathopt.fast_sum(c * xs[i] for i, c in coefs.items())
+            model.add_linear_constraint(lb=lo, ub=hi, expr=expr)
+        model.minimize(mathopt.fast_sum(float(self.c[i]) * xs[i] for i in np.flatnonzero(self.c)) + self.c0)
+        params = mathopt.SolveParameters(enable_output=False)
+        if time_limit is not None:
+            params = mathopt.SolveParameters(
+                enable_output=False, time_limit=datetime.timedelta(seconds=max(time_limit, 1e-3))
+            )
+        result = mathopt.solve(model, mathopt.SolverType.GLOP, params=params)
+        reason = result.termination.reason
+        R = mathopt.TerminationReason
+        if reason in (R.OPTIMAL,):
+            x = np.array([result.variable_values()[v] for v in xs])
+            dual = result.termination.objective_bounds.dual_bound
+            value = result.objective_value()
+            bound = dual if math.isfinite(dual) else value
+            return _LPResult("optimal", min(bound, value), value, x)
+        if reason == R.INFEASIBLE:
+            return _LPResult("infeasible", math.inf, None, None)
+        if reason in (R.UNBOUNDED, R.INFEASIBLE_OR_UNBOUNDED):
+            # Disambiguate with a pure feasibility problem.
+            probe = _LinearModel(self.n)
+            probe.rows = self.rows
+            sub = probe.solve(lb, ub, time_limit) if np.any(self.c) else None
+            if sub is not None and sub.status == "optimal":
+                return _LPResult("unbounded", -math.inf, None, sub.x)
+            return _LPResult("infeasible", math.inf, None, None)
+        if reason == R.FEASIBLE or reason == R.NO_SOLUTION_FOUND:
+            dual = result.termination.objective_bounds.dual_bound
+            return _LPResult("limit", dual, None, None)
+        return _LPResult("error", -math.inf, None, None)
+
+
+def _constraint_bounds(sense: str, rhs: float) -> tuple[float, float]:
+    if sense == "<=":
+        return -math.inf, rhs
+    if sense == ">=":
+        return rhs, math.inf
+    return rhs, rhs
+
+
+class OrtoolsBackend(Backend):
+    """OR-Tools MathOpt (GLOP): exact LP / linear-fractional; certified spatial B&B otherwise."""
+
+    name = "ortools"
+    capabilities = Capabilities(max_degree=None, global_bound=True, fractional_objective=True)
+    install_hint = 'pip install "fairprobe[ortools]"'
+    description = "OR-Tools MathOpt: GLOP LPs, Charnes-Cooper, McCormick spatial branch-and-bound"
+
+    @classmethod
+    def availability(cls) -> Availability:
+        """Available when the ortools package can be found."""
+        return Availability.AVAILABLE if cls._module_installed("ortools") else Availability.NOT_INSTALLED
+
+    def _solve(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
+        import ortools
+
+        start = time.perf_counter()
+        version = f"OR-Tools {ortools.__version__} (MathOpt/GLOP)"
+        if program.is_linear() and not program.is_fractional:
+            result = self._solve_lp(program, options)
+        elif program.is_linear():
+            result = self._solve_linear_fractional(program, options)
+        else:
+            result = _SpatialBranchAndBound(program, options).run()
+        return result.with_updates(
+            solver="ortools", solver_version=version, wall_time=time.perf_counter() - start
+        )
+
+    # -- linear ---------------------------------------------------------------------------
+    @staticmethod
+    def _to_linear_model(program: PolynomialProgram, objective: Poly, sign: float) -> _LinearModel:
+        lm = _LinearModel(program.n_variables)
+        for mono, coef in objective.items():
+            if mono:
+                lm.c[mono[0]] += sign * coef
+            else:
+                lm.c0 += sign * coef
+        for c in program.constraints:
+            const = c.poly.get((), 0.0)
+            lo, hi = _constraint_bounds(c.sense, c.rhs - const)
+            lm.add_row({m[0]: v for m, v in c.poly.items() if m}, lo, hi)
+        return lm
+
+    def _solve_lp(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
+        sign = 1.0 if program.sense == "min" else -1.0
+        lm = self._to_linear_model(program, program.objective, sign)
+        lb = np.array([v.lb for v in program.variables])
+        ub = np.array([v.ub for v in program.variables])
+        res = lm.solve(lb, ub, options.time_limit)
+        return self._result_from_lp(program, res, sign)
+
+    @staticmethod
+    def _result_from_lp(
+        program: PolynomialProgram, res: _LPResult, sign: float, x: np.ndarray | None = None
+    ) -> SolveResult:
+        sense = program.sense
+        if res.status == "optimal":
+            point = point_from_values(program, res.x if x is None else x)
+            return SolveResult(
+                termination=Termination.OPTIMAL,
+                objective_bound=sign * res.bound,
+                incumbent_objective=program.objective_value(point),
+                incumbent=point,
+                sense=sense,
+                message="LP solved to optimality by GLOP",
+            )
+        if res.status == "infeasible":
+            return SolveResult(Termination.INFEASIBLE, -no_bound(sense), sense=sense,
+                               message="GLOP proved the LP infeasible")
+        if res.status == "unbounded":
+            return SolveResult(Termination.UNBOUNDED, no_bound(sense), sense=sense,
+                               message="the LP is unbounded")
+        if res.status == "limit":
+            bound = sign * res.bound if math.isfinite(res.bound) else no_bound(sense)
+            return SolveResult(Termination.LIMIT, bound, limit=Limit.TIME, sense=sense,
+                               message="GLOP stopped at its time limit")
+        return SolveResult(Termination.ERROR, no_bound(sense), sense=sense, message="GLOP failed")
+
+    def _solve_linear_fractional(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
+        den = program.objective_denominator or {}
+        check = self._to_linear_model(program, den, 1.0)
+        lb = np.array([v.lb for v in program.variables])
+        ub = np.array([v.ub for v in program.variables])
+        res = check.solve(lb, ub, options.time_limit)
+        if res.status == "infeasible":
+            return self._result_from_lp(program, res, 1.0)
+        if res.status != "optimal" or res.bound <= 1e-12:
+            raise ProgramError(
+                "The objective denominator is not strictly positive on the feasible set "
+                f"(its minimum is {res.bound if res.status == 'optimal' else '-inf'}); a fractional "
+                "objective needs a positive denominator. Add a constraint that keeps it positive."
+            )
+        cc = charnes_cooper(program)
+        sign = 1.0 if program.sense == "min" else -1.0
+        lm = self._to_linear_model(cc, cc.objective, sign)
+        lb2 = np.array([v.lb for v in cc.variables])
+        ub2 = np.array([v.ub for v in cc.variables])
+        res2 = lm.solve(lb2, ub2, options.time_limit)
+        if res2.status == "optimal":
+            t = res2.x[-1]
+            if t <= 0:
+                raise ProgramError("Charnes-Cooper returned t = 0: the feasible set is unbounded.")
+            x = np.clip(res2.x[:-1] / t, lb, ub)
+            out = self._result_from_lp(program, res2, sign, x=x)
+            return out.with_updates(message="linear-fractional program solved exactly (Charnes-Cooper LP)")
+        return self._result_from_lp(program, res2, sign)
+
+
+class _SpatialBranchAndBound:
+    """Best-first spatial branch-and-bound with McCormick LP relaxations (minimisation form)."""
+
+    def __init__(self, program: PolynomialProgram, options: SolveOptions) -> None:
+        self.original = program
+        self.options = options
+        self.sign = 1.0 if program.sense == "min" else -1.0
+        epi = fraction_to_epigraph(program)
+        q = quadratize(epi)
+        self.q = q.program
+        self.products = q.products
+        self.nq = self.q.n_variables
+        # lifted variables: one per distinct degree-2 monomial
+        self.lifted: dict[tuple[int, int], int] = {}
+        polys = [self.q.objective] + [c.poly for c in self.q.constraints]
+        for poly in polys:
+            for mono in poly:
+                if len(mono) == 2 and mono not in self.lifted:
+                    self.lifted[mono] = self.nq + len(self.lifted)
+        self.n_lp = self.nq + len(self.lifted)
+        self.base = _LinearModel(self.n_lp)
+        for mono, coef in self.q.objective.items():
+            self._add_term(self.base.c, mono, self.sign * coef, objective=True)
+        for c in self.q.constraints:
+            row: dict[int, float] = {}
+            const = 0.0
+            for mono, coef in c.poly.items():
+                if not mono:
+                    const += coef
+                else:
+                    k = mono[0] if len(mono) == 1 else self.lifted[mono]
+                    row[k] = row.get(k, 0.0) + coef
+            lo, hi = _constraint_bounds(c.sense, c.rhs - const)
+            self.base.add_row(row, lo, hi)
+        lb = np.array([v.lb for v in self.q.variables])
+        ub = np.array([v.ub for v in self.q.variables])
+        self.root_lb, self.root_ub = self._propagate(lb, ub)
+        nonlinear_vars = {i for mono in self.lifted for i in mono}
+        unbounded = [self.q.variables[i].name for i in sorted(nonlinear_vars)
+                     if not (math.isfinite(self.root_lb[i]) and math.isfinite(self.root_ub[i]))]
+        if unbounded:
+            raise BackendCapabilityError(
+                "The ortools backend relaxes nonlinear terms with McCormick envelopes and needs "
+                f"finite bounds on every variable in them; unbounded: {unbounded[:5]}. Give "
+                "those variables finite bounds, or use backend='scip'."
+            )
+
+    def _add_term(self, c: np.ndarray, mono: tuple[int, ...], coef: float, objective: bool) -> None:
+        if not mono:
+            self.base.c0 += coef
+        elif len(mono) == 1:
+            c[mono[0]] += coef
+        else:
+            c[self.lifted[mono]] += coef
+
+    def _propagate(self, lb: np.ndarray, ub: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        lb, ub = lb.copy(), ub.copy()
+        for d in self.products:
+            lo, hi = interval_mul((lb[d.left], ub[d.left]), (lb[d.right], ub[d.right]))
+            lb[d.result] = max(lb[d.result], lo)
+            ub[d.result] = min(ub[d.result], hi)
+        return lb, ub
+
+    def _relaxation(self, lb: np.ndarray, ub: np.ndarray) -> tuple[_LinearModel, np.ndarray, np.ndarray]:
+        lm = _LinearModel(self.n_lp)
+        lm.c, lm.c0, lm.rows = self.base.c, self.base.c0, list(self.base.rows)
+        full_lb = np.concatenate([lb, np.full(len(self.lifted), -math.inf)])
+        full_ub = np.concatenate([ub, np.full(len(self.lifted), math.inf)])
+        for (i, j), w in self.lifted.items():
+            li, ui, lj, uj = lb[i], ub[i], lb[j], ub[j]
+            lo, hi = interval_mul((li, ui), (lj, uj))
+            if i == j:
+                lo = max(lo, 0.0)
+                for a in np.unique([li, ui, 0.5 * (li + ui), 0.75 * li + 0.25 * ui, 0.25 * li + 0.75 * ui]):
+                    lm.add_row({w: 1.0, i: -2.0 * a}, -a * a, math.inf)  # tangents below x^2
+                lm.add_row({w: 1.0, i: -(li + ui)}, -math.inf, -li * ui)  # secant above
+            else:
+                lm.add_row({w: 1.0, i: -lj, j: -li}, -li * lj, math.inf)
+                lm.add_row({w: 1.0, i: -uj, j: -ui}, -ui * uj, math.inf)
+                lm.add_row({w: 1.0, i: -uj, j: -li}, -math.inf, -li * uj)
+                lm.add_row({w: 1.0, i: -lj, j: -ui}, -math.inf, -ui * lj)
+            full_lb[w], full_ub[w] = lo, hi
+        return lm, full_lb, full_ub
+
+    def _violation(self, x: np.ndarray) -> tuple[float, tuple[int, int] | None]:
+        worst, arg = 0.0, None
+        for (i, j), w in self.lifted.items():
+            v = abs(x[w] - x[i] * x[j])
+            if v > worst:
+                worst, arg = v, (i, j)
+        return worst, arg
+
+    def _polish(self, x0: np.ndarray) -> tuple[float, np.ndarray] | None:
+        """Local NLP from ``x0`` (original variables); returns a verified feasible point."""
+        from scipy.optimize import minimize
+
+        prog = self.original
+        n = prog.n_variables
+        x0 = np.clip(x0[:n], [v.lb for v in prog.variables], [v.ub for v in prog.variables])
+        candidates = [x0]
+        cons = []
+        for c in prog.constraints:
+            def g(x: np.ndarray, c: Any = c) -> float:
+                from fairprobe.core.polynomial import evaluate
+
+                val = evaluate(c.poly, x) - c.rhs
+                return val if c.sense != "<=" else -val
+
+            cons.append({"type": "eq" if c.sense == "==" else "ineq", "fun": g})
+        bounds = [(None if math.isinf(v.lb) else v.lb, None if math.isinf(v.ub) else v.ub)
+                  for v in prog.variables]
+        try:
+            res = minimize(
+                lambda x: self.sign * prog.objective_value(list(x)),
+                x0, method="SLSQP", bounds=bounds, constraints=cons,
+                options={"maxiter": 200, "ftol": 1e-12},
+            )
+            candidates.append(np.asarray(res.x))
+        except (ValueError, ZeroDivisionError, FloatingPointError):
+            pass
+        best = None
+        for x in candidates:
+            if prog.max_violation(list(x)) <= _FEAS_TOL:
+                if prog.is_fractional:
+                    from fairprobe.core.polynomial import evaluate
+
+                    if evaluate(prog.objective_denominator or {}, list(x)) <= 0:
+                        continue
+                val = self.sign * prog.objective_value(list(x))
+                if best is None or val < best[0]:
+                    best = (val, x)
+        return best
+
+    def run(self) -> SolveResult:
+        opts = self.options
+        start = time.perf_counter()
+        sense = self.original.sense
+        node_limit = opts.node_limit if opts.node_limit is not None else 200_000
+        incumbent: tuple[float, np.ndarray] | None = None
+        closed_bound = math.inf  # min LP bound over fathomed leaves
+        counter = 0
+        heap: list[tuple[float, int, np.ndarray, np.ndarray]] = []
+        nodes = 0
+        limit: Limit | None = None
+
+        def tol(value: float) -> float:
+            return max(opts.abs_gap, opts.rel_gap * abs(value), 1e-9)
+
+        def process(lb: np.ndarray, ub: np.ndarray, parent_bound: float) -> None:
+            nonlocal incumbent, closed_bound, counter, nodes
+            nodes += 1
+            lm, flb, fub = self._relaxation(lb, ub)
+            remaining = None if opts.time_limit is None else opts.time_limit - (time.perf_counter() - start)
+            res = lm.solve(flb, fub, remaining)
+            if res.status == "infeasible":
+                return
+            if res.status != "optimal":
+                # Could not solve the node LP: keep the parent's bound for this leaf (still valid).
+                closed_bound = min(closed_bound, parent_bound)
+                return
+            bound = max(res.bound, parent_bound)
+            if incumbent is not None and bound >= incumbent[0] - tol(incumbent[0]):
+                closed_bound = min(closed_bound, bound)
+                return
+            viol, arg = self._violation(res.x)
+            if nodes == 1 or nodes % 20 == 0 or viol <= 1e-9:
+                found = self._polish(res.x)
+                if found is not None and (incumbent is None or found[0] < incumbent[0]):
+                    incumbent = found
+            if arg is None or viol <= 1e-9 or (
+                incumbent is not None and bound >= incumbent[0] - tol(incumbent[0])
+            ):
+                closed_bound = min(closed_bound, bound)
+                return
+            i, j = arg
+            k = i if (ub[i] - lb[i]) >= (ub[j] - lb[j]) else j
+            width = ub[k] - lb[k]
+            if width <= 1e-12:
+                closed_bound = min(closed_bound, bound)
+                return
+            split = float(np.clip(res.x[k], lb[k] + 0.25 * width, ub[k] - 0.25 * width))
+            for lo_k, hi_k in ((lb[k], split), (split, ub[k])):
+                clb, cub = lb.copy(), ub.copy()
+                clb[k], cub[k] = lo_k, hi_k
+                clb, cub = self._propagate(clb, cub)
+                counter += 1
+                heapq.heappush(heap, (bound, counter, clb, cub))
+
+        process(self.root_lb, self.root_ub, -math.inf)
+        while heap:
+            if opts.time_limit is not None and time.perf_counter() - start >= opts.time_limit:
+                limit = Limit.TIME
+                break
+            if nodes >= node_limit:
+                limit = Limit.NODE
+                break
+            bound, _, lb, ub = heapq.heappop(heap)
+            if incumbent is not None and bound >= incumbent[0] - tol(incumbent[0]):
+                closed_bound = min(closed_bound, bound)
+                continue
+            process(lb, ub, bound)
+
+        open_bound = min((b for b, *_ in heap), default=math.inf)
+        lower = min(open_bound, closed_bound)
+        if incumbent is not None:
+            lower = min(lower, incumbent[0])
+        point = point_from_values(self.original, incumbent[1]) if incumbent else None
+        inc_obj = self.original.objective_value(point) if point else None
+        extra = {"nodes": nodes, "open_nodes": len(heap), "lifted_products": len(self.lifted)}
+        if limit is not None:
+            bound = self.sign * lower if math.isfinite(lower) else no_bound(sense)
+            return SolveResult(Termination.LIMIT, bound, inc_obj, point, limit=limit, sense=sense,
+                               message=f"spatial B&B stopped at the {limit.value} limit after "
+                                       f"{nodes} nodes", extra=extra)
+        if incumbent is None and math.isinf(lower) and lower > 0:
+            return SolveResult(Termination.INFEASIBLE, -no_bound(sense), sense=sense,
+                               message="every McCormick relaxation is infeasible", extra=extra)
+        if incumbent is None:
+            bound = self.sign * lower if math.isfinite(lower) else no_bound(sense)
+            return SolveResult(Termination.LIMIT, bound, limit=Limit.OTHER, sense=sense,
+                               message="no feasible point found; only the bound is certified",
+                               extra=extra)
+        return SolveResult(Termination.OPTIMAL, self.sign * lower, inc_obj, point, sense=sense,
+                           message=f"spatial B&B converged after {nodes} nodes", extra=extra)

@@ -1,0 +1,1 @@
+"""Biases (built-ins are registered through the plugin registry)."""

@@ -1,0 +1,1 @@
+"""Core machinery: plugin registry, polynomial programs and (later) the causal compiler."""

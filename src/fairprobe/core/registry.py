@@ -1,0 +1,249 @@
+"""The plugin manager and the registry of biases, metrics, backends and analyses.
+
+Built-in plugins are module paths in :data:`DEFAULT_PLUGINS`, registered with the same call as
+entry-point plugins of the ``fairprobe`` group. Environment variables:
+
+``FAIRPROBE_DISABLE_PLUGIN_AUTOLOAD=1``
+    Skip entry-point plugins (built-ins still load).
+``FAIRPROBE_BLOCK_PLUGINS=name1,name2``
+    Never register these plugins (entry-point names or built-in module paths).
+
+An external plugin package declares itself in its ``pyproject.toml``::
+
+    [project.entry-points.fairprobe]
+    my_plugin = "my_package.fairprobe_plugin"
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from fairprobe import hookspecs
+from fairprobe.exceptions import (
+    BackendUnavailableError,
+    DuplicatePluginError,
+    UnknownPluginError,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from fairprobe.backends.base import Backend
+
+__all__ = [
+    "DEFAULT_PLUGINS",
+    "KINDS",
+    "create_plugin_manager",
+    "get_backend",
+    "get_plugin_manager",
+    "get_registry",
+    "list_plugins",
+    "reset_plugin_manager",
+]
+
+PROJECT = "fairprobe"
+
+#: Built-in plugins, registered exactly like entry-point plugins.
+DEFAULT_PLUGINS: tuple[str, ...] = ("fairprobe.backends.hooks",)
+
+#: Plugin kind -> registration hook name.
+KINDS: dict[str, str] = {
+    "biases": "fairprobe_register_biases",
+    "metrics": "fairprobe_register_metrics",
+    "backends": "fairprobe_register_backends",
+    "analyses": "fairprobe_register_analyses",
+}
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def create_plugin_manager(
+    *,
+    load_entrypoints: bool | None = None,
+    default_plugins: Iterable[str] = DEFAULT_PLUGINS,
+    extra_plugins: Iterable[Any] = (),
+) -> pluggy.PluginManager:
+    """Build a new plugin manager (uncached; tests and embedding code use this).
+
+    Parameters
+    ----------
+    load_entrypoints : bool, optional
+        Load plugins of the ``fairprobe`` entry-point group. Default: True unless
+        ``FAIRPROBE_DISABLE_PLUGIN_AUTOLOAD`` is set.
+    default_plugins : iterable of str
+        Module paths of built-in plugins.
+    extra_plugins : iterable
+        Plugin objects (modules, classes or instances with hookimpls) registered last.
+
+    Returns
+    -------
+    pluggy.PluginManager
+    """
+    pm = pluggy.PluginManager(PROJECT)
+    pm.add_hookspecs(hookspecs)
+    blocked = [b.strip() for b in os.environ.get("FAIRPROBE_BLOCK_PLUGINS", "").split(",") if b.strip()]
+    for name in blocked:
+        pm.set_blocked(name)
+    for module_name in default_plugins:
+        if pm.is_blocked(module_name):
+            continue
+        pm.register(importlib.import_module(module_name), name=module_name)
+    if load_entrypoints is None:
+        load_entrypoints = not _env_flag("FAIRPROBE_DISABLE_PLUGIN_AUTOLOAD")
+    if load_entrypoints:
+        pm.load_setuptools_entrypoints(PROJECT)
+    for plugin in extra_plugins:
+        pm.register(plugin)
+    pm.check_pending()
+    return pm
+
+
+@functools.lru_cache(maxsize=1)
+def get_plugin_manager() -> pluggy.PluginManager:
+    """The process-wide plugin manager, built on first use (never at import time)."""
+    return create_plugin_manager()
+
+
+def reset_plugin_manager() -> None:
+    """Forget the cached plugin manager (after installing or removing plugins)."""
+    get_plugin_manager.cache_clear()
+
+
+@dataclass(frozen=True)
+class Registry:
+    """Registered classes by kind and name."""
+
+    biases: dict[str, type]
+    metrics: dict[str, type]
+    backends: dict[str, type]
+    analyses: dict[str, type]
+
+    def kind(self, kind: str) -> dict[str, type]:
+        """The ``name -> class`` mapping for ``kind`` ("biases", "metrics", ...)."""
+        if kind not in KINDS:
+            raise UnknownPluginError(f"Unknown plugin kind {kind!r}; use one of {sorted(KINDS)}.")
+        return getattr(self, kind)
+
+
+def _qualname(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _collect(pm: pluggy.PluginManager, kind: str) -> dict[str, type]:
+    hook = getattr(pm.hook, KINDS[kind])
+    found: dict[str, type] = {}
+    for batch in hook():
+        for cls in batch or ():
+            name = getattr(cls, "name", None)
+            if not isinstance(name, str) or not name:
+                raise DuplicatePluginError(
+                    f"{_qualname(cls)} was registered as one of the {kind} but has no "
+                    "non-empty string 'name' class attribute."
+                )
+            if name in found and found[name] is not cls:
+                raise DuplicatePluginError(
+                    f"Two {kind} are registered under the name {name!r}: "
+                    f"{_qualname(found[name])} and {_qualname(cls)}. Rename one of them, or "
+                    "block one plugin with FAIRPROBE_BLOCK_PLUGINS."
+                )
+            found[name] = cls
+    return found
+
+
+def get_registry(pm: pluggy.PluginManager | None = None) -> Registry:
+    """Collect every registered class (raises :class:`DuplicatePluginError` on a clash)."""
+    pm = pm or get_plugin_manager()
+    return Registry(**{kind: _collect(pm, kind) for kind in KINDS})
+
+
+def get_backend(name: str = "scip", pm: pluggy.PluginManager | None = None) -> Backend:
+    """Return a ready backend instance.
+
+    Parameters
+    ----------
+    name : str
+        Registered backend name ("scip", "gurobi", "ortools", "cvxpy", ...), or "auto" to let
+        the ``fairprobe_select_backend`` hook choose.
+
+    Raises
+    ------
+    BackendUnavailableError
+        Unknown name, or the backend is not installed/licensed; the message names the reason,
+        the install hint and the backends that are available.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> fp.get_backend("scip").name
+    'scip'
+    """
+    pm = pm or get_plugin_manager()
+    backends = get_registry(pm).backends
+    usable = sorted(n for n, cls in backends.items() if cls.availability())
+    if name == "auto":
+        chosen = pm.hook.fairprobe_select_backend(program=None, available=usable)
+        if not chosen:
+            raise BackendUnavailableError("No usable backend is installed; pip install pyscipopt.")
+        name = chosen
+    if name not in backends:
+        raise BackendUnavailableError(
+            f"Unknown backend {name!r}. Registered backends: {sorted(backends)}; usable here: "
+            f"{usable}."
+        )
+    cls = backends[name]
+    status = cls.availability()
+    if not status:
+        raise BackendUnavailableError(
+            f"Backend {name!r} is unavailable: {status.label}. Install it with: "
+            f"{cls.install_hint}. Usable backends here: {usable}."
+        )
+    return cls()
+
+
+def list_plugins(pm: pluggy.PluginManager | None = None) -> pd.DataFrame:
+    """Every registered bias, metric, backend and analysis with its availability.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``kind``, ``name``, ``available``, ``status``, ``description``, ``class``.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> table = fp.list_plugins()
+    >>> "scip" in set(table.loc[table.kind == "backends", "name"])
+    True
+    """
+    import pandas as pd
+
+    registry = get_registry(pm)
+    rows = []
+    for kind in KINDS:
+        for name, cls in sorted(registry.kind(kind).items()):
+            available, status = True, "available"
+            if hasattr(cls, "availability"):
+                try:
+                    state = cls.availability()
+                    available = bool(state)
+                    status = cls.availability_reason() if hasattr(cls, "availability_reason") else str(state)
+                except Exception as exc:  # availability() must never raise; report if it does
+                    available, status = False, f"error while probing: {exc}"
+            doc = (getattr(cls, "description", "") or (cls.__doc__ or "").strip().split("\n")[0])
+            caps = getattr(cls, "capabilities", None)
+            if caps is not None and hasattr(caps, "describe"):
+                doc = f"{doc} ({caps.describe()})"
+            rows.append(
+                {"kind": kind, "name": name, "available": available, "status": status,
+                 "description": doc, "class": _qualname(cls)}
+            )
+    return pd.DataFrame(rows, columns=["kind", "name", "available", "status", "description", "class"])

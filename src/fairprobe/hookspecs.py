@@ -1,0 +1,117 @@
+"""Every fairprobe hook, in one module.
+
+Plugins implement these with ``@fairprobe.hookimpl`` and are found through the ``fairprobe``
+entry-point group, or registered by hand on a plugin manager. Built-in biases, metrics,
+backends and analyses are ordinary plugins listed in
+:data:`fairprobe.core.registry.DEFAULT_PLUGINS`.
+
+Registration hooks return *classes* that implement a declared interface and carry a unique
+``name`` class attribute; a name registered twice is an error that names both classes.
+
+An external plugin package declares itself in its ``pyproject.toml``::
+
+    [project.entry-points.fairprobe]
+    my_plugin = "my_package.fairprobe_plugin"
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import click
+
+    from fairprobe.core.program import PolynomialProgram
+
+hookspec = pluggy.HookspecMarker("fairprobe")
+hookimpl = pluggy.HookimplMarker("fairprobe")
+
+__all__ = ["hookimpl", "hookspec"]
+
+
+# -- registration -----------------------------------------------------------------------------
+@hookspec
+def fairprobe_register_biases() -> Sequence[type]:
+    """Return bias classes to register.
+
+    Returns
+    -------
+    sequence of type
+        Classes implementing :class:`fairprobe.biases.base.Bias`, each with a unique ``name``.
+    """
+
+
+@hookspec
+def fairprobe_register_metrics() -> Sequence[type]:
+    """Return metric classes to register.
+
+    Returns
+    -------
+    sequence of type
+        Classes implementing :class:`fairprobe.metrics.base.Metric`, each with a unique ``name``.
+    """
+
+
+@hookspec
+def fairprobe_register_backends() -> Sequence[type]:
+    """Return optimisation backend classes to register.
+
+    Returns
+    -------
+    sequence of type
+        Subclasses of :class:`fairprobe.backends.base.Backend`, each with a unique ``name``.
+    """
+
+
+@hookspec
+def fairprobe_register_analyses() -> Sequence[type]:
+    """Return analysis classes to register (multiplicity, subgroup audits, ...).
+
+    Returns
+    -------
+    sequence of type
+        Analysis classes, each with a unique ``name`` class attribute.
+    """
+
+
+# -- choices ----------------------------------------------------------------------------------
+@hookspec(firstresult=True)
+def fairprobe_select_backend(
+    program: PolynomialProgram, available: Sequence[str]
+) -> str | None:
+    """Choose the backend for ``program`` when the user asked for ``backend="auto"``.
+
+    Stops at the first non-None result.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The program to solve.
+    available : sequence of str
+        Names of the registered backends that are usable here.
+
+    Returns
+    -------
+    str or None
+        A backend name from ``available``, or None to let the next plugin decide.
+    """
+
+
+# -- command line -----------------------------------------------------------------------------
+@hookspec
+def fairprobe_add_cli_commands(cli: click.Group) -> Any:
+    """Add commands to the ``fairprobe`` command line.
+
+    Parameters
+    ----------
+    cli : click.Group
+        The root command group; call ``cli.add_command(...)``.
+
+    Returns
+    -------
+    None
+    """

@@ -1,0 +1,1 @@
+"""Metrics (built-ins are registered through the plugin registry)."""

@@ -1,0 +1,1 @@
+"""Plugins (built-ins are registered through the plugin registry)."""
