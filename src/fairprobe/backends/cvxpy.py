@@ -146,6 +146,14 @@ class CvxpyBackend(Backend):
         obj = expr(program.objective if objective is None else objective)
         problem = cp.Problem(cp.Minimize(obj) if program.sense == "min" else cp.Maximize(obj), cons)
         kwargs: dict[str, Any] = dict(options.solver_options)
+        if "solver" not in kwargs:
+            # Prefer an open-source interior-point solver with reliable infeasibility
+            # certificates; cvxpy would otherwise pick a commercial solver when one is installed.
+            installed = cp.installed_solvers()
+            for preferred in ("CLARABEL", "HIGHS", "ECOS", "SCS"):
+                if preferred in installed:
+                    kwargs["solver"] = preferred
+                    break
         try:
             problem.solve(verbose=options.verbose, **kwargs)
         except cp.error.SolverError as exc:

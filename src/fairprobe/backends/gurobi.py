@@ -99,7 +99,9 @@ class GurobiBackend(Backend):
             ]
 
             def expr(poly: dict) -> Any:
-                e = gp.QuadExpr()
+                # A QuadExpr without quadratic terms would still make Gurobi treat the model as
+                # a QCP (barrier only, no infeasible/unbounded distinction): use LinExpr then.
+                e = gp.QuadExpr() if any(len(m) == 2 for m in poly) else gp.LinExpr()
                 for mono, coef in poly.items():
                     if not mono:
                         e.addConstant(coef)
@@ -120,6 +122,9 @@ class GurobiBackend(Backend):
                     model.addConstr(body == c.rhs, name=name)
             model.setObjective(expr(work.objective), GRB.MINIMIZE if sense == "min" else GRB.MAXIMIZE)
             model.Params.NonConvex = 2
+            # Tight barrier tolerances: convex QPs are otherwise stopped at ~1e-6 accuracy.
+            model.Params.BarConvTol = 1e-10
+            model.Params.BarQCPConvTol = 1e-10
             if options.time_limit is not None:
                 model.Params.TimeLimit = float(options.time_limit)
             if options.node_limit is not None:
@@ -175,9 +180,12 @@ class GurobiBackend(Backend):
         if status == GRB.INF_OR_UNBD:
             # Re-solve without dual reductions to tell infeasible from unbounded.
             model.Params.DualReductions = 0
+            model.Params.Presolve = 0
             model.optimize()
-            if model.Status == GRB.UNBOUNDED:
-                termination = Termination.UNBOUNDED
+            status = model.Status
+            termination, limit = mapping.get(status, (Termination.ERROR, None))
+            if status == GRB.INF_OR_UNBD:
+                termination = Termination.ERROR
         incumbent = None
         inc_obj = None
         if model.SolCount > 0 and termination not in (Termination.INFEASIBLE, Termination.UNBOUNDED):

@@ -19,7 +19,7 @@ def fairprobe_register_backends() -> Sequence[type]:
 
 
 @hookimpl(trylast=True)
-def fairprobe_select_backend(program, available):  # noqa: ANN001, ANN201 - signature from spec
+def fairprobe_select_backend(program, available):
     """Default choice: SCIP (any degree, global), else the first global backend available."""
     if "scip" in available:
         return "scip"

@@ -234,7 +234,9 @@ class PolynomialProgram:
             raise ProgramError(f"Right-hand side {rhs} of {where} is not finite.")
         if name is not None and not _NAME_RE.match(name):
             raise ProgramError(f"Invalid constraint name {name!r}: use letters, digits and '_'.")
-        self.constraints.append(Constraint(self._normalize(poly, where), sense, rhs, name))
+        body = self._normalize(poly, where)
+        rhs -= body.pop((), 0.0)  # constants live on the right-hand side
+        self.constraints.append(Constraint(body, sense, rhs, name))
         return len(self.constraints) - 1
 
     # -- queries --------------------------------------------------------------------------
@@ -643,8 +645,8 @@ def _parse_program(text: str) -> PolynomialProgram:
         what = f"constraint {name!r}" if name else "a constraint"
         lhs = _parse_poly(lhs_text, index, lineno, what)
         rhs = _parse_poly(rhs_text, index, lineno, what)
-        rhs_const = rhs.pop((), 0.0)
         lhs = poly_add(lhs, rhs, -1.0)
+        rhs_const = -lhs.pop((), 0.0)  # constants live on the right-hand side
         prog.constraints.append(Constraint(lhs, found[0], rhs_const, name))  # type: ignore[arg-type]
     return prog
 

@@ -1,0 +1,142 @@
+"""The ``fairprobe`` command line.
+
+Exit codes: 0 success; 1 an analysis ran but its self-check failed; 2 bad input or an
+unavailable backend (one line on stderr naming the problem and the fix; ``--debug`` shows the
+traceback).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from fairprobe import __version__
+from fairprobe.exceptions import FairprobeError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="fairprobe")
+@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """fairprobe: how far can you trust a fairness assessment?
+
+    \b
+    Example:
+      fairprobe demo --out report
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+@cli.command()
+@click.option("--kind", type=click.Choice(["biases", "metrics", "backends", "analyses"]),
+              help="Only this kind of plugin.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def plugins(kind: str | None, as_json: bool) -> None:
+    """List registered biases, metrics, backends and analyses with their availability.
+
+    \b
+    Example:
+      fairprobe plugins --kind backends
+    """
+    from fairprobe.core.registry import KINDS, list_plugins
+
+    table = list_plugins()
+    if kind:
+        table = table[table.kind == kind]
+    if as_json:
+        click.echo(json.dumps(table.to_dict(orient="records"), indent=2))
+        return
+    for k in [kind] if kind else list(KINDS):
+        rows = table[table.kind == k]
+        click.echo(f"{k} ({len(rows)})")
+        if rows.empty:
+            click.echo("  (none registered)")
+        for row in rows.itertuples():
+            mark = "+" if row.available else "-"
+            click.echo(f"  {mark} {row.name:<12} {row.status:<34} {row.description}")
+
+
+@cli.command()
+@click.argument("program_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--backend", default="scip", show_default=True, help="Backend name, or 'auto'.")
+@click.option("--time-limit", type=float, default=None, help="Seconds per solve.")
+@click.option("--json", "as_json", is_flag=True, help="Print the SolveResult as JSON.")
+def solve(program_file: Path, backend: str, time_limit: float | None, as_json: bool) -> None:
+    """Solve a program written in fairprobe's LP-like text form.
+
+    \b
+    Example:
+      fairprobe solve program.txt --backend ortools --time-limit 10
+    """
+    from fairprobe.backends.base import SolveOptions
+    from fairprobe.core.program import PolynomialProgram
+    from fairprobe.core.registry import get_backend
+
+    prog = PolynomialProgram.from_text(program_file.read_text())
+    res = get_backend(backend).solve(prog, SolveOptions(time_limit=time_limit))
+    if as_json:
+        out = res.to_dict()
+        out["incumbent"] = dict(res.incumbent) if res.incumbent else None
+        click.echo(json.dumps(out, indent=2))
+    else:
+        click.echo(f"{res.termination.value}: bound {res.objective_bound:.10g}, incumbent "
+                   f"{res.incumbent_objective if res.incumbent_objective is not None else 'none'} "
+                   f"({res.solver_version}, {res.wall_time:.3f}s)")
+
+
+@cli.command()
+@click.option("--out", "out_dir", default="fairprobe-report", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Report folder.")
+@click.option("--quick", is_flag=True, help="A smaller run (used in tests).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the synthetic data.")
+def demo(out_dir: Path, quick: bool, seed: int) -> None:
+    """Run the main job on built-in synthetic data and write a report folder.
+
+    \b
+    Example:
+      fairprobe demo --out report --seed 1
+    """
+    from fairprobe.demo import run_demo
+
+    try:
+        run_demo(out_dir, quick=quick, seed=seed, echo=click.echo)
+    except RuntimeError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+
+
+def _add_plugin_commands() -> None:
+    from fairprobe.core.registry import get_plugin_manager
+
+    get_plugin_manager().hook.fairprobe_add_cli_commands(cli=cli)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``fairprobe`` console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    try:
+        _add_plugin_commands()
+        cli.main(args=argv, prog_name="fairprobe", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except FairprobeError as exc:
+        if debug:
+            raise
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,81 @@
+"""The command line: plugins listing, solve, demo, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from fairprobe.testing import CONTRACT_PROBLEMS
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fairprobe.cli", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=300)
+
+
+def test_plugins_lists_backends_with_availability() -> None:
+    out = run("plugins", "--kind", "backends")
+    assert out.returncode == 0, out.stderr
+    lines = {line.split()[1]: line for line in out.stdout.splitlines() if line.startswith("  ")}
+    assert set(lines) == {"scip", "gurobi", "ortools", "cvxpy"}
+    assert lines["scip"].startswith("  + scip")
+    assert "licence" in lines["gurobi"] or "not installed" in lines["gurobi"]
+
+
+def test_plugins_json() -> None:
+    out = run("plugins", "--json")
+    rows = json.loads(out.stdout)
+    assert {r["name"] for r in rows if r["kind"] == "backends"} == {"scip", "gurobi", "ortools", "cvxpy"}
+
+
+def test_solve_text_program(tmp_path: Path) -> None:
+    problem = next(p for p in CONTRACT_PROBLEMS if p.name == "bilinear_simplex")
+    path = tmp_path / "prog.txt"
+    path.write_text(problem.text)
+    out = run("solve", str(path), "--json")
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert res["termination"] == "optimal"
+    assert res["objective_bound"] == pytest.approx(0.1225, abs=1e-6)
+
+
+def test_bad_input_is_one_line_with_exit_2(tmp_path: Path) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_text("minimize\n  x + q\nbounds\n  0 <= x <= 1\n")
+    out = run("solve", str(path))
+    assert out.returncode == 2
+    assert out.stderr.strip().count("\n") == 0
+    assert "variable 'q'" in out.stderr and "Traceback" not in out.stderr
+    out = run("solve", str(path).replace("bad", "good"), "--backend", "scip")
+    assert out.returncode == 2 and "does not exist" in out.stderr
+    path.write_text("minimize\n  x\nbounds\n  0 <= x <= 1\n")
+    out = run("solve", str(path), "--backend", "cplex")
+    assert out.returncode == 2 and "Unknown backend 'cplex'" in out.stderr
+
+
+def test_every_command_has_help_with_example() -> None:
+    for cmd in ("plugins", "solve", "demo"):
+        out = run(cmd, "--help")
+        assert out.returncode == 0 and "Example:" in out.stdout, cmd
+
+
+def test_demo_quick_writes_report(tmp_path: Path) -> None:
+    out = run("demo", "--quick", "--out", str(tmp_path / "rep"), "--seed", "3")
+    assert out.returncode == 0, out.stderr
+    rep = tmp_path / "rep"
+    for name in ("index.html", "fpr_bounds.csv", "fpr_bounds.png", "summary.json"):
+        assert (rep / name).stat().st_size > 0, name
+    summary = json.loads((rep / "summary.json").read_text())
+    assert summary["true_value_covered"] is True
+    assert summary["max_backend_disagreement"] < 1e-6
+    bounds = pd.read_csv(rep / "fpr_bounds.csv")
+    # D = 0 means no proxy error: the certified range collapses to the observed FPR
+    d0 = bounds[bounds.D == 0]
+    assert (d0.upper - d0.lower).abs().max() < 1e-6
+    assert (d0.lower - d0.observed_fpr).abs().max() < 1e-6
+    assert str(rep.resolve()) in out.stdout
