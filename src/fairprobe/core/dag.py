@@ -1,0 +1,287 @@
+"""Causal DAGs: parsing, validation, latent projection and c-components.
+
+A DAG is written as comma-separated edges, ``"A -> Y, A -> P, U -> P, U -> Y"`` (the published
+bias-config format). Nodes listed as *unobserved* (``unob``) are latent; everything is kept in a
+deterministic order (first appearance in the edge string), so programs built from a DAG do not
+depend on ``PYTHONHASHSEED``.
+
+Latent projection follows Evans (2016), as in the seed paper's Appendix B.2:
+
+1. a latent variable with parents is made exogenous: every parent of ``U`` gets an edge to every
+   child of ``U`` and the edges into ``U`` are removed (repeated until all latents are roots);
+2. a latent whose children are a subset of another latent's children is removed (its
+   dependence is absorbed into the larger one), and so is a latent with at most one child
+   (absorbed into that child's response function).
+
+The result is a semi-Markovian graph whose c-components (districts) are the connected components
+of "shares a latent parent", computed transitively with union-find.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from fairprobe.exceptions import ConfigError
+
+__all__ = ["DAG", "parse_edges"]
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_EDGE_RE = re.compile(rf"^\s*({_NAME})\s*->\s*({_NAME})\s*$")
+
+
+def parse_edges(dag_str: str) -> list[tuple[str, str]]:
+    """Parse ``"A -> B, B -> C"`` into ``[("A", "B"), ("B", "C")]`` with clear errors."""
+    if not isinstance(dag_str, str) or not dag_str.strip():
+        raise ConfigError("The DAG string is empty; write edges like 'A -> Y, U -> Y'.")
+    edges: list[tuple[str, str]] = []
+    for k, part in enumerate(dag_str.split(",")):
+        if not part.strip():
+            raise ConfigError(f"Empty edge #{k + 1} in DAG string {dag_str!r} (a stray comma?).")
+        m = _EDGE_RE.match(part)
+        if not m:
+            raise ConfigError(
+                f"Cannot read edge #{k + 1} {part.strip()!r} of the DAG: write 'Parent -> Child' "
+                "with names made of letters, digits and '_'."
+            )
+        a, b = m.group(1), m.group(2)
+        if a == b:
+            raise ConfigError(f"Self-loop {a} -> {b} in the DAG: a variable cannot cause itself.")
+        if (a, b) not in edges:
+            edges.append((a, b))
+    return edges
+
+
+def _as_list(value: str | Iterable[str] | None) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return [str(v).strip() for v in value]
+
+
+@dataclass
+class DAG:
+    """A causal DAG with observed, unobserved (latent) and conditioned nodes.
+
+    Parameters
+    ----------
+    edges : list of (str, str)
+    unobserved : sequence of str
+        Latent variables.
+    conditioned : sequence of str
+        Nodes on which the data are conditioned (e.g. selection ``S = 1``).
+    isolated : sequence of str
+        Nodes without edges (rare; listed so they still exist).
+
+    Examples
+    --------
+    >>> g = DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U")
+    >>> g.order
+    ['A', 'U', 'Y', 'P']
+    >>> g.c_components()
+    [['A'], ['Y', 'P']]
+    """
+
+    edges: list[tuple[str, str]]
+    unobserved: list[str] = field(default_factory=list)
+    conditioned: list[str] = field(default_factory=list)
+    isolated: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.nodes: list[str] = []
+        for a, b in self.edges:
+            for v in (a, b):
+                if v not in self.nodes:
+                    self.nodes.append(v)
+        for v in self.isolated:
+            if v not in self.nodes:
+                self.nodes.append(v)
+        for kind, names in (("unobserved", self.unobserved), ("conditioned", self.conditioned)):
+            unknown = [v for v in names if v not in self.nodes]
+            if unknown:
+                raise ConfigError(
+                    f"{kind.capitalize()} node(s) {unknown} do not appear in the DAG "
+                    f"(nodes: {self.nodes}); fix the name or add the edges."
+                )
+        both = [v for v in self.unobserved if v in self.conditioned]
+        if both:
+            raise ConfigError(
+                f"Node(s) {both} are both unobserved and conditioned on; data cannot be "
+                "conditioned on a variable that is never observed."
+            )
+        self._parents = {v: [a for a, b in self.edges if b == v] for v in self.nodes}
+        self._children = {v: [b for a, b in self.edges if a == v] for v in self.nodes}
+        self.order = self._topological_order()
+
+    @classmethod
+    def from_string(
+        cls,
+        dag_str: str,
+        unob: str | Iterable[str] | None = None,
+        cond: str | Iterable[str] | None = None,
+    ) -> DAG:
+        """Parse the published format (``unob``/``cond`` as lists or comma strings)."""
+        return cls(parse_edges(dag_str), _as_list(unob), _as_list(cond))
+
+    def _topological_order(self) -> list[str]:
+        indeg = {v: len(self._parents[v]) for v in self.nodes}
+        rank = {v: i for i, v in enumerate(self.nodes)}
+        ready = [rank[v] for v in self.nodes if indeg[v] == 0]
+        heapq.heapify(ready)
+        order: list[str] = []
+        while ready:
+            # Ties broken by first appearance: deterministic, independent of hashing.
+            v = self.nodes[heapq.heappop(ready)]
+            order.append(v)
+            for c in self._children[v]:
+                indeg[c] -= 1
+                if indeg[c] == 0:
+                    heapq.heappush(ready, rank[c])
+        if len(order) != len(self.nodes):
+            raise ConfigError(f"The DAG has a cycle: {' -> '.join(self._find_cycle())}. Remove one edge of it.")
+        return order
+
+    def _find_cycle(self) -> list[str]:
+        state: dict[str, int] = {}
+        stack: list[str] = []
+
+        def visit(v: str) -> list[str] | None:
+            state[v] = 1
+            stack.append(v)
+            for c in self._children[v]:
+                if state.get(c) == 1:
+                    return [*stack[stack.index(c):], c]
+                if c not in state:
+                    found = visit(c)
+                    if found:
+                        return found
+            stack.pop()
+            state[v] = 2
+            return None
+
+        for v in self.nodes:
+            if v not in state:
+                found = visit(v)
+                if found:
+                    return found
+        return []  # pragma: no cover - only called when a cycle exists
+
+    # -- structure ------------------------------------------------------------------------
+    def parents(self, v: str) -> list[str]:
+        """Parents of ``v`` in edge order."""
+        self._check(v)
+        return list(self._parents[v])
+
+    def children(self, v: str) -> list[str]:
+        """Children of ``v`` in edge order."""
+        self._check(v)
+        return list(self._children[v])
+
+    def _check(self, v: str) -> None:
+        if v not in self._parents:
+            raise ConfigError(f"Unknown node {v!r}; the DAG has nodes {self.nodes}.")
+
+    @property
+    def endogenous(self) -> list[str]:
+        """Non-latent nodes in topological order."""
+        return [v for v in self.order if v not in self.unobserved]
+
+    def observed_parents(self, v: str) -> list[str]:
+        """Non-latent parents of ``v`` in topological order."""
+        ps = set(self.parents(v))
+        return [p for p in self.order if p in ps and p not in self.unobserved]
+
+    def latent_parents(self, v: str) -> list[str]:
+        """Latent parents of ``v``."""
+        return [p for p in self.parents(v) if p in self.unobserved]
+
+    def ancestors(self, targets: Iterable[str]) -> set[str]:
+        """Ancestors of ``targets``, including themselves."""
+        out: set[str] = set()
+        todo = list(targets)
+        while todo:
+            v = todo.pop()
+            if v in out:
+                continue
+            self._check(v)
+            out.add(v)
+            todo.extend(self._parents[v])
+        return out
+
+    # -- latent projection ----------------------------------------------------------------
+    def latent_projection(self) -> DAG:
+        """Semi-Markovian equivalent: every latent a root with >= 2 children, none redundant."""
+        edges = list(self.edges)
+        latents = list(self.unobserved)
+
+        def parents_of(v: str) -> list[str]:
+            return [a for a, b in edges if b == v]
+
+        def children_of(v: str) -> list[str]:
+            return [b for a, b in edges if a == v]
+
+        # Step 1: make every latent exogenous (in topological order, so chains resolve).
+        for u in [v for v in self.order if v in latents]:
+            pas, chs = parents_of(u), children_of(u)
+            if not pas:
+                continue
+            edges = [(a, b) for a, b in edges if b != u]
+            for p in pas:
+                for c in chs:
+                    if (p, c) not in edges and p != c:
+                        edges.append((p, c))
+        # Step 2: drop latents with <= 1 child or whose children are covered by another latent.
+        changed = True
+        while changed:
+            changed = False
+            for u in list(latents):
+                chs = set(children_of(u))
+                redundant = len(chs) <= 1 or any(
+                    w != u and chs <= set(children_of(w)) and
+                    (chs != set(children_of(w)) or latents.index(w) < latents.index(u))
+                    for w in latents
+                )
+                if redundant:
+                    edges = [(a, b) for a, b in edges if a != u and b != u]
+                    latents.remove(u)
+                    changed = True
+                    break
+        kept = [v for v in self.nodes if v not in self.unobserved]
+        isolated = [v for v in kept if not any(v in e for e in edges)]
+        return DAG(edges, latents, [c for c in self.conditioned], isolated)
+
+    def c_components(self) -> list[list[str]]:
+        """Districts: endogenous nodes linked (transitively) through shared latent parents.
+
+        Each component lists its nodes in topological order; components are ordered by their
+        first node. Call on a latent projection (latents must be roots).
+        """
+        nodes = self.endogenous
+        parent = {v: v for v in nodes}
+
+        def find(v: str) -> str:
+            while parent[v] != v:
+                parent[v] = parent[parent[v]]
+                v = parent[v]
+            return v
+
+        for u in self.unobserved:
+            kids = [c for c in self._children[u] if c in parent]
+            for a, b in itertools.pairwise(kids):
+                parent[find(a)] = find(b)
+        groups: dict[str, list[str]] = {}
+        for v in nodes:
+            groups.setdefault(find(v), []).append(v)
+        return sorted(groups.values(), key=lambda g: nodes.index(g[0]))
+
+    def to_string(self) -> str:
+        """Edges in the published ``"A -> B, ..."`` form."""
+        return ", ".join(f"{a} -> {b}" for a, b in self.edges)
+
+    def with_roles(self) -> dict[str, Sequence[str]]:
+        """Summary of node roles (for messages and reports)."""
+        return {"nodes": self.nodes, "unobserved": self.unobserved, "conditioned": self.conditioned}
