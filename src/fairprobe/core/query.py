@@ -1,0 +1,291 @@
+"""The constraint and query grammar, parsed (never ``eval``-ed) into sympy expressions.
+
+Grammar::
+
+    constraint := expr ("<=" | ">=" | "==") expr
+    expr       := term (("+" | "-") term)*
+    term       := factor (("*" | "/") factor)*
+    factor     := ("+" | "-") factor | NUMBER | PARAMETER | "P(" event ["|" event] ")" | "(" expr ")"
+    event      := atom ("&" atom)*
+    atom       := NAME ["(" NAME "=" VALUE ("," NAME "=" VALUE)* ")"] "=" VALUE
+
+``P(...)`` atoms become sympy symbols ``_p0, _p1, ...`` whose meaning is kept in
+:attr:`ParsedExpression.atoms`; any other name is a sensitivity parameter (``D``, or a named one
+such as ``D_selection``). sympy holds only this small expression tree: the compiler expands
+probability atoms into sparse polynomials itself.
+
+Examples
+--------
+>>> c = parse_constraint("P(Z = 0 & Y = 0) + P(Z = 1 & Y = 1) >= 1 - D")
+>>> c.sense, sorted(map(str, c.parameters))
+('>=', ['D'])
+>>> c.atoms[0]
+ProbabilityAtom(event=(Atom(var='Z', value=0), Atom(var='Y', value=0)), given=())
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import sympy
+
+from fairprobe.exceptions import ConfigError
+
+__all__ = [
+    "Atom",
+    "ParsedConstraint",
+    "ParsedExpression",
+    "ProbabilityAtom",
+    "parse_constraint",
+    "parse_expression",
+]
+
+
+@dataclass(frozen=True)
+class Atom:
+    """``var = value``, or the counterfactual ``var(do) = value`` when ``intervention`` is set."""
+
+    var: str
+    value: int | str
+    intervention: tuple[tuple[str, int | str], ...] = ()
+
+    def __str__(self) -> str:
+        if self.intervention:
+            do = ",".join(f"{k}={v}" for k, v in self.intervention)
+            return f"{self.var}({do}) = {self.value}"
+        return f"{self.var} = {self.value}"
+
+    def __repr__(self) -> str:
+        if self.intervention:
+            return f"Atom(var={self.var!r}, value={self.value!r}, intervention={self.intervention!r})"
+        return f"Atom(var={self.var!r}, value={self.value!r})"
+
+
+@dataclass(frozen=True)
+class ProbabilityAtom:
+    """``P(event | given)``; ``given`` empty for a marginal probability."""
+
+    event: tuple[Atom, ...]
+    given: tuple[Atom, ...] = ()
+
+    def __str__(self) -> str:
+        ev = " & ".join(map(str, self.event))
+        return f"P({ev} | {' & '.join(map(str, self.given))})" if self.given else f"P({ev})"
+
+    @property
+    def variables(self) -> set[str]:
+        """Variables named anywhere in the atom (interventions included)."""
+        out = set()
+        for a in (*self.event, *self.given):
+            out.add(a.var)
+            out.update(k for k, _ in a.intervention)
+        return out
+
+
+@dataclass
+class ParsedExpression:
+    """A sympy expression over probability symbols and parameters."""
+
+    expr: sympy.Expr
+    atoms: list[ProbabilityAtom] = field(default_factory=list)
+    source: str = ""
+
+    @property
+    def symbols(self) -> list[sympy.Symbol]:
+        """The probability symbols, aligned with :attr:`atoms`."""
+        return [sympy.Symbol(f"_p{k}") for k in range(len(self.atoms))]
+
+    @property
+    def parameters(self) -> set[sympy.Symbol]:
+        """Sensitivity parameters used (every free symbol that is not a probability)."""
+        probs = set(self.symbols)
+        return {s for s in self.expr.free_symbols if s not in probs}
+
+    @property
+    def variables(self) -> set[str]:
+        """DAG variables named in any probability."""
+        out: set[str] = set()
+        for a in self.atoms:
+            out |= a.variables
+        return out
+
+
+@dataclass
+class ParsedConstraint(ParsedExpression):
+    """``expr sense 0`` (the right-hand side already moved to the left)."""
+
+    sense: str = "<="
+
+
+_TOKEN_RE = re.compile(
+    r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<op><=|>=|==|[-+*/()|&=,]))"
+)
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        if not isinstance(text, str) or not text.strip():
+            raise ConfigError("Empty expression; write e.g. 'P(S = 1) >= 1 - D'.")
+        self.text = text
+        self.tokens: list[tuple[str, str, int]] = []
+        pos = 0
+        stripped = text.rstrip()
+        while pos < len(stripped):
+            m = _TOKEN_RE.match(stripped, pos)
+            if not m or m.end() == pos:
+                pos += len(stripped[pos:]) - len(stripped[pos:].lstrip())
+                self.fail(pos, f"unexpected character {stripped[pos]!r}")
+            kind = m.lastgroup or ""
+            self.tokens.append((kind, m.group(kind), m.start(kind)))
+            pos = m.end()
+        self.i = 0
+        self.atoms: list[ProbabilityAtom] = []
+
+    def fail(self, pos: int, why: str) -> None:
+        caret = " " * pos + "^"
+        raise ConfigError(f"Cannot parse {self.text!r} at column {pos + 1}: {why}.\n  {self.text}\n  {caret}")
+
+    def peek(self) -> tuple[str, str, int] | None:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def at_end_pos(self) -> int:
+        return len(self.text.rstrip())
+
+    def take(self, value: str | None = None, kind: str | None = None) -> tuple[str, str, int]:
+        tok = self.peek()
+        if tok is None:
+            self.fail(self.at_end_pos(), f"expected {value or kind} but the text ended")
+        if (value is not None and tok[1] != value) or (kind is not None and tok[0] != kind):
+            self.fail(tok[2], f"expected {value or kind}, found {tok[1]!r}")
+        self.i += 1
+        return tok
+
+    # expr := term (("+"|"-") term)*
+    def expr(self) -> sympy.Expr:
+        out = self.term()
+        while (tok := self.peek()) and tok[1] in "+-" and tok[0] == "op":
+            self.i += 1
+            rhs = self.term()
+            out = out + rhs if tok[1] == "+" else out - rhs
+        return out
+
+    def term(self) -> sympy.Expr:
+        out = self.factor()
+        while (tok := self.peek()) and tok[0] == "op" and tok[1] in ("*", "/"):
+            self.i += 1
+            rhs = self.factor()
+            out = out * rhs if tok[1] == "*" else out / rhs
+        return out
+
+    def factor(self) -> sympy.Expr:
+        tok = self.peek()
+        if tok is None:
+            self.fail(self.at_end_pos(), "expected a number, a parameter or P(...)")
+        kind, val, pos = tok
+        if kind == "op" and val in "+-":
+            self.i += 1
+            inner = self.factor()
+            return inner if val == "+" else -inner
+        if kind == "num":
+            self.i += 1
+            return sympy.Rational(val) if re.fullmatch(r"\d+(\.\d*)?|\.\d+", val) else sympy.Float(val)
+        if kind == "op" and val == "(":
+            self.i += 1
+            inner = self.expr()
+            self.take(")")
+            return inner
+        if kind == "name":
+            nxt = self.tokens[self.i + 1] if self.i + 1 < len(self.tokens) else None
+            if val == "P" and nxt is not None and nxt[1] == "(":
+                return self.probability()
+            self.i += 1
+            return sympy.Symbol(val)
+        self.fail(pos, f"unexpected {val!r}")
+        raise AssertionError  # pragma: no cover
+
+    def probability(self) -> sympy.Expr:
+        self.take("P")
+        self.take("(")
+        event = self.event()
+        given: tuple[Atom, ...] = ()
+        if (tok := self.peek()) and tok[1] == "|":
+            self.i += 1
+            given = self.event()
+        self.take(")")
+        atom = ProbabilityAtom(event, given)
+        if atom in self.atoms:
+            k = self.atoms.index(atom)
+        else:
+            self.atoms.append(atom)
+            k = len(self.atoms) - 1
+        return sympy.Symbol(f"_p{k}")
+
+    def event(self) -> tuple[Atom, ...]:
+        atoms = [self.atom()]
+        while (tok := self.peek()) and tok[1] == "&":
+            self.i += 1
+            atoms.append(self.atom())
+        seen: dict[tuple, int | str] = {}
+        for a in atoms:
+            key = (a.var, a.intervention)
+            if key in seen and seen[key] != a.value:
+                self.fail(self.tokens[self.i - 1][2], f"the event asks {a.var} to take two values")
+            seen[key] = a.value
+        return tuple(dict.fromkeys(atoms))
+
+    def value(self) -> int | str:
+        tok = self.peek()
+        if tok is None or tok[0] not in ("num", "name"):
+            self.fail(tok[2] if tok else self.at_end_pos(), "expected a value after '='")
+        self.i += 1
+        if tok[0] == "num":
+            if not re.fullmatch(r"\d+", tok[1]):
+                self.fail(tok[2], f"value {tok[1]} must be a non-negative integer or a category name")
+            return int(tok[1])
+        return tok[1]
+
+    def atom(self) -> Atom:
+        _, var, _pos = self.take(kind="name")
+        do: list[tuple[str, int | str]] = []
+        if (tok := self.peek()) and tok[1] == "(":
+            self.i += 1
+            while True:
+                _, name, _ = self.take(kind="name")
+                self.take("=")
+                do.append((name, self.value()))
+                if (tok := self.peek()) and tok[1] == ",":
+                    self.i += 1
+                    continue
+                break
+            self.take(")")
+        self.take("=")
+        return Atom(var, self.value(), tuple(sorted(do)))
+
+    def done(self) -> None:
+        if (tok := self.peek()) is not None:
+            self.fail(tok[2], f"unexpected {tok[1]!r} after a complete expression")
+
+
+def parse_expression(text: str) -> ParsedExpression:
+    """Parse a query such as ``"P(P = 1 | Z = 0 & A = 0) - P(P = 1 | Z = 0 & A = 1)"``."""
+    p = _Parser(text)
+    expr = p.expr()
+    if (tok := p.peek()) and tok[1] in ("<=", ">=", "=="):
+        p.fail(tok[2], "a query is an expression without a comparison")
+    p.done()
+    return ParsedExpression(expr, p.atoms, text)
+
+
+def parse_constraint(text: str) -> ParsedConstraint:
+    """Parse ``lhs op rhs`` (op one of ``<=``, ``>=``, ``==``) into ``lhs - rhs op 0``."""
+    p = _Parser(text)
+    lhs = p.expr()
+    tok = p.peek()
+    if tok is None or tok[1] not in ("<=", ">=", "=="):
+        p.fail(tok[2] if tok else p.at_end_pos(), "expected one of '<=', '>=', '=='")
+    p.i += 1
+    rhs = p.expr()
+    p.done()
+    return ParsedConstraint(lhs - rhs, p.atoms, text, sense=tok[1])
