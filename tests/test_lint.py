@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import shutil
+import importlib.util
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_ruff_clean() -> None:
-    ruff = shutil.which("ruff")
-    if ruff is None:
+    if importlib.util.find_spec("ruff") is None:
         pytest.skip("ruff is not installed (pip install '.[test]')")
-    out = subprocess.run([ruff, "check", "src", "tests", "benchmarks"], cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests", "benchmarks"], cwd=ROOT,
+                         capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr

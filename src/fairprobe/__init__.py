@@ -35,6 +35,11 @@ __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
     "PolynomialProgram": "fairprobe.core.program",
+    "BiasConfig": "fairprobe.core.config",
+    "ObservedTable": "fairprobe.core.table",
+    "DAG": "fairprobe.core.dag",
+    "parse_constraint": "fairprobe.core.query",
+    "parse_expression": "fairprobe.core.query",
     "ProgramStats": "fairprobe.core.program",
     "get_plugin_manager": "fairprobe.core.registry",
     "create_plugin_manager": "fairprobe.core.registry",

@@ -13,7 +13,7 @@ Examples
 >>> from fairprobe.backends.scip import ScipBackend
 >>> report = check_backend_contract(ScipBackend())
 >>> sorted(report)[:2]
-['bilinear_simplex', 'cubic_product']
+['bilinear_simplex', 'convex_qp']
 """
 
 from __future__ import annotations

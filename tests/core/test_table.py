@@ -1,0 +1,86 @@
+"""ObservedTable constructors and validation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairprobe import DataError
+from fairprobe.core.config import BiasConfig
+from fairprobe.core.table import ObservedTable
+
+SELECTION = {
+    "dag_str": "A->Y, A->P, A->S, U->P, U->Y, U->S, Y->S", "unob": ["U"], "cond_nodes": ["S"],
+    "attribute_node": "A", "outcome_node": "Y", "prediction_node": "P",
+    "constraints": ["P(S = 1) >= 1 - D"],
+}
+PROXY = {
+    "dag_str": "A -> Y, A->P, A -> Z, U->P, U -> Y, U -> Z, Z->Y", "unob": "U",
+    "attribute_node": "A", "outcome_node": "Z", "prediction_node": "P",
+    "constraints": ["P(Z = 0 & Y = 0) + P(Z = 1 & Y = 1) >= 1 - D"],
+}
+
+
+def test_from_frame_counts_cells_and_encodes_labels() -> None:
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"race": rng.choice(["w", "b"], 1000), "recid": rng.integers(0, 2, 1000),
+                       "pred": rng.integers(0, 2, 1000), "other": 1})
+    t = ObservedTable.from_frame(df, A="race", Y="recid", P="pred")
+    assert t.nodes == ["A", "Y", "P"] and t.n == 1000
+    assert t.categories["A"] == ["b", "w"]
+    assert t.prob({"A": 1}) == pytest.approx((df.race == "w").mean(), abs=1e-12)
+    assert t.prob({"A": 0, "Y": 1, "P": 1}) == pytest.approx(
+        ((df.race == "b") & (df.recid == 1) & (df.pred == 1)).mean(), abs=1e-12)
+    assert t.cells.prob.sum() == pytest.approx(1.0)
+
+
+def test_from_counts_and_probabilities_agree_and_allow_zero_cells() -> None:
+    counts = pd.DataFrame({"A": [0, 0, 1, 1], "P": [0, 1, 0, 1], "n": [30, 0, 50, 20]})
+    a = ObservedTable.from_counts(counts)
+    b = ObservedTable.from_probabilities(counts.assign(prob=counts.n / 100).drop(columns="n"))
+    pd.testing.assert_frame_equal(a.cells, b.cells)
+    assert a.prob({"A": 0, "P": 1}) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("frame", "message"),
+    [
+        (pd.DataFrame({"A": [0, 1], "prob": [0.5, 0.6]}), r"sum to 1.1, not 1"),
+        (pd.DataFrame({"A": [0, 1], "prob": [1.2, -0.2]}), "negative"),
+        (pd.DataFrame({"A": [0, 1], "prob": [np.nan, 1.0]}), "NaN"),
+        (pd.DataFrame({"A": [0.5, 1], "prob": [0.5, 0.5]}), "integer codes"),
+    ],
+)
+def test_bad_probability_tables(frame: pd.DataFrame, message: str) -> None:
+    with pytest.raises(DataError, match=message):
+        ObservedTable.from_probabilities(frame)
+
+
+def test_bad_counts_and_frames() -> None:
+    with pytest.raises(DataError, match="non-negative"):
+        ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, -1]}))
+    with pytest.raises(DataError, match=r"Column\(s\) \['race'\] are not in the data"):
+        ObservedTable.from_frame(pd.DataFrame({"x": [1]}), A="race")
+    with pytest.raises(DataError, match="Missing values"):
+        ObservedTable.from_frame(pd.DataFrame({"A": [0, None]}))
+
+
+def test_validate_against_config() -> None:
+    proxy = BiasConfig.from_dict(PROXY)
+    ok = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "Y": [0, 1], "P": [1, 0], "n": [1, 1]}))
+    ok.validate_against(proxy)  # Z is neither unobserved nor a column: an unmeasured node, fine
+    extra = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "Q": [0, 1], "n": [1, 1]}))
+    with pytest.raises(DataError, match=r"Table column 'Q' is not a node"):
+        extra.validate_against(proxy)
+    three = ObservedTable.from_counts(pd.DataFrame({"A": [0, 2], "Y": [0, 1], "n": [1, 1]}))
+    with pytest.raises(DataError, match=r"code 2, outside the declared cardinality 2"):
+        three.validate_against(proxy)
+    latent = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "U": [0, 1], "n": [1, 1]}))
+    with pytest.raises(DataError, match="declared unobserved"):
+        latent.validate_against(proxy)
+    selection = BiasConfig.from_dict(SELECTION)
+    with pytest.raises(DataError, match=r"given=\{'S': 1\}"):
+        ok.validate_against(selection)
+    ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "Y": [0, 1], "P": [1, 0], "n": [1, 1]}),
+                              given={"S": 1}).validate_against(selection)
