@@ -36,6 +36,9 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "PolynomialProgram": "fairprobe.core.program",
     "BiasConfig": "fairprobe.core.config",
+    "bound": "fairprobe.core.bound",
+    "BoundResult": "fairprobe.core.bound",
+    "compile_program": "fairprobe.core.compiler",
     "ObservedTable": "fairprobe.core.table",
     "DAG": "fairprobe.core.dag",
     "parse_constraint": "fairprobe.core.query",
@@ -46,6 +49,7 @@ _LAZY: dict[str, str] = {
     "get_registry": "fairprobe.core.registry",
     "get_backend": "fairprobe.core.registry",
     "list_plugins": "fairprobe.core.registry",
+    "metric": "fairprobe.core.registry",
     "Backend": "fairprobe.backends.base",
     "SolveOptions": "fairprobe.backends.base",
     "SolveResult": "fairprobe.backends.base",

@@ -32,6 +32,7 @@ from fairprobe.core.registry import create_plugin_manager
 __all__ = [
     "CONTRACT_PROBLEMS",
     "KnownProblem",
+    "RandomSCM",
     "check_backend_class",
     "check_backend_contract",
     "fresh_plugin_manager",
@@ -289,3 +290,131 @@ def check_backend_contract(
             assert math.isinf(res.objective_bound), f"{where}: infeasible but finite bound"
         report[problem.name] = "ok"
     return report
+
+
+class RandomSCM:
+    """A random discrete structural causal model on a bias config's DAG: ground truth for tests.
+
+    Every latent variable gets ``latent_card`` values with a random law; every endogenous
+    variable ``V`` gets an independent noise ``E_V`` with ``noise_card`` values and a random
+    deterministic structural function of (parents, latent parents, ``E_V``). Probabilities of
+    factual and counterfactual events are computed exactly by enumerating the exogenous
+    configurations, independently of fairprobe's compiler.
+
+    Parameters
+    ----------
+    config : BiasConfig
+    seed : int
+    latent_card, noise_card : int
+    concentration : float
+        Dirichlet concentration of the random laws (small values give extreme models).
+    """
+
+    def __init__(self, config: Any, seed: int = 0, latent_card: int = 2, noise_card: int = 3,
+                 concentration: float = 1.0) -> None:
+        import numpy as np
+
+        rng = np.random.default_rng(seed)
+        self.config = config
+        dag = config.dag
+        self.order = dag.order
+        self.latents = list(dag.unobserved)
+        self.endogenous = [v for v in dag.order if v not in self.latents]
+        self.cards = {v: config.cardinality(v) for v in self.endogenous}
+        self.cards.update({u: latent_card for u in self.latents})
+        exo = [(u, latent_card) for u in self.latents] + [(f"_E_{v}", noise_card) for v in self.endogenous]
+        grids = np.meshgrid(*[np.arange(c) for _, c in exo], indexing="ij")
+        self.exo = {name: g.ravel() for (name, _), g in zip(exo, grids, strict=True)}
+        prob = np.ones(grids[0].size)
+        for name, card in exo:
+            law = rng.dirichlet(np.full(card, concentration))
+            prob = prob * law[self.exo[name]]
+        self.prob = prob
+        self.functions: dict[str, tuple[list[str], np.ndarray]] = {}
+        for v in self.endogenous:
+            pa = [*dag.parents(v), f"_E_{v}"]
+            shape = [self.cards.get(p, noise_card) for p in pa]
+            self.functions[v] = (pa, rng.integers(0, self.cards[v], size=shape))
+
+    def values(self, do: dict[str, int] | None = None) -> dict[str, Any]:
+        """Value of every variable in every exogenous configuration under ``do``."""
+        import numpy as np
+
+        do = do or {}
+        val: dict[str, Any] = dict(self.exo)
+        for v in self.order:
+            if v in self.latents:
+                continue
+            if v in do:
+                val[v] = np.full(self.prob.size, do[v])
+                continue
+            pa, table = self.functions[v]
+            val[v] = table[tuple(val[p] for p in pa)]
+        return val
+
+    def event_prob(self, atoms: Iterable[Any]) -> float:
+        """Exact probability of a conjunction of (counterfactual) atoms."""
+        import numpy as np
+
+        mask = np.ones(self.prob.size, dtype=bool)
+        worlds: dict[tuple, dict[str, Any]] = {}
+        for a in atoms:
+            if a.intervention not in worlds:
+                worlds[a.intervention] = self.values(dict(a.intervention))
+            mask &= worlds[a.intervention][a.var] == a.value
+        return float(self.prob[mask].sum())
+
+    def evaluate(self, text: str) -> float:
+        """Exact value of a query string in the constraint grammar."""
+        import sympy
+
+        from fairprobe.core.query import parse_expression
+
+        parsed = parse_expression(text)
+        subs = {}
+        for s, atom in zip(parsed.symbols, parsed.atoms, strict=True):
+            num = self.event_prob(atom.event + atom.given)
+            den = self.event_prob(atom.given) if atom.given else 1.0
+            subs[s] = sympy.Float(num / den)
+        return float(parsed.expr.subs(subs))
+
+    def table(self, nodes: Iterable[str], given: dict[str, int] | None = None) -> Any:
+        """The observed table of ``nodes`` (conditioned on ``given`` if set)."""
+        import numpy as np
+        import pandas as pd
+
+        from fairprobe.core.table import ObservedTable
+
+        nodes = list(nodes)
+        val = self.values()
+        mask = np.ones(self.prob.size, dtype=bool)
+        for k, v in (given or {}).items():
+            mask &= val[k] == v
+        frame = pd.DataFrame({v: val[v][mask] for v in nodes})
+        frame["prob"] = self.prob[mask] / self.prob[mask].sum()
+        frame = frame.groupby(nodes, as_index=False)["prob"].sum()
+        return ObservedTable.from_probabilities(frame, given=given)
+
+    def realised_parameters(self) -> dict[str, float]:
+        """Smallest value of each sensitivity parameter at which every constraint holds."""
+        import sympy
+
+        out = {p: 0.0 for p in self.config.parameters}
+        for parsed in self.config.parsed_constraints:
+            subs = {}
+            for s, atom in zip(parsed.symbols, parsed.atoms, strict=True):
+                num = self.event_prob(atom.event + atom.given)
+                den = self.event_prob(atom.given) if atom.given else 1.0
+                subs[s] = sympy.Float(num / den) if den > 0 else sympy.Float(0)
+            expr = sympy.expand(parsed.expr.subs(subs))
+            for p in parsed.parameters:
+                slope = float(expr.coeff(p))
+                rest = float(expr.subs(p, 0))
+                if slope == 0:
+                    continue
+                # expr = rest + slope * p must satisfy the sense
+                need = -rest / slope
+                lower = (parsed.sense == ">=" and slope > 0) or (parsed.sense == "<=" and slope < 0)
+                if lower or parsed.sense == "==":
+                    out[str(p)] = max(out[str(p)], need)
+        return {k: min(max(v, 0.0), 1.0) for k, v in out.items()}

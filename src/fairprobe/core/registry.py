@@ -51,7 +51,11 @@ __all__ = [
 PROJECT = "fairprobe"
 
 #: Built-in plugins, registered exactly like entry-point plugins.
-DEFAULT_PLUGINS: tuple[str, ...] = ("fairprobe.backends.hooks",)
+DEFAULT_PLUGINS: tuple[str, ...] = (
+    "fairprobe.biases.hooks",
+    "fairprobe.metrics.hooks",
+    "fairprobe.backends.hooks",
+)
 
 #: Plugin kind -> registration hook name.
 KINDS: dict[str, str] = {
@@ -247,3 +251,11 @@ def list_plugins(pm: pluggy.PluginManager | None = None) -> pd.DataFrame:
                  "description": doc, "class": _qualname(cls)}
             )
     return pd.DataFrame(rows, columns=["kind", "name", "available", "status", "description", "class"])
+
+
+def metric(name: str, **options: Any) -> Any:
+    """A configured instance of a registered metric, e.g. ``metric("fpr", group=1)``."""
+    metrics = get_registry().metrics
+    if name not in metrics:
+        raise UnknownPluginError(f"Unknown metric {name!r}; registered metrics: {sorted(metrics)}.")
+    return metrics[name](**options)

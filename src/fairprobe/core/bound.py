@@ -1,0 +1,319 @@
+"""The bound driver: ``fairprobe.bound`` and its :class:`BoundResult`.
+
+``lower``/``upper`` are *certified*: every model consistent with the bias assumptions and the
+observed table has a metric value in ``[lower, upper]`` (up to solver tolerances, about 1e-9 for
+LPs). ``lower_achieved``/``upper_achieved`` are values attained by a feasible model the solver
+found (re-evaluated on the program), so the true sharp interval lies between the two.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from fairprobe.backends.base import SolveOptions, SolveResult, Termination
+from fairprobe.backends.transforms import charnes_cooper
+from fairprobe.core.compiler import CompiledProgram, compile_program
+from fairprobe.core.config import BiasConfig
+from fairprobe.core.program import PolynomialProgram
+from fairprobe.core.registry import get_backend, get_registry
+from fairprobe.core.table import ObservedTable
+from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, UnknownPluginError
+
+__all__ = ["BoundResult", "bound", "resolve_bias", "resolve_metric"]
+
+
+@dataclass
+class BoundResult:
+    """Certified bounds on a fairness metric under a bias.
+
+    Attributes
+    ----------
+    lower, upper : float
+        Certified outer bounds.
+    lower_achieved, upper_achieved : float or None
+        Metric values attained by feasible models (inner bounds).
+    status : str
+        "optimal" when both sides were proved optimal, "limit" when a solver stopped early
+        (the bounds stay certified, only wider).
+    gap : float
+        Largest distance between a certified bound and the achieved value on its side.
+    min_result, max_result : SolveResult
+    kind : str
+        Program structure ("linear", "linear_fractional", "polynomial").
+    stats_before, stats_after : dict
+        Program size before and after reduction.
+    """
+
+    lower: float
+    upper: float
+    lower_achieved: float | None
+    upper_achieved: float | None
+    status: str
+    gap: float
+    min_result: SolveResult
+    max_result: SolveResult
+    kind: str
+    stats_before: dict[str, int]
+    stats_after: dict[str, Any]
+    metric: str
+    parameters: dict[str, float]
+    backend: str
+    wall_time: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def width(self) -> float:
+        """``upper - lower``."""
+        return self.upper - self.lower
+
+    def contains(self, value: float, tol: float = 0.0) -> bool:
+        """Whether ``value`` lies in the certified interval (with tolerance)."""
+        return self.lower - tol <= value <= self.upper + tol
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly summary."""
+        def fix(x: Any) -> Any:
+            return ("inf" if x > 0 else "-inf") if isinstance(x, float) and math.isinf(x) else x
+
+        return {
+            "metric": self.metric, "parameters": self.parameters, "backend": self.backend,
+            "lower": fix(self.lower), "upper": fix(self.upper),
+            "lower_achieved": fix(self.lower_achieved), "upper_achieved": fix(self.upper_achieved),
+            "status": self.status, "gap": fix(self.gap), "kind": self.kind,
+            "stats_before": self.stats_before, "stats_after": self.stats_after,
+            "wall_time": self.wall_time, "notes": self.notes,
+            "min_result": self.min_result.to_dict(), "max_result": self.max_result.to_dict(),
+        }
+
+    def summary(self) -> str:
+        """A short readable report."""
+        params = ", ".join(f"{k}={v:g}" for k, v in self.parameters.items())
+        lines = [
+            f"metric: {self.metric}",
+            f"sensitivity: {params}",
+            f"certified bounds: [{self.lower:.6f}, {self.upper:.6f}]  (status {self.status}, gap {self.gap:.1e})",
+        ]
+        if self.lower_achieved is not None and self.upper_achieved is not None:
+            lines.append(f"achieved by feasible models: [{self.lower_achieved:.6f}, {self.upper_achieved:.6f}]")
+        sb, sa = self.stats_before, self.stats_after
+        lines.append(
+            f"program: {self.kind}; {sb['n_variables']} response types -> {sa['n_variables']} variables, "
+            f"{sa['n_constraints']} constraints, degree {sa['max_degree']}; backend {self.backend}, "
+            f"{self.wall_time:.3f}s"
+        )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (f"BoundResult(lower={self.lower:.6g}, upper={self.upper:.6g}, status={self.status!r}, "
+                f"metric={self.metric!r})")
+
+
+def resolve_bias(bias: Any) -> BiasConfig:
+    """A BiasConfig from a config, dict, JSON path/string or registered bias name."""
+    if isinstance(bias, BiasConfig):
+        return bias
+    if isinstance(bias, Mapping):
+        return BiasConfig.from_dict(bias)
+    if isinstance(bias, (list, tuple)):
+        raise ConfigError("Pass one bias; combining several biases in one program is not supported yet.")
+    if isinstance(bias, Path) or (isinstance(bias, str) and (bias.endswith(".json") or bias.lstrip().startswith("{"))):
+        return BiasConfig.from_json(bias)
+    if isinstance(bias, str):
+        biases = get_registry().biases
+        if bias not in biases:
+            raise UnknownPluginError(f"Unknown bias {bias!r}; registered biases: {sorted(biases)}.")
+        return biases[bias]().config()
+    raise ConfigError(f"Cannot use {type(bias).__name__} as a bias; give a name, a BiasConfig or a JSON path.")
+
+
+def resolve_metric(metric: Any, config: BiasConfig) -> tuple[str, str]:
+    """(label, query string) from a registered name, a Metric instance or a query string."""
+    if isinstance(metric, str) and "P(" in metric.replace(" ", ""):
+        return metric, metric
+    if isinstance(metric, str):
+        metrics = get_registry().metrics
+        if metric not in metrics:
+            raise UnknownPluginError(
+                f"Unknown metric {metric!r}; registered metrics: {sorted(metrics)}, or give a query "
+                "string such as 'P(P = 1 | Y = 0 & A = 0)'."
+            )
+        metric = metrics[metric]()
+    if hasattr(metric, "query"):
+        return metric.label(config), metric.query(config)
+    raise ConfigError(f"Cannot use {type(metric).__name__} as a metric.")
+
+
+def _params(config: BiasConfig, D: Any, extra: Mapping[str, float]) -> dict[str, float]:
+    params: dict[str, float] = dict(extra)
+    if isinstance(D, Mapping):
+        params.update({str(k): float(v) for k, v in D.items()})
+    elif D is not None:
+        if len(config.parameters) != 1:
+            raise ConfigError(
+                f"The bias has parameters {config.parameters}; pass D as a dict, e.g. "
+                f"D={{{', '.join(repr(p) + ': 0.05' for p in config.parameters)}}}."
+            )
+        params[config.parameters[0]] = float(D)
+    config.check_parameter_values(params)
+    return params
+
+
+def _as_table(data: Any, config: BiasConfig) -> ObservedTable:
+    if isinstance(data, ObservedTable):
+        return data
+    if isinstance(data, pd.DataFrame):
+        if "prob" in data.columns:
+            return ObservedTable.from_probabilities(data)
+        return ObservedTable.from_frame(data)
+    raise DataError(f"data must be an ObservedTable or a pandas DataFrame; got {type(data).__name__}.")
+
+
+def _solve_pair(prog: PolynomialProgram, backend: Any, options: SolveOptions) -> tuple[SolveResult, SolveResult]:
+    return backend.solve(prog.with_sense("min"), options), backend.solve(prog.with_sense("max"), options)
+
+
+def _lf_to_lp(compiled: CompiledProgram) -> PolynomialProgram:
+    """Charnes-Cooper LP of a linear-fractional program.
+
+    The denominator is a probability, so it is >= 0 on the feasible set; every feasible point of
+    the LP has ``t > 0`` (the x-polytope is bounded) and maps back to a model with denominator
+    ``1/t > 0``. The LP therefore optimises exactly over the models in which the metric is
+    defined, and its optimum (finite: the metric is bounded) is attained by such a model.
+    """
+    return charnes_cooper(compiled.program)
+
+
+def _infeasible_message() -> str:
+    return ("The observed data are inconsistent with the bias assumptions at this sensitivity value: no "
+            "model satisfies both. Increase D (allow more bias), or check that the table's columns are "
+            "mapped to the right DAG nodes.")
+
+
+def _achieved(compiled: CompiledProgram, res: SolveResult, lp: PolynomialProgram | None) -> float | None:
+    if res.incumbent is None:
+        return None
+    prog = compiled.program
+    point = dict(res.incumbent)
+    if lp is not None:
+        t = point.get(lp.variables[-1].name, 0.0)
+        if t <= 1e-12:
+            return None
+        point = {v.name: point[v.name] / t for v in prog.variables}
+    if prog.max_violation(point) > 1e-6:
+        return None
+    if prog.is_fractional:
+        from fairprobe.core.polynomial import evaluate
+
+        values = [point[v.name] for v in prog.variables]
+        if evaluate(prog.objective_denominator or {}, values) <= 0:
+            return None
+    return prog.objective_value(point)
+
+
+def bound(
+    bias: Any,
+    metric: Any,
+    data: Any,
+    D: float | Mapping[str, float] | None = None,
+    *,
+    backend: str = "scip",
+    time_limit: float | None = None,
+    gap: float = 1e-6,
+    **parameters: float,
+) -> BoundResult:
+    """Certified bounds on ``metric`` under ``bias`` given ``data`` at sensitivity ``D``.
+
+    Parameters
+    ----------
+    bias : str, BiasConfig, dict or path
+        Registered bias name, config object, config dict, or JSON file.
+    metric : str or Metric
+        Registered metric name, configured metric, or a query string in the constraint grammar
+        such as ``"P(P = 1 | Y = 0 & A = 0)"``.
+    data : ObservedTable or pandas.DataFrame
+    D : float or dict
+        The sensitivity parameter (a dict for named parameters).
+    backend : str
+        Backend name ("scip", "gurobi", "ortools", "cvxpy", "auto").
+    time_limit : float, optional
+        Seconds per solve; a solver stopping at it still returns certified (wider) bounds.
+    gap : float
+        Target optimality gap per side.
+
+    Returns
+    -------
+    BoundResult
+
+    Raises
+    ------
+    InfeasibleError
+        The data contradict the assumptions at this ``D``.
+
+    Examples
+    --------
+    >>> import pandas as pd, fairprobe as fp
+    >>> cfg = {"dag_str": "A->Y, A->P, A->S, U->P, U->Y, U->S, Y->S", "unob": ["U"],
+    ...        "cond_nodes": ["S"], "attribute_node": "A", "outcome_node": "Y",
+    ...        "prediction_node": "P", "constraints": ["P(S = 1) >= 1 - D"]}
+    >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2,
+    ...                       "P": [0, 1] * 4, "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
+    >>> table = fp.ObservedTable.from_probabilities(cells, given={"S": 1})
+    >>> res = fp.bound(cfg, "P(P = 1 | Y = 0 & A = 0)", table, D=0.0)
+    >>> round(res.lower, 6), round(res.upper, 6)
+    (0.2, 0.2)
+    """
+    start = time.perf_counter()
+    config = resolve_bias(bias)
+    label, query = resolve_metric(metric, config)
+    params = _params(config, D, parameters)
+    table = _as_table(data, config)
+    compiled = compile_program(config, table, query, params)
+    be = get_backend(backend)
+    options = SolveOptions(time_limit=time_limit, rel_gap=gap, abs_gap=gap)
+    notes = list(compiled.notes)
+    lp = None
+    if compiled.kind == "linear_fractional":
+        lp = _lf_to_lp(compiled)
+        notes.append("linear-fractional program solved exactly as one LP (Charnes-Cooper)")
+        lo, hi = _solve_pair(lp, be, options)
+    else:
+        lo, hi = _solve_pair(compiled.program, be, options)
+    for r in (lo, hi):
+        if r.termination is Termination.INFEASIBLE:
+            if lp is not None:
+                check = compiled.program.copy()
+                check.objective, check.objective_denominator = {}, None
+                if be.solve(check, options).termination is not Termination.INFEASIBLE:
+                    raise InfeasibleError(
+                        f"The metric {label!r} is undefined: its conditioning event has probability 0 "
+                        "in every model consistent with the data and the assumptions.")
+            raise InfeasibleError(_infeasible_message())
+        if r.termination in (Termination.ERROR, Termination.NUMERICAL_ERROR, Termination.UNBOUNDED):
+            raise InfeasibleError(f"The solver could not bound the metric: {r.message}")
+    status = "optimal" if lo.is_optimal and hi.is_optimal else "limit"
+    if status == "limit":
+        warnings.warn(
+            "A solver stopped at a limit: the bounds are certified but may be wider than the sharp "
+            "interval (see lower_achieved/upper_achieved).", RuntimeWarning, stacklevel=2)
+    lower = max(lo.objective_bound, -math.inf)
+    upper = min(hi.objective_bound, math.inf)
+    low_ach, up_ach = _achieved(compiled, lo, lp), _achieved(compiled, hi, lp)
+    gaps = [abs(low_ach - lower) if low_ach is not None else math.inf,
+            abs(upper - up_ach) if up_ach is not None else math.inf]
+    return BoundResult(
+        lower=lower, upper=upper, lower_achieved=low_ach, upper_achieved=up_ach, status=status,
+        gap=max(gaps), min_result=lo, max_result=hi, kind=compiled.kind,
+        stats_before=compiled.stats_before, stats_after=compiled.stats_after, metric=label,
+        parameters=params, backend=be.name, wall_time=time.perf_counter() - start, notes=notes,
+    )
+
+
+

@@ -1,0 +1,504 @@
+"""Compile bias + observed table + query into a :class:`PolynomialProgram`.
+
+Pipeline (all exact unless stated):
+
+1. **Latent projection** of the bias DAG and c-components (:mod:`fairprobe.core.dag`).
+2. **Response types** per c-component (:mod:`fairprobe.core.response`); every probability the
+   program mentions (table cells, constraint atoms, query atoms) becomes a sum over completions of
+   products of per-component type masks.
+3. **Fixing**: a root variable without latent parents whose law the (unconditioned) table
+   reports gets its observed probabilities as constants.
+4. **Absorbing roots**: a root ``A`` without latent parents, never intervened on, whose law is
+   *not* observed (selected data) is merged with a c-component ``C`` all of whose members have
+   ``A`` as a parent. The product ``q_A(a) q_C(r)`` becomes one joint ``x(a, r)``. This drops the
+   independence of ``A`` and ``C``'s response types, which is exact here: events with ``A = a``
+   read only the ``a``-slice of ``C``'s response functions, and the slices are disjoint
+   coordinates, so any family of slice marginals is realised by some ``q_C``. It is what keeps
+   the selection programs linear.
+5. **Merging types**: joint types that no event in the program distinguishes are merged into one
+   variable (their total probability). Exact: every polynomial depends on the types only through
+   these sums.
+6. **Polynomials** are built directly as sparse dicts; sympy only parses the strings.
+7. **Ratios**: a query that is affine in one conditional probability becomes a *fractional
+   objective* (``num / den``); the driver turns a linear-fractional program into one LP
+   (Charnes-Cooper). Other ratios get an auxiliary variable ``r`` in [0, 1] with the bilinear
+   equality ``r * P(F) = P(E & F)`` and ``P(F) >= 1e-9`` (bounds hold over all models in which
+   the conditioning events have probability at least 1e-9).
+8. **Presolve**: variables forced to zero by data cells of probability zero are removed.
+
+Independent latent distributions that meet in one probability (several non-fixed components in a
+term) are encoded as products: the program is then sharp and genuinely polynomial, and goes to a
+global solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import product
+from typing import Any
+
+import numpy as np
+import sympy
+
+from fairprobe.core.config import BiasConfig
+from fairprobe.core.polynomial import Poly, poly_add, poly_mul, poly_scale
+from fairprobe.core.program import Constraint, PolynomialProgram
+from fairprobe.core.query import Atom, ParsedExpression, parse_expression
+from fairprobe.core.response import EventTerm, ResponseModel
+from fairprobe.core.table import ObservedTable
+from fairprobe.exceptions import ConfigError, DataError, InfeasibleError
+
+__all__ = ["CompiledProgram", "compile_program"]
+
+#: Lower bound imposed on conditioning events of auxiliary ratio variables.
+RATIO_EPSILON = 1e-9
+
+EventKey = tuple[Atom, ...]
+
+
+@dataclass
+class CompiledProgram:
+    """A compiled bound problem (minimisation form of the query).
+
+    Attributes
+    ----------
+    program : PolynomialProgram
+        Objective = the query (``sense`` "min"; use ``with_sense("max")`` for the upper bound).
+    kind : {"linear", "linear_fractional", "polynomial"}
+        Structure detected after reductions.
+    stats_before, stats_after : dict
+        Size of the naive response-function program and of the reduced one.
+    notes : list of str
+        Reductions applied and relaxations made, for reports.
+    """
+
+    program: PolynomialProgram
+    kind: str
+    stats_before: dict[str, int]
+    stats_after: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+
+def _event_key(atoms: Sequence[Atom]) -> EventKey:
+    return tuple(sorted(set(atoms), key=lambda a: (a.var, a.intervention, str(a.value))))
+
+
+class _Compiler:
+    def __init__(self, config: BiasConfig, table: ObservedTable, params: Mapping[str, float]) -> None:
+        self.config = config
+        self.table = table
+        self.params = dict(params)
+        table.validate_against(config)
+        config.check_parameter_values(self.params)
+        self.dag = config.dag.latent_projection()
+        self.model = ResponseModel(self.dag, {v: config.cardinality(v) for v in self.dag.endogenous})
+        for node in table.nodes:
+            top = table.cardinality(node)
+            if top > self.model.cards[node]:
+                raise DataError(f"Column {node!r} has {top} values but the config declares {self.model.cards[node]}.")
+        self.terms: dict[EventKey, list[EventTerm]] = {}
+        self.intervened: set[str] = set()
+        self.notes: list[str] = []
+
+    # -- events ---------------------------------------------------------------------------
+    def register(self, atoms: Sequence[Atom]) -> EventKey:
+        key = _event_key(atoms)
+        if key not in self.terms:
+            self.terms[key] = self.model.event_terms(key)
+            for a in key:
+                self.intervened.update(k for k, _ in a.intervention)
+        return key
+
+    def data_events(self) -> list[tuple[EventKey, float, EventKey | None]]:
+        """(cell & given event, observed probability, given event) for every cell of the grid."""
+        nodes = self.table.nodes
+        given_atoms = tuple(Atom(k, int(v)) for k, v in self.table.given.items())
+        given_key = self.register(given_atoms) if given_atoms else None
+        probs = {tuple(int(x) for x in row[:-1]): float(row[-1])
+                 for row in self.table.cells[[*nodes, "prob"]].itertuples(index=False)}
+        out = []
+        for cell in product(*[range(self.model.cards[v]) for v in nodes]):
+            atoms = tuple(Atom(v, c) for v, c in zip(nodes, cell, strict=True)) + given_atoms
+            out.append((self.register(atoms), probs.get(cell, 0.0), given_key))
+        return out
+
+    # -- reductions -----------------------------------------------------------------------
+    def plan_components(self) -> None:
+        model = self.model
+        table_marginal_known = not self.table.given
+        self.fixed: dict[int, np.ndarray] = {}
+        self.group: dict[int, int] = {c.index: c.index for c in model.components}
+        for comp in model.components:
+            if len(comp.members) != 1 or comp.members[0].parents:
+                continue
+            v = comp.members[0].name
+            if v in self.intervened:
+                continue
+            partners = [c for c in model.components if c.index != comp.index
+                        and all(v in m.parents for m in c.members)]
+            if partners:
+                # Absorbing beats fixing: types are then merged per slice of v (x(a, slice_a)),
+                # instead of per combination of slices.
+                target = partners[0]
+                self.group[comp.index] = target.index
+                self.notes.append(
+                    f"absorbed root {v} into c-component {target.names} (exact: every member reads {v})"
+                )
+            elif table_marginal_known and v in self.table.nodes:
+                self.fixed[comp.index] = np.array([self.table.prob({v: a}) for a in range(model.cards[v])])
+                self.notes.append(f"fixed P({v}) to the observed marginal")
+
+    def final_masks(self, term: EventTerm) -> tuple[float, dict[int, np.ndarray]]:
+        """Apply fixing and absorption to one term: (constant factor, masks per final group)."""
+        coef = 1.0
+        by_group: dict[int, dict[int, np.ndarray]] = {}
+        for c, mask in term.masks.items():
+            if c in self.fixed:
+                coef *= float(self.fixed[c][mask].sum())
+                continue
+            by_group.setdefault(self.group[c], {})[c] = mask
+        out: dict[int, np.ndarray] = {}
+        for g, parts in by_group.items():
+            members = self.group_members[g]
+            full: np.ndarray | None = None
+            for c in members:  # outer product in member order (absorbed roots first)
+                n = self.model.components[c].n_types
+                m = parts.get(c, np.ones(n, dtype=bool))
+                full = m if full is None else np.logical_and.outer(full, m).ravel()
+            out[g] = full
+        return coef, out
+
+    def build(self, query: str | ParsedExpression) -> CompiledProgram:
+        cfg = self.config
+        parsed_q = query if isinstance(query, ParsedExpression) else parse_expression(query)
+        unknown = sorted(parsed_q.variables - set(self.dag.endogenous))
+        if unknown:
+            raise ConfigError(
+                f"The query names {unknown}, which are not endogenous nodes of the bias DAG "
+                f"{self.dag.endogenous}."
+            )
+        data = self.data_events()
+        cons_atoms = [self._atom_keys(c) for c in cfg.parsed_constraints]
+        query_atoms = self._atom_keys(parsed_q)
+        self.plan_components()
+        groups = sorted(set(self.group[c.index] for c in self.model.components if c.index not in self.fixed))
+        self.group_members = {
+            g: sorted([c for c, gg in self.group.items() if gg == g and c not in self.fixed],
+                      key=lambda c: (0 if c != g else 1, c))
+            for g in groups
+        }
+        # signature merging per final group
+        finals: dict[EventKey, list[tuple[float, dict[int, np.ndarray]]]] = {
+            key: [self.final_masks(t) for t in terms] for key, terms in self.terms.items()
+        }
+        columns: dict[int, list[np.ndarray]] = {g: [] for g in groups}
+        for fl in finals.values():
+            for _, masks in fl:
+                for g, m in masks.items():
+                    columns[g].append(m)
+        self.classes: dict[int, np.ndarray] = {}
+        self.reps: dict[int, np.ndarray] = {}
+        naive_vars = sum(c.n_types for c in self.model.components)
+        prog = PolynomialProgram(sense="min", name="fairprobe-bound")
+        self.var_base: dict[int, int] = {}
+        self.conditional: dict[int, dict[tuple[int, int], int]] = {}
+        for g in groups:
+            if not columns[g]:
+                continue
+            if self._add_conditional_parameters(prog, g, columns[g]):
+                continue
+            sig = np.packbits(np.stack(columns[g], axis=1), axis=1)
+            _, rep, inv = np.unique(sig, axis=0, return_index=True, return_inverse=True)
+            # deterministic class numbering: by first type index
+            order = np.argsort(rep)
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            self.classes[g] = rank[inv.ravel()]
+            self.reps[g] = np.sort(rep)
+            names = "_".join(v for c in self.group_members[g] for v in self.model.components[c].names)
+            self.var_base[g] = prog.n_variables
+            for k in range(len(rep)):
+                prog.add_variable(f"q_{names}.{k}", 0.0, 1.0)
+            prog.constraints.append(Constraint(
+                {(self.var_base[g] + k,): 1.0 for k in range(len(rep))}, "==", 1.0, f"simplex_{names}"))
+        self.polys: dict[EventKey, Poly] = {}
+        naive_terms = 0
+        for key, fl in finals.items():
+            poly: Poly = {}
+            for coef, masks in fl:
+                if coef == 0.0:
+                    continue
+                factors = []
+                for g, m in masks.items():
+                    naive_terms += int(m.sum())
+                    if g in self.conditional:
+                        factors.append({(self.conditional[g][self._atomic(g, m)],): 1.0})
+                        continue
+                    ids = np.unique(self.classes[g][m])
+                    factors.append({(self.var_base[g] + int(k),): 1.0 for k in ids})
+                term: Poly = {(): coef}
+                for f in factors:
+                    term = poly_mul(term, f)
+                poly = poly_add(poly, term)
+            self.polys[key] = poly
+        # data constraints
+        for k, (key, prob, given_key) in enumerate(data):
+            body = dict(self.polys[key])
+            if given_key is not None:
+                body = poly_add(body, self.polys[given_key], -prob)
+                rhs = 0.0
+            else:
+                rhs = prob
+            const = body.pop((), 0.0)
+            if not body:
+                if abs(const - rhs) > 1e-9:
+                    raise DataError(f"The table is inconsistent with the model at cell #{k}.")
+                continue
+            prog.constraints.append(Constraint(body, "==", rhs - const, f"data{k}"))
+        if self.table.given:
+            given_key = data[0][2]
+            body = dict(self.polys[given_key])
+            const = body.pop((), 0.0)
+            prog.constraints.append(Constraint(body, ">=", RATIO_EPSILON - const, "selected_positive"))
+        # bias constraints
+        for j, (parsed, keys) in enumerate(zip(cfg.parsed_constraints, cons_atoms, strict=True)):
+            self._add_constraint(prog, parsed, keys, f"bias{j}")
+        kind = self._set_objective(prog, parsed_q, query_atoms)
+        stats_before = {"n_variables": naive_vars, "n_terms": naive_terms,
+                        "n_constraints": len(data) + len(cfg.constraints)}
+        removed = _presolve_zero_variables(prog)
+        if removed:
+            self.notes.append(f"presolve removed {removed} variables forced to zero by the data")
+        kind = _detect_kind(prog)
+        return CompiledProgram(prog, kind, stats_before, prog.stats().to_dict(), self.notes)
+
+    def _atomic(self, g: int, mask: np.ndarray) -> tuple[int, int] | None:
+        """(parent configuration, value) when ``mask`` is exactly "V(config) = value"."""
+        comp = self.model.components[g]
+        member = comp.members[0]
+        first = int(np.argmax(mask))
+        for c in range(member.table.shape[1]):
+            col = member.table[comp.types[:, 0], c]
+            v = int(col[first])
+            if np.array_equal(mask, col == v):
+                return c, v
+        return None
+
+    def _add_conditional_parameters(self, prog: PolynomialProgram, g: int, masks: list[np.ndarray]) -> bool:
+        """Parametrise an unconfounded variable by its conditional probabilities when exact.
+
+        A c-component with one member ``V`` has no latent parent. When every event reads ``V`` at
+        a single parent configuration, probabilities depend on its response types only through
+        ``P(V = v | pa = c)``, one free distribution per configuration (response tables have
+        independent coordinates per configuration): far fewer variables and bilinear terms.
+        """
+        if self.group_members[g] != [g] or len(self.model.components[g].members) != 1:
+            return False
+        atoms = set()
+        for m in masks:
+            a = self._atomic(g, m)
+            if a is None:
+                return False
+            atoms.add(a)
+        member = self.model.components[g].members[0]
+        index: dict[tuple[int, int], int] = {}
+        for c in sorted({c for c, _ in atoms}):
+            rest, digits = c, []
+            for pc in reversed(member.parent_cards):
+                rest, d = divmod(rest, pc)
+                digits.append(d)
+            cfg = "_".join(f"{p}{d}" for p, d in zip(member.parents, reversed(digits), strict=True))
+            ids = []
+            for v in range(member.card):
+                index[(c, v)] = prog.add_variable(f"p_{member.name}{v}_given_{cfg or 'none'}", 0.0, 1.0)
+                ids.append(index[(c, v)])
+            prog.constraints.append(Constraint({(i,): 1.0 for i in ids}, "==", 1.0, f"dist_{member.name}_{cfg}"))
+        self.conditional[g] = index
+        parents = ", ".join(member.parents)
+        self.notes.append(f"{member.name} is unconfounded: parametrised by P({member.name} | {parents})")
+        return True
+
+    def _atom_keys(self, parsed: ParsedExpression) -> list[tuple[EventKey, EventKey | None]]:
+        out = []
+        for atom in parsed.atoms:
+            if atom.given:
+                out.append((self.register(atom.event + atom.given), self.register(atom.given)))
+            else:
+                out.append((self.register(atom.event), None))
+        return out
+
+    def _substituted(self, parsed: ParsedExpression) -> sympy.Expr:
+        subs = {}
+        for s in parsed.parameters:
+            if str(s) not in self.params:
+                raise ConfigError(f"No value for parameter {s} in {parsed.source!r}.")
+            subs[s] = sympy.Float(self.params[str(s)])
+        return sympy.expand(parsed.expr.subs(subs))
+
+    def _poly_of(self, expr: sympy.Expr, symbol_polys: Mapping[sympy.Symbol, Poly]) -> Poly:
+        """Evaluate a small polynomial sympy expression with atoms replaced by sparse polys."""
+        p = sympy.Poly(expr, *symbol_polys.keys()) if symbol_polys else None
+        if p is None:
+            return {(): float(expr)} if float(expr) != 0 else {}
+        out: Poly = {}
+        for monom, coef in p.terms():
+            term: Poly = {(): float(coef)}
+            for sym, power in zip(symbol_polys, monom, strict=True):
+                for _ in range(power):
+                    term = poly_mul(term, symbol_polys[sym])
+            out = poly_add(out, term)
+        return out
+
+    def _add_constraint(self, prog: PolynomialProgram, parsed: Any, keys: list, name: str) -> None:
+        expr = self._substituted(parsed)
+        symbols = parsed.symbols
+        givens = {keys[k][1] for k, s in enumerate(symbols) if keys[k][1] is not None and s in expr.free_symbols}
+        linear = all(sympy.degree(expr, s) <= 1 for s in symbols if s in expr.free_symbols)
+        if givens and len(givens) == 1 and linear:
+            # multiply through by P(F) > 0: conditionals become joint probabilities
+            (gkey,) = givens
+            pf = self.polys[gkey]
+            sym_polys = {}
+            for k, s in enumerate(symbols):
+                ev, g = keys[k]
+                sym_polys[s] = self.polys[ev] if g is not None else poly_mul(self.polys[ev], pf)
+            const = float(expr.subs({s: 0 for s in symbols}))
+            body = poly_scale(pf, const)
+            for s in symbols:
+                c = float(expr.coeff(s))
+                if c:
+                    body = poly_add(body, sym_polys[s], c)
+            self._append(prog, body, parsed.sense, name)
+            return
+        sym_polys = {s: self._ratio_poly(prog, keys[k], f"{name}_r{k}") for k, s in enumerate(symbols)}
+        self._append(prog, self._poly_of(expr, sym_polys), parsed.sense, name)
+
+    @staticmethod
+    def _append(prog: PolynomialProgram, body: Poly, sense: str, name: str) -> None:
+        body = dict(body)
+        const = body.pop((), 0.0)
+        if not body:
+            ok = {"<=": const <= 1e-12, ">=": const >= -1e-12, "==": abs(const) <= 1e-12}[sense]
+            if not ok:
+                raise ConfigError(f"Constraint {name} reduces to the false statement {const} {sense} 0.")
+            return
+        prog.constraints.append(Constraint(body, sense, -const, name))
+
+    def _ratio_poly(self, prog: PolynomialProgram, keys: tuple, name: str) -> Poly:
+        ev, given = keys
+        if given is None:
+            return self.polys[ev]
+        r = prog.add_variable(name, 0.0, 1.0)
+        pf = self.polys[given]
+        body = poly_add(poly_mul({(r,): 1.0}, pf), self.polys[ev], -1.0)
+        prog.constraints.append(Constraint(body, "==", 0.0, f"{name}_def"))
+        pf_body = dict(pf)
+        const = pf_body.pop((), 0.0)
+        if pf_body:
+            prog.constraints.append(Constraint(pf_body, ">=", RATIO_EPSILON - const, f"{name}_pos"))
+        self.notes.append(f"conditional probability {name} encoded with P(given) >= {RATIO_EPSILON}")
+        return {(r,): 1.0}
+
+    def _set_objective(self, prog: PolynomialProgram, parsed: ParsedExpression, keys: list) -> str:
+        expr = self._substituted(parsed)
+        symbols = [s for s in parsed.symbols if s in expr.free_symbols]
+        conditional = [s for s in symbols if keys[parsed.symbols.index(s)][1] is not None]
+        linear_so_far = prog.max_degree <= 1
+        if len(symbols) == 1 and conditional and sympy.degree(expr, symbols[0]) == 1 and linear_so_far:
+            # Linear-fractional: solved exactly as one LP by the driver. (With polynomial
+            # constraints a bounded ratio variable below is much easier for global solvers
+            # than an unbounded epigraph variable.)
+            s = symbols[0]
+            ev, given = keys[parsed.symbols.index(s)]
+            a = float(expr.coeff(s))
+            b = float(expr.subs(s, 0))
+            num = poly_add(poly_scale(self.polys[ev], a), self.polys[given], b)
+            den = self.polys[given]
+            prog.objective = num
+            prog.objective_denominator = den
+            return "fractional"
+        sym_polys = {}
+        for k, s in enumerate(parsed.symbols):
+            if s in expr.free_symbols:
+                sym_polys[s] = self._ratio_poly(prog, keys[k], f"query_r{k}")
+        prog.objective = self._poly_of(expr, sym_polys)
+        prog.objective_denominator = None
+        return "polynomial"
+
+
+def _presolve_zero_variables(prog: PolynomialProgram) -> int:
+    """Remove variables forced to 0 by ``sum(positive * x) == 0`` rows over x >= 0."""
+    zero: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for c in prog.constraints:
+            if c.sense != "==" or c.rhs != 0.0:
+                continue
+            live = {m: v for m, v in c.poly.items() if not (set(m) & zero)}
+            if live and all(len(m) == 1 and v > 0 and prog.variables[m[0]].lb >= 0 for m, v in live.items()):
+                zero.update(m[0] for m in live)
+                changed = True
+    if not zero:
+        return 0
+    keep = [i for i in range(prog.n_variables) if i not in zero]
+    remap = {old: new for new, old in enumerate(keep)}
+
+    def strip(poly: Poly) -> Poly:
+        out: Poly = {}
+        for mono, coef in poly.items():
+            if set(mono) & zero:
+                continue
+            key = tuple(remap[i] for i in mono)
+            out[key] = out.get(key, 0.0) + coef
+        return out
+
+    new_cons = []
+    for c in prog.constraints:
+        body = strip(c.poly)
+        const = body.pop((), 0.0)
+        if not body:
+            if abs(const - c.rhs) > 1e-9 and c.sense == "==":
+                raise InfeasibleError(
+                    f"The observed table is inconsistent with the bias model: row {c.name} needs "
+                    f"probability {c.rhs - const:g} but zero cells force it to 0. Check the table "
+                    "and the DAG (is a column attached to the right node?)."
+                )
+            continue
+        new_cons.append(Constraint(body, c.sense, c.rhs - const, c.name))
+    prog.objective = strip(prog.objective)
+    if prog.objective_denominator is not None:
+        prog.objective_denominator = strip(prog.objective_denominator)
+    prog.variables = [prog.variables[i] for i in keep]
+    prog._index = {v.name: i for i, v in enumerate(prog.variables)}
+    prog.constraints = new_cons
+    return len(zero)
+
+
+def _detect_kind(prog: PolynomialProgram) -> str:
+    if prog.max_degree <= 1:
+        return "linear_fractional" if prog.is_fractional else "linear"
+    return "polynomial"
+
+
+def compile_program(
+    config: BiasConfig, table: ObservedTable, query: str | ParsedExpression, params: Mapping[str, float]
+) -> CompiledProgram:
+    """Compile ``query`` under ``config`` and ``table`` at sensitivity ``params``.
+
+    Parameters
+    ----------
+    config : BiasConfig
+    table : ObservedTable
+    query : str or ParsedExpression
+        In the constraint grammar, e.g. ``"P(P = 1 | Y = 0 & A = 0)"``.
+    params : mapping
+        Values of the sensitivity parameters, e.g. ``{"D": 0.05}``.
+
+    Returns
+    -------
+    CompiledProgram
+    """
+    return _Compiler(config, table, params).build(query)
+
