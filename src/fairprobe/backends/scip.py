@@ -122,13 +122,20 @@ class ScipBackend(Backend):
                 model.addCons(gap_expr >= 0, name="__epigraph")
             model.setObjective(z, sense)
 
+        failure = None
         try:
-            model.optimize()
-        except Exception as exc:  # pragma: no cover - SCIP internal failure
-            raise SolverError(f"SCIP failed while solving: {exc}") from exc
+            # Releasing the GIL lets the driver solve the min and max programs on two cores.
+            model.optimizeNogil() if hasattr(model, "optimizeNogil") else model.optimize()
+        except Exception as exc:
+            # SCIP gives up on "unresolved numerical troubles in LP" on badly scaled programs.
+            # The dual bound of the tree processed so far is still valid: report it as a
+            # numerical error rather than crash.
+            failure = str(exc)
 
-        status = model.getStatus()
+        status = "numerical_error" if failure else model.getStatus()
         termination, limit = _STATUS.get(status, (Termination.ERROR, None))
+        if failure:
+            termination = Termination.NUMERICAL_ERROR
         n_sols = model.getNSols()
         incumbent = None
         incumbent_obj = None
@@ -141,7 +148,10 @@ class ScipBackend(Backend):
         elif termination is Termination.UNBOUNDED:
             bound = -math.inf if program.sense == "min" else math.inf
         else:
-            bound = _finite_or_inf(model.getDualbound())
+            try:
+                bound = _finite_or_inf(model.getDualbound())
+            except Exception:  # SCIP state unreadable after a failure: no bound
+                bound = -math.inf if program.sense == "min" else math.inf
         return SolveResult(
             termination=termination,
             limit=limit,
@@ -152,7 +162,7 @@ class ScipBackend(Backend):
             solver_version=f"SCIP {model.version()} / pyscipopt {pyscipopt.__version__}",
             wall_time=time.perf_counter() - start,
             sense=program.sense,
-            message=f"SCIP status: {status}",
+            message=f"SCIP status: {status}" + (f" ({failure})" if failure else ""),
             extra={"status": status, "n_nodes": model.getNNodes(), "n_solutions": n_sols},
         )
 

@@ -33,6 +33,7 @@ global solver.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product
@@ -78,6 +79,7 @@ class CompiledProgram:
     stats_before: dict[str, int]
     stats_after: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    ratios: list[str] = field(default_factory=list)
 
 
 def _event_key(atoms: Sequence[Atom]) -> EventKey:
@@ -85,7 +87,9 @@ def _event_key(atoms: Sequence[Atom]) -> EventKey:
 
 
 class _Compiler:
-    def __init__(self, config: BiasConfig, table: ObservedTable, params: Mapping[str, float]) -> None:
+    def __init__(self, config: BiasConfig, table: ObservedTable, params: Mapping[str, float],
+                 reduce: bool = True) -> None:
+        self.reduce = reduce
         self.config = config
         self.table = table
         self.params = dict(params)
@@ -100,6 +104,7 @@ class _Compiler:
         self.terms: dict[EventKey, list[EventTerm]] = {}
         self.intervened: set[str] = set()
         self.notes: list[str] = []
+        self.ratio_names: list[str] = []
 
     # -- events ---------------------------------------------------------------------------
     def register(self, atoms: Sequence[Atom]) -> EventKey:
@@ -115,6 +120,12 @@ class _Compiler:
         nodes = self.table.nodes
         given_atoms = tuple(Atom(k, int(v)) for k, v in self.table.given.items())
         given_key = self.register(given_atoms) if given_atoms else None
+        tiny = self.table.cells["prob"][(self.table.cells["prob"] > 0) & (self.table.cells["prob"] < 1e-8)]
+        if len(tiny):
+            warnings.warn(
+                f"{len(tiny)} table cell(s) have probability below 1e-8, at the numerical tolerance of "
+                "floating-point solvers; set them to 0 (or use counts) if a solver reports the data as "
+                "infeasible.", RuntimeWarning, stacklevel=4)
         probs = {tuple(int(x) for x in row[:-1]): float(row[-1])
                  for row in self.table.cells[[*nodes, "prob"]].itertuples(index=False)}
         out = []
@@ -136,7 +147,7 @@ class _Compiler:
             if v in self.intervened:
                 continue
             partners = [c for c in model.components if c.index != comp.index
-                        and all(v in m.parents for m in c.members)]
+                        and all(v in m.parents for m in c.members)] if self.reduce else []
             if partners:
                 # Absorbing beats fixing: types are then merged per slice of v (x(a, slice_a)),
                 # instead of per combination of slices.
@@ -206,9 +217,12 @@ class _Compiler:
         for g in groups:
             if not columns[g]:
                 continue
-            if self._add_conditional_parameters(prog, g, columns[g]):
+            if self.reduce and self._add_conditional_parameters(prog, g, columns[g]):
                 continue
-            sig = np.packbits(np.stack(columns[g], axis=1), axis=1)
+            if self.reduce:
+                sig = np.packbits(np.stack(columns[g], axis=1), axis=1)
+            else:  # baseline: one variable per joint response type, as the reference pipeline
+                sig = np.arange(len(columns[g][0]))[:, None]
             _, rep, inv = np.unique(sig, axis=0, return_index=True, return_inverse=True)
             # deterministic class numbering: by first type index
             order = np.argsort(rep)
@@ -267,11 +281,11 @@ class _Compiler:
         kind = self._set_objective(prog, parsed_q, query_atoms)
         stats_before = {"n_variables": naive_vars, "n_terms": naive_terms,
                         "n_constraints": len(data) + len(cfg.constraints)}
-        removed = _presolve_zero_variables(prog)
+        removed = _presolve_zero_variables(prog) if self.reduce else 0
         if removed:
             self.notes.append(f"presolve removed {removed} variables forced to zero by the data")
         kind = _detect_kind(prog)
-        return CompiledProgram(prog, kind, stats_before, prog.stats().to_dict(), self.notes)
+        return CompiledProgram(prog, kind, stats_before, prog.stats().to_dict(), self.notes, self.ratio_names)
 
     def _atomic(self, g: int, mask: np.ndarray) -> tuple[int, int] | None:
         """(parent configuration, value) when ``mask`` is exactly "V(config) = value"."""
@@ -390,6 +404,7 @@ class _Compiler:
         if given is None:
             return self.polys[ev]
         r = prog.add_variable(name, 0.0, 1.0)
+        self.ratio_names.append(name)
         pf = self.polys[given]
         body = poly_add(poly_mul({(r,): 1.0}, pf), self.polys[ev], -1.0)
         prog.constraints.append(Constraint(body, "==", 0.0, f"{name}_def"))
@@ -483,7 +498,8 @@ def _detect_kind(prog: PolynomialProgram) -> str:
 
 
 def compile_program(
-    config: BiasConfig, table: ObservedTable, query: str | ParsedExpression, params: Mapping[str, float]
+    config: BiasConfig, table: ObservedTable, query: str | ParsedExpression, params: Mapping[str, float],
+    *, reduce: bool = True,
 ) -> CompiledProgram:
     """Compile ``query`` under ``config`` and ``table`` at sensitivity ``params``.
 
@@ -495,10 +511,13 @@ def compile_program(
         In the constraint grammar, e.g. ``"P(P = 1 | Y = 0 & A = 0)"``.
     params : mapping
         Values of the sensitivity parameters, e.g. ``{"D": 0.05}``.
+    reduce : bool
+        Apply the exact reductions (default). ``False`` builds the naive response-function
+        program (one variable per joint response type), used as the benchmark baseline.
 
     Returns
     -------
     CompiledProgram
     """
-    return _Compiler(config, table, params).build(query)
+    return _Compiler(config, table, params, reduce=reduce).build(query)
 
