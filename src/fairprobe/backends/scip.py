@@ -124,8 +124,7 @@ class ScipBackend(Backend):
 
         failure = None
         try:
-            # Releasing the GIL lets the driver solve the min and max programs on two cores.
-            model.optimizeNogil() if hasattr(model, "optimizeNogil") else model.optimize()
+            model.optimize()
         except Exception as exc:
             # SCIP gives up on "unresolved numerical troubles in LP" on badly scaled programs.
             # The dual bound of the tree processed so far is still valid: report it as a

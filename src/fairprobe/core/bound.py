@@ -176,14 +176,22 @@ def _as_table(data: Any, config: BiasConfig) -> ObservedTable:
     raise DataError(f"data must be an ObservedTable or a pandas DataFrame; got {type(data).__name__}.")
 
 
-def _solve_pair(prog: PolynomialProgram, backend: Any, options: SolveOptions) -> tuple[SolveResult, SolveResult]:
-    """Solve the min and max programs concurrently (SCIP and Gurobi release the GIL)."""
-    from concurrent.futures import ThreadPoolExecutor
+def _solve_one(prog: PolynomialProgram, backend_name: str, options: SolveOptions) -> SolveResult:
+    return get_backend(backend_name).solve(prog, options)
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        lo = pool.submit(backend.solve, prog.with_sense("min"), options)
-        hi = pool.submit(backend.solve, prog.with_sense("max"), options)
-        return lo.result(), hi.result()
+
+def _solve_pair(prog: PolynomialProgram, backend: Any, options: SolveOptions,
+                n_jobs: int = 1) -> tuple[SolveResult, SolveResult]:
+    """Solve the min and max programs, in two worker processes when ``n_jobs >= 2``."""
+    if n_jobs >= 2:
+        from joblib import Parallel, delayed
+
+        lo, hi = Parallel(n_jobs=2, backend="loky")(
+            delayed(_solve_one)(prog.with_sense(sense), backend.name, options) for sense in ("min", "max"))
+        return lo, hi
+    # Processes, not threads: two SCIP instances optimising concurrently in one process (with
+    # pyscipopt's optimizeNogil) crashed in testing.
+    return backend.solve(prog.with_sense("min"), options), backend.solve(prog.with_sense("max"), options)
 
 
 def _lf_to_lp(compiled: CompiledProgram) -> PolynomialProgram:
@@ -274,6 +282,7 @@ def bound(
     time_limit: float | None = None,
     gap: float = 1e-6,
     reduce: bool = True,
+    n_jobs: int = 1,
     **parameters: float,
 ) -> BoundResult:
     """Certified bounds on ``metric`` under ``bias`` given ``data`` at sensitivity ``D``.
@@ -297,6 +306,9 @@ def bound(
     reduce : bool
         Apply the exact program reductions (default); ``False`` solves the naive
         response-function program, for benchmarks.
+    n_jobs : int
+        ``2`` solves the lower- and upper-bound programs of polynomial problems in two worker
+        processes (worth it when one solve takes more than a few tenths of a second).
 
     Returns
     -------
@@ -338,7 +350,7 @@ def bound(
         program = tighten_ratio_bounds(compiled, be, options)
         if program is not compiled.program:
             notes.append("ratio variables bounded by their exact single-ratio ranges (LPs)")
-        lo, hi = _solve_pair(program, be, options)
+        lo, hi = _solve_pair(program, be, options, n_jobs=n_jobs)
     for r in (lo, hi):
         if r.termination is Termination.INFEASIBLE:
             if lp is not None:
