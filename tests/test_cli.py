@@ -68,7 +68,8 @@ def test_demo_quick_writes_report(tmp_path: Path) -> None:
     out = run("demo", "--quick", "--out", str(tmp_path / "rep"), "--seed", "3")
     assert out.returncode == 0, out.stderr
     rep = tmp_path / "rep"
-    for name in ("index.html", "fpr_bounds.csv", "fpr_bounds.png", "summary.json"):
+    for name in ("index.html", "fpr_bounds.csv", "fpr_bounds.png", "summary.json", "parity_bounds.csv",
+                 "parity_bounds.png"):
         assert (rep / name).stat().st_size > 0, name
     summary = json.loads((rep / "summary.json").read_text())
     assert summary["true_value_covered"] is True
@@ -79,3 +80,7 @@ def test_demo_quick_writes_report(tmp_path: Path) -> None:
     assert (d0.upper - d0.lower).abs().max() < 1e-6
     assert (d0.lower - d0.observed_fpr).abs().max() < 1e-6
     assert str(rep.resolve()) in out.stdout
+    parity = pd.read_csv(rep / "parity_bounds.csv")
+    # certified parity intervals widen with D and collapse to the observed value at D = 0
+    assert (parity.upper - parity.lower).is_monotonic_increasing
+    assert parity.lower.iloc[0] == pytest.approx(parity.observed.iloc[0], abs=1e-6)

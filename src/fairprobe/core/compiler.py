@@ -29,6 +29,12 @@ Pipeline (all exact unless stated):
 Independent latent distributions that meet in one probability (several non-fixed components in a
 term) are encoded as products: the program is then sharp and genuinely polynomial, and goes to a
 global solver.
+
+*Independence inside one c-component is relaxed.* When several latent variables confound the
+members of one c-component (``U``, ``V``, ``Q``, ``W`` in ``proxy_label_and_selection``), the
+program uses one arbitrary joint distribution over the component's response types, the standard
+canonical parametrisation. It does not encode that those latents are mutually independent, so the
+bounds are outer (sound) and may be wider than the sharp bounds under that extra independence.
 """
 
 from __future__ import annotations

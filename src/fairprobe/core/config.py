@@ -146,11 +146,14 @@ class BiasConfig:
 
     def check_parameter_values(self, values: Mapping[str, float]) -> None:
         """Raise when a probability-bound parameter is outside [0, 1] or one is missing."""
-        missing = [p for p in self.parameters if p not in values]
+        used = {str(s) for c in self.parsed_constraints for s in c.parameters}
+        missing = [p for p in self.parameters if p not in values and p in used]
         if missing:
             raise ConfigError(f"No value given for sensitivity parameter(s) {missing}.")
         bounded = self.parameters if self.probability_parameters is None else self.probability_parameters
         for p in bounded:
+            if p not in values:
+                continue
             v = float(values[p])
             if not 0.0 <= v <= 1.0:
                 raise ConfigError(
