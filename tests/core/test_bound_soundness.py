@@ -40,7 +40,7 @@ def scenario(bias: str, seed: int, concentration: float):
 
 
 @pytest.mark.parametrize("bias", sorted(OBSERVED))
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
           phases=[Phase.explicit, Phase.reuse, Phase.generate], derandomize=True)
 @given(seed=st.integers(0, 10_000), concentration=st.sampled_from([0.3, 1.0, 3.0]),
        metric=st.sampled_from(METRICS), group=st.integers(0, 1))
