@@ -133,3 +133,11 @@ def test_time_limit_keeps_bounds_certified() -> None:
         res = fp.bound(cfg, "ppv_parity", table, D=D, time_limit=0.01)
     assert res.status == "limit"
     assert res.contains(truth, tol=1e-6)
+
+
+def test_two_processes_give_the_same_bounds() -> None:
+    t = fp.ObservedTable.from_probabilities(TABLE, given={"S": 1})
+    one = fp.bound("selection", "ppv_parity", t, D=0.05)
+    two = fp.bound("selection", "ppv_parity", t, D=0.05, n_jobs=2)
+    assert (two.lower, two.upper) == pytest.approx((one.lower, one.upper), abs=1e-9)
+    assert two.status == one.status == "optimal"
