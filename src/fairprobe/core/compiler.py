@@ -215,7 +215,6 @@ class _Compiler:
                 for g, m in masks.items():
                     columns[g].append(m)
         self.classes: dict[int, np.ndarray] = {}
-        self.reps: dict[int, np.ndarray] = {}
         naive_vars = sum(c.n_types for c in self.model.components)
         prog = PolynomialProgram(sense="min", name="fairprobe-bound")
         self.var_base: dict[int, int] = {}
@@ -235,7 +234,6 @@ class _Compiler:
             rank = np.empty_like(order)
             rank[order] = np.arange(len(order))
             self.classes[g] = rank[inv.ravel()]
-            self.reps[g] = np.sort(rep)
             names = "_".join(v for c in self.group_members[g] for v in self.model.components[c].names)
             self.var_base[g] = prog.n_variables
             for k in range(len(rep)):
