@@ -162,6 +162,24 @@ def run_demo(out_dir: str | Path = "fairprobe-report", *, quick: bool = False, s
     return DemoResult(out, bounds, summary)
 
 
+def _figure():
+    """A new 6x4 figure on the non-interactive backend (reports are written to files)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=(6, 4))
+
+
+def _save(fig, path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def _parity_sweep(df: pd.DataFrame, Ds: list[float], echo) -> pd.DataFrame:
     """Certified FPR parity under the built-in proxy_label bias, through :func:`fairprobe.bound`."""
     from fairprobe.core.bound import bound
@@ -181,30 +199,18 @@ def _parity_sweep(df: pd.DataFrame, Ds: list[float], echo) -> pd.DataFrame:
 
 
 def _plot_parity(parity: pd.DataFrame, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _figure()
     ax.fill_between(parity.D, parity.lower, parity.upper, alpha=0.3, label="certified FPR parity")
     ax.axhline(parity.true_value.iloc[0], ls="--", color="k", lw=1, label="true FPR parity")
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel("sensitivity parameter D = max P(Z != Y)")
     ax.set_ylabel("FPR(A=0) - FPR(A=1)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def _plot(bounds: pd.DataFrame, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = _figure()
     one = bounds.drop_duplicates(["group", "D"])
     for g, colour in ((0, "tab:blue"), (1, "tab:orange")):
         d = one[one.group == g]
@@ -213,9 +219,7 @@ def _plot(bounds: pd.DataFrame, path: Path) -> None:
     ax.set_xlabel("sensitivity parameter D (max mass of missed positives)")
     ax.set_ylabel("false-positive rate")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def _html(out: Path, bounds: pd.DataFrame, summary: str) -> None:

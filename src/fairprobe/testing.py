@@ -337,10 +337,14 @@ class RandomSCM:
             self.functions[v] = (pa, rng.integers(0, self.cards[v], size=shape))
 
     def values(self, do: dict[str, int] | None = None) -> dict[str, Any]:
-        """Value of every variable in every exogenous configuration under ``do``."""
+        """Value of every variable in every exogenous configuration under ``do`` (memoised)."""
         import numpy as np
 
         do = do or {}
+        key = tuple(sorted(do.items()))
+        cache = self.__dict__.setdefault("_worlds", {})
+        if key in cache:
+            return cache[key]
         val: dict[str, Any] = dict(self.exo)
         for v in self.order:
             if v in self.latents:
@@ -350,6 +354,7 @@ class RandomSCM:
                 continue
             pa, table = self.functions[v]
             val[v] = table[tuple(val[p] for p in pa)]
+        cache[key] = val
         return val
 
     def event_prob(self, atoms: Iterable[Any]) -> float:
@@ -357,12 +362,14 @@ class RandomSCM:
         import numpy as np
 
         mask = np.ones(self.prob.size, dtype=bool)
-        worlds: dict[tuple, dict[str, Any]] = {}
         for a in atoms:
-            if a.intervention not in worlds:
-                worlds[a.intervention] = self.values(dict(a.intervention))
-            mask &= worlds[a.intervention][a.var] == a.value
+            mask &= self.values(dict(a.intervention))[a.var] == a.value
         return float(self.prob[mask].sum())
+
+    def atom_value(self, atom: Any) -> float:
+        """Exact value of ``P(event | given)``; raises ZeroDivisionError when ``P(given) = 0``."""
+        num = self.event_prob(atom.event + atom.given)
+        return num / self.event_prob(atom.given) if atom.given else num
 
     def evaluate(self, text: str) -> float:
         """Exact value of a query string in the constraint grammar."""
@@ -371,11 +378,7 @@ class RandomSCM:
         from fairprobe.core.query import parse_expression
 
         parsed = parse_expression(text)
-        subs = {}
-        for s, atom in zip(parsed.symbols, parsed.atoms, strict=True):
-            num = self.event_prob(atom.event + atom.given)
-            den = self.event_prob(atom.given) if atom.given else 1.0
-            subs[s] = sympy.Float(num / den)
+        subs = {s: sympy.Float(self.atom_value(a)) for s, a in zip(parsed.symbols, parsed.atoms, strict=True)}
         return float(parsed.expr.subs(subs))
 
     def table(self, nodes: Iterable[str], given: dict[str, int] | None = None) -> Any:
@@ -403,9 +406,10 @@ class RandomSCM:
         for parsed in self.config.parsed_constraints:
             subs = {}
             for s, atom in zip(parsed.symbols, parsed.atoms, strict=True):
-                num = self.event_prob(atom.event + atom.given)
-                den = self.event_prob(atom.given) if atom.given else 1.0
-                subs[s] = sympy.Float(num / den) if den > 0 else sympy.Float(0)
+                try:
+                    subs[s] = sympy.Float(self.atom_value(atom))
+                except ZeroDivisionError:  # undefined conditional: the constraint holds vacuously
+                    subs[s] = sympy.Float(0)
             expr = sympy.expand(parsed.expr.subs(subs))
             for p in parsed.parameters:
                 slope = float(expr.coeff(p))

@@ -250,7 +250,10 @@ class _SpatialBranchAndBound:
         self.n_lp = self.nq + len(self.lifted)
         self.base = _LinearModel(self.n_lp)
         for mono, coef in self.q.objective.items():
-            self._add_term(self.base.c, mono, self.sign * coef, objective=True)
+            if mono:
+                self.base.c[self._column(mono)] += self.sign * coef
+            else:
+                self.base.c0 += self.sign * coef
         for c in self.q.constraints:
             row: dict[int, float] = {}
             const = 0.0
@@ -258,7 +261,7 @@ class _SpatialBranchAndBound:
                 if not mono:
                     const += coef
                 else:
-                    k = mono[0] if len(mono) == 1 else self.lifted[mono]
+                    k = self._column(mono)
                     row[k] = row.get(k, 0.0) + coef
             lo, hi = _constraint_bounds(c.sense, c.rhs - const)
             self.base.add_row(row, lo, hi)
@@ -275,13 +278,9 @@ class _SpatialBranchAndBound:
                 "those variables finite bounds, or use backend='scip'."
             )
 
-    def _add_term(self, c: np.ndarray, mono: tuple[int, ...], coef: float, objective: bool) -> None:
-        if not mono:
-            self.base.c0 += coef
-        elif len(mono) == 1:
-            c[mono[0]] += coef
-        else:
-            c[self.lifted[mono]] += coef
+    def _column(self, mono: tuple[int, ...]) -> int:
+        """LP column of a monomial: the variable itself, or its lifted product variable."""
+        return mono[0] if len(mono) == 1 else self.lifted[mono]
 
     def _propagate(self, lb: np.ndarray, ub: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         lb, ub = lb.copy(), ub.copy()

@@ -7,6 +7,7 @@ and a subclass of :class:`JsonBias` pointing at it.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from importlib import resources
 from pathlib import Path
@@ -38,5 +39,10 @@ class JsonBias(Bias):
         """Load the JSON config."""
         if self.path is not None:
             return BiasConfig.from_json(self.path)
-        text = resources.files("fairprobe.biases").joinpath("configs", self.resource).read_text()
-        return BiasConfig.from_json(text)
+        return BiasConfig.from_json(_packaged_config(self.resource))
+
+
+@functools.cache
+def _packaged_config(resource: str) -> str:
+    """Text of a packaged JSON config, read once per process (sweeps resolve biases repeatedly)."""
+    return resources.files("fairprobe.biases").joinpath("configs", resource).read_text()

@@ -111,6 +111,7 @@ class _Compiler:
         self.intervened: set[str] = set()
         self.notes: list[str] = []
         self.ratio_names: list[str] = []
+        self._columns: dict[int, np.ndarray] = {}
 
     # -- events ---------------------------------------------------------------------------
     def register(self, atoms: Sequence[Atom]) -> EventKey:
@@ -282,7 +283,7 @@ class _Compiler:
         # bias constraints
         for j, (parsed, keys) in enumerate(zip(cfg.parsed_constraints, cons_atoms, strict=True)):
             self._add_constraint(prog, parsed, keys, f"bias{j}")
-        kind = self._set_objective(prog, parsed_q, query_atoms)
+        self._set_objective(prog, parsed_q, query_atoms)
         stats_before = {"n_variables": naive_vars, "n_terms": naive_terms,
                         "n_constraints": len(data) + len(cfg.constraints)}
         removed = _presolve_zero_variables(prog) if self.reduce else 0
@@ -293,11 +294,12 @@ class _Compiler:
 
     def _atomic(self, g: int, mask: np.ndarray) -> tuple[int, int] | None:
         """(parent configuration, value) when ``mask`` is exactly "V(config) = value"."""
-        comp = self.model.components[g]
-        member = comp.members[0]
+        columns = self._columns.get(g)
+        if columns is None:  # value of V at each parent configuration, per joint type
+            comp = self.model.components[g]
+            columns = self._columns[g] = comp.members[0].table[comp.types[:, 0]].T
         first = int(np.argmax(mask))
-        for c in range(member.table.shape[1]):
-            col = member.table[comp.types[:, 0], c]
+        for c, col in enumerate(columns):
             v = int(col[first])
             if np.array_equal(mask, col == v):
                 return c, v
@@ -419,7 +421,7 @@ class _Compiler:
         self.notes.append(f"conditional probability {name} encoded with P(given) >= {RATIO_EPSILON}")
         return {(r,): 1.0}
 
-    def _set_objective(self, prog: PolynomialProgram, parsed: ParsedExpression, keys: list) -> str:
+    def _set_objective(self, prog: PolynomialProgram, parsed: ParsedExpression, keys: list) -> None:
         expr = self._substituted(parsed)
         symbols = [s for s in parsed.symbols if s in expr.free_symbols]
         conditional = [s for s in symbols if keys[parsed.symbols.index(s)][1] is not None]
@@ -436,14 +438,13 @@ class _Compiler:
             den = self.polys[given]
             prog.objective = num
             prog.objective_denominator = den
-            return "fractional"
+            return
         sym_polys = {}
         for k, s in enumerate(parsed.symbols):
             if s in expr.free_symbols:
                 sym_polys[s] = self._ratio_poly(prog, keys[k], f"query_r{k}")
         prog.objective = self._poly_of(expr, sym_polys)
         prog.objective_denominator = None
-        return "polynomial"
 
 
 def _presolve_zero_variables(prog: PolynomialProgram) -> int:

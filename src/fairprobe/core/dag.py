@@ -199,8 +199,17 @@ class DAG:
         """Latent parents of ``v``."""
         return [p for p in self.parents(v) if p in self.unobserved]
 
-    def ancestors(self, targets: Iterable[str]) -> set[str]:
-        """Ancestors of ``targets``, including themselves."""
+    def ancestors(self, targets: Iterable[str], *, cut: Iterable[str] = (), endogenous: bool = False) -> set[str]:
+        """Ancestors of ``targets``, including themselves.
+
+        Parameters
+        ----------
+        cut : iterable of str
+            Intervened nodes: their incoming edges are removed (they stay in the result).
+        endogenous : bool
+            Follow only non-latent parents.
+        """
+        cut = set(cut)
         out: set[str] = set()
         todo = list(targets)
         while todo:
@@ -209,7 +218,8 @@ class DAG:
                 continue
             self._check(v)
             out.add(v)
-            todo.extend(self._parents[v])
+            if v not in cut:
+                todo.extend(p for p in self._parents[v] if not (endogenous and p in self.unobserved))
         return out
 
     # -- latent projection ----------------------------------------------------------------

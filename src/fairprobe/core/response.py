@@ -132,16 +132,7 @@ class ResponseModel:
     # -- events ---------------------------------------------------------------------------
     def _relevant(self, targets: Sequence[str], do: Mapping[str, int]) -> list[str]:
         """Ancestors of ``targets`` in the graph with edges into ``do`` cut, topological order."""
-        seen: set[str] = set()
-        todo = list(targets)
-        while todo:
-            v = todo.pop()
-            if v in seen:
-                continue
-            seen.add(v)
-            if v in do:
-                continue
-            todo.extend(self.dag.observed_parents(v))
+        seen = self.dag.ancestors(targets, cut=do, endogenous=True)
         return [v for v in self.dag.endogenous if v in seen]
 
     def event_terms(self, atoms: Sequence[Atom]) -> list[EventTerm]:
