@@ -96,9 +96,15 @@ def test_table_inconsistent_with_dag() -> None:
     bad = fp.ObservedTable.from_probabilities(TABLE.rename(columns={"P": "pred"}))
     with pytest.raises(fp.DataError, match=r"Table column 'pred' is not a node"):
         fp.bound("proxy_label", "fpr", bad, D=0.1)
-    selected_missing = fp.ObservedTable.from_probabilities(TABLE)
     with pytest.raises(fp.DataError, match=r"given=\{'S': 1\}"):
-        fp.bound("selection", "fpr", selected_missing, D=0.1)
+        fp.ObservedTable.from_probabilities(TABLE).validate_against(resolve_bias("selection"))
+
+
+def test_table_without_selection_column_is_taken_as_selected() -> None:
+    plain = fp.bound("selection", "fpr", fp.ObservedTable.from_probabilities(TABLE), D=0.1)
+    explicit = fp.bound("selection", "fpr", fp.ObservedTable.from_probabilities(TABLE, given={"S": 1}), D=0.1)
+    assert (plain.lower, plain.upper) == pytest.approx((explicit.lower, explicit.upper), abs=1e-9)
+    assert plain.upper - plain.lower > 0.05  # selection at D = 0.1 leaves the FPR open
 
 
 @pytest.mark.parametrize("D", [-0.1, 1.5])
@@ -119,7 +125,7 @@ def test_unknown_names() -> None:
         fp.bound("proxy", "fpr", t, D=0.1)
     with pytest.raises(fp.UnknownPluginError, match="Unknown metric 'fpx'"):
         fp.bound("proxy_label", "fpx", t, D=0.1)
-    with pytest.raises(fp.ConfigError, match=r"names \['W'\], which are not endogenous"):
+    with pytest.raises(fp.ConfigError, match=r"needs \['W'\], which are not nodes of the bias DAG"):
         compile_program(resolve_bias("proxy_label"), t, "P(W = 1)", {"D": 0.1})
 
 

@@ -8,6 +8,7 @@ found (re-evaluated on the program), so the true sharp interval lies between the
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 import warnings
@@ -22,12 +23,13 @@ from fairprobe.backends.base import SolveOptions, SolveResult, Termination
 from fairprobe.backends.transforms import charnes_cooper
 from fairprobe.core.compiler import CompiledProgram, compile_program
 from fairprobe.core.config import BiasConfig
+from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.registry import get_backend, get_registry
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, SolverError, UnknownPluginError
 
-__all__ = ["BoundResult", "bound", "resolve_bias", "resolve_metric"]
+__all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "resolve_bias", "resolve_metric", "resolve_parameters"]
 
 
 @dataclass
@@ -68,6 +70,7 @@ class BoundResult:
     backend: str
     wall_time: float
     notes: list[str] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
 
     @property
     def width(self) -> float:
@@ -89,7 +92,7 @@ class BoundResult:
             "lower_achieved": fix(self.lower_achieved), "upper_achieved": fix(self.upper_achieved),
             "status": self.status, "gap": fix(self.gap), "kind": self.kind,
             "stats_before": self.stats_before, "stats_after": self.stats_after,
-            "wall_time": self.wall_time, "notes": self.notes,
+            "wall_time": self.wall_time, "notes": self.notes, "details": self.details,
             "min_result": self.min_result.to_dict(), "max_result": self.max_result.to_dict(),
         }
 
@@ -116,14 +119,41 @@ class BoundResult:
                 f"metric={self.metric!r})")
 
 
+@dataclass(frozen=True)
+class MetricSpec:
+    """A resolved metric: its label and its query (or, for max-abs metrics, its terms)."""
+
+    label: str
+    queries: tuple[str, ...]
+    max_abs: bool = False
+
+    @property
+    def query(self) -> str:
+        """The single query of an ordinary metric."""
+        return self.queries[0]
+
+
 def resolve_bias(bias: Any) -> BiasConfig:
-    """A BiasConfig from a config, dict, JSON path/string or registered bias name."""
+    """A BiasConfig from a config, dict, JSON path/string, Bias instance, registered name, or a list.
+
+    A list (``["proxy_label", "selection"]``) combines the biases into one model with one
+    sensitivity parameter per bias (``D_proxy_label``, ``D_selection``); see
+    :func:`fairprobe.core.combine.combine_biases`.
+    """
     if isinstance(bias, BiasConfig):
         return bias
     if isinstance(bias, Mapping):
         return BiasConfig.from_dict(bias)
     if isinstance(bias, (list, tuple)):
-        raise ConfigError("Pass one bias; combining several biases in one program is not supported yet.")
+        from fairprobe.core.combine import combine_biases
+
+        if not bias:
+            raise ConfigError("The list of biases is empty; give at least one bias name.")
+        if len(bias) == 1:
+            return resolve_bias(bias[0])
+        return combine_biases([resolve_bias(b) for b in bias])
+    if hasattr(bias, "config") and callable(bias.config):
+        return bias.config()
     if isinstance(bias, Path) or (isinstance(bias, str) and (bias.endswith(".json") or bias.lstrip().startswith("{"))):
         return BiasConfig.from_json(bias)
     if isinstance(bias, str):
@@ -134,10 +164,10 @@ def resolve_bias(bias: Any) -> BiasConfig:
     raise ConfigError(f"Cannot use {type(bias).__name__} as a bias; give a name, a BiasConfig or a JSON path.")
 
 
-def resolve_metric(metric: Any, config: BiasConfig) -> tuple[str, str]:
-    """(label, query string) from a registered name, a Metric instance or a query string."""
+def resolve_metric(metric: Any, config: BiasConfig) -> MetricSpec:
+    """A :class:`MetricSpec` from a registered name, a Metric instance or a query string."""
     if isinstance(metric, str) and "P(" in metric.replace(" ", ""):
-        return metric, metric
+        return MetricSpec(metric, (metric,))
     if isinstance(metric, str):
         metrics = get_registry().metrics
         if metric not in metrics:
@@ -146,34 +176,59 @@ def resolve_metric(metric: Any, config: BiasConfig) -> tuple[str, str]:
                 "string such as 'P(P = 1 | Y = 0 & A = 0)'."
             )
         metric = metrics[metric]()
+    if hasattr(metric, "max_abs_terms"):
+        terms = tuple(metric.max_abs_terms(config))
+        if not terms:
+            raise ConfigError(f"Metric {metric!r} has no terms for this bias.")
+        return MetricSpec(metric.label(config), terms, max_abs=True)
     if hasattr(metric, "query"):
-        return metric.label(config), metric.query(config)
+        return MetricSpec(metric.label(config), (metric.query(config),))
     raise ConfigError(f"Cannot use {type(metric).__name__} as a metric.")
 
 
-def _params(config: BiasConfig, D: Any, extra: Mapping[str, float]) -> dict[str, float]:
-    params: dict[str, float] = dict(extra)
+def resolve_parameters(config: BiasConfig, D: Any, extra: Mapping[str, float]) -> dict[str, float]:
+    """Sensitivity values by name from ``D`` (a number or a dict) and keyword values."""
+    params: dict[str, float] = {str(k): float(v) for k, v in extra.items()}
+    unknown = sorted(set(params) - set(config.parameters))
+    if unknown:
+        raise ConfigError(f"Unknown sensitivity parameter(s) {unknown}; this bias has {config.parameters}.")
     if isinstance(D, Mapping):
         params.update({str(k): float(v) for k, v in D.items()})
     elif D is not None:
-        if len(config.parameters) != 1:
+        free = [p for p in config.parameters if p not in params]
+        if len(free) != 1:
             raise ConfigError(
                 f"The bias has parameters {config.parameters}; pass D as a dict, e.g. "
                 f"D={{{', '.join(repr(p) + ': 0.05' for p in config.parameters)}}}."
             )
-        params[config.parameters[0]] = float(D)
+        params[free[0]] = float(D)
     config.check_parameter_values(params)
     return params
 
 
-def _as_table(data: Any, config: BiasConfig) -> ObservedTable:
-    if isinstance(data, ObservedTable):
-        return data
+def as_table(data: Any, config: BiasConfig) -> ObservedTable:
+    """An ObservedTable for ``config`` from a table or a data frame.
+
+    A table (or frame) without the config's conditioning nodes is taken as observed only where
+    they hold (``given={"S": 1}``): selected data have no unselected rows.
+    """
     if isinstance(data, pd.DataFrame):
-        if "prob" in data.columns:
-            return ObservedTable.from_probabilities(data)
-        return ObservedTable.from_frame(data)
-    raise DataError(f"data must be an ObservedTable or a pandas DataFrame; got {type(data).__name__}.")
+        data = ObservedTable.from_probabilities(data) if "prob" in data.columns else ObservedTable.from_frame(data)
+    if not isinstance(data, ObservedTable):
+        raise DataError(f"data must be an ObservedTable or a pandas DataFrame; got {type(data).__name__}.")
+    missing = {c: 1 for c in config.cond_nodes if c not in data.given and c not in data.nodes}
+    if missing:
+        data = dataclasses.replace(data, given={**data.given, **missing})
+    return data
+
+
+def _fit_cardinalities(config: BiasConfig, table: ObservedTable) -> BiasConfig:
+    """Widen the config's cardinalities to the table's (e.g. a three-valued attribute)."""
+    wider = {n: table.cardinality(n) for n in table.nodes
+             if n in config.dag.nodes and table.cardinality(n) > config.cardinality(n)}
+    if not wider:
+        return config
+    return BiasConfig.from_dict({**config.to_dict(), "cardinalities": {**config.cardinalities, **wider}})
 
 
 def _solve_one(prog: PolynomialProgram, backend_name: str, options: SolveOptions) -> SolveResult:
@@ -272,6 +327,177 @@ def _achieved(compiled: CompiledProgram, res: SolveResult, lp: PolynomialProgram
     return prog.objective_value(point)
 
 
+@dataclass
+class _Side:
+    """Bounds of one compiled program (both senses)."""
+
+    lower: float
+    upper: float
+    lower_achieved: float | None
+    upper_achieved: float | None
+    lo: SolveResult
+    hi: SolveResult
+    notes: list[str]
+
+
+def _check_results(results: list[SolveResult], label: str, compiled: CompiledProgram,
+                   lp: PolynomialProgram | None, be: Any, options: SolveOptions) -> None:
+    for r in results:
+        if r.termination is Termination.INFEASIBLE:
+            if lp is not None:
+                check = compiled.program.copy()
+                check.objective, check.objective_denominator = {}, None
+                if be.solve(check, options).termination is not Termination.INFEASIBLE:
+                    raise InfeasibleError(
+                        f"The metric {label!r} is undefined: its conditioning event has probability 0 "
+                        "in every model consistent with the data and the assumptions.")
+            raise InfeasibleError(_infeasible_message())
+        if r.termination in (Termination.ERROR, Termination.UNBOUNDED):
+            raise SolverError(f"The solver could not bound the metric: {r.message}")
+
+
+def _solve_compiled(compiled: CompiledProgram, be: Any, options: SolveOptions, label: str,
+                    n_jobs: int = 1) -> _Side:
+    """Certified min and max of one compiled single-query program."""
+    notes: list[str] = []
+    lp = None
+    if compiled.kind == "linear_fractional":
+        lp = _lf_to_lp(compiled)
+        notes.append("linear-fractional program solved exactly as one LP (Charnes-Cooper)")
+        lo, hi = _solve_pair(lp, be, options)
+    else:
+        program = tighten_ratio_bounds(compiled, be, options)
+        if program is not compiled.program:
+            notes.append("ratio variables bounded by their exact single-ratio ranges (LPs)")
+        lo, hi = _solve_pair(program, be, options, n_jobs=n_jobs)
+    _check_results([lo, hi], label, compiled, lp, be, options)
+    return _Side(lo.objective_bound, hi.objective_bound, _achieved(compiled, lo, lp), _achieved(compiled, hi, lp),
+                 lo, hi, notes)
+
+
+def _status(results: list[SolveResult]) -> str:
+    if all(r.is_optimal for r in results):
+        return "optimal"
+    if any(r.termination is Termination.NUMERICAL_ERROR for r in results):
+        warnings.warn(
+            "The solver ran into numerical trouble: the reported bounds are the valid bounds of the "
+            "search so far (possibly infinite); rescale the table or try another backend.",
+            RuntimeWarning, stacklevel=4)
+        return "numerical_error"
+    warnings.warn(
+        "A solver stopped at a limit: the bounds are certified but may be wider than the sharp "
+        "interval (see lower_achieved/upper_achieved).", RuntimeWarning, stacklevel=4)
+    return "limit"
+
+
+class BoundProblem:
+    """Bias + metric + data, compiled once; :meth:`solve` bounds it at any sensitivity value.
+
+    Parameters
+    ----------
+    bias, metric, data
+        As for :func:`bound`.
+    reduce : bool
+        Apply the exact program reductions.
+    fixed : dict, optional
+        Sensitivity values compiled in as constants (the others are swept affinely).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.core.bound import BoundProblem
+    >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2,
+    ...                       "P": [0, 1] * 4, "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
+    >>> problem = BoundProblem("proxy_label", "fpr", cells)
+    >>> [round(problem.solve({"D": d}).upper, 4) for d in (0.0, 0.05)]
+    [0.2, 0.4]
+    """
+
+    def __init__(self, bias: Any, metric: Any, data: Any, *, reduce: bool = True,
+                 fixed: Mapping[str, float] | None = None) -> None:
+        config = resolve_bias(bias)
+        self.table = as_table(data, config)
+        self.config = _fit_cardinalities(config, self.table)
+        self.metric = resolve_metric(metric, self.config)
+        self.reduce = reduce
+        fixed = dict(fixed or {})
+        used = sorted({str(s) for c in self.config.parsed_constraints for s in c.parameters})
+        self.parameters = [p for p in self.config.parameters if p in used]
+
+        def build(queries: Any, max_abs: bool = False) -> ParametricProgram:
+            def fn(params: Mapping[str, float]) -> CompiledProgram:
+                return compile_program(self.config, self.table, queries, params, reduce=reduce, max_abs=max_abs)
+
+            return ParametricProgram.build(fn, self.config, self.parameters, fixed)
+
+        if self.metric.max_abs:
+            self.term_programs = [build(q) for q in self.metric.queries]
+            self.joint_program: ParametricProgram | None = build(list(self.metric.queries), max_abs=True)
+        else:
+            self.term_programs = [build(self.metric.query)]
+            self.joint_program = None
+
+    def parameter_values(self, D: Any = None, **parameters: float) -> dict[str, float]:
+        """Validated sensitivity values for this problem."""
+        return resolve_parameters(self.config, D, parameters)
+
+    def solve(self, params: Mapping[str, float], *, backend: str = "scip", time_limit: float | None = None,
+              gap: float = 1e-6, n_jobs: int = 1) -> BoundResult:
+        """Certified bounds at the sensitivity values ``params``."""
+        start = time.perf_counter()
+        params = self.parameter_values(dict(params))
+        be = get_backend(backend)
+        options = SolveOptions(time_limit=time_limit, rel_gap=gap, abs_gap=gap)
+        label = self.metric.label
+        compiled = [pp.at(params) for pp in self.term_programs]
+        sides = [_solve_compiled(c, be, options, label, n_jobs=n_jobs) for c in compiled]
+        notes = list(compiled[0].notes) + sides[0].notes
+        if self.joint_program is None:
+            side, main = sides[0], compiled[0]
+            results = [side.lo, side.hi]
+            lower, upper = side.lower, side.upper
+            low_ach, up_ach = side.lower_achieved, side.upper_achieved
+            lo_res, hi_res, details = side.lo, side.hi, {}
+        else:
+            main = self.joint_program.at(params)
+            lower, upper, low_ach, up_ach, lo_res, hi_res, details = self._max_abs(main, sides, be, options)
+            results = [r for s in sides for r in (s.lo, s.hi)] + [lo_res]
+            notes.append("lower bound: one joint program min t s.t. t >= |term_i| (sharp); upper bound: "
+                         "max over terms of the separate certified bounds of |term_i| (sharp)")
+        status = _status(results)
+        gaps = [abs(low_ach - lower) if low_ach is not None else math.inf,
+                abs(upper - up_ach) if up_ach is not None else math.inf]
+        return BoundResult(
+            lower=lower, upper=upper, lower_achieved=low_ach, upper_achieved=up_ach, status=status,
+            gap=max(gaps), min_result=lo_res, max_result=hi_res, kind=main.kind,
+            stats_before=main.stats_before, stats_after=main.stats_after, metric=label,
+            parameters=params, backend=be.name, wall_time=time.perf_counter() - start, notes=notes,
+            details=details,
+        )
+
+    def _max_abs(self, joint: CompiledProgram, sides: list[_Side], be: Any, options: SolveOptions) -> tuple:
+        # Upper: sup max_i |q_i| = max_i max(-inf q_i, sup q_i), exact from the separate bounds.
+        upper = max(max(-s.lower, s.upper) for s in sides)
+        best = max(range(len(sides)), key=lambda i: max(-sides[i].lower, sides[i].upper))
+        ach = [abs(a) for s in sides for a in (s.lower_achieved, s.upper_achieved) if a is not None]
+        up_ach = max(ach) if ach else None
+        # Lower: separate runs only give max_i dist(0, [lo_i, hi_i]); the joint program is sharp.
+        separate = max(max(0.0, s.lower, -s.upper) for s in sides)
+        program = tighten_ratio_bounds(joint, be, options)
+        lo = be.solve(program.with_sense("min"), options)
+        _check_results([lo], self.metric.label, joint, None, be, options)
+        lower = max(lo.objective_bound, separate)
+        low_ach = None
+        if lo.incumbent is not None and joint.program.max_violation(dict(lo.incumbent)) <= 1e-6:
+            low_ach = max(abs(v) for v in joint.term_values(dict(lo.incumbent)))
+        details = {
+            "terms": [{"query": q, "lower": s.lower, "upper": s.upper} for q, s in zip(self.metric.queries, sides,
+                                                                                       strict=True)],
+            "separate_lower": separate, "joint_lower": lo.objective_bound,
+        }
+        return lower, upper, low_ach, up_ach, lo, sides[best].hi, details
+
+
 def bound(
     bias: Any,
     metric: Any,
@@ -332,61 +558,6 @@ def bound(
     >>> round(res.lower, 6), round(res.upper, 6)
     (0.2, 0.2)
     """
-    start = time.perf_counter()
-    config = resolve_bias(bias)
-    label, query = resolve_metric(metric, config)
-    params = _params(config, D, parameters)
-    table = _as_table(data, config)
-    compiled = compile_program(config, table, query, params, reduce=reduce)
-    be = get_backend(backend)
-    options = SolveOptions(time_limit=time_limit, rel_gap=gap, abs_gap=gap)
-    notes = list(compiled.notes)
-    lp = None
-    if compiled.kind == "linear_fractional":
-        lp = _lf_to_lp(compiled)
-        notes.append("linear-fractional program solved exactly as one LP (Charnes-Cooper)")
-        lo, hi = _solve_pair(lp, be, options)
-    else:
-        program = tighten_ratio_bounds(compiled, be, options)
-        if program is not compiled.program:
-            notes.append("ratio variables bounded by their exact single-ratio ranges (LPs)")
-        lo, hi = _solve_pair(program, be, options, n_jobs=n_jobs)
-    for r in (lo, hi):
-        if r.termination is Termination.INFEASIBLE:
-            if lp is not None:
-                check = compiled.program.copy()
-                check.objective, check.objective_denominator = {}, None
-                if be.solve(check, options).termination is not Termination.INFEASIBLE:
-                    raise InfeasibleError(
-                        f"The metric {label!r} is undefined: its conditioning event has probability 0 "
-                        "in every model consistent with the data and the assumptions.")
-            raise InfeasibleError(_infeasible_message())
-        if r.termination in (Termination.ERROR, Termination.UNBOUNDED):
-            raise SolverError(f"The solver could not bound the metric: {r.message}")
-    if lo.is_optimal and hi.is_optimal:
-        status = "optimal"
-    elif Termination.NUMERICAL_ERROR in (lo.termination, hi.termination):
-        status = "numerical_error"
-        warnings.warn(
-            "The solver ran into numerical trouble: the reported bounds are the valid bounds of the "
-            "search so far (possibly infinite); rescale the table or try another backend.",
-            RuntimeWarning, stacklevel=2)
-    else:
-        status = "limit"
-        warnings.warn(
-            "A solver stopped at a limit: the bounds are certified but may be wider than the sharp "
-            "interval (see lower_achieved/upper_achieved).", RuntimeWarning, stacklevel=2)
-    lower = max(lo.objective_bound, -math.inf)
-    upper = min(hi.objective_bound, math.inf)
-    low_ach, up_ach = _achieved(compiled, lo, lp), _achieved(compiled, hi, lp)
-    gaps = [abs(low_ach - lower) if low_ach is not None else math.inf,
-            abs(upper - up_ach) if up_ach is not None else math.inf]
-    return BoundResult(
-        lower=lower, upper=upper, lower_achieved=low_ach, upper_achieved=up_ach, status=status,
-        gap=max(gaps), min_result=lo, max_result=hi, kind=compiled.kind,
-        stats_before=compiled.stats_before, stats_after=compiled.stats_after, metric=label,
-        parameters=params, backend=be.name, wall_time=time.perf_counter() - start, notes=notes,
-    )
-
-
-
+    problem = BoundProblem(bias, metric, data, reduce=reduce)
+    params = problem.parameter_values(D, **parameters)
+    return problem.solve(params, backend=backend, time_limit=time_limit, gap=gap, n_jobs=n_jobs)

@@ -39,6 +39,7 @@ bounds are outer (sound) and may be wider than the sharp bounds under that extra
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -86,6 +87,22 @@ class CompiledProgram:
     stats_after: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     ratios: list[str] = field(default_factory=list)
+    #: For max-abs programs: each term ``q_i`` as a polynomial over variable *names*, so the
+    #: metric value of an incumbent can be re-evaluated exactly.
+    terms: list[dict[tuple[str, ...], float]] = field(default_factory=list)
+
+    def term_values(self, point: Mapping[str, float]) -> list[float]:
+        """Values of the max-abs terms at a point given by variable names."""
+        out = []
+        for term in self.terms:
+            total = 0.0
+            for names, coef in term.items():
+                value = coef
+                for name in names:
+                    value *= point.get(name, 0.0)
+                total += value
+            out.append(total)
+        return out
 
 
 def _event_key(atoms: Sequence[Atom]) -> EventKey:
@@ -187,18 +204,22 @@ class _Compiler:
             out[g] = full
         return coef, out
 
-    def build(self, query: str | ParsedExpression) -> CompiledProgram:
+    def build(self, query: str | ParsedExpression | Sequence[str | ParsedExpression],
+              max_abs: bool = False) -> CompiledProgram:
         cfg = self.config
-        parsed_q = query if isinstance(query, ParsedExpression) else parse_expression(query)
-        unknown = sorted(parsed_q.variables - set(self.dag.endogenous))
-        if unknown:
-            raise ConfigError(
-                f"The query names {unknown}, which are not endogenous nodes of the bias DAG "
-                f"{self.dag.endogenous}."
-            )
+        queries = list(query) if isinstance(query, (list, tuple)) else [query]
+        parsed_qs = [q if isinstance(q, ParsedExpression) else parse_expression(q) for q in queries]
+        for parsed_q in parsed_qs:
+            unknown = sorted(parsed_q.variables - set(self.dag.endogenous))
+            if unknown:
+                raise ConfigError(
+                    f"The metric needs {unknown}, which are not nodes of the bias DAG "
+                    f"{self.dag.endogenous}; pick a metric that only uses the bias's nodes, or a "
+                    "bias whose DAG has them."
+                )
         data = self.data_events()
         cons_atoms = [self._atom_keys(c) for c in cfg.parsed_constraints]
-        query_atoms = self._atom_keys(parsed_q)
+        query_atoms = [self._atom_keys(q) for q in parsed_qs]
         self.plan_components()
         groups = sorted(set(self.group[c.index] for c in self.model.components if c.index not in self.fixed))
         self.group_members = {
@@ -283,14 +304,19 @@ class _Compiler:
         # bias constraints
         for j, (parsed, keys) in enumerate(zip(cfg.parsed_constraints, cons_atoms, strict=True)):
             self._add_constraint(prog, parsed, keys, f"bias{j}")
-        self._set_objective(prog, parsed_q, query_atoms)
+        named_terms: list[dict[tuple[str, ...], float]] = []
+        if max_abs:
+            named_terms = self._set_max_abs_objective(prog, parsed_qs, query_atoms)
+        else:
+            self._set_objective(prog, parsed_qs[0], query_atoms[0])
         stats_before = {"n_variables": naive_vars, "n_terms": naive_terms,
                         "n_constraints": len(data) + len(cfg.constraints)}
         removed = _presolve_zero_variables(prog) if self.reduce else 0
         if removed:
             self.notes.append(f"presolve removed {removed} variables forced to zero by the data")
         kind = _detect_kind(prog)
-        return CompiledProgram(prog, kind, stats_before, prog.stats().to_dict(), self.notes, self.ratio_names)
+        return CompiledProgram(prog, kind, stats_before, prog.stats().to_dict(), self.notes, self.ratio_names,
+                               named_terms)
 
     def _atomic(self, g: int, mask: np.ndarray) -> tuple[int, int] | None:
         """(parent configuration, value) when ``mask`` is exactly "V(config) = value"."""
@@ -447,6 +473,29 @@ class _Compiler:
         prog.objective_denominator = None
 
 
+    def _set_max_abs_objective(self, prog: PolynomialProgram, parsed: list[ParsedExpression],
+                               keys: list[list]) -> list[dict[tuple[str, ...], float]]:
+        """Minimise ``t`` subject to ``t >= |q_i|`` for every term: the sharp lower bound of max |q_i|.
+
+        One joint program, so the terms are evaluated on the *same* model; combining separate
+        bounds of each term would only give ``max_i dist(0, [lo_i, hi_i])``, which can be lower.
+        """
+        t = prog.add_variable("max_abs", 0.0, math.inf)
+        named = []
+        for i, (pq, kq) in enumerate(zip(parsed, keys, strict=True)):
+            expr = self._substituted(pq)
+            sym_polys = {s: self._ratio_poly(prog, kq[k], f"term{i}_r{k}")
+                         for k, s in enumerate(pq.symbols) if s in expr.free_symbols}
+            poly = self._poly_of(expr, sym_polys)
+            names = [v.name for v in prog.variables]
+            named.append({tuple(names[j] for j in mono): coef for mono, coef in poly.items()})
+            self._append(prog, poly_add({(t,): 1.0}, poly, -1.0), ">=", f"term{i}_upper")
+            self._append(prog, poly_add({(t,): 1.0}, poly, 1.0), ">=", f"term{i}_lower")
+        prog.objective = {(t,): 1.0}
+        prog.objective_denominator = None
+        return named
+
+
 def _presolve_zero_variables(prog: PolynomialProgram) -> int:
     """Remove variables forced to 0 by ``sum(positive * x) == 0`` rows over x >= 0."""
     zero: set[int] = set()
@@ -503,8 +552,8 @@ def _detect_kind(prog: PolynomialProgram) -> str:
 
 
 def compile_program(
-    config: BiasConfig, table: ObservedTable, query: str | ParsedExpression, params: Mapping[str, float],
-    *, reduce: bool = True,
+    config: BiasConfig, table: ObservedTable, query: str | ParsedExpression | Sequence[str],
+    params: Mapping[str, float], *, reduce: bool = True, max_abs: bool = False,
 ) -> CompiledProgram:
     """Compile ``query`` under ``config`` and ``table`` at sensitivity ``params``.
 
@@ -519,10 +568,13 @@ def compile_program(
     reduce : bool
         Apply the exact reductions (default). ``False`` builds the naive response-function
         program (one variable per joint response type), used as the benchmark baseline.
+    max_abs : bool
+        ``query`` is a list of terms ``q_i`` and the program minimises ``max_i |q_i|`` (used for
+        the sharp lower bound of equalised odds and of max-over-pairs parity).
 
     Returns
     -------
     CompiledProgram
     """
-    return _Compiler(config, table, params, reduce=reduce).build(query)
+    return _Compiler(config, table, params, reduce=reduce).build(query, max_abs=max_abs)
 

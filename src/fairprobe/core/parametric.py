@@ -1,0 +1,118 @@
+"""Compile once, solve for many sensitivity values.
+
+Every built-in bias uses its sensitivity parameters *affinely* (``P(S = 1) >= 1 - D``,
+``P(Z != Y) <= D``, ...). Then each program row is ``poly_0 + sum_p (D_p - b_p) * slope_p``: the
+compiler runs once at a base point ``b`` and once per parameter at ``b + step * e_p``, and the
+program for any other value is that affine combination; no recompilation per grid point.
+A constraint that is not affine in its parameters (``D**2``, ``D_1 * D_2``) makes the program
+fall back to recompiling per point, which is always correct.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import sympy
+
+from fairprobe.core.compiler import CompiledProgram
+from fairprobe.core.config import BiasConfig
+from fairprobe.core.polynomial import Poly
+from fairprobe.core.program import Constraint
+from fairprobe.exceptions import FairprobeError
+
+__all__ = ["ParametricProgram", "affine_in_parameters"]
+
+# Base 0 and step 1 keep the slopes exact in floating point (rows are ``c - D * c'``). If
+# presolve at the base point removed variables that other values need, the variable lists of
+# the two compilations differ and the program falls back to recompiling per point.
+_BASE = 0.0
+_STEP = 1.0
+
+
+def affine_in_parameters(config: BiasConfig) -> bool:
+    """Whether every constraint is affine in the sensitivity parameters."""
+    for parsed in config.parsed_constraints:
+        params = sorted(parsed.parameters, key=str)
+        if not params:
+            continue
+        poly = sympy.Poly(parsed.expr, *params)
+        if poly.total_degree() > 1:
+            return False
+    return True
+
+
+@dataclass
+class ParametricProgram:
+    """A compiled program whose constraint rows are affine in the sensitivity parameters.
+
+    Use :meth:`at` to get the :class:`~fairprobe.core.compiler.CompiledProgram` for a value.
+    """
+
+    base: CompiledProgram | None
+    base_params: dict[str, float]
+    slopes: dict[str, dict[str, tuple[Poly, float]]]
+    compile_fn: Callable[[Mapping[str, float]], CompiledProgram]
+    affine: bool
+
+    @classmethod
+    def build(cls, compile_fn: Callable[[Mapping[str, float]], CompiledProgram], config: BiasConfig,
+              parameters: Sequence[str], fixed: Mapping[str, float] | None = None) -> ParametricProgram:
+        """Compile at a base point and one step along each of ``parameters``.
+
+        ``fixed`` gives the values of parameters that stay constant (they are compiled in).
+        """
+        fixed = dict(fixed or {})
+        swept = [p for p in parameters if p not in fixed]
+        if not affine_in_parameters(config):
+            return cls(None, {}, {}, compile_fn, affine=False)
+        base_params = {**fixed, **{p: _BASE for p in swept}}
+        try:
+            base = compile_fn(base_params)
+        except FairprobeError:  # e.g. a constraint that is false at the base point
+            return cls(None, {}, {}, compile_fn, affine=False)
+        names = [v.name for v in base.program.variables]
+        rows = {c.name: c for c in base.program.constraints}
+        slopes: dict[str, dict[str, tuple[Poly, float]]] = {}
+        for p in swept:
+            try:
+                moved = compile_fn({**base_params, p: _BASE + _STEP})
+            except FairprobeError:
+                return cls(None, {}, {}, compile_fn, affine=False)
+            if ([v.name for v in moved.program.variables] != names
+                    or [c.name for c in moved.program.constraints] != list(rows)):
+                return cls(None, {}, {}, compile_fn, affine=False)
+            per_row: dict[str, tuple[Poly, float]] = {}
+            for c in moved.program.constraints:
+                b = rows[c.name]
+                dpoly = {m: (c.poly.get(m, 0.0) - b.poly.get(m, 0.0)) / _STEP for m in set(c.poly) | set(b.poly)}
+                dpoly = {m: v for m, v in dpoly.items() if v != 0.0}
+                drhs = (c.rhs - b.rhs) / _STEP
+                if dpoly or drhs:
+                    per_row[c.name] = (dpoly, drhs)
+            slopes[p] = per_row
+        return cls(base, base_params, slopes, compile_fn, affine=True)
+
+    def at(self, params: Mapping[str, float]) -> CompiledProgram:
+        """The compiled program at ``params`` (affine update, or a recompilation)."""
+        if not self.affine or self.base is None:
+            return self.compile_fn(params)
+        if any(float(params.get(p, v)) != v for p, v in self.base_params.items() if p not in self.slopes):
+            return self.compile_fn(params)  # a parameter compiled in as fixed has changed
+        shifts = {p: float(params[p]) - self.base_params[p] for p in self.slopes}
+        prog = copy.copy(self.base.program)  # rows are rebuilt below; unchanged rows are shared
+        new_rows = []
+        for c in prog.constraints:
+            poly, rhs = c.poly, c.rhs
+            for p, per_row in self.slopes.items():
+                if c.name in per_row and shifts[p] != 0.0:
+                    dpoly, drhs = per_row[c.name]
+                    poly = dict(poly)
+                    for m, v in dpoly.items():
+                        poly[m] = poly.get(m, 0.0) + shifts[p] * v
+                    rhs = rhs + shifts[p] * drhs
+            new_rows.append(Constraint({m: v for m, v in poly.items() if abs(v) > 1e-15}, c.sense, rhs, c.name)
+                            if poly is not c.poly or rhs != c.rhs else c)
+        prog.constraints = new_rows
+        return replace(self.base, program=prog)
