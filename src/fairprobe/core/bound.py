@@ -410,7 +410,7 @@ class BoundProblem:
     ...                       "P": [0, 1] * 4, "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
     >>> problem = BoundProblem("proxy_label", "fpr", cells)
     >>> [round(problem.solve({"D": d}).upper, 4) for d in (0.0, 0.05)]
-    [0.2, 0.4]
+    [0.2, 0.3333]
     """
 
     def __init__(self, bias: Any, metric: Any, data: Any, *, reduce: bool = True,
