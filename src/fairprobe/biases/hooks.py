@@ -10,6 +10,6 @@ from fairprobe.hookspecs import hookimpl
 @hookimpl
 def fairprobe_register_biases() -> Sequence[type]:
     """The built-in biases."""
-    from fairprobe.biases.builtin import EcpBias, ProxyLabelAndSelectionBias, ProxyLabelBias, SelectionBias
+    from fairprobe.biases.builtin import BUILTIN_BIASES
 
-    return [SelectionBias, ProxyLabelBias, EcpBias, ProxyLabelAndSelectionBias]
+    return list(BUILTIN_BIASES)

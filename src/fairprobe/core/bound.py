@@ -176,11 +176,11 @@ def resolve_metric(metric: Any, config: BiasConfig) -> MetricSpec:
                 "string such as 'P(P = 1 | Y = 0 & A = 0)'."
             )
         metric = metrics[metric]()
-    if hasattr(metric, "max_abs_terms"):
-        terms = tuple(metric.max_abs_terms(config))
+    terms = metric.max_abs_terms(config) if hasattr(metric, "max_abs_terms") else None
+    if terms is not None:
         if not terms:
             raise ConfigError(f"Metric {metric!r} has no terms for this bias.")
-        return MetricSpec(metric.label(config), terms, max_abs=True)
+        return MetricSpec(metric.label(config), tuple(terms), max_abs=True)
     if hasattr(metric, "query"):
         return MetricSpec(metric.label(config), (metric.query(config),))
     raise ConfigError(f"Cannot use {type(metric).__name__} as a metric.")

@@ -15,7 +15,8 @@
 Optional keys (fairprobe extensions): ``name``, ``description``, ``cardinalities``
 (``{"A": 3}``; default 2 for every variable), ``parameters`` (names of the sensitivity
 parameters; default ``["D"]``), ``probability_parameters`` (parameters that are probability
-bounds and so must lie in [0, 1]; default: all of them).
+bounds and so must lie in [0, 1]; default: all of them), ``observed_nodes`` (nodes the table
+must contain, e.g. a recorded policy).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ _REQUIRED = ("dag_str", "constraints")
 _KNOWN = {
     "dag_str", "unob", "cond_nodes", "attribute_node", "outcome_node", "prediction_node",
     "constraints", "name", "description", "cardinalities", "parameters", "probability_parameters",
+    "observed_nodes",
 }
 _CF_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$")
 
@@ -79,11 +81,13 @@ class BiasConfig:
     cardinalities: dict[str, int] = field(default_factory=dict)
     parameters: list[str] = field(default_factory=lambda: ["D"])
     probability_parameters: list[str] | None = None
+    observed_nodes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.unob = _as_list(self.unob, "unob")
         self.cond_nodes = _as_list(self.cond_nodes, "cond_nodes")
         self.parameters = _as_list(self.parameters, "parameters")
+        self.observed_nodes = _as_list(self.observed_nodes, "observed_nodes")
         if isinstance(self.constraints, str):
             self.constraints = [self.constraints]
         self.constraints = list(self.constraints)
@@ -96,6 +100,9 @@ class BiasConfig:
         for node in [outcome, *intervention]:
             if node not in self.dag.nodes:
                 raise ConfigError(f"outcome_node {self.outcome_node!r} names {node!r}, which is not in the DAG.")
+        for node in self.observed_nodes:
+            if node not in self.dag.nodes or node in self.unob:
+                raise ConfigError(f"observed_nodes names {node!r}, which is not an observed node of the DAG.")
         for node, card in self.cardinalities.items():
             if node not in self.dag.nodes:
                 raise ConfigError(f"cardinalities name {node!r}, which is not a node of the DAG.")
@@ -207,6 +214,8 @@ class BiasConfig:
             out["parameters"] = list(self.parameters)
         if self.probability_parameters is not None:
             out["probability_parameters"] = list(self.probability_parameters)
+        if self.observed_nodes:
+            out["observed_nodes"] = list(self.observed_nodes)
         return out
 
     def to_json(self, path: str | Path | None = None, indent: int = 2) -> str:

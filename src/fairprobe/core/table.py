@@ -192,6 +192,12 @@ class ObservedTable:
                     f"Column {node!r} has code {top}, outside the declared cardinality {card}; set "
                     f"'cardinalities': {{'{node}': {top + 1}}} in the config."
                 )
+        absent = [n for n in config.observed_nodes if n not in self.nodes and n not in self.given]
+        if absent:
+            raise DataError(
+                f"The bias {config.name or ''} needs the column(s) {absent} in the table (observed_nodes); "
+                "add them, or use the variant of the bias in which they are unobserved."
+            )
         for node, value in self.given.items():
             if node not in config.cond_nodes:
                 raise DataError(f"The table is conditioned on {node} = {value}, but {node} is not in cond_nodes.")

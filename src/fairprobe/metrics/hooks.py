@@ -9,7 +9,8 @@ from fairprobe.hookspecs import hookimpl
 
 @hookimpl
 def fairprobe_register_metrics() -> Sequence[type]:
-    """Group rates and parity metrics."""
+    """Group rates, parity metrics, equalised odds, causal metrics."""
+    from fairprobe.metrics.causal import CAUSAL_METRICS
     from fairprobe.metrics.rates import BUILTIN_METRICS
 
-    return list(BUILTIN_METRICS)
+    return [*BUILTIN_METRICS, *CAUSAL_METRICS]

@@ -1,7 +1,8 @@
 """Group rates and their parity differences.
 
 With attribute ``A``, target outcome ``Y`` (the config's ``outcome_node``; for ECP the
-counterfactual ``Y(T=1)``) and prediction ``P``:
+counterfactual ``Y(T=1)``, which makes every metric below its counterfactual version) and
+prediction ``P``:
 
 =====================  ===========================================
 ``fpr``                FPR_a = P(P = 1 | Y = 0, A = a)
@@ -15,9 +16,14 @@ counterfactual ``Y(T=1)``) and prediction ``P``:
 =====================  ===========================================
 
 A parity metric is ``rate(a0) - rate(a1)`` for ``groups=(a0, a1)`` (default ``(0, 1)``):
-``fpr_parity``, ``fnr_parity``, ``ppv_parity``, ``npv_parity``, ``demographic_parity`` (the
-selection-rate difference). Note NPV conditions on the *prediction* ``P = 0``, and FNR on the
-*outcome* ``Y = 1`` (the seed paper's appendix swaps them in places).
+``fpr_parity``, ``fnr_parity``, ``tpr_parity``, ``tnr_parity``, ``ppv_parity`` (positive predictive
+parity), ``npv_parity``, ``demographic_parity`` (the selection-rate difference) and
+``accuracy_parity``. With ``groups="all"`` it is the largest absolute gap over all pairs of
+attribute values. ``equalized_odds`` is ``max(|FPR_a0 - FPR_a1|, |FNR_a0 - FNR_a1|)``.
+
+Note NPV conditions on the *prediction* ``P = 0`` (``P(Y = 0 | P = 0)``), and FNR on the
+*outcome* ``Y = 1`` (``P(P = 0 | Y = 1)``); the seed paper's appendix misprints both (NPP as
+``P(Y = 1 | P = 0)``, FNR parity with the roles of ``P`` and ``Y`` swapped).
 """
 
 from __future__ import annotations
@@ -34,18 +40,23 @@ __all__ = [
     "PPV",
     "TNR",
     "TPR",
+    "AccuracyParity",
     "AccuracyRate",
     "DemographicParity",
+    "EqualizedOdds",
     "FNRParity",
     "FPRParity",
     "NPVParity",
     "PPVParity",
     "SelectionRate",
+    "TNRParity",
+    "TPRParity",
 ]
 
 
-def _rate_query(kind: str, config: BiasConfig, a: int) -> str:
-    y, p, attr = config.outcome_node, config.prediction_node, config.attribute_node
+def rate_query(kind: str, config: BiasConfig, a: int, outcome: str | None = None) -> str:
+    """Query string of a group rate (``kind`` one of fpr, fnr, ... accuracy) for group ``a``."""
+    y, p, attr = outcome or config.outcome_node, config.prediction_node, config.attribute_node
     if kind == "accuracy":
         return f"P({p} = 0 & {y} = 0 | {attr} = {a}) + P({p} = 1 & {y} = 1 | {attr} = {a})"
     event, given = {
@@ -61,12 +72,17 @@ def _rate_query(kind: str, config: BiasConfig, a: int) -> str:
     return f"P({event} | {cond})"
 
 
+def gap_query(kind: str, config: BiasConfig, a0: int, a1: int, outcome: str | None = None) -> str:
+    """``rate(a0) - rate(a1)`` as a query string."""
+    return f"{rate_query(kind, config, a0, outcome)} - ({rate_query(kind, config, a1, outcome)})"
+
+
 class _GroupRate(Metric):
     kind: ClassVar[str] = ""
 
     def query(self, config: BiasConfig) -> str:
         """``rate(group)`` as a query string."""
-        return _rate_query(self.kind, config, self.group)
+        return rate_query(self.kind, config, self.group, self.outcome)
 
     def label(self, config: BiasConfig) -> str:
         """E.g. ``fpr (A = 0)``."""
@@ -78,30 +94,59 @@ class _Parity(Metric):
 
     def query(self, config: BiasConfig) -> str:
         """``rate(a0) - rate(a1)`` as a query string."""
-        a0, a1 = self.groups
-        return f"{_rate_query(self.kind, config, a0)} - ({_rate_query(self.kind, config, a1)})"
+        a0, a1 = self.pairs(config)[0]  # groups="all" goes through max_abs_terms instead
+        return gap_query(self.kind, config, a0, a1, self.outcome)
+
+    def max_abs_terms(self, config: BiasConfig) -> list[str] | None:
+        """All pairwise gaps for ``groups="all"``; otherwise an ordinary query."""
+        if self.groups != "all":
+            return None
+        return [gap_query(self.kind, config, a0, a1, self.outcome) for a0, a1 in self.pairs(config)]
 
 
-def _make(kind: str, doc: str) -> tuple[type, type]:
-    rate = type(kind.upper() if len(kind) == 3 else kind.title().replace("_", ""), (_GroupRate,),
-                {"name": kind, "kind": kind, "description": doc, "__doc__": f"Group rate: {doc}."})
-    parity = type(f"{rate.__name__}Parity", (_Parity,),
+def _make(kind: str, doc: str, rate_name: str, parity_name: str) -> tuple[type, type]:
+    rate = type(rate_name, (_GroupRate,),
+                {"name": kind, "kind": kind, "description": doc, "__doc__": f"Group rate: {doc}.",
+                 "__module__": __name__})
+    parity = type(parity_name, (_Parity,),
                   {"name": f"{kind}_parity", "kind": kind, "description": f"difference of {doc} between groups",
-                   "__doc__": f"Parity: difference of {doc} between two groups."})
+                   "__doc__": f"Parity: difference of {doc} between two groups.", "__module__": __name__})
     return rate, parity
 
 
-FPR, FPRParity = _make("fpr", "false-positive rate P(P=1 | Y=0, A=a)")
-FNR, FNRParity = _make("fnr", "false-negative rate P(P=0 | Y=1, A=a)")
-TPR, _TPRParity = _make("tpr", "true-positive rate P(P=1 | Y=1, A=a)")
-TNR, _TNRParity = _make("tnr", "true-negative rate P(P=0 | Y=0, A=a)")
-PPV, PPVParity = _make("ppv", "positive predictive value P(Y=1 | P=1, A=a)")
-NPV, NPVParity = _make("npv", "negative predictive value P(Y=0 | P=0, A=a)")
-SelectionRate, DemographicParity = _make("selection_rate", "selection rate P(P=1 | A=a)")
+FPR, FPRParity = _make("fpr", "false-positive rate P(P=1 | Y=0, A=a)", "FPR", "FPRParity")
+FNR, FNRParity = _make("fnr", "false-negative rate P(P=0 | Y=1, A=a)", "FNR", "FNRParity")
+TPR, TPRParity = _make("tpr", "true-positive rate P(P=1 | Y=1, A=a)", "TPR", "TPRParity")
+TNR, TNRParity = _make("tnr", "true-negative rate P(P=0 | Y=0, A=a)", "TNR", "TNRParity")
+PPV, PPVParity = _make("ppv", "positive predictive value P(Y=1 | P=1, A=a)", "PPV", "PPVParity")
+NPV, NPVParity = _make("npv", "negative predictive value P(Y=0 | P=0, A=a)", "NPV", "NPVParity")
+SelectionRate, DemographicParity = _make("selection_rate", "selection rate P(P=1 | A=a)", "SelectionRate",
+                                         "DemographicParity")
 DemographicParity.name = "demographic_parity"
-AccuracyRate, _AccuracyParity = _make("accuracy", "accuracy P(P=Y | A=a)")
+AccuracyRate, AccuracyParity = _make("accuracy", "accuracy P(P=Y | A=a)", "AccuracyRate", "AccuracyParity")
+
+
+class EqualizedOdds(Metric):
+    """Equalised odds: ``max(|FPR_a0 - FPR_a1|, |FNR_a0 - FNR_a1|)`` (0 = equalised odds hold).
+
+    Bounded sharply: the upper bound is the largest of the separate bounds of the two absolute
+    gaps (exact, because the sup of a max is the max of the sups); the lower bound solves one
+    joint program ``min t`` s.t. ``t >= |FPR gap|`` and ``t >= |FNR gap|`` on the same model, which
+    is higher than what separate FPR and FNR bounds imply whenever the two gaps cannot vanish
+    together. With ``groups="all"`` the gaps of every pair of groups enter the max.
+    """
+
+    name = "equalized_odds"
+    description = "max of the absolute FPR and FNR differences between groups"
+
+    def max_abs_terms(self, config: BiasConfig) -> list[str]:
+        """FPR and FNR gaps for each compared pair."""
+        return [gap_query(kind, config, a0, a1, self.outcome)
+                for a0, a1 in self.pairs(config) for kind in ("fpr", "fnr")]
+
 
 BUILTIN_METRICS: tuple[type, ...] = (
     FPR, FNR, TPR, TNR, PPV, NPV, SelectionRate, AccuracyRate,
-    FPRParity, FNRParity, PPVParity, NPVParity, DemographicParity,
+    FPRParity, FNRParity, TPRParity, TNRParity, PPVParity, NPVParity, DemographicParity, AccuracyParity,
+    EqualizedOdds,
 )

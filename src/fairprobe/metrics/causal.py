@@ -1,0 +1,75 @@
+"""Causal and counterfactual fairness metrics (interventions on the attribute).
+
+With attribute ``A``, prediction ``P`` and ``groups=(a0, a1)``; ``P(A=a)`` is the prediction
+had the attribute been set to ``a`` (a counterfactual of the causal model):
+
+==========================  ===========================================================
+``counterfactual_fairness``  P(P(A=a0) != P(A=a1)): share of units whose prediction would
+                             change with their attribute (0 = counterfactually fair).
+``total_effect``             P(P(A=a0) = 1) - P(P(A=a1) = 1): interventional difference in
+                             selection rates.
+``spurious_effect``          TV - TE, with TV = P(P = 1 | A = a0) - P(P = 1 | A = a1) the observed
+                             disparity: the part of the disparity due to confounding of A
+                             (Zhang & Bareinboim's decomposition, Exp-SE_a0 - Exp-SE_a1).
+==========================  ===========================================================
+
+``counterfactual_fairness`` involves both worlds at once and is not identified from data
+even without bias; the bounds are then its sharp range over all models.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+from fairprobe.core.config import BiasConfig
+from fairprobe.metrics.base import Metric
+
+__all__ = ["CounterfactualFairness", "SpuriousEffect", "TotalEffect"]
+
+
+class _Causal(Metric):
+    def _pair(self, config: BiasConfig) -> tuple[str, str, int, int]:
+        a0, a1 = self.pairs(config)[0]
+        return config.prediction_node, config.attribute_node, a0, a1
+
+
+class CounterfactualFairness(_Causal):
+    """Probability that the prediction changes when the attribute is switched."""
+
+    name = "counterfactual_fairness"
+    description = "P(P(A=a0) != P(A=a1)), share of units whose prediction depends on their attribute"
+
+    def query(self, config: BiasConfig) -> str:
+        """Sum over unequal prediction pairs of the joint counterfactual probability."""
+        p, a, a0, a1 = self._pair(config)
+        k = config.cardinality(p)
+        terms = [f"P({p}({a}={a0}) = {v} & {p}({a}={a1}) = {w})" for v, w in product(range(k), repeat=2) if v != w]
+        return " + ".join(terms)
+
+
+class TotalEffect(_Causal):
+    """Interventional difference of selection rates."""
+
+    name = "total_effect"
+    description = "P(P(A=a0) = 1) - P(P(A=a1) = 1)"
+
+    def query(self, config: BiasConfig) -> str:
+        """Difference of the two interventional selection rates."""
+        p, a, a0, a1 = self._pair(config)
+        return f"P({p}({a}={a0}) = 1) - P({p}({a}={a1}) = 1)"
+
+
+class SpuriousEffect(_Causal):
+    """Observed disparity minus total effect (the confounded part of the disparity)."""
+
+    name = "spurious_effect"
+    description = "TV - TE: the part of the observed selection-rate disparity not caused by A"
+
+    def query(self, config: BiasConfig) -> str:
+        """``[P(P=1|A=a0) - P(P(A=a0)=1)] - [P(P=1|A=a1) - P(P(A=a1)=1)]``."""
+        p, a, a0, a1 = self._pair(config)
+        return (f"P({p} = 1 | {a} = {a0}) - P({p}({a}={a0}) = 1) - P({p} = 1 | {a} = {a1}) "
+                f"+ P({p}({a}={a1}) = 1)")
+
+
+CAUSAL_METRICS: tuple[type, ...] = (CounterfactualFairness, TotalEffect, SpuriousEffect)
