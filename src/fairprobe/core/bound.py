@@ -9,6 +9,7 @@ found (re-evaluated on the program), so the true sharp interval lies between the
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 import warnings
@@ -390,6 +391,12 @@ def _status(results: list[SolveResult]) -> str:
     return "limit"
 
 
+def _compile_at(config: BiasConfig, table: ObservedTable, queries: Any, reduce: bool, max_abs: bool,
+                params: Mapping[str, float]) -> CompiledProgram:
+    # module level (not a closure) so problems pickle to worker processes
+    return compile_program(config, table, queries, params, reduce=reduce, max_abs=max_abs)
+
+
 class BoundProblem:
     """Bias + metric + data, compiled once; :meth:`solve` bounds it at any sensitivity value.
 
@@ -425,9 +432,7 @@ class BoundProblem:
         self.parameters = [p for p in self.config.parameters if p in used]
 
         def build(queries: Any, max_abs: bool = False) -> ParametricProgram:
-            def fn(params: Mapping[str, float]) -> CompiledProgram:
-                return compile_program(self.config, self.table, queries, params, reduce=reduce, max_abs=max_abs)
-
+            fn = functools.partial(_compile_at, self.config, self.table, queries, reduce, max_abs)
             return ParametricProgram.build(fn, self.config, self.parameters, fixed)
 
         if self.metric.max_abs:

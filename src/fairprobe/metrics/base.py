@@ -12,7 +12,6 @@ the upper bound from the separate bounds of each ``q_i``, the lower bound from o
 
 from __future__ import annotations
 
-from abc import ABC
 from itertools import combinations
 from typing import Any, ClassVar
 
@@ -22,7 +21,7 @@ from fairprobe.exceptions import ConfigError
 __all__ = ["Metric"]
 
 
-class Metric(ABC):
+class Metric:
     """Base class of metric plugins.
 
     Parameters
