@@ -70,10 +70,13 @@ def _resolve_role(role: str, configs: Sequence[BiasConfig], labels: Sequence[str
     def base(v: str) -> str:
         return BiasConfig.parse_outcome(v)[0]
 
-    # v explains w when the bias declaring v has w's node as one of its nodes (w is its proxy).
+    # v explains w when the bias declaring v has w's node as one of its nodes, as a proxy of v
+    # (Z explains Y in proxy_label) or as the factual version of a counterfactual v (Y(T=1)
+    # explains Y in ecp).
     def explains(v: str, w: str) -> bool:
         owners = [c for c in configs if getattr(c, role) == v]
-        return any(base(w) in c.dag.nodes and base(w) != base(v) for c in owners)
+        refines = base(w) != base(v) or (v != base(v) and w == base(w))
+        return any(base(w) in c.dag.nodes and refines for c in owners)
 
     winners = [v for v in distinct if all(v == w or explains(v, w) for w in distinct)]
     if len(winners) != 1:

@@ -70,7 +70,10 @@ class ParametricProgram:
         base_params = {**fixed, **{p: _BASE for p in swept}}
         try:
             base = compile_fn(base_params)
-        except FairprobeError:  # e.g. a constraint that is false at the base point
+        except FairprobeError:
+            # e.g. a constraint that is false at the base point; a structural error (unknown
+            # node, bad table) raises here, at build time, not at every grid point
+            compile_fn({**fixed, **{p: 0.5 for p in swept}})
             return cls(None, {}, {}, compile_fn, affine=False)
         names = [v.name for v in base.program.variables]
         rows = {c.name: c for c in base.program.constraints}

@@ -231,7 +231,9 @@ def _observed(problem: BoundProblem, fixed: Mapping[str, float], solve_kwargs: M
 def _bias_label(bias: Any) -> str:
     if isinstance(bias, (list, tuple)):
         return "+".join(_bias_label(b) for b in bias)
-    return getattr(bias, "name", None) or (bias if isinstance(bias, str) and not bias.lstrip().startswith("{") else "custom")
+    if isinstance(bias, str) and not bias.lstrip().startswith("{"):
+        return bias
+    return getattr(bias, "name", None) or "custom"
 
 
 def sensitivity(
