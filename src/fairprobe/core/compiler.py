@@ -400,8 +400,9 @@ class _Compiler:
         expr = self._substituted(parsed)
         symbols = parsed.symbols
         givens = {keys[k][1] for k, s in enumerate(symbols) if keys[k][1] is not None and s in expr.free_symbols}
+        pinned = all(self.observed_probability(g) is not None for g in givens)
         linear = all(sympy.degree(expr, s) <= 1 for s in symbols if s in expr.free_symbols)
-        if givens and len(givens) == 1 and linear:
+        if givens and len(givens) == 1 and linear and not pinned:
             # multiply through by P(F) > 0: conditionals become joint probabilities
             (gkey,) = givens
             pf = self.polys[gkey]
@@ -431,10 +432,31 @@ class _Compiler:
             return
         prog.constraints.append(Constraint(body, sense, -const, name))
 
+    def observed_probability(self, key: EventKey) -> float | None:
+        """``P(F)`` when the data pin it: a factual event on table columns of an unconditioned table.
+
+        Every model satisfying the data rows has exactly this value, so a conditional
+        ``P(E | F)`` is the linear ``P(E & F) / P(F)``; no ratio variable is needed.
+        """
+        if self.table.given or not self.reduce:
+            return None
+        if any(a.intervention or a.var not in self.table.nodes for a in key):
+            return None
+        event: dict[str, int] = {}
+        for a in key:
+            if event.get(a.var, a.value) != a.value:
+                return None
+            event[a.var] = int(a.value)
+        value = self.table.prob(event)
+        return value if value > 0 else None
+
     def _ratio_poly(self, prog: PolynomialProgram, keys: tuple, name: str) -> Poly:
         ev, given = keys
         if given is None:
             return self.polys[ev]
+        known = self.observed_probability(given)
+        if known is not None:
+            return poly_scale(self.polys[ev], 1.0 / known)
         r = prog.add_variable(name, 0.0, 1.0)
         self.ratio_names.append(name)
         pf = self.polys[given]
@@ -452,6 +474,8 @@ class _Compiler:
         symbols = [s for s in parsed.symbols if s in expr.free_symbols]
         conditional = [s for s in symbols if keys[parsed.symbols.index(s)][1] is not None]
         linear_so_far = prog.max_degree <= 1
+        if all(self.observed_probability(keys[parsed.symbols.index(s)][1]) is not None for s in conditional):
+            conditional = []  # every conditioning event is pinned by the data: a linear objective
         if len(symbols) == 1 and conditional and sympy.degree(expr, symbols[0]) == 1 and linear_so_far:
             # Linear-fractional: solved exactly as one LP by the driver. (With polynomial
             # constraints a bounded ratio variable below is much easier for global solvers
