@@ -1,5 +1,7 @@
 """The ``fairprobe`` command line.
 
+Commands: ``plugins``, ``solve``, ``bound``, ``sweep``, ``breakdown``, ``demo``.
+
 Exit codes: 0 success; 1 an analysis ran but its self-check failed; 2 bad input or an
 unavailable backend (one line on stderr naming the problem and the fix; ``--debug`` shows the
 traceback).
@@ -108,6 +110,15 @@ def demo(out_dir: Path, quick: bool, seed: int) -> None:
     except RuntimeError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
+
+
+def _add_builtin_commands() -> None:
+    from fairprobe.cli_causal import register
+
+    register(cli)
+
+
+_add_builtin_commands()
 
 
 def _add_plugin_commands() -> None:

@@ -1,0 +1,234 @@
+"""Command-line front end of the causal sensitivity analysis: ``bound``, ``sweep``, ``breakdown``.
+
+Shared options: ``--bias`` (repeat to combine biases), ``--metric``, ``--data`` (a CSV of unit
+rows, or of cells with a ``prob`` column), ``--columns A=race,Y=recid,P=pred`` (DAG node =
+column), ``--groups`` (two attribute values, codes or labels, or ``all``), ``--param NAME=VALUE``
+(fixed sensitivity values), ``--backend``, ``--time-limit``, ``--jobs``, ``--json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+import pandas as pd
+
+from fairprobe.exceptions import ConfigError, DataError
+
+__all__ = ["register"]
+
+
+def parse_grid(text: str) -> list[float]:
+    """``"0:0.1:21"`` (start:stop:count, inclusive) or ``"0,0.01,0.05"`` -> values."""
+    text = text.strip()
+    try:
+        if ":" in text:
+            start, stop, count = text.split(":")
+            n = int(count)
+            if n < 1:
+                raise ValueError
+            return [round(v, 12) for v in np.linspace(float(start), float(stop), n)]
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise ConfigError(f"Cannot read sensitivity values {text!r}; write start:stop:count (0:0.1:21) or "
+                          "a comma list (0,0.01,0.05).") from None
+    if not values:
+        raise ConfigError("The list of sensitivity values is empty; give at least one value.")
+    return values
+
+
+def _pairs(text: str | None, what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ConfigError(f"Cannot read {what} {part!r}; write NAME=VALUE pairs separated by commas.")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any, tuple[int, int] | str]:
+    """Read the CSV, map columns to nodes, and resolve the compared groups to codes."""
+    from fairprobe.core.table import ObservedTable
+
+    try:
+        frame = pd.read_csv(path)
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise DataError(f"Cannot read {path} as CSV: {exc}") from None
+    mapping = _pairs(columns, "column mapping")
+    attribute = "A"
+    if groups and groups != "all":
+        labels = [g.strip() for g in groups.split(",")]
+        if len(labels) != 2:
+            raise ConfigError(f"--groups takes two attribute values (or 'all'); got {groups!r}.")
+        col = mapping.get(attribute, attribute)
+        if col not in frame.columns:
+            raise DataError(f"Attribute column {col!r} is not in the data; map it with --columns A=<column>.")
+        values = frame[col].astype(str)
+        if all(lab in set(values) for lab in labels) and "prob" not in frame.columns:
+            frame = frame[values.isin(labels)]  # compare exactly these two groups
+        elif not all(lab.isdigit() for lab in labels):
+            raise DataError(f"Group(s) {labels} are not all values of column {col!r}; values are "
+                            f"{sorted(set(values))[:10]}.")
+    if "prob" in frame.columns:
+        frame = frame.rename(columns={v: k for k, v in mapping.items()})
+        table = ObservedTable.from_probabilities(frame)
+    else:
+        table = ObservedTable.from_frame(frame, **mapping) if mapping else ObservedTable.from_frame(frame)
+    if groups is None:
+        return table, (0, 1)
+    if groups == "all":
+        return table, "all"
+    cats = [str(c) for c in table.categories.get(attribute, [])]
+    codes = tuple(cats.index(lab) if lab in cats else int(lab) for lab in labels)
+    return table, (codes[0], codes[1])
+
+
+def _metric(name: str, group: int | None, groups: tuple[int, int] | str) -> Any:
+    from fairprobe.core.registry import get_registry
+
+    if "P(" in name.replace(" ", ""):
+        return name
+    metrics = get_registry().metrics
+    if name not in metrics:
+        from fairprobe.exceptions import UnknownPluginError
+
+        raise UnknownPluginError(f"Unknown metric {name!r}; registered metrics: {sorted(metrics)}.")
+    return metrics[name](group=group or 0, groups=groups)
+
+
+def _fixed(params: tuple[str, ...]) -> dict[str, float]:
+    out = {}
+    for item in params:
+        for k, v in _pairs(item, "--param").items():
+            try:
+                out[k] = float(v)
+            except ValueError:
+                raise ConfigError(f"--param {k} needs a number; got {v!r}.") from None
+    return out
+
+
+def _bias(biases: tuple[str, ...]) -> Any:
+    if not biases:
+        raise ConfigError("Give a bias with --bias (repeat it to combine biases); see `fairprobe plugins`.")
+    return list(biases) if len(biases) > 1 else biases[0]
+
+
+def _json_default(x: Any) -> Any:
+    if isinstance(x, float) and math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return str(x)
+
+
+def common(f: Any) -> Any:
+    """Options shared by the causal commands."""
+    options = [
+        click.option("--bias", "biases", multiple=True, help="Bias name or JSON file; repeat to combine biases."),
+        click.option("--metric", required=True, help="Metric name (see `fairprobe plugins`) or a query string."),
+        click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False,
+                                                                            path_type=Path),
+                     help="CSV of unit rows, or of cells with a 'prob' column."),
+        click.option("--columns", default=None, help="Node=column mapping, e.g. A=race,Y=recid,P=pred."),
+        click.option("--groups", default=None, help="Two attribute values to compare (codes or labels), or 'all'."),
+        click.option("--group", type=int, default=None, help="Group code for group rates (fpr, ppv, ...)."),
+        click.option("--param", "params", multiple=True, help="Fixed sensitivity value NAME=VALUE (repeatable)."),
+        click.option("--backend", default="scip", show_default=True, help="Solver backend."),
+        click.option("--time-limit", type=float, default=None, help="Seconds per solve (bounds stay certified)."),
+        click.option("--json", "as_json", is_flag=True, help="Print JSON."),
+    ]
+    for opt in reversed(options):
+        f = opt(f)
+    return f
+
+
+def register(cli: click.Group) -> None:
+    """Add the causal commands to the ``fairprobe`` group."""
+
+    @cli.command("bound")
+    @common
+    @click.option("--D", "d_value", type=float, default=None, help="Sensitivity value (single-parameter bias).")
+    def bound_cmd(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
+                  group: int | None, params: tuple[str, ...], backend: str, time_limit: float | None,
+                  as_json: bool, d_value: float | None) -> None:
+        """Certified bounds of a fairness metric under a bias at one sensitivity value.
+
+        \b
+        Example:
+          fairprobe bound --bias proxy_label --metric fpr_parity --data cells.csv --D 0.05
+        """
+        from fairprobe.core.bound import bound
+
+        table, grp = load_data(data_path, columns, groups)
+        res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
+                    time_limit=time_limit, **_fixed(params))
+        click.echo(json.dumps(res.to_dict(), indent=2, default=_json_default) if as_json else res.summary())
+
+    @cli.command("sweep")
+    @common
+    @click.option("--D", "d_grid", required=True, help="Values: start:stop:count (0:0.1:21) or a comma list.")
+    @click.option("--parameter", default=None, help="Parameter swept when the bias has several.")
+    @click.option("--jobs", "n_jobs", type=int, default=1, show_default=True, help="Parallel workers (-1 = all).")
+    @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                  help="Write the sensitivity plot (PNG/PDF/SVG).")
+    @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                  help="Write the table of bounds (CSV).")
+    def sweep_cmd(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
+                  group: int | None, params: tuple[str, ...], backend: str, time_limit: float | None,
+                  as_json: bool, d_grid: str, parameter: str | None, n_jobs: int, plot_path: Path | None,
+                  out_path: Path | None) -> None:
+        """Certified bounds over a grid of sensitivity values (progress on stderr).
+
+        \b
+        Example:
+          fairprobe sweep --bias selection --metric equalized_odds --data preds.csv \\
+              --columns A=race,Y=recid,P=pred --D 0:0.1:21 --plot out.png --json
+        """
+        from fairprobe.core.sensitivity import sensitivity
+
+        table, grp = load_data(data_path, columns, groups)
+        res = sensitivity(_bias(biases), _metric(metric, group, grp), table, D=parse_grid(d_grid),
+                          parameter=parameter, backend=backend, time_limit=time_limit, n_jobs=n_jobs,
+                          **_fixed(params))
+        if plot_path is not None:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            ax = res.plot()
+            ax.figure.tight_layout()
+            ax.figure.savefig(plot_path, dpi=150)
+        if out_path is not None:
+            res.to_frame().to_csv(out_path, index=False)
+        if as_json:
+            click.echo(res.to_json())
+        else:
+            click.echo(res.summary())
+            click.echo(res.to_frame()[[*res.parameters, "lower", "upper", "status"]].to_string(index=False))
+
+    @cli.command("breakdown")
+    @common
+    @click.option("--threshold", type=float, default=None, help="Conclusion: metric above/below this (default 0).")
+    @click.option("--tolerance", type=float, default=None, help="Conclusion: |metric| <= tolerance (or not).")
+    @click.option("--parameter", default=None, help="Parameter moved when the bias has several.")
+    def breakdown_cmd(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None,
+                      groups: str | None, group: int | None, params: tuple[str, ...], backend: str,
+                      time_limit: float | None, as_json: bool, threshold: float | None, tolerance: float | None,
+                      parameter: str | None) -> None:
+        """Smallest sensitivity value at which the fairness conclusion can flip.
+
+        \b
+        Example:
+          fairprobe breakdown --bias selection --metric fpr_parity --data cells.csv --tolerance 0.05
+        """
+        from fairprobe.core.breakdown import breakdown
+
+        table, grp = load_data(data_path, columns, groups)
+        res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
+                        tolerance=tolerance, parameter=parameter, backend=backend, time_limit=time_limit,
+                        **_fixed(params))
+        click.echo(json.dumps(res.to_dict(), indent=2, default=_json_default) if as_json else res.summary())
