@@ -240,7 +240,7 @@ def sensitivity(
     bias: Any, metric: Any, data: Any, D: Iterable[float] | Mapping[str, Iterable[float]], *,
     parameter: str | None = None, backend: str = "scip", time_limit: float | None = None, gap: float = 1e-6,
     n_jobs: int | None = 1, parallel_backend: str | None = None, progress: bool = True, reduce: bool = True,
-    **fixed: float,
+    solver_options: Mapping[str, Any] | None = None, **fixed: float,
 ) -> SensitivityResult:
     """Certified bounds of ``metric`` under ``bias`` for every sensitivity value in ``D``.
 
@@ -259,6 +259,8 @@ def sensitivity(
         joblib backend, e.g. ``"dask"`` to run on the active ``dask.distributed`` client.
     progress : bool
         Show a progress bar.
+    solver_options : dict, optional
+        Backend-specific parameters (see :func:`fairprobe.bound`).
     **fixed
         Values of parameters that are not swept.
 
@@ -278,7 +280,7 @@ def sensitivity(
     start = time.perf_counter()
     problem = BoundProblem(bias, metric, data, reduce=reduce, fixed=fixed)
     swept, points = _grid(problem, D, parameter, fixed)
-    solve_kwargs = {"backend": backend, "time_limit": time_limit, "gap": gap}
+    solve_kwargs = {"backend": backend, "time_limit": time_limit, "gap": gap, "solver_options": solver_options}
     outcomes = run_tasks([(problem, pt) for pt in points], n_jobs=n_jobs, parallel_backend=parallel_backend,
                          progress=progress, desc=f"{problem.metric.label}", **solve_kwargs)
     observed = _observed(problem, fixed, solve_kwargs)
