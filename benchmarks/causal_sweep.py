@@ -1,0 +1,89 @@
+"""Sensitivity-sweep benchmark: 21-point sweeps of every parity metric under each single bias.
+
+On the seed paper's COMPAS table (``shared/data/fragile_fair-fogliato_compas.csv``), for each
+single built-in bias and each parity metric, a 21-point sweep D = 0, 0.005, ..., 0.1 with
+``fairprobe.sensitivity`` (compiled once, D moves program coefficients) is timed:
+
+* median wall time per certified bound (both sides) and total per sweep, sequentially;
+* the same sweep with ``n_jobs=2`` (speed-up = sequential / parallel total);
+* the in-process baseline: ``--baseline-points`` evenly spread points through ``fairprobe.bound``
+  one by one (compile per point), ratio = its mean time / the sweep's mean solve time at the same
+  points;
+* the reference implementation's published cost, 2-4 s per bound on the proxy-label program
+  (autobounds + SCIP, seed paper), as a fixed figure side by side (it cannot run here).
+
+Run: ``python benchmarks/causal_sweep.py [--points 21] [--biases selection,proxy_label]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import fairprobe as fp
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "fragile_fair-fogliato_compas.csv"
+BIASES = ["selection", "proxy_label", "proxy_attribute", "ecp", "proxy_label_missed_positives"]
+METRICS = ["fpr_parity", "fnr_parity", "ppv_parity", "npv_parity", "demographic_parity", "accuracy_parity",
+           "equalized_odds"]
+REFERENCE_SECONDS = (2.0, 4.0)  # published per-bound cost of the reference pipeline (proxy-label program)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--points", type=int, default=21)
+    parser.add_argument("--biases", default=",".join(BIASES))
+    parser.add_argument("--metrics", default=",".join(METRICS))
+    parser.add_argument("--baseline-points", type=int, default=5, help="points of the compile-per-point baseline")
+    args = parser.parse_args()
+    table = pd.read_csv(DATA)
+    grid = list(np.round(np.linspace(0, 0.1, args.points), 10))
+    rows = []
+    warnings.simplefilter("ignore", RuntimeWarning)
+    for bias in args.biases.split(","):
+        for metric in args.metrics.split(","):
+            seq = fp.sensitivity(bias, metric, table, D=grid, progress=False)
+            frame = seq.to_frame()
+            t0 = time.perf_counter()
+            par = fp.sensitivity(bias, metric, table, D=grid, n_jobs=2, progress=False)
+            t_par = time.perf_counter() - t0
+            # baseline on the same points: fp.bound per D vs the sweep's own per-point solve times
+            idx = np.linspace(0, len(grid) - 1, args.baseline_points).round().astype(int)
+            t0 = time.perf_counter()
+            for i in idx:
+                fp.bound(bias, metric, table, D=grid[i])
+            t_base = (time.perf_counter() - t0) / len(idx)
+            t_same = float(frame.time.iloc[idx].mean())
+            per_bound = statistics.median(frame.time)
+            diff = np.max(np.abs(par.to_frame()[["lower", "upper"]].to_numpy() - frame[["lower", "upper"]].to_numpy()))
+            rows.append({"bias": bias, "metric": metric, "median_ms": 1000 * per_bound,
+                         "sweep_s": seq.wall_time, "sweep_2jobs_s": t_par, "speedup_2jobs": seq.wall_time / t_par,
+                         "bound_per_point_ms": 1000 * t_base, "ratio_vs_per_point": t_base / t_same,
+                         "ratio_vs_reference": REFERENCE_SECONDS[0] / per_bound,
+                         "non_optimal": int((frame.status != "optimal").sum()), "par_vs_seq_maxdiff": diff})
+            r = rows[-1]
+            print(f"{bias:30s} {metric:20s} median {r['median_ms']:7.1f} ms/bound  sweep {r['sweep_s']:6.2f}s  "
+                  f"2 jobs {r['sweep_2jobs_s']:6.2f}s (x{r['speedup_2jobs']:.2f})  per-point bound() "
+                  f"{r['bound_per_point_ms']:7.1f} ms (x{r['ratio_vs_per_point']:.2f})", flush=True)
+    out = pd.DataFrame(rows)
+    print("\nmedian over all sweeps:")
+    lo_ratio = out.ratio_vs_reference.median()
+    hi_ratio = REFERENCE_SECONDS[1] / REFERENCE_SECONDS[0] * lo_ratio
+    print(f"  median time per bound           {out.median_ms.median():8.1f} ms  (reference: "
+          f"{REFERENCE_SECONDS[0]:.0f}-{REFERENCE_SECONDS[1]:.0f} s per bound -> x{lo_ratio:.0f} to x{hi_ratio:.0f} faster)")
+    print(f"  total per {len(grid)}-point sweep         {out.sweep_s.median():8.2f} s   "
+          f"(reference: {len(grid) * REFERENCE_SECONDS[0]:.0f}-{len(grid) * REFERENCE_SECONDS[1]:.0f} s)")
+    print(f"  speed-up with n_jobs=2          x{out.speedup_2jobs.median():.2f}")
+    print(f"  compile once vs bound() per point x{out.ratio_vs_per_point.median():.2f}")
+    print(f"  all sweeps: {out.sweep_s.sum():.1f} s sequential, {out.sweep_2jobs_s.sum():.1f} s with 2 jobs; "
+          f"non-optimal points {out.non_optimal.sum()}; max |parallel - sequential| {out.par_vs_seq_maxdiff.max():.1e}")
+
+
+if __name__ == "__main__":
+    main()
