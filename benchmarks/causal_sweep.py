@@ -76,7 +76,8 @@ def main() -> None:
     lo_ratio = out.ratio_vs_reference.median()
     hi_ratio = REFERENCE_SECONDS[1] / REFERENCE_SECONDS[0] * lo_ratio
     print(f"  median time per bound           {out.median_ms.median():8.1f} ms  (reference: "
-          f"{REFERENCE_SECONDS[0]:.0f}-{REFERENCE_SECONDS[1]:.0f} s per bound -> x{lo_ratio:.0f} to x{hi_ratio:.0f} faster)")
+          f"{REFERENCE_SECONDS[0]:.0f}-{REFERENCE_SECONDS[1]:.0f} s per bound -> x{lo_ratio:.0f} to "
+          f"x{hi_ratio:.0f} faster)")
     print(f"  total per {len(grid)}-point sweep         {out.sweep_s.median():8.2f} s   "
           f"(reference: {len(grid) * REFERENCE_SECONDS[0]:.0f}-{len(grid) * REFERENCE_SECONDS[1]:.0f} s)")
     print(f"  speed-up with n_jobs=2          x{out.speedup_2jobs.median():.2f}")
