@@ -55,6 +55,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "fairprobe.biases.hooks",
     "fairprobe.metrics.hooks",
     "fairprobe.backends.hooks",
+    "fairprobe.plugins.fairtree.hooks",
 )
 
 #: Plugin kind -> registration hook name.

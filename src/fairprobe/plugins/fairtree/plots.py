@@ -1,0 +1,94 @@
+"""Plots of a fitted FairTree: the tree (like the paper's Figure 2) and fluctuation processes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.stats import kstwobign
+
+from fairprobe.exceptions import ConfigError
+
+__all__ = ["plot_process", "plot_tree"]
+
+
+def _layout(tree: Any) -> dict[int, tuple[float, float]]:
+    nodes = tree.nodes_
+    pos: dict[int, tuple[float, float]] = {}
+    counter = [0]
+
+    def place(i: int) -> float:
+        nd = nodes[i]
+        if nd.is_leaf:
+            x = float(counter[0])
+            counter[0] += 1
+        else:
+            x = float(np.mean([place(c) for c in nd.children]))
+        pos[i] = (x, -nd.depth)
+        return x
+
+    place(0)
+    return pos
+
+
+def plot_tree(tree: Any, ax: Any = None) -> Any:
+    """Draw the tree; each box shows n, bias, variance and MSE, coloured by MSE."""
+    import matplotlib.pyplot as plt
+    from matplotlib import cm, colors
+
+    nodes = tree.nodes_
+    pos = _layout(tree)
+    width = max(x for x, _ in pos.values()) + 1
+    depth = max(-y for _, y in pos.values()) + 1
+    if ax is None:
+        _, ax = plt.subplots(figsize=(max(5.0, 2.6 * width), max(3.0, 1.9 * depth)))
+    mses = np.array([nd.mse for nd in nodes])
+    norm = colors.Normalize(vmin=float(mses.min()), vmax=float(mses.max()) if mses.max() > mses.min() else 1.0)
+    cmap = cm.get_cmap("RdYlGn_r") if hasattr(cm, "get_cmap") else plt.colormaps["RdYlGn_r"]
+    for nd in nodes:
+        x, y = pos[nd.id]
+        for c in nd.children:
+            cx, cy = pos[c]
+            ax.plot([x, cx], [y, cy], color="grey", lw=1, zorder=1)
+            rule = nodes[c].rule[-1]
+            ax.text((x + cx) / 2, (y + cy) / 2, rule, fontsize=7, ha="center", va="center",
+                    bbox={"boxstyle": "round", "fc": "white", "ec": "none", "alpha": 0.8}, zorder=2)
+        label = f"n = {nd.n}\nbias {nd.bias:+.3f}\nvar {nd.variance:.3f}\nMSE {nd.mse:.3f}"
+        if nd.split:
+            label += f"\n{nd.split['classification']} (p {nd.split['adjusted_p_value']:.1e})"
+        ax.text(x, y, label, ha="center", va="center", fontsize=7, zorder=3,
+                bbox={"boxstyle": "round", "fc": cmap(norm(nd.mse)), "ec": "k", "lw": 0.6})
+    ax.set_xlim(-0.7, width - 0.3)
+    ax.set_ylim(-depth + 0.4, 0.6)
+    ax.axis("off")
+    ax.set_title(f"FairTree ({tree.test} test): colour = MSE", fontsize=9)
+    return ax
+
+
+def plot_process(tree: Any, covariate: str, node: int = 0, ax: Any = None) -> Any:
+    """The bias and variance fluctuation processes with the critical boundary at alpha."""
+    import matplotlib.pyplot as plt
+
+    if tree.test != "fluctuation":
+        raise ConfigError("plot_process needs a tree fitted with test='fluctuation'.")
+    key = (node, covariate)
+    if key not in tree._processes:
+        raise ConfigError(f"No fluctuation process for covariate {covariate!r} at node {node} "
+                          "(unknown covariate, a leaf that was not tested, or a constant covariate).")
+    wb, wv = tree._processes[key]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 3.5))
+    t = np.arange(1, wb.size + 1) / max(wb.size, 1)
+    ax.plot(t, wb, label="bias process (residual)")
+    ax.plot(t, wv, label="variance process (squared centred residual)")
+    m = max(1, int((tree.nodes_[node].tests.splittable | (tree.nodes_[node].tests.note != "constant in this node"))
+                   .sum()))
+    crit = float(kstwobign.isf(tree.alpha / (2 * m)))
+    for sign in (1, -1):
+        ax.axhline(sign * crit, color="r", ls="--", lw=1)
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.set_xlabel(f"share of node {node} ordered by {covariate}")
+    ax.set_ylabel("W(t)")
+    ax.set_title(f"fluctuation processes; boundary +-{crit:.3f} (alpha/(2m), m={m})", fontsize=9)
+    ax.legend(frameon=False, fontsize=8)
+    return ax

@@ -1,0 +1,436 @@
+"""FairTree: a subgroup performance audit by recursive partitioning.
+
+At each node every covariate is tested for a change of model performance along it (fluctuation
+or permutation test, see :mod:`fairprobe.plugins.fairtree.tests`); with Bonferroni over the
+covariates (and over the bias and variance processes for the fluctuation test) the most
+significant covariate is split at its largest change, snapped to a boundary between distinct
+values (or category groups) that leaves at least ``min_node_size`` rows in each child, and the
+children are audited in turn. Each split is classified as a *bias* (the mean residual differs),
+*variance* (the spread differs) or *both*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from fairprobe.exceptions import ConfigError, DataError
+from fairprobe.plugins.fairtree.covariates import Covariate, prepare_covariates
+from fairprobe.plugins.fairtree.tests import fluctuation_test, permutation_max_test
+
+__all__ = ["FairTree", "Node"]
+
+LOSSES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "squared": lambda y, p: (p - y) ** 2,
+    "absolute": lambda y, p: np.abs(p - y),
+    "zero_one": lambda y, p: (np.round(p) != y).astype(float),
+    "log": lambda y, p: -(y * np.log(np.clip(p, 1e-15, 1)) + (1 - y) * np.log(np.clip(1 - p, 1e-15, 1))),
+}
+
+
+@dataclass
+class Node:
+    """A node of the fitted tree (statistics of its rows; split when it has children)."""
+
+    id: int
+    depth: int
+    n: int
+    bias: float
+    variance: float
+    mse: float
+    mean_loss: float
+    rule: list[str]
+    tests: pd.DataFrame
+    split: dict[str, Any] | None = None
+    children: list[int] = field(default_factory=list)
+
+    @property
+    def is_leaf(self) -> bool:
+        """No significant split."""
+        return not self.children
+
+
+class FairTree:
+    """Subgroup performance audit with bias-variance classification of every split.
+
+    Parameters
+    ----------
+    test : {"fluctuation", "permutation"}
+        Split test. The fluctuation test (default) tests bias and variance separately and is
+        fast; the permutation test uses the loss and a max-statistic reference distribution.
+    alpha : float
+        Significance level per node (Bonferroni-adjusted over covariates).
+    min_node_size : int
+        Smallest child a split may create.
+    max_depth : int, optional
+        Deepest split level (``None``: until nothing is significant).
+    n_permutations : int
+        Permutations of the permutation test.
+    loss : {"squared", "absolute", "zero_one", "log"} or callable
+        Per-row loss ``loss(y_true, y_pred)`` for the permutation test and node statistics.
+    decision : {"min_of_two", "bias_only"}
+        Fluctuation node rule: split if ``2m * min(p_bias, p_var) < alpha`` (default) or if
+        ``m * p_bias < alpha``.
+    random_state : int or Generator, optional
+        Seeds the category-ordering halves and the permutations.
+    n_jobs : int, optional
+        Threads for the per-covariate permutation tests.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"g": rng.integers(0, 2, 600), "noise": rng.random(600)})
+    >>> residual = rng.normal(0.4 * X.g, 0.5)
+    >>> tree = FairTree(random_state=0).fit(X, residuals=residual)
+    >>> tree.splits_[["covariate", "classification"]].values.tolist()
+    [['g', 'bias']]
+    """
+
+    name: ClassVar[str] = "fairtree"
+    description: ClassVar[str] = "subgroup performance audit by recursive partitioning (bias vs variance)"
+
+    def __init__(self, *, test: str = "fluctuation", alpha: float = 0.05, min_node_size: int = 10,
+                 max_depth: int | None = None, n_permutations: int = 5000, loss: str | Callable = "squared",
+                 decision: str = "min_of_two", random_state: int | np.random.Generator | None = None,
+                 n_jobs: int | None = None) -> None:
+        self.test = test
+        self.alpha = alpha
+        self.min_node_size = min_node_size
+        self.max_depth = max_depth
+        self.n_permutations = n_permutations
+        self.loss = loss
+        self.decision = decision
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # -- fitting ------------------------------------------------------------------------------
+    def _check_params(self) -> None:
+        if self.test not in ("fluctuation", "permutation"):
+            raise ConfigError(f"test must be 'fluctuation' or 'permutation'; got {self.test!r}.")
+        if not 0 < self.alpha < 1:
+            raise ConfigError(f"alpha must be in (0, 1); got {self.alpha}.")
+        if int(self.min_node_size) < 1:
+            raise ConfigError(f"min_node_size must be >= 1; got {self.min_node_size}.")
+        if self.decision not in ("min_of_two", "bias_only"):
+            raise ConfigError(f"decision must be 'min_of_two' or 'bias_only'; got {self.decision!r}.")
+        if self.test == "permutation" and int(self.n_permutations) < 1:
+            raise ConfigError("n_permutations must be >= 1.")
+        if isinstance(self.loss, str) and self.loss not in LOSSES:
+            raise ConfigError(f"Unknown loss {self.loss!r}; choose from {sorted(LOSSES)} or pass a callable.")
+
+    def fit(self, X: pd.DataFrame | np.ndarray, y_true: Any = None, y_pred: Any = None, *,
+            residuals: Any = None, loss_values: Any = None) -> FairTree:
+        """Grow the audit tree.
+
+        Parameters
+        ----------
+        X : DataFrame or 2-D array
+            Covariates to audit along (any types).
+        y_true, y_pred : array-like
+            Observed values and predictions (labels or probabilities for classifiers).
+        residuals : array-like, optional
+            Signed residuals ``prediction - observed`` instead of ``y_true``/``y_pred``.
+        loss_values : array-like, optional
+            A per-row loss of your own (used by the permutation test and node statistics).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        self.covariates_ = prepare_covariates(X)
+        n = len(self.covariates_[0].key)
+        if residuals is not None:
+            r = np.asarray(residuals, dtype=float).ravel()
+            y = p = None
+        else:
+            if y_true is None or y_pred is None:
+                raise DataError("Give y_true and y_pred, or residuals=.")
+            y = np.asarray(y_true, dtype=float).ravel()
+            p = np.asarray(y_pred, dtype=float).ravel()
+            if y.shape != p.shape:
+                raise DataError(f"y_true has {y.size} rows but y_pred has {p.size}.")
+            r = p - y
+        if r.size != n:
+            raise DataError(f"The covariates have {n} rows but the residuals/predictions have {r.size}.")
+        if not np.all(np.isfinite(r)):
+            raise DataError("Residuals contain NaN or infinite values; drop those rows first.")
+        if loss_values is not None:
+            L = np.asarray(loss_values, dtype=float).ravel()
+        elif callable(self.loss):
+            if y is None:
+                raise DataError("A callable loss needs y_true and y_pred.")
+            L = np.asarray(self.loss(y, p), dtype=float).ravel()
+        elif self.loss == "squared" or y is None:
+            if y is None and self.loss != "squared":
+                raise DataError(f"loss={self.loss!r} needs y_true and y_pred, not residuals.")
+            L = r**2
+        else:
+            L = LOSSES[self.loss](y, p)
+        if L.size != n or not np.all(np.isfinite(L)):
+            raise DataError("The per-row loss must be finite with one value per row.")
+        self.residuals_, self.loss_values_ = r, L
+        self._rng = np.random.default_rng(self.random_state)
+        self.nodes_: list[Node] = []
+        self._processes: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._grow(np.arange(n), depth=0, rule=[])
+        return self
+
+    def _node_stats(self, idx: np.ndarray) -> tuple[float, float, float, float]:
+        r = self.residuals_[idx]
+        var = float(r.var(ddof=1)) if r.size > 1 else 0.0
+        return float(r.mean()), var, float((r**2).mean()), float(self.loss_values_[idx].mean())
+
+    def _grow(self, idx: np.ndarray, depth: int, rule: list[str]) -> int:
+        node_id = len(self.nodes_)
+        bias, var, mse, mean_loss = self._node_stats(idx)
+        node = Node(node_id, depth, int(idx.size), bias, var, mse, mean_loss, list(rule), pd.DataFrame())
+        self.nodes_.append(node)
+        can_split = idx.size >= 2 * self.min_node_size and (self.max_depth is None or depth < self.max_depth)
+        if not can_split:
+            return node_id
+        tests = self._test_node(idx)
+        node.tests = tests
+        ok = tests[tests.splittable]
+        if ok.empty or ok.adjusted_p_value.min() >= self.alpha:
+            return node_id
+        best = ok.loc[ok.adjusted_p_value.idxmin()]
+        cov = self.covariates_[int(best.covariate_index)]
+        key = cov.key[idx]
+        if best.left_codes is not None:
+            left_mask = np.isin(key, best.left_codes)
+        else:
+            left_mask = key <= best.threshold
+        left_rule, right_rule = cov.describe_left(None if best.left_codes is not None else best.threshold,
+                                                  best.left_codes)
+        left, right = idx[left_mask], idx[~left_mask]
+        classification = self._classify(best, left, right)
+        node.split = {
+            "covariate": cov.name, "kind": cov.kind, "threshold": best.threshold, "left_codes": best.left_codes,
+            "left_rule": left_rule, "right_rule": right_rule, "n_left": int(left.size), "n_right": int(right.size),
+            "statistic": float(best.statistic), "p_value": float(best.p_value),
+            "adjusted_p_value": float(best.adjusted_p_value), "p_bias": best.p_bias, "p_var": best.p_var,
+            "classification": classification,
+        }
+        node.children = [self._grow(left, depth + 1, [*rule, left_rule]),
+                         self._grow(right, depth + 1, [*rule, right_rule])]
+        return node_id
+
+    def _classify(self, best: pd.Series, left: np.ndarray, right: np.ndarray) -> str:
+        half = self.alpha / 2
+        if self.test == "fluctuation":
+            b, v = best.p_bias < half, best.p_var < half
+            return "both" if b and v else ("bias" if b else ("variance" if v else "both"))
+        rl, rr = self.residuals_[left], self.residuals_[right]
+        db = abs(rl.mean() - rr.mean())
+        dv = abs(rl.var(ddof=1) - rr.var(ddof=1)) if min(rl.size, rr.size) > 1 else 0.0
+        if db > 1.5 * dv:
+            return "bias"
+        if dv > 1.5 * db:
+            return "variance"
+        return "both"
+
+    # -- tests ---------------------------------------------------------------------------------
+    def _test_node(self, idx: np.ndarray) -> pd.DataFrame:
+        testable = [j for j, c in enumerate(self.covariates_) if np.unique(c.key[idx]).size > 1]
+        m = max(len(testable), 1)
+        rows = []
+        if self.test == "permutation":
+            seeds = self._rng.integers(0, 2**63 - 1, size=len(self.covariates_))
+            jobs = [(j, idx, np.random.default_rng(seeds[j])) for j in testable]
+            if self.n_jobs not in (None, 1) and len(jobs) > 1:
+                from joblib import Parallel, delayed
+
+                results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                    delayed(self._permutation_one)(*job) for job in jobs)
+            else:
+                results = [self._permutation_one(*job) for job in jobs]
+            for res in results:
+                res["adjusted_p_value"] = min(1.0, m * res["p_value"])
+                rows.append(res)
+        else:
+            for j in testable:
+                res = self._fluctuation_one(j, idx, self.alpha / (2 * m))
+                if self.decision == "bias_only":
+                    res["adjusted_p_value"] = min(1.0, m * res["p_bias"])
+                else:
+                    res["adjusted_p_value"] = min(1.0, 2 * m * res["p_value"])
+                self._processes[(len(self.nodes_) - 1, res["covariate"])] = (res.pop("process_bias"),
+                                                                              res.pop("process_var"))
+                rows.append(res)
+        for j, c in enumerate(self.covariates_):
+            if j not in testable:
+                rows.append({"covariate": c.name, "covariate_index": j, "statistic": 0.0, "p_value": 1.0,
+                             "adjusted_p_value": 1.0, "p_bias": 1.0, "p_var": 1.0, "splittable": False,
+                             "threshold": np.nan, "left_codes": None, "note": "constant in this node"})
+        cols = ["covariate", "covariate_index", "statistic", "p_value", "adjusted_p_value", "p_bias", "p_var",
+                "splittable", "threshold", "left_codes", "note"]
+        return pd.DataFrame(rows)[cols].sort_values("covariate_index").reset_index(drop=True)
+
+    def _boundaries(self, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct values u (left = key <= u) that leave min_node_size rows on each side."""
+        values, counts = np.unique(key, return_counts=True)
+        left = np.cumsum(counts)[:-1]
+        ok = (left >= self.min_node_size) & (key.size - left >= self.min_node_size)
+        return values[:-1][ok], left[ok]
+
+    def _fluctuation_one(self, j: int, idx: np.ndarray, bias_level: float) -> dict[str, Any]:
+        cov: Covariate = self.covariates_[j]
+        key = cov.key[idx]
+        r = self.residuals_[idx]
+        note = ""
+        if cov.kind == "nominal" and np.unique(key).size > 2:
+            # order categories by mean residual on a random half, test on the other half
+            perm = self._rng.permutation(idx.size)
+            order_half, test_half = perm[: idx.size // 2], perm[idx.size // 2:]
+            cats = np.unique(key)
+            base = r[order_half].mean() if order_half.size else 0.0
+            means = np.array([r[order_half][key[order_half] == c].mean() if np.any(key[order_half] == c) else base
+                              for c in cats])
+            rank = np.empty(cats.size)
+            rank[np.argsort(means, kind="stable")] = np.arange(cats.size)
+            node_key = rank[np.searchsorted(cats, key)]
+            test_rows = test_half
+            note = "categories ordered by mean residual on a random half, tested on the other half"
+        else:
+            node_key, test_rows, cats = key, np.arange(idx.size), None
+        test_key = node_key[test_rows]
+        order = np.argsort(test_key, kind="stable")
+        res = fluctuation_test(r[test_rows][order], bias_level)
+        values, _ = self._boundaries(node_key)
+        out: dict[str, Any] = {"covariate": cov.name, "covariate_index": j, "p_bias": res.p_bias,
+                               "p_var": res.p_var, "p_value": min(res.p_bias, res.p_var),
+                               "statistic": max(res.statistic_bias, res.statistic_var), "note": note,
+                               "process_bias": res.process_bias, "process_var": res.process_var}
+        if values.size == 0:
+            return {**out, "splittable": False, "threshold": np.nan, "left_codes": None,
+                    "note": (note + "; " if note else "") + f"no split leaves {self.min_node_size} rows per child"}
+        sorted_test = test_key[order]
+        pos = np.searchsorted(sorted_test, values, side="right")  # tested rows left of each boundary
+        proc = res.process_bias if (res.bias_significant or res.p_bias <= res.p_var) else res.process_var
+        height = np.abs(proc[np.clip(pos - 1, 0, proc.size - 1)]) if proc.size else np.zeros(pos.size)
+        choice = int(np.lexsort((-height, np.abs(pos - res.break_position)))[0])
+        u = float(values[choice])
+        if cats is not None:
+            left_codes = [int(c) for c, rk in zip(cats, rank, strict=True) if rk <= u]
+            return {**out, "splittable": True, "threshold": np.nan, "left_codes": left_codes}
+        if cov.kind == "nominal":  # two levels
+            return {**out, "splittable": True, "threshold": np.nan, "left_codes": [int(u)]}
+        return {**out, "splittable": True, "threshold": u, "left_codes": None}
+
+    def _permutation_one(self, j: int, idx: np.ndarray, rng: np.random.Generator) -> dict[str, Any]:
+        cov: Covariate = self.covariates_[j]
+        key = cov.key[idx]
+        L = self.loss_values_[idx]
+        base = {"covariate": cov.name, "covariate_index": j, "p_bias": np.nan, "p_var": np.nan, "note": ""}
+        if cov.kind == "nominal" and np.unique(key).size > 2:
+            cats, codes = np.unique(key, return_inverse=True)
+            stat, best, p = permutation_max_test(L, np.array([self.min_node_size]), self.n_permutations, rng,
+                                                 group_codes=codes, n_groups=cats.size)
+            if best < 0:
+                return {**base, "statistic": 0.0, "p_value": 1.0, "splittable": False, "threshold": np.nan,
+                        "left_codes": None}
+            sums, counts = np.bincount(codes, weights=L, minlength=cats.size), np.bincount(codes, minlength=cats.size)
+            order = np.argsort(sums / counts, kind="stable")
+            left_codes = [int(cats[c]) for c in order[: best + 1]]
+            return {**base, "statistic": stat, "p_value": p, "splittable": True, "threshold": np.nan,
+                    "left_codes": left_codes, "note": "categories in CART order (by mean loss), re-ordered per permutation"}
+        order = np.argsort(key, kind="stable")
+        values, left_sizes = self._boundaries(key)
+        if values.size == 0:
+            return {**base, "statistic": 0.0, "p_value": 1.0, "splittable": False, "threshold": np.nan,
+                    "left_codes": None, "note": f"no split leaves {self.min_node_size} rows per child"}
+        stat, best, p = permutation_max_test(L[order], left_sizes, self.n_permutations, rng)
+        u = float(values[int(np.searchsorted(left_sizes, best))])
+        if cov.kind == "nominal":
+            return {**base, "statistic": stat, "p_value": p, "splittable": True, "threshold": np.nan,
+                    "left_codes": [int(u)]}
+        return {**base, "statistic": stat, "p_value": p, "splittable": True, "threshold": u, "left_codes": None}
+
+    # -- results -------------------------------------------------------------------------------
+    def _fitted(self) -> None:
+        if not hasattr(self, "nodes_"):
+            raise ConfigError("This FairTree is not fitted yet; call fit(X, y_true, y_pred) first.")
+
+    @property
+    def tree_(self) -> list[Node]:
+        """All nodes, root first (depth-first order)."""
+        self._fitted()
+        return self.nodes_
+
+    @property
+    def splits_(self) -> pd.DataFrame:
+        """One row per significant split, depth-first; empty when nothing is significant."""
+        self._fitted()
+        cols = ["node", "depth", "covariate", "threshold", "left", "right", "n_left", "n_right", "statistic",
+                "p_value", "adjusted_p_value", "p_bias", "p_var", "classification"]
+        rows = [{"node": nd.id, "depth": nd.depth, "covariate": nd.split["covariate"],
+                 "threshold": nd.split["threshold"], "left": nd.split["left_rule"], "right": nd.split["right_rule"],
+                 **{k: nd.split[k] for k in cols[6:]}} for nd in self.nodes_ if nd.split]
+        return pd.DataFrame(rows, columns=cols)
+
+    @property
+    def leaves_(self) -> pd.DataFrame:
+        """Terminal subgroups with readable rules and their performance."""
+        self._fitted()
+        return pd.DataFrame([{"node": nd.id, "rule": " and ".join(nd.rule) or "(all rows)", "n": nd.n,
+                              "bias": nd.bias, "variance": nd.variance, "mse": nd.mse, "mean_loss": nd.mean_loss}
+                             for nd in self.nodes_ if nd.is_leaf])
+
+    def to_frame(self) -> pd.DataFrame:
+        """Every node: id, depth, rule, n, bias, variance, MSE, and its split (if any)."""
+        self._fitted()
+        return pd.DataFrame([{"node": nd.id, "depth": nd.depth, "rule": " and ".join(nd.rule) or "(all rows)",
+                              "n": nd.n, "bias": nd.bias, "variance": nd.variance, "mse": nd.mse,
+                              "mean_loss": nd.mean_loss, "split_on": nd.split["covariate"] if nd.split else None,
+                              "classification": nd.split["classification"] if nd.split else None,
+                              "adjusted_p_value": nd.split["adjusted_p_value"] if nd.split else None}
+                             for nd in self.nodes_])
+
+    def covariate_ranking(self) -> pd.DataFrame:
+        """Covariates ranked by their root-node adjusted p-value (the "priority" view)."""
+        self._fitted()
+        tests = self.nodes_[0].tests
+        if tests.empty:
+            return pd.DataFrame(columns=["covariate", "p_value", "adjusted_p_value", "p_bias", "p_var"])
+        return (tests[["covariate", "p_value", "adjusted_p_value", "p_bias", "p_var"]]
+                .sort_values(["adjusted_p_value", "p_value"]).reset_index(drop=True))
+
+    def summary(self) -> str:
+        """A text table of the splits and the leaves."""
+        self._fitted()
+        root = self.nodes_[0]
+        lines = [f"FairTree ({self.test} test, alpha={self.alpha}, min_node_size={self.min_node_size}): "
+                 f"{root.n} rows, bias {root.bias:+.4f}, variance {root.variance:.4f}, MSE {root.mse:.4f}"]
+        splits = self.splits_
+        if splits.empty:
+            lines.append("no significant performance differences along any covariate")
+            return "\n".join(lines)
+        lines.append(f"{len(splits)} significant split(s):")
+        for s in splits.itertuples():
+            lines.append(f"  {'  ' * s.depth}node {s.node}: {s.left} | {s.right}  "
+                         f"(n {s.n_left}/{s.n_right}, adj. p {s.adjusted_p_value:.2e}, {s.classification})")
+        lines.append("leaves:")
+        for leaf in self.leaves_.itertuples():
+            lines.append(f"  n={leaf.n:<6d} bias {leaf.bias:+.4f}  var {leaf.variance:.4f}  MSE {leaf.mse:.4f}  "
+                         f"{leaf.rule}")
+        return "\n".join(lines)
+
+    def plot_tree(self, ax: Any = None) -> Any:
+        """The tree: nodes show n, bias, variance and MSE, coloured by MSE."""
+        from fairprobe.plugins.fairtree.plots import plot_tree
+
+        self._fitted()
+        return plot_tree(self, ax=ax)
+
+    def plot_process(self, covariate: str, node: int = 0, ax: Any = None) -> Any:
+        """The fluctuation processes of ``covariate`` at ``node`` with the critical boundary."""
+        from fairprobe.plugins.fairtree.plots import plot_process
+
+        self._fitted()
+        return plot_process(self, covariate, node=node, ax=ax)
