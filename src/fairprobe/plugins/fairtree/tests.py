@@ -160,7 +160,7 @@ def permutation_max_test(loss_sorted: np.ndarray, candidates: np.ndarray, n_perm
 
     onehot = np.zeros((n, k))
     onehot[np.arange(n), codes] = 1.0
-    obs, order = cat_stat((L @ onehot)[None, :])
+    obs, _ = cat_stat((L @ onehot)[None, :])
     s_obs = float(obs.max())
     if not np.isfinite(s_obs):
         return 0.0, -1, 1.0

@@ -339,7 +339,8 @@ class FairTree:
             order = np.argsort(sums / counts, kind="stable")
             left_codes = [int(cats[c]) for c in order[: best + 1]]
             return {**base, "statistic": stat, "p_value": p, "splittable": True, "threshold": np.nan,
-                    "left_codes": left_codes, "note": "categories in CART order (by mean loss), re-ordered per permutation"}
+                    "left_codes": left_codes,
+                    "note": "categories in CART order (by mean loss), re-ordered per permutation"}
         order = np.argsort(key, kind="stable")
         values, left_sizes = self._boundaries(key)
         if values.size == 0:
