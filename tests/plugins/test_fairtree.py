@@ -166,3 +166,26 @@ def test_plots_and_tables() -> None:
     ranking = tree.covariate_ranking()
     assert ranking.adjusted_p_value.is_monotonic_increasing
     assert " and " in " ".join(tree.leaves_.rule) or len(tree.leaves_) == 2
+
+
+def test_fairtree_command(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"age": rng.integers(17, 80, 1000), "sex": rng.choice(["f", "m"], 1000)})
+    df["y"] = rng.normal(0, 1, 1000)
+    df["yhat"] = df.y + rng.normal(0.4 * (df.age < 25), 0.5)
+    path = tmp_path / "preds.csv"
+    df.to_csv(path, index=False)
+    out = subprocess.run([sys.executable, "-m", "fairprobe.cli", "fairtree", "--data", str(path), "--target", "y",
+                          "--prediction", "yhat", "--covariates", "age,sex", "--json", "--plot",
+                          str(tmp_path / "tree.png")], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert res["splits"][0]["covariate"] == "age" and res["splits"][0]["classification"] == "bias"
+    assert (tmp_path / "tree.png").stat().st_size > 5000
+    bad = subprocess.run([sys.executable, "-m", "fairprobe.cli", "fairtree", "--data", str(path), "--target", "y",
+                          "--prediction", "yhat", "--covariates", "age,foo"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "['foo'] are not in" in bad.stderr and "Traceback" not in bad.stderr

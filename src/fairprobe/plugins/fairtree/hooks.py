@@ -13,3 +13,11 @@ def fairprobe_register_analyses() -> Sequence[type]:
     from fairprobe.plugins.fairtree.tree import FairTree
 
     return [FairTree]
+
+
+@hookimpl
+def fairprobe_add_cli_commands(cli: object) -> None:
+    """``fairprobe fairtree``."""
+    from fairprobe.plugins.fairtree.cli import fairtree_command
+
+    cli.add_command(fairtree_command)  # type: ignore[attr-defined]

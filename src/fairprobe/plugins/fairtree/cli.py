@@ -1,0 +1,83 @@
+"""``fairprobe fairtree``: the subgroup audit from the command line (added through the plugin hook)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import pandas as pd
+
+from fairprobe.exceptions import DataError
+
+__all__ = ["fairtree_command"]
+
+
+def _read(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(path) if path.suffix in (".parquet", ".pq") else pd.read_csv(path)
+    except (OSError, ValueError, ImportError) as exc:
+        raise DataError(f"Cannot read {path}: {exc}") from None
+
+
+@click.command("fairtree")
+@click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="CSV or Parquet with one row per unit.")
+@click.option("--target", default=None, help="Column of observed values.")
+@click.option("--prediction", default=None, help="Column of predictions (labels or probabilities).")
+@click.option("--residual", default=None, help="Column of signed residuals (instead of target/prediction).")
+@click.option("--covariates", required=True, help="Comma-separated covariate columns to audit along.")
+@click.option("--test", type=click.Choice(["fluctuation", "permutation"]), default="fluctuation", show_default=True)
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--min-node-size", type=int, default=10, show_default=True)
+@click.option("--max-depth", type=int, default=None)
+@click.option("--permutations", type=int, default=5000, show_default=True)
+@click.option("--loss", type=click.Choice(["squared", "absolute", "zero_one", "log"]), default="squared",
+              show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the tree plot (PNG/PDF/SVG).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the splits table (CSV).")
+@click.option("--json", "as_json", is_flag=True, help="Print splits and leaves as JSON.")
+def fairtree_command(data_path: Path, target: str | None, prediction: str | None, residual: str | None,
+                     covariates: str, test: str, alpha: float, min_node_size: int, max_depth: int | None,
+                     permutations: int, loss: str, seed: int, plot_path: Path | None, out_path: Path | None,
+                     as_json: bool) -> None:
+    """Audit model performance across subgroups (FairTree) and classify bias vs variance.
+
+    \b
+    Example:
+      fairprobe fairtree --data preds.csv --target y --prediction yhat --covariates age,sex,topic
+    """
+    from fairprobe.plugins.fairtree.tree import FairTree
+
+    df = _read(data_path)
+    cols = [c.strip() for c in covariates.split(",") if c.strip()]
+    needed = cols + [c for c in (target, prediction, residual) if c]
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        raise DataError(f"Column(s) {missing} are not in {data_path}; available: {list(df.columns)}.")
+    tree = FairTree(test=test, alpha=alpha, min_node_size=min_node_size, max_depth=max_depth,
+                    n_permutations=permutations, loss=loss, random_state=seed)
+    if residual:
+        tree.fit(df[cols], residuals=df[residual])
+    else:
+        if not (target and prediction):
+            raise DataError("Give --target and --prediction, or --residual.")
+        tree.fit(df[cols], df[target], df[prediction])
+    if plot_path is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        ax = tree.plot_tree()
+        ax.figure.tight_layout()
+        ax.figure.savefig(plot_path, dpi=150)
+    if out_path is not None:
+        tree.splits_.to_csv(out_path, index=False)
+    if as_json:
+        out = {"splits": tree.splits_.to_dict(orient="records"), "leaves": tree.leaves_.to_dict(orient="records"),
+               "ranking": tree.covariate_ranking().to_dict(orient="records")}
+        click.echo(json.dumps(out, indent=2, default=str))
+    else:
+        click.echo(tree.summary())
