@@ -34,7 +34,7 @@ def main() -> None:
     y = (df.income == ">50K").astype(int).to_numpy()
     X = pd.get_dummies(df[["age", "education_num", "capital_gain", "capital_loss", "hours_per_week", "sex",
                            "marital_status", "occupation"]], drop_first=True, dtype=float)
-    Xtr, Xte, ytr, yte, dtr, dte = train_test_split(X, y, df, test_size=9000, random_state=0)
+    Xtr, Xte, ytr, yte, _, dte = train_test_split(X, y, df, test_size=9000, random_state=0)
     rf = RandomForestClassifier(n_estimators=100, min_samples_leaf=20, random_state=0, n_jobs=2).fit(Xtr, ytr)
     rng = np.random.default_rng(0)
     prob = rf.predict_proba(Xte)[:, 1]
