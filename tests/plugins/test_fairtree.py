@@ -189,3 +189,14 @@ def test_fairtree_command(tmp_path) -> None:
     bad = subprocess.run([sys.executable, "-m", "fairprobe.cli", "fairtree", "--data", str(path), "--target", "y",
                           "--prediction", "yhat", "--covariates", "age,foo"], capture_output=True, text=True)
     assert bad.returncode == 2 and "['foo'] are not in" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_permutation_in_two_processes_agrees() -> None:
+    X, r = effect_data(600, 3, "bias")
+    one = FairTree(test="permutation", n_permutations=999, random_state=1).fit(X, residuals=r)
+    two = FairTree(test="permutation", n_permutations=999, random_state=1, n_jobs=2).fit(X, residuals=r)
+    assert one.splits_.covariate.tolist() == two.splits_.covariate.tolist()
+    p1, p2 = one.tree_[0].tests.p_value, two.tree_[0].tests.p_value
+    assert np.all(np.abs(p1 - p2) <= 0.05)  # independent random streams: Monte-Carlo error only
+    again = FairTree(test="permutation", n_permutations=999, random_state=1).fit(X, residuals=r)
+    assert again.tree_[0].tests.p_value.tolist() == p1.tolist()  # reproducible at a fixed seed

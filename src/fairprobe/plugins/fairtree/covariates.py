@@ -70,7 +70,9 @@ def prepare_covariates(X: pd.DataFrame | np.ndarray) -> list[Covariate]:
         elif pd.api.types.is_bool_dtype(col) or pd.api.types.is_numeric_dtype(col):
             out.append(Covariate(str(name), "continuous", col.to_numpy(dtype=float)))
         else:
-            cats = sorted(pd.unique(col), key=str)
-            lookup = {c: i for i, c in enumerate(cats)}
-            out.append(Covariate(str(name), "nominal", col.map(lookup).to_numpy(dtype=float), cats))
+            codes, uniques = pd.factorize(col, sort=False)
+            order = sorted(range(len(uniques)), key=lambda i: str(uniques[i]))  # categories by name
+            rank = np.empty(len(order), dtype=float)
+            rank[order] = np.arange(len(order))
+            out.append(Covariate(str(name), "nominal", rank[codes], [uniques[i] for i in order]))
     return out

@@ -24,7 +24,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import kstwobign
 
-__all__ = ["FluctuationResult", "cusum_process", "fluctuation_test", "kolmogorov_pvalue", "permutation_max_test"]
+__all__ = [
+    "FluctuationResult",
+    "PermutationSpec",
+    "cusum_process",
+    "fluctuation_test",
+    "kolmogorov_pvalue",
+    "permutation_max_test",
+    "permutation_node_test",
+]
 
 
 def kolmogorov_pvalue(statistic: float | np.ndarray) -> float | np.ndarray:
@@ -100,73 +108,145 @@ def _chunks(total: int, size: int) -> list[int]:
     return [min(size, total - i) for i in range(0, total, size)]
 
 
-def permutation_max_test(loss_sorted: np.ndarray, candidates: np.ndarray, n_permutations: int,
-                         rng: np.random.Generator, group_codes: np.ndarray | None = None,
-                         n_groups: int | None = None, chunk: int = 256) -> tuple[float, int, float]:
-    """Max-statistic permutation test over split points.
+@dataclass
+class PermutationSpec:
+    """One covariate of a permutation node test.
 
-    Parameters
-    ----------
-    loss_sorted : array
-        Per-row loss in covariate order (ordered covariates) or in any order (categorical).
-    candidates : array of int
-        Ordered covariates: admissible left sizes (rows left of a boundary). Categorical: unused.
-    group_codes, n_groups : optional
-        For an unordered categorical: category code per row; splits are the CART-ordered
-        prefixes of categories, recomputed in each permutation. ``candidates`` then holds the
-        admissible numbers of categories on the left (by rank), re-checked per ordering through
-        the minimum size implied by the caller.
+    ``codes`` are integer level codes per row: ranks of the distinct values for an ordered
+    covariate (left child = codes <= boundary), category codes for an unordered one.
+    """
+
+    codes: np.ndarray
+    n_levels: int
+    nominal: bool
+    min_size: int
+
+
+class _Prepared:
+    """A covariate laid out in its own sorted order: levels are contiguous segments.
+
+    A uniformly random permutation of the loss, read in any fixed order, is again a uniformly
+    random permutation; so one permuted block serves every covariate as "the loss permuted, in
+    this covariate's order", and per-level sums are differences of one shared prefix-sum matrix.
+    """
+
+    def __init__(self, spec: PermutationSpec, n: int) -> None:
+        self.spec = spec
+        self.n = n
+        self.counts = np.bincount(spec.codes, minlength=spec.n_levels).astype(float)
+        self.ends = np.cumsum(self.counts).astype(int)  # prefix length at the end of each level
+        self.order = np.argsort(spec.codes, kind="stable")
+        if not spec.nominal:
+            self.k = self.ends[:-1].astype(float)  # left sizes at each level boundary
+            self.ok = (self.k >= spec.min_size) & (n - self.k >= spec.min_size)
+            self.scale = np.where(self.ok, n / np.maximum(self.k * (n - self.k), 1.0), 0.0)
+
+    def level_sums(self, prefix: np.ndarray) -> np.ndarray:
+        """Per-level sums from prefix sums (b x n+1) of loss rows in this covariate's order."""
+        at = prefix[:, self.ends]
+        return np.diff(np.concatenate([prefix[:, :1], at], axis=1), axis=1)
+
+    def stat(self, prefix: np.ndarray, total: float) -> tuple[np.ndarray, np.ndarray]:
+        """Max statistic per row and its argmax (ordered: level boundary; nominal: prefix length - 1)."""
+        n = self.n
+        if not self.spec.nominal:
+            left = prefix[:, self.ends[:-1]]
+            # |mean_left - mean_right| = |left - total k / n| * n / (k (n - k))
+            val = np.where(self.ok, np.abs(left - total * self.k / n) * self.scale, -np.inf)
+            return val.max(axis=1), val.argmax(axis=1)
+        sums = self.level_sums(prefix)
+        present = self.counts > 0
+        means = np.where(present, sums / np.maximum(self.counts, 1), np.inf)
+        order = np.argsort(means, axis=1, kind="stable")
+        cs = np.cumsum(np.take_along_axis(sums, order, axis=1), axis=1)[:, :-1]
+        cn = np.cumsum(self.counts[order], axis=1)[:, :-1]
+        ok = (cn >= self.spec.min_size) & (n - cn >= self.spec.min_size)
+        val = np.where(ok, np.abs(cs - total * cn / n) * n / np.maximum(cn * (n - cn), 1.0), -np.inf)
+        return val.max(axis=1), val.argmax(axis=1)
+
+
+def _prefix(block: np.ndarray) -> np.ndarray:
+    out = np.zeros((block.shape[0], block.shape[1] + 1))
+    np.cumsum(block, axis=1, out=out[:, 1:])
+    return out
+
+
+def _count_exceedances(L: np.ndarray, prepared: list[_Prepared], thresholds: np.ndarray, sizes: list[int],
+                       seed: np.random.SeedSequence, total: float) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    exceed = np.zeros(len(prepared), dtype=np.int64)
+    for b in sizes:
+        prefix = _prefix(rng.permuted(np.broadcast_to(L, (b, L.size)), axis=1))
+        for i, pr in enumerate(prepared):
+            if np.isfinite(thresholds[i]):
+                exceed[i] += int((pr.stat(prefix, total)[0] >= thresholds[i]).sum())
+    return exceed
+
+
+def permutation_node_test(loss: np.ndarray, specs: list[PermutationSpec], n_permutations: int,
+                          rng: np.random.Generator, chunk: int = 256,
+                          n_jobs: int | None = None) -> list[tuple[float, int, float]]:
+    """Max-statistic permutation tests of several covariates on one node, sharing the permutations.
+
+    For every covariate the statistic is ``max |mean L_left - mean L_right|`` over admissible
+    splits (both children >= ``min_size``; unordered categories in CART order by mean loss,
+    re-ordered inside every permutation), and its p-value is the share of permutations of ``L``
+    whose maximum is at least as large (plus one, over ``B + 1``). One permuted block and one
+    prefix-sum matrix per chunk serve every covariate. ``n_jobs=2`` splits the permutations over
+    two processes with independent random streams.
 
     Returns
     -------
-    statistic, best_candidate, p_value
+    list of (statistic, best boundary, p_value)
+        ``best`` is the level index of the boundary (ordered) or the number of categories on the
+        left minus one (nominal); ``-1`` when no admissible split exists.
+    """
+    L = np.asarray(loss, dtype=np.float64)
+    n = L.size
+    total = float(L.sum())
+    prepared = [_Prepared(sp, n) for sp in specs]
+    observed = []
+    for pr in prepared:
+        value, arg = pr.stat(_prefix(L[pr.order][None, :]), total)
+        observed.append((float(value[0]), int(arg[0])))
+    # near-ties count as exceedances (conservative against rounding in the prefix sums)
+    thresholds = np.array([v * (1 - 1e-9) - 1e-12 if np.isfinite(v) else np.inf for v, _ in observed])
+    sizes = _chunks(n_permutations, chunk)
+    workers = 1 if n_jobs in (None, 1) or len(sizes) < 2 else (2 if n_jobs == -1 else int(n_jobs))
+    seeds = np.random.SeedSequence(int(rng.integers(0, 2**63 - 1))).spawn(workers)
+    if np.isfinite(thresholds).any():
+        if workers == 1:
+            exceed = _count_exceedances(L, prepared, thresholds, sizes, seeds[0], total)
+        else:
+            from joblib import Parallel, delayed
+
+            parts = [sizes[w::workers] for w in range(workers)]
+            exceed = sum(Parallel(n_jobs=workers)(
+                delayed(_count_exceedances)(L, prepared, thresholds, part, seed, total)
+                for part, seed in zip(parts, seeds, strict=True)))
+    else:
+        exceed = np.zeros(len(specs), dtype=np.int64)
+    out = []
+    for i, (value, arg) in enumerate(observed):
+        if not np.isfinite(value):
+            out.append((0.0, -1, 1.0))
+        else:
+            out.append((value, arg, (1 + int(exceed[i])) / (n_permutations + 1)))
+    return out
+
+
+def permutation_max_test(loss_sorted: np.ndarray, candidates: np.ndarray, n_permutations: int,
+                         rng: np.random.Generator) -> tuple[float, int, float]:
+    """Max-statistic permutation test of one ordered covariate given in sorted order.
+
+    ``candidates`` are the admissible left sizes. Returns (statistic, best left size, p-value).
     """
     L = np.asarray(loss_sorted, dtype=float)
-    n = L.size
-    if group_codes is None:
-        cand = np.asarray(candidates, dtype=int)
-        if cand.size == 0:
-            return 0.0, -1, 1.0
-        total = L.sum()
-
-        def stat(cs: np.ndarray) -> np.ndarray:
-            left = cs[..., cand - 1]
-            return np.abs(left / cand - (total - left) / (n - cand))
-
-        obs = stat(np.cumsum(L))
-        best = int(cand[int(obs.argmax())])
-        s_obs = float(obs.max())
-        exceed = 0
-        for b in _chunks(n_permutations, chunk):
-            perm = rng.permuted(np.broadcast_to(L, (b, n)), axis=1)
-            exceed += int((stat(np.cumsum(perm, axis=1)).max(axis=1) >= s_obs - 1e-12).sum())
-        return s_obs, best, (1 + exceed) / (n_permutations + 1)
-    codes = np.asarray(group_codes, dtype=int)
-    k = int(n_groups if n_groups is not None else codes.max() + 1)
-    counts = np.bincount(codes, minlength=k).astype(float)
-    present = counts > 0
-    min_left = int(candidates[0]) if len(candidates) else 1  # minimum child size
-
-    def cat_stat(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        # sums: (B, k) category sums; CART order by mean loss, prefix splits, both children >= min size
-        means = np.where(present, sums / np.maximum(counts, 1), np.inf)
-        order = np.argsort(means, axis=-1, kind="stable")
-        cs = np.cumsum(np.take_along_axis(sums, order, axis=-1), axis=-1)[..., :-1]
-        cn = np.cumsum(counts[order], axis=-1)[..., :-1]
-        total = sums.sum(axis=-1, keepdims=True)
-        ok = (cn >= min_left) & (n - cn >= min_left)
-        diff = np.abs(cs / np.maximum(cn, 1) - (total - cs) / np.maximum(n - cn, 1))
-        return np.where(ok, diff, -np.inf), order
-
-    onehot = np.zeros((n, k))
-    onehot[np.arange(n), codes] = 1.0
-    obs, _ = cat_stat((L @ onehot)[None, :])
-    s_obs = float(obs.max())
-    if not np.isfinite(s_obs):
+    cand = np.asarray(candidates, dtype=int)
+    if cand.size == 0:
         return 0.0, -1, 1.0
-    best = int(obs.argmax())  # number of categories (in CART order) on the left, minus one
-    exceed = 0
-    for b in _chunks(n_permutations, chunk):
-        perm = rng.permuted(np.broadcast_to(L, (b, n)), axis=1)
-        exceed += int((cat_stat(perm @ onehot)[0].max(axis=1) >= s_obs - 1e-12).sum())
-    return s_obs, best, (1 + exceed) / (n_permutations + 1)
+    # one level per candidate segment: rows between consecutive candidates share a level
+    codes = np.searchsorted(cand, np.arange(L.size), side="right")
+    spec = PermutationSpec(codes, cand.size + 1, nominal=False, min_size=1)
+    stat, best, p = permutation_node_test(L, [spec], n_permutations, rng)[0]
+    return stat, int(cand[best]) if best >= 0 else -1, p

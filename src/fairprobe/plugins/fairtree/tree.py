@@ -20,7 +20,7 @@ import pandas as pd
 
 from fairprobe.exceptions import ConfigError, DataError
 from fairprobe.plugins.fairtree.covariates import Covariate, prepare_covariates
-from fairprobe.plugins.fairtree.tests import fluctuation_test, permutation_max_test
+from fairprobe.plugins.fairtree.tests import PermutationSpec, fluctuation_test, permutation_node_test
 
 __all__ = ["FairTree", "Node"]
 
@@ -78,7 +78,9 @@ class FairTree:
     random_state : int or Generator, optional
         Seeds the category-ordering halves and the permutations.
     n_jobs : int, optional
-        Threads for the per-covariate permutation tests.
+        Processes for the permutations of each node (``2`` halves the permutation test's time
+        on two cores; the p-values use independent random streams, so they differ slightly from
+        the one-process run at the same seed).
 
     Examples
     --------
@@ -241,16 +243,7 @@ class FairTree:
         m = max(len(testable), 1)
         rows = []
         if self.test == "permutation":
-            seeds = self._rng.integers(0, 2**63 - 1, size=len(self.covariates_))
-            jobs = [(j, idx, np.random.default_rng(seeds[j])) for j in testable]
-            if self.n_jobs not in (None, 1) and len(jobs) > 1:
-                from joblib import Parallel, delayed
-
-                results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                    delayed(self._permutation_one)(*job) for job in jobs)
-            else:
-                results = [self._permutation_one(*job) for job in jobs]
-            for res in results:
+            for res in self._permutation_node(idx, testable):
                 res["adjusted_p_value"] = min(1.0, m * res["p_value"])
                 rows.append(res)
         else:
@@ -288,13 +281,14 @@ class FairTree:
             # order categories by mean residual on a random half, test on the other half
             perm = self._rng.permutation(idx.size)
             order_half, test_half = perm[: idx.size // 2], perm[idx.size // 2:]
-            cats = np.unique(key)
+            cats, codes = np.unique(key, return_inverse=True)
             base = r[order_half].mean() if order_half.size else 0.0
-            means = np.array([r[order_half][key[order_half] == c].mean() if np.any(key[order_half] == c) else base
-                              for c in cats])
+            sums = np.bincount(codes[order_half], weights=r[order_half], minlength=cats.size)
+            counts = np.bincount(codes[order_half], minlength=cats.size)
+            means = np.where(counts > 0, sums / np.maximum(counts, 1), base)  # unseen categories: the mean
             rank = np.empty(cats.size)
             rank[np.argsort(means, kind="stable")] = np.arange(cats.size)
-            node_key = rank[np.searchsorted(cats, key)]
+            node_key = rank[codes]
             test_rows = test_half
             note = "categories ordered by mean residual on a random half, tested on the other half"
         else:
@@ -323,35 +317,35 @@ class FairTree:
             return {**out, "splittable": True, "threshold": np.nan, "left_codes": [int(u)]}
         return {**out, "splittable": True, "threshold": u, "left_codes": None}
 
-    def _permutation_one(self, j: int, idx: np.ndarray, rng: np.random.Generator) -> dict[str, Any]:
-        cov: Covariate = self.covariates_[j]
-        key = cov.key[idx]
+    def _permutation_node(self, idx: np.ndarray, testable: list[int]) -> list[dict[str, Any]]:
+        """Permutation tests of every testable covariate, sharing one set of permutations."""
         L = self.loss_values_[idx]
-        base = {"covariate": cov.name, "covariate_index": j, "p_bias": np.nan, "p_var": np.nan, "note": ""}
-        if cov.kind == "nominal" and np.unique(key).size > 2:
-            cats, codes = np.unique(key, return_inverse=True)
-            stat, best, p = permutation_max_test(L, np.array([self.min_node_size]), self.n_permutations, rng,
-                                                 group_codes=codes, n_groups=cats.size)
+        specs, meta = [], []
+        for j in testable:
+            cov: Covariate = self.covariates_[j]
+            values, codes = np.unique(cov.key[idx], return_inverse=True)
+            nominal = cov.kind == "nominal" and values.size > 2
+            specs.append(PermutationSpec(codes, values.size, nominal, self.min_node_size))
+            meta.append((j, cov, values, codes, nominal))
+        results = permutation_node_test(L, specs, self.n_permutations, self._rng, n_jobs=self.n_jobs)
+        out = []
+        for (j, cov, values, codes, nominal), (stat, best, p) in zip(meta, results, strict=True):
+            row: dict[str, Any] = {"covariate": cov.name, "covariate_index": j, "statistic": stat, "p_value": p,
+                                   "p_bias": np.nan, "p_var": np.nan, "note": "", "threshold": np.nan,
+                                   "left_codes": None, "splittable": best >= 0}
             if best < 0:
-                return {**base, "statistic": 0.0, "p_value": 1.0, "splittable": False, "threshold": np.nan,
-                        "left_codes": None}
-            sums, counts = np.bincount(codes, weights=L, minlength=cats.size), np.bincount(codes, minlength=cats.size)
-            order = np.argsort(sums / counts, kind="stable")
-            left_codes = [int(cats[c]) for c in order[: best + 1]]
-            return {**base, "statistic": stat, "p_value": p, "splittable": True, "threshold": np.nan,
-                    "left_codes": left_codes,
-                    "note": "categories in CART order (by mean loss), re-ordered per permutation"}
-        order = np.argsort(key, kind="stable")
-        values, left_sizes = self._boundaries(key)
-        if values.size == 0:
-            return {**base, "statistic": 0.0, "p_value": 1.0, "splittable": False, "threshold": np.nan,
-                    "left_codes": None, "note": f"no split leaves {self.min_node_size} rows per child"}
-        stat, best, p = permutation_max_test(L[order], left_sizes, self.n_permutations, rng)
-        u = float(values[int(np.searchsorted(left_sizes, best))])
-        if cov.kind == "nominal":
-            return {**base, "statistic": stat, "p_value": p, "splittable": True, "threshold": np.nan,
-                    "left_codes": [int(u)]}
-        return {**base, "statistic": stat, "p_value": p, "splittable": True, "threshold": u, "left_codes": None}
+                row["note"] = f"no split leaves {self.min_node_size} rows per child"
+            elif nominal:
+                sums = np.bincount(codes, weights=L, minlength=values.size)
+                order = np.argsort(sums / np.bincount(codes, minlength=values.size), kind="stable")
+                row["left_codes"] = [int(values[c]) for c in order[: best + 1]]
+                row["note"] = "categories in CART order (by mean loss), re-ordered per permutation"
+            elif cov.kind == "nominal":
+                row["left_codes"] = [int(values[best])]
+            else:
+                row["threshold"] = float(values[best])
+            out.append(row)
+        return out
 
     # -- results -------------------------------------------------------------------------------
     def _fitted(self) -> None:
