@@ -220,7 +220,7 @@ def ece(y: object, r: object, *, n_bins: int = 15, binning: str = "width", p: in
 
     Examples
     --------
-    >>> ece([0, 0, 1, 1], [0.1, 0.2, 0.8, 0.9], n_bins=2)
+    >>> round(ece([0, 0, 1, 1], [0.1, 0.2, 0.8, 0.9], n_bins=2), 6)
     0.15
     """
     y, r = check_scores(y, r)
