@@ -56,6 +56,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "fairprobe.metrics.hooks",
     "fairprobe.backends.hooks",
     "fairprobe.plugins.fairtree.hooks",
+    "fairprobe.plugins.riskscore.hooks",
 )
 
 #: Plugin kind -> registration hook name.

@@ -1,0 +1,128 @@
+"""Discrimination: AUROC and the area under the precision-recall-gain curve (Flach & Kull 2015).
+
+With ``pi`` the proportion of positives, precision gain ``precG = (prec - pi) / ((1 - pi) prec)``
+and recall gain ``recG = (rec - pi) / ((1 - pi) rec)``; both are 1 at the perfect value and 0 at
+the always-positive baseline, and linear interpolation between operating points is valid in PRG
+space. The curve is restricted to ``recG`` in [0, 1]; negative precision gain contributes negative
+area. Tied scores form one segment of the curve.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import expit, logit
+
+from fairprobe.plugins.riskscore.calibration import check_scores
+
+__all__ = ["auprg", "auroc", "calibration_intercept_slope", "prg_curve"]
+
+
+def auroc(y: object, r: object) -> float:
+    """Area under the ROC curve (ties count one half); NaN with a warning if a class is missing.
+
+    Examples
+    --------
+    >>> auroc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    """
+    y, r = check_scores(y, r)
+    n_pos = int(y.sum())
+    n_neg = y.size - n_pos
+    if n_pos == 0 or n_neg == 0:
+        warnings.warn("AUROC needs both outcomes in the sample: returning NaN.", RuntimeWarning, stacklevel=2)
+        return float("nan")
+    from scipy.stats import rankdata
+
+    ranks = rankdata(r)  # average ranks: ties count one half (Mann-Whitney)
+    return float((ranks[y == 1].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def _contingency(y: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulative TP and FP at each segment of tied scores (descending), from (0, 0)."""
+    order = np.argsort(-r, kind="stable")
+    ys, rs = y[order], r[order]
+    ends = np.r_[np.nonzero(np.diff(rs))[0], rs.size - 1]
+    tp = np.cumsum(ys)[ends]
+    fp = (ends + 1) - tp
+    return np.r_[0.0, tp], np.r_[0.0, fp]
+
+
+def prg_curve(y: object, r: object) -> tuple[np.ndarray, np.ndarray]:
+    """Points (recall gain, precision gain) of the PRG curve with recG >= 0, crossings inserted."""
+    y, r = check_scores(y, r)
+    n_pos = float(y.sum())
+    n = float(y.size)
+    if n_pos == 0:
+        return np.array([]), np.array([])
+    if n_pos == n:
+        return np.array([1.0]), np.array([0.0])
+    pi = n_pos / n
+    tp, fp = _contingency(y, r)
+    # insert the point where recall = pi (recG = 0), interpolated in contingency space
+    target = pi * n_pos
+    k = int(np.searchsorted(tp, target, side="left"))
+    if 0 < k < tp.size and tp[k] != target:
+        t = (target - tp[k - 1]) / (tp[k] - tp[k - 1])
+        tp = np.r_[tp[:k], target, tp[k:]]
+        fp = np.r_[fp[:k], fp[k - 1] + t * (fp[k] - fp[k - 1]), fp[k:]]
+    keep = tp >= target - 1e-12
+    tp, fp = tp[keep], fp[keep]
+    odds = pi / (1 - pi)
+    prec_g = 1 - odds * fp / tp
+    rec_g = np.clip(1 - odds * (n_pos - tp) / tp, None, 1.0)
+    rec_g[np.abs(rec_g) < 1e-12] = 0.0
+    # insert crossings of precG = 0 between consecutive points
+    xs, ys_ = [rec_g[0]], [prec_g[0]]
+    for i in range(1, rec_g.size):
+        if prec_g[i - 1] * prec_g[i] < 0:
+            a = ((1 - pi) * tp[i - 1] - pi * fp[i - 1]) / (pi * (fp[i] - fp[i - 1]) - (1 - pi) * (tp[i] - tp[i - 1]))
+            tpx = tp[i - 1] + a * (tp[i] - tp[i - 1])
+            xs.append(1 - odds * (n_pos - tpx) / tpx)
+            ys_.append(0.0)
+        xs.append(rec_g[i])
+        ys_.append(prec_g[i])
+    return np.asarray(xs), np.asarray(ys_)
+
+
+def auprg(y: object, r: object) -> float:
+    """Area under the precision-recall-gain curve over recall gain in [0, 1].
+
+    1 for a perfect ranking, 0 when precision equals the base rate throughout, negative for
+    rankings worse than that; 0 for all-positive samples; NaN (with a warning) without positives.
+
+    Examples
+    --------
+    >>> auprg([0, 0, 1, 1], [.1, .2, .8, .9]), auprg([1, 1, 0, 0], [.1, .2, .8, .9])
+    (1.0, -0.5)
+    >>> round(auprg([1, 1, 0, 0, 1, 0], [.8, .8, .6, .4, .4, .2]), 7)
+    0.7083333
+    """
+    y, r = check_scores(y, r)
+    if y.sum() == 0:
+        warnings.warn("AUPRG is undefined without positives: returning NaN.", RuntimeWarning, stacklevel=2)
+        return float("nan")
+    x, p = prg_curve(y, r)
+    if x.size < 2:
+        return 0.0
+    return float(np.sum(np.diff(x) * (p[:-1] + p[1:]) / 2))
+
+
+def calibration_intercept_slope(y: object, r: object) -> tuple[float, float]:
+    """Calibration in the large (intercept with the logit-score offset) and calibration slope.
+
+    ``intercept`` solves ``sum(y - expit(a + logit(r))) = 0`` (0 = calibrated in the large);
+    ``slope`` is the coefficient of ``logit(r)`` in an unpenalised logistic regression (1 = ideal).
+    """
+    y, r = check_scores(y, r)
+    if y.min() == y.max():
+        warnings.warn("Calibration intercept/slope need both outcomes: returning NaN.", RuntimeWarning, stacklevel=2)
+        return float("nan"), float("nan")
+    z = logit(np.clip(r, 1e-12, 1 - 1e-12))
+    intercept = brentq(lambda a: float(np.sum(y - expit(a + z))), -50, 50)
+    from sklearn.linear_model import LogisticRegression
+
+    slope = float(LogisticRegression(C=np.inf, max_iter=1000).fit(z[:, None], y).coef_[0, 0])
+    return float(intercept), slope

@@ -1,0 +1,85 @@
+"""Expected under-representation (EUR) of a group among those flagged by a risk score.
+
+With ``Yhat_tau = 1[R >= tau]``, the representation ratio of group ``G`` at threshold ``tau`` is
+``p(G | Yhat_tau = 1) / p(G | Y = 1)`` (1 = the group is flagged as often as it has positive
+outcomes). The paper's EUR (eq. 3) averages ``min(ratio, 1)`` over thresholds drawn from the
+empirical distribution of all scores: 1 means never under-represented. ``variant="code"``
+reproduces the paper's released code instead: ``1 - E[min(ratio, 1)]`` over thresholds in the
+upper half of the score distribution (0 = fair).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fairprobe.exceptions import DataError
+from fairprobe.plugins.riskscore.calibration import check_scores
+
+__all__ = ["expected_underrepresentation", "representation_curve"]
+
+
+def _ratios(r: np.ndarray, mask: np.ndarray, target: float) -> tuple[np.ndarray, np.ndarray]:
+    """Thresholds (each score, descending) and p(G | R >= tau) / target at each."""
+    order = np.argsort(-r, kind="stable")
+    rs, gs = r[order], mask[order]
+    flagged = np.arange(1, r.size + 1)
+    in_group = np.cumsum(gs)
+    # R >= tau includes every tie of tau: use the last index of each tie block
+    last = np.r_[np.nonzero(np.diff(rs))[0], rs.size - 1]
+    block_end = np.repeat(last, np.diff(np.r_[-1, last]))
+    return rs, (in_group[block_end] / flagged[block_end]) / target
+
+
+def expected_underrepresentation(r: object, y: object, group_mask: object, *, target: float | None = None,
+                                 tau_range: tuple[float, float] = (0.0, 1.0), variant: str = "paper") -> float:
+    """Expected under-representation of a group.
+
+    Parameters
+    ----------
+    r, y : array-like
+        Scores in [0, 1] and binary outcomes.
+    group_mask : array-like of bool
+        Membership of the group.
+    target : float, optional
+        ``p(G | Y = 1)`` (default: from ``y`` and ``group_mask``).
+    tau_range : (float, float)
+        Quantile range of the score distribution the thresholds are drawn from.
+    variant : {"paper", "code"}
+        ``"paper"``: mean of ``min(ratio, 1)`` (1 = never under-represented);
+        ``"code"``: ``1 - mean min(ratio, 1)`` over thresholds in the upper half (0 = fair).
+    """
+    y, r = check_scores(y, r)
+    mask = np.asarray(group_mask, dtype=bool).ravel()
+    if mask.size != r.size:
+        raise DataError(f"group_mask has {mask.size} rows but the scores have {r.size}.")
+    if target is None:
+        if y.sum() == 0:
+            raise DataError("p(G | Y = 1) is undefined without positives; pass target=.")
+        target = float(mask[y == 1].mean())
+    if target <= 0:
+        raise DataError("The group has no positive outcomes (p(G | Y = 1) = 0); EUR is undefined.")
+    _, ratio = _ratios(r, mask, target)
+    capped = np.minimum(ratio, 1.0)
+    lo, hi = (0.5, 1.0) if variant == "code" else tau_range
+    q = 1.0 - (np.arange(r.size) + 0.5) / r.size  # empirical quantile of each threshold (descending)
+    sel = (q >= lo) & (q < hi) if hi < 1.0 or variant == "code" else (q >= lo)
+    if not sel.any():
+        raise DataError(f"No thresholds in the quantile range {tau_range}.")
+    value = float(capped[sel].mean())
+    return 1.0 - value if variant == "code" else value
+
+
+def representation_curve(r: object, y: object, group_mask: object, *, target: float | None = None,
+                         grid: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Representation ratio against the threshold's quantile (ECDF of the scores).
+
+    Returns ``(quantiles, ratio)`` on ``grid`` (default 100 points in [0.5, 1)).
+    """
+    y, r = check_scores(y, r)
+    mask = np.asarray(group_mask, dtype=bool).ravel()
+    if target is None:
+        target = float(mask[y == 1].mean())
+    _, ratio = _ratios(r, mask, target)
+    q = 1.0 - (np.arange(r.size) + 0.5) / r.size
+    grid = np.linspace(0.5, 0.99, 100) if grid is None else np.asarray(grid)
+    return grid, np.interp(grid, q[::-1], ratio[::-1])
