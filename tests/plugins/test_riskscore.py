@@ -1,0 +1,179 @@
+"""Risk-score metrics against analytic truths, PRG edge cases, EUR population values, the audit."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairprobe as fp
+from fairprobe.plugins.riskscore import (
+    RiskScoreAudit,
+    ace,
+    auprg,
+    auroc,
+    calibration_intercept_slope,
+    drmsce,
+    ece,
+    expected_underrepresentation,
+    rmsce,
+)
+
+matplotlib.use("Agg")
+
+
+def sample(n: int, seed: int, power: float) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    r = rng.random(n)
+    return (rng.random(n) < r**power).astype(int), r
+
+
+def test_population_values_for_a_miscalibrated_score() -> None:
+    y, r = sample(100_000, 0, 2.0)  # Y ~ Bernoulli(R^2)
+    assert drmsce(y, r) == pytest.approx(np.sqrt(1 / 30), abs=0.005)
+    assert auroc(y, r) == pytest.approx(0.875, abs=0.005)
+    assert auprg(y, r) == pytest.approx(0.8380, abs=0.01)
+
+
+def test_drmsce_is_nearly_unbiased_for_a_calibrated_score() -> None:
+    small = [drmsce(*sample(100, s, 1.0)) for s in range(100)]
+    large = [drmsce(*sample(10_000, s, 1.0)) for s in range(100)]
+    assert np.mean(small) <= 0.02 and np.mean(large) <= 0.005
+    plug_in = [rmsce(*sample(100, s, 1.0)) for s in range(100)]
+    assert np.mean(plug_in) > 3 * np.mean(small)  # the bias DRMSCE removes
+
+
+def test_drmsce_bins_and_small_samples() -> None:
+    value, bins = drmsce(*sample(10_000, 1, 1.0), return_bins=True)
+    assert 10 <= bins <= 100 and value >= 0
+    with pytest.warns(RuntimeWarning, match="at least 10 samples"):
+        assert np.isnan(drmsce([0, 1, 1], [0.2, 0.5, 0.9]))
+    y = np.r_[np.zeros(50), np.ones(50)]
+    r = np.r_[np.full(50, 0.3), np.full(50, 0.6)]  # two distinct scores: ties repaired, at most 2 bins
+    value, bins = drmsce(y, r, return_bins=True)
+    assert bins <= 2 and value == pytest.approx(np.sqrt(0.5 * 0.3**2 + 0.5 * 0.4**2), abs=1e-9)
+
+
+def test_plug_in_estimators() -> None:
+    assert ece([0, 0, 1, 1], [0.1, 0.2, 0.8, 0.9], n_bins=2) == pytest.approx(0.15)
+    y, r = sample(5000, 2, 1.0)
+    assert ace(y, r) == pytest.approx(ece(y, r, binning="mass"))
+    assert ece(y, r, binning="sweep") >= 0 and ece(y, r, binning="mass_sweep") >= 0
+    assert ece(y, r, convention="paper") >= 0 and ace(y, r, convention="paper") >= 0
+
+
+@pytest.mark.parametrize(("y", "r", "expected"), [
+    ([0, 0, 1, 1], [.1, .2, .8, .9], 1.0),
+    ([1, 1, 0, 0], [.1, .2, .8, .9], -0.5),
+    ([0, 1, 0, 1], [.5, .5, .5, .5], 0.0),
+    ([1, 1, 1], [.1, .5, .9], 0.0),
+    ([1, 1, 0, 0, 1, 0], [.8, .8, .6, .4, .4, .2], 0.7083333333),
+])
+def test_auprg_edge_cases(y, r, expected) -> None:
+    assert auprg(y, r) == pytest.approx(expected, abs=1e-7)
+
+
+def test_undefined_discrimination_is_nan_with_a_warning() -> None:
+    with pytest.warns(RuntimeWarning, match="without positives"):
+        assert np.isnan(auprg([0, 0, 0], [.1, .2, .3]))
+    with pytest.warns(RuntimeWarning, match="both outcomes"):
+        assert np.isnan(auroc([1, 1], [.1, .2]))
+
+
+def test_calibration_in_the_large_and_slope() -> None:
+    y, r = sample(50_000, 3, 1.0)
+    intercept, slope = calibration_intercept_slope(y, r)
+    assert abs(intercept) < 0.05 and slope == pytest.approx(1.0, abs=0.05)
+
+
+def test_eur_on_the_papers_figure_one_population() -> None:
+    rng = np.random.default_rng(0)
+    n = 200_000
+    R = np.r_[rng.beta(3.1956, 1.5978, n), rng.beta(1.6047, 3.2094, n)]
+    Y = (rng.random(2 * n) < R).astype(int)
+    A = np.r_[np.ones(n, bool), np.zeros(n, bool)]
+    assert expected_underrepresentation(R, Y, A, target=2 / 3) == pytest.approx(0.962, abs=0.005)
+    assert expected_underrepresentation(R, Y, ~A, target=1 / 3) == pytest.approx(0.595, abs=0.005)
+    assert expected_underrepresentation(R, Y, A, target=2 / 3, variant="code") == pytest.approx(0.0, abs=0.005)
+    assert expected_underrepresentation(R, Y, ~A, target=1 / 3, variant="code") == pytest.approx(0.733, abs=0.006)
+
+
+@pytest.mark.parametrize(("y", "r", "message"), [
+    ([0, 1, 2], [.1, .2, .3], "binary"),
+    ([0, 1, 1], [.1, 1.2, .3], r"\[0, 1\]"),
+    ([0, 1, np.nan], [.1, .2, .3], "NaN"),
+    ([0, 1], [.1, .2, .3], "differ in length"),
+])
+def test_bad_scores(y, r, message) -> None:
+    with pytest.raises(fp.DataError, match=message):
+        drmsce(y, r)
+
+
+def audit_data(n: int = 3000, seed: int = 0) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "age": rng.integers(18, 80, n),
+                          "race": rng.choice(["a", "b", "c", "d"], n, p=[0.5, 0.3, 0.17, 0.03])})
+    r = rng.random(n)
+    y = (rng.random(n) < np.where(frame.sex == "m", r**2, r)).astype(int)  # miscalibrated for men
+    return y, r, frame
+
+
+def test_audit_groups_intervals_and_detection() -> None:
+    y, r, frame = audit_data()
+    audit = RiskScoreAudit(sensitive_features=["sex", "age", "race"], min_group_size=100, n_bootstrap=60,
+                           random_state=0, progress=False).fit(y, r, frame)
+    res = audit.results_
+    assert {"group", "metric", "n", "point", "median", "lower", "upper", "n_undefined"} <= set(res.columns)
+    assert "all" in set(res.group) and any(g.startswith("age=(17.999, ") for g in res.group)  # quartile bins
+    assert audit.binned_ == {"age": "quartiles"}
+    assert (audit.dropped_groups_.n < 100).all() and len(audit.dropped_groups_) > 0  # race=d is small
+    assert "race=d" in set(audit.dropped_groups_.group)
+    d = audit.by_group["drmsce"]
+    assert d["sex=m"] > 0.1 > d["sex=f"]  # the miscalibrated group stands out
+    ok = res.dropna(subset=["median"])
+    assert (ok.lower <= ok["median"]).all() and (ok["median"] <= ok.upper).all()
+    assert audit.discrimination_metric_ == "auroc"
+    assert "worst sex=m" in audit.summary() or "sex=m" in audit.summary()
+
+
+def test_audit_bad_input_and_small_groups() -> None:
+    y, r, frame = audit_data(400)
+    with pytest.raises(fp.DataError, match="single value"):
+        RiskScoreAudit(sensitive_features=["one"], progress=False).fit(y, r, frame.assign(one="x"))
+    with pytest.raises(fp.DataError, match="not columns"):
+        RiskScoreAudit(sensitive_features=["nope"], progress=False).fit(y, r, frame)
+    with pytest.warns(RuntimeWarning, match="fewer than min_group_size"):
+        RiskScoreAudit(sensitive_features=["sex"], min_group_size=1000, n_bootstrap=5,
+                       progress=False).fit(y, r, frame)
+    with pytest.raises(fp.ConfigError, match="Unknown metric"):
+        RiskScoreAudit(sensitive_features=["sex"], metrics=("brier",), progress=False).fit(y, r, frame)
+
+
+def test_audit_report_and_plots(tmp_path) -> None:
+    y, r, frame = audit_data(2000, 1)
+    audit = RiskScoreAudit(sensitive_features=["sex", "race"], n_bootstrap=30, random_state=0,
+                           progress=False, n_jobs=2).fit(y, r, frame)
+    page = audit.report(str(tmp_path / "report"))
+    html = (tmp_path / "report" / "index.html").read_text()
+    assert page.endswith("index.html") and "reliability.png" in html and "Risk-score audit" in html
+    for name in ("reliability", "roc", "prg", "representation", "distributions", "metric_drmsce"):
+        assert (tmp_path / "report" / f"{name}.png").stat().st_size > 5000
+    assert fp.get_registry().analyses["riskscore"] is RiskScoreAudit
+
+
+def test_riskscore_command(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    y, r, frame = audit_data(1500, 2)
+    path = tmp_path / "scores.csv"
+    frame.assign(y=y, r=r).to_csv(path, index=False)
+    out = subprocess.run([sys.executable, "-m", "fairprobe.cli", "riskscore", "--data", str(path), "--target", "y",
+                          "--score", "r", "--groups", "sex,race", "--bootstrap", "20", "--json"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert '"metric": "drmsce"' in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "fairprobe.cli", "riskscore", "--data", str(path), "--target", "y",
+                          "--score", "nope", "--groups", "sex"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "['nope'] are not in" in bad.stderr
