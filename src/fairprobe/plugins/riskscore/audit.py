@@ -41,12 +41,12 @@ def _quiet(fn: Any, y: np.ndarray, r: np.ndarray) -> float:
             return float("nan")
 
 
-def _group_task(name: str, idx: np.ndarray, y: np.ndarray, r: np.ndarray, metrics: list[str], n_boot: int,
+def _group_task(name: str, yg: np.ndarray, rg: np.ndarray, metrics: list[str], n_boot: int,
                 seed: np.random.SeedSequence) -> dict[str, Any]:
+    # receives only the group's rows: workers are not sent the whole data set per group
     rng = np.random.default_rng(seed)
-    yg, rg = y[idx], r[idx]
     out: dict[str, Any] = {"point": {}, "boot": {}}
-    draws = rng.integers(0, idx.size, size=(n_boot, idx.size))
+    draws = rng.integers(0, yg.size, size=(n_boot, yg.size))
     for m in metrics:
         fn = _GROUP_METRICS[m]
         out["point"][m] = _quiet(fn, yg, rg)
@@ -176,13 +176,13 @@ class RiskScoreAudit:
         from tqdm.auto import tqdm
 
         if self.n_jobs in (None, 1):
-            results = [_group_task(g, idx, y, r, group_metrics, self.n_bootstrap, s)
+            results = [_group_task(g, y[idx], r[idx], group_metrics, self.n_bootstrap, s)
                        for (g, idx), s in tqdm(tasks, desc="risk-score audit", disable=not self.progress)]
         else:
             from joblib import Parallel, delayed
 
             gen = Parallel(n_jobs=self.n_jobs, return_as="generator")(
-                delayed(_group_task)(g, idx, y, r, group_metrics, self.n_bootstrap, s) for (g, idx), s in tasks)
+                delayed(_group_task)(g, y[idx], r[idx], group_metrics, self.n_bootstrap, s) for (g, idx), s in tasks)
             results = list(tqdm(gen, total=len(tasks), desc="risk-score audit", disable=not self.progress))
         if "eur" in self.metrics:
             eur = self._eur(groups, seeds[-1])
