@@ -177,3 +177,19 @@ def test_riskscore_command(tmp_path) -> None:
     bad = subprocess.run([sys.executable, "-m", "fairprobe.cli", "riskscore", "--data", str(path), "--target", "y",
                           "--score", "nope", "--groups", "sex"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "['nope'] are not in" in bad.stderr
+
+
+def test_vectorised_bootstrap_equals_resampling_rows() -> None:
+    from fairprobe.plugins.riskscore.bootstrap import bootstrap_group
+
+    rng = np.random.default_rng(0)
+    r = rng.random(3000).round(2)  # many ties
+    y = (rng.random(3000) < r**2).astype(float)
+    out = bootstrap_group(y, r, ["drmsce", "auroc", "auprg"], 4, np.random.default_rng(5))
+    order = np.argsort(r, kind="stable")
+    ys, rs = y[order], r[order]
+    draws = np.random.default_rng(5).integers(0, r.size, size=(4, r.size))  # the same multinomial draws
+    for i, idx in enumerate(draws):
+        assert out["auroc"][i] == pytest.approx(auroc(ys[idx], rs[idx]), abs=1e-12)
+        assert out["auprg"][i] == pytest.approx(auprg(ys[idx], rs[idx]), abs=1e-12)
+        assert out["drmsce"][i] == pytest.approx(drmsce(ys[idx], rs[idx]), abs=1e-12)

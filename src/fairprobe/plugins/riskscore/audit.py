@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.exceptions import ConfigError, DataError
+from fairprobe.plugins.riskscore.bootstrap import bootstrap_group
 from fairprobe.plugins.riskscore.calibration import check_scores, drmsce
 from fairprobe.plugins.riskscore.discrimination import auprg, auroc
 
@@ -45,12 +46,8 @@ def _group_task(name: str, yg: np.ndarray, rg: np.ndarray, metrics: list[str], n
                 seed: np.random.SeedSequence) -> dict[str, Any]:
     # receives only the group's rows: workers are not sent the whole data set per group
     rng = np.random.default_rng(seed)
-    out: dict[str, Any] = {"point": {}, "boot": {}}
-    draws = rng.integers(0, yg.size, size=(n_boot, yg.size))
-    for m in metrics:
-        fn = _GROUP_METRICS[m]
-        out["point"][m] = _quiet(fn, yg, rg)
-        out["boot"][m] = np.array([_quiet(fn, yg[d], rg[d]) for d in draws])
+    out: dict[str, Any] = {"point": {m: _quiet(_GROUP_METRICS[m], yg, rg) for m in metrics}}
+    out["boot"] = bootstrap_group(yg, rg, metrics, n_boot, rng) if metrics else {}
     return {"group": name, **out}
 
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from fairprobe.exceptions import DataError
 
-__all__ = ["ace", "check_scores", "drmsce", "ece", "rmsce"]
+__all__ = ["ace", "check_scores", "drmsce", "drmsce_sorted", "ece", "rmsce"]
 
 
 def check_scores(y: object, r: object) -> tuple[np.ndarray, np.ndarray]:
@@ -155,8 +155,24 @@ def drmsce(y: object, r: object, *, min_bin_size: int = 10, return_bins: bool = 
     if n < 10:
         warnings.warn(f"DRMSCE needs at least 10 samples; got {n}: returning NaN.", RuntimeWarning, stacklevel=2)
         return (float("nan"), 0) if return_bins else float("nan")
-    order = np.argsort(r, kind="stable")
-    upper = min(round(n / 10), int(np.unique(r).size), 100)
+    value, c = drmsce_sorted(y, r, np.argsort(r, kind="stable"), min_bin_size)
+    return (value, c) if return_bins else value
+
+
+def drmsce_sorted(y: np.ndarray, r: np.ndarray, order: np.ndarray | None = None,
+                  min_bin_size: int = 10) -> tuple[float, int]:
+    """DRMSCE core on validated arrays; ``order`` sorts ``r`` (``None``: ``r`` is already sorted).
+
+    Used by the bootstrap, which resamples data that are already in score order.
+    """
+    n = r.size
+    if n < 10:
+        return float("nan"), 0
+    if order is None:
+        order = np.arange(n)
+    rs = r[order]
+    distinct = 1 + int(np.count_nonzero(np.diff(rs)))
+    upper = min(round(n / 10), distinct, 100)
     c, lower, value = min(10, upper), 1, None
     while not (lower == upper == c):
         result = _try_bins(y, r, order, c, min_bin_size)
@@ -170,7 +186,7 @@ def drmsce(y: object, r: object, *, min_bin_size: int = 10, return_bins: bool = 
     if c == 1 or value is None:
         c = 1
         value = _try_bins(y, r, order, 1, min_bin_size, check=False)
-    return (float(value), int(c)) if return_bins else float(value)
+    return float(value), int(c)
 
 
 def _paper_edges(r: np.ndarray, n_bins: int, binning: str) -> np.ndarray:

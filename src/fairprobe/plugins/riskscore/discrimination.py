@@ -17,7 +17,7 @@ from scipy.special import expit, logit
 
 from fairprobe.plugins.riskscore.calibration import check_scores
 
-__all__ = ["auprg", "auroc", "calibration_intercept_slope", "prg_curve"]
+__all__ = ["area_under_prg", "auprg", "auroc", "calibration_intercept_slope", "prg_curve", "prg_from_counts"]
 
 
 def auroc(y: object, r: object) -> float:
@@ -53,14 +53,19 @@ def _contingency(y: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def prg_curve(y: object, r: object) -> tuple[np.ndarray, np.ndarray]:
     """Points (recall gain, precision gain) of the PRG curve with recG >= 0, crossings inserted."""
     y, r = check_scores(y, r)
-    n_pos = float(y.sum())
-    n = float(y.size)
+    tp, fp = _contingency(y, r)
+    return prg_from_counts(tp, fp)
+
+
+def prg_from_counts(tp: np.ndarray, fp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """PRG points from cumulative (weighted) TP and FP per score segment, starting at (0, 0)."""
+    n_pos = float(tp[-1])
+    n = float(tp[-1] + fp[-1])
     if n_pos == 0:
         return np.array([]), np.array([])
     if n_pos == n:
         return np.array([1.0]), np.array([0.0])
     pi = n_pos / n
-    tp, fp = _contingency(y, r)
     # insert the point where recall = pi (recG = 0), interpolated in contingency space
     target = pi * n_pos
     k = int(np.searchsorted(tp, target, side="left"))
@@ -104,7 +109,11 @@ def auprg(y: object, r: object) -> float:
     if y.sum() == 0:
         warnings.warn("AUPRG is undefined without positives: returning NaN.", RuntimeWarning, stacklevel=2)
         return float("nan")
-    x, p = prg_curve(y, r)
+    return area_under_prg(*prg_curve(y, r))
+
+
+def area_under_prg(x: np.ndarray, p: np.ndarray) -> float:
+    """Trapezoid area of PRG points (recall gain ``x`` ascending, precision gain ``p``)."""
     if x.size < 2:
         return 0.0
     return float(np.sum(np.diff(x) * (p[:-1] + p[1:]) / 2))
