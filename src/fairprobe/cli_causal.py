@@ -17,6 +17,7 @@ import click
 import numpy as np
 import pandas as pd
 
+from fairprobe.cli_io import save_plot
 from fairprobe.exceptions import ConfigError, DataError
 
 __all__ = ["register"]
@@ -196,12 +197,7 @@ def register(cli: click.Group) -> None:
                           parameter=parameter, backend=backend, time_limit=time_limit, n_jobs=n_jobs,
                           **_fixed(params))
         if plot_path is not None:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            ax = res.plot()
-            ax.figure.tight_layout()
-            ax.figure.savefig(plot_path, dpi=150)
+            save_plot(res.plot, plot_path)
         if out_path is not None:
             res.to_frame().to_csv(out_path, index=False)
         if as_json:

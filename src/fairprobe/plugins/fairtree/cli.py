@@ -6,18 +6,11 @@ import json
 from pathlib import Path
 
 import click
-import pandas as pd
 
+from fairprobe.cli_io import read_table, require_columns, save_plot
 from fairprobe.exceptions import DataError
 
 __all__ = ["fairtree_command"]
-
-
-def _read(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_parquet(path) if path.suffix in (".parquet", ".pq") else pd.read_csv(path)
-    except (OSError, ValueError, ImportError) as exc:
-        raise DataError(f"Cannot read {path}: {exc}") from None
 
 
 @click.command("fairtree")
@@ -52,12 +45,9 @@ def fairtree_command(data_path: Path, target: str | None, prediction: str | None
     """
     from fairprobe.plugins.fairtree.tree import FairTree
 
-    df = _read(data_path)
+    df = read_table(data_path)
     cols = [c.strip() for c in covariates.split(",") if c.strip()]
-    needed = cols + [c for c in (target, prediction, residual) if c]
-    missing = [c for c in needed if c not in df.columns]
-    if missing:
-        raise DataError(f"Column(s) {missing} are not in {data_path}; available: {list(df.columns)}.")
+    require_columns(df, cols + [c for c in (target, prediction, residual) if c], data_path)
     tree = FairTree(test=test, alpha=alpha, min_node_size=min_node_size, max_depth=max_depth,
                     n_permutations=permutations, loss=loss, random_state=seed)
     if residual:
@@ -67,12 +57,7 @@ def fairtree_command(data_path: Path, target: str | None, prediction: str | None
             raise DataError("Give --target and --prediction, or --residual.")
         tree.fit(df[cols], df[target], df[prediction])
     if plot_path is not None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        ax = tree.plot_tree()
-        ax.figure.tight_layout()
-        ax.figure.savefig(plot_path, dpi=150)
+        save_plot(tree.plot_tree, plot_path)
     if out_path is not None:
         tree.splits_.to_csv(out_path, index=False)
     if as_json:

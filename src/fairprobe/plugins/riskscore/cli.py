@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import click
-import pandas as pd
 
-from fairprobe.exceptions import DataError
+from fairprobe.cli_io import read_table, require_columns
 
 __all__ = ["riskscore_command"]
 
@@ -38,14 +37,9 @@ def riskscore_command(data_path: Path, target: str, score: str, groups: str, max
     """
     from fairprobe.plugins.riskscore.audit import RiskScoreAudit
 
-    try:
-        df = pd.read_parquet(data_path) if data_path.suffix in (".parquet", ".pq") else pd.read_csv(data_path)
-    except (OSError, ValueError, ImportError) as exc:
-        raise DataError(f"Cannot read {data_path}: {exc}") from None
+    df = read_table(data_path)
     cols = [c.strip() for c in groups.split(",") if c.strip()]
-    missing = [c for c in [target, score, *cols] if c not in df.columns]
-    if missing:
-        raise DataError(f"Column(s) {missing} are not in {data_path}; available: {list(df.columns)}.")
+    require_columns(df, [target, score, *cols], data_path)
     audit = RiskScoreAudit(sensitive_features=cols, max_intersections=max_intersections,
                            min_group_size=min_group_size, n_bootstrap=bootstrap, random_state=seed, n_jobs=jobs)
     audit.fit(df[target], df[score], df[cols])

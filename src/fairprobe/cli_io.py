@@ -1,0 +1,38 @@
+"""Input and output helpers shared by the command-line commands (built-in and plugin ones)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from fairprobe.exceptions import DataError
+
+__all__ = ["read_table", "require_columns", "save_plot"]
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """A CSV or Parquet file as a data frame; an unreadable file is a one-line ``DataError``."""
+    try:
+        return pd.read_parquet(path) if path.suffix in (".parquet", ".pq") else pd.read_csv(path)
+    except (OSError, ValueError, ImportError) as exc:
+        raise DataError(f"Cannot read {path}: {exc}") from None
+
+
+def require_columns(df: pd.DataFrame, columns: list[str], path: Path) -> None:
+    """Raise a ``DataError`` naming the columns of ``df`` that are missing."""
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise DataError(f"Column(s) {missing} are not in {path}; available: {list(df.columns)}.")
+
+
+def save_plot(draw: Callable[[], Any], path: Path) -> None:
+    """Draw with a headless backend (``draw()`` returns an axes) and save the figure to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = draw()
+    ax.figure.tight_layout()
+    ax.figure.savefig(path, dpi=150)
