@@ -193,3 +193,17 @@ def test_vectorised_bootstrap_equals_resampling_rows() -> None:
         assert out["auroc"][i] == pytest.approx(auroc(ys[idx], rs[idx]), abs=1e-12)
         assert out["auprg"][i] == pytest.approx(auprg(ys[idx], rs[idx]), abs=1e-12)
         assert out["drmsce"][i] == pytest.approx(drmsce(ys[idx], rs[idx]), abs=1e-12)
+
+
+def test_weighted_drmsce_equals_drmsce_on_repeated_rows() -> None:
+    from fairprobe.plugins.riskscore.calibration import drmsce_weighted
+
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        n = int(rng.integers(20, 2000))
+        r = np.sort(rng.random(n).round(int(rng.integers(1, 4))))  # coarse scores: many ties at edges
+        y = (rng.random(n) < r**2).astype(float)
+        w = np.bincount(rng.integers(0, n, n), minlength=n)
+        value, bins = drmsce_weighted(y, r, w)
+        ref, ref_bins = drmsce(np.repeat(y, w), np.repeat(r, w), return_bins=True)
+        assert value == pytest.approx(ref, abs=1e-12) and bins == ref_bins

@@ -2,8 +2,8 @@
 
 A bootstrap resample of ``n`` rows is a vector of multinomial counts over the rows. With the
 group sorted by score once, every resample is already in score order: AUROC and AUPRG follow
-from per-segment (tied-score) sums of the counts, and DRMSCE runs on the repeated sorted rows
-without sorting again. The resampling distribution is exactly that of drawing row indices with
+from per-segment (tied-score) sums of the counts, and DRMSCE reads quantiles and bin sums from
+cumulative counts (:func:`drmsce_weighted`). The resampling distribution is exactly that of drawing row indices with
 replacement.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairprobe.plugins.riskscore.calibration import drmsce_sorted
+from fairprobe.plugins.riskscore.calibration import drmsce_weighted
 from fairprobe.plugins.riskscore.discrimination import area_under_prg, prg_from_counts
 
 __all__ = ["bootstrap_group"]
@@ -50,8 +50,8 @@ def bootstrap_group(y: np.ndarray, r: np.ndarray, metrics: list[str], n_boot: in
                     if P[i] > 0:
                         out["auprg"][done + i] = area_under_prg(*prg_from_counts(tp[i], fp[i]))
         if "drmsce" in metrics:
-            counts = W.astype(int)
+            counts = W.astype(np.int64)
             for i in range(b):
-                out["drmsce"][done + i] = drmsce_sorted(np.repeat(ys, counts[i]), np.repeat(rs, counts[i]))[0]
+                out["drmsce"][done + i] = drmsce_weighted(ys, rs, counts[i])[0]
         done += b
     return out

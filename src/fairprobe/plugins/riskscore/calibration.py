@@ -23,12 +23,13 @@ edges ``linspace(0, 1, 15)`` with right-closed bins (effectively 14 equal-width 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
 from fairprobe.exceptions import DataError
 
-__all__ = ["ace", "check_scores", "drmsce", "drmsce_sorted", "ece", "rmsce"]
+__all__ = ["ace", "check_scores", "drmsce", "drmsce_sorted", "drmsce_weighted", "ece", "rmsce"]
 
 
 def check_scores(y: object, r: object) -> tuple[np.ndarray, np.ndarray]:
@@ -159,23 +160,12 @@ def drmsce(y: object, r: object, *, min_bin_size: int = 10, return_bins: bool = 
     return (value, c) if return_bins else value
 
 
-def drmsce_sorted(y: np.ndarray, r: np.ndarray, order: np.ndarray | None = None,
-                  min_bin_size: int = 10) -> tuple[float, int]:
-    """DRMSCE core on validated arrays; ``order`` sorts ``r`` (``None``: ``r`` is already sorted).
-
-    Used by the bootstrap, which resamples data that are already in score order.
-    """
-    n = r.size
-    if n < 10:
-        return float("nan"), 0
-    if order is None:
-        order = np.arange(n)
-    rs = r[order]
-    distinct = 1 + int(np.count_nonzero(np.diff(rs)))
+def _bin_search(try_bins: Any, n: int, distinct: int) -> tuple[float, int]:
+    """The reference interval search for the bin count (see :func:`drmsce`)."""
     upper = min(round(n / 10), distinct, 100)
     c, lower, value = min(10, upper), 1, None
     while not (lower == upper == c):
-        result = _try_bins(y, r, order, c, min_bin_size)
+        result = try_bins(c, True)
         if result is not None:
             lower, value = c, result
             c = min(2 * c, round(lower + (upper - lower) / 2))
@@ -185,8 +175,76 @@ def drmsce_sorted(y: np.ndarray, r: np.ndarray, order: np.ndarray | None = None,
         c = min(upper, max(lower + 1, c))
     if c == 1 or value is None:
         c = 1
-        value = _try_bins(y, r, order, 1, min_bin_size, check=False)
+        value = try_bins(1, False)
     return float(value), int(c)
+
+
+def drmsce_sorted(y: np.ndarray, r: np.ndarray, order: np.ndarray | None = None,
+                  min_bin_size: int = 10) -> tuple[float, int]:
+    """DRMSCE core on validated arrays; ``order`` sorts ``r`` (``None``: ``r`` is already sorted)."""
+    n = r.size
+    if n < 10:
+        return float("nan"), 0
+    if order is None:
+        order = np.arange(n)
+    distinct = 1 + int(np.count_nonzero(np.diff(r[order])))
+    return _bin_search(lambda c, check: _try_bins(y, r, order, c, min_bin_size, check), n, distinct)
+
+
+def drmsce_weighted(ys: np.ndarray, rs: np.ndarray, w: np.ndarray, min_bin_size: int = 10) -> tuple[float, int]:
+    """DRMSCE of the data with row ``i`` repeated ``w[i]`` times, ``rs`` sorted ascending.
+
+    Equal to ``drmsce`` on ``np.repeat(ys, w), np.repeat(rs, w)`` without building that array:
+    quantiles are read from cumulative counts and bin sums from prefix sums, so each bin count
+    tried costs O(B log n). Bootstrap resamples are exactly such weightings. When bins need tie
+    repair, the repeated array is built and the general path is used.
+    """
+    keep = w > 0
+    ys, rs, w = ys[keep], rs[keep], w[keep].astype(np.int64)
+    n = int(w.sum())
+    if n < 10:
+        return float("nan"), 0
+    cw = np.concatenate([[0], np.cumsum(w)])
+    cr = np.concatenate([[0.0], np.cumsum(w * rs)])
+    cy = np.concatenate([[0.0], np.cumsum(w * ys)])
+    distinct = 1 + int(np.count_nonzero(np.diff(rs)))
+
+    def at(k: np.ndarray) -> np.ndarray:  # value at 0-based position k of the repeated sorted array
+        return rs[np.searchsorted(cw, k, side="right") - 1]
+
+    def try_bins(n_bins: int, check: bool) -> float | None:
+        q = np.arange(1 / n_bins, 1 + 1e-7, 1 / n_bins)
+        # numpy's "median_unbiased" (Hyndman-Fan 8), mirrored operation by operation so that
+        # edges land on exactly the same floats (ties at an edge decide bin membership)
+        alpha = beta = 1 / 3
+        virtual = n * q + (alpha + q * (1 - alpha - beta)) - 1
+        lo = np.floor(virtual)
+        gamma = virtual - lo
+        lo = lo.astype(np.int64)
+        hi = lo + 1
+        above, below = virtual >= n - 1, virtual < 0
+        lo[above], hi[above] = n - 1, n - 1
+        lo[below], hi[below] = 0, 0
+        a, b = at(lo), at(hi)
+        diff = b - a
+        edges = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+        edges[-1] = rs[-1]
+        rows = np.searchsorted(rs, edges, side="right")  # rows with r <= edge
+        rows[-1] = rs.size
+        ends = cw[rows]
+        counts = np.diff(np.concatenate([[0], ends]))
+        if check and (np.unique(edges).size < n_bins or counts.min() < min_bin_size):
+            return _try_bins(np.repeat(ys, w), np.repeat(rs, w), np.arange(n), n_bins, min_bin_size, True)
+        bounds = np.concatenate([[0], rows])
+        n_b = counts.astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p_b = np.diff(cr[bounds]) / n_b
+            y_b = np.diff(cy[bounds]) / n_b
+        if check and np.any(np.diff(np.concatenate([[0.0], y_b[n_b > 0]])) < 0):
+            return None
+        return _debiased(n_b, p_b, y_b, n)
+
+    return _bin_search(try_bins, n, distinct)
 
 
 def _paper_edges(r: np.ndarray, n_bins: int, binning: str) -> np.ndarray:
