@@ -79,17 +79,15 @@ def prg_from_counts(tp: np.ndarray, fp: np.ndarray) -> tuple[np.ndarray, np.ndar
     prec_g = 1 - odds * fp / tp
     rec_g = np.clip(1 - odds * (n_pos - tp) / tp, None, 1.0)
     rec_g[np.abs(rec_g) < 1e-12] = 0.0
-    # insert crossings of precG = 0 between consecutive points
-    xs, ys_ = [rec_g[0]], [prec_g[0]]
-    for i in range(1, rec_g.size):
-        if prec_g[i - 1] * prec_g[i] < 0:
-            a = ((1 - pi) * tp[i - 1] - pi * fp[i - 1]) / (pi * (fp[i] - fp[i - 1]) - (1 - pi) * (tp[i] - tp[i - 1]))
-            tpx = tp[i - 1] + a * (tp[i] - tp[i - 1])
-            xs.append(1 - odds * (n_pos - tpx) / tpx)
-            ys_.append(0.0)
-        xs.append(rec_g[i])
-        ys_.append(prec_g[i])
-    return np.asarray(xs), np.asarray(ys_)
+    # insert crossings of precG = 0 between consecutive points (interpolated in contingency space)
+    cross = np.nonzero(prec_g[:-1] * prec_g[1:] < 0)[0]
+    if cross.size:
+        t0, f0, t1, f1 = tp[cross], fp[cross], tp[cross + 1], fp[cross + 1]
+        a = ((1 - pi) * t0 - pi * f0) / (pi * (f1 - f0) - (1 - pi) * (t1 - t0))
+        tpx = t0 + a * (t1 - t0)
+        rec_g = np.insert(rec_g, cross + 1, 1 - odds * (n_pos - tpx) / tpx)
+        prec_g = np.insert(prec_g, cross + 1, 0.0)
+    return rec_g, prec_g
 
 
 def auprg(y: object, r: object) -> float:
