@@ -207,3 +207,14 @@ def test_weighted_drmsce_equals_drmsce_on_repeated_rows() -> None:
         value, bins = drmsce_weighted(y, r, w)
         ref, ref_bins = drmsce(np.repeat(y, w), np.repeat(r, w), return_bins=True)
         assert value == pytest.approx(ref, abs=1e-12) and bins == ref_bins
+
+
+def test_audit_calibration_intercept_and_slope_per_group() -> None:
+    y, r, frame = audit_data(4000, 3)
+    audit = RiskScoreAudit(sensitive_features=["sex"], metrics=("drmsce", "calibration_intercept",
+                                                                 "calibration_slope"),
+                           n_bootstrap=20, random_state=0, progress=False).fit(y, r, frame)
+    table = audit.by_group
+    assert abs(table.loc["sex=f", "calibration_intercept"]) < 0.2  # women: calibrated (Y ~ Bernoulli(R))
+    assert table.loc["sex=m", "calibration_intercept"] < -0.5  # men: Y ~ Bernoulli(R^2), over-predicted
+    assert table.loc["sex=f", "calibration_slope"] == pytest.approx(1.0, abs=0.25)

@@ -25,12 +25,18 @@ import pandas as pd
 from fairprobe.exceptions import ConfigError, DataError
 from fairprobe.plugins.riskscore.bootstrap import bootstrap_group
 from fairprobe.plugins.riskscore.calibration import check_scores, drmsce
-from fairprobe.plugins.riskscore.discrimination import auprg, auroc
+from fairprobe.plugins.riskscore.discrimination import auprg, auroc, calibration_intercept_slope
 
 __all__ = ["RiskScoreAudit"]
 
-_GROUP_METRICS = {"drmsce": drmsce, "auroc": auroc, "auprg": auprg}
+_GROUP_METRICS = {
+    "drmsce": drmsce, "auroc": auroc, "auprg": auprg,
+    "calibration_intercept": lambda y, r: calibration_intercept_slope(y, r)[0],
+    "calibration_slope": lambda y, r: calibration_intercept_slope(y, r)[1],
+}
+_VECTORISED = ("drmsce", "auroc", "auprg")
 KNOWN_METRICS = ("drmsce", "auroc", "auprg", "eur")
+OPTIONAL_METRICS = ("calibration_intercept", "calibration_slope")
 
 
 def _quiet(fn: Any, y: np.ndarray, r: np.ndarray) -> float:
@@ -47,7 +53,13 @@ def _group_task(name: str, yg: np.ndarray, rg: np.ndarray, metrics: list[str], n
     # receives only the group's rows: workers are not sent the whole data set per group
     rng = np.random.default_rng(seed)
     out: dict[str, Any] = {"point": {m: _quiet(_GROUP_METRICS[m], yg, rg) for m in metrics}}
-    out["boot"] = bootstrap_group(yg, rg, metrics, n_boot, rng) if metrics else {}
+    fast = [m for m in metrics if m in _VECTORISED]
+    out["boot"] = bootstrap_group(yg, rg, fast, n_boot, rng) if fast else {}
+    slow = [m for m in metrics if m not in _VECTORISED]
+    if slow:  # calibration intercept/slope: refit per resample
+        draws = rng.integers(0, yg.size, size=(n_boot, yg.size))
+        for m in slow:
+            out["boot"][m] = np.array([_quiet(_GROUP_METRICS[m], yg[d], rg[d]) for d in draws])
     return {"group": name, **out}
 
 
@@ -65,7 +77,9 @@ class RiskScoreAudit:
     n_bootstrap : int
         Bootstrap resamples per group.
     metrics : tuple of str
-        Any of "drmsce", "auroc", "auprg", "eur".
+        Any of "drmsce", "auroc", "auprg", "eur" (default: all four), and optionally
+        "calibration_intercept" (calibration in the large, 0 = ideal) and "calibration_slope"
+        (1 = ideal), which refit a logistic model per resample.
     ci : float
         Coverage of the percentile intervals.
     auprg_below : float
@@ -150,9 +164,9 @@ class RiskScoreAudit:
     # -- fitting ------------------------------------------------------------------------------------
     def fit(self, y: Any, r: Any, frame: pd.DataFrame) -> RiskScoreAudit:
         """Audit scores ``r`` against outcomes ``y`` for the groups of ``frame``'s sensitive features."""
-        unknown = [m for m in self.metrics if m not in KNOWN_METRICS]
+        unknown = [m for m in self.metrics if m not in KNOWN_METRICS + OPTIONAL_METRICS]
         if unknown:
-            raise ConfigError(f"Unknown metric(s) {unknown}; choose from {KNOWN_METRICS}.")
+            raise ConfigError(f"Unknown metric(s) {unknown}; choose from {KNOWN_METRICS + OPTIONAL_METRICS}.")
         if not 0 < self.ci < 1:
             raise ConfigError(f"ci must be in (0, 1); got {self.ci}.")
         y, r = check_scores(y, r)
@@ -254,13 +268,15 @@ class RiskScoreAudit:
         res = self.results_
         lines = [f"risk-score audit: {len(self.groups_)} groups (min size {self.min_group_size}), base rate "
                  f"{self.base_rate_:.3f}; recommended discrimination metric: {self.discrimination_metric_}"]
-        better = {"drmsce": "low", "auroc": "high", "auprg": "high", "eur": "high"}
+        # distance from the ideal value, per metric (smaller is better)
+        badness = {"drmsce": lambda v: v, "auroc": lambda v: -v, "auprg": lambda v: -v, "eur": lambda v: -v,
+                   "calibration_intercept": abs, "calibration_slope": lambda v: abs(v - 1)}
         for m in res.metric.unique():
             sub = res[(res.metric == m) & (res.group != "all")].dropna(subset=["median"])
             overall = res[(res.metric == m) & (res.group == "all")].iloc[0]
             line = f"  {m:7s} all {overall['median']:.4f} [{overall['lower']:.4f}, {overall['upper']:.4f}]"
             if not sub.empty:
-                order = sub.sort_values("median", ascending=better[m] == "low")
+                order = sub.assign(_bad=sub["median"].map(badness[m])).sort_values("_bad")
                 best, worst = order.iloc[0], order.iloc[-1]
                 line += (f"; best {best.group} {best['median']:.4f}, worst {worst.group} {worst['median']:.4f} "
                          f"[{worst['lower']:.4f}, {worst['upper']:.4f}]")
