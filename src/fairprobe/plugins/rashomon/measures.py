@@ -1,0 +1,69 @@
+"""Predictive-multiplicity measures over a set of models' predictions.
+
+``predictions`` is an ``(n_models, n_points)`` array of class labels (0/1 for binary tasks).
+
+* conflict ratio ``c(x) = min(n1, n0) / |R|`` in [0, 0.5], the share of models disagreeing with
+  the majority at ``x``; for ``k`` classes the generalisation ``1 - max_j n_j / |R|`` is used
+  (equal to the binary formula for two classes, in [0, 1 - 1/k]);
+* delta-ambiguity ``A_delta = mean_x 1[c(x) > delta]`` (strict); ``delta = 0`` is the standard
+  ambiguity of Marx, Calmon & Ustun (2020) and is monotone in the set of models;
+* distance between two Rashomon sets ``mean_x |c_1(x) - c_2(x)|`` in [0, 0.5] (1/6 is the value
+  for independent uniform conflict ratios).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fairprobe.exceptions import DataError
+
+__all__ = ["ambiguity_curve", "conflict_ratio", "delta_ambiguity", "rashomon_distance"]
+
+
+def _as_predictions(predictions: object) -> np.ndarray:
+    P = np.asarray(predictions)
+    if P.ndim != 2:
+        raise DataError(f"predictions must be a 2-D (models x points) array; got shape {P.shape}.")
+    if P.shape[0] == 0:
+        raise DataError("The Rashomon set is empty: no model's predictions were given.")
+    return P
+
+
+def conflict_ratio(predictions: object) -> np.ndarray:
+    """Per-point conflict ratio of a set of models' label predictions.
+
+    Examples
+    --------
+    >>> conflict_ratio([[0, 1, 1], [0, 0, 1], [0, 1, 0], [0, 1, 1]]).tolist()
+    [0.0, 0.25, 0.25]
+    """
+    P = _as_predictions(predictions)
+    m = P.shape[0]
+    if P.dtype.kind in "bui" and P.size and P.min() >= 0 and P.max() <= 1:
+        n1 = P.sum(axis=0, dtype=np.int64)  # binary fast path: one pass over the matrix
+        return np.minimum(n1, m - n1) / m
+    labels = np.unique(P)
+    counts = np.stack([(P == lab).sum(axis=0) for lab in labels])
+    return 1.0 - counts.max(axis=0) / m
+
+
+def delta_ambiguity(predictions: object, delta: float = 0.0) -> float:
+    """Share of points whose conflict ratio exceeds ``delta`` (``delta = 0``: standard ambiguity)."""
+    if not 0.0 <= delta <= 1.0:
+        raise DataError(f"delta must lie in [0, 0.5] for binary tasks (at most 1); got {delta}.")
+    return float(np.mean(conflict_ratio(predictions) > delta))
+
+
+def ambiguity_curve(predictions: object, deltas: object = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(deltas, A_delta)`` over a grid (default 51 points in [0, 0.5])."""
+    c = conflict_ratio(predictions)
+    grid = np.linspace(0, 0.5, 51) if deltas is None else np.asarray(deltas, dtype=float)
+    return grid, (c[None, :] > grid[:, None]).mean(axis=1)
+
+
+def rashomon_distance(pred_a: object, pred_b: object) -> float:
+    """Mean absolute difference of two Rashomon sets' conflict ratios on the same points."""
+    ca, cb = conflict_ratio(pred_a), conflict_ratio(pred_b)
+    if ca.shape != cb.shape:
+        raise DataError(f"The two sets predict different numbers of points ({ca.size} and {cb.size}).")
+    return float(np.mean(np.abs(ca - cb)))
