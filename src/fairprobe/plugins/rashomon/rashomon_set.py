@@ -1,0 +1,214 @@
+"""Rashomon sets by the ad-hoc approach: many near-optimal models of any scikit-learn classifier.
+
+The reference model ``g0`` is the cross-validated best of ``param_grid`` (refit on the training
+data); its held-out score is the bar. Candidate models vary hyperparameters (drawn from the
+grid), seeds and the data they see (bootstrap or subsample of a given size, a random feature
+subset, Gaussian noise on the features); those scoring within ``epsilon`` of ``g0`` on the
+held-out data form the Rashomon set (Definition 4.1 of the seed paper).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from fairprobe.exceptions import ConfigError, DataError
+from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio, delta_ambiguity
+
+__all__ = ["RashomonSet"]
+
+_MULTIPLICITY = ("none", "bootstrap", "subsample")
+
+
+def _fit_candidate(estimator: Any, params: dict[str, Any], X: np.ndarray, y: np.ndarray, X_held: np.ndarray,
+                   y_held: np.ndarray, rows: np.ndarray, cols: np.ndarray, noise: float | None,
+                   seed: int) -> tuple[Any, np.ndarray, float]:
+    from sklearn.base import clone
+
+    model = clone(estimator).set_params(**params)
+    if "random_state" in model.get_params():
+        model.set_params(random_state=seed)
+    Xs = X[np.ix_(rows, cols)]
+    if noise:
+        Xs = Xs + np.random.default_rng(seed).normal(0.0, noise, Xs.shape)
+    model.fit(Xs, y[rows])
+    pred = model.predict(X_held[:, cols])
+    return model, pred, float(np.mean(pred == y_held))
+
+
+class RashomonSet:
+    """A Rashomon set of near-optimal models built by parametric and dataset multiplicity.
+
+    Parameters
+    ----------
+    estimator : scikit-learn classifier
+    param_grid : dict of lists, optional
+        Hyperparameters searched for the reference model and drawn for each candidate.
+    epsilon : float
+        Accuracy tolerance: members score at least ``reference_score_ - epsilon``.
+    n_models : int
+        Candidate models trained.
+    dataset_multiplicity : {"bootstrap", "subsample", "none"}
+    subsample : float
+        Size of each bootstrap or subsample as a fraction of the training set (0.1 = 800 of 8,000).
+    feature_subsample : float, optional
+        Fraction of features each candidate sees.
+    feature_noise : float, optional
+        Standard deviation of Gaussian noise added to each candidate's training features.
+    cv : int
+        Folds of the reference model's search.
+    random_state : int, optional
+    n_jobs : int, optional
+        joblib workers for training.
+    keep_models : bool
+        Keep the fitted members (``False`` keeps only their held-out predictions).
+    progress : bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(600, 2)); y = (X[:, 0] + rng.normal(0, 1, 600) > 0).astype(int)
+    >>> rs = RashomonSet(DecisionTreeClassifier(), param_grid={"max_depth": [2, 3, 4]}, epsilon=0.05,
+    ...                  n_models=30, random_state=0, progress=False).fit(X, y)
+    >>> 0 < len(rs.scores_) <= 30, float(rs.conflict_ratio(X).max()) <= 0.5
+    (True, True)
+    """
+
+    name: ClassVar[str] = "rashomon"
+    description: ClassVar[str] = "Rashomon sets, conflict ratios and delta-ambiguity"
+
+    def __init__(self, estimator: Any, *, param_grid: dict[str, list[Any]] | None = None, epsilon: float = 0.01,
+                 n_models: int = 200, dataset_multiplicity: str = "bootstrap", subsample: float = 1.0,
+                 feature_subsample: float | None = None, feature_noise: float | None = None, cv: int = 5,
+                 random_state: int | None = None, n_jobs: int | None = None, keep_models: bool = True,
+                 progress: bool = True) -> None:
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.epsilon = epsilon
+        self.n_models = n_models
+        self.dataset_multiplicity = dataset_multiplicity
+        self.subsample = subsample
+        self.feature_subsample = feature_subsample
+        self.feature_noise = feature_noise
+        self.cv = cv
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.keep_models = keep_models
+        self.progress = progress
+
+    def _check(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+        if not (hasattr(self.estimator, "fit") and hasattr(self.estimator, "predict")):
+            raise ConfigError(f"{type(self.estimator).__name__} has no fit/predict; pass a scikit-learn classifier.")
+        if self.dataset_multiplicity not in _MULTIPLICITY:
+            raise ConfigError(
+                f"dataset_multiplicity must be one of {_MULTIPLICITY}; got {self.dataset_multiplicity!r}.")
+        if not 0 < self.subsample <= 1 and self.dataset_multiplicity != "bootstrap":
+            raise ConfigError(f"subsample must be in (0, 1]; got {self.subsample}.")
+        if self.epsilon < 0 or int(self.n_models) < 1:
+            raise ConfigError("epsilon must be >= 0 and n_models >= 1.")
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y).ravel()
+        if X.ndim != 2 or X.shape[0] != y.size:
+            raise DataError(f"X must be 2-D with one row per label; got X {X.shape} and y {y.shape}.")
+        if np.unique(y).size < 2:
+            raise DataError("The target has a single class; a classifier needs at least two.")
+        return X, y
+
+    def fit(self, X: Any, y: Any, X_held: Any = None, y_held: Any = None) -> RashomonSet:
+        """Find the reference model, train the candidates, keep the Rashomon set.
+
+        ``X_held``/``y_held`` score the models (default: a stratified 25 % split of ``X``, ``y``).
+        """
+        from sklearn.model_selection import GridSearchCV, ParameterGrid, train_test_split
+
+        X, y = self._check(X, y)
+        if X_held is None:
+            X, X_held, y, y_held = train_test_split(X, y, test_size=0.25, random_state=self.random_state, stratify=y)
+        else:
+            X_held, y_held = self._check(X_held, y_held)
+        rng = np.random.default_rng(self.random_state)
+        grid = list(ParameterGrid(self.param_grid or {}))
+        search = GridSearchCV(self.estimator, self.param_grid or {}, cv=self.cv).fit(X, y)
+        self.reference_params_ = dict(search.best_params_)
+        self.reference_score_ = float(np.mean(search.best_estimator_.predict(X_held) == y_held))
+        n, d = X.shape
+        size = max(2, round(self.subsample * n))
+        jobs = []
+        for _ in range(int(self.n_models)):
+            params = grid[int(rng.integers(len(grid)))] if grid else {}
+            if self.dataset_multiplicity == "bootstrap":
+                rows = rng.integers(0, n, size)
+            elif self.dataset_multiplicity == "subsample":
+                rows = rng.choice(n, size=min(size, n), replace=False)
+            else:
+                rows = np.arange(n)
+            k = d if not self.feature_subsample else max(1, round(self.feature_subsample * d))
+            cols = np.sort(rng.choice(d, size=k, replace=False)) if k < d else np.arange(d)
+            jobs.append((params, rows, cols, int(rng.integers(0, 2**31 - 1))))
+        from joblib import Parallel, delayed
+        from tqdm.auto import tqdm
+
+        gen = Parallel(n_jobs=self.n_jobs, return_as="generator")(
+            delayed(_fit_candidate)(self.estimator, p, X, y, X_held, y_held, rows, cols, self.feature_noise, s)
+            for p, rows, cols, s in jobs)
+        results = list(tqdm(gen, total=len(jobs), desc="Rashomon candidates", disable=not self.progress))
+        scores = np.array([s for _, _, s in results])
+        keep = scores >= self.reference_score_ - self.epsilon
+        self.candidate_scores_ = scores
+        if not keep.any():
+            raise DataError(
+                f"The Rashomon set is empty: the best candidate scores {scores.max():.4f} against the reference "
+                f"{self.reference_score_:.4f} - epsilon {self.epsilon}; increase epsilon or the training size.")
+        self.scores_ = scores[keep]
+        self.columns_ = [jobs[i][2] for i in np.nonzero(keep)[0]]
+        self.params_ = [jobs[i][0] for i in np.nonzero(keep)[0]]
+        self.held_predictions_ = np.stack([results[i][1] for i in np.nonzero(keep)[0]])
+        self.models_ = [results[i][0] for i in np.nonzero(keep)[0]] if self.keep_models else None
+        return self
+
+    # -- measures on new data -------------------------------------------------------------------
+    def predict_matrix(self, X: Any) -> np.ndarray:
+        """Predictions of every member on ``X``: (n_models, n_points)."""
+        if getattr(self, "models_", None) is None:
+            raise ConfigError("No fitted models kept (fit first, with keep_models=True).")
+        X = np.asarray(X, dtype=float)
+        return np.stack([m.predict(X[:, cols]) for m, cols in zip(self.models_, self.columns_, strict=True)])
+
+    def conflict_ratio(self, X: Any) -> np.ndarray:
+        """Per-point conflict ratio of the set on ``X``."""
+        return conflict_ratio(self.predict_matrix(X))
+
+    def delta_ambiguity(self, X: Any, delta: float = 0.0) -> float:
+        """Share of points of ``X`` with conflict ratio above ``delta``."""
+        return delta_ambiguity(self.predict_matrix(X), delta)
+
+    def ambiguity_curve(self, X: Any, deltas: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """delta-ambiguity over a grid of delta."""
+        return ambiguity_curve(self.predict_matrix(X), deltas)
+
+    def convergence(self, X: Any, deltas: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4), steps: int = 20,
+                    random_state: int | None = 0) -> pd.DataFrame:
+        """delta-ambiguity and mean conflict ratio as members are added (in a random order)."""
+        P = self.predict_matrix(X)
+        order = np.random.default_rng(random_state).permutation(P.shape[0])
+        sizes = np.unique(np.linspace(1, P.shape[0], min(steps, P.shape[0])).round().astype(int))
+        rows = []
+        for k in sizes:
+            c = conflict_ratio(P[order[:k]])
+            rows.append({"n_models": int(k), "mean_conflict": float(c.mean()),
+                         **{f"ambiguity_{d:g}": float(np.mean(c > d)) for d in deltas}})
+        return pd.DataFrame(rows)
+
+    def individual_report(self, X: Any, threshold: float = 0.2) -> pd.DataFrame:
+        """Per row: majority prediction, conflict ratio, flag above ``threshold``, share per class."""
+        P = self.predict_matrix(X)
+        labels = np.unique(P)
+        shares = {f"share_{lab}": (P == lab).mean(axis=0) for lab in labels}
+        counts = np.stack([(P == lab).sum(axis=0) for lab in labels])
+        c = conflict_ratio(P)
+        return pd.DataFrame({"majority": labels[counts.argmax(axis=0)], "conflict_ratio": c,
+                             "flagged": c > threshold, **shares})
