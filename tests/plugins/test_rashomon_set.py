@@ -47,3 +47,21 @@ def test_rashomon_set_errors() -> None:
     with pytest.raises(fp.DataError, match="Rashomon set is empty"):
         RashomonSet(DecisionTreeClassifier(max_depth=1), epsilon=0.0, n_models=3, subsample=0.01,
                     random_state=0, progress=False).fit(X, y)
+
+
+def test_plots_and_report(tmp_path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from fairprobe.plugins.rashomon.plots import plot_ambiguity_curves, plot_distance_heatmap
+
+    X, y = synthetic(1500, 3)
+    rs = RashomonSet(DecisionTreeClassifier(), param_grid={"max_depth": [3, 6]}, epsilon=0.1, n_models=20,
+                     subsample=0.2, random_state=0, progress=False).fit(X, y)
+    page = rs.report(X[:500], str(tmp_path / "mult"))
+    assert page.endswith("index.html") and (tmp_path / "mult" / "ambiguity_curve.png").stat().st_size > 3000
+    assert len(rs.plot_scatter(X[:500]).collections) == 1
+    P = rs.predict_matrix(X[:500])
+    sets = {"all": P, "half": P[: P.shape[0] // 2]}
+    assert len(plot_ambiguity_curves(sets).lines) == 2
+    assert len(plot_distance_heatmap(sets).texts) == 4

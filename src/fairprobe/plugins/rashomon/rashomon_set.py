@@ -212,3 +212,58 @@ class RashomonSet:
         c = conflict_ratio(P)
         return pd.DataFrame({"majority": labels[counts.argmax(axis=0)], "conflict_ratio": c,
                              "flagged": c > threshold, **shares})
+
+    # -- plots and report ------------------------------------------------------------------------
+    def plot_conflict_histogram(self, X: Any, ax: Any = None) -> Any:
+        """Histogram of the conflict ratios on ``X``."""
+        from fairprobe.plugins.rashomon.plots import plot_conflict_histogram
+
+        return plot_conflict_histogram(self.predict_matrix(X), ax=ax)
+
+    def plot_ambiguity_curve(self, X: Any, ax: Any = None, label: str = "Rashomon set") -> Any:
+        """The delta-ambiguity curve on ``X``."""
+        from fairprobe.plugins.rashomon.plots import plot_ambiguity_curves
+
+        return plot_ambiguity_curves({label: self.predict_matrix(X)}, ax=ax)
+
+    def plot_scatter(self, X: Any, features: tuple[int, int] = (0, 1), ax: Any = None) -> Any:
+        """Two features of ``X`` coloured by conflict ratio."""
+        from fairprobe.plugins.rashomon.plots import plot_conflict_scatter
+
+        return plot_conflict_scatter(X, self.predict_matrix(X), features, ax=ax)
+
+    def report(self, X: Any, path: str, threshold: float = 0.2) -> str:
+        """Write the individual report (CSV), the plots and an HTML page for ``X`` into folder ``path``."""
+        import html
+        from pathlib import Path
+
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        out = Path(path)
+        out.mkdir(parents=True, exist_ok=True)
+        table = self.individual_report(X, threshold)
+        table.to_csv(out / "individual_report.csv", index=False)
+        self.convergence(X).to_csv(out / "convergence.csv", index=False)
+        figures = []
+        for name, draw in (("conflict_histogram", self.plot_conflict_histogram),
+                           ("ambiguity_curve", self.plot_ambiguity_curve)):
+            ax = draw(X)
+            ax.figure.tight_layout()
+            ax.figure.savefig(out / f"{name}.png", dpi=120)
+            plt.close(ax.figure)
+            figures.append(name)
+        summary = (f"{len(self.scores_)} models within {self.epsilon} of the reference score "
+                   f"{self.reference_score_:.4f}; ambiguity {self.delta_ambiguity(X, 0.0):.3f}, "
+                   f"{int(table.flagged.sum())} of {len(table)} rows above conflict ratio {threshold}")
+        body = [f"<h1>Predictive multiplicity</h1><p>{html.escape(summary)}</p>",
+                *(f'<h2>{f}</h2><img src="{f}.png">' for f in figures),
+                "<h2>Most contested rows</h2>",
+                table.sort_values("conflict_ratio", ascending=False).head(50).round(3).to_html()]
+        page = out / "index.html"
+        page.write_text("<html><head><meta charset='utf-8'><title>fairprobe multiplicity</title></head><body>"
+                        + "\n".join(body) + "</body></html>")
+        return str(page)
+

@@ -1,0 +1,70 @@
+"""Plots of Rashomon sets: conflict-ratio histogram, delta-ambiguity curves, 2-D scatter, distances."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio, rashomon_distance
+
+__all__ = ["plot_ambiguity_curves", "plot_conflict_histogram", "plot_conflict_scatter", "plot_distance_heatmap"]
+
+
+def _axes(ax: Any, size: tuple[float, float] = (5, 3.5)) -> Any:
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=size)
+    return ax
+
+
+def plot_conflict_histogram(predictions: np.ndarray, ax: Any = None) -> Any:
+    """Histogram of the per-point conflict ratios."""
+    ax = _axes(ax)
+    ax.hist(conflict_ratio(predictions), bins=np.linspace(0, 0.5, 26), color="tab:blue")
+    ax.set_xlabel("conflict ratio")
+    ax.set_ylabel("points")
+    return ax
+
+
+def plot_ambiguity_curves(sets: Mapping[str, np.ndarray], ax: Any = None) -> Any:
+    """delta-ambiguity against delta for several Rashomon sets (their prediction matrices)."""
+    ax = _axes(ax)
+    for name, P in sets.items():
+        grid, curve = ambiguity_curve(P)
+        ax.plot(grid, curve, label=name)
+    ax.set_xlabel("delta")
+    ax.set_ylabel("delta-ambiguity")
+    ax.set_xlim(0, 0.5)
+    ax.set_ylim(0, 1)
+    ax.legend(frameon=False, fontsize=8)
+    return ax
+
+
+def plot_conflict_scatter(X: np.ndarray, predictions: np.ndarray, features: tuple[int, int] = (0, 1),
+                          ax: Any = None) -> Any:
+    """Points in two chosen features, coloured by conflict ratio."""
+    ax = _axes(ax, (5, 4.5))
+    X = np.asarray(X, dtype=float)
+    sc = ax.scatter(X[:, features[0]], X[:, features[1]], c=conflict_ratio(predictions), cmap="viridis",
+                    vmin=0, vmax=0.5, s=6)
+    ax.figure.colorbar(sc, ax=ax, label="conflict ratio")
+    ax.set_xlabel(f"feature {features[0]}")
+    ax.set_ylabel(f"feature {features[1]}")
+    return ax
+
+
+def plot_distance_heatmap(sets: Mapping[str, np.ndarray], ax: Any = None) -> Any:
+    """Pairwise distances between Rashomon sets (1/6 is the independent-uniform baseline)."""
+    names = list(sets)
+    D = np.array([[rashomon_distance(sets[a], sets[b]) for b in names] for a in names])
+    ax = _axes(ax, (4.5, 4))
+    im = ax.imshow(D, cmap="magma_r", vmin=0, vmax=0.5)
+    ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    for (i, j), v in np.ndenumerate(D):
+        ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=7, color="w" if v > 0.25 else "k")
+    ax.figure.colorbar(im, ax=ax, label="distance")
+    return ax
