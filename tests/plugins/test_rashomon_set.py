@@ -65,3 +65,24 @@ def test_plots_and_report(tmp_path) -> None:
     sets = {"all": P, "half": P[: P.shape[0] // 2]}
     assert len(plot_ambiguity_curves(sets).lines) == 2
     assert len(plot_distance_heatmap(sets).texts) == 4
+
+
+def test_registered_and_command(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    assert fp.get_registry().analyses["rashomon"] is RashomonSet
+    X, y = synthetic(1200, 4)
+    pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "y": y}).to_csv(tmp_path / "train.csv", index=False)
+    out = subprocess.run([sys.executable, "-m", "fairprobe.cli", "multiplicity", "--data", str(tmp_path / "train.csv"),
+                          "--target", "y", "--n-models", "20", "--epsilon", "0.1", "--subsample", "0.3", "--json"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert 0 < summary["n_models"] <= 20 and 0 < summary["ambiguity"] <= 1
+    bad = subprocess.run([sys.executable, "-m", "fairprobe.cli", "multiplicity", "--data", str(tmp_path / "train.csv"),
+                          "--target", "nope"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "['nope'] are not in" in bad.stderr

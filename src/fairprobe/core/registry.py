@@ -57,6 +57,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "fairprobe.backends.hooks",
     "fairprobe.plugins.fairtree.hooks",
     "fairprobe.plugins.riskscore.hooks",
+    "fairprobe.plugins.rashomon.hooks",
 )
 
 #: Plugin kind -> registration hook name.

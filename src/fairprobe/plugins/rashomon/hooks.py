@@ -1,0 +1,23 @@
+"""Registers the Rashomon analysis, exactly as an external analysis plugin would."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from fairprobe.hookspecs import hookimpl
+
+
+@hookimpl
+def fairprobe_register_analyses() -> Sequence[type]:
+    """The Rashomon-set analysis."""
+    from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
+
+    return [RashomonSet]
+
+
+@hookimpl
+def fairprobe_add_cli_commands(cli: object) -> None:
+    """``fairprobe multiplicity``."""
+    from fairprobe.plugins.rashomon.cli import multiplicity_command
+
+    cli.add_command(multiplicity_command)  # type: ignore[attr-defined]
