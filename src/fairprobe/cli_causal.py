@@ -92,16 +92,11 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
 
 
 def _metric(name: str, group: int | None, groups: tuple[int, int] | str) -> Any:
-    from fairprobe.core.registry import get_registry
-
     if "P(" in name.replace(" ", ""):
         return name
-    metrics = get_registry().metrics
-    if name not in metrics:
-        from fairprobe.exceptions import UnknownPluginError
+    from fairprobe.core.registry import metric
 
-        raise UnknownPluginError(f"Unknown metric {name!r}; registered metrics: {sorted(metrics)}.")
-    return metrics[name](group=group or 0, groups=groups)
+    return metric(name, group=group or 0, groups=groups)
 
 
 def _fixed(params: tuple[str, ...]) -> dict[str, float]:

@@ -21,6 +21,7 @@ import pandas as pd
 
 from fairprobe.core.bound import BoundProblem, BoundResult
 from fairprobe.exceptions import ConfigError, FairprobeError
+from fairprobe.plotting import new_axes
 
 __all__ = ["SensitivityResult", "run_tasks", "sensitivity", "sensitivity_grid"]
 
@@ -128,12 +129,10 @@ class SensitivityResult:
 
     def plot(self, ax: Any = None, *, label: str | None = None, color: str | None = None) -> Any:
         """Certified band against the sensitivity parameter, with the observed value (1-D sweeps)."""
-        import matplotlib.pyplot as plt
 
         if len(self.parameters) != 1:
             raise ConfigError("plot() draws 1-D sweeps; use plot_heatmap() for a 2-D sweep.")
-        if ax is None:
-            _, ax = plt.subplots(figsize=(5, 3.5))
+        ax = new_axes(ax, (5, 3.5))
         frame = self.to_frame().sort_values(self.parameters[0])
         x = frame[self.parameters[0]].to_numpy()
         band = ax.fill_between(x, frame["lower"], frame["upper"], alpha=0.3, color=color,
@@ -151,7 +150,6 @@ class SensitivityResult:
 
     def plot_heatmap(self, ax: Any = None, *, value: str = "upper", annotate: bool = True) -> Any:
         """Heat map of ``value`` ("upper", "lower" or "width") over a 2-D sweep."""
-        import matplotlib.pyplot as plt
 
         if len(self.parameters) != 2:
             raise ConfigError("plot_heatmap() needs a 2-D sweep: pass D={'D_a': [...], 'D_b': [...]}.")
@@ -159,8 +157,7 @@ class SensitivityResult:
         frame["width"] = frame["upper"] - frame["lower"]
         px, py = self.parameters
         grid = frame.pivot_table(index=py, columns=px, values=value)
-        if ax is None:
-            _, ax = plt.subplots(figsize=(5, 4))
+        ax = new_axes(ax, (5, 4))
         im = ax.imshow(grid.to_numpy(), origin="lower", aspect="auto", cmap="viridis")
         ax.set_xticks(range(grid.shape[1]), [f"{v:g}" for v in grid.columns], rotation=45)
         ax.set_yticks(range(grid.shape[0]), [f"{v:g}" for v in grid.index])

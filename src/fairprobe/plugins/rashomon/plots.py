@@ -7,22 +7,15 @@ from typing import Any
 
 import numpy as np
 
+from fairprobe.plotting import new_axes
 from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio, rashomon_distance
 
 __all__ = ["plot_ambiguity_curves", "plot_conflict_histogram", "plot_conflict_scatter", "plot_distance_heatmap"]
 
 
-def _axes(ax: Any, size: tuple[float, float] = (5, 3.5)) -> Any:
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=size)
-    return ax
-
-
 def plot_conflict_histogram(predictions: np.ndarray, ax: Any = None) -> Any:
     """Histogram of the per-point conflict ratios."""
-    ax = _axes(ax)
+    ax = new_axes(ax, (5, 3.5))
     ax.hist(conflict_ratio(predictions), bins=np.linspace(0, 0.5, 26), color="tab:blue")
     ax.set_xlabel("conflict ratio")
     ax.set_ylabel("points")
@@ -31,7 +24,7 @@ def plot_conflict_histogram(predictions: np.ndarray, ax: Any = None) -> Any:
 
 def plot_ambiguity_curves(sets: Mapping[str, np.ndarray], ax: Any = None) -> Any:
     """delta-ambiguity against delta for several Rashomon sets (their prediction matrices)."""
-    ax = _axes(ax)
+    ax = new_axes(ax, (5, 3.5))
     for name, P in sets.items():
         grid, curve = ambiguity_curve(P)
         ax.plot(grid, curve, label=name)
@@ -46,7 +39,7 @@ def plot_ambiguity_curves(sets: Mapping[str, np.ndarray], ax: Any = None) -> Any
 def plot_conflict_scatter(X: np.ndarray, predictions: np.ndarray, features: tuple[int, int] = (0, 1),
                           ax: Any = None) -> Any:
     """Points in two chosen features, coloured by conflict ratio."""
-    ax = _axes(ax, (5, 4.5))
+    ax = new_axes(ax, (5, 4.5))
     X = np.asarray(X, dtype=float)
     sc = ax.scatter(X[:, features[0]], X[:, features[1]], c=conflict_ratio(predictions), cmap="viridis",
                     vmin=0, vmax=0.5, s=6)
@@ -60,7 +53,7 @@ def plot_distance_heatmap(sets: Mapping[str, np.ndarray], ax: Any = None) -> Any
     """Pairwise distances between Rashomon sets (1/6 is the independent-uniform baseline)."""
     names = list(sets)
     D = np.array([[rashomon_distance(sets[a], sets[b]) for b in names] for a in names])
-    ax = _axes(ax, (4.5, 4))
+    ax = new_axes(ax, (4.5, 4))
     im = ax.imshow(D, cmap="magma_r", vmin=0, vmax=0.5)
     ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
     ax.set_yticks(range(len(names)), names)

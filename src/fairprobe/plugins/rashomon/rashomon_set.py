@@ -193,25 +193,11 @@ class RashomonSet:
     def convergence(self, X: Any, deltas: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4), steps: int = 20,
                     random_state: int | None = 0) -> pd.DataFrame:
         """delta-ambiguity and mean conflict ratio as members are added (in a random order)."""
-        P = self.predict_matrix(X)
-        order = np.random.default_rng(random_state).permutation(P.shape[0])
-        sizes = np.unique(np.linspace(1, P.shape[0], min(steps, P.shape[0])).round().astype(int))
-        rows = []
-        for k in sizes:
-            c = conflict_ratio(P[order[:k]])
-            rows.append({"n_models": int(k), "mean_conflict": float(c.mean()),
-                         **{f"ambiguity_{d:g}": float(np.mean(c > d)) for d in deltas}})
-        return pd.DataFrame(rows)
+        return _convergence(self.predict_matrix(X), deltas, steps, random_state)
 
     def individual_report(self, X: Any, threshold: float = 0.2) -> pd.DataFrame:
         """Per row: majority prediction, conflict ratio, flag above ``threshold``, share per class."""
-        P = self.predict_matrix(X)
-        labels = np.unique(P)
-        shares = {f"share_{lab}": (P == lab).mean(axis=0) for lab in labels}
-        counts = np.stack([(P == lab).sum(axis=0) for lab in labels])
-        c = conflict_ratio(P)
-        return pd.DataFrame({"majority": labels[counts.argmax(axis=0)], "conflict_ratio": c,
-                             "flagged": c > threshold, **shares})
+        return _individual(self.predict_matrix(X), threshold)
 
     # -- plots and report ------------------------------------------------------------------------
     def plot_conflict_histogram(self, X: Any, ax: Any = None) -> Any:
@@ -242,21 +228,24 @@ class RashomonSet:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
+        from fairprobe.plugins.rashomon.plots import plot_ambiguity_curves, plot_conflict_histogram
+
         out = Path(path)
         out.mkdir(parents=True, exist_ok=True)
-        table = self.individual_report(X, threshold)
+        P = self.predict_matrix(X)  # every table and plot below reads these predictions
+        table = _individual(P, threshold)
         table.to_csv(out / "individual_report.csv", index=False)
-        self.convergence(X).to_csv(out / "convergence.csv", index=False)
+        _convergence(P).to_csv(out / "convergence.csv", index=False)
         figures = []
-        for name, draw in (("conflict_histogram", self.plot_conflict_histogram),
-                           ("ambiguity_curve", self.plot_ambiguity_curve)):
-            ax = draw(X)
+        for name, draw in (("conflict_histogram", lambda: plot_conflict_histogram(P)),
+                           ("ambiguity_curve", lambda: plot_ambiguity_curves({"Rashomon set": P}))):
+            ax = draw()
             ax.figure.tight_layout()
             ax.figure.savefig(out / f"{name}.png", dpi=120)
             plt.close(ax.figure)
             figures.append(name)
         summary = (f"{len(self.scores_)} models within {self.epsilon} of the reference score "
-                   f"{self.reference_score_:.4f}; ambiguity {self.delta_ambiguity(X, 0.0):.3f}, "
+                   f"{self.reference_score_:.4f}; ambiguity {delta_ambiguity(P, 0.0):.3f}, "
                    f"{int(table.flagged.sum())} of {len(table)} rows above conflict ratio {threshold}")
         body = [f"<h1>Predictive multiplicity</h1><p>{html.escape(summary)}</p>",
                 *(f'<h2>{f}</h2><img src="{f}.png">' for f in figures),
@@ -266,4 +255,25 @@ class RashomonSet:
         page.write_text("<html><head><meta charset='utf-8'><title>fairprobe multiplicity</title></head><body>"
                         + "\n".join(body) + "</body></html>")
         return str(page)
+
+
+def _convergence(P: np.ndarray, deltas: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4), steps: int = 20,
+                 random_state: int | None = 0) -> pd.DataFrame:
+    order = np.random.default_rng(random_state).permutation(P.shape[0])
+    sizes = np.unique(np.linspace(1, P.shape[0], min(steps, P.shape[0])).round().astype(int))
+    rows = []
+    for k in sizes:
+        c = conflict_ratio(P[order[:k]])
+        rows.append({"n_models": int(k), "mean_conflict": float(c.mean()),
+                     **{f"ambiguity_{d:g}": float(np.mean(c > d)) for d in deltas}})
+    return pd.DataFrame(rows)
+
+
+def _individual(P: np.ndarray, threshold: float) -> pd.DataFrame:
+    labels = np.unique(P)
+    shares = {f"share_{lab}": (P == lab).mean(axis=0) for lab in labels}
+    counts = np.stack([(P == lab).sum(axis=0) for lab in labels])
+    c = conflict_ratio(P)
+    return pd.DataFrame({"majority": labels[counts.argmax(axis=0)], "conflict_ratio": c,
+                         "flagged": c > threshold, **shares})
 

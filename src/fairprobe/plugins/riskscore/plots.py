@@ -11,20 +11,13 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.exceptions import ConfigError
+from fairprobe.plotting import new_axes
 
 __all__ = ["plot_curves", "plot_distributions", "plot_metric_panel", "plot_reliability", "plot_representation",
            "write_report"]
 
 _GRID = np.linspace(0, 1, 21)
 _LOWER_IS_BETTER = {"drmsce"}
-
-
-def _axes(ax: Any, size: tuple[float, float] = (6, 4)) -> Any:
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=size)
-    return ax
 
 
 def extreme_groups(audit: Any, metric: str = "drmsce") -> list[str]:
@@ -54,7 +47,7 @@ def plot_metric_panel(audit: Any, metric: str, ax: Any = None, top: int = 15) ->
     if len(sub) > top:
         keep = sub.iloc[np.r_[0: top // 2, len(sub) - (top - top // 2): len(sub)]]
         sub = keep if "all" in set(keep.group) else pd.concat([keep, sub[sub.group == "all"]])
-    ax = _axes(ax, (7, 0.35 * len(sub) + 1.5))
+    ax = new_axes(ax, (7, 0.35 * len(sub) + 1.5))
     yy = np.arange(len(sub))
     ax.errorbar(sub["median"], yy, xerr=[sub["median"] - sub["lower"], sub["upper"] - sub["median"]], fmt="o",
                 ms=4, capsize=2, color="tab:blue")
@@ -71,7 +64,7 @@ def plot_reliability(audit: Any, groups: list[str] | None = None, ax: Any = None
     from statsmodels.nonparametric.smoothers_lowess import lowess
 
     groups = _check_groups(audit, groups, "drmsce")
-    ax = _axes(ax, (5, 5))
+    ax = new_axes(ax, (5, 5))
     x = np.linspace(0, 1, 100)
     rng = np.random.default_rng(audit.random_state)
     n_boot = min(audit.n_bootstrap, 100)
@@ -125,7 +118,7 @@ def plot_curves(audit: Any, kind: str, groups: list[str] | None = None, ax: Any 
     """ROC (``kind="roc"``) or PRG (``"prg"``) curves: bootstrap median and 95% band."""
     metric = "auroc" if kind == "roc" else "auprg"
     groups = _check_groups(audit, groups, metric)
-    ax = _axes(ax, (5, 5))
+    ax = new_axes(ax, (5, 5))
     rng = np.random.default_rng(audit.random_state)
     points = _roc_points if kind == "roc" else _prg_points
     for g in groups:
@@ -161,7 +154,7 @@ def plot_representation(audit: Any, groups: list[str] | None = None, ax: Any = N
     from fairprobe.plugins.riskscore.representation import representation_curve
 
     groups = [g for g in _check_groups(audit, groups, "eur") if g != "all"] or list(audit.groups_)[1:2]
-    ax = _axes(ax)
+    ax = new_axes(ax, (6, 4))
     rng = np.random.default_rng(audit.random_state)
     y, r = audit.y_, audit.r_
     n = y.size
@@ -190,7 +183,7 @@ def plot_representation(audit: Any, groups: list[str] | None = None, ax: Any = N
 def plot_distributions(audit: Any, groups: list[str] | None = None, ax: Any = None) -> Any:
     """Histogram densities of the scores per group."""
     groups = _check_groups(audit, groups, "drmsce")
-    ax = _axes(ax)
+    ax = new_axes(ax, (6, 4))
     bins = np.linspace(0, 1, 31)
     for g in groups:
         ax.hist(audit.r_[audit.groups_[g]], bins=bins, density=True, histtype="step", lw=1.5, label=g)
