@@ -149,3 +149,14 @@ def test_with_sense_copies() -> None:
     assert other.sense == "min" and prog.sense == "max"
     other.constraints.clear()
     assert len(prog.constraints) == 1
+
+
+def test_integer_variables_round_trip_and_are_solved_as_integers() -> None:
+    import fairprobe as fp
+
+    text = "maximize\n  2*x + y\nsubject to\n  x + y <= 3.7\nbounds\n  0 <= x <= 3 integer\n  0 <= y <= 2.5"
+    prog = PolynomialProgram.from_text(text)
+    assert prog.has_integers and prog.to_text() == text
+    assert prog.max_violation({"x": 2.5, "y": 0.0}) == pytest.approx(0.5)
+    res = fp.get_backend("scip").solve(prog)
+    assert res.objective_bound == pytest.approx(6.7) and res.incumbent["x"] == pytest.approx(3.0)

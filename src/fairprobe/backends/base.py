@@ -100,19 +100,23 @@ class Capabilities:
         True when only convex programs (linear, convex quadratic) are accepted.
     fractional_objective : bool
         True when ``poly / poly`` objectives are accepted.
+    integer_variables : bool
+        True when integer (mixed-integer) programs are accepted.
     """
 
     max_degree: int | None = None
     global_bound: bool = True
     convex_only: bool = False
     fractional_objective: bool = True
+    integer_variables: bool = True
 
     def describe(self) -> str:
         """One line for listings."""
         deg = "any degree" if self.max_degree is None else f"degree <= {self.max_degree}"
         kind = "convex only" if self.convex_only else "nonconvex"
         cert = "global bounds" if self.global_bound else "no global bounds"
-        return f"{deg}, {kind}, {cert}"
+        ints = ", integers" if self.integer_variables else ""
+        return f"{deg}, {kind}{ints}, {cert}"
 
 
 @dataclass(frozen=True)
@@ -287,6 +291,10 @@ class Backend(ABC):
             raise BackendCapabilityError(
                 f"Backend {self.name!r} accepts polynomials of degree <= {caps.max_degree}, but "
                 f"this program has degree {deg}. Use backend='scip' (any degree, global bounds)."
+            )
+        if program.has_integers and not caps.integer_variables:
+            raise BackendCapabilityError(
+                f"Backend {self.name!r} does not accept integer variables; use backend='scip'."
             )
         if program.is_fractional and not caps.fractional_objective:
             raise BackendCapabilityError(

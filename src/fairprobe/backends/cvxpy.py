@@ -67,7 +67,7 @@ class CvxpyBackend(Backend):
 
     name = "cvxpy"
     capabilities = Capabilities(max_degree=2, global_bound=True, convex_only=True,
-                                fractional_objective=True)
+                                fractional_objective=True, integer_variables=False)
     install_hint = 'pip install "fairprobe[cvxpy]"'
     description = "cvxpy (convex programs only)"
 

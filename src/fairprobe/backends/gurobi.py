@@ -94,7 +94,8 @@ class GurobiBackend(Backend):
             model = gp.Model(env=env)
             xs = [
                 model.addVar(lb=-GRB.INFINITY if math.isinf(v.lb) else v.lb,
-                             ub=GRB.INFINITY if math.isinf(v.ub) else v.ub, name=v.name)
+                             ub=GRB.INFINITY if math.isinf(v.ub) else v.ub, name=v.name,
+                             vtype=GRB.INTEGER if v.integer else GRB.CONTINUOUS)
                 for v in work.variables
             ]
 

@@ -1,7 +1,8 @@
 """OR-Tools (MathOpt) backend: exact LPs, exact linear-fractional programs, and a certified
 spatial branch-and-bound for nonconvex polynomial programs.
 
-* Linear programs go to GLOP through MathOpt.
+* Linear programs go to GLOP through MathOpt; mixed-integer linear programs to HiGHS through
+  MathOpt (its dual bound is reported, so a time limit still gives a certified bound).
 * Linear-fractional objectives (linear numerator and denominator, linear constraints) become one
   LP by the Charnes-Cooper transformation, after an LP check that the denominator is positive
   on the feasible set.
@@ -133,12 +134,24 @@ class OrtoolsBackend(Backend):
         """Available when the ortools package can be found."""
         return Availability.AVAILABLE if cls._module_installed("ortools") else Availability.NOT_INSTALLED
 
+    def check_program(self, program: PolynomialProgram) -> None:
+        """Refuse integer programs that are not linear (MathOpt's MIP solvers are linear)."""
+        super().check_program(program)
+        if program.has_integers and (not program.is_linear() or program.is_fractional):
+            raise BackendCapabilityError(
+                "The ortools backend solves integer programs only when they are linear (HiGHS); "
+                "this one has nonlinear terms or a fractional objective. Use backend='scip'."
+            )
+
     def _solve(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
         import ortools
 
         start = time.perf_counter()
         version = f"OR-Tools {ortools.__version__} (MathOpt/GLOP)"
-        if program.is_linear() and not program.is_fractional:
+        if program.has_integers:
+            result = self._solve_milp(program, options)
+            version = f"OR-Tools {ortools.__version__} (MathOpt/HiGHS)"
+        elif program.is_linear() and not program.is_fractional:
             result = self._solve_lp(program, options)
         elif program.is_linear():
             result = self._solve_linear_fractional(program, options)
@@ -162,6 +175,57 @@ class OrtoolsBackend(Backend):
             lo, hi = _constraint_bounds(c.sense, c.rhs - const)
             lm.add_row({m[0]: v for m, v in c.poly.items() if m}, lo, hi)
         return lm
+
+    @staticmethod
+    def _solve_milp(program: PolynomialProgram, options: SolveOptions) -> SolveResult:
+        import datetime
+
+        from ortools.math_opt.python import mathopt
+
+        model = mathopt.Model(name=program.name or "fairprobe-milp")
+        xs = [
+            model.add_variable(lb=v.lb, ub=v.ub, is_integer=v.integer, name=v.name)
+            for v in program.variables
+        ]
+
+        def expr(poly: Poly) -> Any:
+            return mathopt.fast_sum(c * xs[m[0]] for m, c in poly.items() if m) + poly.get((), 0.0)
+
+        for c in program.constraints:
+            lo, hi = _constraint_bounds(c.sense, c.rhs)
+            model.add_linear_constraint(lb=lo, ub=hi, expr=expr(c.poly))
+        if program.sense == "min":
+            model.minimize(expr(program.objective))
+        else:
+            model.maximize(expr(program.objective))
+        kwargs: dict[str, Any] = {"enable_output": options.verbose, "relative_gap_tolerance": options.rel_gap,
+                                  "absolute_gap_tolerance": options.abs_gap, "random_seed": options.seed}
+        if options.time_limit is not None:
+            kwargs["time_limit"] = datetime.timedelta(seconds=max(options.time_limit, 1e-3))
+        if options.threads is not None:
+            kwargs["threads"] = options.threads
+        result = mathopt.solve(model, mathopt.SolverType.HIGHS, params=mathopt.SolveParameters(**kwargs))
+        R = mathopt.TerminationReason
+        reason = result.termination.reason
+        sense = program.sense
+        dual = result.termination.objective_bounds.dual_bound
+        bound = dual if math.isfinite(dual) else no_bound(sense)
+        incumbent = incumbent_obj = None
+        if result.has_primal_feasible_solution():
+            values = result.variable_values()
+            incumbent = {v.name: float(values[x]) for v, x in zip(program.variables, xs, strict=True)}
+            incumbent_obj = program.objective_value(incumbent)
+        message = f"HiGHS (MathOpt): {reason.name.lower()}"
+        if reason == R.OPTIMAL:
+            return SolveResult(Termination.OPTIMAL, bound, incumbent_obj, incumbent, sense=sense, message=message)
+        if reason == R.INFEASIBLE:
+            return SolveResult(Termination.INFEASIBLE, -no_bound(sense), sense=sense, message=message)
+        if reason in (R.UNBOUNDED, R.INFEASIBLE_OR_UNBOUNDED):
+            return SolveResult(Termination.UNBOUNDED, no_bound(sense), sense=sense, message=message)
+        if reason in (R.FEASIBLE, R.NO_SOLUTION_FOUND):
+            return SolveResult(Termination.LIMIT, bound, incumbent_obj, incumbent, limit=Limit.TIME,
+                               sense=sense, message=message)
+        return SolveResult(Termination.ERROR, no_bound(sense), sense=sense, message=message)
 
     def _solve_lp(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
         sign = 1.0 if program.sense == "min" else -1.0

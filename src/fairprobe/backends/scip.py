@@ -45,6 +45,8 @@ _STATUS: dict[str, tuple[Termination, Limit | None]] = {
     "bestsollimit": (Termination.LIMIT, Limit.SOLUTION),
     "userinterrupt": (Termination.LIMIT, Limit.INTERRUPTED),
     "restartlimit": (Termination.LIMIT, Limit.OTHER),
+    "primallimit": (Termination.LIMIT, Limit.OTHER),  # limits/primal reached: the incumbent is good enough
+    "duallimit": (Termination.LIMIT, Limit.OTHER),  # limits/dual reached: the bound is decisive
 }
 
 
@@ -81,7 +83,7 @@ class ScipBackend(Backend):
         xs = [
             model.addVar(
                 name=v.name,
-                vtype="C",
+                vtype="I" if v.integer else "C",
                 lb=None if math.isinf(v.lb) else v.lb,
                 ub=None if math.isinf(v.ub) else v.ub,
             )

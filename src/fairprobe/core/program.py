@@ -1,9 +1,10 @@
 """The solver-neutral polynomial program every backend solves.
 
-A :class:`PolynomialProgram` has named continuous variables with bounds, an objective that is a
-sparse polynomial (optionally divided by a second polynomial, a *fractional* objective), and
-constraints ``poly <= rhs``, ``poly >= rhs`` or ``poly == rhs``. Backends see only this class:
-never DAGs, queries or sympy.
+A :class:`PolynomialProgram` has named variables with bounds (continuous, or integer when
+declared so), an objective that is a sparse polynomial (optionally divided by a second
+polynomial, a *fractional* objective), and constraints ``poly <= rhs``, ``poly >= rhs`` or
+``poly == rhs``. Backends see only this class: never DAGs, queries or sympy. Integer bounds
+lines end in ``integer`` (``0 <= z <= 1 integer`` is a binary).
 
 The LP-like text form (``to_text`` / ``from_text``) round-trips and is meant for debugging, bug
 reports and tests::
@@ -48,11 +49,12 @@ _RESERVED = {"inf", "infinity", "nan", "minimize", "maximize", "bounds", "subjec
 
 @dataclass(frozen=True)
 class Variable:
-    """A continuous decision variable with (possibly infinite) bounds."""
+    """A decision variable with (possibly infinite) bounds; continuous unless ``integer``."""
 
     name: str
     lb: float = 0.0
     ub: float = math.inf
+    integer: bool = False
 
 
 @dataclass
@@ -133,7 +135,7 @@ class PolynomialProgram:
         if name in getattr(self, "_index", {}):
             raise ProgramError(f"Variable {name!r} is declared twice; variable names must be unique.")
 
-    def add_variable(self, name: str, lb: float = 0.0, ub: float = math.inf) -> int:
+    def add_variable(self, name: str, lb: float = 0.0, ub: float = math.inf, *, integer: bool = False) -> int:
         """Declare a variable and return its index.
 
         Parameters
@@ -142,6 +144,9 @@ class PolynomialProgram:
             Unique name.
         lb, ub : float
             Bounds; ``-math.inf`` / ``math.inf`` for none.
+        integer : bool
+            Restrict the variable to integer values (a binary is ``0 <= x <= 1, integer``).
+            Backends without integer support refuse such programs with a clear error.
         """
         self._check_new_name(name)
         lb, ub = float(lb), float(ub)
@@ -149,7 +154,7 @@ class PolynomialProgram:
             raise ProgramError(f"Bounds of variable {name!r} are NaN; give numbers or +-inf.")
         if lb > ub:
             raise ProgramError(f"Variable {name!r} has lower bound {lb} above upper bound {ub}.")
-        self.variables.append(Variable(name, lb, ub))
+        self.variables.append(Variable(name, lb, ub, bool(integer)))
         self._index[name] = len(self.variables) - 1
         return len(self.variables) - 1
 
@@ -255,6 +260,11 @@ class PolynomialProgram:
         return max(degs)
 
     @property
+    def has_integers(self) -> bool:
+        """True when some variable is restricted to integer values."""
+        return any(v.integer for v in self.variables)
+
+    @property
     def is_fractional(self) -> bool:
         """True when the objective has a denominator."""
         return self.objective_denominator is not None
@@ -351,6 +361,8 @@ class PolynomialProgram:
         worst = 0.0
         for v, xi in zip(self.variables, x, strict=True):
             worst = max(worst, v.lb - xi, xi - v.ub)
+            if v.integer:
+                worst = max(worst, abs(xi - round(xi)))
         for c in self.constraints:
             lhs = evaluate(c.poly, x)
             if c.sense == "<=":
@@ -382,7 +394,8 @@ class PolynomialProgram:
         if self.variables:
             lines.append("bounds")
             for v in self.variables:
-                lines.append(f"  {_num(v.lb)} <= {v.name} <= {_num(v.ub)}")
+                suffix = " integer" if v.integer else ""
+                lines.append(f"  {_num(v.lb)} <= {v.name} <= {_num(v.ub)}{suffix}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -560,7 +573,8 @@ def _split_fraction(expr: str) -> tuple[str, str] | None:
 
 _CONSTRAINT_RE = re.compile(r"^(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:\s*)?(?P<body>.*)$")
 _BOUND_RE = re.compile(
-    r"^(?P<lo>\S+)\s*<=\s*(?P<name>[A-Za-z_][A-Za-z0-9_.\[\]]*)\s*<=\s*(?P<hi>\S+)$"
+    r"^(?P<lo>\S+)\s*<=\s*(?P<name>[A-Za-z_][A-Za-z0-9_.\[\]]*)\s*<=\s*(?P<hi>\S+)"
+    r"(?:\s+(?P<integer>integer))?$"
 )
 
 
@@ -611,10 +625,14 @@ def _parse_program(text: str) -> PolynomialProgram:
     for lineno, line in sections.get("bounds", []):
         m = _BOUND_RE.match(line)
         if not m:
-            raise ProgramError(f"Line {lineno}: a bound reads 'lo <= name <= hi'; got {line!r}.")
+            raise ProgramError(
+                f"Line {lineno}: a bound reads 'lo <= name <= hi' (optionally followed by 'integer'); "
+                f"got {line!r}."
+            )
         try:
             prog.add_variable(
-                m["name"], _read_number(m["lo"], lineno), _read_number(m["hi"], lineno)
+                m["name"], _read_number(m["lo"], lineno), _read_number(m["hi"], lineno),
+                integer=m["integer"] is not None,
             )
         except ProgramError as exc:
             raise ProgramError(f"Line {lineno}: {exc}") from None

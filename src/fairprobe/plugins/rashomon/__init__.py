@@ -1,10 +1,14 @@
 """Predictive multiplicity (Rashomon analysis).
 
-So far: the measures and the ad-hoc Rashomon-set builder; plots, reports, the plugin
-registration, the CLI and the exact linear MIP follow (issue 7).
+* :mod:`~fairprobe.plugins.rashomon.measures`: conflict ratio, delta-ambiguity, distances;
+* :class:`RashomonSet`: ad-hoc Rashomon sets of any scikit-learn classifier;
+* :class:`ExactLinearMultiplicity`: the exact epsilon-Rashomon set of linear classifiers by
+  mixed-integer programs through fairprobe's backends (Marx, Calmon & Ustun, 2020).
 """
 
+from fairprobe.plugins.rashomon.linear_exact import ExactLinearMultiplicity, LinearMultiplicityResult
 from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio, delta_ambiguity, rashomon_distance
 from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
 
-__all__ = ["RashomonSet", "ambiguity_curve", "conflict_ratio", "delta_ambiguity", "rashomon_distance"]
+__all__ = ["ExactLinearMultiplicity", "LinearMultiplicityResult", "RashomonSet", "ambiguity_curve", "conflict_ratio",
+           "delta_ambiguity", "rashomon_distance"]
