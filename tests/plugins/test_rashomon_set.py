@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
@@ -86,3 +88,81 @@ def test_registered_and_command(tmp_path) -> None:
     bad = subprocess.run([sys.executable, "-m", "fairprobe.cli", "multiplicity", "--data", str(tmp_path / "train.csv"),
                           "--target", "nope"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "['nope'] are not in" in bad.stderr
+
+
+def _overlap_masks(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    overlap = np.linalg.norm(Xt - 5, axis=1) < 1.0
+    far = np.minimum(np.linalg.norm(Xt, axis=1), np.linalg.norm(Xt - 10, axis=1)) < 1.0
+    return overlap, far
+
+
+def test_fresh_samples_recover_the_true_conflict_ratio() -> None:
+    """Condition (d): a fresh sample per model; the overlap's true conflict ratio is 0.5."""
+    X, y = synthetic(2000, 5)
+    rs = RashomonSet(DecisionTreeClassifier(), param_grid={"max_depth": [4, 6]}, epsilon=0.1, n_models=40,
+                     dataset_multiplicity="sampler", sampler=lambda rng: synthetic(2000, int(rng.integers(1 << 30))),
+                     random_state=0, progress=False).fit(X, y)
+    Xt, _ = synthetic(2000, 6)
+    c = rs.conflict_ratio(Xt)
+    overlap, far = _overlap_masks(Xt)
+    assert c[overlap].mean() >= 0.4 and c[far].mean() <= 0.02
+
+
+def test_noise_category_flips_metric_reference_and_penalty() -> None:
+    rng = np.random.default_rng(1234)  # not synthetic's seed: the codes must be independent of the label
+    X, y = synthetic(1500, 7)
+    X = np.column_stack([X, rng.integers(0, 3, len(X))])  # a categorical column (codes 0, 1, 2)
+    common = dict(param_grid={"max_depth": [3, 5]}, epsilon=0.05, n_models=15, subsample=0.5, random_state=0,
+                  progress=False)
+    rs = RashomonSet(DecisionTreeClassifier(), feature_noise=0.5, categorical_features=[2], category_flip=0.2,
+                     metric="balanced_accuracy", **common).fit(X, y)
+    assert 0.7 <= rs.reference_score_ <= 0.8 and np.all(rs.scores_ >= rs.reference_score_ - 0.05)
+    fixed = RashomonSet(DecisionTreeClassifier(), reference=0.74, metric=lambda t, p: np.mean(t == p),
+                        **common).fit(X, y)
+    assert fixed.reference_score_ == 0.74 and fixed.reference_params_ == {}
+    leaves = RashomonSet(DecisionTreeClassifier(), complexity=lambda m: m.get_n_leaves(), penalty=1e-3,
+                         **common).fit(X, y)
+    assert leaves.scores_.max() < rs.candidate_scores_.max() + 0.05  # the penalty lowers every objective
+    with pytest.raises(fp.ConfigError, match="categorical_features"):
+        RashomonSet(DecisionTreeClassifier(), categorical_features=[5], **common).fit(X, y)
+    with pytest.raises(fp.ConfigError, match="sampler"):
+        RashomonSet(DecisionTreeClassifier(), dataset_multiplicity="sampler", **common).fit(X, y)
+    with pytest.raises(fp.ConfigError, match="penalty needs complexity"):
+        RashomonSet(DecisionTreeClassifier(), penalty=0.1, **common).fit(X, y)
+    with pytest.raises(fp.DataError, match="binary target"):
+        RashomonSet(DecisionTreeClassifier(), metric="f1", **common).fit(X, np.arange(len(y)) % 3)
+    with pytest.raises(fp.DataError, match="3 columns, as in fit"):
+        rs.predict_matrix(X[:, :2])
+
+
+def test_perturbation_switches_categories_to_other_levels() -> None:
+    from fairprobe.plugins.rashomon.rashomon_set import _perturb, _Perturbation
+
+    X = np.column_stack([np.zeros(20000), np.tile([0.0, 1.0, 2.0, 5.0], 5000)])
+    out = _perturb(X, _Perturbation(0.1, (1,), 0.3, None), np.random.default_rng(0))
+    switched = out[:, 1] != X[:, 1]
+    assert abs(switched.mean() - 0.3) < 0.02 and set(np.unique(out[:, 1])) == {0.0, 1.0, 2.0, 5.0}
+    assert abs(out[:, 0].std() - 0.1) < 0.005
+
+
+def test_parallel_training_equals_sequential() -> None:
+    X, y = synthetic(800, 8)
+    kw = dict(param_grid={"max_depth": [3, 5]}, epsilon=0.1, n_models=12, subsample=0.5, random_state=0,
+              progress=False)
+    seq = RashomonSet(DecisionTreeClassifier(), **kw).fit(X, y)
+    par = RashomonSet(DecisionTreeClassifier(), n_jobs=2, **kw).fit(X, y)
+    np.testing.assert_array_equal(seq.predict_matrix(X), par.predict_matrix(X))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="dask.distributed not installed")
+def test_training_on_a_local_dask_cluster() -> None:
+    from distributed import Client, LocalCluster
+
+    X, y = synthetic(800, 9)
+    kw = dict(param_grid={"max_depth": [3, 5]}, epsilon=0.1, n_models=12, subsample=0.5, random_state=0,
+              progress=False)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster):
+        dist = RashomonSet(DecisionTreeClassifier(), parallel_backend="dask", **kw).fit(X, y)
+    seq = RashomonSet(DecisionTreeClassifier(), **kw).fit(X, y)
+    np.testing.assert_array_equal(seq.predict_matrix(X), dist.predict_matrix(X))

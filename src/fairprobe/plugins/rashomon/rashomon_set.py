@@ -9,6 +9,8 @@ held-out data form the Rashomon set (Definition 4.1 of the seed paper).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -19,23 +21,71 @@ from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio,
 
 __all__ = ["RashomonSet"]
 
-_MULTIPLICITY = ("none", "bootstrap", "subsample")
+_MULTIPLICITY = ("none", "bootstrap", "subsample", "sampler")
+_METRICS = ("accuracy", "balanced_accuracy", "f1")
+
+
+def _score(metric: Any, y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    if callable(metric):
+        return float(metric(y_true, y_pred))
+    from sklearn import metrics
+
+    fn = {"accuracy": metrics.accuracy_score, "balanced_accuracy": metrics.balanced_accuracy_score,
+          "f1": metrics.f1_score}[metric]
+    return float(fn(y_true, y_pred))
+
+
+@dataclass(frozen=True)
+class _Perturbation:
+    """How one candidate's training data differ from the training set."""
+
+    noise: float | None
+    categorical: tuple[int, ...]
+    flip: float | None
+    sampler: Callable[[np.random.Generator], tuple[Any, Any]] | None
+
+
+def _perturb(X: np.ndarray, how: _Perturbation, rng: np.random.Generator) -> np.ndarray:
+    """Gaussian noise on the numeric columns, random category switches on the categorical ones."""
+    if not how.noise and not how.flip:
+        return X
+    X = X.copy()
+    cat = np.zeros(X.shape[1], dtype=bool)
+    cat[list(how.categorical)] = True
+    if how.noise:
+        X[:, ~cat] += rng.normal(0.0, how.noise, (X.shape[0], int((~cat).sum())))
+    if how.flip:
+        for j in np.flatnonzero(cat):
+            levels = np.unique(X[:, j])
+            switch = rng.random(X.shape[0]) < how.flip
+            if levels.size > 1 and switch.any():
+                # a switched entry takes one of the *other* levels, uniformly
+                offset = rng.integers(1, levels.size, int(switch.sum()))
+                pos = np.searchsorted(levels, X[switch, j])
+                X[switch, j] = levels[(pos + offset) % levels.size]
+    return X
 
 
 def _fit_candidate(estimator: Any, params: dict[str, Any], X: np.ndarray, y: np.ndarray, X_held: np.ndarray,
-                   y_held: np.ndarray, rows: np.ndarray, cols: np.ndarray, noise: float | None,
+                   y_held: np.ndarray, rows: np.ndarray | None, cols: np.ndarray, how: _Perturbation, metric: Any,
                    seed: int) -> tuple[Any, np.ndarray, float]:
     from sklearn.base import clone
 
     model = clone(estimator).set_params(**params)
     if "random_state" in model.get_params():
         model.set_params(random_state=seed)
-    Xs = X[np.ix_(rows, cols)]
-    if noise:
-        Xs = Xs + np.random.default_rng(seed).normal(0.0, noise, Xs.shape)
-    model.fit(Xs, y[rows])
+    rng = np.random.default_rng(seed)
+    if how.sampler is not None:  # a fresh sample from the data-generating process
+        X, y = how.sampler(rng)
+        X, y = np.asarray(X, dtype=float), np.asarray(y).ravel()
+        rows = None
+    Xs = X[:, cols] if rows is None else X[np.ix_(rows, cols)]
+    ys = y if rows is None else y[rows]
+    sub = _Perturbation(how.noise, tuple(int(np.searchsorted(cols, j)) for j in how.categorical if j in cols),
+                        how.flip, None)
+    model.fit(_perturb(Xs, sub, rng), ys)
     pred = model.predict(X_held[:, cols])
-    return model, pred, float(np.mean(pred == y_held))
+    return model, pred, _score(metric, y_held, pred)
 
 
 class RashomonSet:
@@ -47,21 +97,41 @@ class RashomonSet:
     param_grid : dict of lists, optional
         Hyperparameters searched for the reference model and drawn for each candidate.
     epsilon : float
-        Accuracy tolerance: members score at least ``reference_score_ - epsilon``.
+        Tolerance: members score at least ``reference_score_ - epsilon`` on the held-out data.
     n_models : int
         Candidate models trained.
-    dataset_multiplicity : {"bootstrap", "subsample", "none"}
+    dataset_multiplicity : {"bootstrap", "subsample", "none", "sampler"}
+        How each candidate's training rows are drawn: with replacement, without replacement, the
+        whole training set, or a fresh sample from ``sampler``.
     subsample : float
-        Size of each bootstrap or subsample as a fraction of the training set (0.1 = 800 of 8,000).
+        Size of each bootstrap (or subsample) as a fraction of the training set (0.1 = 800 of 8,000).
     feature_subsample : float, optional
-        Fraction of features each candidate sees.
+        Fraction of features each candidate sees (a random subset per candidate).
     feature_noise : float, optional
-        Standard deviation of Gaussian noise added to each candidate's training features.
+        Standard deviation of Gaussian noise added to each candidate's numeric training features.
+    categorical_features : list of int, optional
+        Columns holding category codes: they get no Gaussian noise but are switched to another
+        observed level with probability ``category_flip``.
+    category_flip : float, optional
+    sampler : callable, optional
+        ``sampler(rng) -> (X, y)`` draws a fresh training sample (``dataset_multiplicity="sampler"``),
+        the paper's condition (d).
+    metric : {"accuracy", "balanced_accuracy", "f1"} or callable
+        Held-out score; a callable is ``metric(y_true, y_pred)``, larger is better.
+    reference : "cv_best", fitted estimator or float
+        ``"cv_best"`` searches ``param_grid`` by cross-validation and refits; a fitted estimator is
+        used as ``g0`` as it is; a number is taken as the reference score itself.
+    complexity : callable, optional
+        ``complexity(model) -> float``; with ``penalty`` the objective becomes
+        ``score - penalty * complexity`` (a sparsity-penalised Rashomon set, e.g. leaves per tree).
+    penalty : float
     cv : int
         Folds of the reference model's search.
     random_state : int, optional
     n_jobs : int, optional
-        joblib workers for training.
+        joblib workers for training (-1: all cores).
+    parallel_backend : str, optional
+        joblib backend; ``"dask"`` runs on the active ``dask.distributed`` client.
     keep_models : bool
         Keep the fitted members (``False`` keeps only their held-out predictions).
     progress : bool
@@ -83,9 +153,12 @@ class RashomonSet:
 
     def __init__(self, estimator: Any, *, param_grid: dict[str, list[Any]] | None = None, epsilon: float = 0.01,
                  n_models: int = 200, dataset_multiplicity: str = "bootstrap", subsample: float = 1.0,
-                 feature_subsample: float | None = None, feature_noise: float | None = None, cv: int = 5,
-                 random_state: int | None = None, n_jobs: int | None = None, keep_models: bool = True,
-                 progress: bool = True) -> None:
+                 feature_subsample: float | None = None, feature_noise: float | None = None,
+                 categorical_features: list[int] | None = None, category_flip: float | None = None,
+                 sampler: Callable[[np.random.Generator], tuple[Any, Any]] | None = None, metric: Any = "accuracy",
+                 reference: Any = "cv_best", complexity: Callable[[Any], float] | None = None, penalty: float = 0.0,
+                 cv: int = 5, random_state: int | None = None, n_jobs: int | None = None,
+                 parallel_backend: str | None = None, keep_models: bool = True, progress: bool = True) -> None:
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon = epsilon
@@ -94,9 +167,17 @@ class RashomonSet:
         self.subsample = subsample
         self.feature_subsample = feature_subsample
         self.feature_noise = feature_noise
+        self.categorical_features = categorical_features
+        self.category_flip = category_flip
+        self.sampler = sampler
+        self.metric = metric
+        self.reference = reference
+        self.complexity = complexity
+        self.penalty = penalty
         self.cv = cv
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.parallel_backend = parallel_backend
         self.keep_models = keep_models
         self.progress = progress
 
@@ -106,37 +187,81 @@ class RashomonSet:
         if self.dataset_multiplicity not in _MULTIPLICITY:
             raise ConfigError(
                 f"dataset_multiplicity must be one of {_MULTIPLICITY}; got {self.dataset_multiplicity!r}.")
+        if (self.dataset_multiplicity == "sampler") != (self.sampler is not None):
+            raise ConfigError('Give a sampler exactly when dataset_multiplicity="sampler" (sampler(rng) -> (X, y)).')
         if not 0 < self.subsample <= 1 and self.dataset_multiplicity != "bootstrap":
             raise ConfigError(f"subsample must be in (0, 1]; got {self.subsample}.")
         if self.epsilon < 0 or int(self.n_models) < 1:
             raise ConfigError("epsilon must be >= 0 and n_models >= 1.")
-        X = np.asarray(X, dtype=float)
+        if not callable(self.metric) and self.metric not in _METRICS:
+            raise ConfigError(f"metric must be one of {_METRICS} or a callable(y_true, y_pred); got {self.metric!r}.")
+        if self.category_flip is not None and not 0 <= self.category_flip <= 1:
+            raise ConfigError(f"category_flip is a probability in [0, 1]; got {self.category_flip}.")
+        if self.penalty and self.complexity is None:
+            raise ConfigError("penalty needs complexity=callable(model) -> float (e.g. the number of leaves).")
+        try:
+            X = np.asarray(X, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise DataError(f"X must be numeric (encode categories as codes first): {exc}") from None
         y = np.asarray(y).ravel()
         if X.ndim != 2 or X.shape[0] != y.size:
             raise DataError(f"X must be 2-D with one row per label; got X {X.shape} and y {y.shape}.")
         if np.unique(y).size < 2:
             raise DataError("The target has a single class; a classifier needs at least two.")
+        if self.metric == "f1" and np.unique(y).size != 2:
+            raise DataError(f'metric="f1" needs a binary target; this one has {np.unique(y).size} classes.')
+        bad = [j for j in self.categorical_features or [] if not 0 <= j < X.shape[1]]
+        if bad:
+            raise ConfigError(f"categorical_features {bad} are not columns of X (it has {X.shape[1]}).")
         return X, y
+
+    def _reference(self, X: np.ndarray, y: np.ndarray, X_held: np.ndarray, y_held: np.ndarray) -> None:
+        from sklearn.model_selection import GridSearchCV
+
+        if isinstance(self.reference, int | float):
+            self.reference_params_, self.reference_score_ = {}, float(self.reference)
+        elif isinstance(self.reference, str):
+            if self.reference != "cv_best":
+                raise ConfigError(f'reference must be "cv_best", a fitted estimator or a score; got {self.reference!r}')
+            scoring = None if self.metric == "accuracy" else (
+                self.metric if isinstance(self.metric, str) else _callable_scorer(self.metric))
+            search = GridSearchCV(self.estimator, self.param_grid or {}, cv=self.cv, scoring=scoring).fit(X, y)
+            self.reference_params_ = dict(search.best_params_)
+            self.reference_score_ = self._objective(search.best_estimator_, X_held, y_held)
+        else:
+            if not hasattr(self.reference, "predict"):
+                raise ConfigError("reference must be 'cv_best', a fitted estimator with predict, or a number.")
+            self.reference_params_ = {}
+            self.reference_score_ = self._objective(self.reference, X_held, y_held)
+
+    def _objective(self, model: Any, X_held: np.ndarray, y_held: np.ndarray, cols: np.ndarray | None = None) -> float:
+        pred = model.predict(X_held if cols is None else X_held[:, cols])
+        value = _score(self.metric, y_held, pred)
+        return value - self.penalty * float(self.complexity(model)) if self.penalty else value
 
     def fit(self, X: Any, y: Any, X_held: Any = None, y_held: Any = None) -> RashomonSet:
         """Find the reference model, train the candidates, keep the Rashomon set.
 
         ``X_held``/``y_held`` score the models (default: a stratified 25 % split of ``X``, ``y``).
         """
-        from sklearn.model_selection import GridSearchCV, ParameterGrid, train_test_split
+        from joblib import Parallel, delayed, parallel_config
+        from sklearn.model_selection import ParameterGrid, train_test_split
+        from tqdm.auto import tqdm
 
         X, y = self._check(X, y)
         if X_held is None:
             X, X_held, y, y_held = train_test_split(X, y, test_size=0.25, random_state=self.random_state, stratify=y)
         else:
             X_held, y_held = self._check(X_held, y_held)
+            if X_held.shape[1] != X.shape[1]:
+                raise DataError(f"X_held has {X_held.shape[1]} columns; X has {X.shape[1]}.")
         rng = np.random.default_rng(self.random_state)
         grid = list(ParameterGrid(self.param_grid or {}))
-        search = GridSearchCV(self.estimator, self.param_grid or {}, cv=self.cv).fit(X, y)
-        self.reference_params_ = dict(search.best_params_)
-        self.reference_score_ = float(np.mean(search.best_estimator_.predict(X_held) == y_held))
+        self._reference(X, y, X_held, y_held)
         n, d = X.shape
         size = max(2, round(self.subsample * n))
+        how = _Perturbation(self.feature_noise, tuple(self.categorical_features or ()), self.category_flip,
+                            self.sampler)
         jobs = []
         for _ in range(int(self.n_models)):
             params = grid[int(rng.integers(len(grid)))] if grid else {}
@@ -145,18 +270,26 @@ class RashomonSet:
             elif self.dataset_multiplicity == "subsample":
                 rows = rng.choice(n, size=min(size, n), replace=False)
             else:
-                rows = np.arange(n)
+                rows = None
             k = d if not self.feature_subsample else max(1, round(self.feature_subsample * d))
             cols = np.sort(rng.choice(d, size=k, replace=False)) if k < d else np.arange(d)
             jobs.append((params, rows, cols, int(rng.integers(0, 2**31 - 1))))
-        from joblib import Parallel, delayed
-        from tqdm.auto import tqdm
-
-        gen = Parallel(n_jobs=self.n_jobs, return_as="generator")(
-            delayed(_fit_candidate)(self.estimator, p, X, y, X_held, y_held, rows, cols, self.feature_noise, s)
-            for p, rows, cols, s in jobs)
-        results = list(tqdm(gen, total=len(jobs), desc="Rashomon candidates", disable=not self.progress))
+        bar = tqdm(total=len(jobs), desc="Rashomon candidates", disable=not self.progress)
+        backend = self.parallel_backend or ("sequential" if self.n_jobs in (None, 1) else "loky")
+        try:
+            with parallel_config(backend=backend, n_jobs=self.n_jobs if self.n_jobs is not None else 1):
+                gen = Parallel(return_as="generator")(
+                    delayed(_fit_candidate)(self.estimator, p, X, y, X_held, y_held, rows, cols, how, self.metric, s)
+                    for p, rows, cols, s in jobs)
+                results = []
+                for item in gen:
+                    results.append(item)
+                    bar.update()
+        finally:
+            bar.close()
         scores = np.array([s for _, _, s in results])
+        if self.penalty:
+            scores = scores - self.penalty * np.array([float(self.complexity(m)) for m, _, _ in results])
         keep = scores >= self.reference_score_ - self.epsilon
         self.candidate_scores_ = scores
         if not keep.any():
@@ -168,6 +301,7 @@ class RashomonSet:
         self.params_ = [jobs[i][0] for i in np.nonzero(keep)[0]]
         self.held_predictions_ = np.stack([results[i][1] for i in np.nonzero(keep)[0]])
         self.models_ = [results[i][0] for i in np.nonzero(keep)[0]] if self.keep_models else None
+        self.n_features_in_ = d
         return self
 
     # -- measures on new data -------------------------------------------------------------------
@@ -176,6 +310,8 @@ class RashomonSet:
         if getattr(self, "models_", None) is None:
             raise ConfigError("No fitted models kept (fit first, with keep_models=True).")
         X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise DataError(f"X must have {self.n_features_in_} columns, as in fit; got shape {X.shape}.")
         return np.stack([m.predict(X[:, cols]) for m, cols in zip(self.models_, self.columns_, strict=True)])
 
     def conflict_ratio(self, X: Any) -> np.ndarray:
@@ -255,6 +391,12 @@ class RashomonSet:
         page.write_text("<html><head><meta charset='utf-8'><title>fairprobe multiplicity</title></head><body>"
                         + "\n".join(body) + "</body></html>")
         return str(page)
+
+
+def _callable_scorer(metric: Callable[[np.ndarray, np.ndarray], float]) -> Any:
+    from sklearn.metrics import make_scorer
+
+    return make_scorer(metric)
 
 
 def _convergence(P: np.ndarray, deltas: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4), steps: int = 20,
