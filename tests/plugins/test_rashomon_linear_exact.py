@@ -137,3 +137,30 @@ def test_integer_backend_capability_error() -> None:
     X, y = _tiny_data()
     with pytest.raises(BackendCapabilityError, match="integer"):
         ExactLinearMultiplicity(backend="cvxpy", progress=False).fit(X, y)
+
+
+def test_command_line_exact_linear_with_a_text_column(tmp_path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = (X[:, 0] + rng.normal(0, 1, 30) > 0).astype(int)
+    frame = pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "site": ["north", "south"] * 15, "y": y})
+    frame.to_csv(tmp_path / "small.csv", index=False)
+    frame.head(8).to_csv(tmp_path / "tiny.csv", index=False)
+    cmd = [sys.executable, "-m", "fairprobe.cli", "multiplicity", "--data", str(tmp_path / "small.csv"), "--target",
+           "y", "--model", "logistic_regression", "--n-models", "10", "--epsilon", "0.25", "--exact-linear", "--json"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout[out.stdout.index("{"):])
+    lower, upper = summary["exact_linear_ambiguity"]
+    assert 0 < lower == upper <= 1 and summary["exact_linear_reference_error"] >= 1
+    bad = subprocess.run([*cmd[:-1], "--backend", "nosuchsolver"], capture_output=True, text=True, timeout=300)
+    assert bad.returncode != 0 and "nosuchsolver" in bad.stderr and "Traceback" not in bad.stderr
+    tiny = [*cmd[:5], str(tmp_path / "tiny.csv"), *cmd[6:-2]]
+    small = subprocess.run(tiny, capture_output=True, text=True, timeout=300)
+    assert small.returncode == 2 and "fewer than the cv=5 folds" in small.stderr and "Traceback" not in small.stderr

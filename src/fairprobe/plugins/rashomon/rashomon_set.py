@@ -255,6 +255,11 @@ class RashomonSet:
             X_held, y_held = self._check(X_held, y_held)
             if X_held.shape[1] != X.shape[1]:
                 raise DataError(f"X_held has {X_held.shape[1]} columns; X has {X.shape[1]}.")
+        smallest = int(np.unique(y, return_counts=True)[1].min())
+        if isinstance(self.reference, str) and smallest < self.cv:
+            raise DataError(
+                f"The smallest class has {smallest} training rows, fewer than the cv={self.cv} folds of the "
+                "reference search; give more data, lower cv, or pass reference=<score or fitted model>.")
         rng = np.random.default_rng(self.random_state)
         grid = list(ParameterGrid(self.param_grid or {}))
         self._reference(X, y, X_held, y_held)
