@@ -1,0 +1,177 @@
+"""Loaders for local copies of COMPAS, Adult and German credit, and for user CSV/Parquet files."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fairprobe.exceptions import DataError
+
+__all__ = ["Dataset", "data_home", "load_adult", "load_compas", "load_german", "load_table"]
+
+_ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education_num", "marital_status", "occupation",
+                  "relationship", "race", "sex", "capital_gain", "capital_loss", "hours_per_week", "native_country",
+                  "income"]
+
+
+@dataclass
+class Dataset:
+    """A tabular data set with its target and protected attributes named.
+
+    Attributes
+    ----------
+    frame : DataFrame
+        Features, protected attributes and the target, one row per person.
+    target : str
+        Column of the binary outcome (1 = the outcome of interest).
+    protected : list of str
+        Columns of the protected attributes.
+    features : list of str
+        Columns a model may use (the protected attributes are not among them by default).
+    name, description : str
+    """
+
+    frame: pd.DataFrame
+    target: str
+    protected: list[str]
+    features: list[str]
+    name: str = ""
+    description: str = ""
+    categorical: list[str] = field(default_factory=list)
+
+    @property
+    def y(self) -> np.ndarray:
+        """The target as a 0/1 integer array."""
+        return self.frame[self.target].to_numpy(dtype=int)
+
+    def X(self, one_hot: bool = True) -> pd.DataFrame:
+        """The model features; categorical columns one-hot encoded (``one_hot``) or as integer codes."""
+        X = self.frame[self.features]
+        cats = [c for c in self.categorical if c in self.features]
+        if one_hot:
+            return pd.get_dummies(X, columns=cats, drop_first=True, dtype=float)
+        return X.assign(**{c: X[c].astype("category").cat.codes for c in cats}).astype(float)
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def __repr__(self) -> str:
+        return (f"Dataset({self.name!r}, {len(self)} rows, target={self.target!r}, protected={self.protected}, "
+                f"{len(self.features)} features)")
+
+
+def data_home(path: str | os.PathLike | None = None) -> Path:
+    """The folder holding the real data sets: ``path``, else ``$FAIRPROBE_DATA``.
+
+    Raises
+    ------
+    DataError
+        When neither is given or the folder does not exist (fairprobe never downloads data).
+    """
+    chosen = path if path is not None else os.environ.get("FAIRPROBE_DATA")
+    if chosen is None:
+        raise DataError("No data folder: pass path=... or set FAIRPROBE_DATA to the folder holding the data files "
+                        "(fairprobe never downloads data).")
+    folder = Path(chosen)
+    if not folder.is_dir():
+        raise DataError(f"Data folder {folder} does not exist; pass path= or set FAIRPROBE_DATA to an existing folder.")
+    return folder
+
+
+def _file(path: str | os.PathLike | None, name: str) -> Path:
+    folder = data_home(path)
+    target = folder / name
+    if not target.is_file():
+        raise DataError(f"{name} is not in {folder}; copy it there (fairprobe never downloads data).")
+    return target
+
+
+def load_table(path: str | os.PathLike) -> pd.DataFrame:
+    """A user's CSV or Parquet file as a data frame (a one-line ``DataError`` when unreadable)."""
+    from fairprobe.cli_io import read_table
+
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"{p} does not exist; check the path.")
+    return read_table(p)
+
+
+def load_compas(path: str | os.PathLike | None = None, *, races: tuple[str, ...] | None = None) -> Dataset:
+    """ProPublica's COMPAS two-year recidivism data with ProPublica's standard filters (6,172 rows).
+
+    Filters: ``-30 <= days_b_screening_arrest <= 30``, ``is_recid != -1``, ``c_charge_degree != "O"``,
+    ``score_text != "N/A"``. Personal names and birth dates are dropped. Target ``two_year_recid``;
+    protected ``race`` and ``sex``; the COMPAS ``decile_score`` is kept as a risk score (``score``,
+    decile / 10).
+
+    Parameters
+    ----------
+    path : path-like, optional
+        Folder holding ``compas-scores-two-years.csv`` (default ``$FAIRPROBE_DATA``).
+    races : tuple of str, optional
+        Keep only these races, e.g. ``("African-American", "Caucasian")`` (5,278 rows).
+    """
+    df = pd.read_csv(_file(path, "compas-scores-two-years.csv"))
+    df = df[df.days_b_screening_arrest.between(-30, 30) & (df.is_recid != -1) & (df.c_charge_degree != "O")
+            & (df.score_text != "N/A")]
+    if races is not None:
+        df = df[df.race.isin(races)]
+    frame = pd.DataFrame({
+        "sex": df.sex, "race": df.race, "age": df.age, "age_cat": df.age_cat, "priors_count": df.priors_count,
+        "juv_fel_count": df.juv_fel_count, "juv_misd_count": df.juv_misd_count,
+        "juv_other_count": df.juv_other_count, "c_charge_degree": df.c_charge_degree,
+        "score": df.decile_score / 10.0, "two_year_recid": df.two_year_recid,
+    }).reset_index(drop=True)
+    features = ["age", "priors_count", "juv_fel_count", "juv_misd_count", "juv_other_count", "c_charge_degree"]
+    return Dataset(frame, "two_year_recid", ["race", "sex"], features, "compas",
+                   "ProPublica COMPAS two-year recidivism, standard filters", categorical=["c_charge_degree"])
+
+
+def load_adult(path: str | os.PathLike | None = None, *, split: str = "train") -> Dataset:
+    """UCI Adult census income, complete cases (30,162 train / 15,060 test rows).
+
+    Target ``income`` (1 = ">50K"); protected ``sex`` and ``race``; ``fnlwgt`` (a survey weight)
+    and ``education`` (duplicated by ``education_num``) are not features.
+
+    Parameters
+    ----------
+    path : path-like, optional
+        Folder holding ``adult.data`` and ``adult.test`` (default ``$FAIRPROBE_DATA``).
+    split : {"train", "test", "both"}
+    """
+    if split not in ("train", "test", "both"):
+        raise DataError(f'split must be "train", "test" or "both"; got {split!r}.')
+    parts = []
+    for name, skip in (("adult.data", 0), ("adult.test", 1)):
+        if split != "both" and (name == "adult.data") != (split == "train"):
+            continue
+        part = pd.read_csv(_file(path, name), header=None, names=_ADULT_COLUMNS, sep=",", skipinitialspace=True,
+                           na_values="?", skiprows=skip).dropna()
+        part["income"] = (part.income.str.rstrip(".") == ">50K").astype(int)
+        parts.append(part)
+    frame = pd.concat(parts, ignore_index=True)
+    categorical = ["workclass", "marital_status", "occupation", "relationship", "native_country"]
+    features = ["age", "workclass", "education_num", "marital_status", "occupation", "relationship",
+                "capital_gain", "capital_loss", "hours_per_week", "native_country"]
+    return Dataset(frame, "income", ["sex", "race"], features, "adult",
+                   f"UCI Adult census income ({split}), complete cases", categorical=categorical)
+
+
+def load_german(path: str | os.PathLike | None = None) -> Dataset:
+    """UCI Statlog German credit (1,000 rows); target ``good_credit``; protected ``sex`` and ``age_group``.
+
+    ``sex`` follows the AIF360 convention (A92, A95 female); ``age_group`` is ``"<=25"`` or ``">25"``.
+    """
+    df = pd.read_csv(_file(path, "german-credit.csv"))
+    frame = df.drop(columns=["credit"]).assign(
+        sex=np.where(df.personal_status.isin(["A92", "A95"]), "female", "male"),
+        age_group=np.where(df.age > 25, ">25", "<=25"),
+        good_credit=(df.credit == 1).astype(int))
+    categorical = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c]) and c != "personal_status"]
+    features = [c for c in df.columns if c not in ("credit", "personal_status")]
+    return Dataset(frame, "good_credit", ["sex", "age_group"], features, "german",
+                   "UCI Statlog German credit", categorical=categorical)
