@@ -131,8 +131,8 @@ def make_lending_scenario(n: int = 20_000, *, seed: int = 0, proxy_noise: float 
         "group": group, "age": age, "income": income,
         "education": pd.Categorical.from_codes(education, EDUCATION, ordered=True),
         "region": pd.Categorical.from_codes(region, REGIONS), "employed": employed,
-        "income_estimate": income_estimate, "score": score, "decision": decision, "default": default, "default_true": default_true,
-        "selected": selected, "true_risk": true_risk,
+        "income_estimate": income_estimate, "score": score, "decision": decision, "default": default,
+        "default_true": default_true, "selected": selected, "true_risk": true_risk,
     })
     injected = {
         "proxy_outcome": {"description": f"group 1: {proxy_noise:.0%} of true non-defaulters recorded as defaults",
@@ -141,7 +141,8 @@ def make_lending_scenario(n: int = 20_000, *, seed: int = 0, proxy_noise: float 
                       "realised_P(S=0)": float(1 - selected.mean())},
         "biased_residuals": {"description": f"age < 25: income model log residual +{young_bias:g}",
                              "covariate": "age", "rule": "age < 25"},
-        "extra_variance": {"description": f'education == "none": income model log noise sd {noise_sd:g} (0.1 elsewhere)',
+        "extra_variance": {"description": f'education == "none": income model log noise sd {noise_sd:g} '
+                                          "(0.1 elsewhere)",
                            "covariate": "education", "rule": "education == 'none'"},
         "miscalibrated_group": {"description": f'region == "east": risk score logit +{east_shift:g}',
                                 "covariate": "region", "rule": "region == 'east'"},
