@@ -1,10 +1,12 @@
 """The ``fairprobe`` command line.
 
-Commands: ``plugins``, ``solve``, ``bound``, ``sweep``, ``breakdown``, ``demo``.
+Commands: ``plugins``, ``solve``, ``bound``, ``sweep``, ``breakdown``, ``fairtree``,
+``multiplicity``, ``riskscore``, ``demo``, ``report``; plugins add more through
+``fairprobe_add_cli_commands``.
 
-Exit codes: 0 success; 1 an analysis ran but its self-check failed; 2 bad input or an
-unavailable backend (one line on stderr naming the problem and the fix; ``--debug`` shows the
-traceback).
+Exit codes: 0 success; 2 bad input or configuration (one line on stderr naming the problem and
+the fix); 3 a solver failed or is unavailable; 1 an internal error; 130 interrupted. ``--debug``
+shows the traceback instead.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from pathlib import Path
 import click
 
 from fairprobe import __version__
-from fairprobe.exceptions import FairprobeError
+from fairprobe.exceptions import BackendUnavailableError, FairprobeError, SolverError
+
+# exit 3; an infeasible program is a modelling error (exit 2), not a solver failure
+SOLVER_ERRORS = (SolverError, BackendUnavailableError)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,6 +34,14 @@ def cli(ctx: click.Context, debug: bool) -> None:
     \b
     Example:
       fairprobe demo --out report
+
+    \b
+    Exit codes:
+      0    success
+      2    bad input or configuration (one line names the problem and the fix)
+      3    a solver failed or is unavailable
+      1    internal error (rerun with --debug for the traceback)
+      130  interrupted
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
@@ -112,6 +125,26 @@ def demo(out_dir: Path, quick: bool, seed: int, jobs: int | None) -> None:
     run_demo(out_dir, quick=quick, seed=seed, n_jobs=jobs, echo=click.echo)
 
 
+@cli.command("report")
+@click.argument("folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder of the combined report.")
+@click.option("--title", default="fairprobe audit report", show_default=True)
+def report_command(folders: tuple[Path, ...], out_dir: Path, title: str) -> None:
+    """Combine saved reports (folders written with --out) into one HTML report.
+
+    \b
+    Example:
+      fairprobe sweep ... --out r1 && fairprobe riskscore ... --out r2
+      fairprobe report r1 r2 --out audit --title "Credit model audit"
+    """
+    from fairprobe.report import combine_reports, load_report
+
+    reports = [load_report(f) for f in folders]
+    page = combine_reports(reports, title, command=" ".join(["fairprobe", *sys.argv[1:]])).write(out_dir)
+    click.echo(f"report of {len(reports)} parts written to {page.resolve()}")
+
+
 def _add_builtin_commands() -> None:
     from fairprobe.cli_causal import register
 
@@ -146,7 +179,15 @@ def main(argv: list[str] | None = None) -> None:
         if debug:
             raise
         click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(3 if isinstance(exc, SOLVER_ERRORS) else 2)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # an unexpected failure: one line, the traceback only on request
+        if debug:
+            raise
+        click.echo(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)", err=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -63,6 +63,10 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise DataError(f"Cannot read {path} as CSV: {exc}") from None
     mapping = _pairs(columns, "column mapping")
+    missing = [col for col in mapping.values() if col not in frame.columns]
+    if missing:
+        raise DataError(f"Column(s) {missing} named in --columns are not in {path}; available: "
+                        f"{list(frame.columns)}.")
     attribute = "A"
     if groups and groups != "all":
         labels = [g.strip() for g in groups.split(",")]
@@ -122,6 +126,19 @@ def _json_default(x: Any) -> Any:
     return str(x)
 
 
+def _report(out_dir: Path, title: str, summary: str, result: dict[str, Any], biases: tuple[str, ...], metric: str,
+            data_path: Path) -> None:
+    """A one-result report folder: the summary, the parameters and the result as a table."""
+    import pandas as pd
+
+    from fairprobe.cli_io import write_report
+
+    flat = {k: (json.dumps(v, default=_json_default) if isinstance(v, dict | list) else v) for k, v in result.items()}
+    write_report(out_dir, title, summary=summary,
+                 parameters={"bias": " + ".join(biases), "metric": metric, "data": str(data_path)},
+                 tables={"result": pd.DataFrame([flat]).T.rename(columns={0: "value"})})
+
+
 def common(f: Any) -> Any:
     """Options shared by the causal commands."""
     options = [
@@ -137,6 +154,8 @@ def common(f: Any) -> Any:
         click.option("--backend", default="scip", show_default=True, help="Solver backend."),
         click.option("--time-limit", type=float, default=None, help="Seconds per solve (bounds stay certified)."),
         click.option("--json", "as_json", is_flag=True, help="Print JSON."),
+        click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     help="Write a report folder (HTML, CSV, PNG; `fairprobe report` merges several)."),
     ]
     for opt in reversed(options):
         f = opt(f)
@@ -151,7 +170,7 @@ def register(cli: click.Group) -> None:
     @click.option("--D", "d_value", type=float, default=None, help="Sensitivity value (single-parameter bias).")
     def bound_cmd(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
                   group: int | None, params: tuple[str, ...], backend: str, time_limit: float | None,
-                  as_json: bool, d_value: float | None) -> None:
+                  as_json: bool, out_dir: Path | None, d_value: float | None) -> None:
         """Certified bounds of a fairness metric under a bias at one sensitivity value.
 
         \b
@@ -163,6 +182,8 @@ def register(cli: click.Group) -> None:
         table, grp = load_data(data_path, columns, groups)
         res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
                     time_limit=time_limit, **_fixed(params))
+        if out_dir is not None:
+            _report(out_dir, "Certified bounds", res.summary(), res.to_dict(), biases, metric, data_path)
         click.echo(json.dumps(res.to_dict(), indent=2, default=_json_default) if as_json else res.summary())
 
     @cli.command("sweep")
@@ -172,12 +193,12 @@ def register(cli: click.Group) -> None:
     @click.option("--jobs", "n_jobs", type=int, default=1, show_default=True, help="Parallel workers (-1 = all).")
     @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
                   help="Write the sensitivity plot (PNG/PDF/SVG).")
-    @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
                   help="Write the table of bounds (CSV).")
     def sweep_cmd(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
                   group: int | None, params: tuple[str, ...], backend: str, time_limit: float | None,
-                  as_json: bool, d_grid: str, parameter: str | None, n_jobs: int, plot_path: Path | None,
-                  out_path: Path | None) -> None:
+                  as_json: bool, out_dir: Path | None, d_grid: str, parameter: str | None, n_jobs: int,
+                  plot_path: Path | None, csv_path: Path | None) -> None:
         """Certified bounds over a grid of sensitivity values (progress on stderr).
 
         \b
@@ -193,8 +214,16 @@ def register(cli: click.Group) -> None:
                           **_fixed(params))
         if plot_path is not None:
             save_plot(res.plot, plot_path)
-        if out_path is not None:
-            res.to_frame().to_csv(out_path, index=False)
+        if csv_path is not None:
+            res.to_frame().to_csv(csv_path, index=False)
+        if out_dir is not None:
+            from fairprobe.cli_io import write_report
+
+            write_report(out_dir, f"Sensitivity sweep: {metric}", summary=res.summary(),
+                         parameters={"bias": " + ".join(biases), "metric": metric, "data": str(data_path),
+                                     "D": d_grid, "backend": backend, "time limit": time_limit},
+                         tables={"bounds": res.to_frame()},
+                         figures={"certified bounds": res.plot} if len(res.parameters) == 1 else {})
         if as_json:
             click.echo(res.to_json())
         else:
@@ -208,8 +237,8 @@ def register(cli: click.Group) -> None:
     @click.option("--parameter", default=None, help="Parameter moved when the bias has several.")
     def breakdown_cmd(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None,
                       groups: str | None, group: int | None, params: tuple[str, ...], backend: str,
-                      time_limit: float | None, as_json: bool, threshold: float | None, tolerance: float | None,
-                      parameter: str | None) -> None:
+                      time_limit: float | None, as_json: bool, out_dir: Path | None, threshold: float | None,
+                      tolerance: float | None, parameter: str | None) -> None:
         """Smallest sensitivity value at which the fairness conclusion can flip.
 
         \b
@@ -222,4 +251,6 @@ def register(cli: click.Group) -> None:
         res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
                         tolerance=tolerance, parameter=parameter, backend=backend, time_limit=time_limit,
                         **_fixed(params))
+        if out_dir is not None:
+            _report(out_dir, "Breakdown point", res.summary(), res.to_dict(), biases, metric, data_path)
         click.echo(json.dumps(res.to_dict(), indent=2, default=_json_default) if as_json else res.summary())

@@ -10,7 +10,7 @@ import pandas as pd
 
 from fairprobe.exceptions import DataError
 
-__all__ = ["read_table", "require_columns", "save_plot"]
+__all__ = ["read_table", "require_columns", "save_plot", "write_report"]
 
 
 def read_table(path: Path) -> pd.DataFrame:
@@ -36,3 +36,28 @@ def save_plot(draw: Callable[[], Any], path: Path) -> None:
     ax = draw()
     ax.figure.tight_layout()
     ax.figure.savefig(path, dpi=150)
+
+
+def write_report(out_dir: Path, title: str, *, summary: str = "", parameters: dict[str, Any] | None = None,
+                 tables: dict[str, pd.DataFrame] | None = None,
+                 figures: dict[str, Callable[[], Any]] | None = None, text: str = "") -> Path:
+    """Write a command's results as a shared-format report folder (``fairprobe report`` can merge it).
+
+    ``figures`` maps names to functions drawing on a new axes and returning it.
+    """
+    import sys
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from fairprobe.report import Report
+
+    rep = Report(title, command=" ".join(["fairprobe", *sys.argv[1:]]), summary=summary)
+    sec = rep.section(title, text)
+    if parameters:
+        sec.add_parameters(parameters)
+    for name, draw in (figures or {}).items():
+        sec.add_figure(name, draw())
+    for name, frame in (tables or {}).items():
+        sec.add_table(name, frame)
+    return rep.write(out_dir)

@@ -61,7 +61,9 @@ def test_plots_and_report(tmp_path) -> None:
     rs = RashomonSet(DecisionTreeClassifier(), param_grid={"max_depth": [3, 6]}, epsilon=0.1, n_models=20,
                      subsample=0.2, random_state=0, progress=False).fit(X, y)
     page = rs.report(X[:500], str(tmp_path / "mult"))
-    assert page.endswith("index.html") and (tmp_path / "mult" / "ambiguity_curve.png").stat().st_size > 3000
+    assert page.endswith("index.html")
+    assert (tmp_path / "mult" / "figures" / "s1_ambiguity_curve.png").stat().st_size > 3000
+    assert (tmp_path / "mult" / "tables" / "s1_individual_report.csv").is_file()
     assert len(rs.plot_scatter(X[:500]).collections) == 1
     P = rs.predict_matrix(X[:500])
     sets = {"all": P, "half": P[: P.shape[0] // 2]}

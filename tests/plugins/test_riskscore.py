@@ -156,9 +156,13 @@ def test_audit_report_and_plots(tmp_path) -> None:
                            progress=False, n_jobs=2).fit(y, r, frame)
     page = audit.report(str(tmp_path / "report"))
     html = (tmp_path / "report" / "index.html").read_text()
-    assert page.endswith("index.html") and "reliability.png" in html and "Risk-score audit" in html
+    assert page.endswith("index.html") and "data:image/png;base64" in html and "Risk-score audit" in html
     for name in ("reliability", "roc", "prg", "representation", "distributions", "metric_drmsce"):
-        assert (tmp_path / "report" / f"{name}.png").stat().st_size > 5000
+        assert (tmp_path / "report" / "figures" / f"s1_{name}.png").stat().st_size > 5000
+    assert (tmp_path / "report" / "tables" / "s1_results.csv").is_file()
+    from fairprobe.report import load_report
+
+    assert load_report(tmp_path / "report").sections[0].parameters["bootstrap"] == 30
     assert fp.get_registry().analyses["riskscore"] is RiskScoreAudit
 
 

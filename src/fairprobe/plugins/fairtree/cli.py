@@ -30,13 +30,15 @@ __all__ = ["fairtree_command"]
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the tree plot (PNG/PDF/SVG).")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--csv", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the splits table (CSV).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write a report folder (HTML, CSV, PNG; `fairprobe report` merges several).")
 @click.option("--json", "as_json", is_flag=True, help="Print splits and leaves as JSON.")
 def fairtree_command(data_path: Path, target: str | None, prediction: str | None, residual: str | None,
                      covariates: str, test: str, alpha: float, min_node_size: int, max_depth: int | None,
                      permutations: int, loss: str, seed: int, plot_path: Path | None, out_path: Path | None,
-                     as_json: bool) -> None:
+                     out_dir: Path | None, as_json: bool) -> None:
     """Audit model performance across subgroups (FairTree) and classify bias vs variance.
 
     \b
@@ -60,6 +62,15 @@ def fairtree_command(data_path: Path, target: str | None, prediction: str | None
         save_plot(tree.plot_tree, plot_path)
     if out_path is not None:
         tree.splits_.to_csv(out_path, index=False)
+    if out_dir is not None:
+        from fairprobe.cli_io import write_report
+
+        write_report(out_dir, "FairTree subgroup audit", summary=tree.summary(),
+                     parameters={"data": str(data_path), "covariates": covariates, "test": test, "alpha": alpha,
+                                 "min node size": min_node_size, "max depth": max_depth, "seed": seed},
+                     figures={"tree": tree.plot_tree},
+                     tables={"splits": tree.splits_[[c for c in tree.splits_.columns if "process" not in c]],
+                             "subgroups": tree.leaves_, "covariate ranking": tree.covariate_ranking()})
     if as_json:
         out = {"splits": tree.splits_.to_dict(orient="records"), "leaves": tree.leaves_.to_dict(orient="records"),
                "ranking": tree.covariate_ranking().to_dict(orient="records")}

@@ -360,42 +360,38 @@ class RashomonSet:
         return plot_conflict_scatter(X, self.predict_matrix(X), features, ax=ax)
 
     def report(self, X: Any, path: str, threshold: float = 0.2) -> str:
-        """Write the individual report (CSV), the plots and an HTML page for ``X`` into folder ``path``."""
-        import html
-        from pathlib import Path
+        """Write the individual report, the convergence table and the plots for ``X`` as a report folder.
 
+        The folder has the shared format of :mod:`fairprobe.report` (``index.html``, CSV tables, PNG
+        figures, ``report.json``); returns the HTML page's path.
+        """
         import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
         from fairprobe.plugins.rashomon.plots import plot_ambiguity_curves, plot_conflict_histogram
+        from fairprobe.report import Report
 
-        out = Path(path)
-        out.mkdir(parents=True, exist_ok=True)
         P = self.predict_matrix(X)  # every table and plot below reads these predictions
         table = _individual(P, threshold)
-        table.to_csv(out / "individual_report.csv", index=False)
-        _convergence(P).to_csv(out / "convergence.csv", index=False)
-        figures = []
-        for name, draw in (("conflict_histogram", lambda: plot_conflict_histogram(P)),
-                           ("ambiguity_curve", lambda: plot_ambiguity_curves({"Rashomon set": P}))):
-            ax = draw()
-            ax.figure.tight_layout()
-            ax.figure.savefig(out / f"{name}.png", dpi=120)
-            plt.close(ax.figure)
-            figures.append(name)
         summary = (f"{len(self.scores_)} models within {self.epsilon} of the reference score "
                    f"{self.reference_score_:.4f}; ambiguity {delta_ambiguity(P, 0.0):.3f}, "
                    f"{int(table.flagged.sum())} of {len(table)} rows above conflict ratio {threshold}")
-        body = [f"<h1>Predictive multiplicity</h1><p>{html.escape(summary)}</p>",
-                *(f'<h2>{f}</h2><img src="{f}.png">' for f in figures),
-                "<h2>Most contested rows</h2>",
-                table.sort_values("conflict_ratio", ascending=False).head(50).round(3).to_html()]
-        page = out / "index.html"
-        page.write_text("<html><head><meta charset='utf-8'><title>fairprobe multiplicity</title></head><body>"
-                        + "\n".join(body) + "</body></html>")
-        return str(page)
+        rep = Report("Predictive multiplicity", summary=summary)
+        sec = rep.section("Rashomon set and conflict ratios",
+                          "The conflict ratio of a row is the share of near-optimal models that disagree with "
+                          "the majority decision (0 to 0.5); rows above the threshold are flagged.")
+        sec.add_parameters({"estimator": type(self.estimator).__name__, "epsilon": self.epsilon,
+                            "candidates": self.n_models, "members": len(self.scores_),
+                            "dataset multiplicity": self.dataset_multiplicity, "subsample": self.subsample,
+                            "feature subsample": self.feature_subsample, "feature noise": self.feature_noise,
+                            "reference score": round(self.reference_score_, 4), "threshold": threshold,
+                            "random state": self.random_state})
+        sec.add_figure("conflict histogram", plot_conflict_histogram(P))
+        sec.add_figure("ambiguity curve", plot_ambiguity_curves({"Rashomon set": P}))
+        sec.add_table("individual report", table)
+        sec.add_table("most contested rows", table.sort_values("conflict_ratio", ascending=False).head(50).round(3))
+        sec.add_table("convergence", _convergence(P))
+        return str(rep.write(path))
 
 
 def _callable_scorer(metric: Callable[[np.ndarray, np.ndarray], float]) -> Any:

@@ -127,6 +127,9 @@ class RiskScoreAudit:
     def _attributes(self, frame: pd.DataFrame) -> pd.DataFrame:
         if isinstance(self.sensitive_features, str) or not list(self.sensitive_features):
             raise ConfigError("sensitive_features must be a non-empty list of column names.")
+        if int(self.max_intersections) < 1:
+            raise ConfigError(
+                f"max_intersections must be at least 1 (single attributes); got {self.max_intersections}.")
         missing = [c for c in self.sensitive_features if c not in frame.columns]
         if missing:
             raise DataError(f"Sensitive feature(s) {missing} are not columns of the frame: {list(frame.columns)}.")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import html
 import warnings
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -194,32 +192,27 @@ def plot_distributions(audit: Any, groups: list[str] | None = None, ax: Any = No
 
 
 def write_report(audit: Any, path: str) -> str:
-    """Every plot as PNG, the tables as CSV, and an HTML page tying them together."""
+    """Every plot, the tables and the summary as a shared-format report folder (``fairprobe.report``)."""
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from fairprobe.report import Report
 
-    out = Path(path)
-    out.mkdir(parents=True, exist_ok=True)
-    figures = []
-    jobs = [(f"metric_{m}", lambda m=m: audit.plot_metrics(m)) for m in audit.metrics]
+    rep = Report("Risk-score audit", summary=audit.summary())
+    sec = rep.section("Risk-score fairness per group",
+                      "DRMSCE (debiased calibration error), AUROC / AUPRG (discrimination) and expected "
+                      "under-representation per group, with bootstrap medians and percentile intervals.")
+    sec.add_parameters({"sensitive features": ", ".join(audit.sensitive_features), "bootstrap": audit.n_bootstrap,
+                        "max intersections": audit.max_intersections, "min group size": audit.min_group_size,
+                        "confidence": audit.ci, "random state": audit.random_state})
+    jobs = [(f"metric {m}", lambda m=m: audit.plot_metrics(m)) for m in audit.metrics]
     jobs += [("reliability", audit.plot_reliability), ("roc", audit.plot_roc), ("prg", audit.plot_prg),
              ("distributions", audit.plot_distributions)]
     if "eur" in audit.metrics:
         jobs.append(("representation", audit.plot_representation))
     for name, fn in jobs:
-        ax = fn()
-        ax.figure.tight_layout()
-        ax.figure.savefig(out / f"{name}.png", dpi=120)
-        plt.close(ax.figure)
-        figures.append(name)
-    audit.results_.to_csv(out / "results.csv", index=False)
-    audit.dropped_groups_.to_csv(out / "dropped_groups.csv", index=False)
-    body = [f"<h1>Risk-score audit</h1><pre>{html.escape(audit.summary())}</pre>",
-            audit.by_group.round(4).to_html(), *(f'<h2>{f}</h2><img src="{f}.png">' for f in figures),
-            "<h2>All results</h2>", audit.results_.round(4).to_html(index=False)]
-    page = out / "index.html"
-    page.write_text("<html><head><meta charset='utf-8'><title>fairprobe risk-score audit</title></head><body>"
-                    + "\n".join(body) + "</body></html>")
-    return str(page)
+        sec.add_figure(name, fn())
+    sec.add_table("metrics by group (bootstrap medians)", audit.by_group.round(4))
+    sec.add_table("results", audit.results_)
+    sec.add_table("dropped groups", audit.dropped_groups_)
+    return str(rep.write(path))

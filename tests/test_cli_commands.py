@@ -1,0 +1,129 @@
+"""Every command: one valid run (report folder written) and at least two kinds of bad input.
+
+Bad input must give exit code 2 and one line on stderr naming the problem, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+CELLS = "/work/shared/data/fragile_fair-fogliato_compas.csv"
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fairprobe.cli", *args], capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    d = tmp_path_factory.mktemp("cli")
+    rng = np.random.default_rng(0)
+    n = 1200
+    frame = pd.DataFrame({"age": rng.integers(18, 80, n), "sex": rng.choice(["f", "m"], n),
+                          "x": rng.normal(size=n)})
+    frame["y"] = (rng.random(n) < 1 / (1 + np.exp(-frame.x))).astype(int)
+    frame["score"] = 1 / (1 + np.exp(-frame.x - 0.5 * (frame.sex == "f")))
+    frame["yhat"] = frame.x + rng.normal(0.4 * (frame.age < 25), 0.5)
+    frame.to_csv(d / "rows.csv", index=False)
+    (d / "cyclic.json").write_text(json.dumps({
+        "name": "cyclic", "dag_str": "A -> Y, Y -> A, A -> P", "unob": [], "attribute_node": "A",
+        "outcome_node": "Y", "prediction_node": "P", "constraints": ["P(Y = 1) <= D"]}))
+    (d / "broken.json").write_text('{"name": "broken", ')
+    (d / "bad_constraint.json").write_text(json.dumps({
+        "name": "badc", "dag_str": "A -> Y, A -> P, Y -> P", "unob": [], "attribute_node": "A",
+        "outcome_node": "Y", "prediction_node": "P", "constraints": ["P(Y = 1 <= D"]}))
+    return {k: str(d / f) for k, f in (("rows", "rows.csv"), ("cyclic", "cyclic.json"), ("broken", "broken.json"),
+                                       ("bad_constraint", "bad_constraint.json"))} | {"dir": str(d)}
+
+
+def assert_bad(out: subprocess.CompletedProcess, message: str) -> None:
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    assert message in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("command", ["bound", "sweep", "breakdown"])
+def test_causal_commands(command: str, files: dict[str, str], tmp_path: Path) -> None:
+    extra = {"bound": ["--D", "0.05"], "sweep": ["--D", "0:0.1:3"], "breakdown": []}[command]
+    base = [command, "--metric", "fpr_parity", "--data", CELLS, *extra]
+    ok = run(*base, "--bias", "proxy_label", "--out", str(tmp_path / "rep"), "--json")
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads((tmp_path / "rep" / "report.json").read_text())["sections"]
+    assert_bad(run(*base, "--bias", "proxy_label", "--columns", "A=race"), "['race'] named in --columns")
+    assert_bad(run(*base, "--bias", files["cyclic"]), "cycle")
+    assert_bad(run(*base, "--bias", files["broken"]), "not valid JSON")
+    assert_bad(run(*base, "--bias", files["bad_constraint"]), "Cannot parse 'P(Y = 1 <= D'")
+    assert_bad(run(*base, "--bias", "proxy_labels"), "Unknown bias 'proxy_labels'")
+
+
+def test_fairtree_command(files: dict[str, str], tmp_path: Path) -> None:
+    base = ["fairtree", "--data", files["rows"], "--target", "x", "--prediction", "yhat"]
+    ok = run(*base, "--covariates", "age,sex", "--out", str(tmp_path / "rep"))
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "rep" / "figures" / "s1_tree.png").is_file()
+    assert_bad(run(*base, "--covariates", "age,income"), "['income'] are not in")
+    assert_bad(run(*base, "--covariates", "age", "--test", "chi2"), "Invalid value for '--test'")
+    assert_bad(run("fairtree", "--data", files["rows"], "--covariates", "age"), "Give --target and --prediction")
+
+
+def test_riskscore_command(files: dict[str, str], tmp_path: Path) -> None:
+    base = ["riskscore", "--data", files["rows"], "--target", "y", "--score", "score"]
+    ok = run(*base, "--groups", "sex", "--bootstrap", "10", "--out", str(tmp_path / "rep"))
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "rep" / "report.json").is_file()
+    assert_bad(run(*base, "--groups", "race"), "['race'] are not in")
+    assert_bad(run("riskscore", "--data", files["rows"], "--target", "x", "--score", "score", "--groups", "sex"),
+               "binary")
+    assert_bad(run(*base, "--groups", "sex", "--max-intersections", "0"), "max_intersections must be at least 1")
+    assert_bad(run("riskscore", "--data", files["rows"], "--target", "y", "--score", "x", "--groups", "sex"),
+               "Risk scores must lie in [0, 1]")
+
+
+def test_multiplicity_command(files: dict[str, str], tmp_path: Path) -> None:
+    base = ["multiplicity", "--data", files["rows"], "--n-models", "10", "--epsilon", "0.05"]
+    ok = run(*base, "--target", "y", "--out", str(tmp_path / "rep"))
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "rep" / "tables" / "s1_individual_report.csv").is_file()
+    assert_bad(run(*base, "--target", "label"), "['label'] are not in")
+    assert_bad(run(*base, "--target", "y", "--model", "svm"), "Invalid value for '--model'")
+    assert_bad(run(*base, "--target", "y", "--dataset-multiplicity", "subsample", "--subsample", "1.5"),
+               "subsample must be in (0, 1]")
+
+
+def test_report_plugins_solve_and_demo_bad_input(files: dict[str, str], tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        assert run("bound", "--bias", "selection", "--metric", "fpr", "--data", CELLS, "--D", "0.05", "--out",
+                   str(tmp_path / name)).returncode == 0
+    ok = run("report", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "all"), "--title", "Audit")
+    assert ok.returncode == 0, ok.stderr
+    merged = json.loads((tmp_path / "all" / "report.json").read_text())
+    assert merged["title"] == "Audit" and len(merged["sections"]) == 2
+    assert_bad(run("report", files["dir"], "--out", str(tmp_path / "x")), "not a fairprobe report folder")
+    assert_bad(run("report", str(tmp_path / "missing"), "--out", str(tmp_path / "x")), "does not exist")
+    assert_bad(run("plugins", "--kind", "solvers"), "Invalid value for '--kind'")
+    assert_bad(run("plugins", "--json", "--verbose"), "No such option")
+    assert_bad(run("solve", files["rows"]), "Line 1")
+    assert_bad(run("demo", "--quick", "--out", files["rows"]), "is a file")
+    assert_bad(run("demo", "--seed", "one"), "Invalid value for '--seed'")
+
+
+def test_help_of_every_command_has_an_example() -> None:
+    out = run("--help")
+    assert "Exit codes" in out.stdout
+    for cmd in ("plugins", "solve", "bound", "sweep", "breakdown", "fairtree", "multiplicity", "riskscore", "demo",
+                "report"):
+        out = run(cmd, "--help")
+        assert out.returncode == 0 and "Example:" in out.stdout, cmd
+
+
+def test_debug_shows_the_traceback() -> None:
+    out = run("--debug", "bound", "--bias", "proxy_labels", "--metric", "fpr", "--data", CELLS, "--D", "0.1")
+    assert out.returncode != 0 and "Traceback" in out.stderr
