@@ -5,7 +5,7 @@ Commands: ``plugins``, ``solve``, ``bound``, ``sweep``, ``breakdown``, ``fairtre
 ``fairprobe_add_cli_commands``.
 
 Exit codes: 0 success; 2 bad input or configuration (one line on stderr naming the problem and
-the fix); 3 a solver failed or is unavailable; 1 an internal error; 130 interrupted. ``--debug``
+the fix); 3 a solver failed; 1 an internal error; 130 interrupted. ``--debug``
 shows the traceback instead.
 """
 
@@ -18,10 +18,10 @@ from pathlib import Path
 import click
 
 from fairprobe import __version__
-from fairprobe.exceptions import BackendUnavailableError, FairprobeError, SolverError
+from fairprobe.exceptions import FairprobeError, SolverError
 
-# exit 3; an infeasible program is a modelling error (exit 2), not a solver failure
-SOLVER_ERRORS = (SolverError, BackendUnavailableError)
+# exit 3; an infeasible program or a missing solver is a configuration error (exit 2)
+SOLVER_ERRORS = (SolverError,)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -39,7 +39,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
     Exit codes:
       0    success
       2    bad input or configuration (one line names the problem and the fix)
-      3    a solver failed or is unavailable
+      3    a solver failed
       1    internal error (rerun with --debug for the traceback)
       130  interrupted
     """
