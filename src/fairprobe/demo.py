@@ -298,7 +298,7 @@ def _fairtree(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
                         "covariates": ", ".join(covariates)})
     sec.add_figure("tree", tree.plot_tree(), "The FairTree of the income model's residuals.")
     sec.add_note(tree.summary())
-    sec.add_table("splits", splits.round(6))
+    sec.add_table("splits", splits)
     sec.add_table("subgroups", tree.leaves_.round(4))
     age = splits[(splits.covariate == "age") & splits.classification.isin(["bias", "both"])]
     edu = splits[(splits.covariate == "education") & splits.classification.isin(["variance", "both"])]
@@ -332,7 +332,8 @@ def _multiplicity(report: Report, scenario: Any, facts: dict[str, Any], *, quick
     rs.fit(Xv[~test], y[~test], Xv[test], y[test])
     P = rs.predict_matrix(Xv[test])
     individual = rs.individual_report(Xv[test], threshold=0.2)
-    individual.insert(0, "group", audit.group.to_numpy()[test])
+    described = audit.loc[test, ["group", "age", "income", "education", "region"]].reset_index(drop=True)
+    individual = pd.concat([described, individual], axis=1)
     by_group = individual.groupby("group").agg(applicants=("conflict_ratio", "size"),
                                                mean_conflict=("conflict_ratio", "mean"),
                                                flagged_share=("flagged", "mean"))

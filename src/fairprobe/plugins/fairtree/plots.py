@@ -56,8 +56,11 @@ def plot_tree(tree: Any, ax: Any = None) -> Any:
         label = f"n = {nd.n}\nbias {nd.bias:+.3f}\nvar {nd.variance:.3f}\nMSE {nd.mse:.3f}"
         if nd.split:
             label += f"\n{nd.split['classification']} (p {nd.split['adjusted_p_value']:.1e})"
-        ax.text(x, y, label, ha="center", va="center", fontsize=7, zorder=3,
-                bbox={"boxstyle": "round", "fc": cmap(norm(nd.mse)), "ec": "k", "lw": 0.6})
+        fill = cmap(norm(nd.mse))
+        # white text on dark boxes: relative luminance of the fill colour
+        dark = 0.2126 * fill[0] + 0.7152 * fill[1] + 0.0722 * fill[2] < 0.45
+        ax.text(x, y, label, ha="center", va="center", fontsize=7, zorder=3, color="white" if dark else "black",
+                bbox={"boxstyle": "round", "fc": fill, "ec": "k", "lw": 0.6})
     ax.set_xlim(-0.7, width - 0.3)
     ax.set_ylim(-depth + 0.4, 0.6)
     ax.axis("off")
