@@ -28,6 +28,7 @@ __all__ = ["fairtree_command"]
 @click.option("--loss", type=click.Choice(["squared", "absolute", "zero_one", "log"]), default="squared",
               show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--jobs", type=int, default=1, show_default=True, help="Parallel workers for permutation tests.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the tree plot (PNG/PDF/SVG).")
 @click.option("--csv", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -37,7 +38,7 @@ __all__ = ["fairtree_command"]
 @click.option("--json", "as_json", is_flag=True, help="Print splits and leaves as JSON.")
 def fairtree_command(data_path: Path, target: str | None, prediction: str | None, residual: str | None,
                      covariates: str, test: str, alpha: float, min_node_size: int, max_depth: int | None,
-                     permutations: int, loss: str, seed: int, plot_path: Path | None, out_path: Path | None,
+                     permutations: int, loss: str, seed: int, jobs: int, plot_path: Path | None, out_path: Path | None,
                      out_dir: Path | None, as_json: bool) -> None:
     """Audit model performance across subgroups (FairTree) and classify bias vs variance.
 
@@ -51,7 +52,7 @@ def fairtree_command(data_path: Path, target: str | None, prediction: str | None
     cols = [c.strip() for c in covariates.split(",") if c.strip()]
     require_columns(df, cols + [c for c in (target, prediction, residual) if c], data_path)
     tree = FairTree(test=test, alpha=alpha, min_node_size=min_node_size, max_depth=max_depth,
-                    n_permutations=permutations, loss=loss, random_state=seed)
+                    n_permutations=permutations, loss=loss, random_state=seed, n_jobs=jobs)
     if residual:
         tree.fit(df[cols], residuals=df[residual])
     else:
