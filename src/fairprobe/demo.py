@@ -173,8 +173,12 @@ def _causal(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool
     realised = {"proxy_label": scenario.injected["proxy_outcome"]["realised_P(Z!=Y)"],
                 "selection": scenario.injected["selection"]["realised_P(S=0)"]}
     sel = full[full.selected == 1]
-    truth = {"proxy_label": _metric_values(sel.group, sel.default_true, sel.decision),
-             "selection": _metric_values(full.group, full.default, full.decision)}
+    hidden = {"proxy_label": pd.DataFrame({"A": sel.group, "Y": sel.default_true, "P": sel.decision}),
+              "selection": pd.DataFrame({"A": full.group, "Y": full.default, "P": full.decision})}
+    # the truth uses fairprobe's own metric definitions: with D = 0 a proxy-label bound is the
+    # metric itself, here on the hidden true outcome (or on the whole, unselected population)
+    truth = {bias: {m: fp.bound("proxy_label", m, data, D=0.0).lower for m in metrics}
+             for bias, data in hidden.items()}
     rows, sweeps = [], {}
     for bias in biases:
         data = selected_table if bias == "selection" else table
@@ -245,18 +249,6 @@ def _causal(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool
              f"- solvers {', '.join(backends)} on a cross-check program: largest disagreement {spread:.1e}"
              + ("" if spread <= 1e-5 else " (CHECK: the solvers disagree)")]
     return found, frame, lines
-
-
-def _metric_values(a: pd.Series, y: pd.Series, p: pd.Series) -> dict[str, float]:
-    """Group 0 minus group 1 of the built-in parity metrics, from unit-level data."""
-    def rate(mask: pd.Series, of: pd.Series) -> float:
-        return float(of[mask].mean())
-
-    out = {}
-    for name, cond, target in (("fpr_parity", y == 0, p), ("fnr_parity", y == 1, 1 - p),
-                               ("ppv_parity", p == 1, y), ("demographic_parity", y.notna(), p)):
-        out[name] = rate(cond & (a == 0), target) - rate(cond & (a == 1), target)
-    return out
 
 
 def _backend_cross_check(sec: Any, table: pd.DataFrame) -> tuple[list[str], float]:
