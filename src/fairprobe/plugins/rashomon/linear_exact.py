@@ -222,13 +222,14 @@ class ExactLinearMultiplicity:
             raise SolverError(f"The ERM program found no classifier ({erm.message}); raise time_limit.")
         err0 = round(erm.incumbent_objective)
         budget = err0 + self.epsilon * n
+        cap = math.floor(budget + 1e-9)  # error counts are integers: at most `cap` errors are allowed
         gamma = self.margin
         pred0 = np.where(Xa @ w0 >= 0, 1.0, -1.0)
 
         def certified_flips(w: np.ndarray) -> np.ndarray | None:
             """Rows ``w`` certifiably flips, if ``w`` is within the budget (else None)."""
             margins = Xa @ w
-            if np.sum(s * margins < gamma - 1e-9) > budget + 1e-9:
+            if np.sum(s * margins < gamma - 1e-9) > cap:
                 return None
             return -pred0 * margins >= gamma - 1e-9
 
@@ -253,7 +254,7 @@ class ExactLinearMultiplicity:
             prog.add_constraint({(j,): -h0 * points[p, j] for j in range(d) if points[p, j] != 0.0}, ">=", gamma,
                                 name="flip")
             # Only "is the optimum <= budget?" matters: stop at the first incumbent under it.
-            res = self._solve(prog, solver_options=self._objective_limit(budget))
+            res = self._solve(prog, solver_options=self._objective_limit(cap))
             n_solves += 1
             w = self._weights(res, d)
             if w is not None:
@@ -261,9 +262,10 @@ class ExactLinearMultiplicity:
                 absorb(w)
             if status[p]:
                 continue
-            if res.termination is Termination.INFEASIBLE or res.objective_bound > budget + 1e-6:
+            # the optimum is an integer: a dual bound above `cap` (beyond tolerance) rules out `cap` errors
+            if res.termination is Termination.INFEASIBLE or res.objective_bound > cap + 1e-6:
                 status[p] = "not ambiguous"
-            elif res.incumbent_objective is not None and res.incumbent_objective <= budget + 1e-6:
+            elif res.incumbent_objective is not None and res.incumbent_objective <= cap + 1e-6:
                 status[p] = "ambiguous"  # solver-feasible but not margin-verified: trust the solver
             else:
                 status[p] = "undecided"
@@ -276,23 +278,22 @@ class ExactLinearMultiplicity:
             ambiguity_upper=upper, n_solves=n_solves, solver=erm.solver,
             details={"n_distinct_points": int(points.shape[0]), "pool_size": len(pool)})
         if self.discrepancy:
-            result.discrepancy, result.discrepancy_upper = self._discrepancy(Xu, su, counts, Xa, pred0, budget)
+            result.discrepancy, result.discrepancy_upper = self._discrepancy(Xu, su, counts, Xa, pred0, cap)
         return result
 
-    def _objective_limit(self, budget: float) -> dict[str, Any]:
+    def _objective_limit(self, cap: int) -> dict[str, Any]:
         # SCIP can stop as soon as an incumbent is within the budget or the bound is beyond it;
-        # other solvers run to optimality. Objectives are integers, so the budget is floored.
+        # other solvers run to optimality.
         if self.backend != "scip":
             return {}
-        cap = math.floor(budget + 1e-9)
         return {"limits/primal": cap + 0.5, "limits/dual": cap + 0.5}
 
     def _discrepancy(self, Xu: np.ndarray, su: np.ndarray, counts: np.ndarray, Xa: np.ndarray, pred0: np.ndarray,
-                     budget: float) -> tuple[float, float]:
+                     cap: int) -> tuple[float, float]:
         n, d = Xa.shape
         prog = self._base_program(Xu, su, counts, "max")
         errors = dict(prog.objective)
-        prog.add_constraint(errors, "<=", math.floor(budget + 1e-9), name="budget")
+        prog.add_constraint(errors, "<=", cap, name="budget")
         gamma = self.margin
         points, point_of_row, multiplicity = np.unique(Xa, axis=0, return_inverse=True, return_counts=True)
         point_of_row = point_of_row.ravel()
