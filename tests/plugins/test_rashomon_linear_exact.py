@@ -72,6 +72,13 @@ def test_exact_mip_agrees_with_brute_force(epsilon: float) -> None:
     assert res.discrepancy <= res.ambiguity  # one model cannot flip a point nobody flips
 
 
+def test_parallel_flip_programs_give_the_same_answer() -> None:
+    X, y = _tiny_data()
+    seq = ExactLinearMultiplicity(epsilon=0.125, margin=GAMMA, discrepancy=False, progress=False).fit(X, y)
+    par = ExactLinearMultiplicity(epsilon=0.125, margin=GAMMA, discrepancy=False, n_jobs=2, progress=False).fit(X, y)
+    assert (par.status == seq.status).all() and par.ambiguity == seq.ambiguity
+
+
 def test_ambiguity_grows_with_epsilon() -> None:
     X, y = _tiny_data()
     values = [ExactLinearMultiplicity(epsilon=e, margin=GAMMA, discrepancy=False, progress=False).fit(X, y).ambiguity

@@ -82,7 +82,7 @@ def multiplicity_command(data_path: Path, target: str, model: str, n_models: int
     if exact_linear:
         from fairprobe.plugins.rashomon.linear_exact import ExactLinearMultiplicity
 
-        exact = ExactLinearMultiplicity(epsilon=epsilon, backend=backend).fit(X, train[target].to_numpy())
+        exact = ExactLinearMultiplicity(epsilon=epsilon, backend=backend, n_jobs=jobs).fit(X, train[target].to_numpy())
         summary.update({"exact_linear_ambiguity": [exact.ambiguity_lower, exact.ambiguity_upper],
                         "exact_linear_discrepancy": exact.discrepancy,
                         "exact_linear_reference_error": exact.reference_error})

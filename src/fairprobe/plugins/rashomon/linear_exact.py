@@ -32,6 +32,7 @@ smaller norm can be scaled up, which only widens its margins) with no extra bina
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,6 +127,9 @@ class ExactLinearMultiplicity:
         Seconds per program; an undecided program widens the reported ambiguity interval.
     discrepancy : bool
         Also solve the discrepancy program.
+    n_jobs : int, optional
+        Flip programs solved in parallel (joblib processes, in rounds of ``2 * n_jobs``; every
+        classifier found certifies points of later rounds without a solve).
     progress : bool
         Progress bar over the flip programs.
 
@@ -139,8 +143,10 @@ class ExactLinearMultiplicity:
     """
 
     def __init__(self, epsilon: float = 0.05, *, margin: float = 1e-4, backend: str = "scip",
-                 time_limit: float | None = None, discrepancy: bool = True, progress: bool = True) -> None:
+                 time_limit: float | None = None, discrepancy: bool = True, n_jobs: int | None = None,
+                 progress: bool = True) -> None:
         self.epsilon = epsilon
+        self.n_jobs = n_jobs
         self.margin = margin
         self.backend = backend
         self.time_limit = time_limit
@@ -188,6 +194,15 @@ class ExactLinearMultiplicity:
 
         options = SolveOptions(time_limit=self.time_limit, **extra)
         return get_backend(self.backend).solve(prog, options)
+
+    def _solve_many(self, programs: list[PolynomialProgram], solver_options: dict[str, Any],
+                    jobs: int) -> list[SolveResult]:
+        if jobs == 1 or len(programs) == 1:
+            return [self._solve(prog, solver_options=solver_options) for prog in programs]
+        from joblib import Parallel, delayed
+
+        # processes, not threads: concurrent SCIP instances in one process are unsafe
+        return Parallel(n_jobs=jobs)(delayed(self._solve)(prog, solver_options=solver_options) for prog in programs)
 
     def _weights(self, res: SolveResult, d: int) -> np.ndarray | None:
         if not res.incumbent:
@@ -245,30 +260,46 @@ class ExactLinearMultiplicity:
 
         absorb(w0)
         n_solves = 0
-        todo = [p for p in range(points.shape[0]) if status[p] == ""]
-        for p in tqdm(todo, desc="flip programs", disable=not self.progress):
-            if status[p]:
-                continue  # certified by a model found while solving an earlier point
-            prog = self._base_program(Xu, su, counts, "min")
-            h0 = pred0[np.flatnonzero(point_of_row == p)[0]]
-            prog.add_constraint({(j,): -h0 * points[p, j] for j in range(d) if points[p, j] != 0.0}, ">=", gamma,
-                                name="flip")
-            # Only "is the optimum <= budget?" matters: stop at the first incumbent under it.
-            res = self._solve(prog, solver_options=self._objective_limit(cap))
-            n_solves += 1
-            w = self._weights(res, d)
-            if w is not None:
-                pool.append(w)
-                absorb(w)
-            if status[p]:
-                continue
-            # the optimum is an integer: a dual bound above `cap` (beyond tolerance) rules out `cap` errors
-            if res.termination is Termination.INFEASIBLE or res.objective_bound > cap + 1e-6:
-                status[p] = "not ambiguous"
-            elif res.incumbent_objective is not None and res.incumbent_objective <= cap + 1e-6:
-                status[p] = "ambiguous"  # solver-feasible but not margin-verified: trust the solver
-            else:
-                status[p] = "undecided"
+        if self.n_jobs in (None, 1):
+            jobs = 1
+        else:
+            jobs = (os.cpu_count() or 1) if self.n_jobs < 0 else int(self.n_jobs)
+        decided_before = int(np.sum(status != ""))
+        bar = tqdm(total=int(np.sum(status == "")), desc="flip programs", disable=not self.progress)
+        try:
+            while True:
+                todo = [p for p in range(points.shape[0]) if status[p] == ""][: 2 * jobs if jobs > 1 else 1]
+                if not todo:
+                    break
+                programs = []
+                for p in todo:
+                    prog = self._base_program(Xu, su, counts, "min")
+                    h0 = pred0[np.flatnonzero(point_of_row == p)[0]]
+                    prog.add_constraint({(j,): -h0 * points[p, j] for j in range(d) if points[p, j] != 0.0}, ">=",
+                                        gamma, name="flip")
+                    programs.append(prog)
+                # Only "is the optimum <= cap?" matters: SCIP stops at the first incumbent under it.
+                results = self._solve_many(programs, self._objective_limit(cap), jobs)
+                n_solves += len(results)
+                for res in results:  # every classifier found may certify other points
+                    w = self._weights(res, d)
+                    if w is not None:
+                        pool.append(w)
+                        absorb(w)
+                for p, res in zip(todo, results, strict=True):
+                    if status[p]:
+                        continue
+                    # the optimum is an integer: a dual bound above `cap` (beyond tolerance) rules out `cap` errors
+                    if res.termination is Termination.INFEASIBLE or res.objective_bound > cap + 1e-6:
+                        status[p] = "not ambiguous"
+                    elif res.incumbent_objective is not None and res.incumbent_objective <= cap + 1e-6:
+                        status[p] = "ambiguous"  # solver-feasible but not margin-verified: trust the solver
+                    else:
+                        status[p] = "undecided"
+                bar.n = int(np.sum(status != "")) - decided_before
+                bar.refresh()
+        finally:
+            bar.close()
         row_status = status[point_of_row].astype(str)
         lower = float(np.mean(row_status == "ambiguous"))
         upper = float(np.mean(row_status != "not ambiguous"))
