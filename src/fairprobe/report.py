@@ -187,13 +187,13 @@ class Report:
         (out / "tables").mkdir(parents=True, exist_ok=True)
         manifest: dict[str, Any] = {"title": self.title, "command": self.command, "summary": self.summary,
                                     "versions": self.versions, "created": self.created, "sections": []}
-        used: set[str] = set()
+        used: dict[str, set[str]] = {"tables": set(), "figures": set()}
 
-        def unique(stem: str) -> str:
+        def unique(stem: str, kind: str) -> str:
             name, k = stem, 2
-            while name in used:
+            while name in used[kind]:
                 name, k = f"{stem}_{k}", k + 1
-            used.add(name)
+            used[kind].add(name)
             return name
 
         for k, sec in enumerate(self.sections, start=1):
@@ -201,12 +201,12 @@ class Report:
                                      "parameters": {k: _jsonable(v) for k, v in sec.parameters.items()},
                                      "tables": [], "figures": []}
             for t in sec.tables:
-                stem = unique(f"s{k}_{_slug(t.name)}")
+                stem = unique(f"s{k}_{_slug(t.name)}", "tables")
                 t.frame.to_csv(out / "tables" / f"{stem}.csv", index=_keep_index(t.frame))
                 entry["tables"].append({"name": t.name, "caption": t.caption, "file": f"tables/{stem}.csv",
                                         "index": _keep_index(t.frame)})
             for f in sec.figures:
-                stem = unique(f"s{k}_{_slug(f.name)}")
+                stem = unique(f"s{k}_{_slug(f.name)}", "figures")
                 (out / "figures" / f"{stem}.png").write_bytes(f.png)
                 entry["figures"].append({"name": f.name, "caption": f.caption, "file": f"figures/{stem}.png"})
             manifest["sections"].append(entry)

@@ -166,7 +166,9 @@ class SensitivityResult:
         ax.figure.colorbar(im, ax=ax, label=f"{value} bound of {self.metric}")
         if annotate and grid.size <= 64:
             for (i, j), v in np.ndenumerate(grid.to_numpy()):
-                ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=7, color="w")
+                r, g, b, _ = im.cmap(im.norm(v))
+                dark = 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.5  # white on dark cells, black on light
+                ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=7, color="w" if dark else "k")
         return ax
 
     def summary(self) -> str:
