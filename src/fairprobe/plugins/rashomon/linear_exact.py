@@ -227,9 +227,7 @@ class ExactLinearMultiplicity:
         Xa, s = self._prepare(X, y)
         n, d = Xa.shape
         # Compress duplicate (x, y) rows: one error indicator per distinct labelled point.
-        rows, inverse, counts = np.unique(np.hstack([Xa, s[:, None]]), axis=0, return_inverse=True,
-                                          return_counts=True)
-        inverse = inverse.ravel()
+        rows, counts = np.unique(np.hstack([Xa, s[:, None]]), axis=0, return_counts=True)
         Xu, su = rows[:, :-1], rows[:, -1]
         erm = self._solve(self._base_program(Xu, su, counts, "min"))
         w0 = self._weights(erm, d)
@@ -248,8 +246,11 @@ class ExactLinearMultiplicity:
                 return None
             return -pred0 * margins >= gamma - 1e-9
 
-        points, point_of_row = np.unique(Xa, axis=0, return_inverse=True)
+        # distinct feature vectors (whatever their labels): one flip program and one h0 decision each
+        points, first, point_of_row, multiplicity = np.unique(Xa, axis=0, return_index=True, return_inverse=True,
+                                                              return_counts=True)
         point_of_row = point_of_row.ravel()
+        h0_point = pred0[first]
         status = np.full(points.shape[0], "", dtype=object)
         pool = [w0]
 
@@ -274,9 +275,7 @@ class ExactLinearMultiplicity:
                 programs = []
                 for p in todo:
                     prog = self._base_program(Xu, su, counts, "min")
-                    h0 = pred0[np.flatnonzero(point_of_row == p)[0]]
-                    prog.add_constraint({(j,): -h0 * points[p, j] for j in range(d) if points[p, j] != 0.0}, ">=",
-                                        gamma, name="flip")
+                    prog.add_constraint(self._flip_poly(points[p], h0_point[p]), ">=", gamma, name="flip")
                     programs.append(prog)
                 # Only "is the optimum <= cap?" matters: SCIP stops at the first incumbent under it.
                 results = self._solve_many(programs, self._objective_limit(cap), jobs)
@@ -309,7 +308,8 @@ class ExactLinearMultiplicity:
             ambiguity_upper=upper, n_solves=n_solves, solver=erm.solver,
             details={"n_distinct_points": int(points.shape[0]), "pool_size": len(pool)})
         if self.discrepancy:
-            result.discrepancy, result.discrepancy_upper = self._discrepancy(Xu, su, counts, Xa, pred0, cap)
+            result.discrepancy, result.discrepancy_upper = self._discrepancy(Xu, su, counts, points, h0_point,
+                                                                             multiplicity, cap)
         return result
 
     def _objective_limit(self, cap: int) -> dict[str, Any]:
@@ -319,21 +319,23 @@ class ExactLinearMultiplicity:
             return {}
         return {"limits/primal": cap + 0.5, "limits/dual": cap + 0.5}
 
-    def _discrepancy(self, Xu: np.ndarray, su: np.ndarray, counts: np.ndarray, Xa: np.ndarray, pred0: np.ndarray,
-                     cap: int) -> tuple[float, float]:
-        n, d = Xa.shape
+    @staticmethod
+    def _flip_poly(point: np.ndarray, h0: float) -> dict[tuple[int, ...], float]:
+        """``-h0 w . x`` over the weight variables (indices 0..d-1): positive when ``w`` flips ``h0``."""
+        return {(j,): -h0 * point[j] for j in range(point.size) if point[j] != 0.0}
+
+    def _discrepancy(self, Xu: np.ndarray, su: np.ndarray, counts: np.ndarray, points: np.ndarray,
+                     h0_point: np.ndarray, multiplicity: np.ndarray, cap: int) -> tuple[float, float]:
+        n = int(counts.sum())
         prog = self._base_program(Xu, su, counts, "max")
         errors = dict(prog.objective)
         prog.add_constraint(errors, "<=", cap, name="budget")
         gamma = self.margin
-        points, point_of_row, multiplicity = np.unique(Xa, axis=0, return_inverse=True, return_counts=True)
-        point_of_row = point_of_row.ravel()
         objective = {}
         for p in range(points.shape[0]):
             f = prog.add_variable(f"f{p}", 0.0, 1.0, integer=True)
-            h0 = pred0[np.flatnonzero(point_of_row == p)[0]]
             big_m = gamma + float(np.abs(points[p]).max())
-            poly = {(j,): -h0 * points[p, j] for j in range(d) if points[p, j] != 0.0}
+            poly = self._flip_poly(points[p], h0_point[p])
             poly[(f,)] = -big_m  # f = 1 forces -h0 w.x >= gamma; f = 0 leaves it free
             prog.add_constraint(poly, ">=", gamma - big_m, name=f"flip{p}")
             objective[(f,)] = float(multiplicity[p])
