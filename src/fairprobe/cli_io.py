@@ -41,23 +41,10 @@ def save_plot(draw: Callable[[], Any], path: Path) -> None:
 def write_report(out_dir: Path, title: str, *, summary: str = "", parameters: dict[str, Any] | None = None,
                  tables: dict[str, pd.DataFrame] | None = None,
                  figures: dict[str, Callable[[], Any]] | None = None, text: str = "") -> Path:
-    """Write a command's results as a shared-format report folder (``fairprobe report`` can merge it).
-
-    ``figures`` maps names to functions drawing on a new axes and returning it.
-    """
+    """A command's results as a shared-format report folder, recording the command line that made it."""
     import sys
 
-    import matplotlib
+    from fairprobe import report
 
-    matplotlib.use("Agg")
-    from fairprobe.report import Report
-
-    rep = Report(title, command=" ".join(["fairprobe", *sys.argv[1:]]), summary=summary)
-    sec = rep.section(title, text)
-    if parameters:
-        sec.add_parameters(parameters)
-    for name, draw in (figures or {}).items():
-        sec.add_figure(name, draw())
-    for name, frame in (tables or {}).items():
-        sec.add_table(name, frame)
-    return rep.write(out_dir)
+    return report.write_report(out_dir, title, summary=summary, text=text, parameters=parameters, figures=figures,
+                               tables=tables, command=" ".join(["fairprobe", *sys.argv[1:]]))

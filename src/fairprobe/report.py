@@ -40,7 +40,7 @@ import pandas as pd
 
 from fairprobe.exceptions import DataError
 
-__all__ = ["Report", "Section", "combine_reports", "environment_versions", "load_report"]
+__all__ = ["Report", "Section", "combine_reports", "environment_versions", "load_report", "write_report"]
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:72em;margin:2em auto;padding:0 1em;
@@ -321,3 +321,25 @@ def combine_reports(reports: list[Report], title: str, command: str | None = Non
                 copy.parameters.setdefault("produced by", r.command)
             out.sections.append(copy)
     return out
+
+
+def write_report(folder: str | Path, title: str, *, summary: str = "", text: str = "", section: str | None = None,
+                 parameters: dict[str, Any] | None = None, figures: dict[str, Any] | None = None,
+                 tables: dict[str, pd.DataFrame] | None = None, command: str | None = None) -> Path:
+    """A one-section report written to ``folder``; returns the HTML page's path.
+
+    ``figures`` maps names to a matplotlib figure or axes, or to a function drawing one (called
+    here, so nothing is drawn for a report that is not written).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    rep = Report(title, command=command, summary=summary)
+    sec = rep.section(section or title, text)
+    if parameters:
+        sec.add_parameters(parameters)
+    for name, fig in (figures or {}).items():
+        sec.add_figure(name, fig() if callable(fig) else fig)
+    for name, frame in (tables or {}).items():
+        sec.add_table(name, frame)
+    return rep.write(folder)

@@ -365,33 +365,30 @@ class RashomonSet:
         The folder has the shared format of :mod:`fairprobe.report` (``index.html``, CSV tables, PNG
         figures, ``report.json``); returns the HTML page's path.
         """
-        import matplotlib
-
-        matplotlib.use("Agg")
         from fairprobe.plugins.rashomon.plots import plot_ambiguity_curves, plot_conflict_histogram
-        from fairprobe.report import Report
+        from fairprobe.report import write_report
 
         P = self.predict_matrix(X)  # every table and plot below reads these predictions
         table = _individual(P, threshold)
         summary = (f"{len(self.scores_)} models within {self.epsilon} of the reference score "
                    f"{self.reference_score_:.4f}; ambiguity {delta_ambiguity(P, 0.0):.3f}, "
                    f"{int(table.flagged.sum())} of {len(table)} rows above conflict ratio {threshold}")
-        rep = Report("Predictive multiplicity", summary=summary)
-        sec = rep.section("Rashomon set and conflict ratios",
-                          "The conflict ratio of a row is the share of near-optimal models that disagree with "
-                          "the majority decision (0 to 0.5); rows above the threshold are flagged.")
-        sec.add_parameters({"estimator": type(self.estimator).__name__, "epsilon": self.epsilon,
-                            "candidates": self.n_models, "members": len(self.scores_),
-                            "dataset multiplicity": self.dataset_multiplicity, "subsample": self.subsample,
-                            "feature subsample": self.feature_subsample, "feature noise": self.feature_noise,
-                            "reference score": round(self.reference_score_, 4), "threshold": threshold,
-                            "random state": self.random_state})
-        sec.add_figure("conflict histogram", plot_conflict_histogram(P))
-        sec.add_figure("ambiguity curve", plot_ambiguity_curves({"Rashomon set": P}))
-        sec.add_table("individual report", table)
-        sec.add_table("most contested rows", table.sort_values("conflict_ratio", ascending=False).head(50).round(3))
-        sec.add_table("convergence", _convergence(P))
-        return str(rep.write(path))
+        page = write_report(
+            path, "Predictive multiplicity", summary=summary, section="Rashomon set and conflict ratios",
+            text="The conflict ratio of a row is the share of near-optimal models that disagree with the majority "
+                 "decision (0 to 0.5); rows above the threshold are flagged.",
+            parameters={"estimator": type(self.estimator).__name__, "epsilon": self.epsilon,
+                        "candidates": self.n_models, "members": len(self.scores_),
+                        "dataset multiplicity": self.dataset_multiplicity, "subsample": self.subsample,
+                        "feature subsample": self.feature_subsample, "feature noise": self.feature_noise,
+                        "reference score": round(self.reference_score_, 4), "threshold": threshold,
+                        "random state": self.random_state},
+            figures={"conflict histogram": lambda: plot_conflict_histogram(P),
+                     "ambiguity curve": lambda: plot_ambiguity_curves({"Rashomon set": P})},
+            tables={"individual report": table,
+                    "most contested rows": table.sort_values("conflict_ratio", ascending=False).head(50).round(3),
+                    "convergence": _convergence(P)})
+        return str(page)
 
 
 def _callable_scorer(metric: Callable[[np.ndarray, np.ndarray], float]) -> Any:

@@ -193,26 +193,21 @@ def plot_distributions(audit: Any, groups: list[str] | None = None, ax: Any = No
 
 def write_report(audit: Any, path: str) -> str:
     """Every plot, the tables and the summary as a shared-format report folder (``fairprobe.report``)."""
-    import matplotlib
+    from fairprobe.report import write_report as write
 
-    matplotlib.use("Agg")
-    from fairprobe.report import Report
-
-    rep = Report("Risk-score audit", summary=audit.summary())
-    sec = rep.section("Risk-score fairness per group",
-                      "DRMSCE (debiased calibration error), AUROC / AUPRG (discrimination) and expected "
-                      "under-representation per group, with bootstrap medians and percentile intervals.")
-    sec.add_parameters({"sensitive features": ", ".join(audit.sensitive_features), "bootstrap": audit.n_bootstrap,
-                        "max intersections": audit.max_intersections, "min group size": audit.min_group_size,
-                        "confidence": audit.ci, "random state": audit.random_state})
-    jobs = [(f"metric {m}", lambda m=m: audit.plot_metrics(m)) for m in audit.metrics]
-    jobs += [("reliability", audit.plot_reliability), ("roc", audit.plot_roc), ("prg", audit.plot_prg),
-             ("distributions", audit.plot_distributions)]
+    figures = {f"metric {m}": (lambda m=m: audit.plot_metrics(m)) for m in audit.metrics}
+    figures.update({"reliability": audit.plot_reliability, "roc": audit.plot_roc, "prg": audit.plot_prg,
+                    "distributions": audit.plot_distributions})
     if "eur" in audit.metrics:
-        jobs.append(("representation", audit.plot_representation))
-    for name, fn in jobs:
-        sec.add_figure(name, fn())
-    sec.add_table("metrics by group (bootstrap medians)", audit.by_group.round(4))
-    sec.add_table("results", audit.results_)
-    sec.add_table("dropped groups", audit.dropped_groups_)
-    return str(rep.write(path))
+        figures["representation"] = audit.plot_representation
+    page = write(
+        path, "Risk-score audit", summary=audit.summary(), section="Risk-score fairness per group",
+        text="DRMSCE (debiased calibration error), AUROC / AUPRG (discrimination) and expected "
+             "under-representation per group, with bootstrap medians and percentile intervals.",
+        parameters={"sensitive features": ", ".join(audit.sensitive_features), "bootstrap": audit.n_bootstrap,
+                    "max intersections": audit.max_intersections, "min group size": audit.min_group_size,
+                    "confidence": audit.ci, "random state": audit.random_state},
+        figures=figures,
+        tables={"metrics by group (bootstrap medians)": audit.by_group.round(4), "results": audit.results_,
+                "dropped groups": audit.dropped_groups_})
+    return str(page)
