@@ -51,3 +51,40 @@ def params(cases: list[Case]) -> list:
     dupes = {i for i in ids if ids.count(i) > 1}
     assert not dupes, f"duplicate case ids: {sorted(dupes)}"
     return [pytest.param(c, id=c.id) for c in cases]
+
+
+@dataclass(frozen=True)
+class CliCase:
+    """One bad command line: exit code 2 and one stderr line matching ``problem`` and ``fix``."""
+
+    id: str
+    argv: tuple[str, ...]
+    problem: str
+    fix: str = ""
+
+
+def run_cli(argv: list[str] | tuple[str, ...], capsys: pytest.CaptureFixture) -> tuple[int, str, str]:
+    """Run the ``fairprobe`` command line in this process: (exit code, stdout, stderr)."""
+    from fairprobe.cli import main
+
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def check_cli(case: CliCase, capsys: pytest.CaptureFixture) -> str:
+    """Run ``case`` in process; it must exit 2 with one line on stderr naming the problem and a fix."""
+    code, _, err = run_cli(case.argv, capsys)
+    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    assert code == 2, f"{case.id}: exit {code}, stderr {err!r}"
+    assert "Traceback" not in err and "internal error" not in err, f"{case.id}: {err!r}"
+    assert len(lines) == 1 or lines[0].startswith("Usage:"), f"{case.id}: more than one line: {err!r}"
+    assert re.search(case.problem, err, flags=re.I), f"{case.id}: problem {case.problem!r} not in {err!r}"
+    if case.fix:
+        assert re.search(case.fix, err, flags=re.I), f"{case.id}: fix {case.fix!r} not in {err!r}"
+    MESSAGES[case.id] = err.strip()
+    return err
