@@ -11,7 +11,8 @@ import pandas as pd
 
 from fairprobe.exceptions import DataError
 
-__all__ = ["Dataset", "data_home", "load_adult", "load_compas", "load_german", "load_table"]
+__all__ = ["BUNDLED", "Dataset", "data_home", "load_adult", "load_compas", "load_compas_binary", "load_german",
+           "load_paper_table", "load_table"]
 
 _ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education_num", "marital_status", "occupation",
                   "relationship", "race", "sex", "capital_gain", "capital_loss", "hours_per_week", "native_country",
@@ -64,30 +65,50 @@ class Dataset:
                 f"{len(self.features)} features)")
 
 
+BUNDLED = Path(__file__).resolve().parent / "data"
+"""The folder of the data sets bundled with fairprobe (gzip-compressed copies; see its README)."""
+
+PAPER_TABLES = {"fogliato_compas": "fragile_fair-fogliato_compas.csv",
+                "example_model": "fragile_fair-example_model.csv"}
+
+
 def data_home(path: str | os.PathLike | None = None) -> Path:
-    """The folder holding the real data sets: ``path``, else ``$FAIRPROBE_DATA``.
+    """The folder the real-data loaders read: ``path``, else ``$FAIRPROBE_DATA``, else the bundled copies.
+
+    Parameters
+    ----------
+    path : path-like, optional
+        A folder of your own copies of the files (plain or ``.gz``).
 
     Raises
     ------
     DataError
-        When neither is given or the folder does not exist (fairprobe never downloads data).
+        When the chosen folder does not exist (fairprobe never downloads data).
+
+    Examples
+    --------
+    >>> data_home().name
+    'data'
     """
-    chosen = path if path is not None else os.environ.get("FAIRPROBE_DATA")
+    chosen = path if path is not None else os.environ.get("FAIRPROBE_DATA") or None
     if chosen is None:
-        raise DataError("No data folder: pass path=... or set FAIRPROBE_DATA to the folder holding the data files "
-                        "(fairprobe never downloads data).")
+        return BUNDLED
     folder = Path(chosen)
     if not folder.is_dir():
-        raise DataError(f"Data folder {folder} does not exist; pass path= or set FAIRPROBE_DATA to an existing folder.")
+        source = "path=" if path is not None else "$FAIRPROBE_DATA"
+        raise DataError(f"Data folder {folder} (from {source}) does not exist; point it at an existing folder, or "
+                        "unset it to use the data bundled with fairprobe (fairprobe never downloads data).")
     return folder
 
 
 def _file(path: str | os.PathLike | None, name: str) -> Path:
+    """``name`` (or ``name.gz``) in the data folder; pandas reads either transparently."""
     folder = data_home(path)
-    target = folder / name
-    if not target.is_file():
-        raise DataError(f"{name} is not in {folder}; copy it there (fairprobe never downloads data).")
-    return target
+    for candidate in (folder / name, folder / f"{name}.gz"):
+        if candidate.is_file():
+            return candidate
+    raise DataError(f"{name} is not in {folder}; copy it there (plain or .gz), or drop path=/$FAIRPROBE_DATA to use "
+                    "the bundled copy (fairprobe never downloads data).")
 
 
 def load_table(path: str | os.PathLike) -> pd.DataFrame:
@@ -111,20 +132,31 @@ def load_compas(path: str | os.PathLike | None = None, *, races: tuple[str, ...]
     Parameters
     ----------
     path : path-like, optional
-        Folder holding ``compas-scores-two-years.csv`` (default ``$FAIRPROBE_DATA``).
+        Folder holding ``compas-scores-two-years.csv`` (default ``$FAIRPROBE_DATA``, else the bundled copy).
     races : tuple of str, optional
         Keep only these races, e.g. ``("African-American", "Caucasian")`` (5,278 rows).
+
+    Examples
+    --------
+    >>> d = load_compas()
+    >>> len(d), d.target, sorted(d.frame.race.unique())[:2]
+    (6172, 'two_year_recid', ['African-American', 'Asian'])
     """
     df = pd.read_csv(_file(path, "compas-scores-two-years.csv"))
     df = df[df.days_b_screening_arrest.between(-30, 30) & (df.is_recid != -1) & (df.c_charge_degree != "O")
             & (df.score_text != "N/A")]
     if races is not None:
+        if isinstance(races, str):
+            races = (races,)
+        unknown = sorted(set(races) - set(df.race))
+        if unknown:
+            raise DataError(f"races {unknown} are not in COMPAS; choose from {sorted(df.race.unique())}.")
         df = df[df.race.isin(races)]
     frame = pd.DataFrame({
         "sex": df.sex, "race": df.race, "age": df.age, "age_cat": df.age_cat, "priors_count": df.priors_count,
         "juv_fel_count": df.juv_fel_count, "juv_misd_count": df.juv_misd_count,
         "juv_other_count": df.juv_other_count, "c_charge_degree": df.c_charge_degree,
-        "score": df.decile_score / 10.0, "two_year_recid": df.two_year_recid,
+        "decile_score": df.decile_score, "score": df.decile_score / 10.0, "two_year_recid": df.two_year_recid,
     }).reset_index(drop=True)
     features = ["age", "priors_count", "juv_fel_count", "juv_misd_count", "juv_other_count", "c_charge_degree"]
     return Dataset(frame, "two_year_recid", ["race", "sex"], features, "compas",
@@ -140,7 +172,7 @@ def load_adult(path: str | os.PathLike | None = None, *, split: str = "train") -
     Parameters
     ----------
     path : path-like, optional
-        Folder holding ``adult.data`` and ``adult.test`` (default ``$FAIRPROBE_DATA``).
+        Folder holding ``adult.data`` and ``adult.test`` (default ``$FAIRPROBE_DATA``, else the bundled copy).
     split : {"train", "test", "both"}
     """
     if split not in ("train", "test", "both"):
@@ -165,6 +197,19 @@ def load_german(path: str | os.PathLike | None = None) -> Dataset:
     """UCI Statlog German credit (1,000 rows); target ``good_credit``; protected ``sex`` and ``age_group``.
 
     ``sex`` follows the AIF360 convention (A92, A95 female); ``age_group`` is ``"<=25"`` or ``">25"``.
+    Categorical columns keep the UCI codes (``A11`` ... ``A202``; see ``german-credit.names.txt`` in the
+    bundled data folder).
+
+    Parameters
+    ----------
+    path : path-like, optional
+        Folder holding ``german-credit.csv`` (default ``$FAIRPROBE_DATA``, else the bundled copy).
+
+    Examples
+    --------
+    >>> d = load_german()
+    >>> len(d), int(d.y.sum()), sorted(d.frame.sex.unique())
+    (1000, 700, ['female', 'male'])
     """
     df = pd.read_csv(_file(path, "german-credit.csv"))
     frame = df.drop(columns=["credit"]).assign(
@@ -175,3 +220,53 @@ def load_german(path: str | os.PathLike | None = None) -> Dataset:
     features = [c for c in df.columns if c not in ("credit", "personal_status")]
     return Dataset(frame, "good_credit", ["sex", "age_group"], features, "german",
                    "UCI Statlog German credit", categorical=categorical)
+
+
+def load_compas_binary(path: str | os.PathLike | None = None) -> Dataset:
+    """The binarised COMPAS data of OSDT, GOSDT and TreeFARMS (6,907 rows, 12 binary features).
+
+    The benchmark of exact sparse-tree Rashomon sets. Target ``recidivate-within-two-years:1``;
+    every feature is 0/1 (``sex:Female``, ``age:<21``, ..., ``priors:>3``); there are no protected
+    columns apart from ``sex:Female``.
+
+    Parameters
+    ----------
+    path : path-like, optional
+        Folder holding ``compas-binary.csv`` (default ``$FAIRPROBE_DATA``, else the bundled copy).
+
+    Examples
+    --------
+    >>> d = load_compas_binary()
+    >>> len(d), len(d.features)
+    (6907, 12)
+    """
+    frame = pd.read_csv(_file(path, "compas-binary.csv"))
+    target = "recidivate-within-two-years:1"
+    features = [c for c in frame.columns if c != target]
+    return Dataset(frame, target, ["sex:Female"], features, "compas-binary",
+                   "COMPAS binarised as in OSDT/GOSDT/TreeFARMS")
+
+
+def load_paper_table(name: str = "fogliato_compas", path: str | os.PathLike | None = None) -> pd.DataFrame:
+    """A probability table of the causal-sensitivity seed paper (Fawkes et al., "The Fragility of Fairness").
+
+    Columns ``A`` (protected attribute), ``Y`` (recorded outcome), ``P`` (prediction) and ``prob``
+    (the joint probability; the eight rows sum to 1). Pass it to
+    :meth:`fairprobe.ObservedTable.from_probabilities`.
+
+    Parameters
+    ----------
+    name : {"fogliato_compas", "example_model"}
+        The COMPAS predictor after Fogliato et al., or the paper's example model (the same numbers).
+    path : path-like, optional
+        Folder holding the ``fragile_fair-*.csv`` files (default ``$FAIRPROBE_DATA``, else the bundled copy).
+
+    Examples
+    --------
+    >>> cells = load_paper_table()
+    >>> list(cells.columns), round(float(cells.prob.sum()), 12)
+    (['A', 'Y', 'P', 'prob'], 1.0)
+    """
+    if name not in PAPER_TABLES:
+        raise DataError(f"Unknown paper table {name!r}; choose one of {sorted(PAPER_TABLES)}.")
+    return pd.read_csv(_file(path, PAPER_TABLES[name]))
