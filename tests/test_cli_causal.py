@@ -12,9 +12,10 @@ import pytest
 
 import fairprobe as fp
 from fairprobe.cli_causal import parse_grid
+from fairprobe.datasets import BUNDLED
 
-COMPAS = "/work/shared/data/compas-scores-two-years.csv"
-CELLS = "/work/shared/data/fragile_fair-fogliato_compas.csv"
+COMPAS = str(BUNDLED / "compas-scores-two-years.csv.gz")
+CELLS = str(BUNDLED / "fragile_fair-fogliato_compas.csv.gz")
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

@@ -14,7 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-CELLS = "/work/shared/data/fragile_fair-fogliato_compas.csv"
+from fairprobe.datasets import BUNDLED
+
+CELLS = str(BUNDLED / "fragile_fair-fogliato_compas.csv.gz")
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

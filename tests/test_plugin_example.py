@@ -11,8 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from fairprobe.datasets import BUNDLED
+
 ROOT = Path(__file__).resolve().parents[1]
-CELLS = "/work/shared/data/fragile_fair-fogliato_compas.csv"
+CELLS = str(BUNDLED / "fragile_fair-fogliato_compas.csv.gz")
 
 
 @pytest.fixture(scope="module")

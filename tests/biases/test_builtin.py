@@ -12,9 +12,10 @@ import fairprobe as fp
 from fairprobe.biases.builtin import BUILTIN_BIASES, EcpBias, SelectiveLabelsBias
 from fairprobe.biases.closed_forms import one_sided_proxy_bounds
 from fairprobe.core.bound import resolve_bias
+from fairprobe.datasets import load_paper_table
 from fairprobe.testing import RandomSCM
 
-CELLS = pd.read_csv("/work/shared/data/fragile_fair-fogliato_compas.csv")
+CELLS = load_paper_table()  # the seed paper's COMPAS table, bundled
 
 
 def group_cells(g: int) -> np.ndarray:

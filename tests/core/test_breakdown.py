@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import fairprobe as fp
+from fairprobe.datasets import load_paper_table
 
-CELLS = pd.read_csv("/work/shared/data/fragile_fair-fogliato_compas.csv")
+CELLS = load_paper_table()  # the seed paper's COMPAS table, bundled
 P = CELLS.set_index(["A", "Y", "P"])["prob"]
 
 

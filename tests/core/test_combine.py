@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import warnings
 
-import pandas as pd
 import pytest
 
 import fairprobe as fp
 from fairprobe.core.bound import resolve_bias
 from fairprobe.core.combine import combine_biases, rename_parameters
+from fairprobe.datasets import load_paper_table
 from fairprobe.testing import RandomSCM
 
-CELLS = pd.read_csv("/work/shared/data/fragile_fair-fogliato_compas.csv")
+CELLS = load_paper_table()  # the seed paper's COMPAS table, bundled
 
 
 def test_rename_parameters_leaves_node_names_alone() -> None:

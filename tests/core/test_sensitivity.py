@@ -6,13 +6,13 @@ import importlib.util
 
 import matplotlib
 import numpy as np
-import pandas as pd
 import pytest
 
 import fairprobe as fp
+from fairprobe.datasets import load_paper_table
 
 matplotlib.use("Agg")
-CELLS = pd.read_csv("/work/shared/data/fragile_fair-fogliato_compas.csv")
+CELLS = load_paper_table()  # the seed paper's COMPAS table, bundled
 GRID = list(np.linspace(0, 0.1, 6))
 
 

@@ -11,9 +11,10 @@ import pytest
 
 import fairprobe as fp
 from fairprobe.core.bound import resolve_bias
+from fairprobe.datasets import load_paper_table
 from fairprobe.testing import RandomSCM
 
-CELLS = pd.read_csv("/work/shared/data/fragile_fair-fogliato_compas.csv")
+CELLS = load_paper_table()  # the seed paper's COMPAS table, bundled
 
 
 def test_definitions_read_the_right_way_round() -> None:
