@@ -27,6 +27,7 @@ from fairprobe.exceptions import (
     InfeasibleError,
     ProgramError,
     SolverError,
+    UndefinedMetricError,
     UnknownPluginError,
 )
 from fairprobe.hookspecs import hookimpl
@@ -77,6 +78,7 @@ __all__ = [
     "InfeasibleError",
     "ProgramError",
     "SolverError",
+    "UndefinedMetricError",
     "UnknownPluginError",
     "__version__",
     "hookimpl",

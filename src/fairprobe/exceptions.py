@@ -17,6 +17,7 @@ __all__ = [
     "InfeasibleError",
     "ProgramError",
     "SolverError",
+    "UndefinedMetricError",
     "UnknownPluginError",
 ]
 
@@ -39,6 +40,14 @@ class ProgramError(FairprobeError, ValueError):
 
 class InfeasibleError(FairprobeError):
     """The assumptions are inconsistent with the data (the program has no feasible point)."""
+
+
+class UndefinedMetricError(FairprobeError, ValueError):
+    """A metric conditions on an event that has probability 0 in every model the bias admits.
+
+    For example FNR parity between two groups when one group has no positives: the false-negative
+    rate of that group is a ratio ``0 / 0`` in every model, so no bound on the metric means anything.
+    """
 
 
 class SolverError(FairprobeError, RuntimeError):
