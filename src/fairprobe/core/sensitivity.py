@@ -51,7 +51,7 @@ def run_tasks(tasks: Sequence[tuple[BoundProblem, Mapping[str, float]]], *, n_jo
               parallel_backend: str | None = None, progress: bool = True, desc: str = "bounds",
               **solve_kwargs: Any) -> list[PointOutcome]:
     """Solve ``(problem, params)`` tasks, in parallel when ``n_jobs != 1``, with a progress bar."""
-    from tqdm.auto import tqdm
+    from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
     bar = tqdm(total=len(tasks), desc=desc, disable=not progress, leave=False)
     try:

@@ -220,7 +220,7 @@ class ExactLinearMultiplicity:
         y : array-like (n,)
             Binary labels (the larger label is the positive class).
         """
-        from tqdm.auto import tqdm
+        from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
         if not 0 <= self.epsilon <= 1:
             raise DataError(f"epsilon is a share of the training rows, in [0, 1]; got {self.epsilon}.")

@@ -246,7 +246,8 @@ class RashomonSet:
         """
         from joblib import Parallel, delayed, parallel_config
         from sklearn.model_selection import ParameterGrid, train_test_split
-        from tqdm.auto import tqdm
+
+        from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
         X, y = self._check(X, y)
         if X_held is None:
