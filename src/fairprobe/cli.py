@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 
 from fairprobe import __version__
+from fairprobe.cli_io import force_option, out_option
 from fairprobe.exceptions import FairprobeError, SolverError
 
 # exit 3; an infeasible program or a missing solver is a configuration error (exit 2)
@@ -27,13 +28,20 @@ SOLVER_ERRORS = (SolverError,)
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="fairprobe")
 @click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bars or informational lines (results and errors are still printed).")
 @click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
     """fairprobe: how far can you trust a fairness assessment?
 
     \b
     Example:
       fairprobe demo --out report
+      fairprobe --quiet sweep ... --out sweep-report   (for logs and scripts)
+
+    \b
+    Progress bars are drawn only on a terminal (FAIRPROBE_PROGRESS=1 forces them);
+    --quiet (or FAIRPROBE_QUIET=1) also silences informational lines.
 
     \b
     Exit codes:
@@ -45,6 +53,12 @@ def cli(ctx: click.Context, debug: bool) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
+    ctx.obj["quiet"] = quiet
+    if quiet:
+        from fairprobe.progress import _QUIET
+
+        token = _QUIET.set(True)
+        ctx.call_on_close(lambda: _QUIET.reset(token))  # in-process callers (tests) get their mode back
 
 
 @cli.command()
@@ -105,11 +119,12 @@ def solve(program_file: Path, backend: str, time_limit: float | None, as_json: b
 
 
 @cli.command()
-@click.option("--out", "out_dir", default="fairprobe-report", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="Report folder.")
+@out_option(default="fairprobe-report", show_default=True, help="Report folder.")
+@force_option
 @click.option("--quick", is_flag=True, help="A smaller run (used in tests).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the synthetic data.")
-@click.option("--jobs", type=int, default=None, help="Parallel workers (default 2; 1 with --quick).")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1),
+              help="Seed of the synthetic data.")
+@click.option("--jobs", type=click.IntRange(1), default=None, help="Parallel workers (default 2; 1 with --quick).")
 def demo(out_dir: Path, quick: bool, seed: int, jobs: int | None) -> None:
     """Run the whole tour on built-in synthetic data and write a report folder.
 
@@ -121,14 +136,23 @@ def demo(out_dir: Path, quick: bool, seed: int, jobs: int | None) -> None:
       fairprobe demo --out report --seed 1
     """
     from fairprobe.demo import run_demo
+    from fairprobe.progress import is_quiet
 
-    run_demo(out_dir, quick=quick, seed=seed, n_jobs=jobs, echo=click.echo)
+    run_demo(out_dir, quick=quick, seed=seed, n_jobs=jobs, echo=_demo_echo if is_quiet() else click.echo,
+             progress=not is_quiet())
+
+
+def _demo_echo(message: str) -> None:
+    """The demo's lines under --quiet: the findings and the report's path, not the step-by-step progress."""
+    if not message.strip() or message.startswith(("fairprobe demo:", "[")) or message.lstrip().startswith("done in"):
+        return
+    click.echo(message)
 
 
 @cli.command("report")
 @click.argument("folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder of the combined report.")
+@out_option(required=True, help="Folder of the combined report.")
+@force_option
 @click.option("--title", default="fairprobe audit report", show_default=True)
 def report_command(folders: tuple[Path, ...], out_dir: Path, title: str) -> None:
     """Combine saved reports (folders written with --out) into one HTML report.
@@ -138,11 +162,12 @@ def report_command(folders: tuple[Path, ...], out_dir: Path, title: str) -> None
       fairprobe sweep ... --out r1 && fairprobe riskscore ... --out r2
       fairprobe report r1 r2 --out audit --title "Credit model audit"
     """
+    from fairprobe.progress import info
     from fairprobe.report import combine_reports, load_report
 
     reports = [load_report(f) for f in folders]
     page = combine_reports(reports, title, command=" ".join(["fairprobe", *sys.argv[1:]])).write(out_dir)
-    click.echo(f"report of {len(reports)} parts written to {page.resolve()}")
+    info(f"report of {len(reports)} parts written to {page.resolve()}")
 
 
 def _add_builtin_commands() -> None:

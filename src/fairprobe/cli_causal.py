@@ -17,7 +17,7 @@ import click
 import numpy as np
 import pandas as pd
 
-from fairprobe.cli_io import save_plot
+from fairprobe.cli_io import PLOT_SUFFIXES, file_option, force_option, out_option, save_plot
 from fairprobe.exceptions import ConfigError, DataError
 
 __all__ = ["register"]
@@ -154,8 +154,8 @@ def common(f: Any) -> Any:
         click.option("--backend", default="scip", show_default=True, help="Solver backend."),
         click.option("--time-limit", type=float, default=None, help="Seconds per solve (bounds stay certified)."),
         click.option("--json", "as_json", is_flag=True, help="Print JSON."),
-        click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-                     help="Write a report folder (HTML, CSV, PNG; `fairprobe report` merges several)."),
+        out_option(),
+        force_option,
     ]
     for opt in reversed(options):
         f = opt(f)
@@ -191,10 +191,8 @@ def register(cli: click.Group) -> None:
     @click.option("--D", "d_grid", required=True, help="Values: start:stop:count (0:0.1:21) or a comma list.")
     @click.option("--parameter", default=None, help="Parameter swept when the bias has several.")
     @click.option("--jobs", "n_jobs", type=int, default=1, show_default=True, help="Parallel workers (-1 = all).")
-    @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                  help="Write the sensitivity plot (PNG/PDF/SVG).")
-    @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                  help="Write the table of bounds (CSV).")
+    @file_option("--plot", "plot_path", suffixes=PLOT_SUFFIXES, help="Write the sensitivity plot (PNG/PDF/SVG).")
+    @file_option("--csv", "csv_path", help="Write the table of bounds (CSV).")
     def sweep_cmd(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
                   group: int | None, params: tuple[str, ...], backend: str, time_limit: float | None,
                   as_json: bool, out_dir: Path | None, d_grid: str, parameter: str | None, n_jobs: int,

@@ -8,7 +8,20 @@ auditor can hand over:
 * ``figures/*.png`` and ``tables/*.csv``: the same figures and tables as files (``s<k>_`` names
   the section);
 * ``report.json``: the manifest (title, command, versions, sections) that :func:`load_report`
-  reads back, so ``fairprobe report A B --out C`` can merge saved reports into one page.
+  reads back, so ``fairprobe report A B --out C`` can merge saved reports into one page. It is
+  signed (``"generator": "fairprobe"``) so fairprobe can recognise its own folders.
+
+Writing a folder follows three rules (:func:`check_output_folder`, used by the API and by every
+command's ``--out`` before any work is done):
+
+* the folder name must not be empty and the folder must be creatable and writable;
+* a folder holding anything fairprobe did not write (e.g. a user's own ``index.html``) is
+  refused unless ``force=True`` (``--force``); forcing replaces only the report's own entries
+  (``index.html``, ``report.json``, ``figures/``, ``tables/``, ``summary.json``) and keeps the
+  user's other files;
+* a fairprobe report folder is replaced as a whole: the new report is written into a temporary
+  sibling folder and then moved into place, so no table or figure of an earlier report is left
+  beside the new ones, and a failure half-way leaves the previous report intact.
 
 Examples
 --------
@@ -28,9 +41,13 @@ import base64
 import datetime as _dt
 import html
 import json
+import os
 import platform
 import re
+import shutil
 import sys
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -38,9 +55,14 @@ from typing import Any
 
 import pandas as pd
 
-from fairprobe.exceptions import DataError
+from fairprobe.exceptions import ConfigError, DataError
 
-__all__ = ["Report", "Section", "combine_reports", "environment_versions", "load_report", "write_report"]
+__all__ = ["Report", "Section", "check_output_folder", "combine_reports", "environment_versions", "folder_kind",
+           "load_report", "write_report"]
+
+GENERATOR = "fairprobe"  # the signature in report.json that marks a folder fairprobe wrote
+REPORT_ENTRIES = frozenset({"index.html", "report.json", "figures", "tables", "summary.json"})
+_HARMLESS = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})  # written by file browsers, not by users
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:72em;margin:2em auto;padding:0 1em;
@@ -180,13 +202,27 @@ class Report:
         return sec
 
     # -- output -----------------------------------------------------------------------------------
-    def write(self, folder: str | Path) -> Path:
-        """Write ``index.html``, ``figures/``, ``tables/`` and ``report.json``; return the page's path."""
-        out = Path(folder)
+    def write(self, folder: str | Path, *, force: bool = False) -> Path:
+        """Write ``index.html``, ``figures/``, ``tables/`` and ``report.json``; return the page's path.
+
+        Parameters
+        ----------
+        folder : path
+            The report folder (created). A folder fairprobe wrote is replaced as a whole.
+        force : bool
+            Also write into a folder holding files fairprobe did not write (see the module
+            docstring); without it such a folder raises :class:`~fairprobe.exceptions.ConfigError`.
+        """
+        out = check_output_folder(folder, force=force)
+        _replace_folder(out, self._write_files, force=force)
+        return out / "index.html"
+
+    def _write_files(self, out: Path) -> None:
         (out / "figures").mkdir(parents=True, exist_ok=True)
         (out / "tables").mkdir(parents=True, exist_ok=True)
-        manifest: dict[str, Any] = {"title": self.title, "command": self.command, "summary": self.summary,
-                                    "versions": self.versions, "created": self.created, "sections": []}
+        manifest: dict[str, Any] = {"generator": GENERATOR, "title": self.title, "command": self.command,
+                                    "summary": self.summary, "versions": self.versions, "created": self.created,
+                                    "sections": []}
         used: dict[str, set[str]] = {"tables": set(), "figures": set()}
 
         def unique(stem: str, kind: str) -> str:
@@ -211,9 +247,7 @@ class Report:
                 entry["figures"].append({"name": f.name, "caption": f.caption, "file": f"figures/{stem}.png"})
             manifest["sections"].append(entry)
         (out / "report.json").write_text(json.dumps(manifest, indent=2))
-        page = out / "index.html"
-        page.write_text(self.to_html())
-        return page
+        (out / "index.html").write_text(self.to_html())
 
     def to_html(self) -> str:
         """The whole report as one self-contained HTML page."""
@@ -279,6 +313,157 @@ def _kv_table(items: dict[str, Any]) -> str:
     return f"<table class='kv'>{rows}</table>"
 
 
+# -- report folders ---------------------------------------------------------------------------------
+def _forced_by_command_line() -> bool:
+    """Whether the running ``fairprobe`` command was given ``--force`` (see :mod:`fairprobe.cli_io`)."""
+    if "click" not in sys.modules:
+        return False
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get("fairprobe.force"))
+
+
+def folder_kind(folder: str | Path) -> str:
+    """What a report folder holds: ``"absent"``, ``"empty"``, ``"fairprobe"`` or ``"foreign"``.
+
+    ``"fairprobe"`` means a signed ``report.json`` (or one of the unsigned format fairprobe wrote
+    before the signature) and no entry other than a report's own (``index.html``, ``report.json``,
+    ``figures/``, ``tables/``, ``summary.json``). Anything else in a non-empty folder is
+    ``"foreign"``: fairprobe did not write it.
+    """
+    path = Path(folder)
+    if not path.exists():
+        return "absent"
+    if not path.is_dir():
+        return "foreign"
+    names = {p.name for p in path.iterdir()} - _HARMLESS
+    if not names:
+        return "empty"
+    if not names <= REPORT_ENTRIES or "report.json" not in names:
+        return "foreign"
+    try:
+        manifest = json.loads((path / "report.json").read_text())
+    except (OSError, ValueError):
+        return "foreign"
+    if not isinstance(manifest, dict):
+        return "foreign"
+    legacy = {"title", "sections", "versions"} <= set(manifest) and "fairprobe" in (manifest.get("versions") or {})
+    return "fairprobe" if manifest.get("generator") == GENERATOR or legacy else "foreign"
+
+
+def _nearest_existing(path: Path) -> Path:
+    for parent in [path, *path.parents]:
+        if parent.exists():
+            return parent
+    return Path(path.anchor or ".")
+
+
+def check_output_folder(folder: str | Path | None, *, force: bool = False, option: str = "the report folder") -> Path:
+    """Check, before any work, that a report can be written to ``folder``; return it as an absolute path.
+
+    Parameters
+    ----------
+    folder : path
+        The report folder (it need not exist).
+    force : bool
+        Accept a folder holding files fairprobe did not write.
+    option : str
+        How the folder is named in messages (``"--out"`` on the command line).
+
+    Raises
+    ------
+    ConfigError
+        The name is empty; the path is a file or lies under a file; the folder (or the nearest
+        existing folder above it) is not writable; or the folder holds files fairprobe did not write
+        and ``force`` is false.
+    """
+    if folder is None or not str(folder).strip():
+        raise ConfigError(f"The name given for {option} is empty; give a folder name, e.g. {_example(option)}"
+                          " (it is created).")
+    force = force or _forced_by_command_line()
+    path = Path(os.path.abspath(Path(str(folder)).expanduser()))
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{option} {folder} is a file, not a folder; give the name of a new or empty folder.")
+    base = _nearest_existing(path)
+    if not base.is_dir():
+        raise ConfigError(f"Cannot create {option} {folder}: {base} is a file, not a folder; choose another path.")
+    for where in {base, base.parent} if base == path else {base}:
+        # the new report goes to a temporary sibling first, so the parent must be writable too
+        if not os.access(where, os.W_OK | os.X_OK):
+            raise ConfigError(f"Cannot write {option} {folder}: {where} is not writable; choose a folder you can "
+                              "write to.")
+    kind = folder_kind(path)
+    if kind == "foreign" and not force:
+        names = sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir() if p.name not in _HARMLESS)
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        raise ConfigError(f"{option} {folder} holds files fairprobe did not write ({shown}); choose a new or empty "
+                          "folder, or pass --force (force=True in Python) to write the report into it anyway "
+                          "(its index.html, report.json, figures/ and tables/ are replaced, other files are kept).")
+    return path
+
+
+def _example(option: str) -> str:
+    return f"{option} report" if option.startswith("--") else "'report'"
+
+
+def _move(src: Path, dst: Path) -> None:
+    try:
+        os.replace(src, dst)
+    except OSError:  # another file system (e.g. the folder is a mount point)
+        shutil.move(str(src), str(dst))
+
+
+def _replace_folder(out: Path, write: Callable[[Path], None], *, force: bool) -> None:
+    """Write a report with ``write(tmp)`` into a temporary sibling of ``out``, then move it into place.
+
+    An absent ``out`` is created by one rename. An existing one keeps its own inode (it may be the
+    current directory or a mount point): its entries are moved aside, the new ones moved in, and
+    the old ones deleted; a failure puts the old entries back. Only a report's own entries are
+    touched in a folder written into with ``force``.
+    """
+    parent = out.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.fairprobe-new-", dir=parent))
+    try:
+        write(tmp)
+        if not out.exists():
+            try:
+                os.rename(tmp, out)
+                return
+            except OSError:
+                if not out.is_dir():  # created meanwhile: fall through to the entry-wise replacement
+                    raise
+        kind = folder_kind(out)
+        if kind == "foreign" and not (force or _forced_by_command_line()):  # appeared since the check
+            check_output_folder(out, force=False)
+        new = [p.name for p in tmp.iterdir()]
+        old = [p for p in out.iterdir()
+               if kind != "foreign" or p.name in REPORT_ENTRIES or p.name in new]
+        trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.fairprobe-old-", dir=parent))
+        moved: list[str] = []
+        installed: list[str] = []
+        try:
+            for p in old:
+                _move(p, trash / p.name)
+                moved.append(p.name)
+            for name in new:
+                _move(tmp / name, out / name)
+                installed.append(name)
+        except OSError as exc:
+            for name in installed:  # put the previous report back
+                target = out / name
+                shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
+            for name in moved:
+                _move(trash / name, out / name)
+            raise ConfigError(f"Cannot write the report into {out}: {exc}; check the folder's permissions and free "
+                              "space.") from None
+        finally:
+            shutil.rmtree(trash, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def load_report(folder: str | Path) -> Report:
     """Read a report folder written by :meth:`Report.write` back into a :class:`Report`.
 
@@ -325,12 +510,15 @@ def combine_reports(reports: list[Report], title: str, command: str | None = Non
 
 def write_report(folder: str | Path, title: str, *, summary: str = "", text: str = "", section: str | None = None,
                  parameters: dict[str, Any] | None = None, figures: dict[str, Any] | None = None,
-                 tables: dict[str, pd.DataFrame] | None = None, command: str | None = None) -> Path:
+                 tables: dict[str, pd.DataFrame] | None = None, command: str | None = None,
+                 force: bool = False) -> Path:
     """A one-section report written to ``folder``; returns the HTML page's path.
 
     ``figures`` maps names to a matplotlib figure or axes, or to a function drawing one (called
-    here, so nothing is drawn for a report that is not written).
+    here, so nothing is drawn for a report that is not written). The folder is checked first
+    (:func:`check_output_folder`; ``force`` as in :meth:`Report.write`).
     """
+    check_output_folder(folder, force=force)  # before drawing anything
     import matplotlib
 
     matplotlib.use("Agg")
@@ -342,4 +530,4 @@ def write_report(folder: str | Path, title: str, *, summary: str = "", text: str
         sec.add_figure(name, fig() if callable(fig) else fig)
     for name, frame in (tables or {}).items():
         sec.add_table(name, frame)
-    return rep.write(folder)
+    return rep.write(folder, force=force)

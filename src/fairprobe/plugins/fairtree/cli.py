@@ -7,7 +7,15 @@ from pathlib import Path
 
 import click
 
-from fairprobe.cli_io import read_table, require_columns, save_plot
+from fairprobe.cli_io import (
+    PLOT_SUFFIXES,
+    file_option,
+    force_option,
+    out_option,
+    read_table,
+    require_columns,
+    save_plot,
+)
 from fairprobe.exceptions import DataError
 
 __all__ = ["fairtree_command"]
@@ -29,12 +37,10 @@ __all__ = ["fairtree_command"]
               show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--jobs", type=int, default=1, show_default=True, help="Parallel workers for permutation tests.")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the tree plot (PNG/PDF/SVG).")
-@click.option("--csv", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the splits table (CSV).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write a report folder (HTML, CSV, PNG; `fairprobe report` merges several).")
+@file_option("--plot", "plot_path", suffixes=PLOT_SUFFIXES, help="Write the tree plot (PNG/PDF/SVG).")
+@file_option("--csv", "out_path", help="Write the splits table (CSV).")
+@out_option()
+@force_option
 @click.option("--json", "as_json", is_flag=True, help="Print splits and leaves as JSON.")
 def fairtree_command(data_path: Path, target: str | None, prediction: str | None, residual: str | None,
                      covariates: str, test: str, alpha: float, min_node_size: int, max_depth: int | None,

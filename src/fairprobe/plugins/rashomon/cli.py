@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from fairprobe.cli_io import read_table, require_columns
+from fairprobe.cli_io import force_option, out_option, read_table, require_columns
 
 __all__ = ["multiplicity_command"]
 
@@ -40,8 +40,8 @@ MODELS = {
 @click.option("--threshold", type=float, default=0.2, show_default=True, help="Flag rows above this conflict ratio.")
 @click.option("--jobs", type=int, default=1, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write the report folder.")
+@out_option(help="Write the report folder.")
+@force_option
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def multiplicity_command(data_path: Path, target: str, model: str, n_models: int, epsilon: float, subsample: float,
                          dataset_multiplicity: str, feature_subsample: float | None, feature_noise: float | None,
