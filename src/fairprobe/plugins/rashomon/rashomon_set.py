@@ -360,11 +360,13 @@ class RashomonSet:
 
         return plot_conflict_scatter(X, self.predict_matrix(X), features, ax=ax)
 
-    def report(self, X: Any, path: str, threshold: float = 0.2) -> str:
+    def report(self, X: Any, path: str, threshold: float = 0.2, *, force: bool = False) -> str:
         """Write the individual report, the convergence table and the plots for ``X`` as a report folder.
 
         The folder has the shared format of :mod:`fairprobe.report` (``index.html``, CSV tables, PNG
-        figures, ``report.json``); returns the HTML page's path.
+        figures, ``report.json``) and follows its rules: a folder holding files fairprobe did not write
+        is refused unless ``force``, an earlier report in it is replaced as a whole. Returns the HTML
+        page's path.
         """
         from fairprobe.plugins.rashomon.plots import plot_ambiguity_curves, plot_conflict_histogram
         from fairprobe.report import write_report
@@ -388,7 +390,7 @@ class RashomonSet:
                      "ambiguity curve": lambda: plot_ambiguity_curves({"Rashomon set": P})},
             tables={"individual report": table,
                     "most contested rows": table.sort_values("conflict_ratio", ascending=False).head(50).round(3),
-                    "convergence": _convergence(P)})
+                    "convergence": _convergence(P)}, force=force)
         return str(page)
 
 
