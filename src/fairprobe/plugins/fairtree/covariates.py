@@ -1,9 +1,14 @@
-"""Covariate handling for FairTree: continuous, ordinal, binary and unordered categorical.
+"""Covariate handling for FairTree: continuous, ordinal, datetime, binary and unordered categorical.
 
 * numeric and boolean columns are ordered by value (continuous/ordinal);
 * an ordered ``pandas.Categorical`` keeps its category order (ordinal);
+* datetime, timedelta and period columns, and text columns whose every value is a year-first
+  date or timestamp (``2021-03-04``, ``2021/03/04 17:05:11``, ISO 8601 with a time zone), are
+  ordered by time (``"datetime"``): a timestamp read as text is an order, not a set of unrelated
+  labels;
 * other columns (strings, unordered categoricals) are nominal; with more than two levels their
-  order is learnt per node (see the split tests).
+  order is learnt per node (see the split tests), and levels with fewer than ``min_level_size``
+  rows in a node are pooled there (see :class:`~fairprobe.plugins.fairtree.tree.FairTree`).
 
 Missing values are an error: FairTree splits on observed covariate values only; drop or impute
 the rows, or encode "missing" as its own category.
@@ -11,6 +16,7 @@ the rows, or encode "missing" as its own category.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,15 +27,27 @@ from fairprobe.exceptions import DataError
 
 __all__ = ["Covariate", "prepare_covariates"]
 
+# year-first dates and timestamps; day/month-first text is ambiguous (01/02/2020), so it stays nominal
+_DATE_TEXT = re.compile(
+    r"^\s*\d{4}[-/.]\d{1,2}([-/.]\d{1,2})?"
+    r"([ T]\d{1,2}:\d{2}(:\d{2}([.,]\d+)?)?)?\s*(Z|UTC|[+-]\d{2}(:?\d{2})?)?\s*$",
+    re.IGNORECASE,
+)
+
 
 @dataclass
 class Covariate:
     """One covariate: its kind and a numeric key per row (value, or category code)."""
 
     name: str
-    kind: str  # "continuous", "ordinal" or "nominal"
+    kind: str  # "continuous", "ordinal", "datetime" or "nominal"
     key: np.ndarray
     categories: list[Any] = field(default_factory=list)
+
+    @property
+    def ordered(self) -> bool:
+        """Whether splits follow a fixed order of the values (everything except nominal)."""
+        return self.kind != "nominal"
 
     def describe_left(self, threshold: float | None, left_codes: list[int] | None) -> tuple[str, str]:
         """Readable conditions of the left and right child."""
@@ -38,22 +56,50 @@ class Covariate:
             right = [c for c in self.categories if c not in left]
             return (f"{self.name} in {{{', '.join(map(str, left))}}}",
                     f"{self.name} in {{{', '.join(map(str, right))}}}")
-        if self.kind == "ordinal" and self.categories:
+        if self.kind in ("ordinal", "datetime") and self.categories:
             cut = self.categories[int(threshold)]
             return f"{self.name} <= {cut}", f"{self.name} > {cut}"
         return f"{self.name} <= {threshold:g}", f"{self.name} > {threshold:g}"
+
+
+def _ordered_codes(name: str, values: pd.Series) -> Covariate:
+    """An ordered covariate keyed by the rank of its distinct values (exact for int64 timestamps)."""
+    codes, uniques = pd.factorize(values, sort=True)
+    return Covariate(name, "datetime", codes.astype(float), list(uniques))
+
+
+def _datetime_text(col: pd.Series) -> pd.Series | None:
+    """``col`` parsed as timestamps when every distinct value is a year-first date, else ``None``."""
+    uniques = pd.unique(col.to_numpy(dtype=object))
+    if not all(isinstance(v, str) and _DATE_TEXT.match(v) for v in uniques):
+        return None
+    for utc in (False, True):  # mixed time-zone offsets need a common (UTC) clock
+        try:
+            return pd.to_datetime(col, format="mixed", utc=utc)
+        except (ValueError, TypeError, OverflowError):
+            continue
+    return None
 
 
 def prepare_covariates(X: pd.DataFrame | np.ndarray) -> list[Covariate]:
     """Covariates from a data frame (or a 2-D array, all continuous)."""
     if isinstance(X, np.ndarray):
         if X.ndim != 2:
-            raise DataError(f"Covariates must be 2-D (rows x covariates); got shape {X.shape}.")
+            raise DataError(f"Covariates must be 2-D (rows x covariates); got shape {X.shape}. Pass a DataFrame "
+                            "or reshape a single covariate with x.reshape(-1, 1).")
+        if X.dtype.kind not in "biuf":
+            raise DataError(f"A covariate array must be numeric; got dtype {X.dtype}. Pass a DataFrame to audit "
+                            "along text, categorical or datetime covariates.")
         X = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
     if not isinstance(X, pd.DataFrame):
-        raise DataError(f"Covariates must be a pandas DataFrame or a 2-D array; got {type(X).__name__}.")
+        raise DataError(f"Covariates must be a pandas DataFrame or a 2-D array; got {type(X).__name__}. "
+                        "Wrap them with pd.DataFrame(...).")
     if X.shape[1] == 0:
-        raise DataError("No covariates given: FairTree needs at least one column to split on.")
+        raise DataError("No covariates given: FairTree needs at least one column to split on; pass the columns "
+                        "to audit along.")
+    dupes = sorted({str(c) for c in X.columns[X.columns.duplicated()]})
+    if dupes:
+        raise DataError(f"Covariate column(s) {dupes} appear more than once; drop or rename the duplicates.")
     out = []
     for name in X.columns:
         col = X[name]
@@ -67,8 +113,18 @@ def prepare_covariates(X: pd.DataFrame | np.ndarray) -> list[Covariate]:
             cats = list(col.cat.categories)
             kind = "ordinal" if col.cat.ordered else "nominal"
             out.append(Covariate(str(name), kind, col.cat.codes.to_numpy().astype(float), cats))
+        elif (pd.api.types.is_datetime64_any_dtype(col) or pd.api.types.is_timedelta64_dtype(col)
+              or isinstance(col.dtype, pd.PeriodDtype)):
+            out.append(_ordered_codes(str(name), col))
         elif pd.api.types.is_bool_dtype(col) or pd.api.types.is_numeric_dtype(col):
-            out.append(Covariate(str(name), "continuous", col.to_numpy(dtype=float)))
+            if pd.api.types.is_complex_dtype(col):
+                raise DataError(f"Covariate {name!r} holds complex numbers; pass its real part or a modulus.")
+            key = col.to_numpy(dtype=float)
+            if not np.all(np.isfinite(key)):
+                raise DataError(f"Covariate {name!r} has infinite values; drop those rows or cap the values.")
+            out.append(Covariate(str(name), "continuous", key))
+        elif (stamps := _datetime_text(col)) is not None:
+            out.append(_ordered_codes(str(name), stamps))
         else:
             codes, uniques = pd.factorize(col, sort=False)
             order = sorted(range(len(uniques)), key=lambda i: str(uniques[i]))  # categories by name

@@ -32,6 +32,42 @@ LOSSES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 }
 
 
+def _check_int(name: str, value: Any, lowest: int, hint: str) -> int:
+    """``value`` as an int >= ``lowest`` (whole floats accepted), else a ConfigError."""
+    ok = isinstance(value, int | np.integer | float | np.floating) and not isinstance(value, bool)
+    if ok and isinstance(value, float | np.floating):
+        ok = bool(np.isfinite(value)) and float(value).is_integer()
+    if not ok or int(value) < lowest:
+        raise ConfigError(f"{name} must be an integer >= {lowest} ({hint}); got {value!r}.")
+    return int(value)
+
+
+def _numeric(name: str, values: Any, n: int) -> np.ndarray:
+    """One finite number per row, or a DataError naming ``name`` and what to do."""
+    arr = np.asarray(values.to_numpy() if isinstance(values, pd.Series | pd.DataFrame) else values)
+    if arr.ndim > 1 and sum(d > 1 for d in arr.shape) > 1:
+        raise DataError(f"{name} must be one value per row; got shape {arr.shape}. Pass a single column.")
+    arr = arr.ravel()
+    text = [v for v in arr[:10_000].tolist() if isinstance(v, str | bytes)] if arr.dtype.kind in "OUS" else []
+    if text:
+        examples = list(dict.fromkeys(text))[:3]
+        raise DataError(f"{name} holds text values such as {examples}; FairTree needs numbers. Recode labels to 0/1 "
+                        f"(e.g. y == {examples[0]!r}) or convert the column with pd.to_numeric.")
+    if arr.dtype.kind in "mMc":
+        raise DataError(f"{name} has dtype {arr.dtype}; FairTree needs real numbers. Convert it first.")
+    try:
+        arr = arr.astype(float)
+    except (TypeError, ValueError):
+        raise DataError(f"{name} holds values that are not numbers; convert the column with pd.to_numeric.") from None
+    if arr.size != n:
+        raise DataError(f"The covariates have {n} rows but {name} has {arr.size}; pass one value per covariate row.")
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        raise DataError(f"{name} has {bad.size} NaN or infinite value(s) (rows {bad[:5].tolist()}"
+                        f"{', ...' if bad.size > 5 else ''}); drop those rows (FairTree cannot audit them).")
+    return arr
+
+
 @dataclass
 class Node:
     """A node of the fitted tree (statistics of its rows; split when it has children)."""
@@ -66,6 +102,12 @@ class FairTree:
         Significance level per node (Bonferroni-adjusted over covariates).
     min_node_size : int
         Smallest child a split may create.
+    min_level_size : int
+        Rarest level of an unordered covariate that is ordered on its own in a node: levels with
+        fewer rows there are pooled into one level. A level too rare to order by its mean
+        (an identifier, a timestamp read as text) would make the split search pick sets of rows
+        by their residuals, and the children would then test that selection rather than the
+        model; a covariate whose every level is rarer (identifier-like) is not tested.
     max_depth : int, optional
         Deepest split level (``None``: until nothing is significant).
     n_permutations : int
@@ -99,31 +141,47 @@ class FairTree:
     def __init__(self, *, test: str = "fluctuation", alpha: float = 0.05, min_node_size: int = 10,
                  max_depth: int | None = None, n_permutations: int = 5000, loss: str | Callable = "squared",
                  decision: str = "min_of_two", random_state: int | np.random.Generator | None = None,
-                 n_jobs: int | None = None) -> None:
+                 n_jobs: int | None = None, min_level_size: int = 10) -> None:
         self.test = test
         self.alpha = alpha
         self.min_node_size = min_node_size
+        self.min_level_size = min_level_size
         self.max_depth = max_depth
         self.n_permutations = n_permutations
         self.loss = loss
         self.decision = decision
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self._check_params()  # fail at construction, not after a long fit
 
     # -- fitting ------------------------------------------------------------------------------
     def _check_params(self) -> None:
-        if self.test not in ("fluctuation", "permutation"):
+        if not isinstance(self.test, str) or self.test not in ("fluctuation", "permutation"):
             raise ConfigError(f"test must be 'fluctuation' or 'permutation'; got {self.test!r}.")
-        if not 0 < self.alpha < 1:
-            raise ConfigError(f"alpha must be in (0, 1); got {self.alpha}.")
-        if int(self.min_node_size) < 1:
-            raise ConfigError(f"min_node_size must be >= 1; got {self.min_node_size}.")
-        if self.decision not in ("min_of_two", "bias_only"):
+        alpha = self.alpha
+        if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.integer | np.floating) \
+                or not 0 < float(alpha) < 1:
+            raise ConfigError(f"alpha must be a number in (0, 1), e.g. alpha=0.05; got {alpha!r}.")
+        _check_int("min_node_size", self.min_node_size, 1, "e.g. min_node_size=10")
+        _check_int("min_level_size", self.min_level_size, 1, "e.g. min_level_size=10")
+        _check_int("n_permutations", self.n_permutations, 1, "e.g. n_permutations=999")
+        if self.max_depth is not None:
+            _check_int("max_depth", self.max_depth, 0, "or None for no limit")
+        if self.n_jobs is not None and (_check_int("n_jobs", self.n_jobs, -1, "e.g. n_jobs=2") == 0):
+            raise ConfigError("n_jobs=0 runs no worker; use n_jobs=1 (one process), 2, or -1 (two processes).")
+        if not isinstance(self.decision, str) or self.decision not in ("min_of_two", "bias_only"):
             raise ConfigError(f"decision must be 'min_of_two' or 'bias_only'; got {self.decision!r}.")
-        if self.test == "permutation" and int(self.n_permutations) < 1:
-            raise ConfigError("n_permutations must be >= 1.")
-        if isinstance(self.loss, str) and self.loss not in LOSSES:
+        if not callable(self.loss) and (not isinstance(self.loss, str) or self.loss not in LOSSES):
             raise ConfigError(f"Unknown loss {self.loss!r}; choose from {sorted(LOSSES)} or pass a callable.")
+        rs = self.random_state
+        if rs is not None and not isinstance(rs, np.random.Generator):
+            try:
+                if isinstance(rs, bool | float | str):
+                    raise TypeError
+                np.random.default_rng(rs)
+            except (TypeError, ValueError):
+                raise ConfigError(f"random_state must be None, a non-negative integer or a numpy Generator; "
+                                  f"got {rs!r}. Pass e.g. random_state=0.") from None
 
     def fit(self, X: pd.DataFrame | np.ndarray, y_true: Any = None, y_pred: Any = None, *,
             residuals: Any = None, loss_values: Any = None) -> FairTree:
@@ -147,35 +205,47 @@ class FairTree:
         self._check_params()
         self.covariates_ = prepare_covariates(X)
         n = len(self.covariates_[0].key)
+        if residuals is not None and (y_true is not None or y_pred is not None):
+            raise DataError("Give either residuals= or y_true and y_pred, not both (residuals would silently win).")
         if residuals is not None:
-            r = np.asarray(residuals, dtype=float).ravel()
+            r = _numeric("residuals", residuals, n)
             y = p = None
         else:
             if y_true is None or y_pred is None:
-                raise DataError("Give y_true and y_pred, or residuals=.")
-            y = np.asarray(y_true, dtype=float).ravel()
-            p = np.asarray(y_pred, dtype=float).ravel()
-            if y.shape != p.shape:
-                raise DataError(f"y_true has {y.size} rows but y_pred has {p.size}.")
+                raise DataError("Give y_true and y_pred, or residuals=; FairTree audits prediction - observed.")
+            y = _numeric("y_true", y_true, n)
+            p = _numeric("y_pred", y_pred, n)
             r = p - y
-        if r.size != n:
-            raise DataError(f"The covariates have {n} rows but the residuals/predictions have {r.size}.")
-        if not np.all(np.isfinite(r)):
-            raise DataError("Residuals contain NaN or infinite values; drop those rows first.")
+        min_rows = 2 * int(self.min_node_size)
+        if n < min_rows:
+            raise DataError(f"FairTree got {n} row(s), but one split needs at least 2 x min_node_size = {min_rows} "
+                            f"rows, so nothing could be tested; supply more rows or lower min_node_size "
+                            f"(now {self.min_node_size}).")
         if loss_values is not None:
-            L = np.asarray(loss_values, dtype=float).ravel()
+            L = _numeric("loss_values", loss_values, n)
         elif callable(self.loss):
             if y is None:
-                raise DataError("A callable loss needs y_true and y_pred.")
-            L = np.asarray(self.loss(y, p), dtype=float).ravel()
+                raise DataError("A callable loss needs y_true and y_pred, not residuals=; pass them instead.")
+            try:
+                L = np.asarray(self.loss(y, p), dtype=float).ravel()
+            except (TypeError, ValueError) as exc:
+                raise DataError(f"The loss callable failed or returned non-numbers ({exc}); it must map "
+                                "(y_true, y_pred) arrays to one finite number per row.") from None
         elif self.loss == "squared" or y is None:
             if y is None and self.loss != "squared":
-                raise DataError(f"loss={self.loss!r} needs y_true and y_pred, not residuals.")
+                raise DataError(f"loss={self.loss!r} needs y_true and y_pred, not residuals=; pass them instead.")
             L = r**2
         else:
+            if self.loss == "log":
+                for label, v in (("y_true", y), ("y_pred", p)):
+                    if v.min() < 0 or v.max() > 1:
+                        raise DataError(f"loss='log' needs {label} in [0, 1] (labels 0/1 and probabilities); "
+                                        f"got values in [{v.min():g}, {v.max():g}]. Rescale it or use "
+                                        "loss='squared'.")
             L = LOSSES[self.loss](y, p)
         if L.size != n or not np.all(np.isfinite(L)):
-            raise DataError("The per-row loss must be finite with one value per row.")
+            raise DataError(f"The per-row loss must be finite with one value per row ({n}); got {L.size} value(s), "
+                            f"{int((~np.isfinite(L)).sum()) if L.size == n else 'some'} not finite. Fix the loss.")
         self.residuals_, self.loss_values_ = r, L
         self._rng = np.random.default_rng(self.random_state)
         self.nodes_: list[Node] = []
@@ -238,8 +308,36 @@ class FairTree:
         return "both"
 
     # -- tests ---------------------------------------------------------------------------------
+    def _levels(self, cov: Covariate, idx: np.ndarray) -> tuple[np.ndarray, list[list[int]], str]:
+        """Level codes of a nominal covariate in a node, with levels rarer than ``min_level_size`` pooled.
+
+        Returns (code per row, original category codes of each level, note). A level seen in a
+        handful of rows cannot be placed in an order by its mean, and one seen once can only be
+        placed by its own residual: the split would select rows by their residuals and the
+        children would test that selection. Pooled, such levels are one level (and an
+        identifier-like covariate, all of whose levels are rare, one constant level).
+        """
+        cats, codes, counts = np.unique(cov.key[idx], return_inverse=True, return_counts=True)
+        rare = counts < int(self.min_level_size)
+        if rare.sum() < 2:
+            return codes, [[int(c)] for c in cats], ""
+        keep = np.flatnonzero(~rare)
+        new = np.empty(cats.size, dtype=np.int64)
+        new[keep] = np.arange(keep.size)
+        new[rare] = keep.size
+        groups = [[int(cats[k])] for k in keep] + [[int(c) for c in cats[rare]]]
+        if keep.size == 0:
+            note = (f"identifier-like: all {cats.size} levels have fewer than {self.min_level_size} rows here; "
+                    "pooled into one, nothing to test")
+        else:
+            note = f"{int(rare.sum())} levels with fewer than {self.min_level_size} rows pooled into one"
+        return new[codes], groups, note
+
     def _test_node(self, idx: np.ndarray) -> pd.DataFrame:
-        testable = [j for j, c in enumerate(self.covariates_) if np.unique(c.key[idx]).size > 1]
+        levels = {j: self._levels(c, idx) for j, c in enumerate(self.covariates_) if c.kind == "nominal"}
+        testable = [j for j, c in enumerate(self.covariates_)
+                    if (len(levels[j][1]) if j in levels else np.unique(c.key[idx]).size) > 1]
+        self._node_levels = levels
         m = max(len(testable), 1)
         rows = []
         if self.test == "permutation":
@@ -258,9 +356,10 @@ class FairTree:
                 rows.append(res)
         for j, c in enumerate(self.covariates_):
             if j not in testable:
+                note = levels[j][2] if j in levels and levels[j][2] else "constant in this node"
                 rows.append({"covariate": c.name, "covariate_index": j, "statistic": 0.0, "p_value": 1.0,
                              "adjusted_p_value": 1.0, "p_bias": 1.0, "p_var": 1.0, "splittable": False,
-                             "threshold": np.nan, "left_codes": None, "note": "constant in this node"})
+                             "threshold": np.nan, "left_codes": None, "note": note})
         cols = ["covariate", "covariate_index", "statistic", "p_value", "adjusted_p_value", "p_bias", "p_var",
                 "splittable", "threshold", "left_codes", "note"]
         return pd.DataFrame(rows)[cols].sort_values("covariate_index").reset_index(drop=True)
@@ -274,25 +373,35 @@ class FairTree:
 
     def _fluctuation_one(self, j: int, idx: np.ndarray, bias_level: float) -> dict[str, Any]:
         cov: Covariate = self.covariates_[j]
-        key = cov.key[idx]
         r = self.residuals_[idx]
-        note = ""
-        if cov.kind == "nominal" and np.unique(key).size > 2:
+        note, groups = "", None
+        if cov.kind == "nominal":
+            key, groups, note = self._node_levels[j]  # level codes 0..g-1, rare levels pooled
+            key = key.astype(float)
+        else:
+            key = cov.key[idx]
+        if groups is not None and len(groups) > 2:
             # order categories by mean residual on a random half, test on the other half
             perm = self._rng.permutation(idx.size)
             order_half, test_half = perm[: idx.size // 2], perm[idx.size // 2:]
-            cats, codes = np.unique(key, return_inverse=True)
+            g = len(groups)
+            codes = key.astype(np.int64)
             base = r[order_half].mean() if order_half.size else 0.0
-            sums = np.bincount(codes[order_half], weights=r[order_half], minlength=cats.size)
-            counts = np.bincount(codes[order_half], minlength=cats.size)
+            sums = np.bincount(codes[order_half], weights=r[order_half], minlength=g)
+            counts = np.bincount(codes[order_half], minlength=g)
             means = np.where(counts > 0, sums / np.maximum(counts, 1), base)  # unseen categories: the mean
-            rank = np.empty(cats.size)
-            rank[np.argsort(means, kind="stable")] = np.arange(cats.size)
+            if (counts == 0).any():  # break their ties at random, not by name: a name order is no order
+                ranked = np.lexsort((self._rng.random(g), means))
+            else:
+                ranked = np.argsort(means, kind="stable")
+            rank = np.empty(g)
+            rank[ranked] = np.arange(g)
             node_key = rank[codes]
             test_rows = test_half
-            note = "categories ordered by mean residual on a random half, tested on the other half"
+            note = "; ".join(filter(None, [note, "categories ordered by mean residual on a random half, "
+                                                 "tested on the other half"]))
         else:
-            node_key, test_rows, cats = key, np.arange(idx.size), None
+            node_key, test_rows, rank = key, np.arange(idx.size), None
         test_key = node_key[test_rows]
         order = np.argsort(test_key, kind="stable")
         res = fluctuation_test(r[test_rows][order], bias_level)
@@ -310,11 +419,10 @@ class FairTree:
         height = np.abs(proc[np.clip(pos - 1, 0, proc.size - 1)]) if proc.size else np.zeros(pos.size)
         choice = int(np.lexsort((-height, np.abs(pos - res.break_position)))[0])
         u = float(values[choice])
-        if cats is not None:
-            left_codes = [int(c) for c, rk in zip(cats, rank, strict=True) if rk <= u]
+        if groups is not None:  # nominal: the levels left of the boundary, as original category codes
+            on_left = rank <= u if rank is not None else np.arange(len(groups)) <= u
+            left_codes = sorted(c for grp, left in zip(groups, on_left, strict=True) if left for c in grp)
             return {**out, "splittable": True, "threshold": np.nan, "left_codes": left_codes}
-        if cov.kind == "nominal":  # two levels
-            return {**out, "splittable": True, "threshold": np.nan, "left_codes": [int(u)]}
         return {**out, "splittable": True, "threshold": u, "left_codes": None}
 
     def _permutation_node(self, idx: np.ndarray, testable: list[int]) -> list[dict[str, Any]]:
@@ -323,27 +431,34 @@ class FairTree:
         specs, meta = [], []
         for j in testable:
             cov: Covariate = self.covariates_[j]
-            values, codes = np.unique(cov.key[idx], return_inverse=True)
-            nominal = cov.kind == "nominal" and values.size > 2
-            specs.append(PermutationSpec(codes, values.size, nominal, self.min_node_size))
-            meta.append((j, cov, values, codes, nominal))
+            if cov.kind == "nominal":
+                codes, groups, note = self._node_levels[j]  # rare levels pooled
+                n_levels = len(groups)
+            else:
+                values, codes = np.unique(cov.key[idx], return_inverse=True)
+                groups, note, n_levels = None, "", values.size
+            nominal = groups is not None and n_levels > 2
+            specs.append(PermutationSpec(codes, n_levels, nominal, self.min_node_size))
+            meta.append((j, cov, values if groups is None else None, codes, groups, nominal, note))
         results = permutation_node_test(L, specs, self.n_permutations, self._rng, n_jobs=self.n_jobs)
         out = []
-        for (j, cov, values, codes, nominal), (stat, best, p) in zip(meta, results, strict=True):
+        for (j, cov, values, codes, groups, nominal, note), (stat, best, p) in zip(meta, results, strict=True):
             row: dict[str, Any] = {"covariate": cov.name, "covariate_index": j, "statistic": stat, "p_value": p,
-                                   "p_bias": np.nan, "p_var": np.nan, "note": "", "threshold": np.nan,
+                                   "p_bias": np.nan, "p_var": np.nan, "note": note, "threshold": np.nan,
                                    "left_codes": None, "splittable": best >= 0}
+            extra = ""
             if best < 0:
-                row["note"] = f"no split leaves {self.min_node_size} rows per child"
+                extra = f"no split leaves {self.min_node_size} rows per child"
             elif nominal:
-                sums = np.bincount(codes, weights=L, minlength=values.size)
-                order = np.argsort(sums / np.bincount(codes, minlength=values.size), kind="stable")
-                row["left_codes"] = [int(values[c]) for c in order[: best + 1]]
-                row["note"] = "categories in CART order (by mean loss), re-ordered per permutation"
-            elif cov.kind == "nominal":
-                row["left_codes"] = [int(values[best])]
+                sums = np.bincount(codes, weights=L, minlength=len(groups))
+                order = np.argsort(sums / np.bincount(codes, minlength=len(groups)), kind="stable")
+                row["left_codes"] = sorted(c for g in order[: best + 1] for c in groups[g])
+                extra = "categories in CART order (by mean loss), re-ordered per permutation"
+            elif groups is not None:  # two levels
+                row["left_codes"] = sorted(groups[best])
             else:
                 row["threshold"] = float(values[best])
+            row["note"] = "; ".join(filter(None, [note, extra]))
             out.append(row)
         return out
 
@@ -402,6 +517,10 @@ class FairTree:
         root = self.nodes_[0]
         lines = [f"FairTree ({self.test} test, alpha={self.alpha}, min_node_size={self.min_node_size}): "
                  f"{root.n} rows, bias {root.bias:+.4f}, variance {root.variance:.4f}, MSE {root.mse:.4f}"]
+        if not root.tests.empty:  # say which covariates could not be tested at all (e.g. identifiers)
+            for t in root.tests.itertuples():
+                if not t.splittable and str(t.note).startswith("identifier-like"):
+                    lines.append(f"not tested: {t.covariate!r} ({t.note}); group its values or drop it")
         splits = self.splits_
         if splits.empty:
             lines.append("no significant performance differences along any covariate")
