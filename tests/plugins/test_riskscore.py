@@ -143,7 +143,7 @@ def test_audit_bad_input_and_small_groups() -> None:
         RiskScoreAudit(sensitive_features=["one"], progress=False).fit(y, r, frame.assign(one="x"))
     with pytest.raises(fp.DataError, match="not columns"):
         RiskScoreAudit(sensitive_features=["nope"], progress=False).fit(y, r, frame)
-    with pytest.warns(RuntimeWarning, match="fewer than min_group_size"):
+    with pytest.raises(fp.DataError, match=r"No group reaches min_group_size=1000.*lower min_group_size"):
         RiskScoreAudit(sensitive_features=["sex"], min_group_size=1000, n_bootstrap=5,
                        progress=False).fit(y, r, frame)
     with pytest.raises(fp.ConfigError, match="Unknown metric"):

@@ -24,7 +24,7 @@ import pandas as pd
 
 from fairprobe.exceptions import ConfigError, DataError
 from fairprobe.plugins.riskscore.bootstrap import bootstrap_group
-from fairprobe.plugins.riskscore.calibration import check_scores, drmsce
+from fairprobe.plugins.riskscore.calibration import as_outcomes, check_scores, drmsce
 from fairprobe.plugins.riskscore.discrimination import auprg, auroc, calibration_intercept_slope
 
 __all__ = ["RiskScoreAudit"]
@@ -91,7 +91,17 @@ class RiskScoreAudit:
     n_jobs : int, optional
         Processes for the per-group bootstraps.
     progress : bool
-        Show a progress bar.
+        Show a progress bar (only ever drawn on a terminal; see :mod:`fairprobe.progress`).
+    positive_label : optional
+        The value of the outcome that means 1 (e.g. ``"yes"``); every other value means 0. Without
+        it the outcomes must already be 0/1 (or booleans): text labels are an error rather than a
+        guessed mapping.
+
+    Raises
+    ------
+    ConfigError
+        An option out of range (``n_bootstrap`` < 1, ``min_group_size`` < 1, ``ci`` outside
+        (0, 1), an unknown metric, ...), here or in :meth:`fit`.
 
     Examples
     --------
@@ -110,7 +120,7 @@ class RiskScoreAudit:
     def __init__(self, *, sensitive_features: list[str], max_intersections: int = 3, min_group_size: int = 100,
                  n_bootstrap: int = 200, metrics: tuple[str, ...] = KNOWN_METRICS, ci: float = 0.95,
                  auprg_below: float = 0.2, max_levels: int = 10, random_state: int | None = None,
-                 n_jobs: int | None = None, progress: bool = True) -> None:
+                 n_jobs: int | None = None, progress: bool = True, positive_label: Any = None) -> None:
         self.sensitive_features = sensitive_features
         self.max_intersections = max_intersections
         self.min_group_size = min_group_size
@@ -122,17 +132,57 @@ class RiskScoreAudit:
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.progress = progress
+        self.positive_label = positive_label
+        self._check_options()
+
+    def _check_options(self) -> None:
+        """Raise a ``ConfigError`` naming the first option out of range (the fix is in the message)."""
+        def whole(name: str, value: Any, low: int, hint: str = "") -> None:
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+                raise ConfigError(f"{name} must be at least {low} (a whole number); got {value!r}.{hint}")
+
+        feats = self.sensitive_features
+        if isinstance(feats, str) or not isinstance(feats, list | tuple) or not feats:
+            raise ConfigError(f"sensitive_features must be a non-empty list of column names, e.g. ['sex']; got "
+                              f"{feats!r}.")
+        if len(set(map(str, feats))) < len(feats):
+            raise ConfigError(f"sensitive_features lists a column twice: {list(feats)}; list each once.")
+        whole("max_intersections", self.max_intersections, 1, " Use 1 for single attributes.")
+        whole("min_group_size", self.min_group_size, 1)
+        whole("n_bootstrap", self.n_bootstrap, 1, " Use at least 200 resamples for 95% intervals.")
+        whole("max_levels", self.max_levels, 2)
+        metrics = self.metrics
+        if isinstance(metrics, str) or not isinstance(metrics, list | tuple) or not metrics:
+            raise ConfigError(f"metrics must be a non-empty tuple of metric names, e.g. ('drmsce',); got {metrics!r}.")
+        unknown = [m for m in metrics if m not in KNOWN_METRICS + OPTIONAL_METRICS]
+        if unknown:
+            raise ConfigError(f"Unknown metric(s) {unknown}; choose from {KNOWN_METRICS + OPTIONAL_METRICS}.")
+        if len(set(metrics)) < len(metrics):
+            raise ConfigError(f"metrics lists a metric twice: {list(metrics)}; list each once.")
+        for name in ("ci", "auprg_below"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not np.isfinite(value):
+                raise ConfigError(f"{name} must be a number; got {value!r}.")
+        if not 0 < self.ci < 1:
+            raise ConfigError(f"ci must be in (0, 1), e.g. 0.95; got {self.ci}.")
+        if not 0 <= self.auprg_below <= 1:
+            raise ConfigError(f"auprg_below is a base rate in [0, 1]; got {self.auprg_below}.")
+        if self.random_state is not None:
+            whole("random_state", self.random_state, 0, " Pass None or a seed >= 0.")
+        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, int | np.integer)
+                                        or self.n_jobs == 0):
+            raise ConfigError(f"n_jobs must be None, a positive number of processes or -1 (all cores); got "
+                              f"{self.n_jobs!r}.")
 
     # -- groups ---------------------------------------------------------------------------------
     def _attributes(self, frame: pd.DataFrame) -> pd.DataFrame:
-        if isinstance(self.sensitive_features, str) or not list(self.sensitive_features):
-            raise ConfigError("sensitive_features must be a non-empty list of column names.")
-        if int(self.max_intersections) < 1:
-            raise ConfigError(
-                f"max_intersections must be at least 1 (single attributes); got {self.max_intersections}.")
         missing = [c for c in self.sensitive_features if c not in frame.columns]
         if missing:
-            raise DataError(f"Sensitive feature(s) {missing} are not columns of the frame: {list(frame.columns)}.")
+            raise DataError(f"Sensitive feature(s) {missing} are not columns of the frame: {list(frame.columns)}; "
+                            "fix sensitive_features or the frame.")
+        dupes = sorted({str(c) for c in frame.columns[frame.columns.duplicated()] if c in self.sensitive_features})
+        if dupes:
+            raise DataError(f"The frame has several columns named {dupes}; give every column a distinct name.")
         out = {}
         self.binned_ = {}
         for col in self.sensitive_features:
@@ -140,7 +190,8 @@ class RiskScoreAudit:
             if s.isna().any():
                 raise DataError(f"Sensitive feature {col!r} has missing values; fill them (e.g. 'unknown') first.")
             if s.nunique() < 2:
-                raise DataError(f"Sensitive feature {col!r} has a single value ({s.iloc[0]!r}); it defines no groups.")
+                raise DataError(f"Sensitive feature {col!r} has a single value ({s.iloc[0]!r}); it defines no groups. "
+                                "Drop it from sensitive_features, or audit data in which it varies.")
             if pd.api.types.is_numeric_dtype(s) and s.nunique() > self.max_levels:
                 # documented rule: quartile bins, labelled by their intervals
                 s = pd.qcut(s, 4, duplicates="drop").astype(str)
@@ -166,20 +217,37 @@ class RiskScoreAudit:
 
     # -- fitting ------------------------------------------------------------------------------------
     def fit(self, y: Any, r: Any, frame: pd.DataFrame) -> RiskScoreAudit:
-        """Audit scores ``r`` against outcomes ``y`` for the groups of ``frame``'s sensitive features."""
-        unknown = [m for m in self.metrics if m not in KNOWN_METRICS + OPTIONAL_METRICS]
-        if unknown:
-            raise ConfigError(f"Unknown metric(s) {unknown}; choose from {KNOWN_METRICS + OPTIONAL_METRICS}.")
-        if not 0 < self.ci < 1:
-            raise ConfigError(f"ci must be in (0, 1); got {self.ci}.")
-        y, r = check_scores(y, r)
+        """Audit scores ``r`` against outcomes ``y`` for the groups of ``frame``'s sensitive features.
+
+        Raises
+        ------
+        DataError
+            No rows; outcomes that are not 0/1 (text labels need ``positive_label``); scores outside
+            [0, 1] or NaN; a sensitive feature that is missing, repeated, incomplete or constant;
+            no group reaching ``min_group_size``; a single outcome class when a discrimination or
+            representation metric is requested.
+        ConfigError
+            An option out of range (see the class).
+        """
+        self._check_options()
+        name = getattr(y, "name", None)
+        y = as_outcomes(y, self.positive_label)
+        y, r = check_scores(pd.Series(y, name=name) if isinstance(name, str) else y, r, what="The risk-score audit")
         if not isinstance(frame, pd.DataFrame) or len(frame) != y.size:
-            raise DataError(f"frame must be a DataFrame with one row per score ({y.size}).")
+            raise DataError(f"frame must be a DataFrame with one row per score ({y.size}); got "
+                            f"{type(frame).__name__} with {len(frame) if hasattr(frame, '__len__') else '?'} rows.")
         attrs = self._attributes(frame.reset_index(drop=True))
         groups, self.dropped_groups_ = self._groups(attrs)
         if len(groups) == 1:
-            warnings.warn(f"Every group has fewer than min_group_size={self.min_group_size} rows; only 'all' is "
-                          "audited. Lower min_group_size or use fewer intersections.", RuntimeWarning, stacklevel=2)
+            # only 'all' would be audited: an answer about no group at all
+            largest = self.dropped_groups_.sort_values("n", ascending=False).head(3)
+            sizes = ", ".join(f"{g} ({n})" for g, n in zip(largest.group, largest.n, strict=True))
+            raise DataError(f"No group reaches min_group_size={self.min_group_size} rows (largest: {sizes}); lower "
+                            "min_group_size (--min-group-size), use fewer intersections, or audit more rows.")
+        needs_both = [m for m in self.metrics if m != "drmsce"]
+        if needs_both and y.min() == y.max():
+            raise DataError(f"Every outcome is {int(y[0])}: {', '.join(needs_both)} need both outcomes. Check the "
+                            "target column (and positive_label), or audit calibration only with metrics=('drmsce',).")
         self.groups_ = groups
         self.base_rate_ = float(y.mean())
         self.discrimination_metric_ = "auprg" if self.base_rate_ < self.auprg_below else "auroc"
@@ -187,7 +255,7 @@ class RiskScoreAudit:
         group_metrics = [m for m in self.metrics if m in _GROUP_METRICS]
         seeds = np.random.SeedSequence(self.random_state).spawn(len(groups) + 1)
         tasks = list(zip(groups.items(), seeds[:-1], strict=True))
-        from tqdm.auto import tqdm
+        from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
         if self.n_jobs in (None, 1):
             results = [_group_task(g, y[idx], r[idx], group_metrics, self.n_bootstrap, s)
@@ -331,9 +399,13 @@ class RiskScoreAudit:
         self._fitted()
         return plot_distributions(self, groups, ax=ax)
 
-    def report(self, path: str) -> str:
-        """Write every plot, the tables and an HTML page into folder ``path``; returns the HTML path."""
+    def report(self, path: str, *, force: bool = False) -> str:
+        """Write every plot, the tables and an HTML page into folder ``path``; returns the HTML path.
+
+        The folder follows the rules of :mod:`fairprobe.report`: a folder holding files fairprobe did
+        not write is refused unless ``force``; an earlier fairprobe report in it is replaced as a whole.
+        """
         from fairprobe.plugins.riskscore.plots import write_report
 
         self._fitted()
-        return write_report(self, path)
+        return write_report(self, path, force=force)

@@ -26,26 +26,100 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from fairprobe.exceptions import DataError
+from fairprobe.exceptions import ConfigError, DataError
 
-__all__ = ["ace", "check_scores", "drmsce", "drmsce_sorted", "drmsce_weighted", "ece", "rmsce"]
+__all__ = ["ace", "as_outcomes", "check_scores", "drmsce", "drmsce_sorted", "drmsce_weighted", "ece", "rmsce"]
 
 
-def check_scores(y: object, r: object) -> tuple[np.ndarray, np.ndarray]:
-    """Validated float arrays: ``y`` binary, ``r`` in [0, 1], same length, no NaN."""
-    y = np.asarray(y, dtype=float).ravel()
-    r = np.asarray(r, dtype=float).ravel()
+def _label(values: object, default: str) -> str:
+    name = getattr(values, "name", None)
+    return f"column {name!r}" if isinstance(name, str) and name else default
+
+
+def _shown(values: np.ndarray) -> list:
+    uniq = pd.unique(pd.Series(values, dtype=object).dropna())
+    try:
+        uniq = sorted(uniq)
+    except TypeError:  # mixed types
+        uniq = sorted(uniq, key=str)
+    return [v.item() if isinstance(v, np.generic) else v for v in uniq[:6]]
+
+
+def as_outcomes(y: object, positive_label: object = None) -> np.ndarray:
+    """Outcomes as a float 0/1 array; ``positive_label`` maps that value to 1 and every other to 0.
+
+    Raises
+    ------
+    DataError
+        Missing values; non-numeric labels without ``positive_label``; values other than 0/1;
+        a ``positive_label`` that is not among the values.
+    """
+    label = _label(y, "The outcomes")
+    arr = np.asarray(y)
+    if positive_label is None and arr.dtype.kind in "biuf":  # numeric: the fast path (bootstrap loops)
+        out = arr.astype(float).ravel()
+        if np.isnan(out).any():
+            raise DataError(f"{label} has {int(np.isnan(out).sum())} missing value(s) (NaN); drop those rows or "
+                            "fill them with 0/1 first.")
+        if not np.isin(out, (0.0, 1.0)).all():
+            raise DataError(f"Outcomes must be binary 0/1; {label.lower()} holds {_shown(np.unique(out))}. Recode "
+                            "it to 0/1 (1 = the outcome of interest), or pass positive_label=<value>.")
+        return out
+    raw = np.asarray(y, dtype=object).ravel()
+    if raw.size and pd.isna(raw).any():
+        raise DataError(f"{label} has {int(pd.isna(raw).sum())} missing value(s); drop those rows or fill them "
+                        "with 0/1 first.")
+    if positive_label is not None:
+        values = _shown(raw)
+        if raw.size and not (raw == positive_label).any():
+            raise DataError(f"positive_label={positive_label!r} is not a value of {label.lower()} (values: "
+                            f"{values}); pass one of them.")
+        return (raw == positive_label).astype(float)
+    try:
+        out = np.asarray(raw.tolist(), dtype=float).ravel() if raw.size else np.zeros(0)
+    except (TypeError, ValueError):
+        raise DataError(f"{label} holds non-numeric values {_shown(raw)}; the outcome must be binary 0/1. Recode "
+                        "it (1 = the outcome of interest), or pass positive_label=<value> (--positive-label on the "
+                        "command line) to name the value that means 1.") from None
+    if not np.isin(out, (0.0, 1.0)).all():
+        raise DataError(f"Outcomes must be binary 0/1; {label.lower()} holds {_shown(out)}. Recode it to 0/1 "
+                        "(1 = the outcome of interest), or pass positive_label=<value>.")
+    return out
+
+
+def check_scores(y: object, r: object, *, what: str = "This metric") -> tuple[np.ndarray, np.ndarray]:
+    """Validated float arrays: ``y`` binary, ``r`` in [0, 1], same non-zero length, no NaN.
+
+    ``what`` names the caller in the message about empty input.
+    """
+    r_label = _label(r, "The scores")
+    y = as_outcomes(y)
+    try:
+        r = np.asarray(r, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raw = np.asarray(r, dtype=object).ravel()
+        raise DataError(f"{r_label} holds non-numeric values {_shown(raw)}; risk scores must be numbers in "
+                        "[0, 1].") from None
     if y.shape != r.shape:
-        raise DataError(f"Outcomes ({y.size}) and scores ({r.size}) differ in length.")
-    if np.isnan(y).any() or np.isnan(r).any():
-        raise DataError("Outcomes or scores contain NaN; drop those rows first.")
-    if not np.isin(y, (0.0, 1.0)).all():
-        raise DataError(f"Outcomes must be binary 0/1; found values {np.unique(y)[:5].tolist()}.")
+        raise DataError(f"Outcomes ({y.size}) and scores ({r.size}) differ in length; pass one score per outcome.")
+    if y.size == 0:
+        # an empty sample has no calibration error (not 0 = "perfectly calibrated")
+        raise DataError(f"{what} is undefined for an empty sample: the outcomes and scores have no rows. Pass at "
+                        "least one row (check the filter or group that selected them).")
+    if np.isnan(r).any():
+        raise DataError(f"{r_label} has {int(np.isnan(r).sum())} NaN value(s); drop those rows first.")
     if (r < 0).any() or (r > 1).any():
         raise DataError(f"Risk scores must lie in [0, 1]; found [{r.min():.4g}, {r.max():.4g}]. Rescale them "
                         "(e.g. with a calibrated model's predict_proba) first.")
     return y, r
+
+
+def _check_bins(n_bins: object, name: str = "n_bins") -> int:
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int | np.integer) or n_bins < 1:
+        raise ConfigError(f"{name} must be a whole number of at least 1; got {n_bins!r}.")
+    return int(n_bins)
 
 
 def _binned(y: np.ndarray, r: np.ndarray, idx: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -141,7 +215,12 @@ def drmsce(y: object, r: object, *, min_bin_size: int = 10, return_bins: bool = 
     Returns
     -------
     float, or (float, int)
-        NaN (with a warning) when ``n < 10``.
+        NaN (with a warning) when ``0 < n < 10``.
+
+    Raises
+    ------
+    DataError
+        Empty input, NaN, scores outside [0, 1] or outcomes that are not 0/1.
 
     Examples
     --------
@@ -151,7 +230,8 @@ def drmsce(y: object, r: object, *, min_bin_size: int = 10, return_bins: bool = 
     >>> round(drmsce(rng.random(r.size) < r ** 2, r), 2)   # population value sqrt(1/30) = 0.183
     0.18
     """
-    y, r = check_scores(y, r)
+    _check_bins(min_bin_size, "min_bin_size")
+    y, r = check_scores(y, r, what="DRMSCE")
     n = r.size
     if n < 10:
         warnings.warn(f"DRMSCE needs at least 10 samples; got {n}: returning NaN.", RuntimeWarning, stacklevel=2)
@@ -292,12 +372,27 @@ def ece(y: object, r: object, *, n_bins: int = 15, binning: str = "width", p: in
     convention : {"standard", "paper"}
         ``"paper"`` uses the risk-score paper's edges (see the module docstring).
 
+    Raises
+    ------
+    DataError
+        Empty input (the error is undefined, not 0), NaN, scores outside [0, 1], outcomes not 0/1.
+    ConfigError
+        An unknown ``binning``, ``p`` or ``convention``, or ``n_bins`` below 1.
+
     Examples
     --------
     >>> round(ece([0, 0, 1, 1], [0.1, 0.2, 0.8, 0.9], n_bins=2), 6)
     0.15
     """
-    y, r = check_scores(y, r)
+    if binning not in ("width", "mass", "sweep", "mass_sweep"):
+        raise ConfigError(f"binning must be 'width', 'mass', 'sweep' or 'mass_sweep'; got {binning!r}.")
+    if p not in (1, 2) or isinstance(p, bool):
+        raise ConfigError(f"p must be 1 (ECE) or 2 (RMSCE); got {p!r}.")
+    if convention not in ("standard", "paper"):
+        raise ConfigError(f"convention must be 'standard' or 'paper'; got {convention!r}.")
+    if binning not in ("sweep", "mass_sweep"):
+        n_bins = _check_bins(n_bins)
+    y, r = check_scores(y, r, what="ACE" if binning == "mass" and p == 1 else "ECE" if p == 1 else "RMSCE")
     if binning in ("sweep", "mass_sweep"):
         kind = "mass" if binning == "mass_sweep" else "width"
         k = _sweep_bins(y, r, kind)
@@ -308,8 +403,6 @@ def ece(y: object, r: object, *, n_bins: int = 15, binning: str = "width", p: in
         else:
             idx = np.minimum(k - 1, (r * k).astype(int))
         return _plugin(y, r, idx, k, p)
-    if binning not in ("width", "mass"):
-        raise ValueError(f"binning must be 'width', 'mass', 'sweep' or 'mass_sweep'; got {binning!r}.")
     if convention == "paper":
         edges = _paper_edges(r, n_bins, binning)
         idx = np.digitize(r, edges, right=True)

@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 import click
+import pandas as pd
 
-from fairprobe.cli_io import read_table, require_columns
+from fairprobe.cli_io import force_option, out_option, read_table, require_columns
+from fairprobe.exceptions import ConfigError
 
 __all__ = ["riskscore_command"]
 
@@ -15,7 +17,9 @@ __all__ = ["riskscore_command"]
 @click.command("riskscore")
 @click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="CSV or Parquet with one row per unit.")
-@click.option("--target", required=True, help="Column of binary outcomes.")
+@click.option("--target", required=True, help="Column of binary outcomes (0/1, or see --positive-label).")
+@click.option("--positive-label", default=None,
+              help="Value of the target column that means 1 (e.g. yes); every other value means 0.")
 @click.option("--score", required=True, help="Column of risk scores in [0, 1].")
 @click.option("--groups", required=True, help="Comma-separated sensitive attribute columns.")
 @click.option("--max-intersections", type=int, default=3, show_default=True)
@@ -23,12 +27,12 @@ __all__ = ["riskscore_command"]
 @click.option("--bootstrap", type=int, default=200, show_default=True)
 @click.option("--jobs", type=int, default=1, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write the report folder (HTML, PNG, CSV).")
+@out_option(help="Write the report folder (HTML, PNG, CSV).")
+@force_option
 @click.option("--json", "as_json", is_flag=True, help="Print the results table as JSON.")
-def riskscore_command(data_path: Path, target: str, score: str, groups: str, max_intersections: int,
-                      min_group_size: int, bootstrap: int, jobs: int, seed: int, out_dir: Path | None,
-                      as_json: bool) -> None:
+def riskscore_command(data_path: Path, target: str, positive_label: str | None, score: str, groups: str,
+                      max_intersections: int, min_group_size: int, bootstrap: int, jobs: int, seed: int,
+                      out_dir: Path | None, as_json: bool) -> None:
     """Per-group calibration (DRMSCE), AUROC/AUPRG and under-representation with bootstrap intervals.
 
     \b
@@ -36,16 +40,28 @@ def riskscore_command(data_path: Path, target: str, score: str, groups: str, max
       fairprobe riskscore --data scores.csv --target y --score r --groups sex,age_group --out report
     """
     from fairprobe.plugins.riskscore.audit import RiskScoreAudit
+    from fairprobe.progress import info
 
-    df = read_table(data_path)
     cols = [c.strip() for c in groups.split(",") if c.strip()]
-    require_columns(df, [target, score, *cols], data_path)
+    if not cols:
+        raise ConfigError(f"--groups {groups!r} names no column; give comma-separated columns, e.g. --groups sex,race.")
+    # options first: a bad option fails before the file is read
     audit = RiskScoreAudit(sensitive_features=cols, max_intersections=max_intersections,
-                           min_group_size=min_group_size, n_bootstrap=bootstrap, random_state=seed, n_jobs=jobs)
-    audit.fit(df[target], df[score], df[cols])
+                           min_group_size=min_group_size, n_bootstrap=bootstrap, random_state=seed,
+                           n_jobs=None if jobs == 1 else jobs, positive_label=positive_label)
+    df = read_table(data_path)
+    require_columns(df, [target, score, *cols], data_path)
+    y = df[target]
+    if positive_label is not None and pd.api.types.is_numeric_dtype(y):
+        try:  # "--positive-label 2" on a numeric column means the number 2
+            audit.positive_label = float(positive_label)
+            y = y.astype(float)
+        except ValueError:
+            pass  # the audit names the column's values
+    audit.fit(y, df[score], df[cols])
     if out_dir is not None:
         page = audit.report(str(out_dir))
-        click.echo(f"report written to {page}", err=as_json)
+        info(f"report written to {page}", err=as_json)
     if as_json:
         click.echo(json.dumps(audit.results_.to_dict(orient="records"), indent=2, default=str))
     else:

@@ -191,7 +191,7 @@ def plot_distributions(audit: Any, groups: list[str] | None = None, ax: Any = No
     return ax
 
 
-def write_report(audit: Any, path: str) -> str:
+def write_report(audit: Any, path: str, *, force: bool = False) -> str:
     """Every plot, the tables and the summary as a shared-format report folder (``fairprobe.report``)."""
     from fairprobe.report import write_report as write
 
@@ -209,5 +209,5 @@ def write_report(audit: Any, path: str) -> str:
                     "confidence": audit.ci, "random state": audit.random_state},
         figures=figures,
         tables={"metrics by group (bootstrap medians)": audit.by_group.round(4), "results": audit.results_,
-                "dropped groups": audit.dropped_groups_})
+                "dropped groups": audit.dropped_groups_}, force=force)
     return str(page)
