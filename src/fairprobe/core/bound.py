@@ -4,6 +4,16 @@
 observed table has a metric value in ``[lower, upper]`` (up to solver tolerances, about 1e-9 for
 LPs). ``lower_achieved``/``upper_achieved`` are values attained by a feasible model the solver
 found (re-evaluated on the program), so the true sharp interval lies between the two.
+
+**Undefined metrics.** A rate such as ``FNR_a = P(P = 0 | Y = 1, A = a)`` is a ratio, undefined in a
+model where its conditioning event ``Y = 1 & A = a`` has probability 0. Before solving, the maximum
+of ``P(F)`` over the models the bias admits is computed for every conditioning event ``F`` of the
+metric (a certified bound from the same solver; events pinned by the data are skipped). When it
+is below ``1e-9`` the metric is undefined in every admitted model and :func:`bound` raises
+:class:`~fairprobe.exceptions.UndefinedMetricError`, never a bound on a free ratio. When only the
+minimum is below ``1e-9``, the bound is over the models in which each conditioning event has
+probability at least ``1e-9`` (the floor the compiler puts on ratios), and the result lists those
+events in :attr:`BoundResult.excluded_events` and says so in its notes.
 """
 
 from __future__ import annotations
@@ -22,13 +32,20 @@ import pandas as pd
 
 from fairprobe.backends.base import SolveOptions, SolveResult, Termination
 from fairprobe.backends.transforms import charnes_cooper
-from fairprobe.core.compiler import CompiledProgram, compile_program
+from fairprobe.core.compiler import RATIO_EPSILON, CompiledProgram, compile_program, undefined_metric_message
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.registry import get_backend, get_registry
 from fairprobe.core.table import ObservedTable
-from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, SolverError, UnknownPluginError
+from fairprobe.exceptions import (
+    ConfigError,
+    DataError,
+    InfeasibleError,
+    SolverError,
+    UndefinedMetricError,
+    UnknownPluginError,
+)
 
 __all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "resolve_bias", "resolve_metric", "resolve_parameters"]
 
@@ -53,6 +70,11 @@ class BoundResult:
         Program structure ("linear", "linear_fractional", "polynomial").
     stats_before, stats_after : dict
         Program size before and after reduction.
+    excluded_events : list of str
+        Conditioning events of the metric that have probability 0 (below ``1e-9``) in some of the
+        models the bias admits. The metric is undefined in those models; the bounds are over the
+        others, in which each of these events has probability at least ``1e-9``. Empty when the
+        metric is defined in every admitted model.
     """
 
     lower: float
@@ -72,6 +94,7 @@ class BoundResult:
     wall_time: float
     notes: list[str] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
+    excluded_events: list[str] = field(default_factory=list)
 
     @property
     def width(self) -> float:
@@ -94,6 +117,7 @@ class BoundResult:
             "status": self.status, "gap": fix(self.gap), "kind": self.kind,
             "stats_before": self.stats_before, "stats_after": self.stats_after,
             "wall_time": self.wall_time, "notes": self.notes, "details": self.details,
+            "excluded_events": self.excluded_events,
             "min_result": self.min_result.to_dict(), "max_result": self.max_result.to_dict(),
         }
 
@@ -107,6 +131,10 @@ class BoundResult:
         ]
         if self.lower_achieved is not None and self.upper_achieved is not None:
             lines.append(f"achieved by feasible models: [{self.lower_achieved:.6f}, {self.upper_achieved:.6f}]")
+        if self.excluded_events:
+            events = ", ".join(f"P({e})" for e in self.excluded_events)
+            lines.append(f"partly undefined: {events} can be 0 in some admitted models; the bounds are over "
+                         f"the models in which each is at least {RATIO_EPSILON:g}")
         sb, sa = self.stats_before, self.stats_after
         lines.append(
             f"program: {self.kind}; {sb['n_variables']} response types -> {sa['n_variables']} variables, "
@@ -281,7 +309,9 @@ def tighten_ratio_bounds(compiled: CompiledProgram, backend: Any, options: Solve
     out = prog.copy()
     for name in compiled.ratios:
         r = prog.index(name)
-        row = next(c for c in prog.constraints if c.name == f"{name}_def")
+        row = next((c for c in prog.constraints if c.name == f"{name}_def"), None)
+        if row is None:  # the definition row was presolved away (P(F) = 0); nothing to tighten
+            continue
         den = {tuple(i for i in m if i != r): v for m, v in row.poly.items() if r in m}
         num = {m: -v for m, v in row.poly.items() if r not in m}
         if any(len(m) > 1 for m in den) or any(len(m) > 1 for m in num):
@@ -349,12 +379,56 @@ def _check_results(results: list[SolveResult], label: str, compiled: CompiledPro
                 check = compiled.program.copy()
                 check.objective, check.objective_denominator = {}, None
                 if be.solve(check, options).termination is not Termination.INFEASIBLE:
-                    raise InfeasibleError(
-                        f"The metric {label!r} is undefined: its conditioning event has probability 0 "
-                        "in every model consistent with the data and the assumptions.")
+                    # Charnes-Cooper is infeasible while the models exist: P(F) = 0 in all of them
+                    # (normally caught earlier by _check_defined)
+                    event = compiled.conditions[0].event if compiled.conditions else "its conditioning event"
+                    raise UndefinedMetricError(
+                        f"The metric {label!r} is undefined: it conditions on {event}, which has probability "
+                        "0 in every model consistent with the data and the assumptions. Choose groups in which "
+                        "the event can occur, or a bias or sensitivity value that allows it.")
             raise InfeasibleError(_infeasible_message())
         if r.termination in (Termination.ERROR, Termination.UNBOUNDED):
             raise SolverError(f"The solver could not bound the metric: {r.message}")
+
+
+def _labelled(exc: UndefinedMetricError, label: str) -> UndefinedMetricError:
+    """The compiler's message with the metric's label in it."""
+    return UndefinedMetricError(str(exc).replace("The metric ", f"The metric {label!r} ", 1))
+
+
+def _where(params: Mapping[str, float]) -> str:
+    return "at " + ", ".join(f"{k} = {v:g}" for k, v in params.items()) if params else ""
+
+
+def _check_defined(compiled: CompiledProgram, be: Any, options: SolveOptions, label: str, config: BiasConfig,
+                   table: ObservedTable, params: Mapping[str, float], checked: dict[str, bool]) -> None:
+    """Decide, for each conditioning event ``F`` of the metric, whether ``P(F)`` can be (or must be) 0.
+
+    ``max P(F)`` over the admitted models (the program without the rows that encode the query) is
+    certified by the solver's dual bound: below ``RATIO_EPSILON`` no admitted model gives the
+    metric a value, and :class:`UndefinedMetricError` is raised. Otherwise ``checked[event]`` records
+    whether ``min P(F)`` may be below ``RATIO_EPSILON`` (the metric is undefined in some models,
+    which the bound leaves out). Events pinned by the data are skipped.
+    """
+    todo = [c for c in compiled.conditions if c.event not in checked]
+    if not todo:
+        return
+    base = compiled.program.copy()
+    base.constraints = [c for c in base.constraints if c.name not in compiled.query_rows]
+    base.objective_denominator = None
+    for cond in todo:
+        if cond.observed is not None:  # the data pin P(F) > 0: the same in every model
+            checked[cond.event] = False
+            continue
+        prog = base.copy()
+        prog.objective = dict(cond.poly)
+        hi = be.solve(prog.with_sense("max"), options)
+        if hi.termination in (Termination.INFEASIBLE, Termination.ERROR, Termination.UNBOUNDED):
+            return  # no admitted model (or a solver failure): the main solve reports it
+        if hi.objective_bound < RATIO_EPSILON:
+            raise UndefinedMetricError(undefined_metric_message(config, table, cond.atoms, _where(params), label))
+        lo = be.solve(prog.with_sense("min"), options)
+        checked[cond.event] = not (lo.termination is Termination.OPTIMAL and lo.objective_bound >= RATIO_EPSILON)
 
 
 def _solve_compiled(compiled: CompiledProgram, be: Any, options: SolveOptions, label: str,
@@ -435,12 +509,15 @@ class BoundProblem:
             fn = functools.partial(_compile_at, self.config, self.table, queries, reduce, max_abs)
             return ParametricProgram.build(fn, self.config, self.parameters, fixed)
 
-        if self.metric.max_abs:
-            self.term_programs = [build(q) for q in self.metric.queries]
-            self.joint_program: ParametricProgram | None = build(list(self.metric.queries), max_abs=True)
-        else:
-            self.term_programs = [build(self.metric.query)]
-            self.joint_program = None
+        try:
+            if self.metric.max_abs:
+                self.term_programs = [build(q) for q in self.metric.queries]
+                self.joint_program: ParametricProgram | None = build(list(self.metric.queries), max_abs=True)
+            else:
+                self.term_programs = [build(self.metric.query)]
+                self.joint_program = None
+        except UndefinedMetricError as exc:
+            raise _labelled(exc, self.metric.label) from None
 
     def parameter_values(self, D: Any = None, **parameters: float) -> dict[str, float]:
         """Validated sensitivity values for this problem."""
@@ -455,9 +532,20 @@ class BoundProblem:
         options = SolveOptions(time_limit=time_limit, rel_gap=gap, abs_gap=gap,
                                solver_options=dict(solver_options or {}))
         label = self.metric.label
-        compiled = [pp.at(params) for pp in self.term_programs]
+        try:
+            compiled = [pp.at(params) for pp in self.term_programs]
+        except UndefinedMetricError as exc:
+            raise _labelled(exc, label) from None
+        checked: dict[str, bool] = {}
+        for c in compiled:
+            _check_defined(c, be, options, label, self.config, self.table, params, checked)
+        excluded = [event for event, partial in checked.items() if partial]
         sides = [_solve_compiled(c, be, options, label, n_jobs=n_jobs) for c in compiled]
         notes = list(compiled[0].notes) + sides[0].notes
+        if excluded:
+            zero = " or ".join(f"P({e}) = 0" for e in excluded)
+            notes.append(f"the metric is undefined in the admitted models where {zero}; the bounds are over the "
+                         f"other models (each of these events with probability >= {RATIO_EPSILON:g})")
         if self.joint_program is None:
             side, main = sides[0], compiled[0]
             results = [side.lo, side.hi]
@@ -478,7 +566,7 @@ class BoundProblem:
             gap=max(gaps), min_result=lo_res, max_result=hi_res, kind=main.kind,
             stats_before=main.stats_before, stats_after=main.stats_after, metric=label,
             parameters=params, backend=be.name, wall_time=time.perf_counter() - start, notes=notes,
-            details=details,
+            details=details, excluded_events=excluded,
         )
 
     def _max_abs(self, joint: CompiledProgram, sides: list[_Side], be: Any, options: SolveOptions) -> tuple:

@@ -23,7 +23,12 @@ Pipeline (all exact unless stated):
    objective* (``num / den``); the driver turns a linear-fractional program into one LP
    (Charnes-Cooper). Other ratios get an auxiliary variable ``r`` in [0, 1] with the bilinear
    equality ``r * P(F) = P(E & F)`` and ``P(F) >= 1e-9`` (bounds hold over all models in which
-   the conditioning events have probability at least 1e-9).
+   the conditioning events have probability at least 1e-9). Every conditioning event ``F`` of the
+   query is recorded in :attr:`CompiledProgram.conditions`; the driver checks that some admitted
+   model gives it probability at least 1e-9 (else the metric is undefined, an
+   :class:`~fairprobe.exceptions.UndefinedMetricError`) and reports when some models give it less.
+   A conditioning event forced to probability 0 by the table's zero cells is reported here, at
+   compile time.
 8. **Presolve**: variables forced to zero by data cells of probability zero are removed.
 
 Independent latent distributions that meet in one probability (several non-fixed components in a
@@ -55,14 +60,70 @@ from fairprobe.core.program import Constraint, PolynomialProgram
 from fairprobe.core.query import Atom, ParsedExpression, parse_expression
 from fairprobe.core.response import EventTerm, ResponseModel
 from fairprobe.core.table import ObservedTable
-from fairprobe.exceptions import ConfigError, DataError, InfeasibleError
+from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, UndefinedMetricError
 
-__all__ = ["CompiledProgram", "compile_program"]
+__all__ = ["CompiledProgram", "Condition", "compile_program", "undefined_metric_message"]
 
 #: Lower bound imposed on conditioning events of auxiliary ratio variables.
 RATIO_EPSILON = 1e-9
 
 EventKey = tuple[Atom, ...]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A conditioning event ``F`` of the query (``P(E | F)``) and its probability ``P(F)``.
+
+    Attributes
+    ----------
+    event : str
+        The event, e.g. ``"Y = 1 & A = 1"``.
+    atoms : tuple of Atom
+    poly : dict
+        ``P(F)`` as a polynomial over the program's variable indices.
+    observed : float or None
+        ``P(F)`` when the data pin it (then it is the same, positive, in every model).
+    """
+
+    event: str
+    atoms: tuple[Atom, ...]
+    poly: Poly
+    observed: float | None = None
+
+
+def _event_text(atoms: Sequence[Atom]) -> str:
+    return " & ".join(str(a) for a in atoms)
+
+
+def undefined_metric_message(config: BiasConfig, table: ObservedTable, atoms: Sequence[Atom], where: str,
+                             label: str | None = None) -> str:
+    """Message of an :class:`~fairprobe.exceptions.UndefinedMetricError`: the event, its group, the fix.
+
+    ``where`` completes "has probability 0 in every model the bias admits ...", e.g. "at D = 0".
+    """
+    event = _event_text(atoms)
+    attr = config.attribute_node
+    groups = [a for a in atoms if a.var == attr and not a.intervention]
+    group = ""
+    if groups:
+        a = groups[0]
+        labels = table.categories.get(attr, [])
+        name = f" ({labels[int(a.value)]!r})" if str(a.value).isdigit() and int(a.value) < len(labels) else ""
+        group = f" (group {attr} = {a.value}{name})"
+    seen = [a for a in atoms if not a.intervention and a.var in table.nodes]
+    hint = ""
+    if seen and len({a.var for a in seen}) == len(seen):
+        try:
+            if table.prob({a.var: int(a.value) for a in seen}) == 0.0:
+                hint = f"; the table has no row with {', '.join(str(a) for a in seen)}"
+        except (ValueError, DataError):
+            pass
+    bias = f"the bias {config.name!r}" if config.name else "the bias"
+    what = f"The metric {label!r}" if label else "The metric"
+    return (f"{what} is undefined: it conditions on {event}{group}, which has probability 0 in every "
+            f"model {bias} admits {where}{hint}. Choose groups in which the event can occur (e.g. both "
+            "groups with positives for FNR/TPR), a metric that does not condition on it, or a bias or "
+            "sensitivity value that allows it.")
 
 
 @dataclass
@@ -90,6 +151,11 @@ class CompiledProgram:
     #: For max-abs programs: each term ``q_i`` as a polynomial over variable *names*, so the
     #: metric value of an incumbent can be re-evaluated exactly.
     terms: list[dict[tuple[str, ...], float]] = field(default_factory=list)
+    #: Conditioning events of the query (``P(E | F)``: ``F``), with ``P(F)`` over the program's variables.
+    conditions: list[Condition] = field(default_factory=list)
+    #: Names of the rows that encode the query (ratio definitions and floors, max-abs rows); without
+    #: them the program's feasible set is the set of models the bias admits.
+    query_rows: frozenset[str] = frozenset()
 
     def term_values(self, point: Mapping[str, float]) -> list[float]:
         """Values of the max-abs terms at a point given by variable names."""
@@ -129,6 +195,10 @@ class _Compiler:
         self.notes: list[str] = []
         self.ratio_names: list[str] = []
         self._columns: dict[int, np.ndarray] = {}
+        self.conditions: dict[str, Condition] = {}
+        self.query_rows: set[str] = set()
+        self.floors: dict[str, EventKey] = {}  # floor row of a query ratio -> its conditioning event
+        self.given_order: dict[EventKey, tuple[Atom, ...]] = {}
 
     # -- events ---------------------------------------------------------------------------
     def register(self, atoms: Sequence[Atom]) -> EventKey:
@@ -311,12 +381,31 @@ class _Compiler:
             self._set_objective(prog, parsed_qs[0], query_atoms[0])
         stats_before = {"n_variables": naive_vars, "n_terms": naive_terms,
                         "n_constraints": len(data) + len(cfg.constraints)}
-        removed = _presolve_zero_variables(prog) if self.reduce else 0
+        conditions = list(self.conditions.values())
+        removed, remap = _presolve_zero_variables(prog, self._undefined) if self.reduce else (0, None)
         if removed:
             self.notes.append(f"presolve removed {removed} variables forced to zero by the data")
+            conditions = [Condition(c.event, c.atoms, remap(c.poly), c.observed) for c in conditions]
+        for c in conditions:
+            if c.observed is None and not {m: v for m, v in c.poly.items() if m}:
+                if c.poly.get((), 0.0) < RATIO_EPSILON:  # P(F) is the constant 0
+                    self._undefined(c.atoms)
         kind = _detect_kind(prog)
         return CompiledProgram(prog, kind, stats_before, prog.stats().to_dict(), self.notes, self.ratio_names,
-                               named_terms)
+                               named_terms, conditions, frozenset(self.query_rows))
+
+    def _undefined(self, key: Sequence[Atom] | str) -> None:
+        """Raise: a conditioning event of the query is forced to probability 0 (structurally)."""
+        atoms = self.floors[key] if isinstance(key, str) else key
+        atoms = self.given_order.get(tuple(atoms), atoms)
+        raise UndefinedMetricError(undefined_metric_message(
+            self.config, self.table, atoms, "(the table's zero cells and the bias's equality constraints force it)"))
+
+    def _record_condition(self, given: EventKey, known: float | None) -> None:
+        atoms = self.given_order.get(given, given)
+        text = _event_text(atoms)
+        if text not in self.conditions:
+            self.conditions[text] = Condition(text, tuple(atoms), dict(self.polys[given]), known)
 
     def _atomic(self, g: int, mask: np.ndarray) -> tuple[int, int] | None:
         """(parent configuration, value) when ``mask`` is exactly "V(config) = value"."""
@@ -369,7 +458,9 @@ class _Compiler:
         out = []
         for atom in parsed.atoms:
             if atom.given:
-                out.append((self.register(atom.event + atom.given), self.register(atom.given)))
+                given = self.register(atom.given)
+                self.given_order.setdefault(given, tuple(atom.given))  # as the user wrote it, for messages
+                out.append((self.register(atom.event + atom.given), given))
             else:
                 out.append((self.register(atom.event), None))
         return out
@@ -450,20 +541,32 @@ class _Compiler:
         value = self.table.prob(event)
         return value if value > 0 else None
 
-    def _ratio_poly(self, prog: PolynomialProgram, keys: tuple, name: str) -> Poly:
+    def _ratio_poly(self, prog: PolynomialProgram, keys: tuple, name: str, query: bool = False) -> Poly:
+        """``P(E | F)``: a constant multiple of ``P(E & F)`` when the data pin ``P(F)``, else a ratio variable.
+
+        ``query`` marks the ratios of the metric (not of the bias's constraints): their
+        conditioning events are recorded, and one forced to probability 0 is an error.
+        """
         ev, given = keys
         if given is None:
             return self.polys[ev]
         known = self.observed_probability(given)
+        if query:
+            self._record_condition(given, known)
         if known is not None:
             return poly_scale(self.polys[ev], 1.0 / known)
-        r = prog.add_variable(name, 0.0, 1.0)
-        self.ratio_names.append(name)
         pf = self.polys[given]
-        body = poly_add(poly_mul({(r,): 1.0}, pf), self.polys[ev], -1.0)
-        prog.constraints.append(Constraint(body, "==", 0.0, f"{name}_def"))
         pf_body = dict(pf)
         const = pf_body.pop((), 0.0)
+        if query and not pf_body and const < RATIO_EPSILON:
+            self._undefined(given)  # P(F) is the constant 0: the ratio would be free
+        r = prog.add_variable(name, 0.0, 1.0)
+        self.ratio_names.append(name)
+        body = poly_add(poly_mul({(r,): 1.0}, pf), self.polys[ev], -1.0)
+        prog.constraints.append(Constraint(body, "==", 0.0, f"{name}_def"))
+        if query:
+            self.query_rows.update({f"{name}_def", f"{name}_pos"})
+            self.floors[f"{name}_pos"] = given
         if pf_body:
             prog.constraints.append(Constraint(pf_body, ">=", RATIO_EPSILON - const, f"{name}_pos"))
         self.notes.append(f"conditional probability {name} encoded with P(given) >= {RATIO_EPSILON}")
@@ -475,6 +578,9 @@ class _Compiler:
         conditional = [s for s in symbols if keys[parsed.symbols.index(s)][1] is not None]
         linear_so_far = prog.max_degree <= 1
         if all(self.observed_probability(keys[parsed.symbols.index(s)][1]) is not None for s in conditional):
+            for s in conditional:
+                given = keys[parsed.symbols.index(s)][1]
+                self._record_condition(given, self.observed_probability(given))
             conditional = []  # every conditioning event is pinned by the data: a linear objective
         if len(symbols) == 1 and conditional and sympy.degree(expr, symbols[0]) == 1 and linear_so_far:
             # Linear-fractional: solved exactly as one LP by the driver. (With polynomial
@@ -486,13 +592,17 @@ class _Compiler:
             b = float(expr.subs(s, 0))
             num = poly_add(poly_scale(self.polys[ev], a), self.polys[given], b)
             den = self.polys[given]
+            self._record_condition(given, None)
+            den_body = {m: v for m, v in den.items() if m}
+            if not den_body and den.get((), 0.0) < RATIO_EPSILON:
+                self._undefined(given)
             prog.objective = num
             prog.objective_denominator = den
             return
         sym_polys = {}
         for k, s in enumerate(parsed.symbols):
             if s in expr.free_symbols:
-                sym_polys[s] = self._ratio_poly(prog, keys[k], f"query_r{k}")
+                sym_polys[s] = self._ratio_poly(prog, keys[k], f"query_r{k}", query=True)
         prog.objective = self._poly_of(expr, sym_polys)
         prog.objective_denominator = None
 
@@ -508,20 +618,28 @@ class _Compiler:
         named = []
         for i, (pq, kq) in enumerate(zip(parsed, keys, strict=True)):
             expr = self._substituted(pq)
-            sym_polys = {s: self._ratio_poly(prog, kq[k], f"term{i}_r{k}")
+            sym_polys = {s: self._ratio_poly(prog, kq[k], f"term{i}_r{k}", query=True)
                          for k, s in enumerate(pq.symbols) if s in expr.free_symbols}
             poly = self._poly_of(expr, sym_polys)
             names = [v.name for v in prog.variables]
             named.append({tuple(names[j] for j in mono): coef for mono, coef in poly.items()})
             self._append(prog, poly_add({(t,): 1.0}, poly, -1.0), ">=", f"term{i}_upper")
             self._append(prog, poly_add({(t,): 1.0}, poly, 1.0), ">=", f"term{i}_lower")
+            self.query_rows.update({f"term{i}_upper", f"term{i}_lower"})
         prog.objective = {(t,): 1.0}
         prog.objective_denominator = None
         return named
 
 
-def _presolve_zero_variables(prog: PolynomialProgram) -> int:
-    """Remove variables forced to 0 by ``sum(positive * x) == 0`` rows over x >= 0."""
+def _presolve_zero_variables(prog: PolynomialProgram, undefined: Any = None) -> tuple[int, Any]:
+    """Remove variables forced to 0 by ``sum(positive * x) == 0`` rows over x >= 0.
+
+    Returns the number removed and a function mapping a polynomial to the new indices. A row left
+    without variables must hold as a constant: an equality or inequality that fails makes the
+    program infeasible; the failing floor ``P(F) >= 1e-9`` of a query ratio calls
+    ``undefined(row name)`` (the metric is undefined); that of a bias constraint's ratio is dropped
+    (a constraint on a conditional given an impossible event constrains nothing).
+    """
     zero: set[int] = set()
     changed = True
     while changed:
@@ -534,7 +652,7 @@ def _presolve_zero_variables(prog: PolynomialProgram) -> int:
                 zero.update(m[0] for m in live)
                 changed = True
     if not zero:
-        return 0
+        return 0, None
     keep = [i for i in range(prog.n_variables) if i not in zero]
     remap = {old: new for new, old in enumerate(keep)}
 
@@ -558,6 +676,18 @@ def _presolve_zero_variables(prog: PolynomialProgram) -> int:
                     f"probability {c.rhs - const:g} but zero cells force it to 0. Check the table "
                     "and the DAG (is a column attached to the right node?)."
                 )
+            if c.name and c.name.endswith("_pos") and "_r" in c.name and c.sense == ">=" and const < c.rhs:
+                if undefined is not None and not c.name.startswith("bias"):
+                    undefined(c.name)  # a conditioning event of the metric forced to probability 0
+                continue
+            violated = (c.sense == "<=" and const > c.rhs + 1e-9) or (c.sense == ">=" and const < c.rhs - 1e-9)
+            if violated:
+                raise InfeasibleError(
+                    f"The observed table is inconsistent with the bias model: row {c.name} needs "
+                    f"{0 if not const else const:g} {c.sense} {c.rhs:g}, but zero cells force its "
+                    "probabilities to 0. Check the table and the DAG (is a column attached to the "
+                    "right node?), or allow more bias (a larger D)."
+                )
             continue
         new_cons.append(Constraint(body, c.sense, c.rhs - const, c.name))
     prog.objective = strip(prog.objective)
@@ -566,7 +696,7 @@ def _presolve_zero_variables(prog: PolynomialProgram) -> int:
     prog.variables = [prog.variables[i] for i in keep]
     prog._index = {v.name: i for i, v in enumerate(prog.variables)}
     prog.constraints = new_cons
-    return len(zero)
+    return len(zero), strip
 
 
 def _detect_kind(prog: PolynomialProgram) -> str:
