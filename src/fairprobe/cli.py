@@ -12,6 +12,7 @@ shows the traceback instead.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import click
 
 from fairprobe import __version__
 from fairprobe.cli_io import force_option, out_option
-from fairprobe.exceptions import FairprobeError, SolverError
+from fairprobe.exceptions import ConfigError, FairprobeError, SolverError
 
 # exit 3; an infeasible program or a missing solver is a configuration error (exit 2)
 SOLVER_ERRORS = (SolverError,)
@@ -90,10 +91,18 @@ def plugins(kind: str | None, as_json: bool) -> None:
             click.echo(f"  {mark} {row.name:<12} {row.status:<34} {row.description}")
 
 
+def _seconds(value: float | None, option: str) -> float | None:
+    """A time limit must be a positive, finite number of seconds (SCIP rejects the rest with a raw error)."""
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise ConfigError(f"{option} must be a positive number of seconds; got {value}. Leave it out for no limit.")
+    return value
+
+
 @cli.command()
 @click.argument("program_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--backend", default="scip", show_default=True, help="Backend name, or 'auto'.")
-@click.option("--time-limit", type=float, default=None, help="Seconds per solve.")
+@click.option("--time-limit", type=float, default=None, callback=lambda _c, _p, v: _seconds(v, "--time-limit"),
+              help="Seconds per solve.")
 @click.option("--json", "as_json", is_flag=True, help="Print the SolveResult as JSON.")
 def solve(program_file: Path, backend: str, time_limit: float | None, as_json: bool) -> None:
     """Solve a program written in fairprobe's LP-like text form.
