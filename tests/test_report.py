@@ -89,3 +89,111 @@ def test_demo_report_renders_in_headless_chromium(tmp_path: Path) -> None:
         grey = np.asarray(im.convert("L").resize((128, 600)))
         drawn = float(np.mean(grey < 250))
     assert drawn > 0.1
+
+
+# -- report folders (issue 13, item 7) ------------------------------------------------------------------
+def _siblings(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.parent.iterdir() if "fairprobe-" in p.name)
+
+
+def test_empty_or_impossible_folder_is_refused_before_writing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fairprobe.report import write_report
+
+    monkeypatch.chdir(tmp_path)
+    for call in (lambda: make_report().write(""), lambda: write_report("  ", "t")):
+        with pytest.raises(fp.ConfigError, match=r"empty.*give a folder name"):
+            call()
+    assert list(tmp_path.iterdir()) == []  # nothing written into the current folder
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(fp.ConfigError, match=r"notes\.txt is a file, not a folder"):
+        make_report().write(tmp_path / "notes.txt")
+    with pytest.raises(fp.ConfigError, match=r"notes\.txt is a file.*choose another path"):
+        make_report().write(tmp_path / "notes.txt" / "report")
+
+
+def test_a_folder_with_the_users_files_is_refused_unless_forced(tmp_path: Path) -> None:
+    from fairprobe.report import write_report
+
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "index.html").write_text("<html>my page</html>")
+    (out / "notes.txt").write_text("keep me")
+    drawn = []
+    with pytest.raises(fp.ConfigError, match=r"holds files fairprobe did not write \(index\.html, notes\.txt\).*force"):
+        write_report(out, "t", figures={"f": lambda: drawn.append(1)})
+    assert not drawn  # refused before any figure was drawn
+    assert (out / "index.html").read_text() == "<html>my page</html>"
+    page = make_report().write(out, force=True)
+    assert "Bounds" in page.read_text() and (out / "notes.txt").read_text() == "keep me"  # only report entries
+    with pytest.raises(fp.ConfigError, match="did not write"):  # still the user's folder (notes.txt)
+        make_report().write(out)
+    assert _siblings(out) == []
+
+
+def test_rewriting_a_report_folder_replaces_it_as_a_whole(tmp_path: Path) -> None:
+    from fairprobe.report import folder_kind, write_report
+
+    out = tmp_path / "r"
+    make_report().write(out)
+    assert folder_kind(out) == "fairprobe"
+    assert json.loads((out / "report.json").read_text())["generator"] == "fairprobe"
+    old_tables = sorted(p.name for p in (out / "tables").iterdir())
+    write_report(out, "second analysis", tables={"other": pd.DataFrame({"a": [1]})})
+    assert sorted(p.name for p in (out / "tables").iterdir()) == ["s1_other.csv"] != old_tables
+    assert list((out / "figures").iterdir()) == []  # the first report's figure is gone
+    assert load_report(out).title == "second analysis" and _siblings(out) == []
+
+
+def test_a_failed_write_leaves_the_previous_report(tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    make_report("first").write(out)
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    class Broken(pd.DataFrame):
+        def to_csv(self, *args: object, **kwargs: object) -> None:
+            raise OSError("disk full")
+
+    from fairprobe.report import TableItem
+
+    rep = Report("second")
+    rep.section("s").tables.append(TableItem("t", Broken({"a": [1]})))
+    with pytest.raises(OSError, match="disk full"):
+        rep.write(out)
+    after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before and _siblings(out) == []
+
+
+def test_the_current_folder_as_report_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    make_report("one").write(".")
+    make_report("two").write(".")  # a fairprobe folder: replaced, the folder itself stays
+    assert Path.cwd() == tmp_path and load_report(tmp_path).title == "two"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["figures", "index.html", "report.json", "tables"]
+
+
+def test_analysis_reports_follow_the_folder_rules(tmp_path: Path) -> None:
+    from sklearn.tree import DecisionTreeClassifier
+
+    from fairprobe.plugins.rashomon import RashomonSet
+    from fairprobe.plugins.riskscore import RiskScoreAudit
+
+    rng = np.random.default_rng(0)
+    n = 400
+    frame = pd.DataFrame({"sex": rng.choice(["f", "m"], n)})
+    r = rng.random(n)
+    y = (rng.random(n) < r).astype(int)
+    audit = RiskScoreAudit(sensitive_features=["sex"], n_bootstrap=5, metrics=("drmsce",), random_state=0,
+                           progress=False).fit(y, r, frame)
+    X = rng.normal(size=(n, 2))
+    rs = RashomonSet(DecisionTreeClassifier(max_depth=2), n_models=4, epsilon=0.2, random_state=0,
+                     progress=False).fit(X, (X[:, 0] > 0).astype(int))
+    for write in (lambda out, **kw: audit.report(str(out), **kw), lambda out, **kw: rs.report(X, str(out), **kw)):
+        out = tmp_path / f"r{len(list(tmp_path.iterdir()))}"
+        out.mkdir()
+        (out / "index.html").write_text("mine")
+        with pytest.raises(fp.ConfigError, match="did not write"):
+            write(out)
+        assert (out / "index.html").read_text() == "mine"
+        write(out, force=True)
+        assert (out / "index.html").read_text() != "mine"
+        write(out)  # now a fairprobe folder: replaced
