@@ -222,3 +222,33 @@ def test_audit_calibration_intercept_and_slope_per_group() -> None:
     assert abs(table.loc["sex=f", "calibration_intercept"]) < 0.2  # women: calibrated (Y ~ Bernoulli(R))
     assert table.loc["sex=m", "calibration_intercept"] < -0.5  # men: Y ~ Bernoulli(R^2), over-predicted
     assert table.loc["sex=f", "calibration_slope"] == pytest.approx(1.0, abs=0.25)
+
+
+def test_empty_input_is_an_error_not_perfect_calibration() -> None:
+    for fn in (ece, ace, rmsce, drmsce):
+        with pytest.raises(fp.DataError, match=r"undefined for an empty sample.*at least one row"):
+            fn([], [])
+    with pytest.raises(fp.DataError, match="empty sample"):
+        RiskScoreAudit(sensitive_features=["sex"], progress=False).fit([], [], pd.DataFrame({"sex": []}))
+
+
+def test_text_outcomes_need_positive_label(tmp_path, capsys) -> None:
+    from tests.bad_input import run_cli
+
+    y, r, frame = audit_data(600, 3)
+    text = pd.Series(np.where(y == 1, "yes", "no"), name="recid")
+    kw = {"sensitive_features": ["sex"], "metrics": ("drmsce", "auroc"), "n_bootstrap": 10, "random_state": 0,
+          "progress": False}
+    with pytest.raises(fp.DataError, match=r"column 'recid' holds non-numeric values \['no', 'yes'\].*positive_label"):
+        RiskScoreAudit(**kw).fit(text, r, frame)
+    coded = RiskScoreAudit(**kw).fit(y, r, frame).results_
+    mapped = RiskScoreAudit(**kw, positive_label="yes").fit(text, r, frame).results_
+    pd.testing.assert_frame_equal(coded, mapped)
+    path = tmp_path / "scores.csv"
+    frame.assign(recid=text, r=r).to_csv(path, index=False)
+    args = ["riskscore", "--data", str(path), "--target", "recid", "--score", "r", "--groups", "sex",
+            "--bootstrap", "5"]
+    code, out, err = run_cli(args, capsys)
+    assert code == 2 and "--positive-label" in err
+    code, out, err = run_cli([*args, "--positive-label", "yes"], capsys)
+    assert code == 0 and "risk-score audit:" in out, err
