@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import traceback
 from pathlib import Path
 
 import click
@@ -210,8 +211,8 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("aborted", err=True)
         sys.exit(130)
     except FairprobeError as exc:
-        if debug:
-            raise
+        if debug:  # the traceback as well, but the same exit code: --debug never changes it
+            traceback.print_exc()
         click.echo(f"error: {exc}", err=True)
         sys.exit(3 if isinstance(exc, SOLVER_ERRORS) else 2)
     except KeyboardInterrupt:
@@ -219,8 +220,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except Exception as exc:  # an unexpected failure: one line, the traceback only on request
         if debug:
-            raise
-        click.echo(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)", err=True)
+            traceback.print_exc()
+        click.echo(f"internal error: {type(exc).__name__}: {exc}"
+                   + ("" if debug else " (rerun with --debug for the traceback)"), err=True)
         sys.exit(1)
 
 

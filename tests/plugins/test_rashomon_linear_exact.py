@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from fairprobe.exceptions import DataError
+from fairprobe.exceptions import ConfigError, DataError
 from fairprobe.plugins.rashomon.linear_exact import ExactLinearMultiplicity
 
 GAMMA = 1e-4
@@ -133,7 +133,7 @@ def test_bad_input_is_named() -> None:
         ExactLinearMultiplicity(progress=False).fit(X, np.arange(len(y)) % 3)
     with pytest.raises(DataError, match="one row per label"):
         ExactLinearMultiplicity(progress=False).fit(X, y[:-1])
-    with pytest.raises(DataError, match="epsilon"):
+    with pytest.raises(ConfigError, match="epsilon"):
         ExactLinearMultiplicity(epsilon=2.0, progress=False).fit(X, y)
 
 

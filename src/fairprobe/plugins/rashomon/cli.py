@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
 
 from fairprobe.cli_io import force_option, out_option, read_table, require_columns
+from fairprobe.exceptions import ConfigError, DataError
 
 __all__ = ["multiplicity_command"]
 
@@ -35,6 +37,10 @@ MODELS = {
 @click.option("--exact-linear", is_flag=True,
               help="Also compute the exact ambiguity of linear classifiers by MIP (small data only).")
 @click.option("--backend", default="scip", show_default=True, help="Solver for --exact-linear.")
+@click.option("--time-limit", type=float, default=None, metavar="SECONDS",
+              help="--exact-linear: seconds per program; a program stopped undecided widens the ambiguity interval.")
+@click.option("--total-time-limit", type=float, default=None, metavar="SECONDS",
+              help="--exact-linear: seconds for all its programs; points not reached stay undecided.")
 @click.option("--test", "test_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Rows to report on (default: the training data).")
 @click.option("--threshold", type=float, default=0.2, show_default=True, help="Flag rows above this conflict ratio.")
@@ -45,54 +51,111 @@ MODELS = {
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def multiplicity_command(data_path: Path, target: str, model: str, n_models: int, epsilon: float, subsample: float,
                          dataset_multiplicity: str, feature_subsample: float | None, feature_noise: float | None,
-                         exact_linear: bool, backend: str, test_path: Path | None, threshold: float, jobs: int,
-                         seed: int, out_dir: Path | None, as_json: bool) -> None:
+                         exact_linear: bool, backend: str, time_limit: float | None, total_time_limit: float | None,
+                         test_path: Path | None, threshold: float, jobs: int, seed: int, out_dir: Path | None,
+                         as_json: bool) -> None:
     """Build a Rashomon set and report per-row conflict ratios (predictive multiplicity).
+
+    With --exact-linear, also the exact ambiguity and discrepancy of linear classifiers by
+    mixed-integer programs; --time-limit bounds each program and --total-time-limit all of them
+    (undecided points widen the reported interval). Ctrl-C stops the exact programs: the partial,
+    still certified result is printed and written to --out, and the exit code is 130.
 
     \b
     Example:
       fairprobe multiplicity --data train.csv --target y --model decision_tree --n-models 200 \\
           --epsilon 0.01 --test test.csv
+      fairprobe multiplicity --data small.csv --target y --exact-linear --time-limit 10 \\
+          --total-time-limit 300 --out multiplicity-report
     """
     import importlib
 
     from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
 
-    if exact_linear:  # fail before training when the solver cannot be used
+    exact_model = None
+    if exact_linear:  # fail before training when the solver or a limit cannot be used
         from fairprobe.core.registry import get_backend
+        from fairprobe.plugins.rashomon.linear_exact import ExactLinearMultiplicity
 
+        exact_model = ExactLinearMultiplicity(epsilon=epsilon, backend=backend, n_jobs=jobs, time_limit=time_limit,
+                                              total_time_limit=total_time_limit, progress=False)
+        _validate_exact(exact_model)
         get_backend(backend)
+    elif time_limit is not None or total_time_limit is not None:
+        raise ConfigError("--time-limit and --total-time-limit bound the --exact-linear programs; add --exact-linear "
+                          "or drop them (the Rashomon set of --model has no time limit).")
+    _check_threshold(threshold)
     train = read_table(data_path)
     require_columns(train, [target], data_path)
     features = [c for c in train.columns if c != target]
+    if not features:
+        raise DataError(f"{data_path} has no feature columns besides the target {target!r}; add the features the "
+                        "models should use.")
+    if train[target].isna().any():
+        raise DataError(f"The target column {target!r} has {int(train[target].isna().sum())} missing values; drop "
+                        "those rows or fill them in.")
     test = read_table(test_path) if test_path else train
     if test_path:
         require_columns(test, features, test_path)
     module, cls, grid = MODELS[model]
     estimator = getattr(importlib.import_module(module), cls)()
     X, Xt, categorical = _encode(train[features], test[features])
+    y = train[target].to_numpy()
     rs = RashomonSet(estimator, param_grid=grid, epsilon=epsilon, n_models=n_models, subsample=subsample,
                      dataset_multiplicity=dataset_multiplicity, feature_subsample=feature_subsample,
                      feature_noise=feature_noise, categorical_features=categorical, random_state=seed,
-                     n_jobs=jobs).fit(X, train[target].to_numpy())
+                     n_jobs=jobs).fit(X, y)
     rep = rs.individual_report(Xt, threshold)
     summary = {"n_models": len(rs.scores_), "reference_score": rs.reference_score_, "epsilon": epsilon,
                "ambiguity": rs.delta_ambiguity(Xt, 0.0), "ambiguity_0.4": rs.delta_ambiguity(Xt, 0.4),
                "flagged_rows": int(rep.flagged.sum()), "rows": len(rep)}
-    if exact_linear:
-        from fairprobe.plugins.rashomon.linear_exact import ExactLinearMultiplicity
-
-        exact = ExactLinearMultiplicity(epsilon=epsilon, backend=backend, n_jobs=jobs).fit(X, train[target].to_numpy())
+    exact, interrupted = None, False
+    if exact_model is not None:
+        try:
+            exact = exact_model.fit(X, y)
+        except KeyboardInterrupt:
+            exact, interrupted = exact_model.partial_result_, True
+            if exact is None:  # stopped in the reference program: nothing certified to report
+                raise
         summary.update({"exact_linear_ambiguity": [exact.ambiguity_lower, exact.ambiguity_upper],
                         "exact_linear_discrepancy": exact.discrepancy,
-                        "exact_linear_reference_error": exact.reference_error})
+                        "exact_linear_discrepancy_upper": exact.discrepancy_upper,
+                        "exact_linear_reference_error": exact.reference_error,
+                        "exact_linear_error_budget": exact.error_budget,
+                        "exact_linear_undecided_rows": int((exact.status == "undecided").sum()),
+                        "exact_linear_stopped_by": exact.details.get("stopped_by")})
     if out_dir is not None:
-        summary["report"] = rs.report(Xt, str(out_dir), threshold)
+        summary["report"] = rs.report(Xt, str(out_dir), threshold, exact_linear=exact)
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
         for k, v in summary.items():
             click.echo(f"{k}: {v}")
+    if interrupted:
+        where = f"; written to {summary['report']}" if out_dir is not None else ""
+        click.echo(f"interrupted: the exact linear result above is partial ({summary['exact_linear_undecided_rows']} "
+                   f"rows undecided, the rest certified){where}", err=True)
+        sys.exit(130)
+
+
+def _validate_exact(model: object) -> None:
+    """The exact model's parameters, with the command-line option names in the message."""
+    try:
+        model.validate()  # type: ignore[attr-defined]
+    except ConfigError as exc:
+        text = str(exc)
+        for api, option in (("total_time_limit", "--total-time-limit"), ("time_limit", "--time-limit"),
+                            ("n_jobs", "--jobs"), ("epsilon", "--epsilon")):
+            if text.startswith(api + " "):
+                text = option + text[len(api):]
+                break
+        raise ConfigError(text.replace(" None", " unset")) from None
+
+
+def _check_threshold(threshold: float) -> None:
+    if not 0 <= threshold < 1:  # also rejects NaN
+        raise ConfigError(f"--threshold is a conflict ratio, in [0, 0.5] for two classes; got {threshold}. "
+                          "Use e.g. --threshold 0.2.")
 
 
 def _encode(train: object, test: object) -> tuple[object, object, list[int]]:
@@ -108,7 +171,10 @@ def _encode(train: object, test: object) -> tuple[object, object, list[int]]:
             test[col] = levels.get_indexer(test[col].astype(str))
             categorical.append(j)
     if train.isna().any().any() or test.isna().any().any():
-        from fairprobe.exceptions import DataError
-
         raise DataError("The features have missing values; impute or drop them first.")
+    for col in train.columns:  # a column numeric in the training data must be numeric in the test data
+        if not pd.api.types.is_numeric_dtype(test[col]):
+            bad = test[col][pd.to_numeric(test[col], errors="coerce").isna()].astype(str).unique()[:3].tolist()
+            raise DataError(f"Column {col!r} is numeric in the training data but holds {bad} in the test data; use "
+                            "the same coding in both files.")
     return train.to_numpy(dtype=float), test.to_numpy(dtype=float), categorical

@@ -5,6 +5,14 @@ scale fixed by ``||w||_1 <= 1`` and a margin ``gamma``: ``h_w`` *certifiably* pr
 when ``w . x >= gamma`` and -1 when ``w . x <= -gamma``; a point inside the margin band counts
 as an error. The training error of ``w`` is therefore ``#{i : y_i w . x_i < gamma}``.
 
+**Units.** The margin and the L1 bound are measured on internally rescaled features: each column
+is divided by the power of two ``2**k`` that brings its largest magnitude into ``[1/2, 1)``
+(exact in floating point, so nothing is rounded, and ``w_j / 2**k`` maps a weight back to the
+original units). On unscaled data (amounts in the thousands next to 0/1 indicators) the big-M
+constants below would otherwise be in the thousands, and the solver's integrality tolerance
+(1e-6) times such an M exceeds the margin: an error indicator of 7e-7, counted as 0 errors,
+would switch a constraint off. That produced "0 errors, ambiguity 0.63" in issue 13.
+
 Three mixed-integer linear programs, solved through fairprobe's backends (SCIP by default):
 
 * **ERM**: ``min sum_k n_k z_k`` with ``y_k w . x_k + M_k z_k >= gamma`` (``z_k`` binary,
@@ -18,11 +26,25 @@ Three mixed-integer linear programs, solved through fairprobe's backends (SCIP b
   of point ``i``) subject to the error budget: the largest share of predictions one
   epsilon-good model changes.
 
+**Certificates.** A solver's answer is never trusted for an "ambiguous" verdict: every classifier
+a solver returns is re-checked in exact rational arithmetic (floats are rationals; a rigorous
+floating-point error bound decides most rows and :class:`fractions.Fraction` the rest). It
+certifies a flip of ``x_k`` only if, after normalising to ``||w||_1 <= 1``, it makes at most
+``floor(err0 + epsilon * n)`` errors counting every row with margin below ``gamma / 2`` as an
+error, and decides ``x_k`` against ``h0`` with margin at least ``gamma / 2``. Half the margin
+absorbs ordinary solver tolerances (about 1e-6 on the rescaled features); a classifier that
+fails is re-solved as a linear program on its error pattern (maximising the margin) and checked
+again; if it still fails the point stays *undecided* (``details["rejected_certificates"]``).
+"Not ambiguous" rests on the solver's infeasibility or dual bound, which tolerances can only make
+more cautious.
+
 A flip program only has to decide whether its optimum is below the budget, so it stops as soon
 as an incumbent is under it or the dual bound is above it; every model found is kept in a pool
-that certifies other points without a solve. A solve that hits its time limit undecided leaves
-the point *undecided*, and ambiguity is then reported as the certified interval
-``[ambiguity_lower, ambiguity_upper]``.
+that certifies other points without a solve. A solve that hits its time limit (``time_limit``
+per program, ``total_time_limit`` for the whole fit) undecided leaves the point *undecided*,
+and ambiguity is then reported as the certified interval ``[ambiguity_lower, ambiguity_upper]``.
+Ctrl-C stops the fit: the partial result (decided points certified, the rest undecided) is kept
+in ``partial_result_`` and the ``KeyboardInterrupt`` is re-raised.
 
 Marx et al. split ``w`` into signed parts with sign binaries to fix ``||w||_1 = 1``; the
 relaxation ``||w||_1 <= 1`` used here describes the same classifiers (a feasible ``w`` with
@@ -32,18 +54,63 @@ smaller norm can be scaled up, which only widens its margins) with no extra bina
 from __future__ import annotations
 
 import math
+import numbers
 import os
+import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from fairprobe.backends.base import SolveOptions, SolveResult, Termination
+from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
 from fairprobe.core.program import PolynomialProgram
-from fairprobe.exceptions import DataError, SolverError
+from fairprobe.exceptions import ConfigError, DataError, SolverError
 
 __all__ = ["ExactLinearMultiplicity", "LinearMultiplicityResult"]
+
+_UNIT = 2.0 ** -53  # unit round-off of float64
+_TINY = 2.0 ** -1060  # covers underflow in products of tiny numbers
+_clock = time.monotonic  # the fit's clock (a seam for tests of the total time limit)
+_RAISE_TIME = ("raise time_limit / total_time_limit (--time-limit / --total-time-limit on the command line)")
+
+
+def _exact_at_least(A: np.ndarray, w: np.ndarray, t: Fraction) -> np.ndarray:
+    """Rows ``i`` with ``A_i . w >= t`` in exact rational arithmetic.
+
+    The float product decides every row whose distance to ``t`` exceeds a rigorous bound on its
+    rounding error (``2 d u sum_j |A_ij w_j|``, twice the textbook bound for any summation order);
+    the remaining rows are recomputed with :class:`~fractions.Fraction`.
+    """
+    d = A.shape[1]
+    m = A @ w
+    err = (2.0 * d * _UNIT) * (np.abs(A) @ np.abs(w)) * (1.0 + 4.0 * d * _UNIT) + d * _TINY
+    tf = float(t)
+    band = abs(tf) * 2.0 ** -50 + _TINY
+    yes = m - err > tf + band
+    no = m + err < tf - band
+    out = yes.copy()
+    for i in np.flatnonzero(~(yes | no)):
+        exact = sum((Fraction(float(a)) * Fraction(float(x)) for a, x in zip(A[i], w, strict=True) if a and x),
+                    Fraction(0))
+        out[i] = exact >= t
+    return out
+
+
+def _check_number(name: str, value: Any, *, low: float | None = None, high: float | None = None,
+                  low_open: bool = False, optional: bool = False, hint: str = "") -> float | None:
+    """A finite real parameter in the given range, or a ConfigError naming it."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
+        raise ConfigError(f"{name} must be a finite number{hint}; got {value!r}.")
+    value = float(value)
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ConfigError(f"{name} must be {'>' if low_open else '>='} {low:g}{hint}; got {value:g}.")
+    if high is not None and value > high:
+        raise ConfigError(f"{name} must be <= {high:g}{hint}; got {value:g}.")
+    return value
 
 
 @dataclass
@@ -57,18 +124,29 @@ class LinearMultiplicityResult:
         ``reference_optimal`` is False, then the best found).
     error_budget : float
         ``reference_error + epsilon * n``: members of the Rashomon set make at most this many errors.
+    reference_weights : ndarray
+        Weights of ``h0`` on the original features, the intercept last (``h0(x) = 1`` iff
+        ``w . [x, 1] >= 0``).
     reference_predictions : ndarray of {0, 1}
         ``h0`` on the training rows.
     status : ndarray of str
-        Per training row: ``"ambiguous"``, ``"not ambiguous"`` or ``"undecided"`` (time limit).
+        Per training row: ``"ambiguous"`` (a re-checked classifier within the budget flips it),
+        ``"not ambiguous"`` or ``"undecided"`` (time limit, interruption or a rejected certificate).
     ambiguity_lower, ambiguity_upper : float
         Certified bounds on the ambiguity (equal when nothing is undecided).
     discrepancy : float or None
-        Largest share of training predictions one epsilon-good model changes (None when not asked).
+        Largest share of training predictions one epsilon-good model is *certified* to change (a
+        re-checked classifier achieves it; None when not asked).
     discrepancy_upper : float or None
         Certified upper bound on the discrepancy (equal to it when solved to optimality).
     n_solves : int
         Flip programs solved (the others were certified by the model pool).
+    interrupted : bool
+        The fit was stopped by Ctrl-C; undecided points were not examined.
+    details : dict
+        ``n_distinct_points``, ``pool_size``, ``rejected_certificates`` (solver answers the exact
+        check refused), ``feature_scales`` (the powers of two of the internal units),
+        ``stopped_by`` (``"total_time_limit"`` or ``"interrupt"`` when the fit stopped early).
     """
 
     reference_error: int
@@ -83,6 +161,7 @@ class LinearMultiplicityResult:
     discrepancy_upper: float | None = None
     n_solves: int = 0
     solver: str = ""
+    interrupted: bool = False
     details: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -90,13 +169,26 @@ class LinearMultiplicityResult:
         """The ambiguity when certified exactly; raises when some point is undecided."""
         if self.ambiguity_lower != self.ambiguity_upper:
             raise SolverError(
-                f"Ambiguity is only bounded, in [{self.ambiguity_lower:.4f}, {self.ambiguity_upper:.4f}]: some flip "
-                "programs hit the time limit. Raise time_limit to decide them.")
+                f"Ambiguity is only bounded, in [{self.ambiguity_lower:.4f}, {self.ambiguity_upper:.4f}]: "
+                f"{int(np.sum(self.status == 'undecided'))} training rows are undecided (time limit or interruption). "
+                f"Read ambiguity_lower/ambiguity_upper, or {_RAISE_TIME} to decide them.")
         return self.ambiguity_lower
 
     def to_frame(self) -> pd.DataFrame:
         """Per training row: the reference prediction and the ambiguity status."""
         return pd.DataFrame({"reference_prediction": self.reference_predictions, "status": self.status})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary figures as JSON-ready values."""
+        return {"reference_error": int(self.reference_error), "reference_optimal": bool(self.reference_optimal),
+                "error_budget": float(self.error_budget),
+                "ambiguity": [float(self.ambiguity_lower), float(self.ambiguity_upper)],
+                "discrepancy": None if self.discrepancy is None else [float(self.discrepancy),
+                                                                      float(self.discrepancy_upper)],
+                "undecided_rows": int(np.sum(self.status == "undecided")), "n_solves": int(self.n_solves),
+                "interrupted": bool(self.interrupted),
+                "rejected_certificates": int(self.details.get("rejected_certificates", 0)),
+                "stopped_by": self.details.get("stopped_by")}
 
     def summary(self) -> str:
         """A few readable lines."""
@@ -108,6 +200,9 @@ class LinearMultiplicityResult:
                  f"  ambiguity {amb} ({self.n_solves} flip programs solved)"]
         if self.discrepancy is not None:
             lines.append(f"  discrepancy {self.discrepancy:.3f} (certified <= {self.discrepancy_upper:.3f})")
+        stopped = self.details.get("stopped_by")
+        if stopped:
+            lines.append(f"  stopped early ({stopped}): {int(np.sum(self.status == 'undecided'))} rows undecided")
         return "\n".join(lines)
 
 
@@ -120,18 +215,28 @@ class ExactLinearMultiplicity:
         Error tolerance as a share of the training rows: members make at most
         ``err0 + epsilon * n`` training errors.
     margin : float
-        ``gamma``; keep it well above the solver's feasibility tolerance (1e-6 for SCIP).
+        ``gamma`` in the internal units (every feature rescaled into ``[-1, 1)``), in ``[1e-5, 0.1]``:
+        well above the solvers' tolerances (1e-6).
     backend : str
         Any registered backend with integer support (``"scip"``, ``"gurobi"``, ``"ortools"``).
     time_limit : float, optional
         Seconds per program; an undecided program widens the reported ambiguity interval.
+    total_time_limit : float, optional
+        Seconds for the whole fit; programs still to run when it is spent leave their points
+        undecided (the discrepancy is then bounded from the classifiers already found).
     discrepancy : bool
         Also solve the discrepancy program.
     n_jobs : int, optional
         Flip programs solved in parallel (joblib processes, in rounds of ``2 * n_jobs``; every
-        classifier found certifies points of later rounds without a solve).
+        classifier found certifies points of later rounds without a solve); -1 for all cores.
     progress : bool
         Progress bar over the flip programs.
+
+    Attributes
+    ----------
+    partial_result_ : LinearMultiplicityResult or None
+        After a Ctrl-C during :meth:`fit`: the certified partial result (None if the reference
+        program itself was interrupted).
 
     Examples
     --------
@@ -143,30 +248,78 @@ class ExactLinearMultiplicity:
     """
 
     def __init__(self, epsilon: float = 0.05, *, margin: float = 1e-4, backend: str = "scip",
-                 time_limit: float | None = None, discrepancy: bool = True, n_jobs: int | None = None,
-                 progress: bool = True) -> None:
+                 time_limit: float | None = None, total_time_limit: float | None = None, discrepancy: bool = True,
+                 n_jobs: int | None = None, progress: bool = True) -> None:
         self.epsilon = epsilon
         self.n_jobs = n_jobs
         self.margin = margin
         self.backend = backend
         self.time_limit = time_limit
+        self.total_time_limit = total_time_limit
         self.discrepancy = discrepancy
         self.progress = progress
+        self.partial_result_: LinearMultiplicityResult | None = None
 
-    # -- data ------------------------------------------------------------------------------------
+    # -- checks ----------------------------------------------------------------------------------
+    def validate(self) -> None:
+        """Check the parameters (before any data is read); raises ``ConfigError`` naming the fix."""
+        _check_number("epsilon", self.epsilon, low=0.0, high=1.0,
+                      hint=" (a share of the training rows, in [0, 1], e.g. 0.01)")
+        _check_number("margin", self.margin, low=1e-5, high=0.1,
+                      hint=" (the margin in rescaled units, in [1e-5, 0.1]; the default 1e-4 suits most data)")
+        for name in ("time_limit", "total_time_limit"):
+            _check_number(name, getattr(self, name), low=0.0, low_open=True, optional=True,
+                          hint=" (seconds; leave it None for no limit)")
+        jobs = self.n_jobs
+        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral)
+                                 or (jobs < 1 and jobs != -1)):
+            raise ConfigError(f"n_jobs must be a positive integer, -1 (all cores) or None (one process); got {jobs!r}.")
+        if not isinstance(self.backend, str) or not self.backend:
+            raise ConfigError(f"backend must be a backend name such as 'scip'; got {self.backend!r}.")
+
     @staticmethod
     def _prepare(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-        X = np.asarray(X, dtype=float)
-        y = np.asarray(y).ravel()
-        if X.ndim != 2 or X.shape[0] != y.size:
-            raise DataError(f"X must be 2-D with one row per label; got X {X.shape} and y {y.shape}.")
+        try:
+            X = np.asarray(X, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise DataError(f"X must be numeric for the exact linear MIP ({exc}); encode text columns as numbers "
+                            "(one-hot or codes) first.") from None
+        y = np.asarray(y)
+        if y.ndim > 1 and y.size == max(y.shape, default=0):
+            y = y.ravel()
+        if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.size:
+            raise DataError(f"X must be 2-D with one row per label; got X {X.shape} and y {y.shape}. Pass X as "
+                            "(rows, features) and y as one label per row.")
+        if X.shape[0] == 0:
+            raise DataError("X and y have no rows; the exact linear MIP needs training rows of both classes.")
         if not np.isfinite(X).all():
             raise DataError("X has missing or infinite values; impute or drop them first.")
-        labels = np.unique(y)
+        if y.dtype.kind == "f" and np.isnan(y).any():
+            raise DataError("y has missing labels (NaN); drop those rows or fill them in.")
+        try:
+            labels = np.unique(y)
+        except TypeError:
+            raise DataError("y mixes label types (e.g. numbers and text); use one type, e.g. 0/1.") from None
         if labels.size != 2:
-            raise DataError(f"The exact linear MIP needs a binary target; got {labels.size} classes {labels[:5]}.")
+            raise DataError(f"The exact linear MIP needs a binary target; got {labels.size} classes "
+                            f"{labels[:5].tolist()}. Recode y to two classes (e.g. 0/1).")
         signs = np.where(y == labels[1], 1.0, -1.0)
-        return np.hstack([X, np.ones((X.shape[0], 1))]), signs
+        return X, signs
+
+    @staticmethod
+    def _scales(X: np.ndarray) -> np.ndarray:
+        """Powers of two bringing each column's largest magnitude into [1/2, 1) (1 for all-zero columns)."""
+        peak = np.abs(X).max(axis=0)
+        scale = np.ones(X.shape[1])
+        nonzero = peak > 0
+        _, exponent = np.frexp(peak[nonzero])
+        scale[nonzero] = np.ldexp(1.0, exponent)
+        scaled = X / scale
+        lost = np.flatnonzero(np.any(scaled * scale != X, axis=0))
+        if lost.size:  # only subnormal underflow makes a power-of-two division inexact
+            raise DataError(f"Feature column(s) {lost[:5].tolist()} span too many orders of magnitude (values below "
+                            "1e-300 next to large ones) to rescale exactly; round tiny values to 0 or rescale them.")
+        return scale
 
     # -- programs --------------------------------------------------------------------------------
     def _base_program(self, Xa: np.ndarray, s: np.ndarray, counts: np.ndarray, sense: str) -> PolynomialProgram:
@@ -179,35 +332,66 @@ class ExactLinearMultiplicity:
             prog.add_constraint({(a[j],): 1.0, (w[j],): -1.0}, ">=", 0.0)
             prog.add_constraint({(a[j],): 1.0, (w[j],): 1.0}, ">=", 0.0)
         prog.add_constraint({(aj,): 1.0 for aj in a}, "<=", 1.0, name="l1")
-        gamma = self.margin
+        gamma = float(self.margin)
         for k in range(Xa.shape[0]):
             z = prog.add_variable(f"z{k}", 0.0, 1.0, integer=True)
-            big_m = gamma + float(np.abs(Xa[k]).max())
+            big_m = gamma + float(np.abs(Xa[k]).max())  # <= 1 + gamma on the rescaled features
             poly = {(w[j],): s[k] * Xa[k, j] for j in range(d) if Xa[k, j] != 0.0}
             poly[(z,)] = big_m
             prog.add_constraint(poly, ">=", gamma, name=f"correct{k}")
         prog.set_objective({(prog.index(f"z{k}"),): float(c) for k, c in enumerate(counts)})
         return prog
 
-    def _solve(self, prog: PolynomialProgram, **extra: Any) -> SolveResult:
+    def _solve(self, prog: PolynomialProgram, time_limit: float | None = None, **extra: Any) -> SolveResult:
         from fairprobe.core.registry import get_backend
 
-        options = SolveOptions(time_limit=self.time_limit, **extra)
+        options = SolveOptions(time_limit=time_limit, **extra)
         return get_backend(self.backend).solve(prog, options)
 
-    def _solve_many(self, programs: list[PolynomialProgram], solver_options: dict[str, Any],
-                    jobs: int) -> list[SolveResult]:
+    def _solve_many(self, programs: list[PolynomialProgram], solver_options: dict[str, Any], jobs: int,
+                    time_limit: float | None) -> list[SolveResult]:
         if jobs == 1 or len(programs) == 1:
-            return [self._solve(prog, solver_options=solver_options) for prog in programs]
+            return [self._solve(prog, time_limit, solver_options=solver_options) for prog in programs]
         from joblib import Parallel, delayed
 
         # processes, not threads: concurrent SCIP instances in one process are unsafe
-        return Parallel(n_jobs=jobs)(delayed(self._solve)(prog, solver_options=solver_options) for prog in programs)
+        return Parallel(n_jobs=jobs)(delayed(self._solve)(prog, time_limit, solver_options=solver_options)
+                                     for prog in programs)
 
-    def _weights(self, res: SolveResult, d: int) -> np.ndarray | None:
+    @staticmethod
+    def _weights(res: SolveResult, d: int) -> np.ndarray | None:
         if not res.incumbent:
             return None
-        return np.array([res.incumbent[f"w{j}"] for j in range(d)])
+        return np.array([res.incumbent[f"w{j}"] for j in range(d)], dtype=float)
+
+    def _polish(self, Xu: np.ndarray, su: np.ndarray, keep: np.ndarray, flip: tuple[np.ndarray, float] | None,
+                time_limit: float | None) -> np.ndarray | None:
+        """The classifier of largest margin on the error pattern ``keep`` (rows that must be right), or None.
+
+        Used when a solver's classifier fails the exact check: the pattern may be right while the
+        weights sit just outside tolerance, and a margin-maximising LP moves them inside.
+        """
+        prog = PolynomialProgram(sense="max", name="linear_multiplicity_polish")
+        d = Xu.shape[1]
+        w = [prog.add_variable(f"w{j}", -1.0, 1.0) for j in range(d)]
+        a = [prog.add_variable(f"a{j}", 0.0, 1.0) for j in range(d)]
+        t = prog.add_variable("t", -1.0, 2.0)
+        for j in range(d):
+            prog.add_constraint({(a[j],): 1.0, (w[j],): -1.0}, ">=", 0.0)
+            prog.add_constraint({(a[j],): 1.0, (w[j],): 1.0}, ">=", 0.0)
+        prog.add_constraint({(aj,): 1.0 for aj in a}, "<=", 1.0, name="l1")
+        rows = [su[k] * Xu[k] for k in np.flatnonzero(keep)]
+        if flip is not None:
+            rows.append(-flip[1] * flip[0])
+        for r in rows:
+            poly = {(w[j],): float(r[j]) for j in range(d) if r[j] != 0.0}
+            poly[(t,)] = -1.0
+            prog.add_constraint(poly, ">=", 0.0)
+        prog.set_objective({(t,): 1.0})
+        res = self._solve(prog, time_limit)
+        if not res.incumbent or res.incumbent_objective is None or res.incumbent_objective < self.margin / 2:
+            return None
+        return self._weights(res, d)
 
     # -- fit -------------------------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> LinearMultiplicityResult:
@@ -216,55 +400,97 @@ class ExactLinearMultiplicity:
         Parameters
         ----------
         X : array-like (n, d)
-            Numeric features (a constant column is added).
+            Numeric features (a constant column is added; columns are rescaled internally by
+            powers of two, so their units do not matter).
         y : array-like (n,)
             Binary labels (the larger label is the positive class).
+
+        Raises
+        ------
+        KeyboardInterrupt
+            On Ctrl-C, after storing the certified partial result in ``partial_result_``.
         """
         from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
-        if not 0 <= self.epsilon <= 1:
-            raise DataError(f"epsilon is a share of the training rows, in [0, 1]; got {self.epsilon}.")
-        Xa, s = self._prepare(X, y)
+        self.validate()
+        self.partial_result_ = None
+        X, s = self._prepare(X, y)
+        scale = self._scales(X)
+        Xa = np.hstack([X / scale, np.ones((X.shape[0], 1))])  # exact: powers of two
         n, d = Xa.shape
+        gamma = float(self.margin)
+        deadline = None if self.total_time_limit is None else _clock() + float(self.total_time_limit)
+
+        def time_left() -> float | None:
+            """Seconds for the next program (per-program limit capped by the total), or None."""
+            if deadline is None:
+                return self.time_limit
+            left = deadline - _clock()
+            return left if self.time_limit is None else min(left, float(self.time_limit))
+
         # Compress duplicate (x, y) rows: one error indicator per distinct labelled point.
         rows, counts = np.unique(np.hstack([Xa, s[:, None]]), axis=0, return_counts=True)
         Xu, su = rows[:, :-1], rows[:, -1]
-        erm = self._solve(self._base_program(Xu, su, counts, "min"))
+        erm = self._solve(self._base_program(Xu, su, counts, "min"), time_left())
+        if erm.limit is Limit.INTERRUPTED:
+            raise KeyboardInterrupt
         w0 = self._weights(erm, d)
         if w0 is None:
-            raise SolverError(f"The ERM program found no classifier ({erm.message}); raise time_limit.")
+            raise SolverError(f"The ERM program found no classifier ({erm.message}); {_RAISE_TIME}.")
         err0 = round(erm.incumbent_objective)
-        budget = err0 + self.epsilon * n
+        budget = err0 + float(self.epsilon) * n
         cap = math.floor(budget + 1e-9)  # error counts are integers: at most `cap` errors are allowed
-        gamma = self.margin
-        pred0 = np.where(Xa @ w0 >= 0, 1.0, -1.0)
+        half = Fraction(gamma) / 2
+        signed_rows = su[:, None] * Xu
 
-        def certified_flips(w: np.ndarray) -> np.ndarray | None:
-            """Rows ``w`` certifiably flips, if ``w`` is within the budget (else None)."""
-            margins = Xa @ w
-            if np.sum(s * margins < gamma - 1e-9) > cap:
-                return None
-            return -pred0 * margins >= gamma - 1e-9
+        def threshold(w: np.ndarray) -> Fraction:
+            # margins of w / ||w||_1 >= gamma/2  <=>  margins of w >= gamma/2 * ||w||_1
+            norm = sum((Fraction(abs(float(v))) for v in w), Fraction(0))
+            return half * max(Fraction(1), norm)
+
+        def errors_of(w: np.ndarray) -> int:
+            right = _exact_at_least(signed_rows, w, threshold(w))
+            return int(counts[~right].sum())
+
+        rejected = 0
+        e0 = errors_of(w0)
+        if e0 > err0:  # the reference itself failed the exact check: polish it on its pattern
+            rejected += 1
+            z = np.array([erm.incumbent[f"z{k}"] for k in range(Xu.shape[0])])
+            w0 = self._polish(Xu, su, z < 0.5, None, time_left())
+            if w0 is None or errors_of(w0) > err0:
+                raise SolverError(
+                    f"The ERM program's classifier makes {e0} errors when re-checked exactly, not the {err0} the "
+                    f"solver reported: the solver ran into numerical trouble. Try another backend or a larger margin.")
 
         # distinct feature vectors (whatever their labels): one flip program and one h0 decision each
-        points, first, point_of_row, multiplicity = np.unique(Xa, axis=0, return_index=True, return_inverse=True,
-                                                              return_counts=True)
+        points, point_of_row, multiplicity = np.unique(Xa, axis=0, return_inverse=True, return_counts=True)
         point_of_row = point_of_row.ravel()
-        h0_point = pred0[first]
+        h0_point = np.where(_exact_at_least(points, w0, Fraction(0)), 1.0, -1.0)  # h0(x) = +1 iff w0.x >= 0
+        pred_rows = h0_point[point_of_row]
+        flip_rows = -h0_point[:, None] * points
         status = np.full(points.shape[0], "", dtype=object)
-        pool = [w0]
+        best_flips = [0]  # the largest certified number of flipped training rows by one classifier
 
-        def absorb(w: np.ndarray | None) -> None:
-            flips = certified_flips(w) if w is not None else None
-            if flips is not None:
-                status[np.unique(point_of_row[flips])] = "ambiguous"
+        def certify(w: np.ndarray | None) -> np.ndarray | None:
+            """Distinct points ``w`` certifiably flips, if ``w`` is within the budget when checked exactly."""
+            if w is None:
+                return None
+            if errors_of(w) > cap:
+                return None
+            flips = _exact_at_least(flip_rows, w, threshold(w))
+            status[flips] = "ambiguous"
+            best_flips[0] = max(best_flips[0], int(multiplicity[flips].sum()))
+            return flips
 
-        absorb(w0)
+        certify(w0)
+        pool_size = 1
         n_solves = 0
         if self.n_jobs in (None, 1):
             jobs = 1
         else:
             jobs = (os.cpu_count() or 1) if self.n_jobs < 0 else int(self.n_jobs)
+        stopped_by = None
         decided_before = int(np.sum(status != ""))
         bar = tqdm(total=int(np.sum(status == "")), desc="flip programs", disable=not self.progress)
         try:
@@ -272,44 +498,85 @@ class ExactLinearMultiplicity:
                 todo = [p for p in range(points.shape[0]) if status[p] == ""][: 2 * jobs if jobs > 1 else 1]
                 if not todo:
                     break
+                limit = time_left()
+                if limit is not None and limit <= 0:
+                    stopped_by = "total_time_limit"
+                    break
                 programs = []
                 for p in todo:
                     prog = self._base_program(Xu, su, counts, "min")
                     prog.add_constraint(self._flip_poly(points[p], h0_point[p]), ">=", gamma, name="flip")
                     programs.append(prog)
                 # Only "is the optimum <= cap?" matters: SCIP stops at the first incumbent under it.
-                results = self._solve_many(programs, self._objective_limit(cap), jobs)
+                results = self._solve_many(programs, self._objective_limit(cap), jobs, limit)
                 n_solves += len(results)
                 for res in results:  # every classifier found may certify other points
-                    w = self._weights(res, d)
-                    if w is not None:
-                        pool.append(w)
-                        absorb(w)
+                    if certify(self._weights(res, d)) is not None:
+                        pool_size += 1
                 for p, res in zip(todo, results, strict=True):
                     if status[p]:
                         continue
+                    if res.incumbent_objective is not None and res.incumbent_objective <= cap + 0.5:
+                        # the solver claims a flip its classifier failed to certify: polish the pattern
+                        rejected += 1
+                        z = np.array([res.incumbent[f"z{k}"] for k in range(Xu.shape[0])])
+                        polished = self._polish(Xu, su, z < 0.5, (points[p], h0_point[p]), time_left())
+                        flips = certify(polished)
+                        if flips is not None and flips[p]:
+                            rejected -= 1
+                            pool_size += 1
+                        else:
+                            status[p] = "undecided"
                     # the optimum is an integer: a dual bound above `cap` (beyond tolerance) rules out `cap` errors
-                    if res.termination is Termination.INFEASIBLE or res.objective_bound > cap + 1e-6:
+                    elif res.termination is Termination.INFEASIBLE or res.objective_bound > cap + 1e-6:
                         status[p] = "not ambiguous"
-                    elif res.incumbent_objective is not None and res.incumbent_objective <= cap + 1e-6:
-                        status[p] = "ambiguous"  # solver-feasible but not margin-verified: trust the solver
                     else:
                         status[p] = "undecided"
                 bar.n = int(np.sum(status != "")) - decided_before
                 bar.refresh()
+                if any(res.limit is Limit.INTERRUPTED for res in results):  # SCIP caught the Ctrl-C itself
+                    raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            stopped_by = "interrupt"
         finally:
             bar.close()
+        status[status == ""] = "undecided"
+
+        discrepancy = discrepancy_upper = None
+        if self.discrepancy:
+            discrepancy, discrepancy_upper = best_flips[0] / n, None
+            limit = time_left()
+            if stopped_by is None and (limit is None or limit > 0):
+                try:
+                    res = self._discrepancy(Xu, su, counts, points, h0_point, multiplicity, cap, limit)
+                    if certify(self._weights(res, d)) is not None:
+                        pool_size += 1
+                    discrepancy = best_flips[0] / n
+                    if math.isfinite(res.objective_bound):
+                        discrepancy_upper = res.objective_bound / n
+                    if res.limit is Limit.INTERRUPTED:
+                        stopped_by = "interrupt"
+                except KeyboardInterrupt:
+                    stopped_by = "interrupt"
         row_status = status[point_of_row].astype(str)
         lower = float(np.mean(row_status == "ambiguous"))
         upper = float(np.mean(row_status != "not ambiguous"))
+        if discrepancy is not None:
+            # one model cannot flip a point that no model flips
+            discrepancy_upper = upper if discrepancy_upper is None else min(discrepancy_upper, upper)
+            discrepancy_upper = max(discrepancy_upper, discrepancy)
         result = LinearMultiplicityResult(
-            reference_error=err0, error_budget=budget, reference_optimal=erm.is_optimal, reference_weights=w0,
-            reference_predictions=(pred0 > 0).astype(int), status=row_status, ambiguity_lower=lower,
-            ambiguity_upper=upper, n_solves=n_solves, solver=erm.solver,
-            details={"n_distinct_points": int(points.shape[0]), "pool_size": len(pool)})
-        if self.discrepancy:
-            result.discrepancy, result.discrepancy_upper = self._discrepancy(Xu, su, counts, points, h0_point,
-                                                                             multiplicity, cap)
+            reference_error=err0, error_budget=budget, reference_optimal=erm.is_optimal,
+            reference_weights=np.append(w0[:-1] / scale, w0[-1]),
+            reference_predictions=(pred_rows > 0).astype(int), status=row_status, ambiguity_lower=lower,
+            ambiguity_upper=upper, discrepancy=discrepancy, discrepancy_upper=discrepancy_upper, n_solves=n_solves,
+            solver=erm.solver, interrupted=stopped_by == "interrupt",
+            details={"n_distinct_points": int(points.shape[0]), "pool_size": pool_size,
+                     "rejected_certificates": rejected, "feature_scales": scale, "stopped_by": stopped_by,
+                     "margin": gamma})
+        if stopped_by == "interrupt":
+            self.partial_result_ = result
+            raise KeyboardInterrupt
         return result
 
     def _objective_limit(self, cap: int) -> dict[str, Any]:
@@ -325,12 +592,13 @@ class ExactLinearMultiplicity:
         return {(j,): -h0 * point[j] for j in range(point.size) if point[j] != 0.0}
 
     def _discrepancy(self, Xu: np.ndarray, su: np.ndarray, counts: np.ndarray, points: np.ndarray,
-                     h0_point: np.ndarray, multiplicity: np.ndarray, cap: int) -> tuple[float, float]:
-        n = int(counts.sum())
+                     h0_point: np.ndarray, multiplicity: np.ndarray, cap: int,
+                     time_limit: float | None) -> SolveResult:
+        """Solve the discrepancy program (its classifier is checked by the caller)."""
         prog = self._base_program(Xu, su, counts, "max")
         errors = dict(prog.objective)
         prog.add_constraint(errors, "<=", cap, name="budget")
-        gamma = self.margin
+        gamma = float(self.margin)
         objective = {}
         for p in range(points.shape[0]):
             f = prog.add_variable(f"f{p}", 0.0, 1.0, integer=True)
@@ -340,7 +608,4 @@ class ExactLinearMultiplicity:
             prog.add_constraint(poly, ">=", gamma - big_m, name=f"flip{p}")
             objective[(f,)] = float(multiplicity[p])
         prog.set_objective(objective)
-        res = self._solve(prog)
-        if res.incumbent_objective is None:
-            raise SolverError(f"The discrepancy program found no solution ({res.message}); raise time_limit.")
-        return res.incumbent_objective / n, min(1.0, res.objective_bound / n)
+        return self._solve(prog, time_limit)

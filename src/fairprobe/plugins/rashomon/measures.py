@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from fairprobe.exceptions import DataError
@@ -49,15 +51,22 @@ def conflict_ratio(predictions: object) -> np.ndarray:
 
 def delta_ambiguity(predictions: object, delta: float = 0.0) -> float:
     """Share of points whose conflict ratio exceeds ``delta`` (``delta = 0``: standard ambiguity)."""
-    if not 0.0 <= delta <= 1.0:
-        raise DataError(f"delta must lie in [0, 0.5] for binary tasks (at most 1); got {delta}.")
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0.0 <= delta <= 1.0:
+        raise DataError(f"delta must be a number in [0, 0.5] for binary tasks (at most 1), e.g. delta=0.1; "
+                        f"got {delta!r}.")
     return float(np.mean(conflict_ratio(predictions) > delta))
 
 
 def ambiguity_curve(predictions: object, deltas: object = None) -> tuple[np.ndarray, np.ndarray]:
     """``(deltas, A_delta)`` over a grid (default 51 points in [0, 0.5])."""
     c = conflict_ratio(predictions)
-    grid = np.linspace(0, 0.5, 51) if deltas is None else np.asarray(deltas, dtype=float)
+    try:
+        grid = np.linspace(0, 0.5, 51) if deltas is None else np.asarray(deltas, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise DataError(f"deltas must be numbers in [0, 0.5] (e.g. numpy.linspace(0, 0.5, 51)); got {deltas!r}.") \
+            from None
+    if grid.size == 0 or not np.all((grid >= 0) & (grid <= 1)):
+        raise DataError(f"deltas must be a non-empty list of numbers in [0, 0.5] (at most 1); got {deltas!r}.")
     return grid, (c[None, :] > grid[:, None]).mean(axis=1)
 
 

@@ -9,6 +9,8 @@ held-out data form the Rashomon set (Definition 4.1 of the seed paper).
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -16,7 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from fairprobe.exceptions import ConfigError, DataError
+from fairprobe.exceptions import ConfigError, DataError, FairprobeError
+from fairprobe.plugins.rashomon.linear_exact import _check_number
 from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio, delta_ambiguity
 
 __all__ = ["RashomonSet"]
@@ -76,8 +79,14 @@ def _fit_candidate(estimator: Any, params: dict[str, Any], X: np.ndarray, y: np.
         model.set_params(random_state=seed)
     rng = np.random.default_rng(seed)
     if how.sampler is not None:  # a fresh sample from the data-generating process
-        X, y = how.sampler(rng)
-        X, y = np.asarray(X, dtype=float), np.asarray(y).ravel()
+        try:
+            X, y = how.sampler(rng)
+            X, y = np.asarray(X, dtype=float), np.asarray(y).ravel()
+        except (TypeError, ValueError) as exc:
+            raise DataError(f"sampler(rng) must return (X, y) with numeric X; it failed: {exc}") from None
+        if X.ndim != 2 or X.shape[0] != y.size or X.shape[1] != X_held.shape[1]:
+            raise DataError(f"sampler(rng) returned X {X.shape} and y {y.shape}; it must return one label per row "
+                            f"and {X_held.shape[1]} columns, as the training data.")
         rows = None
     Xs = X[:, cols] if rows is None else X[np.ix_(rows, cols)]
     ys = y if rows is None else y[rows]
@@ -181,35 +190,108 @@ class RashomonSet:
         self.keep_models = keep_models
         self.progress = progress
 
-    def _check(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-        if not (hasattr(self.estimator, "fit") and hasattr(self.estimator, "predict")):
-            raise ConfigError(f"{type(self.estimator).__name__} has no fit/predict; pass a scikit-learn classifier.")
+    def _check_params(self) -> None:
+        """Every parameter, before any data is touched; ConfigError naming the parameter and the fix."""
+        est = self.estimator
+        if isinstance(est, type):
+            raise ConfigError(f"estimator is the class {est.__name__}, not a model; pass an instance, e.g. "
+                              f"{est.__name__}().")
+        if not (hasattr(est, "fit") and hasattr(est, "predict")):
+            raise ConfigError(f"{type(est).__name__} has no fit/predict; pass a scikit-learn classifier.")
+        from sklearn.base import is_regressor
+
+        if is_regressor(est):
+            raise ConfigError(f"{type(est).__name__} is a regressor; a Rashomon set of decisions needs a classifier "
+                              "(e.g. LogisticRegression or DecisionTreeClassifier).")
+        if self.param_grid is not None:
+            if not isinstance(self.param_grid, dict):
+                raise ConfigError(f"param_grid must be a dict of lists, e.g. {{'max_depth': [2, 4]}}; got "
+                                  f"{type(self.param_grid).__name__}.")
+            valid = est.get_params(deep=True) if hasattr(est, "get_params") else None
+            for key, values in self.param_grid.items():
+                if valid is not None and key not in valid:
+                    raise ConfigError(f"param_grid names {key!r}, which {type(est).__name__} does not have; valid "
+                                      f"parameters: {sorted(valid)[:12]}.")
+                if isinstance(values, str) or not isinstance(values, list | tuple | np.ndarray) or len(values) == 0:
+                    raise ConfigError(f"param_grid[{key!r}] must be a non-empty list of values, e.g. "
+                                      f"{{{key!r}: [{values!r}]}}; got {values!r}.")
         if self.dataset_multiplicity not in _MULTIPLICITY:
             raise ConfigError(
                 f"dataset_multiplicity must be one of {_MULTIPLICITY}; got {self.dataset_multiplicity!r}.")
         if (self.dataset_multiplicity == "sampler") != (self.sampler is not None):
             raise ConfigError('Give a sampler exactly when dataset_multiplicity="sampler" (sampler(rng) -> (X, y)).')
-        if not 0 < self.subsample <= 1 and self.dataset_multiplicity != "bootstrap":
-            raise ConfigError(f"subsample must be in (0, 1]; got {self.subsample}.")
-        if self.epsilon < 0 or int(self.n_models) < 1:
-            raise ConfigError("epsilon must be >= 0 and n_models >= 1.")
-        if not callable(self.metric) and self.metric not in _METRICS:
-            raise ConfigError(f"metric must be one of {_METRICS} or a callable(y_true, y_pred); got {self.metric!r}.")
-        if self.category_flip is not None and not 0 <= self.category_flip <= 1:
-            raise ConfigError(f"category_flip is a probability in [0, 1]; got {self.category_flip}.")
+        if self.sampler is not None and not callable(self.sampler):
+            raise ConfigError("sampler must be a function sampler(rng) -> (X, y); got "
+                              f"{type(self.sampler).__name__}.")
+        _check_number("epsilon", self.epsilon, low=0.0, hint=" (the tolerance in score units, e.g. 0.01)")
+        if isinstance(self.n_models, bool) or not isinstance(self.n_models, numbers.Integral) or self.n_models < 1:
+            raise ConfigError(f"n_models must be a positive integer (e.g. 200); got {self.n_models!r}.")
+        if self.dataset_multiplicity == "bootstrap":
+            _check_number("subsample", self.subsample, low=0.0, low_open=True,
+                          hint=" (the bootstrap size as a share of the training rows, e.g. 1.0)")
+        else:
+            _check_number("subsample", self.subsample, low=0.0, high=1.0, low_open=True,
+                          hint=" (a share of the training rows, in (0, 1])")
+        _check_number("feature_subsample", self.feature_subsample, low=0.0, high=1.0, low_open=True, optional=True,
+                      hint=" (the share of features each model sees, in (0, 1])")
+        _check_number("feature_noise", self.feature_noise, low=0.0, optional=True,
+                      hint=" (a standard deviation, >= 0)")
+        _check_number("category_flip", self.category_flip, low=0.0, high=1.0, optional=True,
+                      hint=" (a probability, in [0, 1])")
+        _check_number("penalty", self.penalty, low=0.0, hint=" (the weight of complexity(model), >= 0)")
         if self.penalty and self.complexity is None:
             raise ConfigError("penalty needs complexity=callable(model) -> float (e.g. the number of leaves).")
+        if self.complexity is not None and not callable(self.complexity):
+            raise ConfigError(f"complexity must be a function complexity(model) -> float; got {self.complexity!r}.")
+        if not callable(self.metric) and self.metric not in _METRICS:
+            raise ConfigError(f"metric must be one of {_METRICS} or a callable(y_true, y_pred); got {self.metric!r}.")
+        if isinstance(self.reference, str) and (isinstance(self.cv, bool) or not isinstance(self.cv, numbers.Integral)
+                                                or self.cv < 2):
+            raise ConfigError(f"cv must be an integer >= 2 (folds of the reference search); got {self.cv!r}.")
+        rs = self.random_state
+        if rs is not None and (isinstance(rs, bool) or not isinstance(rs, numbers.Integral) or not 0 <= rs < 2**32):
+            raise ConfigError(f"random_state must be None or an integer in [0, 2**32); got {rs!r}.")
+        jobs = self.n_jobs
+        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs == 0):
+            raise ConfigError(f"n_jobs must be a non-zero integer (-1 for all cores) or None; got {jobs!r}.")
+        cats = self.categorical_features or []
+        if isinstance(cats, str | int) or not all(isinstance(j, numbers.Integral) and not isinstance(j, bool)
+                                                   for j in cats):
+            raise ConfigError(f"categorical_features must be a list of column positions (integers), e.g. [0, 3]; "
+                              f"got {cats!r}.")
+
+    def _check(self, X: Any, y: Any, what: str = "X") -> tuple[np.ndarray, np.ndarray]:
+        self._check_params()
         try:
             X = np.asarray(X, dtype=float)
         except (TypeError, ValueError) as exc:
-            raise DataError(f"X must be numeric (encode categories as codes first): {exc}") from None
-        y = np.asarray(y).ravel()
-        if X.ndim != 2 or X.shape[0] != y.size:
-            raise DataError(f"X must be 2-D with one row per label; got X {X.shape} and y {y.shape}.")
-        if np.unique(y).size < 2:
+            raise DataError(f"{what} must be numeric (encode categories as codes first): {exc}") from None
+        if y is None:
+            raise DataError(f"Labels for {what} are missing; pass y{'_held' if what != 'X' else ''} with one label "
+                            "per row.")
+        y = np.asarray(y)
+        if y.ndim == 2 and 1 in y.shape:
+            y = y.ravel()
+        if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.size:
+            raise DataError(f"{what} must be 2-D with one row per label; got {what} {X.shape} and y {y.shape}.")
+        if X.shape[0] == 0:
+            raise DataError(f"{what} has no rows; give training rows of at least two classes.")
+        if X.shape[1] == 0:
+            raise DataError(f"{what} has no feature columns; give the features the models should use.")
+        if np.isinf(X).any() or (np.isnan(X).any() and not _allows_nan(self.estimator)):
+            raise DataError(f"{what} has missing or infinite values, which {type(self.estimator).__name__} cannot "
+                            "fit; impute or drop them first.")
+        if (y.dtype.kind == "f" and np.isnan(y).any()) or (y.dtype.kind == "O" and pd.isna(y).any()):
+            raise DataError(f"The labels have {int(pd.isna(y).sum())} missing values; drop those rows or fill them in.")
+        try:
+            classes = np.unique(y)
+        except TypeError:
+            kinds = sorted({type(v).__name__ for v in y})
+            raise DataError(f"The labels mix types {kinds}; use one type (e.g. all integers 0/1).") from None
+        if classes.size < 2:
             raise DataError("The target has a single class; a classifier needs at least two.")
-        if self.metric == "f1" and np.unique(y).size != 2:
-            raise DataError(f'metric="f1" needs a binary target; this one has {np.unique(y).size} classes.')
+        if self.metric == "f1" and classes.size != 2:
+            raise DataError(f'metric="f1" needs a binary target; this one has {classes.size} classes.')
         bad = [j for j in self.categorical_features or [] if not 0 <= j < X.shape[1]]
         if bad:
             raise ConfigError(f"categorical_features {bad} are not columns of X (it has {X.shape[1]}).")
@@ -225,7 +307,16 @@ class RashomonSet:
                 raise ConfigError(f'reference must be "cv_best", a fitted estimator or a score; got {self.reference!r}')
             scoring = None if self.metric == "accuracy" else (
                 self.metric if isinstance(self.metric, str) else _callable_scorer(self.metric))
-            search = GridSearchCV(self.estimator, self.param_grid or {}, cv=self.cv, scoring=scoring).fit(X, y)
+            search = GridSearchCV(self.estimator, self.param_grid or {}, cv=self.cv, scoring=scoring,
+                                  error_score="raise")
+            try:
+                search.fit(X, y)
+            except FairprobeError:
+                raise
+            except (ValueError, TypeError) as exc:  # the estimator refused the data or a grid value
+                detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+                raise ConfigError(f"{type(self.estimator).__name__} could not be fitted in the reference search: "
+                                  f"{detail}. Check param_grid's values and the data.") from None
             self.reference_params_ = dict(search.best_params_)
             self.reference_score_ = self._objective(search.best_estimator_, X_held, y_held)
         else:
@@ -251,9 +342,18 @@ class RashomonSet:
 
         X, y = self._check(X, y)
         if X_held is None:
+            if y_held is not None:
+                raise DataError("y_held was given without X_held; pass both, or neither for a 25 % split of X.")
+            counts = np.unique(y, return_counts=True)[1]
+            n_held = math.ceil(0.25 * y.size)
+            if counts.min() < 2 or n_held < counts.size or y.size - n_held < counts.size:
+                raise DataError(
+                    f"{y.size} rows with {counts.min()} in the smallest class are too few for a stratified 25 % "
+                    "held-out split; give more rows (at least 2 per class, 4 per class to be safe) or pass "
+                    "X_held and y_held.")
             X, X_held, y, y_held = train_test_split(X, y, test_size=0.25, random_state=self.random_state, stratify=y)
         else:
-            X_held, y_held = self._check(X_held, y_held)
+            X_held, y_held = self._check(X_held, y_held, "X_held")
             if X_held.shape[1] != X.shape[1]:
                 raise DataError(f"X_held has {X_held.shape[1]} columns; X has {X.shape[1]}.")
         smallest = int(np.unique(y, return_counts=True)[1].min())
@@ -291,6 +391,12 @@ class RashomonSet:
                 for item in gen:
                     results.append(item)
                     bar.update()
+        except FairprobeError:
+            raise
+        except (ValueError, TypeError) as exc:  # e.g. a bootstrap sample with one class for LogisticRegression
+            detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+            raise DataError(f"A candidate {type(self.estimator).__name__} could not be fitted: {detail}. Use larger "
+                            "samples (subsample), fewer perturbations, or a model that accepts such data.") from None
         finally:
             bar.close()
         scores = np.array([s for _, _, s in results])
@@ -315,9 +421,14 @@ class RashomonSet:
         """Predictions of every member on ``X``: (n_models, n_points)."""
         if getattr(self, "models_", None) is None:
             raise ConfigError("No fitted models kept (fit first, with keep_models=True).")
-        X = np.asarray(X, dtype=float)
+        try:
+            X = np.asarray(X, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise DataError(f"X must be numeric, coded as in fit: {exc}") from None
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
             raise DataError(f"X must have {self.n_features_in_} columns, as in fit; got shape {X.shape}.")
+        if np.isinf(X).any() or (np.isnan(X).any() and not _allows_nan(self.estimator)):
+            raise DataError("X has missing or infinite values; impute or drop them first (as for fit).")
         return np.stack([m.predict(X[:, cols]) for m, cols in zip(self.models_, self.columns_, strict=True)])
 
     def conflict_ratio(self, X: Any) -> np.ndarray:
@@ -335,10 +446,15 @@ class RashomonSet:
     def convergence(self, X: Any, deltas: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4), steps: int = 20,
                     random_state: int | None = 0) -> pd.DataFrame:
         """delta-ambiguity and mean conflict ratio as members are added (in a random order)."""
-        return _convergence(self.predict_matrix(X), deltas, steps, random_state)
+        if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
+            raise ConfigError(f"steps must be a positive integer (set sizes in the table, e.g. 20); got {steps!r}.")
+        for d in deltas:
+            _check_threshold(d, "each of deltas")
+        return _convergence(self.predict_matrix(X), tuple(float(d) for d in deltas), int(steps), random_state)
 
     def individual_report(self, X: Any, threshold: float = 0.2) -> pd.DataFrame:
         """Per row: majority prediction, conflict ratio, flag above ``threshold``, share per class."""
+        _check_threshold(threshold)
         return _individual(self.predict_matrix(X), threshold)
 
     # -- plots and report ------------------------------------------------------------------------
@@ -358,40 +474,81 @@ class RashomonSet:
         """Two features of ``X`` coloured by conflict ratio."""
         from fairprobe.plugins.rashomon.plots import plot_conflict_scatter
 
-        return plot_conflict_scatter(X, self.predict_matrix(X), features, ax=ax)
+        P = self.predict_matrix(X)
+        if (len(features) != 2 or not all(isinstance(j, numbers.Integral) and 0 <= j < self.n_features_in_
+                                           for j in features)):
+            raise DataError(f"features must be two column positions of X, in [0, {self.n_features_in_}); got "
+                            f"{features!r}.")
+        return plot_conflict_scatter(np.asarray(X, dtype=float), P, features, ax=ax)
 
-    def report(self, X: Any, path: str, threshold: float = 0.2, *, force: bool = False) -> str:
+    def report(self, X: Any, path: str, threshold: float = 0.2, *, force: bool = False,
+               exact_linear: Any = None) -> str:
         """Write the individual report, the convergence table and the plots for ``X`` as a report folder.
 
         The folder has the shared format of :mod:`fairprobe.report` (``index.html``, CSV tables, PNG
         figures, ``report.json``) and follows its rules: a folder holding files fairprobe did not write
         is refused unless ``force``, an earlier report in it is replaced as a whole. Returns the HTML
-        page's path.
+        page's path. ``exact_linear``, a
+        :class:`~fairprobe.plugins.rashomon.linear_exact.LinearMultiplicityResult` on the training
+        rows (possibly partial), adds its figures and the per-row status table.
         """
         from fairprobe.plugins.rashomon.plots import plot_ambiguity_curves, plot_conflict_histogram
         from fairprobe.report import write_report
 
+        _check_threshold(threshold)
         P = self.predict_matrix(X)  # every table and plot below reads these predictions
         table = _individual(P, threshold)
         summary = (f"{len(self.scores_)} models within {self.epsilon} of the reference score "
                    f"{self.reference_score_:.4f}; ambiguity {delta_ambiguity(P, 0.0):.3f}, "
                    f"{int(table.flagged.sum())} of {len(table)} rows above conflict ratio {threshold}")
+        parameters = {"estimator": type(self.estimator).__name__, "epsilon": self.epsilon,
+                      "candidates": self.n_models, "members": len(self.scores_),
+                      "dataset multiplicity": self.dataset_multiplicity, "subsample": self.subsample,
+                      "feature subsample": self.feature_subsample, "feature noise": self.feature_noise,
+                      "reference score": round(self.reference_score_, 4), "threshold": threshold,
+                      "random state": self.random_state}
+        tables = {"individual report": table,
+                  "most contested rows": table.sort_values("conflict_ratio", ascending=False).head(50).round(3),
+                  "convergence": _convergence(P)}
+        if exact_linear is not None:
+            ex = exact_linear
+            amb = (f"{ex.ambiguity_lower:.3f}" if ex.ambiguity_lower == ex.ambiguity_upper
+                   else f"in [{ex.ambiguity_lower:.3f}, {ex.ambiguity_upper:.3f}]")
+            stopped = ex.details.get("stopped_by")
+            summary += (f". Exact linear classifiers: {ex.reference_error} reference errors, budget "
+                        f"{ex.error_budget:g}, ambiguity {amb}"
+                        + (f" (stopped early by {stopped}; partial, every decided row certified)" if stopped else ""))
+            parameters.update({"exact linear reference errors": ex.reference_error,
+                               "exact linear error budget": ex.error_budget,
+                               "exact linear ambiguity": [ex.ambiguity_lower, ex.ambiguity_upper],
+                               "exact linear discrepancy": (None if ex.discrepancy is None
+                                                            else [ex.discrepancy, ex.discrepancy_upper]),
+                               "exact linear undecided rows": int((ex.status == "undecided").sum()),
+                               "exact linear stopped by": stopped})
+            tables["exact linear multiplicity (training rows)"] = ex.to_frame()
         page = write_report(
             path, "Predictive multiplicity", summary=summary, section="Rashomon set and conflict ratios",
             text="The conflict ratio of a row is the share of near-optimal models that disagree with the majority "
                  "decision (0 to 0.5); rows above the threshold are flagged.",
-            parameters={"estimator": type(self.estimator).__name__, "epsilon": self.epsilon,
-                        "candidates": self.n_models, "members": len(self.scores_),
-                        "dataset multiplicity": self.dataset_multiplicity, "subsample": self.subsample,
-                        "feature subsample": self.feature_subsample, "feature noise": self.feature_noise,
-                        "reference score": round(self.reference_score_, 4), "threshold": threshold,
-                        "random state": self.random_state},
+            parameters=parameters,
             figures={"conflict histogram": lambda: plot_conflict_histogram(P),
                      "ambiguity curve": lambda: plot_ambiguity_curves({"Rashomon set": P})},
-            tables={"individual report": table,
-                    "most contested rows": table.sort_values("conflict_ratio", ascending=False).head(50).round(3),
-                    "convergence": _convergence(P)}, force=force)
+            tables=tables, force=force)
         return str(page)
+
+
+def _allows_nan(estimator: Any) -> bool:
+    """Whether a scikit-learn estimator declares that it fits data with missing values."""
+    try:
+        return bool(estimator.__sklearn_tags__().input_tags.allow_nan)
+    except Exception:  # not a scikit-learn estimator, or an older tag API: assume it does not
+        return False
+
+
+def _check_threshold(threshold: Any, name: str = "threshold") -> float:
+    """A conflict-ratio threshold: a number in [0, 1)."""
+    return _check_number(name, threshold, low=0.0, high=1.0 - 1e-12,
+                         hint=" (a conflict ratio, in [0, 0.5] for two classes, e.g. 0.2)")
 
 
 def _callable_scorer(metric: Callable[[np.ndarray, np.ndarray], float]) -> Any:
