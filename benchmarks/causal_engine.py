@@ -1,7 +1,7 @@
 """Causal engine benchmark: program size, certified bounds, gap and time per bound.
 
 For the selection, proxy-label, ECP and proxy-label+selection biases on the COMPAS table of the
-seed paper (``shared/data/fragile_fair-fogliato_compas.csv``, or a synthetic table when it is
+seed paper (bundled: ``fairprobe.datasets.load_paper_table()``, or a synthetic table when it is
 absent) at D = 0.05, and the single-group FPR plus the parity metrics, prints the program size
 before and after reduction, the certified bounds, their gap and the median wall time per
 certified bound (both sides) with SCIP over ``--repeats`` runs, sequentially and with the two
@@ -18,24 +18,18 @@ import argparse
 import statistics
 import time
 import warnings
-from pathlib import Path
 
 import pandas as pd
 
 import fairprobe as fp
+from fairprobe.datasets import load_paper_table
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "fragile_fair-fogliato_compas.csv"
 CONFIGS = {"selection": {"S": 1}, "proxy_label": None, "ecp": None, "proxy_label_and_selection": {"S": 1}}
 METRICS = ["fpr", "fpr_parity", "fnr_parity", "ppv_parity", "demographic_parity"]
 
 
 def load_table() -> pd.DataFrame:
-    if DATA.exists():
-        return pd.read_csv(DATA)
-    from fairprobe.demo import simulate_proxy_audit
-
-    df = simulate_proxy_audit(n=20_000, seed=0)[["A", "Y", "P"]]
-    return df.value_counts(normalize=True).rename("prob").reset_index()
+    return load_paper_table()
 
 
 def timed(repeats: int, **kwargs) -> tuple[float, fp.BoundResult]:
@@ -54,7 +48,7 @@ def main() -> None:
     parser.add_argument("--D", type=float, default=0.05)
     args = parser.parse_args()
     cells = load_table()
-    print(f"table: {'COMPAS (fragile_fair)' if DATA.exists() else 'synthetic'}; D = {args.D}; backend scip\n")
+    print(f"table: COMPAS (fragile_fair); D = {args.D}; backend scip\n")
     header = (f"{'bias':<26}{'metric':<19}{'vars':>11}{'terms':>7}{'deg':>4} {'kind':<18}"
               f"{'lower':>9}{'upper':>9}{'gap':>9}{'ms':>8}{'ms 2cpu':>8}{'base ms':>9}{'x':>7}  base bounds")
     print(header)

@@ -1,6 +1,6 @@
 """Sensitivity-sweep benchmark: 21-point sweeps of every parity metric under each single bias.
 
-On the seed paper's COMPAS table (``shared/data/fragile_fair-fogliato_compas.csv``), for each
+On the seed paper's COMPAS table (bundled: ``fairprobe.datasets.load_paper_table()``), for each
 single built-in bias and each parity metric, a 21-point sweep D = 0, 0.005, ..., 0.1 with
 ``fairprobe.sensitivity`` (compiled once, D moves program coefficients) is timed:
 
@@ -21,14 +21,13 @@ import argparse
 import statistics
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 import fairprobe as fp
+from fairprobe.datasets import load_paper_table
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "fragile_fair-fogliato_compas.csv"
 BIASES = ["selection", "proxy_label", "proxy_attribute", "ecp", "proxy_label_missed_positives"]
 METRICS = ["fpr_parity", "fnr_parity", "ppv_parity", "npv_parity", "demographic_parity", "accuracy_parity",
            "equalized_odds"]
@@ -42,7 +41,7 @@ def main() -> None:
     parser.add_argument("--metrics", default=",".join(METRICS))
     parser.add_argument("--baseline-points", type=int, default=5, help="points of the compile-per-point baseline")
     args = parser.parse_args()
-    table = pd.read_csv(DATA)
+    table = load_paper_table()
     grid = list(np.round(np.linspace(0, 0.1, args.points), 10))
     rows = []
     warnings.simplefilter("ignore", RuntimeWarning)

@@ -1,6 +1,6 @@
 """FairTree seed-paper simulation studies, in reduced form, with pass/fail bands.
 
-Studies (data-generating processes as pinned in ``shared/notes/fairtree.md``: residuals
+Studies (data-generating processes as pinned in the FairTree research notes: residuals
 N(mu_g, sigma_g) unrounded, alpha = 0.05):
 
 * Table 1 (Study 1.1): N in 100/200/500/1000 x delta in 0..0.4, five binary covariates (the first

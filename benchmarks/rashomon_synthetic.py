@@ -9,7 +9,7 @@ with 200 models, (c) the same with more models, (d) a fresh 8,000-point sample p
 Checks: (b) and (d) reach a mean conflict ratio >= 0.35 in the overlap and <= 0.05 elsewhere, and
 (a) is clearly lower in the overlap than (b).
 
-Part 2, Adult (``--data``, the shared data folder; stands in for ACSEmployment, which needs a
+Part 2, Adult (bundled, or ``--data`` a folder of your own copies; stands in for ACSEmployment, which needs a
 download): 7,000 training and 7,000 test rows, 253 trees per condition: no dataset multiplicity,
 bootstraps of 2,800 and 4,200, feature subsampling (9 of 10), feature noise (N(0, 0.05) on
 standardised numeric columns, categories switched with p = 0.001), and fresh 7,000-row samples
@@ -17,7 +17,7 @@ from the rest of the data. Prints standard and 0.4-ambiguity and the pairwise di
 
 Part 3, speed: the 253 trees of the fixed-sample condition trained with ``n_jobs=1`` and ``n_jobs=2``.
 
-Run: ``python benchmarks/rashomon_synthetic.py [--models 300] [--more 1000] [--data ../shared/data]``.
+Run: ``python benchmarks/rashomon_synthetic.py [--models 300] [--more 1000] [--data FOLDER]``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from fairprobe.plugins.rashomon import RashomonSet, ambiguity_curve, conflict_ra
 
 GRID = {"max_depth": [*range(1, 21), None], "criterion": ["gini", "entropy", "log_loss"]}
 DELTAS = [0.0, 0.1, 0.2, 0.3, 0.4, 0.45, 0.49]
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def gaussians(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -168,7 +167,7 @@ def main() -> None:
     parser.add_argument("--more", type=int, default=1000, help="models in condition (c)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder with adult.data / adult.test")
+    parser.add_argument("--data", type=Path, default=None, help="folder of adult.data/.test (default: bundled)")
     parser.add_argument("--skip-adult", action="store_true")
     args = parser.parse_args()
     ok = synthetic(args)

@@ -1,6 +1,6 @@
 """FairTree on UCI Adult, as in the seed paper's Section 5.
 
-A random forest predicts income (>50K) from the Adult census data in ``../shared/data``; we
+A random forest predicts income (>50K) from the Adult census data bundled with fairprobe; we
 inject two known problems into its predicted probabilities: a **bias** for people under 25
 (+0.15) and **extra noise** for people working more than 55 hours a week (sd 0.15), and add a
 permuted copy of ``age`` as a control covariate that must never be split on. FairTree then
@@ -11,7 +11,6 @@ Run: ``python examples/fairtree_adult.py`` (writes ``fairtree_adult.png`` next t
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import matplotlib
@@ -22,16 +21,13 @@ import pandas as pd
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
 
+from fairprobe.datasets import load_adult
 from fairprobe.plugins.fairtree import FairTree
-
-DATA = Path(os.environ.get("FAIRPROBE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
-COLS = ["age", "workclass", "fnlwgt", "education", "education_num", "marital_status", "occupation", "relationship",
-        "race", "sex", "capital_gain", "capital_loss", "hours_per_week", "native_country", "income"]
 
 
 def main() -> None:
-    df = pd.read_csv(DATA / "adult.data", header=None, names=COLS, skipinitialspace=True, na_values="?").dropna()
-    y = (df.income == ">50K").astype(int).to_numpy()
+    df = load_adult().frame  # bundled UCI Adult, complete cases
+    y = df.income.to_numpy()
     X = pd.get_dummies(df[["age", "education_num", "capital_gain", "capital_loss", "hours_per_week", "sex",
                            "marital_status", "occupation"]], drop_first=True, dtype=float)
     Xtr, Xte, ytr, yte, _, dte = train_test_split(X, y, df, test_size=9000, random_state=0)

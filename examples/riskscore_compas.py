@@ -1,7 +1,7 @@
 """Risk-score audit of a recidivism model on COMPAS (the risk-score paper's analysis style).
 
 A gradient-boosted classifier predicts two-year recidivism from the ProPublica COMPAS data in
-``../shared/data`` (standard filters), is calibrated (isotonic) on a validation split, and its
+the bundled data (standard filters), is calibrated (isotonic) on a validation split, and its
 test-set risk scores are audited by sex, age group and race (up to 3-way intersections, groups
 of at least 100 people, 200 bootstraps). Writes the report folder ``riskscore_compas_report/``
 next to this file.
@@ -11,7 +11,6 @@ Run: ``python examples/riskscore_compas.py``.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -20,15 +19,12 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import train_test_split
 
+from fairprobe.datasets import load_compas
 from fairprobe.plugins.riskscore import RiskScoreAudit
-
-DATA = Path(os.environ.get("FAIRPROBE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
 
 def main() -> None:
-    df = pd.read_csv(DATA / "compas-scores-two-years.csv")
-    df = df[df.days_b_screening_arrest.between(-30, 30) & (df.is_recid != -1) & (df.c_charge_degree != "O")
-            & (df.score_text != "N/A")].reset_index(drop=True)
+    df = load_compas().frame  # bundled, ProPublica's standard filters
     X = pd.DataFrame({"age": df.age, "priors": df.priors_count, "juv_fel": df.juv_fel_count,
                       "juv_misd": df.juv_misd_count, "juv_other": df.juv_other_count,
                       "felony": (df.c_charge_degree == "F").astype(int), "male": (df.sex == "Male").astype(int)})

@@ -1,8 +1,8 @@
 """Shared helpers of the paper reproductions: data loading, training, observed tables.
 
 Training with fairness constraints uses fairlearn's reductions (``pip install fairlearn``; an
-optional extra, ``fairprobe[experiments]``). Data come from ``../shared/data`` (or
-``$FAIRPROBE_DATA``); nothing is downloaded.
+optional extra, ``fairprobe[experiments]``). Data are the copies bundled with fairprobe (or
+yours, with ``$FAIRPROBE_DATA``); nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -19,16 +19,14 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
 import fairprobe as fp
+from fairprobe import datasets
 
-DATA = Path(os.environ.get("FAIRPROBE_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
 OUT = Path(os.environ.get("FAIRPROBE_OUT", Path(__file__).resolve().parent / "output"))
 
 
 def load_compas() -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """ProPublica COMPAS two-year, standard filters, African-American (A=1) vs Caucasian (A=0)."""
-    df = pd.read_csv(DATA / "compas-scores-two-years.csv")
-    df = df[df.days_b_screening_arrest.between(-30, 30) & (df.is_recid != -1) & (df.c_charge_degree != "O")
-            & (df.score_text != "N/A") & df.race.isin(["African-American", "Caucasian"])]
+    df = datasets.load_compas(races=("African-American", "Caucasian")).frame  # ProPublica's filters
     X = pd.DataFrame({"age": df.age, "priors": df.priors_count, "juv_fel": df.juv_fel_count,
                       "juv_misd": df.juv_misd_count, "juv_other": df.juv_other_count,
                       "felony": (df.c_charge_degree == "F").astype(int), "male": (df.sex == "Male").astype(int)})
@@ -37,23 +35,19 @@ def load_compas() -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
 
 def load_adult(n: int | None = 15_000, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """UCI Adult (train file, complete cases), sex as attribute (A=1 female); optional subsample."""
-    cols = ["age", "workclass", "fnlwgt", "education", "education_num", "marital_status", "occupation",
-            "relationship", "race", "sex", "capital_gain", "capital_loss", "hours_per_week", "native_country",
-            "income"]
-    df = pd.read_csv(DATA / "adult.data", header=None, names=cols, sep=",", skipinitialspace=True,
-                     na_values="?").dropna()
+    df = datasets.load_adult().frame  # complete cases, income already 0/1
     if n is not None and n < len(df):
         df = df.sample(n=n, random_state=seed)
     X = pd.get_dummies(df[["age", "education_num", "capital_gain", "capital_loss", "hours_per_week",
                            "marital_status", "occupation", "workclass"]], drop_first=True, dtype=float)
-    return X, (df.income == ">50K").astype(int).to_numpy(), (df.sex == "Female").astype(int).to_numpy()
+    return X, df.income.to_numpy(), (df.sex == "Female").astype(int).to_numpy()
 
 
 def load_german() -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """UCI German credit; label 1 = good credit; attribute age > 25 (A=0) vs <= 25 (A=1)."""
-    df = pd.read_csv(DATA / "german-credit.csv")
-    X = pd.get_dummies(df.drop(columns=["credit"]), drop_first=True, dtype=float)
-    return X, (df.credit == 1).astype(int).to_numpy(), (df.age <= 25).astype(int).to_numpy()
+    df = datasets.load_german().frame
+    X = pd.get_dummies(df.drop(columns=["sex", "age_group", "good_credit"]), drop_first=True, dtype=float)
+    return X, df.good_credit.to_numpy(), (df.age <= 25).astype(int).to_numpy()
 
 
 DATASETS = {"compas": load_compas, "adult": load_adult, "german": load_german}

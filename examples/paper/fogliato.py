@@ -25,10 +25,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from common import DATA, OUT
+from common import OUT
 
 import fairprobe as fp
 from fairprobe.biases.closed_forms import one_sided_proxy_bounds
+from fairprobe.datasets import load_paper_table
 
 PANELS = {"(a) missed positives, X->Y_P": "missed_positives",
           "(b) missed positives, no X->Y_P": "missed_positives_no_edge",
@@ -38,7 +39,7 @@ GRID = np.round(np.linspace(0.0, 0.1, 11), 10)
 
 
 def main() -> int:
-    cells = pd.read_csv(DATA / "fragile_fair-fogliato_compas.csv")
+    cells = load_paper_table()
     rows = []
     for panel, variant in PANELS.items():
         for metric in METRICS:
