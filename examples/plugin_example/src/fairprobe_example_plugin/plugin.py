@@ -26,6 +26,7 @@ class LabelDelayBias(Bias):
             "name": self.name,
             "dag_str": "A -> Y, A -> P, A -> Z, U -> P, U -> Y, U -> Z, Z -> Y",
             "unob": ["U"],
+            "observed_nodes": ["A", "Y", "P"],  # Z, the true outcome, is unmeasured (not a forgotten column)
             "attribute_node": "A", "outcome_node": "Z", "prediction_node": "P",
             "constraints": ["P(Z = 1 & Y = 0) <= D", "P(Z = 0 & Y = 1) == 0"],
             "description": self.description,
