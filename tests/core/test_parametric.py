@@ -40,7 +40,8 @@ def test_affine_update_equals_fresh_compilation(bias: str, metric: str) -> None:
 def test_non_affine_constraint_falls_back_to_recompiling() -> None:
     cfg = fp.BiasConfig.from_dict({
         "dag_str": "A->Y, A->P, A->Z, U->P, U->Y, U->Z, Z->Y", "unob": ["U"], "outcome_node": "Z",
-        "constraints": ["P(Z = 0 & Y = 0) + P(Z = 1 & Y = 1) >= 1 - D * D"]})
+        "constraints": ["P(Z = 0 & Y = 0) + P(Z = 1 & Y = 1) >= 1 - D * D"],
+        "observed_nodes": ["A", "Y", "P"]})  # Z, the true outcome, is unmeasured
     assert not affine_in_parameters(cfg)
     problem = BoundProblem(cfg, "fpr", CELLS)
     assert not problem.term_programs[0].affine

@@ -69,7 +69,10 @@ def test_bad_counts_and_frames() -> None:
 def test_validate_against_config() -> None:
     proxy = BiasConfig.from_dict(PROXY)
     ok = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "Y": [0, 1], "P": [1, 0], "n": [1, 1]}))
-    ok.validate_against(proxy)  # Z is neither unobserved nor a column: an unmeasured node, fine
+    with pytest.raises(DataError, match=r"needs the column\(s\) \['Z'\].*unmeasured"):
+        ok.validate_against(proxy)  # Z is neither latent nor a column nor declared unmeasured
+    ok.validate_against(proxy, unmeasured=["Z"])  # declared: fine
+    ok.validate_against(BiasConfig.from_dict({**PROXY, "observed_nodes": ["A", "Y", "P"]}))
     extra = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "Q": [0, 1], "n": [1, 1]}))
     with pytest.raises(DataError, match=r"Table column 'Q' is not a node"):
         extra.validate_against(proxy)

@@ -47,7 +47,8 @@ from fairprobe.exceptions import (
     UnknownPluginError,
 )
 
-__all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "resolve_bias", "resolve_metric", "resolve_parameters"]
+__all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "declare_unmeasured", "resolve_bias", "resolve_metric",
+           "resolve_parameters"]
 
 
 @dataclass
@@ -249,6 +250,42 @@ def as_table(data: Any, config: BiasConfig) -> ObservedTable:
     if missing:
         data = dataclasses.replace(data, given={**data.given, **missing})
     return data
+
+
+def declare_unmeasured(config: BiasConfig, unmeasured: Any) -> BiasConfig:
+    """``config`` with the nodes ``unmeasured`` declared unmeasured (no column in the table).
+
+    An unmeasured node stays a variable of the model (its law is left free by the data), unlike a
+    latent ``unob`` node, which is projected out. The declaration is stored as the config's
+    ``observed_nodes`` (the measured nodes; every other node is unmeasured).
+    """
+    if unmeasured is None:
+        return config
+    if isinstance(unmeasured, str):
+        names = [n.strip() for n in unmeasured.split(",") if n.strip()]
+    elif isinstance(unmeasured, (list, tuple, set, frozenset)) and all(isinstance(n, str) for n in unmeasured):
+        names = [n.strip() for n in unmeasured]
+    else:
+        raise ConfigError(f"unmeasured must be a list of node names (e.g. ['Z']); got {unmeasured!r}.")
+    if not names:
+        return config
+    dag = config.dag
+    for node in names:
+        if node not in dag.nodes:
+            raise ConfigError(f"unmeasured names {node!r}, which is not a node of the bias DAG {dag.nodes}; "
+                              "fix the name (nodes are case-sensitive).")
+        if node in dag.unobserved:
+            raise ConfigError(f"unmeasured names {node!r}, which the config already declares latent (unob); "
+                              "drop it from unmeasured.")
+        if node in config.cond_nodes:
+            raise ConfigError(f"unmeasured names {node!r}, which the data are conditioned on (cond_nodes); a "
+                              "conditioning node is known to hold in every row, so drop it from unmeasured.")
+    measured = config.observed_nodes or [n for n in dag.nodes if n not in dag.unobserved and n not in config.cond_nodes]
+    keep = [n for n in measured if n not in names]
+    if not keep:
+        raise ConfigError(f"unmeasured={names} leaves no measured node; the table must have at least one "
+                          "column of the bias DAG.")
+    return BiasConfig.from_dict({**config.to_dict(), "observed_nodes": keep})
 
 
 def _fit_cardinalities(config: BiasConfig, table: ObservedTable) -> BiasConfig:
@@ -482,6 +519,8 @@ class BoundProblem:
         Apply the exact program reductions.
     fixed : dict, optional
         Sensitivity values compiled in as constants (the others are swept affinely).
+    unmeasured : list of str, optional
+        As for :func:`bound`.
 
     Examples
     --------
@@ -495,10 +534,16 @@ class BoundProblem:
     """
 
     def __init__(self, bias: Any, metric: Any, data: Any, *, reduce: bool = True,
-                 fixed: Mapping[str, float] | None = None) -> None:
-        config = resolve_bias(bias)
+                 fixed: Mapping[str, float] | None = None, unmeasured: Any = None) -> None:
+        config = declare_unmeasured(resolve_bias(bias), unmeasured)
         self.table = as_table(data, config)
+        if unmeasured is not None:
+            given = [n for n in config.dag.nodes if n not in config.observed_nodes and n in self.table.nodes]
+            if given:
+                raise ConfigError(f"Node(s) {given} are declared unmeasured but the table has them as columns; "
+                                  "drop them from unmeasured (or the columns from the table).")
         self.config = _fit_cardinalities(config, self.table)
+        self.table.validate_against(self.config)  # a forgotten column is an error, before any compiling
         self.metric = resolve_metric(metric, self.config)
         self.reduce = reduce
         fixed = dict(fixed or {})
@@ -604,6 +649,7 @@ def bound(
     reduce: bool = True,
     n_jobs: int = 1,
     solver_options: Mapping[str, Any] | None = None,
+    unmeasured: Any = None,
     **parameters: float,
 ) -> BoundResult:
     """Certified bounds on ``metric`` under ``bias`` given ``data`` at sensitivity ``D``.
@@ -634,6 +680,12 @@ def bound(
         Backend-specific parameters, e.g. ``{"numerics/feastol": 1e-8}`` for SCIP: a tighter
         feasibility tolerance moves the bounds of polynomial programs closer to the sharp values
         (they are certified either way, up to the tolerance).
+    unmeasured : list of str, optional
+        DAG nodes that have no column in the table, on purpose (e.g. ``["Z"]`` for a true outcome
+        never recorded). Every other node of the DAG that is not latent (``unob``) or conditioned
+        on must be a column: a forgotten column is an error, not an unmeasured variable. The
+        config's ``observed_nodes`` declares the same thing from the other side (the built-in
+        biases list their measured nodes there).
 
     Returns
     -------
@@ -643,6 +695,11 @@ def bound(
     ------
     InfeasibleError
         The data contradict the assumptions at this ``D``.
+    UndefinedMetricError
+        A conditioning event of the metric (e.g. ``Y = 1 & A = 1`` for FNR of group 1) has
+        probability 0 in every model the bias admits at this ``D``.
+    DataError
+        The table lacks a node of the bias that is not declared unmeasured.
 
     Examples
     --------
@@ -657,7 +714,7 @@ def bound(
     >>> round(res.lower, 6), round(res.upper, 6)
     (0.2, 0.2)
     """
-    problem = BoundProblem(bias, metric, data, reduce=reduce)
+    problem = BoundProblem(bias, metric, data, reduce=reduce, unmeasured=unmeasured)
     params = problem.parameter_values(D, **parameters)
     return problem.solve(params, backend=backend, time_limit=time_limit, gap=gap, n_jobs=n_jobs,
                          solver_options=solver_options)

@@ -111,7 +111,7 @@ def _conclusion(res: BoundResult, threshold: float | None,
 def breakdown(
     bias: Any, metric: Any, data: Any, *, threshold: float | None = None, tolerance: float | None = None,
     parameter: str | None = None, D_max: float | None = None, tol: float = 1e-4, backend: str = "scip",
-    time_limit: float | None = None, gap: float = 1e-6, **fixed: float,
+    time_limit: float | None = None, gap: float = 1e-6, unmeasured: Any = None, **fixed: float,
 ) -> BreakdownResult:
     """Smallest sensitivity value at which a fairness conclusion can flip.
 
@@ -129,6 +129,8 @@ def breakdown(
         Largest value searched (default 1, the maximum of a probability bound).
     tol : float
         Width of the final bracket.
+    unmeasured : list of str, optional
+        DAG nodes without a column in the table, on purpose (see :func:`fairprobe.bound`).
 
     Returns
     -------
@@ -148,7 +150,7 @@ def breakdown(
     if tolerance is not None and tolerance < 0:
         raise ConfigError(f"tolerance must be >= 0; got {tolerance}.")
     start = time.perf_counter()
-    problem = BoundProblem(bias, metric, data, fixed=fixed)
+    problem = BoundProblem(bias, metric, data, fixed=fixed, unmeasured=unmeasured)
     free = [p for p in problem.config.parameters if p not in fixed]
     if parameter is None:
         if len(free) != 1:

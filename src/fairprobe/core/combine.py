@@ -14,6 +14,9 @@ be present at once:
 * **Latent confounders are kept apart** (``U`` of ``selection`` becomes ``U_selection``); latent
   variables confounding several members end up in one c-component anyway, whose joint response
   law is unrestricted.
+* **Measured nodes.** A node is measured (must be a table column) when some bias measures it: a
+  bias's ``observed_nodes``, or all its non-latent, non-conditioning nodes when it has none. The
+  others (``Z`` of ``proxy_label``) stay declared unmeasured.
 * **Each bias keeps its own sensitivity parameter**: ``D`` of ``selection`` becomes
   ``D_selection`` in its constraints, so the parameters can be swept separately (2-D sweeps).
 
@@ -123,7 +126,10 @@ def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = 
     parameters: list[str] = []
     probability_parameters: list[str] = []
     cards: dict[str, int] = {}
+    measured: list[str] = []
     for label, cfg in zip(labels, configs, strict=True):
+        own = cfg.observed_nodes or [n for n in cfg.dag.nodes if n not in cfg.unob and n not in cfg.cond_nodes]
+        measured += [n for n in own if n not in measured]
         latent = {u: f"{u}_{label}" for u in cfg.unob}
         edges += [e for e in _edges(cfg, latent) if e not in edges]
         unob += list(latent.values())
@@ -145,6 +151,9 @@ def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = 
     }
     if cards:
         data["cardinalities"] = cards
+    measured = [n for n in measured if n not in cond]
+    if measured:
+        data["observed_nodes"] = measured
     try:
         return BiasConfig.from_dict(data)
     except FairprobeError as exc:

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.core.bound import BoundProblem, BoundResult
-from fairprobe.exceptions import ConfigError, FairprobeError
+from fairprobe.exceptions import ConfigError, FairprobeError, UndefinedMetricError
 from fairprobe.plotting import new_axes
 
 __all__ = ["SensitivityResult", "run_tasks", "sensitivity", "sensitivity_grid"]
@@ -42,7 +42,8 @@ def _solve_point(problem: BoundProblem, params: Mapping[str, float], solve_kwarg
         try:
             res = problem.solve(params, **solve_kwargs)
         except FairprobeError as exc:
-            status = "infeasible" if type(exc).__name__ == "InfeasibleError" else "error"
+            status = {"InfeasibleError": "infeasible", "UndefinedMetricError": "undefined"}.get(type(exc).__name__,
+                                                                                                  "error")
             return PointOutcome(dict(params), None, str(exc), status)
     return PointOutcome(dict(params), res, None, res.status)
 
@@ -110,6 +111,7 @@ class SensitivityResult:
                 "upper_achieved": r.upper_achieved if r and r.upper_achieved is not None else math.nan,
                 "status": pt.status, "gap": r.gap if r else math.nan, "time": r.wall_time if r else math.nan,
                 "error": pt.error,
+                "excluded_events": ", ".join(r.excluded_events) if r else "",
             })
         return pd.DataFrame(rows)
 
@@ -184,6 +186,13 @@ class SensitivityResult:
                      f"[{last['lower']:.6f}, {last['upper']:.6f}]")
         if bad:
             lines.append(f"{bad} point(s) not solved to optimality (see status column)")
+        undefined = int((frame["status"] == "undefined").sum())
+        if undefined:
+            lines.append(f"{undefined} point(s) where the metric is undefined (see error column)")
+        partly = int((frame["excluded_events"] != "").sum())
+        if partly:
+            lines.append(f"{partly} point(s) where the metric is undefined in some admitted models; their bounds "
+                         "are over the others (see excluded_events)")
         return "\n".join(lines)
 
 
@@ -243,7 +252,7 @@ def sensitivity(
     bias: Any, metric: Any, data: Any, D: Iterable[float] | Mapping[str, Iterable[float]], *,
     parameter: str | None = None, backend: str = "scip", time_limit: float | None = None, gap: float = 1e-6,
     n_jobs: int | None = 1, parallel_backend: str | None = None, progress: bool = True, reduce: bool = True,
-    solver_options: Mapping[str, Any] | None = None, **fixed: float,
+    solver_options: Mapping[str, Any] | None = None, unmeasured: Any = None, **fixed: float,
 ) -> SensitivityResult:
     """Certified bounds of ``metric`` under ``bias`` for every sensitivity value in ``D``.
 
@@ -264,6 +273,8 @@ def sensitivity(
         Show a progress bar.
     solver_options : dict, optional
         Backend-specific parameters (see :func:`fairprobe.bound`).
+    unmeasured : list of str, optional
+        DAG nodes without a column in the table, on purpose (see :func:`fairprobe.bound`).
     **fixed
         Values of parameters that are not swept.
 
@@ -281,11 +292,14 @@ def sensitivity(
     [[0.0, 0.2, 0.2], [0.05, 0.0, 0.3333], [0.1, 0.0, 0.4286]]
     """
     start = time.perf_counter()
-    problem = BoundProblem(bias, metric, data, reduce=reduce, fixed=fixed)
+    problem = BoundProblem(bias, metric, data, reduce=reduce, fixed=fixed, unmeasured=unmeasured)
     swept, points = _grid(problem, D, parameter, fixed)
     solve_kwargs = {"backend": backend, "time_limit": time_limit, "gap": gap, "solver_options": solver_options}
     outcomes = run_tasks([(problem, pt) for pt in points], n_jobs=n_jobs, parallel_backend=parallel_backend,
                          progress=progress, desc=f"{problem.metric.label}", **solve_kwargs)
+    if all(o.status == "undefined" for o in outcomes):
+        # no grid point has a value: an error, not a table of NaN
+        raise UndefinedMetricError(outcomes[0].error or f"The metric {problem.metric.label!r} is undefined.")
     observed = _observed(problem, outcomes, solve_kwargs)
     return SensitivityResult(problem.metric.label, _bias_label(bias), swept, outcomes, observed, dict(fixed),
                              time.perf_counter() - start)

@@ -20,7 +20,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -174,9 +174,19 @@ class ObservedTable:
             return len(self.categories[node])
         return int(self.cells[node].max()) + 1
 
-    def validate_against(self, config: BiasConfig) -> None:
-        """Check the table fits a bias config: columns are observed DAG nodes in range."""
+    def validate_against(self, config: BiasConfig, unmeasured: Iterable[str] = ()) -> None:
+        """Check the table fits a bias config: columns are observed DAG nodes in range, none forgotten.
+
+        Every node of the DAG that is neither latent (``unob``), nor conditioned on (``cond_nodes``),
+        nor declared unmeasured must be a column: a forgotten column is never silently treated as
+        an unmeasured variable (that turns a question the data answer into one they cannot). A
+        node is declared unmeasured by ``unmeasured`` (the argument of ``fairprobe.bound`` and
+        friends) or by the config's ``observed_nodes``: when given, it lists the measured nodes
+        and every other node is unmeasured (the built-in biases declare their unmeasured true
+        outcome ``Z`` this way).
+        """
         dag = config.dag
+        unmeasured = list(unmeasured)
         for node in self.nodes:
             if node not in dag.nodes:
                 raise DataError(
@@ -192,11 +202,24 @@ class ObservedTable:
                     f"Column {node!r} has code {top}, outside the declared cardinality {card}; set "
                     f"'cardinalities': {{'{node}': {top + 1}}} in the config."
                 )
-        absent = [n for n in config.observed_nodes if n not in self.nodes and n not in self.given]
+        measured = config.observed_nodes or [n for n in dag.nodes if n not in dag.unobserved
+                                             and n not in config.cond_nodes]
+        absent = [n for n in measured if n not in self.nodes and n not in self.given and n not in unmeasured]
         if absent:
+            bias = f"The bias {config.name!r}" if config.name else "The bias"
+            first = absent[0]
+            latent = f", latent {list(dag.unobserved)}" if dag.unobserved else ""
+            cond = f", conditioned on {list(config.cond_nodes)}" if config.cond_nodes else ""
+            declared = sorted(set(dag.nodes) - set(measured) - set(dag.unobserved) - set(config.cond_nodes)
+                              | set(unmeasured))
+            unm = f", declared unmeasured {declared}" if declared else ""
             raise DataError(
-                f"The bias {config.name or ''} needs the column(s) {absent} in the table (observed_nodes); "
-                "add them, or use the variant of the bias in which they are unobserved."
+                f"{bias} needs the column(s) {absent}, which the table does not have (table columns: "
+                f"{self.nodes}; DAG nodes: {list(dag.nodes)}{latent}{cond}{unm}). A missing column is not "
+                f"treated as an unmeasured variable. Add the column (ObservedTable.from_frame(df, "
+                f"{first}='<column>'), or --columns {first}=<column> on the command line), or, if {first} "
+                f"is genuinely unmeasured, declare it: unmeasured={absent!r} in bound/sensitivity/breakdown, "
+                "or list the measured nodes in the config's 'observed_nodes' (the others are then unmeasured)."
             )
         for node, value in self.given.items():
             if node not in config.cond_nodes:
