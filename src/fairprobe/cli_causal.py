@@ -3,7 +3,8 @@
 Shared options: ``--bias`` (repeat to combine biases), ``--metric``, ``--data`` (a CSV of unit
 rows, or of cells with a ``prob`` column), ``--columns A=race,Y=recid,P=pred`` (DAG node =
 column), ``--groups`` (two attribute values, codes or labels, or ``all``), ``--param NAME=VALUE``
-(fixed sensitivity values), ``--backend``, ``--time-limit``, ``--jobs``, ``--json``.
+(fixed sensitivity values), ``--unmeasured Z`` (DAG nodes with no column, on purpose; a node of the
+bias missing from the data is otherwise an error), ``--backend``, ``--time-limit``, ``--jobs``, ``--json``.
 """
 
 from __future__ import annotations
@@ -151,6 +152,8 @@ def common(f: Any) -> Any:
         click.option("--groups", default=None, help="Two attribute values to compare (codes or labels), or 'all'."),
         click.option("--group", type=int, default=None, help="Group code for group rates (fpr, ppv, ...)."),
         click.option("--param", "params", multiple=True, help="Fixed sensitivity value NAME=VALUE (repeatable)."),
+        click.option("--unmeasured", default=None,
+                     help="DAG nodes with no column in the data, on purpose (comma list, e.g. Z)."),
         click.option("--backend", default="scip", show_default=True, help="Solver backend."),
         click.option("--time-limit", type=float, default=None, help="Seconds per solve (bounds stay certified)."),
         click.option("--json", "as_json", is_flag=True, help="Print JSON."),
@@ -169,8 +172,8 @@ def register(cli: click.Group) -> None:
     @common
     @click.option("--D", "d_value", type=float, default=None, help="Sensitivity value (single-parameter bias).")
     def bound_cmd(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
-                  group: int | None, params: tuple[str, ...], backend: str, time_limit: float | None,
-                  as_json: bool, out_dir: Path | None, d_value: float | None) -> None:
+                  group: int | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
+                  time_limit: float | None, as_json: bool, out_dir: Path | None, d_value: float | None) -> None:
         """Certified bounds of a fairness metric under a bias at one sensitivity value.
 
         \b
@@ -181,7 +184,7 @@ def register(cli: click.Group) -> None:
 
         table, grp = load_data(data_path, columns, groups)
         res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
-                    time_limit=time_limit, **_fixed(params))
+                    time_limit=time_limit, unmeasured=unmeasured, **_fixed(params))
         if out_dir is not None:
             _report(out_dir, "Certified bounds", res.summary(), res.to_dict(), biases, metric, data_path)
         click.echo(json.dumps(res.to_dict(), indent=2, default=_json_default) if as_json else res.summary())
@@ -194,7 +197,8 @@ def register(cli: click.Group) -> None:
     @file_option("--plot", "plot_path", suffixes=PLOT_SUFFIXES, help="Write the sensitivity plot (PNG/PDF/SVG).")
     @file_option("--csv", "csv_path", help="Write the table of bounds (CSV).")
     def sweep_cmd(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
-                  group: int | None, params: tuple[str, ...], backend: str, time_limit: float | None,
+                  group: int | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
+                  time_limit: float | None,
                   as_json: bool, out_dir: Path | None, d_grid: str, parameter: str | None, n_jobs: int,
                   plot_path: Path | None, csv_path: Path | None) -> None:
         """Certified bounds over a grid of sensitivity values (progress on stderr).
@@ -209,7 +213,7 @@ def register(cli: click.Group) -> None:
         table, grp = load_data(data_path, columns, groups)
         res = sensitivity(_bias(biases), _metric(metric, group, grp), table, D=parse_grid(d_grid),
                           parameter=parameter, backend=backend, time_limit=time_limit, n_jobs=n_jobs,
-                          **_fixed(params))
+                          unmeasured=unmeasured, **_fixed(params))
         if plot_path is not None:
             save_plot(res.plot, plot_path)
         if csv_path is not None:
@@ -234,7 +238,8 @@ def register(cli: click.Group) -> None:
     @click.option("--tolerance", type=float, default=None, help="Conclusion: |metric| <= tolerance (or not).")
     @click.option("--parameter", default=None, help="Parameter moved when the bias has several.")
     def breakdown_cmd(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None,
-                      groups: str | None, group: int | None, params: tuple[str, ...], backend: str,
+                      groups: str | None, group: int | None, params: tuple[str, ...], unmeasured: str | None,
+                      backend: str,
                       time_limit: float | None, as_json: bool, out_dir: Path | None, threshold: float | None,
                       tolerance: float | None, parameter: str | None) -> None:
         """Smallest sensitivity value at which the fairness conclusion can flip.
@@ -248,7 +253,7 @@ def register(cli: click.Group) -> None:
         table, grp = load_data(data_path, columns, groups)
         res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
                         tolerance=tolerance, parameter=parameter, backend=backend, time_limit=time_limit,
-                        **_fixed(params))
+                        unmeasured=unmeasured, **_fixed(params))
         if out_dir is not None:
             _report(out_dir, "Breakdown point", res.summary(), res.to_dict(), biases, metric, data_path)
         click.echo(json.dumps(res.to_dict(), indent=2, default=_json_default) if as_json else res.summary())

@@ -218,7 +218,8 @@ class ObservedTable:
                 f"{self.nodes}; DAG nodes: {list(dag.nodes)}{latent}{cond}{unm}). A missing column is not "
                 f"treated as an unmeasured variable. Add the column (ObservedTable.from_frame(df, "
                 f"{first}='<column>'), or --columns {first}=<column> on the command line), or, if {first} "
-                f"is genuinely unmeasured, declare it: unmeasured={absent!r} in bound/sensitivity/breakdown, "
+                f"is genuinely unmeasured, declare it: unmeasured={absent!r} in bound/sensitivity/breakdown "
+                f"(--unmeasured {','.join(absent)} on the command line), "
                 "or list the measured nodes in the config's 'observed_nodes' (the others are then unmeasured)."
             )
         for node, value in self.given.items():
