@@ -54,16 +54,23 @@ def fairtree_command(data_path: Path, target: str | None, prediction: str | None
     """
     from fairprobe.plugins.fairtree.tree import FairTree
 
-    df = read_table(data_path)
+    if residual and (target or prediction):
+        raise DataError("Give --residual, or --target and --prediction, not both (the residual would silently win).")
+    if not residual and not (target and prediction):
+        raise DataError("Give --target and --prediction, or --residual.")
     cols = [c.strip() for c in covariates.split(",") if c.strip()]
+    if not cols:
+        raise DataError("--covariates names no column; list the columns to audit along, e.g. --covariates age,sex.")
+    twice = sorted({c for c in cols if cols.count(c) > 1})
+    if twice:
+        raise DataError(f"--covariates lists {twice} more than once; name each column once.")
+    df = read_table(data_path)
     require_columns(df, cols + [c for c in (target, prediction, residual) if c], data_path)
     tree = FairTree(test=test, alpha=alpha, min_node_size=min_node_size, max_depth=max_depth,
                     n_permutations=permutations, loss=loss, random_state=seed, n_jobs=jobs)
     if residual:
         tree.fit(df[cols], residuals=df[residual])
     else:
-        if not (target and prediction):
-            raise DataError("Give --target and --prediction, or --residual.")
         tree.fit(df[cols], df[target], df[prediction])
     if plot_path is not None:
         save_plot(tree.plot_tree, plot_path)

@@ -157,17 +157,18 @@ class FairTree:
     # -- fitting ------------------------------------------------------------------------------
     def _check_params(self) -> None:
         if not isinstance(self.test, str) or self.test not in ("fluctuation", "permutation"):
-            raise ConfigError(f"test must be 'fluctuation' or 'permutation'; got {self.test!r}.")
+            raise ConfigError(f"test must be 'fluctuation' (default) or 'permutation'; got {self.test!r}. "
+                              "Pick one of them.")
         alpha = self.alpha
         if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.integer | np.floating) \
                 or not 0 < float(alpha) < 1:
-            raise ConfigError(f"alpha must be a number in (0, 1), e.g. alpha=0.05; got {alpha!r}.")
-        _check_int("min_node_size", self.min_node_size, 1, "e.g. min_node_size=10")
+            raise ConfigError(f"alpha (--alpha) must be a number in (0, 1), e.g. alpha=0.05; got {alpha!r}.")
+        _check_int("min_node_size (--min-node-size)", self.min_node_size, 1, "e.g. min_node_size=10")
         _check_int("min_level_size", self.min_level_size, 1, "e.g. min_level_size=10")
-        _check_int("n_permutations", self.n_permutations, 1, "e.g. n_permutations=999")
+        _check_int("n_permutations (--permutations)", self.n_permutations, 1, "e.g. n_permutations=999")
         if self.max_depth is not None:
-            _check_int("max_depth", self.max_depth, 0, "or None for no limit")
-        if self.n_jobs is not None and (_check_int("n_jobs", self.n_jobs, -1, "e.g. n_jobs=2") == 0):
+            _check_int("max_depth (--max-depth)", self.max_depth, 0, "or None for no limit")
+        if self.n_jobs is not None and (_check_int("n_jobs (--jobs)", self.n_jobs, -1, "e.g. n_jobs=2") == 0):
             raise ConfigError("n_jobs=0 runs no worker; use n_jobs=1 (one process), 2, or -1 (two processes).")
         if not isinstance(self.decision, str) or self.decision not in ("min_of_two", "bias_only"):
             raise ConfigError(f"decision must be 'min_of_two' or 'bias_only'; got {self.decision!r}.")
@@ -180,7 +181,7 @@ class FairTree:
                     raise TypeError
                 np.random.default_rng(rs)
             except (TypeError, ValueError):
-                raise ConfigError(f"random_state must be None, a non-negative integer or a numpy Generator; "
+                raise ConfigError(f"random_state (--seed) must be None, a non-negative integer or a numpy Generator; "
                                   f"got {rs!r}. Pass e.g. random_state=0.") from None
 
     def fit(self, X: pd.DataFrame | np.ndarray, y_true: Any = None, y_pred: Any = None, *,
@@ -219,8 +220,8 @@ class FairTree:
         min_rows = 2 * int(self.min_node_size)
         if n < min_rows:
             raise DataError(f"FairTree got {n} row(s), but one split needs at least 2 x min_node_size = {min_rows} "
-                            f"rows, so nothing could be tested; supply more rows or lower min_node_size "
-                            f"(now {self.min_node_size}).")
+                            "rows, so nothing could be tested; supply more rows or lower min_node_size "
+                            f"(--min-node-size, now {self.min_node_size}).")
         if loss_values is not None:
             L = _numeric("loss_values", loss_values, n)
         elif callable(self.loss):
@@ -248,6 +249,7 @@ class FairTree:
                             f"{int((~np.isfinite(L)).sum()) if L.size == n else 'some'} not finite. Fix the loss.")
         self.residuals_, self.loss_values_ = r, L
         self._rng = np.random.default_rng(self.random_state)
+        self._fixed_halves: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.nodes_: list[Node] = []
         self._processes: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
         self._grow(np.arange(n), depth=0, rule=[])
@@ -371,6 +373,31 @@ class FairTree:
         ok = (left >= self.min_node_size) & (key.size - left >= self.min_node_size)
         return values[:-1][ok], left[ok]
 
+    def _halves(self, j: int, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A random order of all rows and its ordering half for nominal covariate ``j``, drawn once per tree.
+
+        Returns (position of each row in the random order, whether the row orders the levels).
+        The halves are fixed for the whole tree rather than redrawn per node: a child of a split
+        along ``j`` holds the rows whose levels the parent's ordering half ranked low, so redrawn
+        halves would test that selection again (cascades of false splits under pure noise); with
+        fixed halves the child re-tests a prefix of the parent's tested rows in the parent's level
+        order, exactly as a continuous covariate re-tests the rows left of its split.
+        """
+        if j not in self._fixed_halves:
+            n_all = self.residuals_.size
+            perm = self._rng.permutation(idx.size)  # at the root, the same draw as one half-split per node
+            pos = np.empty(n_all)
+            pos[idx[perm]] = np.arange(idx.size)
+            ordering = np.zeros(n_all, dtype=bool)
+            ordering[idx[perm[: idx.size // 2]]] = True
+            if idx.size < n_all:  # first needed below the root: the other rows get their own random halves
+                rest = np.setdiff1d(np.arange(n_all), idx)
+                rest_perm = self._rng.permutation(rest.size)
+                pos[rest[rest_perm]] = idx.size + np.arange(rest.size)
+                ordering[rest[rest_perm[: rest.size // 2]]] = True
+            self._fixed_halves[j] = (pos, ordering)
+        return self._fixed_halves[j]
+
     def _fluctuation_one(self, j: int, idx: np.ndarray, bias_level: float) -> dict[str, Any]:
         cov: Covariate = self.covariates_[j]
         r = self.residuals_[idx]
@@ -382,16 +409,19 @@ class FairTree:
             key = cov.key[idx]
         if groups is not None and len(groups) > 2:
             # order categories by mean residual on a random half, test on the other half
-            perm = self._rng.permutation(idx.size)
-            order_half, test_half = perm[: idx.size // 2], perm[idx.size // 2:]
+            pos, ordering = self._halves(j, idx)
+            perm = np.argsort(pos[idx], kind="stable")  # this node's rows in the covariate's random order
+            order_half, test_half = perm[ordering[idx[perm]]], perm[~ordering[idx[perm]]]
             g = len(groups)
             codes = key.astype(np.int64)
             base = r[order_half].mean() if order_half.size else 0.0
             sums = np.bincount(codes[order_half], weights=r[order_half], minlength=g)
             counts = np.bincount(codes[order_half], minlength=g)
             means = np.where(counts > 0, sums / np.maximum(counts, 1), base)  # unseen categories: the mean
-            if (counts == 0).any():  # break their ties at random, not by name: a name order is no order
-                ranked = np.lexsort((self._rng.random(g), means))
+            if (counts == 0).any():  # break their ties at random (first row in the random order), not by name
+                first = np.full(g, np.inf)
+                np.minimum.at(first, codes, pos[idx])
+                ranked = np.lexsort((first, means))
             else:
                 ranked = np.argsort(means, kind="stable")
             rank = np.empty(g)
