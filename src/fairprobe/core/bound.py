@@ -196,6 +196,9 @@ def resolve_bias(bias: Any) -> BiasConfig:
 
 def resolve_metric(metric: Any, config: BiasConfig) -> MetricSpec:
     """A :class:`MetricSpec` from a registered name, a Metric instance or a query string."""
+    if isinstance(metric, type):
+        raise ConfigError(f"Give a metric instance, not the class {metric.__name__}: e.g. {metric.__name__}() "
+                          "or fp.metric('fpr_parity', groups=(0, 1)).")
     if isinstance(metric, str) and "P(" in metric.replace(" ", ""):
         return MetricSpec(metric, (metric,))
     if isinstance(metric, str):
@@ -213,7 +216,8 @@ def resolve_metric(metric: Any, config: BiasConfig) -> MetricSpec:
         return MetricSpec(metric.label(config), tuple(terms), max_abs=True)
     if hasattr(metric, "query"):
         return MetricSpec(metric.label(config), (metric.query(config),))
-    raise ConfigError(f"Cannot use {type(metric).__name__} as a metric.")
+    raise ConfigError(f"Cannot use {type(metric).__name__} as a metric; give a registered name ('fpr_parity'), "
+                      "fp.metric('fnr', group=1), or a query string such as 'P(P = 1 | Y = 0 & A = 0)'.")
 
 
 def resolve_parameters(config: BiasConfig, D: Any, extra: Mapping[str, float]) -> dict[str, float]:
@@ -245,7 +249,8 @@ def as_table(data: Any, config: BiasConfig) -> ObservedTable:
     if isinstance(data, pd.DataFrame):
         data = ObservedTable.from_probabilities(data) if "prob" in data.columns else ObservedTable.from_frame(data)
     if not isinstance(data, ObservedTable):
-        raise DataError(f"data must be an ObservedTable or a pandas DataFrame; got {type(data).__name__}.")
+        raise DataError(f"data must be an ObservedTable or a pandas DataFrame; got {type(data).__name__}. Build "
+                        "one with ObservedTable.from_frame(df, A='race', Y='label', P='pred') or pass the frame.")
     missing = {c: 1 for c in config.cond_nodes if c not in data.given and c not in data.nodes}
     if missing:
         data = dataclasses.replace(data, given={**data.given, **missing})

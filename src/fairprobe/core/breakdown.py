@@ -148,7 +148,8 @@ def breakdown(
     if threshold is not None and tolerance is not None:
         raise ConfigError("Give either threshold= or tolerance=, not both.")
     if tolerance is not None and tolerance < 0:
-        raise ConfigError(f"tolerance must be >= 0; got {tolerance}.")
+        raise ConfigError(f"tolerance must be >= 0; got {tolerance}. It is the largest |metric| that counts as "
+                          "parity, e.g. tolerance=0.05.")
     start = time.perf_counter()
     problem = BoundProblem(bias, metric, data, fixed=fixed, unmeasured=unmeasured)
     free = [p for p in problem.config.parameters if p not in fixed]
@@ -158,7 +159,8 @@ def breakdown(
                               "parameter='...' and fix the others by keyword.")
         parameter = free[0]
     elif parameter not in problem.config.parameters:
-        raise ConfigError(f"Unknown parameter {parameter!r}; this bias has {problem.config.parameters}.")
+        raise ConfigError(f"Unknown parameter {parameter!r}; this bias has {problem.config.parameters}: pass one of "
+                          "them as parameter=.")
     bounded = problem.config.probability_parameters
     if D_max is None:
         if bounded is not None and parameter not in bounded:

@@ -326,13 +326,13 @@ def sensitivity_grid(
     """
     D = [float(v) for v in D]
     if not D:
-        raise ConfigError("The list of sensitivity values D is empty.")
+        raise ConfigError("The list of sensitivity values D is empty; give at least one value, e.g. D=[0, 0.05].")
     tasks, keys = [], []
     for (name, data), bias, metric in product(datasets.items(), biases, metrics):
         problem = BoundProblem(bias, metric, data)
         if len(problem.config.parameters) != 1:
             raise ConfigError(f"sensitivity_grid sweeps one parameter; {_bias_label(bias)} has "
-                              f"{problem.config.parameters}.")
+                              f"{problem.config.parameters}: sweep it with fp.sensitivity(..., D={{name: values}}).")
         p = problem.config.parameters[0]
         for d in D:
             tasks.append((problem, {p: d}))

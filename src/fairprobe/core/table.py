@@ -194,7 +194,8 @@ class ObservedTable:
                     "the columns to node names (from_frame(df, A='race', ...))."
                 )
             if node in dag.unobserved:
-                raise DataError(f"Table column {node!r} is declared unobserved in the bias config.")
+                raise DataError(f"Table column {node!r} is declared unobserved (unob) in the bias config; drop the "
+                                "column, or remove the node from 'unob' if it is in fact measured.")
             card = config.cardinality(node)
             top = int(self.cells[node].max())
             if top >= card:
@@ -224,7 +225,9 @@ class ObservedTable:
             )
         for node, value in self.given.items():
             if node not in config.cond_nodes:
-                raise DataError(f"The table is conditioned on {node} = {value}, but {node} is not in cond_nodes.")
+                raise DataError(f"The table is conditioned on {node} = {value}, but {node} is not in the bias's "
+                                f"cond_nodes {config.cond_nodes}; build the table without given=, or use a bias "
+                                "that conditions on it (e.g. 'selection').")
         for node in config.cond_nodes:
             if node not in self.given and node not in self.nodes:
                 raise DataError(

@@ -15,10 +15,22 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any, ClassVar
 
+import numpy as np
+
 from fairprobe.core.config import BiasConfig
 from fairprobe.exceptions import ConfigError
 
 __all__ = ["Metric"]
+
+
+def _code(value: Any, what: str) -> int:
+    """An attribute code (an integer >= 0) from ``value``; a ConfigError for anything else."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        if isinstance(value, float) and value.is_integer() and value >= 0:
+            return int(value)
+        raise ConfigError(f"{what} must be an attribute code (an integer >= 0, as in ObservedTable.categories); "
+                          f"got {value!r}.")
+    return int(value)
 
 
 class Metric:
@@ -42,14 +54,19 @@ class Metric:
     formula: ClassVar[str] = ""
 
     def __init__(self, *, group: int = 0, groups: tuple[int, int] | str = (0, 1), outcome: str | None = None) -> None:
-        self.group = int(group)
+        self.group = _code(group, "group")
+        if outcome is not None and (not isinstance(outcome, str) or not outcome.strip()):
+            raise ConfigError(f"outcome must be a node name such as 'Y' or 'Y(T=1)'; got {outcome!r}.")
         self.outcome = outcome
         if isinstance(groups, str):
             if groups != "all":
                 raise ConfigError(f"groups must be a pair of attribute codes or 'all'; got {groups!r}.")
             self.groups: tuple[int, int] | str = "all"
         else:
-            a, b = (int(groups[0]), int(groups[1]))
+            if not isinstance(groups, (tuple, list)) or len(groups) != 2:
+                raise ConfigError(f"groups must be a pair of attribute codes, e.g. groups=(0, 1), or 'all'; "
+                                  f"got {groups!r}.")
+            a, b = (_code(groups[0], "groups"), _code(groups[1], "groups"))
             if a == b:
                 raise ConfigError(f"groups must name two different attribute values; got {groups!r}.")
             self.groups = (a, b)
@@ -68,11 +85,18 @@ class Metric:
         if self.groups == "all":
             return list(combinations(range(k), 2))
         for g in self.groups:
-            if not 0 <= g < k:
-                raise ConfigError(
-                    f"Group {g} is not a value of the attribute {config.attribute_node} (values 0..{k - 1})."
-                )
+            self.check_group(config, g)
         return [self.groups]
+
+    @staticmethod
+    def check_group(config: BiasConfig, g: int) -> None:
+        """Raise when ``g`` is not a code of the attribute."""
+        k = config.cardinality(config.attribute_node)
+        if not 0 <= g < k:
+            raise ConfigError(
+                f"Group {g} is not a value of the attribute {config.attribute_node} (values 0..{k - 1}); use the "
+                "attribute's integer codes (ObservedTable.categories maps labels to codes)."
+            )
 
     def label(self, config: BiasConfig) -> str:
         """Readable label, e.g. ``fpr_parity (A: 0 vs 1)``."""

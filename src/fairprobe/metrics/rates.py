@@ -82,6 +82,7 @@ class _GroupRate(Metric):
 
     def query(self, config: BiasConfig) -> str:
         """``rate(group)`` as a query string."""
+        self.check_group(config, self.group)
         return rate_query(self.kind, config, self.group, self.outcome)
 
     def label(self, config: BiasConfig) -> str:
