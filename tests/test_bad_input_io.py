@@ -20,6 +20,10 @@ from fairprobe.exceptions import ConfigError, DataError
 from fairprobe.plugins.riskscore import RiskScoreAudit, ace, drmsce, ece
 from tests.bad_input import Case, CliCase, check, check_cli, params
 
+# a joint table of attribute A, label Y and prediction P (cells with probabilities)
+CELLS = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+                      "prob": [0.2, 0.05, 0.05, 0.2, 0.15, 0.1, 0.05, 0.2]})
+
 N = 400
 
 
@@ -192,9 +196,8 @@ def d(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (d / "prog.txt").write_text("maximize\n  x*y\nsubject to\n  s: x + y <= 1\nbounds\n  0 <= x <= 1\n"
                                 "  0 <= y <= 1\n")
     (d / "undeclared.txt").write_text("maximize\n  x*y\nsubject to\n  s: x + y <= 1\nbounds\n  0 <= x <= 1\n")
-    from fairprobe.datasets import BUNDLED
 
-    pd.read_csv(BUNDLED / "fragile_fair-fogliato_compas.csv.gz").to_csv(d / "cells.csv", index=False)
+    CELLS.to_csv(d / "cells.csv", index=False)
     return d
 
 
@@ -263,6 +266,10 @@ CLI = [
     CliCase("fairtree-plot-empty", (*FAIRTREE, "--plot", ""), r"--plot is empty", r"out\.png"),
     CliCase("fairtree-plot-pdf-folder", (*FAIRTREE, "--plot", "{d}/foreign"), r"is a folder"),
     CliCase("fairtree-csv-folder", (*FAIRTREE, "--csv", "{d}"), r"--csv .* is a folder", r"file name"),
+    CliCase("sweep-plot-inside-out", (*SWEEP, "--plot", "{d}/new-report/plot.png", "--out", "{d}/new-report"),
+            r"--plot .*plot\.png lies inside the --out folder", r"write --plot outside it"),
+    CliCase("fairtree-out-around-csv", (*FAIRTREE, "--out", "{d}/new-report", "--csv", "{d}/new-report/s.csv"),
+            r"--csv .* lies inside the --out folder", r"outside it"),
 ]
 # --out of every command: empty, a file, under a file, a folder holding a user's own files
 for _name, _argv in WITH_OUT.items():

@@ -183,8 +183,25 @@ def _out_callback(ctx: click.Context, param: click.Parameter, value: str | None)
     from fairprobe.report import check_output_folder
 
     name = max(param.opts, key=len)
-    check_output_folder(str(value), force=bool(ctx.meta.get(_FORCE_KEY)), option=name)
+    path = check_output_folder(str(value), force=bool(ctx.meta.get(_FORCE_KEY)), option=name)
+    ctx.meta[_OUT_KEY] = (name, path)
+    _check_inside(ctx)
     return Path(value)
+
+
+_OUT_KEY, _FILES_KEY = "fairprobe.out", "fairprobe.files"
+
+
+def _check_inside(ctx: click.Context) -> None:
+    """A --plot/--csv file inside the --out folder would make it a folder fairprobe did not (only) write."""
+    if _OUT_KEY not in ctx.meta:
+        return
+    out_name, out = ctx.meta[_OUT_KEY]
+    for name, path in ctx.meta.get(_FILES_KEY, {}).items():
+        if path == out or out in path.parents:
+            raise ConfigError(f"{name} {path} lies inside the {out_name} folder {out}, which is replaced as a whole "
+                              f"by the report; write {name} outside it (the report already holds its figures and "
+                              "tables).")
 
 
 def out_option(*names: str, help: str = "Write a report folder (HTML, CSV, PNG; `fairprobe report` merges several).",
@@ -226,10 +243,12 @@ def file_option(*names: str, suffixes: tuple[str, ...] | None = None, help: str 
 
     ``suffixes`` restricts the extension (plots: :data:`PLOT_SUFFIXES`).
     """
-    def callback(_ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    def callback(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
         if value is None:
             return None
-        check_output_file(str(value), max(param.opts, key=len), suffixes)
+        name = max(param.opts, key=len)
+        ctx.meta.setdefault(_FILES_KEY, {})[name] = check_output_file(str(value), name, suffixes)
+        _check_inside(ctx)
         return Path(value)
 
     kwargs.setdefault("default", None)
