@@ -112,13 +112,18 @@ def _file(path: str | os.PathLike | None, name: str) -> Path:
 
 
 def load_table(path: str | os.PathLike) -> pd.DataFrame:
-    """A user's CSV or Parquet file as a data frame (a one-line ``DataError`` when unreadable)."""
+    """A user's CSV, TSV or Parquet file as a data frame (the reader of every command's ``--data``).
+
+    Raises
+    ------
+    DataError
+        One line naming the problem and the fix when the file does not exist or is a folder, is
+        empty, has a header but no rows, has an unknown extension, holds binary data, repeats a
+        column name, or is separated by semicolons (see :func:`fairprobe.cli_io.read_table`).
+    """
     from fairprobe.cli_io import read_table
 
-    p = Path(path)
-    if not p.is_file():
-        raise DataError(f"{p} does not exist; check the path.")
-    return read_table(p)
+    return read_table(Path(path))
 
 
 def load_compas(path: str | os.PathLike | None = None, *, races: tuple[str, ...] | None = None) -> Dataset:
