@@ -138,10 +138,10 @@ def _file(name: str, content: bytes | str) -> object:
     def call() -> object:
         import tempfile
 
-        folder = Path(tempfile.mkdtemp(prefix="fairprobe-bad-input-"))
-        path = folder / name
-        path.write_bytes(content.encode() if isinstance(content, str) else content)
-        return load_table(path) if name.startswith("load") else read_table(path)
+        with tempfile.TemporaryDirectory(prefix="fairprobe-bad-input-") as folder:
+            path = Path(folder) / name
+            path.write_bytes(content.encode() if isinstance(content, str) else content)
+            return load_table(path) if name.startswith("load") else read_table(path)
     return call
 
 
