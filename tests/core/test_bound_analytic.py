@@ -27,6 +27,7 @@ FOGLIATO = {
     "unob": ["U"],
     "attribute_node": "A", "outcome_node": "Z", "prediction_node": "P",
     "constraints": ["P(Y = 1 | Z = 0) == 0", "P(Z = 1 & Y = 0 | A = 0) <= D", "P(Z = 1 & Y = 0 | A = 1) <= D"],
+    "observed_nodes": ["A", "Y", "P"],  # the true outcome Z is unmeasured
 }
 # proxy depends on the true outcome only (no edge from the features/latent to the proxy)
 FOGLIATO_NO_EDGE = dict(FOGLIATO, dag_str="A->Z, A->P, A->Y, U->Z, U->P, Z->Y")
