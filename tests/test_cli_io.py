@@ -14,8 +14,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairprobe.datasets import BUNDLED
 from tests.bad_input import run_cli
+
+# a joint table of attribute A, label Y and prediction P (cells with probabilities)
+CELLS = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+                      "prob": [0.2, 0.05, 0.05, 0.2, 0.15, 0.1, 0.05, 0.2]})
 
 COMMANDS_WITH_OUT = ("bound", "sweep", "breakdown", "fairtree", "multiplicity", "riskscore", "demo", "report")
 
@@ -23,7 +26,7 @@ COMMANDS_WITH_OUT = ("bound", "sweep", "breakdown", "fairtree", "multiplicity", 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     d = tmp_path_factory.mktemp("cli_io")
-    pd.read_csv(BUNDLED / "fragile_fair-fogliato_compas.csv.gz").to_csv(d / "cells.csv", index=False)
+    CELLS.to_csv(d / "cells.csv", index=False)
     rng = np.random.default_rng(0)
     n = 600
     r = rng.random(n)
