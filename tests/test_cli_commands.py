@@ -97,7 +97,7 @@ def test_multiplicity_command(files: dict[str, str], tmp_path: Path) -> None:
     assert_bad(run(*base, "--target", "label"), "['label'] are not in")
     assert_bad(run(*base, "--target", "y", "--model", "svm"), "Invalid value for '--model'")
     assert_bad(run(*base, "--target", "y", "--dataset-multiplicity", "subsample", "--subsample", "1.5"),
-               "subsample must be in (0, 1]")
+               "subsample must be <= 1")
 
 
 def test_report_plugins_solve_and_demo_bad_input(files: dict[str, str], tmp_path: Path) -> None:
