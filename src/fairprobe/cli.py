@@ -6,7 +6,7 @@ Commands: ``plugins``, ``solve``, ``bound``, ``sweep``, ``breakdown``, ``fairtre
 
 Exit codes: 0 success; 2 bad input or configuration (one line on stderr naming the problem and
 the fix); 3 a solver failed; 1 an internal error; 130 interrupted. ``--debug``
-shows the traceback instead.
+also prints the traceback and keeps the exit code; ``--quiet`` silences progress bars and notes.
 """
 
 from __future__ import annotations
