@@ -38,6 +38,7 @@ from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.registry import get_backend, get_registry
 from fairprobe.core.table import ObservedTable
+from fairprobe.core.validate import check_bound_options, check_codes
 from fairprobe.exceptions import (
     ConfigError,
     DataError,
@@ -295,6 +296,7 @@ def declare_unmeasured(config: BiasConfig, unmeasured: Any) -> BiasConfig:
 
 def _fit_cardinalities(config: BiasConfig, table: ObservedTable) -> BiasConfig:
     """Widen the config's cardinalities to the table's (e.g. a three-valued attribute)."""
+    check_codes(config, table)  # P = 2 in a binary role is an error, not "not 1"
     wider = {n: table.cardinality(n) for n in table.nodes
              if n in config.dag.nodes and table.cardinality(n) > config.cardinality(n)}
     if not wider:
@@ -719,6 +721,8 @@ def bound(
     >>> round(res.lower, 6), round(res.upper, 6)
     (0.2, 0.2)
     """
+    check_bound_options(D=D, parameters=parameters, backend=backend, time_limit=time_limit, gap=gap, reduce=reduce,
+                        n_jobs=n_jobs, solver_options=solver_options)
     problem = BoundProblem(bias, metric, data, reduce=reduce, unmeasured=unmeasured)
     params = problem.parameter_values(D, **parameters)
     return problem.solve(params, backend=backend, time_limit=time_limit, gap=gap, n_jobs=n_jobs,

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fairprobe.core.bound import BoundProblem, BoundResult
+from fairprobe.core.validate import check_breakdown_options
 from fairprobe.exceptions import ConfigError
 
 __all__ = ["BreakdownResult", "breakdown"]
@@ -145,6 +146,8 @@ def breakdown(
     >>> res.conclusion, round(res.value, 3)
     ('metric < 0', 0.062)
     """
+    check_breakdown_options(threshold=threshold, tolerance=tolerance, parameter=parameter, D_max=D_max, tol=tol,
+                            backend=backend, time_limit=time_limit, gap=gap, fixed=fixed)
     if threshold is not None and tolerance is not None:
         raise ConfigError("Give either threshold= or tolerance=, not both.")
     if tolerance is not None and tolerance < 0:

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.core.bound import BoundProblem, BoundResult
+from fairprobe.core.validate import check_sweep_options, sweep_grid
 from fairprobe.exceptions import ConfigError, FairprobeError, UndefinedMetricError
 from fairprobe.plotting import new_axes
 
@@ -292,6 +293,9 @@ def sensitivity(
     [[0.0, 0.2, 0.2], [0.05, 0.0, 0.3333], [0.1, 0.0, 0.4286]]
     """
     start = time.perf_counter()
+    D = sweep_grid(D)
+    check_sweep_options(parameter=parameter, fixed=fixed, backend=backend, time_limit=time_limit, gap=gap, n_jobs=n_jobs,
+                        parallel_backend=parallel_backend, progress=progress, reduce=reduce, solver_options=solver_options)
     problem = BoundProblem(bias, metric, data, reduce=reduce, fixed=fixed, unmeasured=unmeasured)
     swept, points = _grid(problem, D, parameter, fixed)
     solve_kwargs = {"backend": backend, "time_limit": time_limit, "gap": gap, "solver_options": solver_options}
@@ -324,7 +328,9 @@ def sensitivity_grid(
     >>> out.groupby("bias")["upper"].max().round(4).to_dict()
     {'proxy_label': -0.1, 'selection': 0.0121}
     """
-    D = [float(v) for v in D]
+    D = sweep_grid(D)
+    if isinstance(D, dict):
+        raise ConfigError("sensitivity_grid sweeps one parameter: give D as a list of values, e.g. D=[0, 0.05].")
     if not D:
         raise ConfigError("The list of sensitivity values D is empty; give at least one value, e.g. D=[0, 0.05].")
     tasks, keys = [], []

@@ -37,16 +37,137 @@ __all__ = ["ObservedTable"]
 _PROB = "prob"
 
 
-def _check_nodes(columns: list[str]) -> None:
+def _check_frame(df: Any, what: str) -> None:
+    """A pandas DataFrame with unique string column names."""
+    if not isinstance(df, pd.DataFrame):
+        raise DataError(f"{what} needs a pandas DataFrame; got {type(df).__name__}. Read the data with "
+                        "pandas (pd.read_csv) or fairprobe.datasets.load_table first.")
+    dupes = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+    if dupes:
+        raise DataError(f"The data have duplicate column names {dupes}; rename or drop the duplicates "
+                        "(e.g. df.loc[:, ~df.columns.duplicated()]).")
+
+
+def _check_nodes(columns: list[Any]) -> None:
     if not columns:
-        raise DataError("The table has no node columns.")
+        raise DataError("The table has no node columns; give at least one column per DAG node besides the "
+                        "count/probability column.")
+    bad = [c for c in columns if not isinstance(c, str)]
+    if bad:
+        raise DataError(f"Node column names must be strings; got {bad}. Rename the columns to the DAG's node "
+                        "names (df.columns = ['A', 'Y', 'P', ...]).")
     if _PROB in columns:
         raise DataError(f"'{_PROB}' is reserved for the probability column; rename that node.")
+
+
+def _check_given(given: Any) -> dict[str, int]:
+    """``given`` as a dict of node -> non-negative integer code."""
+    if given is None:
+        return {}
+    if not isinstance(given, Mapping):
+        raise DataError(f"given = {given!r} must be a dict such as given={{'S': 1}} (the event the data are "
+                        "conditioned on).")
+    out: dict[str, int] = {}
+    for k, v in given.items():
+        if not isinstance(k, str) or isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise DataError(f"given has the entry {k!r}: {v!r}; name a node and an integer code, e.g. "
+                            "given={'S': 1}.")
+        out[k] = int(v)
+    return out
+
+
+def _kind(value: Any) -> str:
+    """Type class of a label, for refusing mixed columns: bool, number, text or the type's name."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return "number"
+    if isinstance(value, str):
+        return "text"
+    return type(value).__name__
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _code_column(node: str, column: str, values: pd.Series) -> tuple[pd.Series, list[Any]]:
+    """Integer codes and the labels they stand for (index = code).
+
+    Numbers that are codes already (0/1, or exactly 0..k-1) and booleans keep their values, so a
+    column holding only 1s stays 1 (it is not re-coded to 0). Other labels are coded in sorted order.
+    """
+    labels = [_plain(v) for v in pd.unique(values)]
+    kinds = sorted({_kind(v) for v in labels})
+    if len(kinds) > 1:
+        examples = {}
+        for v in labels:
+            examples.setdefault(_kind(v), v)
+        shown = ", ".join(f"{examples[k]!r} ({k})" for k in kinds)
+        raise DataError(
+            f"Column {column!r} (node {node}) mixes value types: {shown}; fairprobe will not guess which labels "
+            f"are the same. Convert it to one type first, e.g. df[{column!r}] = df[{column!r}].astype(str), or "
+            "recode it to integers.")
+    kind = kinds[0]
+    if kind == "bool":
+        return values.astype(bool).astype(int), [False, True]
+    if kind == "number":
+        finite = all(np.isfinite(float(v)) for v in labels)
+        integral = finite and all(float(v).is_integer() and v >= 0 for v in labels)
+        top = int(max(labels)) if integral else -1
+        if integral and (top <= 1 or sorted(int(v) for v in labels) == list(range(top + 1))):
+            return values.astype(float).astype(int), list(range(top + 1)) if top >= 1 else [0, 1]
+    try:
+        labels = sorted(labels)
+    except TypeError:
+        labels = sorted(labels, key=str)
+    lookup = {v: k for k, v in enumerate(labels)}
+    return values.map(lambda v: lookup[_plain(v)]).astype(int), labels
+
+
+def _numeric_column(df: pd.DataFrame, column: str, what: str) -> np.ndarray:
+    """A count or probability column as finite floats, or a DataError naming the bad entries."""
+    col = df[column]
+    if pd.api.types.is_bool_dtype(col):
+        raise DataError(f"The {what} column {column!r} holds True/False; give numbers.")
+    values = pd.to_numeric(col, errors="coerce")
+    bad = col[values.isna() & col.notna()]
+    if len(bad):
+        raise DataError(f"The {what} column {column!r} holds text such as {_plain(bad.iloc[0])!r}; convert it to "
+                        f"numbers (pd.to_numeric(df[{column!r}])) or name the right column ({what}=...).")
+    out = values.to_numpy(dtype=float)
+    if np.isnan(out).any():
+        raise DataError(f"The {what} column {column!r} has missing values (NaN); fill or drop those rows.")
+    if np.isinf(out).any():
+        raise DataError(f"The {what} column {column!r} has infinite values; give finite {what}s.")
+    if (out < 0).any():
+        raise DataError(f"The {what} column {column!r} has negative values (e.g. {out[out < 0][0]:g}); "
+                        f"{what}s must be non-negative (>= 0).")
+    return out
+
+
+def _codes(col: pd.Series, name: str) -> pd.Series:
+    """A node column of a count/probability table as integer codes >= 0 (0/1 booleans and 1.0 floats accepted)."""
+    if pd.api.types.is_bool_dtype(col):
+        return col.astype(int)
+    values = pd.to_numeric(col, errors="coerce") if not pd.api.types.is_numeric_dtype(col) else col
+    ok = values.notna().all() and bool(np.isfinite(values.to_numpy(dtype=float)).all())
+    if ok:
+        as_float = values.to_numpy(dtype=float)
+        ok = bool((as_float >= 0).all() and (as_float == np.floor(as_float)).all() and (as_float < 2**31).all())
+    if not ok:
+        bad = [_plain(v) for v in pd.unique(col)][:5]
+        raise DataError(f"Column {name!r} must hold integer codes >= 0; it holds {bad}. Use "
+                        "ObservedTable.from_frame to code labels, or map them to 0, 1, ... first.")
+    return values.astype(float).astype(int)
 
 
 @dataclass
 class ObservedTable:
     """Joint (or selection-conditional) distribution of observed nodes.
+
+    A table with a single cell (e.g. from one unit) is a valid point mass: metrics that condition
+    on a group or outcome it does not contain are then undefined and reported as such.
 
     Attributes
     ----------
@@ -58,6 +179,12 @@ class ObservedTable:
         Conditioning event of the data, e.g. ``{"S": 1}`` for data observed only where S = 1.
     n : int or None
         Number of units behind the table, when known.
+
+    Raises
+    ------
+    DataError
+        For duplicate or non-string column names, no rows, NaN/infinite/negative probabilities,
+        probabilities not summing to 1, or node columns that are not integer codes >= 0.
     """
 
     cells: pd.DataFrame
@@ -66,26 +193,28 @@ class ObservedTable:
     n: int | None = None
 
     def __post_init__(self) -> None:
+        _check_frame(self.cells, "ObservedTable")
+        if _PROB not in self.cells.columns:
+            raise DataError(f"The cells need a '{_PROB}' column; build tables with ObservedTable.from_frame, "
+                            "from_counts or from_probabilities.")
         nodes = [c for c in self.cells.columns if c != _PROB]
         _check_nodes(nodes)
-        probs = self.cells[_PROB].to_numpy(dtype=float)
-        if np.isnan(probs).any():
-            raise DataError("The table has NaN probabilities; fill or drop those cells.")
-        if (probs < 0).any():
-            raise DataError("The table has negative probabilities or counts.")
+        self.given = _check_given(self.given)
+        if len(self.cells) == 0:
+            raise DataError("The table has no rows; a distribution needs at least one cell with probability > 0.")
+        probs = _numeric_column(self.cells, _PROB, "probability")
         total = probs.sum()
         if abs(total - 1.0) > 1e-6:
             raise DataError(
-                f"Probabilities sum to {total:.8g}, not 1 (tolerance 1e-6); normalise the table or "
-                "use ObservedTable.from_counts."
+                f"Probabilities sum to {total:.8g}, not 1 (tolerance 1e-6); normalise the table "
+                "(df['prob'] / df['prob'].sum()) or give counts with ObservedTable.from_counts."
             )
+        cells = self.cells.copy()
+        cells[_PROB] = probs
         for c in nodes:
-            col = self.cells[c]
-            if not pd.api.types.is_integer_dtype(col) or (col < 0).any():
-                raise DataError(f"Column {c!r} must hold integer codes >= 0 (use from_frame to encode labels).")
+            cells[c] = _codes(cells[c], c)
         # duplicate cells are merged so every cell appears once (deterministic order)
-        self.cells = (self.cells.groupby(nodes, as_index=False, sort=True)[_PROB].sum()
-                      .reset_index(drop=True))
+        self.cells = cells.groupby(nodes, as_index=False, sort=True)[_PROB].sum().reset_index(drop=True)
 
     # -- constructors ---------------------------------------------------------------------
     @classmethod
@@ -93,30 +222,36 @@ class ObservedTable:
                    **columns: str) -> ObservedTable:
         """Unit-level rows -> joint table; ``node=column`` keywords map DAG nodes to columns.
 
-        Without keywords every column is a node of the same name. Labels are coded in sorted
-        order (``0/1`` columns keep their values).
+        Without keywords every column is a node of the same name. Booleans and numbers that are
+        already codes (``0/1``, or ``0..k-1``) keep their values; other labels are coded in sorted
+        order and kept in :attr:`categories`. One row gives a point mass.
+
+        Raises
+        ------
+        DataError
+            No rows, duplicate columns, missing values, or a column that mixes value types
+            (``[0, 1, "1"]``).
         """
-        if not isinstance(df, pd.DataFrame):
-            raise DataError(f"from_frame needs a pandas DataFrame; got {type(df).__name__}.")
+        _check_frame(df, "from_frame")
         mapping = dict(columns) or {c: c for c in df.columns}
+        bad = {k: v for k, v in mapping.items() if not isinstance(v, str) and v not in df.columns}
+        if bad:
+            raise DataError(f"Map nodes to column names (strings), e.g. A='race'; got {bad}.")
         missing = [c for c in mapping.values() if c not in df.columns]
         if missing:
             raise DataError(f"Column(s) {missing} are not in the data; available: {list(df.columns)}.")
+        _check_nodes(list(mapping))
+        given = _check_given(given)
         if len(df) == 0:
-            raise DataError("The data frame is empty.")
+            raise DataError("The data frame has no rows; a table needs at least one unit (check the file or "
+                            "the filter that produced it).")
         data = pd.DataFrame({node: df[col] for node, col in mapping.items()})
         if data.isna().any().any():
-            bad = [n for n in data.columns if data[n].isna().any()]
-            raise DataError(f"Missing values in node column(s) {bad}; drop or impute them first.")
+            bad_nodes = [n for n in data.columns if data[n].isna().any()]
+            raise DataError(f"Missing values in node column(s) {bad_nodes}; drop or impute them first.")
         coded, categories = {}, {}
         for node in data.columns:
-            labels = sorted(pd.unique(data[node]), key=lambda v: (str(type(v)), v))
-            categories[node] = list(labels)
-            lookup = {v: k for k, v in enumerate(labels)}
-            if all(isinstance(v, (int, np.integer)) for v in labels) and labels == list(range(len(labels))):
-                coded[node] = data[node].astype(int)
-            else:
-                coded[node] = data[node].map(lookup).astype(int)
+            coded[node], categories[node] = _code_column(node, mapping[node], data[node])
         counts = pd.DataFrame(coded).value_counts().rename("n").reset_index()
         table = cls._from_count_frame(counts, "n", given)
         table.categories = categories
@@ -125,32 +260,46 @@ class ObservedTable:
     @classmethod
     def from_counts(cls, df: pd.DataFrame, count: str = "n", *,
                     given: Mapping[str, int] | None = None) -> ObservedTable:
-        """Cell counts (one column per node plus ``count``) -> table."""
+        """Cell counts (one column per node plus ``count``) -> table.
+
+        Probabilities are ``count / total``, computed without overflow even when the total
+        exceeds the float range (``n`` is then unknown, ``None``).
+        """
+        _check_frame(df, "from_counts")
         if count not in df.columns:
-            raise DataError(f"No count column {count!r}; columns are {list(df.columns)}.")
-        return cls._from_count_frame(df, count, given)
+            raise DataError(f"No count column {count!r}; columns are {list(df.columns)} (name it with count=...).")
+        return cls._from_count_frame(df, count, _check_given(given))
 
     @classmethod
     def _from_count_frame(cls, df: pd.DataFrame, count: str,
                           given: Mapping[str, int] | None) -> ObservedTable:
-        counts = df[count].to_numpy(dtype=float)
-        if np.isnan(counts).any() or (counts < 0).any():
-            raise DataError(f"Counts in {count!r} must be non-negative numbers (no NaN).")
-        total = counts.sum()
-        if total <= 0:
-            raise DataError("The counts sum to zero: the table is empty.")
+        if len(df) == 0:
+            raise DataError("The count table has no rows; a table needs at least one cell with a count > 0.")
+        counts = _numeric_column(df, count, "count")
+        top = counts.max()
+        if top <= 0:
+            raise DataError(f"Every count in {count!r} is 0: the table is empty; give at least one positive count.")
+        # scaled by the largest count first, so a total beyond the float range cannot overflow
+        scaled = counts / top
+        with np.errstate(over="ignore"):
+            total = float(np.sum(counts))
         cells = df.drop(columns=[count]).copy()
-        cells[_PROB] = counts / total
-        return cls(cells, given=dict(given or {}), n=round(total))
+        cells[_PROB] = scaled / scaled.sum()
+        n = round(total) if np.isfinite(total) else None
+        return cls(cells, given=dict(given or {}), n=n)
 
     @classmethod
     def from_probabilities(cls, df: pd.DataFrame, prob: str = "prob", *,
                            given: Mapping[str, int] | None = None) -> ObservedTable:
         """One column per node plus a probability column (must sum to 1 within 1e-6)."""
+        _check_frame(df, "from_probabilities")
         if prob not in df.columns:
-            raise DataError(f"No probability column {prob!r}; columns are {list(df.columns)}.")
+            raise DataError(f"No probability column {prob!r}; columns are {list(df.columns)} (name it with "
+                            "prob=..., or use from_counts for counts).")
+        if prob != _PROB and _PROB in df.columns:
+            raise DataError(f"The data have a column '{_PROB}' besides the probability column {prob!r}; rename it.")
         cells = df.rename(columns={prob: _PROB}).copy()
-        return cls(cells, given=dict(given or {}))
+        return cls(cells, given=_check_given(given))
 
     # -- queries --------------------------------------------------------------------------
     @property

@@ -1,0 +1,261 @@
+"""Argument checks shared by :func:`~fairprobe.bound`, :func:`~fairprobe.sensitivity` and
+:func:`~fairprobe.breakdown`, and the check that a table's codes fit the roles of a bias.
+
+Every check raises :class:`~fairprobe.exceptions.ConfigError` (options) or
+:class:`~fairprobe.exceptions.DataError` (table codes) naming the argument, the value and a fix,
+so no ``TypeError``, ``OverflowError`` or solver exception reaches the user for a bad argument.
+
+Examples
+--------
+>>> sensitivity_value("D", 0.05)
+0.05
+>>> sensitivity_value("D", True)
+Traceback (most recent call last):
+...
+fairprobe.exceptions.ConfigError: D = True is a bool, not a number; give the sensitivity value as a number such as D=0.05.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from fairprobe.exceptions import ConfigError, DataError
+
+if TYPE_CHECKING:
+    from fairprobe.core.config import BiasConfig
+    from fairprobe.core.table import ObservedTable
+
+__all__ = [
+    "check_bound_options",
+    "check_breakdown_options",
+    "check_codes",
+    "check_sweep_options",
+    "sensitivity_value",
+    "sensitivity_values",
+    "sweep_grid",
+]
+
+#: Smallest bisection bracket :func:`~fairprobe.breakdown` accepts (about 40 solves from [0, 1]).
+MIN_TOL = 1e-12
+
+
+def _real(name: str, value: Any, example: str) -> float:
+    """``value`` as a finite float, or a ConfigError naming ``name``."""
+    if isinstance(value, bool):
+        raise ConfigError(f"{name} = {value!r} is a bool, not a number; give {example}.")
+    if not isinstance(value, numbers.Real):
+        kind = type(value).__name__
+        raise ConfigError(f"{name} = {value!r} is a {kind}, not a number; give {example}.")
+    try:
+        out = float(value)
+    except (OverflowError, ValueError):
+        raise ConfigError(f"{name} = {value!r} is too large for a float; give {example}.") from None
+    if not math.isfinite(out):
+        raise ConfigError(f"{name} = {value!r} is not a finite number; give {example}.")
+    return out
+
+
+def sensitivity_value(name: str, value: Any) -> float:
+    """One sensitivity value as a finite float (a bool, text, list or NaN is a ConfigError)."""
+    return _real(name, value, f"the sensitivity value as a number such as {name}=0.05")
+
+
+def sensitivity_values(D: Any, extra: Mapping[str, Any] | None = None) -> None:
+    """Check ``D`` of :func:`~fairprobe.bound` (a number, a dict of numbers or None) and keyword values."""
+    if isinstance(D, Mapping):
+        for k, v in D.items():
+            if not isinstance(k, str):
+                raise ConfigError(f"D has the key {k!r}; name sensitivity parameters by strings, e.g. D={{'D': 0.05}}.")
+            sensitivity_value(k, v)
+    elif D is not None:
+        if isinstance(D, (str, bytes)) or isinstance(D, Iterable):
+            raise ConfigError(
+                f"D = {D!r} is a {type(D).__name__}; bound takes one number (D=0.05) or a dict of numbers "
+                "(D={'D_a': 0.05, 'D_b': 0.1}); use fairprobe.sensitivity for a list of values.")
+        sensitivity_value("D", D)
+    for k, v in (extra or {}).items():
+        sensitivity_value(k, v)
+
+
+def sweep_grid(D: Any) -> list[float] | dict[str, list[float]]:
+    """The grid of :func:`~fairprobe.sensitivity` as a list of floats or a dict of lists.
+
+    Generators are read once here, so the returned value replaces ``D``.
+    """
+    def values(name: str, seq: Any) -> list[float]:
+        if seq is None or isinstance(seq, (str, bytes, numbers.Number)) or not isinstance(seq, Iterable) \
+                or isinstance(seq, Mapping):
+            raise ConfigError(
+                f"{name} = {seq!r} is not a list of sensitivity values; give a list such as "
+                f"{name}=[0, 0.02, 0.05] (or np.linspace(0, 0.1, 11)).")
+        out = [sensitivity_value(name, v) for v in list(seq)]
+        if not out:
+            raise ConfigError(f"The list of values for {name} is empty; give at least one sensitivity value.")
+        return out
+
+    if isinstance(D, Mapping):
+        if not D:
+            raise ConfigError("D is an empty dict; give {'D_a': [values...]} with at least one parameter.")
+        for k in D:
+            if not isinstance(k, str):
+                raise ConfigError(f"D has the key {k!r}; name sensitivity parameters by strings.")
+        return {k: values(k, v) for k, v in D.items()}
+    if D is None or isinstance(D, (numbers.Number, str, bytes)):
+        raise ConfigError(f"Give D as a list of sensitivity values, e.g. D=np.linspace(0, 0.1, 21); got {D!r}.")
+    return values("D", D)
+
+
+def _time_limit(time_limit: Any) -> None:
+    if time_limit is None:
+        return
+    value = _real("time_limit", time_limit, "seconds as a positive number, e.g. time_limit=60 (None for no limit)")
+    if value <= 0:
+        raise ConfigError(
+            f"time_limit = {time_limit!r} must be a positive number of seconds; give e.g. time_limit=60 "
+            "(None for no limit).")
+
+
+def _common(backend: Any, time_limit: Any, gap: Any, solver_options: Any) -> None:
+    if not isinstance(backend, str) or not backend.strip():
+        raise ConfigError(f"backend = {backend!r} must be a backend name such as 'scip' (see fairprobe plugins).")
+    _time_limit(time_limit)
+    g = _real("gap", gap, "a relative optimality gap such as gap=1e-6")
+    if g < 0:
+        raise ConfigError(f"gap = {gap!r} must be >= 0; give e.g. gap=1e-6.")
+    if solver_options is not None and not isinstance(solver_options, Mapping):
+        raise ConfigError(
+            f"solver_options = {solver_options!r} must be a dict of backend parameters, e.g. "
+            "{'numerics/feastol': 1e-8}.")
+    if solver_options is not None:
+        bad = [k for k in solver_options if not isinstance(k, str)]
+        if bad:
+            raise ConfigError(f"solver_options has non-string key(s) {bad}; name backend parameters by strings.")
+
+
+def _n_jobs(n_jobs: Any, allow_none: bool) -> None:
+    if n_jobs is None and allow_none:
+        return
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
+        raise ConfigError(f"n_jobs = {n_jobs!r} must be a positive integer (or -1 for all cores); give e.g. n_jobs=2.")
+
+
+def _flag(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} = {value!r} must be True or False.")
+
+
+def check_bound_options(*, D: Any, parameters: Mapping[str, Any], backend: Any, time_limit: Any, gap: Any,
+                        reduce: Any, n_jobs: Any, solver_options: Any) -> None:
+    """Arguments of :func:`~fairprobe.bound` other than bias, metric and data."""
+    sensitivity_values(D, parameters)
+    _common(backend, time_limit, gap, solver_options)
+    _flag("reduce", reduce)
+    _n_jobs(n_jobs, allow_none=False)
+
+
+def check_sweep_options(*, parameter: Any, fixed: Mapping[str, Any], backend: Any, time_limit: Any, gap: Any,
+                        n_jobs: Any, parallel_backend: Any, progress: Any, reduce: Any,
+                        solver_options: Any) -> None:
+    """Arguments of :func:`~fairprobe.sensitivity` other than bias, metric, data and the grid."""
+    if parameter is not None and not isinstance(parameter, str):
+        raise ConfigError(f"parameter = {parameter!r} must be the name of a sensitivity parameter, e.g. 'D'.")
+    for k, v in fixed.items():
+        sensitivity_value(k, v)
+    _common(backend, time_limit, gap, solver_options)
+    _n_jobs(n_jobs, allow_none=True)
+    if parallel_backend is not None and not isinstance(parallel_backend, str):
+        raise ConfigError(f"parallel_backend = {parallel_backend!r} must be a joblib backend name such as 'loky'.")
+    _flag("progress", progress)
+    _flag("reduce", reduce)
+
+
+def check_breakdown_options(*, threshold: Any, tolerance: Any, parameter: Any, D_max: Any, tol: Any,
+                            backend: Any, time_limit: Any, gap: Any, fixed: Mapping[str, Any]) -> None:
+    """Arguments of :func:`~fairprobe.breakdown` other than bias, metric and data."""
+    if threshold is not None:
+        _real("threshold", threshold, "the metric value the conclusion compares with, e.g. threshold=0.0")
+    if tolerance is not None:
+        _real("tolerance", tolerance, "a parity tolerance such as tolerance=0.05")
+    if parameter is not None and not isinstance(parameter, str):
+        raise ConfigError(f"parameter = {parameter!r} must be the name of a sensitivity parameter, e.g. 'D'.")
+    if D_max is not None:
+        top = _real("D_max", D_max, "the largest sensitivity value to search, e.g. D_max=0.5")
+        if top <= 0:
+            raise ConfigError(f"D_max = {D_max!r} must be > 0; give the largest value to search, e.g. D_max=0.5.")
+    t = _real("tol", tol, "the width of the final bracket, e.g. tol=1e-4")
+    if not t >= MIN_TOL:
+        raise ConfigError(f"tol = {tol!r} must be at least {MIN_TOL:g} (bisection stops at that width); "
+                          "give e.g. tol=1e-4.")
+    for k, v in fixed.items():
+        sensitivity_value(k, v)
+    _common(backend, time_limit, gap, None)
+
+
+# -- codes of the table against the roles of the bias -----------------------------------------
+
+def _is_binary_labels(labels: list[Any]) -> bool:
+    """Whether original labels coded 0, 1 (in order) mean 0/1: 0/1 numbers, False/True, '0'/'1'."""
+    words = ({"0", "false"}, {"1", "true"})
+    for code, label in enumerate(labels):
+        if code > 1:
+            return False
+        if isinstance(label, (bool, numbers.Number)):
+            try:
+                if float(label) != code:  # type: ignore[arg-type]
+                    return False
+            except (TypeError, ValueError):
+                return False
+        elif str(label).strip().lower() not in words[code]:
+            return False
+    return True
+
+
+def check_codes(config: BiasConfig, table: ObservedTable) -> None:
+    """Refuse values a node's role cannot take.
+
+    Every node except the attribute is binary unless the config declares its cardinality (the
+    built-in metrics and constraints read ``P = 1``, ``Y = 1``, ``S = 1``): a column with more
+    codes would make ``P = 2`` count as "not 1", and labels other than 0/1 (``[1, 2]``,
+    ``['no', 'yes']``) leave unclear which one is 1. The attribute may have any number of groups.
+
+    Raises
+    ------
+    DataError
+        Naming the column, its values and the fix (recode, or declare the cardinality).
+    """
+    attribute = config.attribute_node
+    for node in table.nodes:
+        if node not in config.dag.nodes or node == attribute or node in config.cardinalities:
+            continue
+        labels = table.categories.get(node)
+        codes = sorted(int(c) for c in table.cells[node].unique())
+        shown = labels if labels is not None else codes
+        role = _role(config, node)
+        if len(shown) > 2 or (codes and codes[-1] > 1):
+            raise DataError(
+                f"Column {node!r} holds values {_show(shown)} but {role} is binary (0/1); recode it to 0/1, or "
+                f"declare its cardinality with cardinalities={{'{node}': {max(len(shown), codes[-1] + 1)}}} "
+                "in the bias config.")
+        if labels is not None and not _is_binary_labels(list(labels)):
+            raise DataError(
+                f"Column {node!r} holds the labels {_show(labels)} but {role} is binary: fairprobe cannot tell "
+                f"which label means 1; recode it to 0/1 first, e.g. df[...] = (df[...] == {labels[-1]!r}).astype(int).")
+
+
+def _role(config: BiasConfig, node: str) -> str:
+    outcome = config.parse_outcome(config.outcome_node)[0]
+    if node == config.prediction_node:
+        return "the prediction role"
+    if node == outcome:
+        return "the outcome role"
+    if node in config.cond_nodes:
+        return "the selection role"
+    return "a node without a declared cardinality"
+
+
+def _show(values: list[Any], limit: int = 8) -> str:
+    shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in values[:limit])
+    return f"[{shown}{', ...' if len(values) > limit else ''}]"
