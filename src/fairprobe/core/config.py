@@ -22,11 +22,15 @@ must contain, e.g. a recorded policy).
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import sympy
 
 from fairprobe.core.dag import DAG
 from fairprobe.core.query import ParsedConstraint, parse_constraint
@@ -41,6 +45,54 @@ _KNOWN = {
     "observed_nodes",
 }
 _CF_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$")
+
+
+_PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _text(value: Any, key: str, example: str, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str):
+        raise ConfigError(f"'{key}' must be a string such as {example}; got {value!r} ({type(value).__name__}).")
+
+
+def _response_types(config: BiasConfig) -> None:
+    """Refuse cardinalities the compiler cannot enumerate, before anything is built.
+
+    Mirrors :class:`~fairprobe.core.response.ResponseModel`: a node with ``k`` values and parent
+    configurations ``m`` has ``k ** m`` response functions, and a c-component multiplies its
+    members'; both must stay within ``MAX_JOINT_TYPES``. Logarithms keep huge values exact enough
+    to compare without building enormous integers.
+    """
+    from fairprobe.core.response import MAX_JOINT_TYPES
+
+    cards = config.cardinalities
+    big = {n: k for n, k in cards.items() if k > MAX_JOINT_TYPES}
+    if big:
+        raise ConfigError(
+            f"cardinalities {big} exceed what fairprobe can enumerate (at most {MAX_JOINT_TYPES:,} response "
+            "types per c-component); merge values (e.g. group rare categories) to use at most a few dozen.")
+    try:
+        dag = config.dag.latent_projection()
+        components = dag.c_components()
+    except ConfigError:
+        return  # reported where the DAG is used
+    limit = math.log(MAX_JOINT_TYPES)
+    for names in components:
+        total = 0.0
+        for v in names:
+            configs = math.prod(int(cards.get(p, 2)) for p in dag.observed_parents(v))
+            k = int(cards.get(v, 2))
+            size = configs * math.log(k)
+            total += size
+            if size > limit or total > limit:
+                declared = {n: cards[n] for n in [v, *dag.observed_parents(v)] if n in cards}
+                raise ConfigError(
+                    f"With cardinalities {declared or cards}, node {v!r} ({k} values, {configs} parent "
+                    f"configurations) or its c-component {names} has more than {MAX_JOINT_TYPES:,} response "
+                    "types, beyond what fairprobe enumerates; lower those cardinalities (merge values) or "
+                    f"remove parents of {v!r}.")
 
 
 def _as_list(value: Any, key: str) -> list[str]:
@@ -84,13 +136,45 @@ class BiasConfig:
     observed_nodes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        _text(self.dag_str, "dag_str", "'A -> Y, A -> P, U -> P, U -> Y'")
+        for role, example in (("attribute_node", "'A'"), ("prediction_node", "'P'"), ("outcome_node", "'Y'")):
+            _text(getattr(self, role), role, example)
+        _text(self.name, "name", "'my_bias'", optional=True)
+        _text(self.description, "description", "'Selection on S'", optional=True)
         self.unob = _as_list(self.unob, "unob")
         self.cond_nodes = _as_list(self.cond_nodes, "cond_nodes")
         self.parameters = _as_list(self.parameters, "parameters")
         self.observed_nodes = _as_list(self.observed_nodes, "observed_nodes")
+        for p in self.parameters:
+            if not _PARAM_RE.match(p) or p == "P":
+                raise ConfigError(f"Sensitivity parameter name {p!r} is not usable; name parameters with letters, "
+                                  "digits and '_' (not starting with a digit, and not 'P'), e.g. 'D' or 'D_sel'.")
+        if len(set(self.parameters)) != len(self.parameters):
+            raise ConfigError(f"'parameters' lists a name twice: {self.parameters}; list each parameter once.")
+        if self.probability_parameters is not None:
+            self.probability_parameters = _as_list(self.probability_parameters, "probability_parameters")
+            extra = [p for p in self.probability_parameters if p not in self.parameters]
+            if extra:
+                raise ConfigError(f"probability_parameters names {extra}, which are not in 'parameters' "
+                                  f"{self.parameters}; list only declared parameters.")
         if isinstance(self.constraints, str):
             self.constraints = [self.constraints]
+        if self.constraints is None or isinstance(self.constraints, (Mapping, bytes)) or \
+                not isinstance(self.constraints, Sequence):
+            raise ConfigError(
+                f"'constraints' must be a list of constraint strings such as ['P(S = 1) >= 1 - D'] (or [] for "
+                f"none); got {self.constraints!r}.")
         self.constraints = list(self.constraints)
+        for text in self.constraints:
+            if not isinstance(text, str):
+                raise ConfigError(f"Constraint {text!r} is a {type(text).__name__}; each constraint is a string "
+                                  "such as 'P(S = 1) >= 1 - D'.")
+        if self.cardinalities is None:
+            self.cardinalities = {}
+        if not isinstance(self.cardinalities, Mapping):
+            raise ConfigError(f"'cardinalities' must be a dict of node -> number of values, e.g. {{'A': 3}}; got "
+                              f"{self.cardinalities!r}.")
+        self.cardinalities = dict(self.cardinalities)
         self.dag = DAG.from_string(self.dag_str, self.unob, self.cond_nodes)
         for role in ("attribute_node", "prediction_node"):
             node = getattr(self, role)
@@ -106,8 +190,11 @@ class BiasConfig:
         for node, card in self.cardinalities.items():
             if node not in self.dag.nodes:
                 raise ConfigError(f"cardinalities name {node!r}, which is not a node of the DAG.")
-            if not isinstance(card, int) or card < 2:
-                raise ConfigError(f"Cardinality of {node!r} must be an integer >= 2; got {card!r}.")
+            if isinstance(card, bool) or not isinstance(card, numbers.Integral) or card < 2:
+                raise ConfigError(f"Cardinality of {node!r} must be an integer >= 2; got {card!r}. Give the number "
+                                  f"of values the node takes, e.g. cardinalities={{'{node}': 3}}.")
+            self.cardinalities[node] = int(card)
+        _response_types(self)
         self.parsed_constraints: list[ParsedConstraint] = []
         for text in self.constraints:
             parsed = parse_constraint(text)
@@ -157,6 +244,10 @@ class BiasConfig:
         missing = [p for p in self.parameters if p not in values and p in used]
         if missing:
             raise ConfigError(f"No value given for sensitivity parameter(s) {missing}.")
+        for p, v in values.items():
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(float(v)):
+                raise ConfigError(f"Sensitivity parameter {p} = {v!r} is not a finite number; give a number such "
+                                  f"as {p}=0.05.")
         bounded = self.parameters if self.probability_parameters is None else self.probability_parameters
         for p in bounded:
             if p not in values:
@@ -167,13 +258,25 @@ class BiasConfig:
                     f"Sensitivity parameter {p} = {v} is outside [0, 1]; it bounds a probability "
                     f"in this bias ({self.name or 'config'}), so pick a value between 0 and 1."
                 )
+        for c in self.parsed_constraints:
+            if not c.parameters or any(str(s) not in values for s in c.parameters):
+                continue
+            value = c.expr.subs({s: sympy.Float(float(values[str(s)])) for s in c.parameters})
+            if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+                shown = ", ".join(f"{s} = {values[str(s)]:g}" for s in sorted(map(str, c.parameters)))
+                raise ConfigError(f"Constraint {c.source!r} divides by zero at {shown}; choose another value or "
+                                  "rewrite the constraint without dividing by the parameter.")
 
     # -- I/O ------------------------------------------------------------------------------
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BiasConfig:
         """Build from the published JSON structure (unknown keys are an error)."""
         if not isinstance(data, Mapping):
-            raise ConfigError(f"A bias config is a JSON object; got {type(data).__name__}.")
+            raise ConfigError(f"A bias config is a JSON object ({{\"dag_str\": ..., \"constraints\": [...]}}); got "
+                              f"{type(data).__name__}.")
+        bad_keys = [k for k in data if not isinstance(k, str)]
+        if bad_keys:
+            raise ConfigError(f"Bias config keys must be strings; got {bad_keys}. Known keys: {sorted(_KNOWN)}.")
         missing = [k for k in _REQUIRED if k not in data]
         if missing:
             raise ConfigError(f"Bias config lacks the required key(s) {missing}.")
@@ -185,16 +288,30 @@ class BiasConfig:
     @classmethod
     def from_json(cls, source: str | Path) -> BiasConfig:
         """Load from a JSON file path or a JSON string."""
+        if not isinstance(source, (str, Path)):
+            raise ConfigError(f"from_json needs a file path or a JSON string; got {type(source).__name__} (use "
+                              "from_dict for a dict).")
         text = str(source)
         if not text.lstrip().startswith("{"):
             path = Path(text)
-            if not path.exists():
-                raise ConfigError(f"Bias config file {path} does not exist.")
-            text = path.read_text()
+            if not text.strip() or not path.exists():
+                raise ConfigError(f"Bias config file {text!r} does not exist; give the path of a JSON file or a "
+                                  "JSON string.")
+            if path.is_dir():
+                raise ConfigError(f"Bias config path {path} is a folder; give the path of a JSON file.")
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ConfigError(f"Cannot read the bias config {path}: {exc}; give a readable UTF-8 JSON file.") \
+                    from None
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ConfigError(f"Bias config is not valid JSON: {exc}") from None
+            raise ConfigError(f"Bias config is not valid JSON: {exc}; check the quotes, commas and brackets.") \
+                from None
+        except RecursionError:
+            raise ConfigError("Bias config JSON is nested too deeply to read; a bias config is one flat object.") \
+                from None
         return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:

@@ -35,7 +35,10 @@ _EDGE_RE = re.compile(rf"^\s*({_NAME})\s*->\s*({_NAME})\s*$")
 
 def parse_edges(dag_str: str) -> list[tuple[str, str]]:
     """Parse ``"A -> B, B -> C"`` into ``[("A", "B"), ("B", "C")]`` with clear errors."""
-    if not isinstance(dag_str, str) or not dag_str.strip():
+    if not isinstance(dag_str, str):
+        raise ConfigError(f"The DAG must be a string of edges like 'A -> Y, U -> Y'; got {type(dag_str).__name__} "
+                          f"{dag_str!r}.")
+    if not dag_str.strip():
         raise ConfigError("The DAG string is empty; write edges like 'A -> Y, U -> Y'.")
     edges: list[tuple[str, str]] = []
     for k, part in enumerate(dag_str.split(",")):

@@ -124,11 +124,32 @@ _TOKEN_RE = re.compile(
 )
 
 
+#: Longest expression read (characters); sympy slows down quadratically on very long sums.
+MAX_LENGTH = 20_000
+#: Deepest nesting of parentheses and signs (the parser is recursive).
+MAX_DEPTH = 100
+#: Highest total degree in probabilities (a product of this many ``P(...)``); the compiler expands
+#: products over response types, which grows exponentially with the degree.
+MAX_DEGREE = 8
+#: Largest magnitude of a number literal (beyond it a float coefficient overflows).
+MAX_NUMBER = sympy.Integer(10) ** 300
+
+_Term = tuple[sympy.Expr, int]  # an expression and its degree in probabilities
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
-        if not isinstance(text, str) or not text.strip():
+        if not isinstance(text, str):
+            raise ConfigError(f"Expected an expression string such as 'P(S = 1) >= 1 - D'; got "
+                              f"{type(text).__name__} {text!r}.")
+        if not text.strip():
             raise ConfigError("Empty expression; write e.g. 'P(S = 1) >= 1 - D'.")
+        if len(text) > MAX_LENGTH:
+            raise ConfigError(f"The expression is {len(text)} characters long; fairprobe reads at most {MAX_LENGTH}. "
+                              "Shorten it (a registered metric, or a metric with groups='all', builds long queries "
+                              "for you).")
         self.text = text
+        self.depth = 0
         self.tokens: list[tuple[str, str, int]] = []
         pos = 0
         stripped = text.rstrip()
@@ -144,8 +165,14 @@ class _Parser:
         self.atoms: list[ProbabilityAtom] = []
 
     def fail(self, pos: int, why: str) -> None:
-        caret = " " * pos + "^"
-        raise ConfigError(f"Cannot parse {self.text!r} at column {pos + 1}: {why}.\n  {self.text}\n  {caret}")
+        text, at = self.text, pos
+        if len(text) > 80:  # show a window around the problem, not a whole long expression
+            lo = max(0, pos - 40)
+            text, at = ("..." if lo else "") + text[lo:lo + 80] + ("..." if lo + 80 < len(text) else ""), \
+                pos - lo + (3 if lo else 0)
+        caret = " " * at + "^"
+        shown = self.text if len(self.text) <= 80 else text
+        raise ConfigError(f"Cannot parse {shown!r} at column {pos + 1}: {why}.\n  {text}\n  {caret}")
 
     def peek(self) -> tuple[str, str, int] | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
@@ -163,45 +190,66 @@ class _Parser:
         return tok
 
     # expr := term (("+"|"-") term)*
-    def expr(self) -> sympy.Expr:
-        out = self.term()
+    def expr(self) -> _Term:
+        out, deg = self.term()
         while (tok := self.peek()) and tok[1] in "+-" and tok[0] == "op":
             self.i += 1
-            rhs = self.term()
+            rhs, rdeg = self.term()
             out = out + rhs if tok[1] == "+" else out - rhs
-        return out
+            deg = max(deg, rdeg)
+        return out, deg
 
-    def term(self) -> sympy.Expr:
-        out = self.factor()
+    def term(self) -> _Term:
+        out, deg = self.factor()
         while (tok := self.peek()) and tok[0] == "op" and tok[1] in ("*", "/"):
             self.i += 1
-            rhs = self.factor()
-            out = out * rhs if tok[1] == "*" else out / rhs
-        return out
+            rhs, rdeg = self.factor()
+            if tok[1] == "*":
+                out, deg = out * rhs, deg + rdeg
+                if deg > MAX_DEGREE:
+                    self.fail(tok[2], f"the expression multiplies more than {MAX_DEGREE} probabilities together, "
+                                      "more than fairprobe expands; simplify it")
+                continue
+            if rdeg > 0:
+                self.fail(tok[2], "dividing by a probability is not polynomial in probabilities; write a "
+                                  "conditional probability such as P(Y = 1 | A = 0) instead of a ratio")
+            if rhs == 0:
+                self.fail(tok[2], "division by zero")
+            out = out / rhs
+        return out, deg
 
-    def factor(self) -> sympy.Expr:
+    def factor(self) -> _Term:
         tok = self.peek()
         if tok is None:
             self.fail(self.at_end_pos(), "expected a number, a parameter or P(...)")
         kind, val, pos = tok
-        if kind == "op" and val in "+-":
+        if kind == "op" and val in "+-(":
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                self.fail(pos, f"the expression is nested more than {MAX_DEPTH} levels deep; simplify it")
             self.i += 1
-            inner = self.factor()
-            return inner if val == "+" else -inner
+            if val == "(":
+                inner = self.expr()
+                self.take(")")
+            else:
+                inner = self.factor()
+            self.depth -= 1
+            return inner if val != "-" else (-inner[0], inner[1])
         if kind == "num":
             self.i += 1
-            return sympy.Rational(val) if re.fullmatch(r"\d+(\.\d*)?|\.\d+", val) else sympy.Float(val)
-        if kind == "op" and val == "(":
-            self.i += 1
-            inner = self.expr()
-            self.take(")")
-            return inner
+            number = sympy.Rational(val) if re.fullmatch(r"\d+(\.\d*)?|\.\d+", val) else sympy.Float(val)
+            if abs(number) > MAX_NUMBER:
+                self.fail(pos, f"the number {val[:20]}{'...' if len(val) > 20 else ''} is too large (at most 1e300)")
+            return number, 0
         if kind == "name":
             nxt = self.tokens[self.i + 1] if self.i + 1 < len(self.tokens) else None
             if val == "P" and nxt is not None and nxt[1] == "(":
-                return self.probability()
+                return self.probability(), 1
+            if nxt is not None and nxt[1] == "(":
+                self.fail(pos, f"{val}(...) is not a function fairprobe knows; write probabilities as P(...), "
+                               "with a capital P")
             self.i += 1
-            return sympy.Symbol(val)
+            return sympy.Symbol(val), 0
         self.fail(pos, f"unexpected {val!r}")
         raise AssertionError  # pragma: no cover
 
@@ -268,24 +316,56 @@ class _Parser:
             self.fail(tok[2], f"unexpected {tok[1]!r} after a complete expression")
 
 
+def _finite(p: _Parser, expr: sympy.Expr) -> None:
+    if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        raise ConfigError(f"{p.text!r} divides by zero (it simplifies to {expr}); remove the division or "
+                          "divide by a nonzero number.")
+
+
 def parse_expression(text: str) -> ParsedExpression:
-    """Parse a query such as ``"P(P = 1 | Z = 0 & A = 0) - P(P = 1 | Z = 0 & A = 1)"``."""
+    """Parse a query such as ``"P(P = 1 | Z = 0 & A = 0) - P(P = 1 | Z = 0 & A = 1)"``.
+
+    A query is a polynomial (degree at most :data:`MAX_DEGREE`) in probabilities with numeric
+    coefficients: it may not divide by a probability or by zero, nor use sensitivity parameters
+    (a metric is a property of the model, not of the bias).
+
+    Raises
+    ------
+    ConfigError
+        For any text that is not such a query; never another exception type.
+    """
     p = _Parser(text)
-    expr = p.expr()
+    expr, _ = p.expr()
     if (tok := p.peek()) and tok[1] in ("<=", ">=", "=="):
         p.fail(tok[2], "a query is an expression without a comparison")
     p.done()
-    return ParsedExpression(expr, p.atoms, text)
+    _finite(p, expr)
+    parsed = ParsedExpression(expr, p.atoms, text)
+    names = sorted(map(str, parsed.parameters))
+    if names:
+        raise ConfigError(
+            f"The query {text!r} uses {names}, which are not probabilities: a metric may only combine P(...) "
+            "terms and numbers. Put sensitivity parameters such as D in the bias's constraints, and write "
+            "events inside P(...), e.g. P(P = 1 | A = 0).")
+    return parsed
 
 
 def parse_constraint(text: str) -> ParsedConstraint:
-    """Parse ``lhs op rhs`` (op one of ``<=``, ``>=``, ``==``) into ``lhs - rhs op 0``."""
+    """Parse ``lhs op rhs`` (op one of ``<=``, ``>=``, ``==``) into ``lhs - rhs op 0``.
+
+    Raises
+    ------
+    ConfigError
+        For text that is not a polynomial constraint in probabilities (see :func:`parse_expression`;
+        parameters are allowed here); never another exception type.
+    """
     p = _Parser(text)
-    lhs = p.expr()
+    lhs, _ = p.expr()
     tok = p.peek()
     if tok is None or tok[1] not in ("<=", ">=", "=="):
         p.fail(tok[2] if tok else p.at_end_pos(), "expected one of '<=', '>=', '=='")
     p.i += 1
-    rhs = p.expr()
+    rhs, _ = p.expr()
     p.done()
+    _finite(p, lhs - rhs)
     return ParsedConstraint(lhs - rhs, p.atoms, text, sense=tok[1])
