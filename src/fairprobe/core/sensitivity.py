@@ -312,11 +312,12 @@ def sensitivity(
 def sensitivity_grid(
     biases: Sequence[Any], metrics: Sequence[Any], datasets: Mapping[str, Any], D: Iterable[float], *,
     backend: str = "scip", time_limit: float | None = None, gap: float = 1e-6, n_jobs: int | None = 1,
-    parallel_backend: str | None = None, progress: bool = True,
+    parallel_backend: str | None = None, progress: bool = True, unmeasured: Any = None,
 ) -> pd.DataFrame:
     """Sweep every (dataset, bias, metric) combination over ``D`` in one parallel run.
 
     Returns a long data frame: dataset, bias, metric, D, lower, upper, status, error.
+    ``unmeasured`` declares DAG nodes that no dataset has as a column (see :func:`fairprobe.bound`).
 
     Examples
     --------
@@ -335,7 +336,7 @@ def sensitivity_grid(
         raise ConfigError("The list of sensitivity values D is empty; give at least one value, e.g. D=[0, 0.05].")
     tasks, keys = [], []
     for (name, data), bias, metric in product(datasets.items(), biases, metrics):
-        problem = BoundProblem(bias, metric, data)
+        problem = BoundProblem(bias, metric, data, unmeasured=unmeasured)
         if len(problem.config.parameters) != 1:
             raise ConfigError(f"sensitivity_grid sweeps one parameter; {_bias_label(bias)} has "
                               f"{problem.config.parameters}: sweep it with fp.sensitivity(..., D={{name: values}}).")
