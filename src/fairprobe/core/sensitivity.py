@@ -294,8 +294,9 @@ def sensitivity(
     """
     start = time.perf_counter()
     D = sweep_grid(D)
-    check_sweep_options(parameter=parameter, fixed=fixed, backend=backend, time_limit=time_limit, gap=gap, n_jobs=n_jobs,
-                        parallel_backend=parallel_backend, progress=progress, reduce=reduce, solver_options=solver_options)
+    check_sweep_options(parameter=parameter, fixed=fixed, backend=backend, time_limit=time_limit, gap=gap,
+                        n_jobs=n_jobs, parallel_backend=parallel_backend, progress=progress, reduce=reduce,
+                        solver_options=solver_options)
     problem = BoundProblem(bias, metric, data, reduce=reduce, fixed=fixed, unmeasured=unmeasured)
     swept, points = _grid(problem, D, parameter, fixed)
     solve_kwargs = {"backend": backend, "time_limit": time_limit, "gap": gap, "solver_options": solver_options}

@@ -12,7 +12,7 @@ Examples
 >>> sensitivity_value("D", True)
 Traceback (most recent call last):
 ...
-fairprobe.exceptions.ConfigError: D = True is a bool, not a number; give the sensitivity value as a number such as D=0.05.
+fairprobe.exceptions.ConfigError: D = True is a bool, not a number; ...
 """
 
 from __future__ import annotations
@@ -236,26 +236,34 @@ def check_codes(config: BiasConfig, table: ObservedTable) -> None:
         role = _role(config, node)
         if len(shown) > 2 or (codes and codes[-1] > 1):
             raise DataError(
-                f"Column {node!r} holds values {_show(shown)} but {role} is binary (0/1); recode it to 0/1, or "
+                f"Column {node!r} holds values {_show(shown)} but {role}; recode it to 0/1, or "
                 f"declare its cardinality with cardinalities={{'{node}': {max(len(shown), codes[-1] + 1)}}} "
                 "in the bias config.")
         if labels is not None and not _is_binary_labels(list(labels)):
             raise DataError(
-                f"Column {node!r} holds the labels {_show(labels)} but {role} is binary: fairprobe cannot tell "
-                f"which label means 1; recode it to 0/1 first, e.g. df[...] = (df[...] == {labels[-1]!r}).astype(int).")
+                f"Column {node!r} holds the labels {_show(labels)} but {role}: fairprobe cannot tell "
+                f"which label means 1; recode its column to 0/1 first, e.g. "
+                f"df[col] = (df[col] == {labels[-1]!r}).astype(int), "
+                f"or declare cardinalities={{'{node}': {max(len(labels), 2)}}} in the bias config to accept the sorted "
+                f"coding ({', '.join(f'{_plain(v)!r} = {k}' for k, v in enumerate(labels))}).")
 
 
 def _role(config: BiasConfig, node: str) -> str:
+    """Why ``node`` is binary, as a clause for messages."""
     outcome = config.parse_outcome(config.outcome_node)[0]
     if node == config.prediction_node:
-        return "the prediction role"
+        return f"{node!r} is the prediction node, which is binary (0/1)"
     if node == outcome:
-        return "the outcome role"
+        return f"{node!r} is the outcome node, which is binary (0/1)"
     if node in config.cond_nodes:
-        return "the selection role"
-    return "a node without a declared cardinality"
+        return f"{node!r} is the selection node, which is binary (0/1)"
+    return f"node {node!r} has no declared cardinality, so it is binary (0/1)"
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else value
 
 
 def _show(values: list[Any], limit: int = 8) -> str:
-    shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in values[:limit])
+    shown = ", ".join(repr(_plain(v)) for v in values[:limit])
     return f"[{shown}{', ...' if len(values) > limit else ''}]"
