@@ -30,8 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import sympy
-
 from fairprobe.core.dag import DAG
 from fairprobe.core.query import ParsedConstraint, parse_constraint
 from fairprobe.exceptions import ConfigError
@@ -258,14 +256,6 @@ class BiasConfig:
                     f"Sensitivity parameter {p} = {v} is outside [0, 1]; it bounds a probability "
                     f"in this bias ({self.name or 'config'}), so pick a value between 0 and 1."
                 )
-        for c in self.parsed_constraints:
-            if not c.parameters or any(str(s) not in values for s in c.parameters):
-                continue
-            value = c.expr.subs({s: sympy.Float(float(values[str(s)])) for s in c.parameters})
-            if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
-                shown = ", ".join(f"{s} = {values[str(s)]:g}" for s in sorted(map(str, c.parameters)))
-                raise ConfigError(f"Constraint {c.source!r} divides by zero at {shown}; choose another value or "
-                                  "rewrite the constraint without dividing by the parameter.")
 
     # -- I/O ------------------------------------------------------------------------------
     @classmethod

@@ -213,6 +213,10 @@ class _Parser:
             if rdeg > 0:
                 self.fail(tok[2], "dividing by a probability is not polynomial in probabilities; write a "
                                   "conditional probability such as P(Y = 1 | A = 0) instead of a ratio")
+            if rhs.free_symbols:
+                names = ", ".join(sorted(map(str, rhs.free_symbols)))
+                self.fail(tok[2], f"dividing by {names} is not supported (programs must be polynomial); divide only "
+                                  "by numbers, e.g. multiply both sides of a constraint by the parameter instead")
             if rhs == 0:
                 self.fail(tok[2], "division by zero")
             out = out / rhs
