@@ -165,14 +165,11 @@ class _Parser:
         self.atoms: list[ProbabilityAtom] = []
 
     def fail(self, pos: int, why: str) -> None:
-        text, at = self.text, pos
-        if len(text) > 80:  # show a window around the problem, not a whole long expression
-            lo = max(0, pos - 40)
-            text, at = ("..." if lo else "") + text[lo:lo + 80] + ("..." if lo + 80 < len(text) else ""), \
-                pos - lo + (3 if lo else 0)
-        caret = " " * at + "^"
-        shown = self.text if len(self.text) <= 80 else text
-        raise ConfigError(f"Cannot parse {shown!r} at column {pos + 1}: {why}.\n  {text}\n  {caret}")
+        # one line (the command line prints errors on one line): the text, and what stands at the column
+        shown = self.text if len(self.text) <= 80 else self.text[:77] + "..."
+        rest = self.text[pos:].strip()
+        where = f"at {rest[:20] + ('...' if len(rest) > 20 else '')!r}" if rest else "at the end"
+        raise ConfigError(f"Cannot parse {shown!r} at column {pos + 1} ({where}): {why}.")
 
     def peek(self) -> tuple[str, str, int] | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None

@@ -44,6 +44,7 @@ MIN_TOL = 1e-12
 
 def _real(name: str, value: Any, example: str) -> float:
     """``value`` as a finite float, or a ConfigError naming ``name``."""
+    value = _plain(value)  # np.float64(nan) is shown as nan
     if isinstance(value, bool):
         raise ConfigError(f"{name} = {value!r} is a bool, not a number; give {example}.")
     if not isinstance(value, numbers.Real):
