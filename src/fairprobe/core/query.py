@@ -169,7 +169,7 @@ class _Parser:
         shown = self.text if len(self.text) <= 80 else self.text[:77] + "..."
         rest = self.text[pos:].strip()
         where = f"at {rest[:20] + ('...' if len(rest) > 20 else '')!r}" if rest else "at the end"
-        raise ConfigError(f"Cannot parse {shown!r} at column {pos + 1} ({where}): {why}.")
+        raise ConfigError(f"Cannot parse {shown!r} at column {pos + 1}: {why} ({where}).")
 
     def peek(self) -> tuple[str, str, int] | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
