@@ -115,7 +115,8 @@ def _code_column(node: str, column: str, values: pd.Series) -> tuple[pd.Series, 
         finite = all(np.isfinite(float(v)) for v in labels)
         integral = finite and all(float(v).is_integer() and v >= 0 for v in labels)
         top = int(max(labels)) if integral else -1
-        if integral and (top <= 1 or sorted(int(v) for v in labels) == list(range(top + 1))):
+        # distinct integers >= 0 are exactly 0..top when there are top + 1 of them
+        if integral and (top <= 1 or len({int(v) for v in labels}) == top + 1):
             return values.astype(float).astype(int), list(range(top + 1)) if top >= 1 else [0, 1]
     try:
         labels = sorted(labels)
@@ -203,7 +204,8 @@ class ObservedTable:
         if len(self.cells) == 0:
             raise DataError("The table has no rows; a distribution needs at least one cell with probability > 0.")
         probs = _numeric_column(self.cells, _PROB, "probability")
-        total = probs.sum()
+        with np.errstate(over="ignore"):
+            total = probs.sum()
         if abs(total - 1.0) > 1e-6:
             raise DataError(
                 f"Probabilities sum to {total:.8g}, not 1 (tolerance 1e-6); normalise the table "
