@@ -13,10 +13,12 @@
     }
 
 Optional keys (fairprobe extensions): ``name``, ``description``, ``cardinalities``
-(``{"A": 3}``; default 2 for every variable), ``parameters`` (names of the sensitivity
-parameters; default ``["D"]``), ``probability_parameters`` (parameters that are probability
-bounds and so must lie in [0, 1]; default: all of them), ``observed_nodes`` (nodes the table
-must contain, e.g. a recorded policy).
+(``{"A": 3}``; default 2 for every variable: a table column other than the attribute with more
+than two values, or with labels other than 0/1, is an error unless its cardinality is declared;
+the attribute takes as many groups as the table has; at most what the compiler enumerates),
+``parameters`` (names of the sensitivity parameters; default ``["D"]``),
+``probability_parameters`` (parameters that are probability bounds and so must lie in [0, 1];
+default: all of them), ``observed_nodes`` (nodes the table must contain, e.g. a recorded policy).
 """
 
 from __future__ import annotations
