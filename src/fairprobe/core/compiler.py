@@ -185,11 +185,12 @@ class _Compiler:
         table.validate_against(config)
         config.check_parameter_values(self.params)
         self.dag = config.dag.latent_projection()
-        self.model = ResponseModel(self.dag, {v: config.cardinality(v) for v in self.dag.endogenous})
+        self.cards = {v: config.cardinality(v) for v in self.dag.endogenous}
+        self.model: ResponseModel | None = None  # built in build(), once the interventions are known
         for node in table.nodes:
             top = table.cardinality(node)
-            if top > self.model.cards[node]:
-                raise DataError(f"Column {node!r} has {top} values but the config declares {self.model.cards[node]}.")
+            if top > self.cards[node]:
+                raise DataError(f"Column {node!r} has {top} values but the config declares {self.cards[node]}.")
         self.terms: dict[EventKey, list[EventTerm]] = {}
         self.intervened: set[str] = set()
         self.notes: list[str] = []
@@ -199,6 +200,26 @@ class _Compiler:
         self.query_rows: set[str] = set()
         self.floors: dict[str, EventKey] = {}  # floor row of a query ratio -> its conditioning event
         self.given_order: dict[EventKey, tuple[Atom, ...]] = {}
+
+    def _response_model(self, parsed: Sequence[ParsedExpression]) -> ResponseModel:
+        """The response model, with every variable that no event intervenes on allowed as a slice."""
+        intervened = {k for expr in parsed for pa in expr.atoms for a in (*pa.event, *pa.given)
+                      for k, _ in a.intervention}
+        sliceable = [v for v in self.dag.endogenous if v not in intervened] if self.reduce else []
+        model = ResponseModel(self.dag, self.cards, sliceable=sliceable)
+        for comp in model.components:
+            if comp.slice_vars:
+                self.notes.append(f"absorbed {comp.slice_vars} into c-component {comp.names[len(comp.slice_vars):]} "
+                                  "slice by slice (exact: every member reads them)")
+        return model
+
+    def _naive_size(self) -> int:
+        """Variables of the naive response-function program (one per joint type; never enumerated)."""
+        total = 0
+        for names in self.dag.c_components():
+            total += math.prod(self.cards[v] ** math.prod(self.cards[p] for p in self.dag.observed_parents(v))
+                               for v in names)
+        return total
 
     # -- events ---------------------------------------------------------------------------
     def register(self, atoms: Sequence[Atom]) -> EventKey:
@@ -223,7 +244,7 @@ class _Compiler:
         probs = {tuple(int(x) for x in row[:-1]): float(row[-1])
                  for row in self.table.cells[[*nodes, "prob"]].itertuples(index=False)}
         out = []
-        for cell in product(*[range(self.model.cards[v]) for v in nodes]):
+        for cell in product(*[range(self.cards[v]) for v in nodes]):
             atoms = tuple(Atom(v, c) for v, c in zip(nodes, cell, strict=True)) + given_atoms
             out.append((self.register(atoms), probs.get(cell, 0.0), given_key))
         return out
@@ -235,7 +256,7 @@ class _Compiler:
         self.fixed: dict[int, np.ndarray] = {}
         self.group: dict[int, int] = {c.index: c.index for c in model.components}
         for comp in model.components:
-            if len(comp.members) != 1 or comp.members[0].parents:
+            if len(comp.members) != 1 or comp.members[0].parents or comp.slice_vars:
                 continue
             v = comp.members[0].name
             if v in self.intervened:
@@ -287,6 +308,7 @@ class _Compiler:
                     f"{self.dag.endogenous}; pick a metric that only uses the bias's nodes, or a "
                     "bias whose DAG has them."
                 )
+        self.model = self._response_model([*cfg.parsed_constraints, *parsed_qs])
         data = self.data_events()
         cons_atoms = [self._atom_keys(c) for c in cfg.parsed_constraints]
         query_atoms = [self._atom_keys(q) for q in parsed_qs]
@@ -307,7 +329,7 @@ class _Compiler:
                 for g, m in masks.items():
                     columns[g].append(m)
         self.classes: dict[int, np.ndarray] = {}
-        naive_vars = sum(c.n_types for c in self.model.components)
+        naive_vars = self._naive_size()
         prog = PolynomialProgram(sense="min", name="fairprobe-bound")
         self.var_base: dict[int, int] = {}
         self.conditional: dict[int, dict[tuple[int, int], int]] = {}
@@ -428,7 +450,8 @@ class _Compiler:
         ``P(V = v | pa = c)``, one free distribution per configuration (response tables have
         independent coordinates per configuration): far fewer variables and bilinear terms.
         """
-        if self.group_members[g] != [g] or len(self.model.components[g].members) != 1:
+        if (self.group_members[g] != [g] or len(self.model.components[g].members) != 1
+                or self.model.components[g].slice_vars):
             return False
         atoms = set()
         for m in masks:

@@ -60,12 +60,14 @@ def _text(value: Any, key: str, example: str, optional: bool = False) -> None:
 def _response_types(config: BiasConfig) -> None:
     """Refuse cardinalities the compiler cannot enumerate, before anything is built.
 
-    Mirrors :class:`~fairprobe.core.response.ResponseModel`: a node with ``k`` values and parent
-    configurations ``m`` has ``k ** m`` response functions, and a c-component multiplies its
-    members'; both must stay within ``MAX_JOINT_TYPES``. Logarithms keep huge values exact enough
-    to compare without building enormous integers.
+    Mirrors :class:`~fairprobe.core.response.ResponseModel` with every slice it can take (an
+    intervention on a slice variable makes the model larger; the model then refuses it itself): a
+    node with ``k`` values and ``m`` configurations of its parents outside its component's slice
+    has ``k ** m`` response functions, and a c-component multiplies its members' and its number of
+    slices; both must stay within ``MAX_JOINT_TYPES``. Logarithms keep huge values exact enough to
+    compare without building enormous integers.
     """
-    from fairprobe.core.response import MAX_JOINT_TYPES
+    from fairprobe.core.response import MAX_JOINT_TYPES, plan_slices
 
     cards = config.cardinalities
     big = {n: k for n, k in cards.items() if k > MAX_JOINT_TYPES}
@@ -78,21 +80,27 @@ def _response_types(config: BiasConfig) -> None:
         components = dag.c_components()
     except ConfigError:
         return  # reported where the DAG is used
+    slices = plan_slices(dag, components, dag.endogenous)
+    absorbed = {v for vs in slices.values() for v in vs}
     limit = math.log(MAX_JOINT_TYPES)
     for names in components:
-        total = 0.0
+        if len(names) == 1 and names[0] in absorbed:
+            continue
+        sliced = slices.get(tuple(names), [])
+        total = sum(math.log(int(cards.get(v, 2))) for v in sliced)
         for v in names:
-            configs = math.prod(int(cards.get(p, 2)) for p in dag.observed_parents(v))
+            free = [p for p in dag.observed_parents(v) if p not in sliced]
+            configs = math.prod(int(cards.get(p, 2)) for p in free)
             k = int(cards.get(v, 2))
             size = configs * math.log(k)
             total += size
             if size > limit or total > limit:
                 declared = {n: cards[n] for n in [v, *dag.observed_parents(v)] if n in cards}
                 raise ConfigError(
-                    f"With cardinalities {declared or cards}, node {v!r} ({k} values, {configs} parent "
-                    f"configurations) or its c-component {names} has more than {MAX_JOINT_TYPES:,} response "
-                    "types, beyond what fairprobe enumerates; lower those cardinalities (merge values) or "
-                    f"remove parents of {v!r}.")
+                    f"With cardinalities {declared or cards}, node {v!r} ({k} values, {configs} configurations "
+                    f"of its parents {free}) or its c-component {names} has more than {MAX_JOINT_TYPES:,} "
+                    "response types, beyond what fairprobe enumerates; lower those cardinalities (merge values) "
+                    f"or remove parents of {v!r}.")
 
 
 def _as_list(value: Any, key: str) -> list[str]:

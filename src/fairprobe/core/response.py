@@ -27,7 +27,7 @@ from fairprobe.core.dag import DAG
 from fairprobe.core.query import Atom
 from fairprobe.exceptions import ConfigError
 
-__all__ = ["MAX_JOINT_TYPES", "Component", "EventTerm", "Member", "ResponseModel"]
+__all__ = ["MAX_JOINT_TYPES", "Component", "EventTerm", "Member", "ResponseModel", "plan_slices"]
 
 #: Largest number of joint response types enumerated for one c-component.
 MAX_JOINT_TYPES = 2_000_000
@@ -35,13 +35,19 @@ MAX_JOINT_TYPES = 2_000_000
 
 @dataclass
 class Member:
-    """One endogenous variable inside a c-component."""
+    """One endogenous variable inside a c-component.
+
+    In a sliced component (see :class:`Component`) the response functions are restricted to one
+    slice: ``table`` maps the *free* parents' configurations (``free_parents``, those outside the
+    component's slice variables) to a value.
+    """
 
     name: str
     card: int
     parents: list[str]
     parent_cards: list[int]
-    table: np.ndarray = field(repr=False)  # (n_types, n_configs): value per parent configuration
+    table: np.ndarray = field(repr=False)  # (n_types, n_configs): value per (free) parent configuration
+    free_parents: list[str] | None = None  # None: every parent is free (unsliced component)
 
     @property
     def n_types(self) -> int:
@@ -55,19 +61,40 @@ class Member:
             idx = idx * c + int(v)
         return idx
 
+    def free_index(self, values: Mapping[str, int]) -> int:
+        """Row-major index of the free parents' configuration (all parents when unsliced)."""
+        if self.free_parents is None:
+            return self.config_index([values[p] for p in self.parents])
+        idx = 0
+        for p in self.free_parents:
+            idx = idx * self.parent_cards[self.parents.index(p)] + int(values[p])
+        return idx
+
 
 @dataclass
 class Component:
-    """A c-component: members and the enumeration of their joint response types."""
+    """A c-component: members and the enumeration of their joint response types.
+
+    A *sliced* component has absorbed ``slice_vars``: unconfounded variables, never intervened
+    on, closed under parents, that every member reads. Its joint types are then pairs (values of
+    the slice variables, response types of the members restricted to that slice), one block per
+    slice; ``types`` holds the slice values in its first ``len(slice_vars)`` columns. Exact for
+    every event that does not intervene on a slice variable: an event with ``S = s`` reads only the
+    ``s``-coordinates of the members' response functions, slices are disjoint coordinates, so the
+    joint law of (slice values, slice types) is an arbitrary distribution, and it already carries
+    the law of the slice variables (``P(S = s) * q_C(types at s)``). The size grows linearly in the
+    number of slices instead of exponentially.
+    """
 
     index: int
     members: list[Member]
-    types: np.ndarray = field(repr=False)  # (n_joint_types, n_members) member type indices
+    types: np.ndarray = field(repr=False)  # (n_joint_types, n_slice_vars + n_members)
+    slice_vars: list[str] = field(default_factory=list)
 
     @property
     def names(self) -> list[str]:
-        """Member names."""
-        return [m.name for m in self.members]
+        """Member names (slice variables first)."""
+        return [*self.slice_vars, *(m.name for m in self.members)]
 
     @property
     def n_types(self) -> int:
@@ -86,6 +113,38 @@ def _response_table(card: int, n_configs: int) -> np.ndarray:
     return np.array(list(itertools.product(range(card), repeat=n_configs)), dtype=np.int8).reshape(-1, n_configs)
 
 
+def plan_slices(dag: DAG, districts: Sequence[Sequence[str]],
+                sliceable: Sequence[str]) -> dict[tuple[str, ...], list[str]]:
+    """Slice variables of each c-component of a latent projection (each absorbed by at most one).
+
+    Candidates are ``sliceable`` variables that are alone in their c-component (no latent
+    parent); a component absorbs those that every one of its members reads, closed under parents
+    (a slice variable's law must not depend on anything outside the slice). Larger components
+    choose first: they gain the most.
+    """
+    single = {d[0] for d in districts if len(d) == 1}
+    candidates = [v for v in dag.endogenous if v in set(sliceable) & single]
+    taken: set[str] = set()
+    out: dict[tuple[str, ...], list[str]] = {}
+    for names in sorted(districts, key=lambda d: (-len(d), dag.endogenous.index(d[0]))):
+        if len(names) == 1 and names[0] in taken:
+            continue
+        chosen = {v for v in candidates if v not in taken and v not in names
+                  and all(v in dag.observed_parents(m) for m in names)}
+        changed = True
+        while changed:  # close under parents
+            changed = False
+            for v in list(chosen):
+                if not set(dag.observed_parents(v)) <= chosen:
+                    chosen.discard(v)
+                    changed = True
+        if chosen:
+            ordered = [v for v in dag.endogenous if v in chosen]
+            out[tuple(names)] = ordered
+            taken.update(ordered)
+    return out
+
+
 class ResponseModel:
     """Joint response types of every c-component of a (projected) DAG.
 
@@ -97,37 +156,51 @@ class ResponseModel:
         Node -> number of values (default 2).
     """
 
-    def __init__(self, dag: DAG, cardinalities: Mapping[str, int] | None = None) -> None:
+    def __init__(self, dag: DAG, cardinalities: Mapping[str, int] | None = None,
+                 sliceable: Sequence[str] = ()) -> None:
         self.dag = dag
         cards = dict(cardinalities or {})
         self.cards = {v: int(cards.get(v, 2)) for v in dag.endogenous}
         self.components: list[Component] = []
         self.component_of: dict[str, int] = {}
-        for k, names in enumerate(dag.c_components()):
-            members = []
-            for v in names:
-                parents = dag.observed_parents(v)
-                pcards = [self.cards[p] for p in parents]
-                n_configs = math.prod(pcards)
-                n_types = self.cards[v] ** n_configs
-                if n_types > MAX_JOINT_TYPES:
-                    raise ConfigError(
-                        f"Variable {v} has {n_types} response functions ({self.cards[v]} values, "
-                        f"{n_configs} parent configurations); fairprobe enumerates at most "
-                        f"{MAX_JOINT_TYPES}. Reduce its parents or cardinalities."
-                    )
-                members.append(Member(v, self.cards[v], parents, pcards, _response_table(self.cards[v], n_configs)))
-            total = math.prod(m.n_types for m in members)
+        districts = dag.c_components()
+        slices = plan_slices(dag, districts, sliceable)
+        absorbed = {v for vs in slices.values() for v in vs}
+        for names in districts:
+            if len(names) == 1 and names[0] in absorbed:
+                continue  # lives in the component that absorbed it
+            k = len(self.components)
+            slice_vars = slices.get(tuple(names), [])
+            members = [self._member(v, slice_vars) for v in names]
+            n_slices = math.prod(self.cards[v] for v in slice_vars)
+            total = n_slices * math.prod(m.n_types for m in members)
             if total > MAX_JOINT_TYPES:
                 raise ConfigError(
                     f"The c-component {names} has {total} joint response types; fairprobe "
-                    f"enumerates at most {MAX_JOINT_TYPES}. Remove latent edges or parents."
+                    f"enumerates at most {MAX_JOINT_TYPES}. Reduce the number of values of its "
+                    "members' parents (group rare categories), or remove latent edges or parents."
                 )
-            grids = np.meshgrid(*[np.arange(m.n_types) for m in members], indexing="ij")
+            axes = [np.arange(self.cards[v]) for v in slice_vars] + [np.arange(m.n_types) for m in members]
+            grids = np.meshgrid(*axes, indexing="ij")
             types = np.stack([g.ravel() for g in grids], axis=1).astype(np.int32)
-            self.components.append(Component(k, members, types))
-            for v in names:
+            self.components.append(Component(k, members, types, list(slice_vars)))
+            for v in self.components[-1].names:
                 self.component_of[v] = k
+
+    def _member(self, v: str, slice_vars: Sequence[str]) -> Member:
+        parents = self.dag.observed_parents(v)
+        pcards = [self.cards[p] for p in parents]
+        free = [p for p in parents if p not in slice_vars]
+        n_configs = math.prod(self.cards[p] for p in free)
+        n_types = self.cards[v] ** n_configs
+        if n_types > MAX_JOINT_TYPES:
+            raise ConfigError(
+                f"Variable {v} has {n_types} response functions ({self.cards[v]} values, "
+                f"{n_configs} configurations of its parents {free}); fairprobe enumerates at most "
+                f"{MAX_JOINT_TYPES}. Reduce the number of values of its parents (group rare categories)."
+            )
+        return Member(v, self.cards[v], parents, pcards, _response_table(self.cards[v], n_configs),
+                      free if slice_vars else None)
 
     # -- events ---------------------------------------------------------------------------
     def _relevant(self, targets: Sequence[str], do: Mapping[str, int]) -> list[str]:
@@ -182,9 +255,11 @@ class ResponseModel:
                         continue
                     comp = self.components[self.component_of[v]]
                     pos = comp.names.index(v)
-                    member = comp.members[pos]
-                    cfg = member.config_index([val[p] for p in member.parents])
-                    hit = member.table[comp.types[:, pos], cfg] == val[v]
+                    if pos < len(comp.slice_vars):
+                        hit = comp.types[:, pos] == val[v]
+                    else:
+                        member = comp.members[pos - len(comp.slice_vars)]
+                        hit = member.table[comp.types[:, pos], member.free_index(val)] == val[v]
                     masks[comp.index] = hit if comp.index not in masks else masks[comp.index] & hit
                     if not masks[comp.index].any():
                         ok = False
