@@ -55,33 +55,23 @@ def _pairs(text: str | None, what: str) -> dict[str, str]:
     return out
 
 
-def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any, tuple[int, int] | str]:
-    """Read the CSV, map columns to nodes, and resolve the compared groups to codes."""
+def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any, tuple[Any, Any] | str]:
+    """Read the CSV or Parquet file, map columns to nodes, and read the compared groups.
+
+    Every row is kept: the population of the bias (the ``D`` budget) is everyone in the data, also
+    when two groups are compared. Groups are labels of the attribute column (or its codes); they
+    are resolved against the table's labels when the metric is bound, with a clear error naming
+    the groups the data have.
+    """
+    from fairprobe.cli_io import read_table
     from fairprobe.core.table import ObservedTable
 
-    try:
-        frame = pd.read_csv(path)
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise DataError(f"Cannot read {path} as CSV: {exc}") from None
+    frame = read_table(path)
     mapping = _pairs(columns, "column mapping")
     missing = [col for col in mapping.values() if col not in frame.columns]
     if missing:
         raise DataError(f"Column(s) {missing} named in --columns are not in {path}; available: "
                         f"{list(frame.columns)}.")
-    attribute = "A"
-    if groups and groups != "all":
-        labels = [g.strip() for g in groups.split(",")]
-        if len(labels) != 2:
-            raise ConfigError(f"--groups takes two attribute values (or 'all'); got {groups!r}.")
-        col = mapping.get(attribute, attribute)
-        if col not in frame.columns:
-            raise DataError(f"Attribute column {col!r} is not in the data; map it with --columns A=<column>.")
-        values = frame[col].astype(str)
-        if all(lab in set(values) for lab in labels) and "prob" not in frame.columns:
-            frame = frame[values.isin(labels)]  # compare exactly these two groups
-        elif not all(lab.isdigit() for lab in labels):
-            raise DataError(f"Group(s) {labels} are not all values of column {col!r}; values are "
-                            f"{sorted(set(values))[:10]}.")
     if "prob" in frame.columns:
         frame = frame.rename(columns={v: k for k, v in mapping.items()})
         table = ObservedTable.from_probabilities(frame)
@@ -91,17 +81,27 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
         return table, (0, 1)
     if groups == "all":
         return table, "all"
-    cats = [str(c) for c in table.categories.get(attribute, [])]
-    codes = tuple(cats.index(lab) if lab in cats else int(lab) for lab in labels)
-    return table, (codes[0], codes[1])
+    labels = [g.strip() for g in groups.split(",")]
+    if len(labels) != 2 or not all(labels):
+        raise ConfigError(f"--groups takes two attribute values separated by a comma (or 'all'); got {groups!r}.")
+    return table, (_group_value(table, labels[0]), _group_value(table, labels[1]))
 
 
-def _metric(name: str, group: int | None, groups: tuple[int, int] | str) -> Any:
+def _group_value(table: Any, text: str) -> Any:
+    """A group typed on the command line: the attribute label it spells, else an integer code."""
+    for label in table.categories.get("A", []):
+        if str(label) == text:
+            return label
+    return int(text) if text.isdigit() else text
+
+
+def _metric(name: str, group: str | None, groups: tuple[Any, Any] | str, table: Any = None) -> Any:
     if "P(" in name.replace(" ", ""):
         return name
     from fairprobe.core.registry import metric
 
-    return metric(name, group=group or 0, groups=groups)
+    value: Any = 0 if group is None else (_group_value(table, group) if table is not None else group)
+    return metric(name, group=value, groups=groups)
 
 
 def _fixed(params: tuple[str, ...]) -> dict[str, float]:
@@ -130,7 +130,6 @@ def _json_default(x: Any) -> Any:
 def _report(out_dir: Path, title: str, summary: str, result: dict[str, Any], biases: tuple[str, ...], metric: str,
             data_path: Path) -> None:
     """A one-result report folder: the summary, the parameters and the result as a table."""
-    import pandas as pd
 
     from fairprobe.cli_io import write_report
 
@@ -150,7 +149,7 @@ def common(f: Any) -> Any:
                      help="CSV of unit rows, or of cells with a 'prob' column."),
         click.option("--columns", default=None, help="Node=column mapping, e.g. A=race,Y=recid,P=pred."),
         click.option("--groups", default=None, help="Two attribute values to compare (codes or labels), or 'all'."),
-        click.option("--group", type=int, default=None, help="Group code for group rates (fpr, ppv, ...)."),
+        click.option("--group", default=None, help="Group for group rates (fpr, ppv, ...): a label or code."),
         click.option("--param", "params", multiple=True, help="Fixed sensitivity value NAME=VALUE (repeatable)."),
         click.option("--unmeasured", default=None,
                      help="DAG nodes with no column in the data, on purpose (comma list, e.g. Z)."),
@@ -172,7 +171,7 @@ def register(cli: click.Group) -> None:
     @common
     @click.option("--D", "d_value", type=float, default=None, help="Sensitivity value (single-parameter bias).")
     def bound_cmd(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
-                  group: int | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
+                  group: str | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
                   time_limit: float | None, as_json: bool, out_dir: Path | None, d_value: float | None) -> None:
         """Certified bounds of a fairness metric under a bias at one sensitivity value.
 
@@ -183,7 +182,7 @@ def register(cli: click.Group) -> None:
         from fairprobe.core.bound import bound
 
         table, grp = load_data(data_path, columns, groups)
-        res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
+        res = bound(_bias(biases), _metric(metric, group, grp, table), table, D=d_value, backend=backend,
                     time_limit=time_limit, unmeasured=unmeasured, **_fixed(params))
         if out_dir is not None:
             _report(out_dir, "Certified bounds", res.summary(), res.to_dict(), biases, metric, data_path)
@@ -197,7 +196,7 @@ def register(cli: click.Group) -> None:
     @file_option("--plot", "plot_path", suffixes=PLOT_SUFFIXES, help="Write the sensitivity plot (PNG/PDF/SVG).")
     @file_option("--csv", "csv_path", help="Write the table of bounds (CSV).")
     def sweep_cmd(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
-                  group: int | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
+                  group: str | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
                   time_limit: float | None,
                   as_json: bool, out_dir: Path | None, d_grid: str, parameter: str | None, n_jobs: int,
                   plot_path: Path | None, csv_path: Path | None) -> None:
@@ -211,7 +210,7 @@ def register(cli: click.Group) -> None:
         from fairprobe.core.sensitivity import sensitivity
 
         table, grp = load_data(data_path, columns, groups)
-        res = sensitivity(_bias(biases), _metric(metric, group, grp), table, D=parse_grid(d_grid),
+        res = sensitivity(_bias(biases), _metric(metric, group, grp, table), table, D=parse_grid(d_grid),
                           parameter=parameter, backend=backend, time_limit=time_limit, n_jobs=n_jobs,
                           unmeasured=unmeasured, **_fixed(params))
         if plot_path is not None:
@@ -238,7 +237,7 @@ def register(cli: click.Group) -> None:
     @click.option("--tolerance", type=float, default=None, help="Conclusion: |metric| <= tolerance (or not).")
     @click.option("--parameter", default=None, help="Parameter moved when the bias has several.")
     def breakdown_cmd(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None,
-                      groups: str | None, group: int | None, params: tuple[str, ...], unmeasured: str | None,
+                      groups: str | None, group: str | None, params: tuple[str, ...], unmeasured: str | None,
                       backend: str,
                       time_limit: float | None, as_json: bool, out_dir: Path | None, threshold: float | None,
                       tolerance: float | None, parameter: str | None) -> None:
@@ -251,7 +250,7 @@ def register(cli: click.Group) -> None:
         from fairprobe.core.breakdown import breakdown
 
         table, grp = load_data(data_path, columns, groups)
-        res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
+        res = breakdown(_bias(biases), _metric(metric, group, grp, table), table, threshold=threshold,
                         tolerance=tolerance, parameter=parameter, backend=backend, time_limit=time_limit,
                         unmeasured=unmeasured, **_fixed(params))
         if out_dir is not None:

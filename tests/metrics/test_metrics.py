@@ -91,8 +91,31 @@ def test_multi_valued_attribute_pairs_and_max() -> None:
              for g in itertools.combinations(range(3), 2)]
     assert wide.upper == pytest.approx(max(max(-r.lower, r.upper) for r in pairs), abs=1e-7)
     assert "max over pairs" in wide.metric
-    with pytest.raises(fp.ConfigError, match="not a value of the attribute"):
+    with pytest.raises(fp.ConfigError, match=r"groups 5 is not a group of the data.*groups are \[0, 1, 2\]"):
         fp.bound("proxy_label", fp.metric("fpr_parity", groups=(0, 5)), frame, D=0.0)
+
+
+def test_groups_by_their_labels() -> None:
+    """Labels of the data name groups everywhere; the codes they map to give the same bounds (to solver
+    tolerance: the label table orders the cells differently)."""
+    names = np.array(["Caucasian", "African-American", "Hispanic"])
+    frame = three_groups()
+    labelled = frame.assign(A=names[frame.A.to_numpy()])
+    table = fp.ObservedTable.from_probabilities(labelled)
+    codes = {label: code for code, label in enumerate(table.categories["A"])}
+    by_label = fp.bound("proxy_label", fp.metric("fpr_parity", groups=("Hispanic", "Caucasian")), table, D=0.02)
+    by_code = fp.bound("proxy_label", fp.metric("fpr_parity", groups=(codes["Hispanic"], codes["Caucasian"])),
+                       table, D=0.02)
+    direct = fp.bound("proxy_label", fp.metric("fpr_parity", groups=(2, 0)), frame, D=0.02)
+    assert (by_label.lower, by_label.upper) == (by_code.lower, by_code.upper)
+    assert by_label.lower == pytest.approx(direct.lower, abs=1e-7)
+    assert by_label.upper == pytest.approx(direct.upper, abs=1e-7)
+    assert by_label.metric == "fpr_parity (A: Hispanic vs Caucasian)"
+    assert "Hispanic vs Caucasian" in by_label.summary() and by_label.to_dict()["metric"] == by_label.metric
+    single = fp.bound("proxy_label", fp.metric("fpr", group="African-American"), table, D=0.0)
+    assert single.metric == "fpr (A = African-American)"
+    with pytest.raises(fp.ConfigError, match=r"group 'Martian' is not a group of the data.*'Caucasian'"):
+        fp.bound("proxy_label", fp.metric("fpr", group="Martian"), table, D=0.0)
 
 
 def test_total_effect_is_identified_when_the_attribute_is_unconfounded() -> None:

@@ -195,7 +195,7 @@ def resolve_bias(bias: Any) -> BiasConfig:
     raise ConfigError(f"Cannot use {type(bias).__name__} as a bias; give a name, a BiasConfig or a JSON path.")
 
 
-def resolve_metric(metric: Any, config: BiasConfig) -> MetricSpec:
+def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None = None) -> MetricSpec:
     """A :class:`MetricSpec` from a registered name, a Metric instance or a query string."""
     if isinstance(metric, type):
         raise ConfigError(f"Give a metric instance, not the class {metric.__name__}: e.g. {metric.__name__}() "
@@ -210,6 +210,9 @@ def resolve_metric(metric: Any, config: BiasConfig) -> MetricSpec:
                 "string such as 'P(P = 1 | Y = 0 & A = 0)'."
             )
         metric = metrics[metric]()
+    if table is not None and hasattr(metric, "bind"):  # groups given by label become the table's codes
+        attr = config.attribute_node
+        metric = metric.bind(table.categories.get(attr) or list(range(config.cardinality(attr))))
     terms = metric.max_abs_terms(config) if hasattr(metric, "max_abs_terms") else None
     if terms is not None:
         if not terms:
@@ -551,7 +554,7 @@ class BoundProblem:
                                   "drop them from unmeasured (or the columns from the table).")
         self.config = _fit_cardinalities(config, self.table)
         self.table.validate_against(self.config)  # a forgotten column is an error, before any compiling
-        self.metric = resolve_metric(metric, self.config)
+        self.metric = resolve_metric(metric, self.config, self.table)
         self.reduce = reduce
         fixed = dict(fixed or {})
         used = sorted({str(s) for c in self.config.parsed_constraints for s in c.parameters})

@@ -126,6 +126,12 @@ def _code_column(node: str, column: str, values: pd.Series) -> tuple[pd.Series, 
     return values.map(lambda v: lookup[_plain(v)]).astype(int), labels
 
 
+def _is_label_column(values: pd.Series) -> bool:
+    """Text or categorical values (labels to code), as opposed to numbers that must be codes."""
+    return (isinstance(values.dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(values.dtype)
+            or (values.dtype == object and all(isinstance(v, str) for v in values)))
+
+
 def _numeric_column(df: pd.DataFrame, column: str, what: str) -> np.ndarray:
     """A count or probability column as finite floats, or a DataError naming the bad entries."""
     col = df[column]
@@ -214,6 +220,9 @@ class ObservedTable:
         cells = self.cells.copy()
         cells[_PROB] = probs
         for c in nodes:
+            if c not in self.categories and _is_label_column(cells[c]):
+                # labels (race names, 'yes'/'no') are coded in sorted order and kept, as in from_frame
+                cells[c], self.categories[c] = _code_column(c, c, cells[c])
             cells[c] = _codes(cells[c], c)
         # duplicate cells are merged so every cell appears once (deterministic order)
         self.cells = cells.groupby(nodes, as_index=False, sort=True)[_PROB].sum().reset_index(drop=True)

@@ -12,6 +12,7 @@ the upper bound from the separate bounds of each ``q_i``, the lower bound from o
 
 from __future__ import annotations
 
+import copy
 from itertools import combinations
 from typing import Any, ClassVar
 
@@ -23,14 +24,24 @@ from fairprobe.exceptions import ConfigError
 __all__ = ["Metric"]
 
 
-def _code(value: Any, what: str) -> int:
-    """An attribute code (an integer >= 0) from ``value``; a ConfigError for anything else."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        if isinstance(value, float) and value.is_integer() and value >= 0:
-            return int(value)
-        raise ConfigError(f"{what} must be an attribute code (an integer >= 0, as in ObservedTable.categories); "
+def _value(value: Any, what: str) -> Any:
+    """A group as given: an attribute code (integer >= 0) or a label of the table (text, number)."""
+    if isinstance(value, bool) or value is None or isinstance(value, (list, tuple, dict, set)):
+        raise ConfigError(f"{what} must be an attribute label (e.g. 'Caucasian') or code (an integer >= 0); "
                           f"got {value!r}.")
-    return int(value)
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    if isinstance(value, (int, np.integer)):
+        if value < 0:
+            raise ConfigError(f"{what} must be an attribute label or code (an integer >= 0); got {value!r}.")
+        return int(value)
+    if isinstance(value, str) and not value.strip():
+        raise ConfigError(f"{what} must be an attribute label or code; got an empty string.")
+    return value
+
+
+def _same(label: Any, value: Any) -> bool:
+    return label == value or str(label) == str(value)
 
 
 class Metric:
@@ -38,38 +49,73 @@ class Metric:
 
     Parameters
     ----------
-    group : int
-        Attribute code of the group (group rates).
-    groups : (int, int) or "all"
-        The two attribute codes compared by parity metrics: value = rate(first) - rate(second).
-        ``"all"`` compares every pair of the attribute's values and reports the largest
-        absolute gap, ``max_{g < h} |rate(g) - rate(h)|`` (for multi-valued attributes).
+    group : int or label
+        The group (group rates): a label of the attribute as recorded in the data (``"Caucasian"``),
+        or its integer code (``ObservedTable.categories`` lists the labels in code order).
+    groups : (value, value) or "all"
+        The two groups compared by parity metrics, as labels or codes: value = rate(first) -
+        rate(second). ``"all"`` compares every pair of the attribute's values and reports the
+        largest absolute gap, ``max_{g < h} |rate(g) - rate(h)|`` (for multi-valued attributes).
     outcome : str, optional
         Outcome the metric is about, overriding the bias's ``outcome_node``: e.g. ``"Y"`` for the
         factual outcome under the ``ecp`` bias, whose default target is ``Y(T=1)``.
+
+    Notes
+    -----
+    A value that is one of the table's labels is read as that label; any other integer is read
+    as a code. Labels are resolved against the table by :meth:`bind` (``fp.bound`` does it).
     """
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     formula: ClassVar[str] = ""
 
-    def __init__(self, *, group: int = 0, groups: tuple[int, int] | str = (0, 1), outcome: str | None = None) -> None:
-        self.group = _code(group, "group")
+    def __init__(self, *, group: Any = 0, groups: tuple[Any, Any] | str = (0, 1), outcome: str | None = None) -> None:
+        self.group = _value(group, "group")
+        self.labels: list[Any] | None = None  # the attribute's labels in code order, once bound to a table
         if outcome is not None and (not isinstance(outcome, str) or not outcome.strip()):
             raise ConfigError(f"outcome must be a node name such as 'Y' or 'Y(T=1)'; got {outcome!r}.")
         self.outcome = outcome
         if isinstance(groups, str):
             if groups != "all":
-                raise ConfigError(f"groups must be a pair of attribute codes or 'all'; got {groups!r}.")
-            self.groups: tuple[int, int] | str = "all"
+                raise ConfigError(f"groups must be a pair of attribute labels or codes, or 'all'; got {groups!r}.")
+            self.groups: tuple[Any, Any] | str = "all"
         else:
             if not isinstance(groups, (tuple, list)) or len(groups) != 2:
-                raise ConfigError(f"groups must be a pair of attribute codes, e.g. groups=(0, 1), or 'all'; "
-                                  f"got {groups!r}.")
-            a, b = (_code(groups[0], "groups"), _code(groups[1], "groups"))
-            if a == b:
+                raise ConfigError(f"groups must be a pair of attribute labels or codes, e.g. groups=(0, 1) or "
+                                  f"groups=('African-American', 'Caucasian'), or 'all'; got {groups!r}.")
+            a, b = (_value(groups[0], "groups"), _value(groups[1], "groups"))
+            if _same(a, b):
                 raise ConfigError(f"groups must name two different attribute values; got {groups!r}.")
             self.groups = (a, b)
+
+    def bind(self, labels: list[Any] | None) -> Metric:
+        """A copy whose groups are codes of a table whose attribute has ``labels`` (in code order).
+
+        Raises
+        ------
+        ConfigError
+            A group that is neither one of the labels nor a valid code.
+        """
+        out = copy.copy(self)
+        out.labels = list(labels) if labels else None
+        out.group = out._to_code(self.group, "group")
+        if self.groups != "all":
+            out.groups = (out._to_code(self.groups[0], "groups"), out._to_code(self.groups[1], "groups"))
+            if out.groups[0] == out.groups[1]:
+                raise ConfigError(f"groups {self.groups!r} name the same group twice; choose two different groups.")
+        return out
+
+    def _to_code(self, value: Any, what: str) -> int:
+        labels = self.labels or []
+        for code, label in enumerate(labels):
+            if _same(label, value):
+                return code
+        if isinstance(value, int) and (not labels or 0 <= value < len(labels)):
+            return value
+        shown = labels if len(labels) <= 20 else [*labels[:20], "..."]
+        raise ConfigError(f"{what} {value!r} is not a group of the data; the attribute's groups are {shown} "
+                          f"(or their codes 0..{max(len(labels) - 1, 0)}).")
 
     def query(self, config: BiasConfig) -> str:
         """The metric as a query string for ``config``'s node roles."""
@@ -80,7 +126,7 @@ class Metric:
         return None
 
     def pairs(self, config: BiasConfig) -> list[tuple[int, int]]:
-        """Attribute pairs compared (one pair, or all pairs for ``groups="all"``)."""
+        """Attribute pairs compared, as codes (one pair, or all pairs for ``groups="all"``)."""
         k = config.cardinality(config.attribute_node)
         if self.groups == "all":
             return list(combinations(range(k), 2))
@@ -89,20 +135,33 @@ class Metric:
         return [self.groups]
 
     @staticmethod
-    def check_group(config: BiasConfig, g: int) -> None:
+    def check_group(config: BiasConfig, g: Any) -> None:
         """Raise when ``g`` is not a code of the attribute."""
         k = config.cardinality(config.attribute_node)
+        if not isinstance(g, int):
+            raise ConfigError(f"Group {g!r} is a label; give the data (fp.bound does) or Metric.bind(labels) so it "
+                              "can be turned into the attribute's code.")
         if not 0 <= g < k:
             raise ConfigError(
-                f"Group {g} is not a value of the attribute {config.attribute_node} (values 0..{k - 1}); use the "
-                "attribute's integer codes (ObservedTable.categories maps labels to codes)."
+                f"Group {g} is not a value of the attribute {config.attribute_node} (values 0..{k - 1}); use one "
+                "of the data's labels or codes (ObservedTable.categories lists the labels in code order)."
             )
 
+    def group_name(self, code: Any) -> str:
+        """How a group is shown: its label when the data have labels, else its code."""
+        if self.labels and isinstance(code, int) and 0 <= code < len(self.labels):
+            return str(self.labels[code])
+        return str(code)
+
+    def pair_name(self, pair: tuple[Any, Any]) -> str:
+        """``"first vs second"`` with labels."""
+        return f"{self.group_name(pair[0])} vs {self.group_name(pair[1])}"
+
     def label(self, config: BiasConfig) -> str:
-        """Readable label, e.g. ``fpr_parity (A: 0 vs 1)``."""
+        """Readable label, e.g. ``fpr_parity (A: African-American vs Caucasian)``."""
         if self.groups == "all":
             return f"{self.name} ({config.attribute_node}: max over pairs)"
-        return f"{self.name} ({config.attribute_node}: {self.groups[0]} vs {self.groups[1]})"
+        return f"{self.name} ({config.attribute_node}: {self.pair_name(self.groups)})"
 
     def get_params(self) -> dict[str, Any]:
         """Options of this instance."""

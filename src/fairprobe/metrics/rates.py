@@ -87,7 +87,7 @@ class _GroupRate(Metric):
 
     def label(self, config: BiasConfig) -> str:
         """E.g. ``fpr (A = 0)``."""
-        return f"{self.name} ({config.attribute_node} = {self.group})"
+        return f"{self.name} ({config.attribute_node} = {self.group_name(self.group)})"
 
 
 class _Parity(Metric):
