@@ -126,6 +126,7 @@ def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = 
     parameters: list[str] = []
     probability_parameters: list[str] = []
     cards: dict[str, int] = {}
+    follows: dict[str, str] = {}
     measured: list[str] = []
     for label, cfg in zip(labels, configs, strict=True):
         own = cfg.observed_nodes or [n for n in cfg.dag.nodes if n not in cfg.unob and n not in cfg.cond_nodes]
@@ -143,6 +144,11 @@ def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = 
             if cards.get(node, k) != k:
                 raise ConfigError(f"The biases give node {node!r} different cardinalities ({cards[node]} and {k}).")
             cards[node] = k
+        for node, other in cfg.cardinality_of.items():
+            if follows.get(node, other) != other:
+                raise ConfigError(f"The biases make node {node!r} follow the cardinality of both {follows[node]!r} "
+                                  f"and {other!r}; declare its cardinality with 'cardinalities'.")
+            follows[node] = other
     data = {
         "dag_str": ", ".join(f"{a} -> {b}" for a, b in edges), "unob": unob, "cond_nodes": cond,
         **roles, "constraints": constraints, "name": "+".join(labels),
@@ -151,6 +157,8 @@ def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = 
     }
     if cards:
         data["cardinalities"] = cards
+    if follows:
+        data["cardinality_of"] = follows
     measured = [n for n in measured if n not in cond]
     if measured:
         data["observed_nodes"] = measured

@@ -34,6 +34,7 @@ from typing import Any
 
 from fairprobe.core.dag import DAG
 from fairprobe.core.query import ParsedConstraint, parse_constraint
+from fairprobe.core.templates import expand_constraint
 from fairprobe.exceptions import ConfigError
 
 __all__ = ["BiasConfig"]
@@ -42,7 +43,7 @@ _REQUIRED = ("dag_str", "constraints")
 _KNOWN = {
     "dag_str", "unob", "cond_nodes", "attribute_node", "outcome_node", "prediction_node",
     "constraints", "name", "description", "cardinalities", "parameters", "probability_parameters",
-    "observed_nodes",
+    "observed_nodes", "cardinality_of",
 }
 _CF_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$")
 
@@ -87,11 +88,11 @@ def _response_types(config: BiasConfig) -> None:
         if len(names) == 1 and names[0] in absorbed:
             continue
         sliced = slices.get(tuple(names), [])
-        total = sum(math.log(int(cards.get(v, 2))) for v in sliced)
+        total = sum(math.log(config.cardinality(v)) for v in sliced)
         for v in names:
             free = [p for p in dag.observed_parents(v) if p not in sliced]
-            configs = math.prod(int(cards.get(p, 2)) for p in free)
-            k = int(cards.get(v, 2))
+            configs = math.prod(config.cardinality(p) for p in free)
+            k = config.cardinality(v)
             size = configs * math.log(k)
             total += size
             if size > limit or total > limit:
@@ -142,6 +143,9 @@ class BiasConfig:
     parameters: list[str] = field(default_factory=lambda: ["D"])
     probability_parameters: list[str] | None = None
     observed_nodes: list[str] = field(default_factory=list)
+    #: Nodes whose number of values follows another node's, e.g. ``{"Z": "Y"}``: the true outcome has
+    #: as many classes as the recorded one (unless ``cardinalities`` names it).
+    cardinality_of: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _text(self.dag_str, "dag_str", "'A -> Y, A -> P, U -> P, U -> Y'")
@@ -202,9 +206,13 @@ class BiasConfig:
                 raise ConfigError(f"Cardinality of {node!r} must be an integer >= 2; got {card!r}. Give the number "
                                   f"of values the node takes, e.g. cardinalities={{'{node}': 3}}.")
             self.cardinalities[node] = int(card)
+        self._check_cardinality_of()
         _response_types(self)
         self.parsed_constraints: list[ParsedConstraint] = []
-        for text in self.constraints:
+        known = set(self.dag.nodes)
+        expanded = [t for text in self.constraints
+                    for t in expand_constraint(text, lambda n: self.cardinality(n) if n in known else None)]
+        for text in expanded:
             parsed = parse_constraint(text)
             unknown = sorted(parsed.variables - set(self.dag.nodes))
             if unknown:
@@ -243,8 +251,26 @@ class BiasConfig:
         return m.group(1), do
 
     def cardinality(self, node: str) -> int:
-        """Number of values of ``node`` (default 2)."""
+        """Number of values of ``node``: declared, else that of the node it follows (``cardinality_of``), else 2."""
+        seen = {node}
+        while node not in self.cardinalities and node in self.cardinality_of:
+            node = self.cardinality_of[node]
+            if node in seen:
+                break
+            seen.add(node)
         return int(self.cardinalities.get(node, 2))
+
+    def _check_cardinality_of(self) -> None:
+        if self.cardinality_of is None:
+            self.cardinality_of = {}
+        if not isinstance(self.cardinality_of, Mapping):
+            raise ConfigError(f"'cardinality_of' must be a dict of node -> node, e.g. {{'Z': 'Y'}}; got "
+                              f"{self.cardinality_of!r}.")
+        self.cardinality_of = dict(self.cardinality_of)
+        for node, other in self.cardinality_of.items():
+            if node not in self.dag.nodes or other not in self.dag.nodes:
+                raise ConfigError(f"cardinality_of maps {node!r} to {other!r}; both must be nodes of the DAG "
+                                  f"{self.dag.nodes}.")
 
     def check_parameter_values(self, values: Mapping[str, float]) -> None:
         """Raise when a probability-bound parameter is outside [0, 1] or one is missing."""
@@ -333,6 +359,8 @@ class BiasConfig:
             out["probability_parameters"] = list(self.probability_parameters)
         if self.observed_nodes:
             out["observed_nodes"] = list(self.observed_nodes)
+        if self.cardinality_of:
+            out["cardinality_of"] = dict(self.cardinality_of)
         return out
 
     def to_json(self, path: str | Path | None = None, indent: int = 2) -> str:

@@ -220,7 +220,8 @@ def check_codes(config: BiasConfig, table: ObservedTable) -> None:
     Every node except the attribute is binary unless the config declares its cardinality (the
     built-in metrics and constraints read ``P = 1``, ``Y = 1``, ``S = 1``): a column with more
     codes would make ``P = 2`` count as "not 1", and labels other than 0/1 (``[1, 2]``,
-    ``['no', 'yes']``) leave unclear which one is 1. The attribute may have any number of groups.
+    ``['no', 'yes']``) leave unclear which one is 1. The attribute (and the recorded node a latent
+    true attribute follows, ``cardinality_of``) may have any number of groups.
 
     Raises
     ------
@@ -228,8 +229,10 @@ def check_codes(config: BiasConfig, table: ObservedTable) -> None:
         Naming the column, its values and the fix (recode, or declare the cardinality).
     """
     attribute = config.attribute_node
+    # the recorded counterpart of a latent true attribute (proxy_attribute's A for B) has groups too
+    grouped = {attribute, *(v for k, v in config.cardinality_of.items() if k == attribute)}
     for node in table.nodes:
-        if node not in config.dag.nodes or node == attribute or node in config.cardinalities:
+        if node not in config.dag.nodes or node in grouped or node in config.cardinalities:
             continue
         labels = table.categories.get(node)
         codes = sorted(int(c) for c in table.cells[node].unique())
