@@ -89,7 +89,7 @@ def _response_types(config: BiasConfig) -> None:
             continue
         sliced = slices.get(tuple(names), [])
         total = sum(math.log(config.cardinality(v)) for v in sliced)
-        for v in names:
+        for v in [n for n in names if n not in sliced]:
             free = [p for p in dag.observed_parents(v) if p not in sliced]
             configs = math.prod(config.cardinality(p) for p in free)
             k = config.cardinality(v)

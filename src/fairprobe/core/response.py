@@ -117,31 +117,35 @@ def plan_slices(dag: DAG, districts: Sequence[Sequence[str]],
                 sliceable: Sequence[str]) -> dict[tuple[str, ...], list[str]]:
     """Slice variables of each c-component of a latent projection (each absorbed by at most one).
 
-    Candidates are ``sliceable`` variables that are alone in their c-component (no latent
-    parent); a component absorbs those that every one of its members reads, closed under parents
-    (a slice variable's law must not depend on anything outside the slice). Larger components
-    choose first: they gain the most.
+    A component is sliced by (i) its own members without observed parents that every other member
+    reads (a confounded covariate: its value is the slice) and (ii) ``sliceable`` variables alone in
+    their c-component (no latent parent) that every remaining member reads, closed under parents
+    within the slice (a slice variable's law must depend only on the slice). Only variables in
+    ``sliceable`` (never intervened on) are used. Larger components choose first.
     """
+    allowed = set(sliceable)
     single = {d[0] for d in districts if len(d) == 1}
-    candidates = [v for v in dag.endogenous if v in set(sliceable) & single]
+    candidates = [v for v in dag.endogenous if v in allowed & single]
     taken: set[str] = set()
     out: dict[tuple[str, ...], list[str]] = {}
     for names in sorted(districts, key=lambda d: (-len(d), dag.endogenous.index(d[0]))):
         if len(names) == 1 and names[0] in taken:
             continue
+        own = [r for r in names if len(names) > 1 and r in allowed and not dag.observed_parents(r)
+               and all(r in dag.observed_parents(m) for m in names if m != r)]
+        rest = [m for m in names if m not in own]
         chosen = {v for v in candidates if v not in taken and v not in names
-                  and all(v in dag.observed_parents(m) for m in names)}
+                  and all(v in dag.observed_parents(m) for m in rest)}
         changed = True
         while changed:  # close under parents
             changed = False
             for v in list(chosen):
-                if not set(dag.observed_parents(v)) <= chosen:
+                if not set(dag.observed_parents(v)) <= chosen | set(own):
                     chosen.discard(v)
                     changed = True
-        if chosen:
-            ordered = [v for v in dag.endogenous if v in chosen]
-            out[tuple(names)] = ordered
-            taken.update(ordered)
+        if own or chosen:
+            out[tuple(names)] = [v for v in dag.endogenous if v in chosen or v in own]
+            taken.update(chosen)
     return out
 
 
@@ -171,7 +175,7 @@ class ResponseModel:
                 continue  # lives in the component that absorbed it
             k = len(self.components)
             slice_vars = slices.get(tuple(names), [])
-            members = [self._member(v, slice_vars) for v in names]
+            members = [self._member(v, slice_vars) for v in names if v not in slice_vars]
             n_slices = math.prod(self.cards[v] for v in slice_vars)
             total = n_slices * math.prod(m.n_types for m in members)
             if total > MAX_JOINT_TYPES:

@@ -221,7 +221,8 @@ def check_codes(config: BiasConfig, table: ObservedTable) -> None:
     built-in metrics and constraints read ``P = 1``, ``Y = 1``, ``S = 1``): a column with more
     codes would make ``P = 2`` count as "not 1", and labels other than 0/1 (``[1, 2]``,
     ``['no', 'yes']``) leave unclear which one is 1. The attribute (and the recorded node a latent
-    true attribute follows, ``cardinality_of``) may have any number of groups.
+    true attribute follows, ``cardinality_of``) may have any number of groups, and a covariate (a
+    node with no role that no constraint names) as many levels as the data have.
 
     Raises
     ------
@@ -231,8 +232,13 @@ def check_codes(config: BiasConfig, table: ObservedTable) -> None:
     attribute = config.attribute_node
     # the recorded counterpart of a latent true attribute (proxy_attribute's A for B) has groups too
     grouped = {attribute, *(v for k, v in config.cardinality_of.items() if k == attribute)}
+    # covariates (nodes with no role and in no constraint) take as many values as the data have
+    outcome = config.parse_outcome(config.outcome_node)[0]
+    in_constraints = {v for c in config.parsed_constraints for v in c.variables}
+    roles = {config.prediction_node, outcome, *config.cond_nodes, *in_constraints,
+             *(v for k, v in config.cardinality_of.items() if k in (outcome, config.prediction_node))}
     for node in table.nodes:
-        if node not in config.dag.nodes or node in grouped or node in config.cardinalities:
+        if node not in config.dag.nodes or node in grouped or node in config.cardinalities or node not in roles:
             continue
         labels = table.categories.get(node)
         codes = sorted(int(c) for c in table.cells[node].unique())
