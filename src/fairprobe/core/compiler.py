@@ -64,6 +64,10 @@ from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, Undefi
 
 __all__ = ["CompiledProgram", "Condition", "compile_program", "undefined_metric_message"]
 
+#: Build sliced c-components (see :class:`~fairprobe.core.response.Component`). ``False`` restores
+#: the engine that enumerates every response type, kept as the baseline of ``benchmarks/causal_scale.py``.
+SLICING = True
+
 #: Lower bound imposed on conditioning events of auxiliary ratio variables.
 RATIO_EPSILON = 1e-9
 
@@ -205,7 +209,7 @@ class _Compiler:
         """The response model, with every variable that no event intervenes on allowed as a slice."""
         intervened = {k for expr in parsed for pa in expr.atoms for a in (*pa.event, *pa.given)
                       for k, _ in a.intervention}
-        sliceable = [v for v in self.dag.endogenous if v not in intervened] if self.reduce else []
+        sliceable = [v for v in self.dag.endogenous if v not in intervened] if self.reduce and SLICING else []
         model = ResponseModel(self.dag, self.cards, sliceable=sliceable)
         for comp in model.components:
             if comp.slice_vars:
