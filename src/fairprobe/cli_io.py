@@ -229,7 +229,9 @@ def check_output_file(value: str | os.PathLike, option: str, suffixes: tuple[str
     if suffixes is not None and path.suffix.lower() not in suffixes:
         raise ConfigError(f"{option} {text} has {path.suffix or 'no extension'}; matplotlib writes "
                           f"{', '.join(suffixes)}. Give a file name ending in one of them, e.g. plot.png.")
-    base = next((p for p in path.parents if p.exists()), Path(path.anchor or "."))
+    from fairprobe.report import nearest_existing
+
+    base = nearest_existing(path.parent)
     if not base.is_dir():
         raise ConfigError(f"Cannot create {option} {text}: {base} is a file, not a folder; choose another path.")
     if not os.access(base, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):

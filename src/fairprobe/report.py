@@ -352,7 +352,8 @@ def folder_kind(folder: str | Path) -> str:
     return "fairprobe" if manifest.get("generator") == GENERATOR or legacy else "foreign"
 
 
-def _nearest_existing(path: Path) -> Path:
+def nearest_existing(path: Path) -> Path:
+    """``path`` or its closest existing ancestor (where a new file or folder would be created)."""
     for parent in [path, *path.parents]:
         if parent.exists():
             return parent
@@ -385,7 +386,7 @@ def check_output_folder(folder: str | Path | None, *, force: bool = False, optio
     path = Path(os.path.abspath(Path(str(folder)).expanduser()))
     if path.exists() and not path.is_dir():
         raise ConfigError(f"{option} {folder} is a file, not a folder; give the name of a new or empty folder.")
-    base = _nearest_existing(path)
+    base = nearest_existing(path)
     if not base.is_dir():
         raise ConfigError(f"Cannot create {option} {folder}: {base} is a file, not a folder; choose another path.")
     for where in {base, base.parent} if base == path else {base}:
