@@ -57,10 +57,9 @@ def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
     ctx.obj["debug"] = debug
     ctx.obj["quiet"] = quiet
     if quiet:
-        from fairprobe.progress import _QUIET
+        from fairprobe.progress import quiet as quiet_mode
 
-        token = _QUIET.set(True)
-        ctx.call_on_close(lambda: _QUIET.reset(token))  # in-process callers (tests) get their mode back
+        ctx.with_resource(quiet_mode(True))  # left when the command ends: in-process callers get their mode back
 
 
 @cli.command()
