@@ -109,6 +109,21 @@ def sweep_grid(D: Any) -> list[float] | dict[str, list[float]]:
     return values("D", D)
 
 
+def check_number(name: str, value: Any, *, low: float | None = None, high: float | None = None,
+                  low_open: bool = False, optional: bool = False, hint: str = "") -> float | None:
+    """A finite real parameter in the given range, or a ConfigError naming it (shared by the analyses)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
+        raise ConfigError(f"{name} must be a finite number{hint}; got {value!r}.")
+    value = float(value)
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ConfigError(f"{name} must be {'>' if low_open else '>='} {low:g}{hint}; got {value:g}.")
+    if high is not None and value > high:
+        raise ConfigError(f"{name} must be <= {high:g}{hint}; got {value:g}.")
+    return value
+
+
 def _time_limit(time_limit: Any) -> None:
     if time_limit is None:
         return

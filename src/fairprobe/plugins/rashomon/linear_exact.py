@@ -66,6 +66,7 @@ import pandas as pd
 
 from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
 from fairprobe.core.program import PolynomialProgram
+from fairprobe.core.validate import check_number as _check_number
 from fairprobe.exceptions import ConfigError, DataError, SolverError
 
 __all__ = ["ExactLinearMultiplicity", "LinearMultiplicityResult"]
@@ -96,21 +97,6 @@ def _exact_at_least(A: np.ndarray, w: np.ndarray, t: Fraction) -> np.ndarray:
                     Fraction(0))
         out[i] = exact >= t
     return out
-
-
-def _check_number(name: str, value: Any, *, low: float | None = None, high: float | None = None,
-                  low_open: bool = False, optional: bool = False, hint: str = "") -> float | None:
-    """A finite real parameter in the given range, or a ConfigError naming it."""
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
-        raise ConfigError(f"{name} must be a finite number{hint}; got {value!r}.")
-    value = float(value)
-    if low is not None and (value < low or (low_open and value == low)):
-        raise ConfigError(f"{name} must be {'>' if low_open else '>='} {low:g}{hint}; got {value:g}.")
-    if high is not None and value > high:
-        raise ConfigError(f"{name} must be <= {high:g}{hint}; got {value:g}.")
-    return value
 
 
 @dataclass

@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from fairprobe.core.validate import check_number as _check_number
 from fairprobe.exceptions import ConfigError, DataError, FairprobeError
-from fairprobe.plugins.rashomon.linear_exact import _check_number
 from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio, delta_ambiguity
 
 __all__ = ["RashomonSet"]
