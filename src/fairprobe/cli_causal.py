@@ -84,23 +84,20 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
     labels = [g.strip() for g in groups.split(",")]
     if len(labels) != 2 or not all(labels):
         raise ConfigError(f"--groups takes two attribute values separated by a comma (or 'all'); got {groups!r}.")
-    return table, (_group_value(table, labels[0]), _group_value(table, labels[1]))
+    return table, (_group_value(labels[0]), _group_value(labels[1]))
 
 
-def _group_value(table: Any, text: str) -> Any:
-    """A group typed on the command line: the attribute label it spells, else an integer code."""
-    for label in table.categories.get("A", []):
-        if str(label) == text:
-            return label
+def _group_value(text: str) -> Any:
+    """A group typed on the command line; ``Metric.bind`` matches it to the table's labels (as text) or codes."""
     return int(text) if text.isdigit() else text
 
 
-def _metric(name: str, group: str | None, groups: tuple[Any, Any] | str, table: Any = None) -> Any:
+def _metric(name: str, group: str | None, groups: tuple[Any, Any] | str) -> Any:
     if "P(" in name.replace(" ", ""):
         return name
     from fairprobe.core.registry import metric
 
-    value: Any = 0 if group is None else (_group_value(table, group) if table is not None else group)
+    value: Any = 0 if group is None else _group_value(group)
     return metric(name, group=value, groups=groups)
 
 
@@ -182,7 +179,7 @@ def register(cli: click.Group) -> None:
         from fairprobe.core.bound import bound
 
         table, grp = load_data(data_path, columns, groups)
-        res = bound(_bias(biases), _metric(metric, group, grp, table), table, D=d_value, backend=backend,
+        res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
                     time_limit=time_limit, unmeasured=unmeasured, **_fixed(params))
         if out_dir is not None:
             _report(out_dir, "Certified bounds", res.summary(), res.to_dict(), biases, metric, data_path)
@@ -210,7 +207,7 @@ def register(cli: click.Group) -> None:
         from fairprobe.core.sensitivity import sensitivity
 
         table, grp = load_data(data_path, columns, groups)
-        res = sensitivity(_bias(biases), _metric(metric, group, grp, table), table, D=parse_grid(d_grid),
+        res = sensitivity(_bias(biases), _metric(metric, group, grp), table, D=parse_grid(d_grid),
                           parameter=parameter, backend=backend, time_limit=time_limit, n_jobs=n_jobs,
                           unmeasured=unmeasured, **_fixed(params))
         if plot_path is not None:
@@ -250,7 +247,7 @@ def register(cli: click.Group) -> None:
         from fairprobe.core.breakdown import breakdown
 
         table, grp = load_data(data_path, columns, groups)
-        res = breakdown(_bias(biases), _metric(metric, group, grp, table), table, threshold=threshold,
+        res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
                         tolerance=tolerance, parameter=parameter, backend=backend, time_limit=time_limit,
                         unmeasured=unmeasured, **_fixed(params))
         if out_dir is not None:
