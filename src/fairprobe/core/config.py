@@ -104,6 +104,15 @@ def _response_types(config: BiasConfig) -> None:
                     f"or remove parents of {v!r}.")
 
 
+def _as_dict(value: Any, key: str, what: str) -> dict[str, Any]:
+    """A mapping option of the config as a plain dict (``None`` is empty), or a ConfigError."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"'{key}' must be a dict of {what}; got {value!r}.")
+    return dict(value)
+
+
 def _as_list(value: Any, key: str) -> list[str]:
     if value is None or value == "":
         return []
@@ -181,12 +190,7 @@ class BiasConfig:
             if not isinstance(text, str):
                 raise ConfigError(f"Constraint {text!r} is a {type(text).__name__}; each constraint is a string "
                                   "such as 'P(S = 1) >= 1 - D'.")
-        if self.cardinalities is None:
-            self.cardinalities = {}
-        if not isinstance(self.cardinalities, Mapping):
-            raise ConfigError(f"'cardinalities' must be a dict of node -> number of values, e.g. {{'A': 3}}; got "
-                              f"{self.cardinalities!r}.")
-        self.cardinalities = dict(self.cardinalities)
+        self.cardinalities = _as_dict(self.cardinalities, "cardinalities", "node -> number of values, e.g. {'A': 3}")
         self.dag = DAG.from_string(self.dag_str, self.unob, self.cond_nodes)
         for role in ("attribute_node", "prediction_node"):
             node = getattr(self, role)
@@ -261,12 +265,7 @@ class BiasConfig:
         return int(self.cardinalities.get(node, 2))
 
     def _check_cardinality_of(self) -> None:
-        if self.cardinality_of is None:
-            self.cardinality_of = {}
-        if not isinstance(self.cardinality_of, Mapping):
-            raise ConfigError(f"'cardinality_of' must be a dict of node -> node, e.g. {{'Z': 'Y'}}; got "
-                              f"{self.cardinality_of!r}.")
-        self.cardinality_of = dict(self.cardinality_of)
+        self.cardinality_of = _as_dict(self.cardinality_of, "cardinality_of", "node -> node, e.g. {'Z': 'Y'}")
         for node, other in self.cardinality_of.items():
             if node not in self.dag.nodes or other not in self.dag.nodes:
                 raise ConfigError(f"cardinality_of maps {node!r} to {other!r}; both must be nodes of the DAG "
