@@ -36,33 +36,11 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from fairprobe.plugins.fairtree import FairTree
+from fairprobe.testing import null_covariate
 
 TYPES = ["continuous", "ordinal", "binary", "nominal8", "nominal1000", "nominal1000_sparse", "id", "datetime",
          "datetime_text", "all"]
 MAX_RATE, MAX_SPLITS = 0.07, 2
-
-
-def covariate(kind: str, n: int, rng: np.random.Generator) -> pd.Series | np.ndarray:
-    """One pure-noise covariate of the given type for ``n`` rows."""
-    if kind == "continuous":
-        return rng.normal(size=n)
-    if kind == "ordinal":
-        levels = ["none", "low", "mid", "high", "top"]
-        return pd.Categorical(rng.choice(levels, n), categories=levels, ordered=True)
-    if kind == "binary":
-        return rng.integers(0, 2, n)
-    if kind == "nominal8":
-        return rng.choice(list("abcdefgh"), n)
-    if kind in ("nominal1000", "nominal1000_sparse"):
-        return np.array([f"level{i:04d}" for i in rng.integers(0, 1000, n)])
-    if kind == "id":
-        return np.array([f"id{i:07d}" for i in rng.permutation(n)])
-    stamps = pd.Timestamp("2021-01-01") + pd.to_timedelta(np.sort(rng.integers(0, 3 * 10**7, n)), unit="s")
-    if kind == "datetime":
-        return pd.Series(stamps)
-    if kind == "datetime_text":
-        return np.asarray(pd.Series(stamps).dt.strftime("%Y-%m-%d %H:%M:%S"))
-    raise ValueError(kind)
 
 
 def dataset(kind: str, n: int, rows_per_level: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
@@ -71,9 +49,9 @@ def dataset(kind: str, n: int, rows_per_level: int, seed: int) -> tuple[pd.DataF
     if kind == "nominal1000":
         n = 1000 * rows_per_level
     if kind == "all":
-        X = pd.DataFrame({k: covariate(k, n, rng) for k in TYPES if k not in ("all", "nominal1000")})
+        X = pd.DataFrame({k: null_covariate(k, n, rng) for k in TYPES if k not in ("all", "nominal1000")})
     else:
-        X = pd.DataFrame({kind: covariate(kind, n, rng)})
+        X = pd.DataFrame({kind: null_covariate(kind, n, rng)})
     return X, rng.normal(size=len(X))
 
 

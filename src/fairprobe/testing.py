@@ -6,6 +6,8 @@
   solve every one its :class:`~fairprobe.backends.base.Capabilities` declare it can.
 * :func:`check_backend_class` and :func:`check_backend_contract` check a backend against the
   interface and those problems, raising ``AssertionError`` with a readable message.
+* :func:`null_covariate` draws a pure-noise covariate of each type FairTree handles (the null
+  benchmark ``benchmarks/fairtree_null.py`` and its reduced test share it).
 
 Examples
 --------
@@ -36,7 +38,42 @@ __all__ = [
     "check_backend_class",
     "check_backend_contract",
     "fresh_plugin_manager",
+    "null_covariate",
 ]
+
+#: Covariate types of :func:`null_covariate`.
+NULL_COVARIATE_TYPES = ("continuous", "ordinal", "binary", "nominal8", "nominal1000", "nominal1000_sparse", "id",
+                        "datetime", "datetime_text")
+
+
+def null_covariate(kind: str, n: int, rng: Any) -> Any:
+    """One pure-noise covariate of type ``kind`` (see :data:`NULL_COVARIATE_TYPES`) for ``n`` rows.
+
+    Continuous, five-level ordinal, binary, 8-level nominal, 1000-level nominal, an identifier
+    (one distinct text value per row), datetimes, and the same timestamps as ISO text.
+    """
+    import numpy as np
+    import pandas as pd
+
+    if kind == "continuous":
+        return rng.normal(size=n)
+    if kind == "ordinal":
+        levels = ["none", "low", "mid", "high", "top"]
+        return pd.Categorical(rng.choice(levels, n), categories=levels, ordered=True)
+    if kind == "binary":
+        return rng.integers(0, 2, n)
+    if kind == "nominal8":
+        return rng.choice(list("abcdefgh"), n)
+    if kind in ("nominal1000", "nominal1000_sparse"):
+        return np.array([f"level{i:04d}" for i in rng.integers(0, 1000, n)])
+    if kind == "id":
+        return np.array([f"id{i:07d}" for i in rng.permutation(n)])
+    stamps = pd.Timestamp("2021-01-01") + pd.to_timedelta(np.sort(rng.integers(0, 3 * 10**7, n)), unit="s")
+    if kind == "datetime":
+        return pd.Series(stamps)
+    if kind == "datetime_text":
+        return np.asarray(pd.Series(stamps).dt.strftime("%Y-%m-%d %H:%M:%S"))
+    raise ValueError(f"unknown covariate type {kind!r}; use one of {NULL_COVARIATE_TYPES}")
 
 
 def fresh_plugin_manager(

@@ -17,6 +17,7 @@ import pytest
 from scipy.stats import binom
 
 from fairprobe.plugins.fairtree import FairTree
+from fairprobe.testing import null_covariate
 
 ALPHA_NOMINAL = 0.055  # size of the min-of-two fluctuation rule at alpha = 0.05 (simulated), with room
 
@@ -26,30 +27,12 @@ def max_hits(trees: int, level: float = 0.002) -> int:
     return int(binom.ppf(1 - level, trees, ALPHA_NOMINAL))
 
 
-def covariate(kind: str, n: int, rng: np.random.Generator) -> object:
-    if kind == "continuous":
-        return rng.normal(size=n)
-    if kind == "ordinal":
-        levels = ["none", "low", "mid", "high", "top"]
-        return pd.Categorical(rng.choice(levels, n), categories=levels, ordered=True)
-    if kind == "binary":
-        return rng.integers(0, 2, n)
-    if kind == "nominal8":
-        return rng.choice(list("abcdefgh"), n)
-    if kind == "nominal1000":
-        return np.array([f"level{i:04d}" for i in rng.integers(0, 1000, n)])
-    if kind == "id":
-        return np.array([f"id{i:06d}" for i in rng.permutation(n)])
-    stamps = pd.Series(pd.Timestamp("2021-01-01") + pd.to_timedelta(np.sort(rng.integers(0, 3 * 10**7, n)), unit="s"))
-    return stamps if kind == "datetime" else np.asarray(stamps.dt.strftime("%Y-%m-%d %H:%M:%S"))
-
-
 def null_splits(kind: str, n: int, trees: int, test: str = "fluctuation") -> np.ndarray:
     """Number of splits of each of ``trees`` full FairTrees on pure-noise residuals."""
     out = []
     for seed in range(trees):
         data = np.random.default_rng([seed, 1])
-        X = pd.DataFrame({"z": covariate(kind, n, data)})
+        X = pd.DataFrame({"z": null_covariate(kind, n, data)})
         tree = FairTree(test=test, n_permutations=99, random_state=np.random.default_rng([seed, 2]))
         out.append(len(tree.fit(X, residuals=data.normal(size=n)).splits_))
     return np.array(out)
