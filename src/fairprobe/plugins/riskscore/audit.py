@@ -230,9 +230,8 @@ class RiskScoreAudit:
             An option out of range (see the class).
         """
         self._check_options()
-        name = getattr(y, "name", None)
-        y = as_outcomes(y, self.positive_label)
-        y, r = check_scores(pd.Series(y, name=name) if isinstance(name, str) else y, r, what="The risk-score audit")
+        # as_outcomes names the outcome column in its messages; check_scores then sees clean 0/1 values
+        y, r = check_scores(as_outcomes(y, self.positive_label), r, what="The risk-score audit")
         if not isinstance(frame, pd.DataFrame) or len(frame) != y.size:
             raise DataError(f"frame must be a DataFrame with one row per score ({y.size}); got "
                             f"{type(frame).__name__} with {len(frame) if hasattr(frame, '__len__') else '?'} rows.")
