@@ -99,6 +99,17 @@ def _exact_at_least(A: np.ndarray, w: np.ndarray, t: Fraction) -> np.ndarray:
     return out
 
 
+def _l1_ball_weights(prog: PolynomialProgram, d: int) -> list[int]:
+    """Add weights ``w`` with ``||w||_1 <= 1`` (through ``a_j >= |w_j|``) to ``prog``; their indices."""
+    w = [prog.add_variable(f"w{j}", -1.0, 1.0) for j in range(d)]
+    a = [prog.add_variable(f"a{j}", 0.0, 1.0) for j in range(d)]
+    for j in range(d):
+        prog.add_constraint({(a[j],): 1.0, (w[j],): -1.0}, ">=", 0.0)
+        prog.add_constraint({(a[j],): 1.0, (w[j],): 1.0}, ">=", 0.0)
+    prog.add_constraint({(aj,): 1.0 for aj in a}, "<=", 1.0, name="l1")
+    return w
+
+
 @dataclass
 class LinearMultiplicityResult:
     """Exact multiplicity of linear classifiers on a training set.
@@ -312,12 +323,7 @@ class ExactLinearMultiplicity:
         """Weights with ||w||_1 <= 1 and error indicators z_k; objective: weighted errors."""
         prog = PolynomialProgram(sense=sense, name="linear_multiplicity")
         d = Xa.shape[1]
-        w = [prog.add_variable(f"w{j}", -1.0, 1.0) for j in range(d)]
-        a = [prog.add_variable(f"a{j}", 0.0, 1.0) for j in range(d)]
-        for j in range(d):  # a_j >= |w_j|
-            prog.add_constraint({(a[j],): 1.0, (w[j],): -1.0}, ">=", 0.0)
-            prog.add_constraint({(a[j],): 1.0, (w[j],): 1.0}, ">=", 0.0)
-        prog.add_constraint({(aj,): 1.0 for aj in a}, "<=", 1.0, name="l1")
+        w = _l1_ball_weights(prog, d)
         gamma = float(self.margin)
         for k in range(Xa.shape[0]):
             z = prog.add_variable(f"z{k}", 0.0, 1.0, integer=True)
@@ -359,13 +365,8 @@ class ExactLinearMultiplicity:
         """
         prog = PolynomialProgram(sense="max", name="linear_multiplicity_polish")
         d = Xu.shape[1]
-        w = [prog.add_variable(f"w{j}", -1.0, 1.0) for j in range(d)]
-        a = [prog.add_variable(f"a{j}", 0.0, 1.0) for j in range(d)]
+        w = _l1_ball_weights(prog, d)
         t = prog.add_variable("t", -1.0, 2.0)
-        for j in range(d):
-            prog.add_constraint({(a[j],): 1.0, (w[j],): -1.0}, ">=", 0.0)
-            prog.add_constraint({(a[j],): 1.0, (w[j],): 1.0}, ">=", 0.0)
-        prog.add_constraint({(aj,): 1.0 for aj in a}, "<=", 1.0, name="l1")
         rows = [su[k] * Xu[k] for k in np.flatnonzero(keep)]
         if flip is not None:
             rows.append(-flip[1] * flip[0])
