@@ -122,7 +122,7 @@ def multiplicity_command(data_path: Path, target: str, model: str, n_models: int
                         "exact_linear_discrepancy_upper": exact.discrepancy_upper,
                         "exact_linear_reference_error": exact.reference_error,
                         "exact_linear_error_budget": exact.error_budget,
-                        "exact_linear_undecided_rows": int((exact.status == "undecided").sum()),
+                        "exact_linear_undecided_rows": exact.n_undecided,
                         "exact_linear_stopped_by": exact.details.get("stopped_by")})
     if out_dir is not None:
         summary["report"] = rs.report(Xt, str(out_dir), threshold, exact_linear=exact)

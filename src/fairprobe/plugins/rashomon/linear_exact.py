@@ -162,12 +162,17 @@ class LinearMultiplicityResult:
     details: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def n_undecided(self) -> int:
+        """Training rows whose status is ``"undecided"``."""
+        return int(np.sum(self.status == "undecided"))
+
+    @property
     def ambiguity(self) -> float:
         """The ambiguity when certified exactly; raises when some point is undecided."""
         if self.ambiguity_lower != self.ambiguity_upper:
             raise SolverError(
                 f"Ambiguity is only bounded, in [{self.ambiguity_lower:.4f}, {self.ambiguity_upper:.4f}]: "
-                f"{int(np.sum(self.status == 'undecided'))} training rows are undecided (time limit or interruption). "
+                f"{self.n_undecided} training rows are undecided (time limit or interruption). "
                 f"Read ambiguity_lower/ambiguity_upper, or {_RAISE_TIME} to decide them.")
         return self.ambiguity_lower
 
@@ -182,7 +187,7 @@ class LinearMultiplicityResult:
                 "ambiguity": [float(self.ambiguity_lower), float(self.ambiguity_upper)],
                 "discrepancy": None if self.discrepancy is None else [float(self.discrepancy),
                                                                       float(self.discrepancy_upper)],
-                "undecided_rows": int(np.sum(self.status == "undecided")), "n_solves": int(self.n_solves),
+                "undecided_rows": self.n_undecided, "n_solves": int(self.n_solves),
                 "interrupted": bool(self.interrupted),
                 "rejected_certificates": int(self.details.get("rejected_certificates", 0)),
                 "stopped_by": self.details.get("stopped_by")}
@@ -199,7 +204,7 @@ class LinearMultiplicityResult:
             lines.append(f"  discrepancy {self.discrepancy:.3f} (certified <= {self.discrepancy_upper:.3f})")
         stopped = self.details.get("stopped_by")
         if stopped:
-            lines.append(f"  stopped early ({stopped}): {int(np.sum(self.status == 'undecided'))} rows undecided")
+            lines.append(f"  stopped early ({stopped}): {self.n_undecided} rows undecided")
         return "\n".join(lines)
 
 

@@ -523,7 +523,7 @@ class RashomonSet:
                                "exact linear ambiguity": [ex.ambiguity_lower, ex.ambiguity_upper],
                                "exact linear discrepancy": (None if ex.discrepancy is None
                                                             else [ex.discrepancy, ex.discrepancy_upper]),
-                               "exact linear undecided rows": int((ex.status == "undecided").sum()),
+                               "exact linear undecided rows": ex.n_undecided,
                                "exact linear stopped by": stopped})
             tables["exact linear multiplicity (training rows)"] = ex.to_frame()
         page = write_report(
