@@ -5,16 +5,16 @@ Pipeline (all exact unless stated):
 1. **Latent projection** of the bias DAG and c-components (:mod:`fairprobe.core.dag`).
 2. **Response types** per c-component (:mod:`fairprobe.core.response`); every probability the
    program mentions (table cells, constraint atoms, query atoms) becomes a sum over completions of
-   products of per-component type masks.
+   products of per-component type masks. Variables without latent parents that no event
+   intervenes on are **absorbed slice by slice** there into the c-component whose members all
+   read them (see :class:`~fairprobe.core.response.Component`): the product ``q_A(a) q_C(r)``
+   becomes one joint over ``(a, slice types)``, exact because the slices are disjoint response
+   coordinates, and the size grows linearly in the slices. It is what keeps the selection
+   programs linear and many groups or covariate levels cheap.
 3. **Fixing**: a root variable without latent parents whose law the (unconditioned) table
    reports gets its observed probabilities as constants.
-4. **Absorbing roots**: a root ``A`` without latent parents, never intervened on, whose law is
-   *not* observed (selected data) is merged with a c-component ``C`` all of whose members have
-   ``A`` as a parent. The product ``q_A(a) q_C(r)`` becomes one joint ``x(a, r)``. This drops the
-   independence of ``A`` and ``C``'s response types, which is exact here: events with ``A = a``
-   read only the ``a``-slice of ``C``'s response functions, and the slices are disjoint
-   coordinates, so any family of slice marginals is realised by some ``q_C``. It is what keeps
-   the selection programs linear.
+4. **Absorbing roots** (only when slicing is off, ``SLICING = False``, the previous engine kept
+   as the benchmark baseline): the same absorption after enumerating every response type.
 5. **Merging types**: joint types that no event in the program distinguishes are merged into one
    variable (their total probability). Exact: every polynomial depends on the types only through
    these sums.
