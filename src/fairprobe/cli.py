@@ -147,15 +147,7 @@ def demo(out_dir: Path, quick: bool, seed: int, jobs: int | None) -> None:
     from fairprobe.demo import run_demo
     from fairprobe.progress import is_quiet
 
-    run_demo(out_dir, quick=quick, seed=seed, n_jobs=jobs, echo=_demo_echo if is_quiet() else click.echo,
-             progress=not is_quiet())
-
-
-def _demo_echo(message: str) -> None:
-    """The demo's lines under --quiet: the findings and the report's path, not the step-by-step progress."""
-    if not message.strip() or message.startswith(("fairprobe demo:", "[")) or message.lstrip().startswith("done in"):
-        return
-    click.echo(message)
+    run_demo(out_dir, quick=quick, seed=seed, n_jobs=jobs, echo=click.echo, progress=not is_quiet())
 
 
 @cli.command("report")

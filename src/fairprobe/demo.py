@@ -103,7 +103,10 @@ def run_demo(out_dir: str | Path = "fairprobe-report", *, quick: bool = False, s
     audit = scenario.audit_frame
     cmd = f"fairprobe demo --seed {seed}{' --quick' if quick else ''} --out {out_dir}"
     report = Report("fairprobe demo: auditing a synthetic lending model", command=cmd)
-    echo(f"fairprobe demo: {len(scenario.frame):,} synthetic applicants, {len(audit):,} with recorded outcomes")
+    from fairprobe.progress import is_quiet
+
+    step_echo = (lambda _line: None) if is_quiet() else echo  # --quiet keeps the findings, not the steps
+    step_echo(f"fairprobe demo: {len(scenario.frame):,} synthetic applicants, {len(audit):,} with recorded outcomes")
     _data_section(report, scenario)
     detected: dict[str, bool] = {}
     tables: dict[str, pd.DataFrame] = {}
@@ -115,12 +118,12 @@ def run_demo(out_dir: str | Path = "fairprobe-report", *, quick: bool = False, s
     lines: list[str] = []
     for k, (title, step) in enumerate(steps, start=1):
         t0 = time.perf_counter()
-        echo(f"[{k}/{len(steps)}] {title} ...")
+        step_echo(f"[{k}/{len(steps)}] {title} ...")
         found, table, text = step(report, scenario, facts, quick=quick, seed=seed, n_jobs=jobs, progress=progress)
         detected.update(found)
         tables[step.__name__.strip("_")] = table
         lines.extend(text)
-        echo(f"      done in {time.perf_counter() - t0:.1f} s")
+        step_echo(f"      done in {time.perf_counter() - t0:.1f} s")
     problems = {
         "proxy_outcome": "proxy outcome with group-dependent noise",
         "selection": "selection of the observed population",
@@ -136,7 +139,7 @@ def run_demo(out_dir: str | Path = "fairprobe-report", *, quick: bool = False, s
     (Path(out_dir) / "summary.json").write_text(json.dumps(
         {"detected": detected, "facts": facts, "seed": seed, "quick": quick, "seconds": seconds,
          "injected": scenario.injected}, indent=2, default=str))
-    echo("")
+    step_echo("")
     echo(summary)
     echo(f"\nreport written to {page.resolve()} ({seconds:.0f} s)")
     return DemoResult(Path(out_dir), summary, detected, tables, seconds, facts)
