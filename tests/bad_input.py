@@ -76,9 +76,13 @@ def run_cli(argv: list[str] | tuple[str, ...], capsys: pytest.CaptureFixture) ->
     return code, out.out, out.err
 
 
-def check_cli(case: CliCase, capsys: pytest.CaptureFixture) -> str:
-    """Run ``case`` in process; it must exit 2 with one line on stderr naming the problem and a fix."""
-    code, _, err = run_cli(case.argv, capsys)
+def check_cli(case: CliCase, capsys: pytest.CaptureFixture, folder: object = None) -> str:
+    """Run ``case`` in process; it must exit 2 with one line on stderr naming the problem and a fix.
+
+    ``{d}`` in the arguments stands for ``folder``, the module's folder of fixture files.
+    """
+    argv = tuple(a.replace("{d}", str(folder)) for a in case.argv) if folder is not None else case.argv
+    code, _, err = run_cli(argv, capsys)
     lines = [ln for ln in err.strip().splitlines() if ln.strip()]
     assert code == 2, f"{case.id}: exit {code}, stderr {err!r}"
     assert "Traceback" not in err and "internal error" not in err, f"{case.id}: {err!r}"
