@@ -157,6 +157,9 @@ class MetricSpec:
     label: str
     queries: tuple[str, ...]
     max_abs: bool = False
+    #: For max-abs metrics that are ranges of rates (see ``Metric.max_abs_families``): the rate
+    #: queries of each family.
+    families: tuple[tuple[str, ...], ...] = ()
 
     @property
     def query(self) -> str:
@@ -217,7 +220,9 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
     if terms is not None:
         if not terms:
             raise ConfigError(f"Metric {metric!r} has no terms for this bias.")
-        return MetricSpec(metric.label(config), tuple(terms), max_abs=True)
+        families = metric.max_abs_families(config) if hasattr(metric, "max_abs_families") else None
+        return MetricSpec(metric.label(config), tuple(terms), max_abs=True,
+                          families=tuple(tuple(f) for f in families or ()))
     if hasattr(metric, "query"):
         return MetricSpec(metric.label(config), (metric.query(config),))
     raise ConfigError(f"Cannot use {type(metric).__name__} as a metric; give a registered name ('fpr_parity'), "
@@ -497,6 +502,22 @@ def _solve_compiled(compiled: CompiledProgram, be: Any, options: SolveOptions, l
                  lo, hi, notes)
 
 
+def _solve_sense(compiled: CompiledProgram, program: PolynomialProgram, be: Any, options: SolveOptions,
+                 label: str, sense: str) -> tuple[float, float | None, SolveResult]:
+    """Certified bound, achieved value and result of one side (``program``: the prepared program)."""
+    lp = program if compiled.kind == "linear_fractional" else None
+    res = be.solve(program.with_sense(sense), options)
+    _check_results([res], label, compiled, lp, be, options)
+    return res.objective_bound, _achieved(compiled, res, lp), res
+
+
+def _prepared(compiled: CompiledProgram, be: Any, options: SolveOptions) -> PolynomialProgram:
+    """The program a backend solves: the Charnes-Cooper LP or the ratio-tightened program."""
+    if compiled.kind == "linear_fractional":
+        return _lf_to_lp(compiled)
+    return tighten_ratio_bounds(compiled, be, options)
+
+
 def _status(results: list[SolveResult]) -> str:
     if all(r.is_optimal for r in results):
         return "optimal"
@@ -564,10 +585,17 @@ class BoundProblem:
             fn = functools.partial(_compile_at, self.config, self.table, queries, reduce, max_abs)
             return ParametricProgram.build(fn, self.config, self.parameters, fixed)
 
+        self._build = build
+        self.rate_programs: list[list[ParametricProgram]] = []
+        self._pair_programs: dict[tuple[int, int, int], ParametricProgram] = {}
         try:
-            if self.metric.max_abs:
-                self.term_programs = [build(q) for q in self.metric.queries]
+            if self.metric.max_abs and self.metric.families and reduce:
+                self.rate_programs = [[build(q) for q in family] for family in self.metric.families]
+                self.term_programs = []  # the pairs are compiled when they can decide the upper bound
                 self.joint_program: ParametricProgram | None = build(list(self.metric.queries), max_abs=True)
+            elif self.metric.max_abs:
+                self.term_programs = [build(q) for q in self.metric.queries]
+                self.joint_program = build(list(self.metric.queries), max_abs=True)
             else:
                 self.term_programs = [build(self.metric.query)]
                 self.joint_program = None
@@ -592,6 +620,8 @@ class BoundProblem:
         except UndefinedMetricError as exc:
             raise _labelled(exc, label) from None
         checked: dict[str, bool] = {}
+        if self.rate_programs:
+            return self._solve_families(params, be, options, checked, start)
         for c in compiled:
             _check_defined(c, be, options, label, self.config, self.table, params, checked)
         excluded = [event for event, partial in checked.items() if partial]
@@ -624,6 +654,97 @@ class BoundProblem:
             details=details, excluded_events=excluded,
         )
 
+    def _pair_program(self, f: int, i: int, j: int) -> ParametricProgram:
+        """``rate_i - rate_j`` of family ``f`` (``i < j``), compiled on first use."""
+        key = (f, i, j)
+        if key not in self._pair_programs:
+            family = self.metric.families[f]
+            self._pair_programs[key] = self._build(f"{family[i]} - ({family[j]})")
+        return self._pair_programs[key]
+
+    def _solve_families(self, params: dict[str, float], be: Any, options: SolveOptions, checked: dict[str, bool],
+                        start: float) -> BoundResult:
+        """A max of family ranges, ``max_f (max_a q_a - min_b q_b)``, bounded sharply with few solves.
+
+        Upper: ``max`` over ordered pairs of ``sup (q_a - q_b)``. The rates' own ranges give every
+        pair the cheap upper bound ``sup q_a - inf q_b``; the pairs are solved in decreasing order of
+        it until the next one cannot beat a value already attained, and every unsolved pair enters
+        the certified upper bound with its cheap bound (so skipping one never cuts anything off).
+        Lower: one joint program with each family's rates in a window of width ``t``.
+        """
+        label = self.metric.label
+        try:
+            rates = [[pp.at(params) for pp in family] for family in self.rate_programs]
+            joint = self.joint_program.at(params)
+        except UndefinedMetricError as exc:
+            raise _labelled(exc, label) from None
+        for family in rates:
+            for c in family:
+                _check_defined(c, be, options, label, self.config, self.table, params, checked)
+        ranges = [[_solve_compiled(c, be, options, label) for c in family] for family in rates]
+        results = [r for family in ranges for side in family for r in (side.lo, side.hi)]
+        candidates = sorted(((family[i].upper - family[j].lower, f, i, j)
+                             for f, family in enumerate(ranges)
+                             for i in range(len(family)) for j in range(len(family)) if i != j), reverse=True)
+        prepared: dict[tuple[int, int, int], tuple[CompiledProgram, PolynomialProgram]] = {}
+        solved: list[tuple[float, float | None, SolveResult]] = []
+        best_achieved = -math.inf
+        k = 0
+        while k < len(candidates) and candidates[k][0] > best_achieved:
+            _, f, i, j = candidates[k]
+            key, sense = ((f, i, j), "max") if i < j else ((f, j, i), "min")
+            if key not in prepared:
+                try:
+                    compiled = self._pair_program(*key).at(params)
+                except UndefinedMetricError as exc:
+                    raise _labelled(exc, label) from None
+                _check_defined(compiled, be, options, label, self.config, self.table, params, checked)
+                prepared[key] = (compiled, _prepared(compiled, be, options))
+            bound_, achieved, res = _solve_sense(*prepared[key], be, options, label, sense)
+            if sense == "min":  # sup (q_j - q_i) = -inf (q_i - q_j)
+                bound_, achieved = -bound_, None if achieved is None else -achieved
+            solved.append((bound_, achieved, res))
+            results.append(res)
+            if achieved is not None:
+                best_achieved = max(best_achieved, achieved)
+            k += 1
+        upper = max([b for b, _, _ in solved] + [c[0] for c in candidates[k:]] + [0.0])
+        up_ach = best_achieved if math.isfinite(best_achieved) else None
+        hi_res = max(solved, key=lambda t: t[0])[2] if solved else ranges[0][0].hi
+        separate = max(max(0.0, max(s.lower for s in family) - min(s.upper for s in family)) for family in ranges)
+        program = tighten_ratio_bounds(joint, be, options)
+        lo_res = be.solve(program.with_sense("min"), options)
+        _check_results([lo_res], label, joint, None, be, options)
+        results.append(lo_res)
+        lower = max(lo_res.objective_bound, separate)
+        low_ach = None
+        if lo_res.incumbent is not None and joint.program.max_violation(dict(lo_res.incumbent)) <= 1e-6:
+            values = joint.term_values(dict(lo_res.incumbent))
+            low_ach = None if any(math.isnan(v) for v in values) else max(abs(v) for v in values)
+        excluded = [event for event, partial in checked.items() if partial]
+        notes = list(joint.notes)
+        notes.append(f"upper bound: {len(solved)} of {len(candidates)} ordered pairs solved; the others cannot "
+                     "exceed a value already attained (bounded by the rates' own ranges)")
+        if excluded:
+            zero = " or ".join(f"P({e}) = 0" for e in excluded)
+            notes.append(f"the metric is undefined in the admitted models where {zero}; the bounds are over the "
+                         f"other models (each of these events with probability >= {RATIO_EPSILON:g})")
+        details = {
+            "rates": [{"query": q, "lower": side.lower, "upper": side.upper}
+                      for qs, family in zip(self.metric.families, ranges, strict=True)
+                      for q, side in zip(qs, family, strict=True)],
+            "pairs_solved": len(solved), "pairs_total": len(candidates),
+            "separate_lower": separate, "joint_lower": lo_res.objective_bound,
+        }
+        gaps = [abs(low_ach - lower) if low_ach is not None else math.inf,
+                abs(upper - up_ach) if up_ach is not None else math.inf]
+        return BoundResult(
+            lower=lower, upper=upper, lower_achieved=low_ach, upper_achieved=up_ach, status=_status(results),
+            gap=max(gaps), min_result=lo_res, max_result=hi_res, kind=joint.kind, stats_before=joint.stats_before,
+            stats_after=joint.stats_after, metric=label, parameters=params, backend=be.name,
+            wall_time=time.perf_counter() - start, notes=notes, details=details, excluded_events=excluded,
+        )
+
     def _max_abs(self, joint: CompiledProgram, sides: list[_Side], be: Any, options: SolveOptions) -> tuple:
         # Upper: sup max_i |q_i| = max_i max(-inf q_i, sup q_i), exact from the separate bounds.
         upper = max(max(-s.lower, s.upper) for s in sides)
@@ -638,7 +759,8 @@ class BoundProblem:
         lower = max(lo.objective_bound, separate)
         low_ach = None
         if lo.incumbent is not None and joint.program.max_violation(dict(lo.incumbent)) <= 1e-6:
-            low_ach = max(abs(v) for v in joint.term_values(dict(lo.incumbent)))
+            values = joint.term_values(dict(lo.incumbent))
+            low_ach = None if any(math.isnan(v) for v in values) else max(abs(v) for v in values)
         details = {
             "terms": [{"query": q, "lower": s.lower, "upper": s.upper} for q, s in zip(self.metric.queries, sides,
                                                                                        strict=True)],

@@ -68,6 +68,10 @@ __all__ = ["CompiledProgram", "Condition", "compile_program", "undefined_metric_
 #: the engine that enumerates every response type, kept as the baseline of ``benchmarks/causal_scale.py``.
 SLICING = True
 
+#: Write a max over all pairs of rate gaps as family windows (False: one row pair per term, the
+#: previous formulation, kept as the baseline of benchmarks and exactness tests).
+WINDOWS = True
+
 #: Lower bound imposed on conditioning events of auxiliary ratio variables.
 RATIO_EPSILON = 1e-9
 
@@ -161,8 +165,25 @@ class CompiledProgram:
     #: them the program's feasible set is the set of models the bias admits.
     query_rows: frozenset[str] = frozenset()
 
+    #: For max-abs programs written as family ranges: per family, each member rate as (numerator,
+    #: denominator or None) over variable names.
+    windows: list[list[tuple[dict, dict | None]]] = field(default_factory=list)
+
     def term_values(self, point: Mapping[str, float]) -> list[float]:
-        """Values of the max-abs terms at a point given by variable names."""
+        """Values of the max-abs terms at a point given by variable names (family ranges for windows)."""
+        if self.windows:
+            # A rate whose P(F) sits at the 1e-9 floor is 0/0 up to solver tolerances: it is read as
+            # the model's window says (clipped to [L, U]), as the ratio variables are read otherwise.
+            out = []
+            for f, family in enumerate(self.windows):
+                low, high = point.get(f"window{f}_low", 0.0), point.get(f"window{f}_high", 0.0)
+                rates = []
+                for num, den in family:
+                    d = 1.0 if den is None else _named_value(den, point)
+                    rate = _named_value(num, point) / d if d > 0 else low
+                    rates.append(min(max(rate, low), high))
+                out.append(max(rates) - min(rates))
+            return out
         out = []
         for term in self.terms:
             total = 0.0
@@ -173,6 +194,16 @@ class CompiledProgram:
                 total += value
             out.append(total)
         return out
+
+
+def _named_value(poly: Mapping[tuple[str, ...], float], point: Mapping[str, float]) -> float:
+    total = 0.0
+    for names, coef in poly.items():
+        value = coef
+        for name in names:
+            value *= point.get(name, 0.0)
+        total += value
+    return total
 
 
 def _event_key(atoms: Sequence[Atom]) -> EventKey:
@@ -204,6 +235,7 @@ class _Compiler:
         self.query_rows: set[str] = set()
         self.floors: dict[str, EventKey] = {}  # floor row of a query ratio -> its conditioning event
         self.given_order: dict[EventKey, tuple[Atom, ...]] = {}
+        self.window_fractions: list = []
 
     def _response_model(self, parsed: Sequence[ParsedExpression]) -> ResponseModel:
         """The response model, with every variable that no event intervenes on allowed as a slice."""
@@ -418,7 +450,7 @@ class _Compiler:
                     self._undefined(c.atoms)
         kind = _detect_kind(prog)
         return CompiledProgram(prog, kind, stats_before, prog.stats().to_dict(), self.notes, self.ratio_names,
-                               named_terms, conditions, frozenset(self.query_rows))
+                               named_terms, conditions, frozenset(self.query_rows), self.window_fractions)
 
     def _undefined(self, key: Sequence[Atom] | str) -> None:
         """Raise: a conditioning event of the query is forced to probability 0 (structurally)."""
@@ -634,6 +666,98 @@ class _Compiler:
         prog.objective_denominator = None
 
 
+    def _window_families(self, parsed: list[ParsedExpression], keys: list[list]) -> list[list[tuple]] | None:
+        """The quantities of a max-abs metric grouped in families, when it is a max of family ranges.
+
+        Applies when every term is ``q_a - q_b`` (two conditional probabilities) and the terms of
+        each family (quantities linked by terms) are all its pairs: then ``max_i |q_i| = max_f
+        (max_{a in f} q_a - min_{b in f} q_b)``. ``None`` when the terms have another form.
+        """
+        parent: dict[tuple, tuple] = {}
+
+        def root(x: tuple) -> tuple:
+            while parent[x] != x:
+                x = parent[x]
+            return x
+
+        pairs = set()
+        for pq, kq in zip(parsed, keys, strict=True):
+            coeffs = self._substituted(pq).as_coefficients_dict()
+            if len(coeffs) != 2 or sorted(float(v) for v in coeffs.values()) != [-1.0, 1.0]:
+                return None
+            if any(s not in pq.symbols for s in coeffs):
+                return None
+            a, b = (tuple(kq[pq.symbols.index(s)]) for s in coeffs)
+            if a == b:
+                return None
+            for x in (a, b):
+                parent.setdefault(x, x)
+            parent[root(a)] = root(b)
+            pairs.add(frozenset((a, b)))
+        families: dict[tuple, list[tuple]] = {}
+        for x in parent:
+            families.setdefault(root(x), []).append(x)
+        out = list(families.values())
+        if sum(len(f) * (len(f) - 1) // 2 for f in out) != len(pairs):
+            return None  # some pair of a family is not a term: not a range
+        return out
+
+    def _set_window_objective(self, prog: PolynomialProgram, families: list[list[tuple]]) -> list:
+        """Minimise ``t`` subject to every family's quantities lying in a window ``[L_f, U_f]`` of width <= t.
+
+        ``L <= P(E & F) / P(F) <= U`` is written ``P(E & F) >= L d`` and ``P(E & F) <= U d`` with
+        ``d = P(F) >= 1e-9``: the only nonconvex products are those of the few window ends with
+        the denominators, so a global solver closes the gap by branching on the window ends
+        instead of on one ratio per group (O(k) rows for the O(k^2) pairs of k groups).
+        """
+        t = prog.add_variable("max_abs", 0.0, math.inf)
+        names = lambda: [v.name for v in prog.variables]  # noqa: E731
+        fractions = []
+        for f, members in enumerate(families):
+            low = prog.add_variable(f"window{f}_low", 0.0, 1.0)
+            high = prog.add_variable(f"window{f}_high", 0.0, 1.0)
+            rows = [f"window{f}_width"]
+            self._append(prog, {(t,): 1.0, (high,): -1.0, (low,): 1.0}, ">=", rows[0])
+            member_fractions = []
+            for j, (ev, given) in enumerate(members):
+                tag = f"window{f}_q{j}"
+                known = self.observed_probability(given) if given is not None else None
+                num = self.polys[ev]
+                if given is None or known is not None:
+                    if given is not None:
+                        self._record_condition(given, known)
+                        num = poly_scale(num, 1.0 / known)
+                    self._append(prog, poly_add(num, {(low,): 1.0}, -1.0), ">=", f"{tag}_above_low")
+                    self._append(prog, poly_add({(high,): 1.0}, num, -1.0), ">=", f"{tag}_below_high")
+                    den = None
+                else:
+                    self._record_condition(given, None)
+                    pf = dict(self.polys[given])
+                    const = pf.pop((), 0.0)
+                    if not pf and const < RATIO_EPSILON:
+                        self._undefined(given)
+                    d = prog.add_variable(f"{tag}_den", 0.0, 1.0)
+                    self._append(prog, poly_add({(d,): 1.0}, self.polys[given], -1.0), "==", f"{tag}_den_def")
+                    if pf:
+                        prog.constraints.append(Constraint(pf, ">=", RATIO_EPSILON - const, f"{tag}_pos"))
+                        self.floors[f"{tag}_pos"] = given
+                    self._append(prog, poly_add(num, {(low, d): 1.0}, -1.0), ">=", f"{tag}_above_low")
+                    self._append(prog, poly_add({(high, d): 1.0}, num, -1.0), ">=", f"{tag}_below_high")
+                    den = self.polys[given]
+                    rows += [f"{tag}_den_def", f"{tag}_pos"]
+                rows += [f"{tag}_above_low", f"{tag}_below_high"]
+                member_fractions.append((num, den))
+            self.query_rows.update(rows)
+            fractions.append(member_fractions)
+        prog.objective = {(t,): 1.0}
+        prog.objective_denominator = None
+        self.notes.append("max over pairs written as family ranges: each family's rates in a window [L, U], "
+                          "t >= U - L (exact)")
+        named = names()
+        return [[({tuple(named[i] for i in m): c for m, c in num.items()},
+                  None if den is None else {tuple(named[i] for i in m): c for m, c in den.items()})
+                 for num, den in fam] for fam in fractions]
+
     def _set_max_abs_objective(self, prog: PolynomialProgram, parsed: list[ParsedExpression],
                                keys: list[list]) -> list[dict[tuple[str, ...], float]]:
         """Minimise ``t`` subject to ``t >= |q_i|`` for every term: the sharp lower bound of max |q_i|.
@@ -641,6 +765,10 @@ class _Compiler:
         One joint program, so the terms are evaluated on the *same* model; combining separate
         bounds of each term would only give ``max_i dist(0, [lo_i, hi_i])``, which can be lower.
         """
+        families = self._window_families(parsed, keys) if self.reduce and WINDOWS else None
+        if families is not None:
+            self.window_fractions = self._set_window_objective(prog, families)
+            return []
         t = prog.add_variable("max_abs", 0.0, math.inf)
         named = []
         for i, (pq, kq) in enumerate(zip(parsed, keys, strict=True)):

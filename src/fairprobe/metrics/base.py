@@ -125,6 +125,16 @@ class Metric:
         """Terms ``q_i`` when the metric is ``max_i |q_i|``; ``None`` for an ordinary query."""
         return None
 
+    def max_abs_families(self, config: BiasConfig) -> list[list[str]] | None:
+        """Rates whose ranges make up the metric, when it is ``max_f (max_a q_a - min_b q_b)``.
+
+        A max-abs metric whose terms are all pairwise gaps ``q_a - q_b`` of some families of rates
+        (the largest FPR gap over all pairs: one family, the FPR of each group) may list the
+        families; the driver then bounds it from the rates' own ranges and solves only the pairs
+        that can still decide the upper bound. ``None``: bound the terms one by one.
+        """
+        return None
+
     def pairs(self, config: BiasConfig) -> list[tuple[int, int]]:
         """Attribute pairs compared, as codes (one pair, or all pairs for ``groups="all"``)."""
         k = config.cardinality(config.attribute_node)

@@ -104,6 +104,16 @@ class _Parity(Metric):
             return None
         return [gap_query(self.kind, config, a0, a1, self.outcome) for a0, a1 in self.pairs(config)]
 
+    def max_abs_families(self, config: BiasConfig) -> list[list[str]] | None:
+        """One family: the rate of every compared group (the terms are all their pairs)."""
+        if self.groups != "all":
+            return None
+        return [[rate_query(self.kind, config, a, self.outcome) for a in _groups_in(self.pairs(config))]]
+
+
+def _groups_in(pairs: list[tuple[int, int]]) -> list[int]:
+    return sorted({g for pair in pairs for g in pair})
+
 
 def _make(kind: str, doc: str, rate_name: str, parity_name: str) -> tuple[type, type]:
     rate = type(rate_name, (_GroupRate,),
@@ -144,6 +154,11 @@ class EqualizedOdds(Metric):
         """FPR and FNR gaps for each compared pair."""
         return [gap_query(kind, config, a0, a1, self.outcome)
                 for a0, a1 in self.pairs(config) for kind in ("fpr", "fnr")]
+
+    def max_abs_families(self, config: BiasConfig) -> list[list[str]]:
+        """Two families: the FPR and the FNR of every compared group."""
+        groups = _groups_in(self.pairs(config))
+        return [[rate_query(kind, config, a, self.outcome) for a in groups] for kind in ("fpr", "fnr")]
 
 
 BUILTIN_METRICS: tuple[type, ...] = (
