@@ -77,7 +77,7 @@ def test_two_dimensional_sweep_and_heatmap() -> None:
 def test_conflicting_roles_are_an_error() -> None:
     other = {"dag_str": "A->W, A->P, U->W, U->P", "unob": ["U"], "outcome_node": "W", "name": "other",
              "constraints": ["P(W = 1) <= D"]}
-    with pytest.raises(fp.ConfigError, match=r"disagree on the outcome .*neither explains"):
+    with pytest.raises(fp.ConfigError, match=r"disagree on the outcome .*none is a proxy or the counterfactual"):
         fp.bound(["selection", other], "fpr", CELLS, D_selection=0.1, D_other=0.1)
     with pytest.raises(fp.ConfigError, match="appears twice"):
         combine_biases([resolve_bias("selection"), resolve_bias("selection")])
@@ -85,3 +85,33 @@ def test_conflicting_roles_are_an_error() -> None:
         fp.bound([], "fpr", CELLS, D=0.1)
     with pytest.raises(fp.ConfigError, match=r"pass D as a dict"):
         fp.bound(["proxy_label", "selection"], "fpr", CELLS, D=0.1)
+
+
+def test_a_combination_that_would_change_the_outcome_is_an_error_naming_the_biases() -> None:
+    """proxy_label + selection + ecp took proxy_label's Z as the outcome and dropped ecp's Y(T=1)."""
+    for combo in (["proxy_label", "selection", "ecp"], ["proxy_label", "ecp"]):
+        with pytest.raises(fp.ConfigError, match=r"disagree on the outcome \(proxy_label: Z.*ecp: Y\(T=1\)\)") as info:
+            resolve_bias(combo)
+        assert '"outcome": "Z"' in str(info.value)  # the fix, as a bias the user can paste
+
+
+def test_refinements_stay_allowed() -> None:
+    assert resolve_bias(["proxy_label", "selection"]).outcome_node == "Z"  # Y is proxy_label's recorded Z
+    assert resolve_bias(["selection", "ecp"]).outcome_node == "Y(T=1)"  # the counterfactual of Y
+    assert resolve_bias(["proxy_attribute", "selection"]).attribute_node == "B"
+
+
+def test_the_user_says_which_outcome() -> None:
+    cfg = resolve_bias({"combine": ["proxy_label", "selection", "ecp"], "outcome": "Y(T=1)"})
+    assert cfg.outcome_node == "Y(T=1)"
+    assert combine_biases([resolve_bias("proxy_label"), resolve_bias("ecp")], outcome="Z").outcome_node == "Z"
+    with pytest.raises(fp.ConfigError, match=r"outcome='W' is not the outcome of any"):
+        resolve_bias({"combine": ["proxy_label", "ecp"], "outcome": "W"})
+    with pytest.raises(fp.ConfigError, match=r"drop \['outcome_node'\]"):
+        resolve_bias({"combine": ["proxy_label", "ecp"], "outcome_node": "Z"})
+    cells = CELLS
+    res = fp.bound({"combine": ["proxy_label", "ecp"], "outcome": "Y(T=1)"}, "fpr", cells,
+                   D_proxy_label=0.0, D_ecp=0.0)
+    observed = cells[(cells.A == 0) & (cells.Y == 0)]
+    fpr = observed[observed.P == 1].prob.sum() / observed.prob.sum()
+    assert res.lower == pytest.approx(fpr, abs=1e-6) and res.upper == pytest.approx(fpr, abs=1e-6)

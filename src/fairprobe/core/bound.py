@@ -176,6 +176,8 @@ def resolve_bias(bias: Any) -> BiasConfig:
     """
     if isinstance(bias, BiasConfig):
         return bias
+    if isinstance(bias, Mapping) and "combine" in bias:
+        return _combined(bias)
     if isinstance(bias, Mapping):
         return BiasConfig.from_dict(bias)
     if isinstance(bias, (list, tuple)):
@@ -189,13 +191,44 @@ def resolve_bias(bias: Any) -> BiasConfig:
     if hasattr(bias, "config") and callable(bias.config):
         return bias.config()
     if isinstance(bias, Path) or (isinstance(bias, str) and (bias.endswith(".json") or bias.lstrip().startswith("{"))):
-        return BiasConfig.from_json(bias)
+        config = BiasConfig.from_json(bias) if not _is_combination(bias) else None
+        return config if config is not None else _combined(_read_json(bias))
     if isinstance(bias, str):
         biases = get_registry().biases
         if bias not in biases:
             raise UnknownPluginError(f"Unknown bias {bias!r}; registered biases: {sorted(biases)}.")
         return biases[bias]().config()
     raise ConfigError(f"Cannot use {type(bias).__name__} as a bias; give a name, a BiasConfig or a JSON path.")
+
+
+def _read_json(source: str | Path) -> Any:
+    import json
+
+    text = source if isinstance(source, str) and source.lstrip().startswith("{") else Path(source).read_text()
+    return json.loads(text)
+
+
+def _is_combination(source: str | Path) -> bool:
+    try:
+        data = _read_json(source)
+    except (OSError, ValueError):
+        return False  # BiasConfig.from_json reports the problem
+    return isinstance(data, Mapping) and "combine" in data
+
+
+def _combined(spec: Mapping[str, Any]) -> BiasConfig:
+    """``{"combine": [bias, ...], "outcome": node, ...}``: several biases with chosen role nodes."""
+    from fairprobe.core.combine import combine_biases
+
+    extra = sorted(set(spec) - {"combine", "attribute", "outcome", "prediction"})
+    if extra:
+        raise ConfigError(f"A combination of biases takes the keys 'combine', 'attribute', 'outcome' and "
+                          f"'prediction'; drop {extra}.")
+    members = spec["combine"]
+    if not isinstance(members, (list, tuple)) or len(members) < 2:
+        raise ConfigError(f"'combine' needs a list of at least two biases; got {members!r}.")
+    return combine_biases([resolve_bias(b) for b in members], attribute=spec.get("attribute"),
+                          outcome=spec.get("outcome"), prediction=spec.get("prediction"))
 
 
 def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None = None) -> MetricSpec:

@@ -6,11 +6,14 @@ be present at once:
 * **Nodes are identified by name.** The built-ins share the role names ``A`` (attribute), ``P``
   (prediction) and ``Y`` (observed outcome), so ``selection``'s ``Y -> S`` attaches selection to
   the observed proxy label of ``proxy_label``.
-* **Roles.** When the biases name different nodes for a role, the more specific one wins: a
-  bias that has the other's role node as an ordinary node explains it (``proxy_label`` has ``Y``
-  as a proxy of its outcome ``Z``, so the combined target outcome is ``Z``). Two roles that do
-  not explain each other (``Z`` in one bias, ``Y(T=1)`` in another, neither knowing the other's
-  node) are a conflict, reported as an error.
+* **Roles.** When the biases name different nodes for a role, one refines the other in two
+  cases only: a bias records the other's role node as the measured proxy of its own unmeasured
+  one (``proxy_label`` has ``Y`` as the recorded label of its true outcome ``Z``, so with
+  ``selection`` the target outcome is ``Z``), or one is the counterfactual of the other's node
+  (``ecp``'s ``Y(T=1)`` refines ``selection``'s ``Y``). Any other disagreement (``Z`` of
+  ``proxy_label`` against ``Y(T=1)`` of ``ecp``) would change which node the metric is about: it
+  is an error naming both biases unless the user says which (``outcome="Y(T=1)"``, or
+  ``{"combine": [...], "outcome": ...}`` as the bias).
 * **Latent confounders are kept apart** (``U`` of ``selection`` becomes ``U_selection``); latent
   variables confounding several members end up in one c-component anyway, whose joint response
   law is unrestricted.
@@ -26,6 +29,7 @@ to 0, i.e. no such bias), so its bounds are never tighter than either single bia
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 
@@ -64,35 +68,57 @@ def _edges(config: BiasConfig, latent_names: dict[str, str]) -> list[tuple[str, 
     return edges
 
 
-def _resolve_role(role: str, configs: Sequence[BiasConfig], labels: Sequence[str]) -> str:
+_ROLE_KEYS = {"attribute": "attribute_node", "outcome": "outcome_node", "prediction": "prediction_node"}
+
+
+def _measured(config: BiasConfig) -> list[str]:
+    return config.observed_nodes or [n for n in config.dag.nodes if n not in config.unob and n not in config.cond_nodes]
+
+
+def _resolve_role(role: str, configs: Sequence[BiasConfig], labels: Sequence[str], chosen: str | None = None) -> str:
     values = [getattr(c, role) for c in configs]
     distinct = list(dict.fromkeys(values))
+    short = role.replace("_node", "")
+    detail = ", ".join(f"{lab}: {getattr(c, role)}" for lab, c in zip(labels, configs, strict=True))
+    if chosen is not None:
+        if chosen not in distinct:
+            raise ConfigError(f"{short}={chosen!r} is not the {short} of any of the combined biases ({detail}); "
+                              f"choose one of {distinct}.")
+        return chosen
     if len(distinct) == 1:
         return distinct[0]
 
     def base(v: str) -> str:
         return BiasConfig.parse_outcome(v)[0]
 
-    # v explains w when the bias declaring v has w's node as one of its nodes, as a proxy of v
-    # (Z explains Y in proxy_label) or as the factual version of a counterfactual v (Y(T=1)
-    # explains Y in ecp).
-    def explains(v: str, w: str) -> bool:
-        owners = [c for c in configs if getattr(c, role) == v]
-        refines = base(w) != base(v) or (v != base(v) and w == base(w))
-        return any(base(w) in c.dag.nodes and refines for c in owners)
+    # v refines w in two documented cases only: the bias declaring v records w's node as a
+    # measured proxy of its own unmeasured v (proxy_label: Z, with Y its recorded label), or v
+    # is the counterfactual of w's node (ecp: Y(T=1) refines a factual Y). A counterfactual
+    # target is never replaced by another node: that would silently change the question.
+    def refines(v: str, w: str) -> bool:
+        if v != base(v):
+            return w == base(v)
+        if w != base(w) or base(w) == v:
+            return False
+        return any(getattr(c, role) == v and w in _measured(c) and v not in _measured(c) for c in configs)
 
-    winners = [v for v in distinct if all(v == w or explains(v, w) for w in distinct)]
+    winners = [v for v in distinct if all(v == w or refines(v, w) for w in distinct)]
     if len(winners) != 1:
-        detail = ", ".join(f"{lab}: {getattr(c, role)}" for lab, c in zip(labels, configs, strict=True))
+        owners = {v: [lab for lab, c in zip(labels, configs, strict=True) if getattr(c, role) == v] for v in distinct}
+        which = " or ".join(f"{v!r} (of {', '.join(owners[v])})" for v in distinct)
+        example = json.dumps({"combine": list(labels), short: distinct[0]})
         raise ConfigError(
-            f"The biases disagree on the {role.replace('_node', '')} ({detail}) and neither explains "
-            "the other; rename the nodes so the same quantity has the same name in every bias, or "
-            "combine biases whose roles agree."
+            f"The biases disagree on the {short} ({detail}) and none is a proxy or the counterfactual of the "
+            f"others, so combining them would change which node the metric is about. Say which: {short}= "
+            f"{which}, e.g. the bias {example} (or combine_biases(..., {short}={distinct[0]!r})); or rename the "
+            "nodes so the same quantity has the same name in every bias."
         )
     return winners[0]
 
 
-def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = None) -> BiasConfig:
+def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = None, *,
+                   attribute: str | None = None, outcome: str | None = None,
+                   prediction: str | None = None) -> BiasConfig:
     """One :class:`BiasConfig` containing every bias, with one sensitivity parameter per bias.
 
     Parameters
@@ -100,6 +126,10 @@ def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = 
     configs : sequence of BiasConfig
     names : sequence of str, optional
         Labels used in parameter names (default: each config's ``name``).
+    attribute, outcome, prediction : str, optional
+        The role node of the combination when the biases name different ones that do not refine
+        each other (e.g. ``outcome="Y(T=1)"`` for ``proxy_label`` with ``ecp``); without it such a
+        combination is an error, never a silent choice.
 
     Returns
     -------
@@ -118,7 +148,8 @@ def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = 
     labels = list(names) if names is not None else [c.name or f"bias{i}" for i, c in enumerate(configs)]
     if len(set(labels)) != len(labels):
         raise ConfigError(f"The same bias appears twice in the combination {labels}; list each bias once.")
-    roles = {r: _resolve_role(r, configs, labels) for r in ("attribute_node", "outcome_node", "prediction_node")}
+    chosen = {"attribute_node": attribute, "outcome_node": outcome, "prediction_node": prediction}
+    roles = {r: _resolve_role(r, configs, labels, chosen[r]) for r in chosen}
     edges: list[tuple[str, str]] = []
     unob: list[str] = []
     cond: list[str] = []
