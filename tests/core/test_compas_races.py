@@ -69,3 +69,14 @@ def test_command_line_shows_race_labels(compas: fp.ObservedTable, tmp_path: Path
     assert "Native American vs Caucasian" in json.dumps(report)
     assert "Native American vs Caucasian" in (tmp_path / "rep" / "index.html").read_text()
     assert (tmp_path / "sweep.png").stat().st_size > 5000
+
+
+def test_sweep_plot_names_the_races(compas: fp.ObservedTable) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    sweep = fp.sensitivity("proxy_label", fp.metric("fpr_parity", groups=("Hispanic", "Caucasian")), compas,
+                           D=[0.0, 0.02], progress=False)
+    ax = sweep.plot()
+    assert "Hispanic vs Caucasian" in ax.get_ylabel()
+    assert "Hispanic vs Caucasian" in json.dumps(sweep.to_dict(), default=str)
