@@ -422,6 +422,12 @@ def _infeasible_message() -> str:
             "mapped to the right DAG nodes.")
 
 
+#: Largest row violation of an incumbent whose metric value is reported as achieved. Solvers
+#: check rows against 1e-6 relative to their size; rows that sum many probabilities (P(S = 1) of a
+#: selected table) can exceed 1e-6 in absolute terms.
+ACHIEVED_TOLERANCE = 1e-5
+
+
 def _achieved(compiled: CompiledProgram, res: SolveResult, lp: PolynomialProgram | None) -> float | None:
     if res.incumbent is None:
         return None
@@ -432,7 +438,7 @@ def _achieved(compiled: CompiledProgram, res: SolveResult, lp: PolynomialProgram
         if t <= 1e-12:
             return None
         point = {v.name: point[v.name] / t for v in prog.variables}
-    if prog.max_violation(point) > 1e-6:
+    if prog.max_violation(point) > ACHIEVED_TOLERANCE:
         return None
     if prog.is_fractional:
         from fairprobe.core.polynomial import evaluate
@@ -751,7 +757,7 @@ class BoundProblem:
         results.append(lo_res)
         lower = max(lo_res.objective_bound, separate)
         low_ach = None
-        if lo_res.incumbent is not None and joint.program.max_violation(dict(lo_res.incumbent)) <= 1e-6:
+        if lo_res.incumbent is not None and joint.program.max_violation(dict(lo_res.incumbent)) <= ACHIEVED_TOLERANCE:
             values = joint.term_values(dict(lo_res.incumbent))
             low_ach = None if any(math.isnan(v) for v in values) else max(abs(v) for v in values)
         excluded = [event for event, partial in checked.items() if partial]
@@ -791,7 +797,7 @@ class BoundProblem:
         _check_results([lo], self.metric.label, joint, None, be, options)
         lower = max(lo.objective_bound, separate)
         low_ach = None
-        if lo.incumbent is not None and joint.program.max_violation(dict(lo.incumbent)) <= 1e-6:
+        if lo.incumbent is not None and joint.program.max_violation(dict(lo.incumbent)) <= ACHIEVED_TOLERANCE:
             values = joint.term_values(dict(lo.incumbent))
             low_ach = None if any(math.isnan(v) for v in values) else max(abs(v) for v in values)
         details = {

@@ -411,10 +411,11 @@ class _Compiler:
                 poly = poly_add(poly, term)
             self.polys[key] = poly
         # data constraints
+        given_poly = self._given_variable(prog, data[0][2]) if data and data[0][2] is not None else None
         for k, (key, prob, given_key) in enumerate(data):
             body = dict(self.polys[key])
             if given_key is not None:
-                body = poly_add(body, self.polys[given_key], -prob)
+                body = poly_add(body, given_poly, -prob)
                 rhs = 0.0
             else:
                 rhs = prob
@@ -425,8 +426,7 @@ class _Compiler:
                 continue
             prog.constraints.append(Constraint(body, "==", rhs - const, f"data{k}"))
         if self.table.given:
-            given_key = data[0][2]
-            body = dict(self.polys[given_key])
+            body = dict(given_poly)
             const = body.pop((), 0.0)
             prog.constraints.append(Constraint(body, ">=", RATIO_EPSILON - const, "selected_positive"))
         # bias constraints
@@ -451,6 +451,20 @@ class _Compiler:
         kind = _detect_kind(prog)
         return CompiledProgram(prog, kind, stats_before, prog.stats().to_dict(), self.notes, self.ratio_names,
                                named_terms, conditions, frozenset(self.query_rows), self.window_fractions)
+
+    def _given_variable(self, prog: PolynomialProgram, given_key: EventKey) -> Poly:
+        """``P(given)`` for the data rows: one variable defined by one row when it has many terms.
+
+        Every row ``P(cell & given) = p * P(given)`` of a selected table repeats ``P(given)``, which
+        reads nearly every variable: with k groups that is O(k^2) nonzeros. One variable ``s`` with
+        ``s = P(given)`` keeps the rows sparse (exact: a linear substitution).
+        """
+        poly = self.polys[given_key]
+        if not self.reduce or sum(1 for m in poly if m) <= 8:
+            return poly
+        s = prog.add_variable("p_given", 0.0, 1.0)
+        self._append(prog, poly_add({(s,): 1.0}, poly, -1.0), "==", "given_def")
+        return {(s,): 1.0}
 
     def _undefined(self, key: Sequence[Atom] | str) -> None:
         """Raise: a conditioning event of the query is forced to probability 0 (structurally)."""
