@@ -4,11 +4,16 @@ Convex programs have no duality gap, so the optimal value cvxpy reports is also 
 Nonconvex programs (a nonconvex quadratic, an equality with a quadratic term, degree > 2) are
 refused with :class:`~fairprobe.exceptions.BackendCapabilityError`, and an "optimal
 inaccurate" answer is reported as a numerical error with no bound rather than dressed as exact.
+A time limit is passed to the solvers that take one (Clarabel, HiGHS, SCS, OSQP), less the time
+already spent building the problem (cvxpy's compilation and the solver's last iteration still
+add to it); an interior-point method stopped early has no valid bound, so the result is then
+``LIMIT`` with an infinite bound.
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any
 
 import numpy as np
@@ -17,6 +22,7 @@ from fairprobe.backends.base import (
     Availability,
     Backend,
     Capabilities,
+    Limit,
     SolveOptions,
     SolveResult,
     Termination,
@@ -29,10 +35,13 @@ from fairprobe.exceptions import BackendCapabilityError, ProgramError
 
 __all__ = ["CvxpyBackend"]
 
+# the time-limit option of each solver that has one, in seconds (cvxpy passes it through)
+_TIME_LIMIT_OPTION = {"CLARABEL": "time_limit", "HIGHS": "time_limit", "SCS": "time_limit_secs", "OSQP": "time_limit"}
 
-def _split(poly: Poly, n: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """Return (Q symmetric, q, c) with poly(x) = x'Qx + q'x + c."""
-    Q = np.zeros((n, n))
+
+def _split(poly: Poly, n: int) -> tuple[np.ndarray | None, np.ndarray, float]:
+    """Return (Q symmetric or None when there is no quadratic term, q, c) with poly(x) = x'Qx + q'x + c."""
+    Q = np.zeros((n, n)) if any(len(mono) == 2 for mono in poly) else None
     q = np.zeros(n)
     c = 0.0
     for mono, coef in poly.items():
@@ -50,8 +59,8 @@ def _split(poly: Poly, n: int) -> tuple[np.ndarray, np.ndarray, float]:
     return Q, q, c
 
 
-def _curvature(Q: np.ndarray) -> str:
-    if not np.any(Q):
+def _curvature(Q: np.ndarray | None) -> str:
+    if Q is None or not np.any(Q):
         return "affine"
     eig = np.linalg.eigvalsh(Q)
     scale = max(1.0, float(np.max(np.abs(eig))))
@@ -108,15 +117,16 @@ class CvxpyBackend(Backend):
         import cvxpy as cp
 
         start = time.perf_counter()
+        deadline = None if options.time_limit is None else start + float(options.time_limit)
         if program.is_fractional:
-            result = self._solve_fractional(program, options)
+            result = self._solve_fractional(program, options, deadline)
         else:
-            result, _ = self._solve_convex(program, options)
+            result, _ = self._solve_convex(program, options, deadline=deadline)
         return result.with_updates(solver="cvxpy", solver_version=f"cvxpy {cp.__version__}",
                                    wall_time=time.perf_counter() - start)
 
-    def _solve_convex(self, program: PolynomialProgram, options: SolveOptions,
-                      objective: Poly | None = None) -> tuple[SolveResult, np.ndarray | None]:
+    def _solve_convex(self, program: PolynomialProgram, options: SolveOptions, objective: Poly | None = None,
+                      deadline: float | None = None) -> tuple[SolveResult, np.ndarray | None]:
         import cvxpy as cp
 
         n = program.n_variables
@@ -125,7 +135,7 @@ class CvxpyBackend(Backend):
         def expr(poly: Poly) -> Any:
             Q, q, c = _split(poly, n)
             e = q @ x + c
-            if np.any(Q):
+            if Q is not None and np.any(Q):
                 curv = _curvature(Q)
                 e = e + (cp.quad_form(x, cp.psd_wrap(Q)) if curv == "convex"
                          else -cp.quad_form(x, cp.psd_wrap(-Q)))
@@ -154,13 +164,24 @@ class CvxpyBackend(Backend):
                 if preferred in installed:
                     kwargs["solver"] = preferred
                     break
+        sense = program.sense
+        if deadline is not None:
+            remaining = deadline - time.perf_counter()  # building the problem counted against the limit
+            if remaining <= 0:
+                return SolveResult(Termination.LIMIT, no_bound(sense), limit=Limit.TIME, sense=sense,
+                                   message="time limit reached before the solver was called"), None
+            key = _TIME_LIMIT_OPTION.get(str(kwargs.get("solver", "")).upper())
+            if key is not None and key not in kwargs:
+                kwargs[key] = remaining
         try:
-            problem.solve(verbose=options.verbose, **kwargs)
+            with warnings.catch_warnings():
+                # an inaccurate or early-stopped answer is reported below as having no bound
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                problem.solve(verbose=options.verbose, **kwargs)
         except cp.error.SolverError as exc:
             return SolveResult(Termination.ERROR, no_bound(program.sense), sense=program.sense,
                                message=f"cvxpy solver failed: {exc}"), None
         status = problem.status
-        sense = program.sense
         if status == cp.OPTIMAL:
             point = point_from_values(program, x.value)
             return SolveResult(Termination.OPTIMAL, float(problem.value),
@@ -172,21 +193,29 @@ class CvxpyBackend(Backend):
         if status in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):
             return SolveResult(Termination.UNBOUNDED, no_bound(sense), sense=sense,
                                message=f"cvxpy status {status}"), None
+        if status == cp.USER_LIMIT:
+            timed_out = deadline is not None and time.perf_counter() >= deadline - 1e-3
+            return SolveResult(Termination.LIMIT, no_bound(sense), limit=Limit.TIME if timed_out else Limit.ITERATION,
+                               sense=sense, message=f"cvxpy status {status}: stopped early, no certified bound"), None
         return SolveResult(Termination.NUMERICAL_ERROR, no_bound(sense), sense=sense,
                            message=f"cvxpy status {status}: no certified bound"), None
 
-    def _solve_fractional(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
+    def _solve_fractional(self, program: PolynomialProgram, options: SolveOptions,
+                          deadline: float | None = None) -> SolveResult:
         den = program.objective_denominator or {}
-        check, _ = self._solve_convex(program.with_sense("min"), options, objective=den)
+        check, _ = self._solve_convex(program.with_sense("min"), options, objective=den, deadline=deadline)
         if check.termination is Termination.INFEASIBLE:
             return check.with_updates(sense=program.sense, objective_bound=-no_bound(program.sense))
+        if check.termination is Termination.LIMIT:
+            return check.with_updates(sense=program.sense, objective_bound=no_bound(program.sense),
+                                      incumbent=None, incumbent_objective=None)
         if check.termination is not Termination.OPTIMAL or check.objective_bound <= 1e-12:
             raise ProgramError(
                 "The objective denominator is not strictly positive on the feasible set; a "
                 "fractional objective needs a positive denominator."
             )
         cc = charnes_cooper(program)
-        res, y = self._solve_convex(cc, options)
+        res, y = self._solve_convex(cc, options, deadline=deadline)
         if res.termination is Termination.OPTIMAL and y is not None:
             t = y[-1]
             lb = np.array([v.lb for v in program.variables])

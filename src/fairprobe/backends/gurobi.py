@@ -3,9 +3,12 @@
 Monomials of degree > 2 are reduced exactly to quadratic ones with auxiliary variables
 (:func:`~fairprobe.backends.transforms.quadratize`); fractional objectives become an epigraph
 constraint. ``objective_bound`` is Gurobi's ``ObjBound``. The licence that ships with the pip
-wheel is size-limited (2000 variables and constraints); ``availability()`` reports it as
-``LIMITED_LICENSE`` and a model over the limit raises
-:class:`~fairprobe.exceptions.BackendLicenseError` instead of crashing.
+wheel is size-limited: linear programs up to 2000 variables and 2000 constraints, but programs
+with any quadratic term (every nonconvex one) only up to 200 variables (see
+:data:`LICENCE_MAX_QUADRATIC_VARIABLES`). ``availability()`` reports it as ``LIMITED_LICENSE``;
+a program over the limits raises :class:`~fairprobe.exceptions.BackendLicenseError`, naming the
+limits, before Gurobi is called, and :func:`fits_licence` lets ``backend="auto"`` send such
+programs to SCIP instead.
 """
 
 from __future__ import annotations
@@ -29,7 +32,29 @@ from fairprobe.backends.transforms import fraction_to_epigraph, quadratize
 from fairprobe.core.program import PolynomialProgram
 from fairprobe.exceptions import BackendLicenseError, SolverError
 
-__all__ = ["GurobiBackend"]
+__all__ = [
+    "LICENCE_MAX_CONSTRAINTS",
+    "LICENCE_MAX_QUADRATIC_VARIABLES",
+    "LICENCE_MAX_VARIABLES",
+    "GurobiBackend",
+    "fits_licence",
+    "reduce_for_gurobi",
+]
+
+# Limits of the size-limited licence that pip installs with gurobipy. Measured with gurobipy 13.0.3
+# by bisection on the model size at which ``optimize()`` raises error 10010 ("Model too large for
+# size-limited license"): linear models (LP and MILP) are solved up to 2000 variables and 2000
+# constraints (2001 of either is refused; the number of nonzeros is not limited, a dense
+# 2000 x 2000 LP is accepted). A model with any quadratic term, in the objective or a constraint,
+# convex or not, is refused above 200 variables, whatever its number of quadratic terms (all 19900
+# products of 200 variables are accepted); its constraints, linear and quadratic together, are
+# limited to 2000 as well.
+#: Most variables of a linear program under the size-limited licence.
+LICENCE_MAX_VARIABLES = 2000
+#: Most constraints (linear and quadratic together) under the size-limited licence.
+LICENCE_MAX_CONSTRAINTS = 2000
+#: Most variables of a program with any quadratic term (every nonconvex one) under that licence.
+LICENCE_MAX_QUADRATIC_VARIABLES = 200
 
 _SIZE_LIMIT_ERROR = 10010
 _LICENSE_ERRORS = {10009, 10032}  # no licence, licence expired
@@ -65,6 +90,69 @@ def _probe() -> Availability:
         return Availability.BAD_LICENSE
 
 
+def reduce_for_gurobi(program: PolynomialProgram) -> PolynomialProgram:
+    """The program Gurobi is given: fractional objective as an epigraph, degree reduced to 2."""
+    return quadratize(fraction_to_epigraph(program)).program
+
+
+def _over_licence(work: PolynomialProgram) -> str | None:
+    """Why the size-limited licence refuses the reduced program ``work``, or None when it fits."""
+    n, m = work.n_variables, len(work.constraints)
+    quadratic = work.max_degree >= 2
+    max_vars = LICENCE_MAX_QUADRATIC_VARIABLES if quadratic else LICENCE_MAX_VARIABLES
+    if n <= max_vars and m <= LICENCE_MAX_CONSTRAINTS:
+        return None
+    kind = "quadratic terms" if quadratic else "only linear terms"
+    return f"after reduction to degree 2 it has {n} variables, {m} constraints and {kind}"
+
+
+def _licence_message(work: PolynomialProgram) -> str:
+    reason = _over_licence(work) or (
+        f"Gurobi refused it as too large ({work.n_variables} variables, {len(work.constraints)} "
+        "constraints after reduction to degree 2)")
+    return (
+        f"Gurobi's size-limited licence (the one pip installs with gurobipy) cannot solve this program: "
+        f"{reason}. That licence solves linear programs of up to {LICENCE_MAX_VARIABLES} variables and "
+        f"{LICENCE_MAX_CONSTRAINTS} constraints, but programs with any quadratic term (every nonconvex "
+        f"one) of only up to {LICENCE_MAX_QUADRATIC_VARIABLES} variables (and {LICENCE_MAX_CONSTRAINTS} "
+        "constraints). Use backend='auto' (it gives programs over these limits to SCIP) or "
+        "backend='scip', or install a full Gurobi licence (free for academic use)."
+    )
+
+
+def fits_licence(program: PolynomialProgram, work: PolynomialProgram | None = None) -> bool:
+    """True when Gurobi's installed licence can solve ``program``.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The program as given to :meth:`GurobiBackend.solve`.
+    work : PolynomialProgram, optional
+        Its reduction :func:`reduce_for_gurobi`, when already computed.
+
+    Returns
+    -------
+    bool
+        False when Gurobi is not usable, or when its licence is the size-limited one and the
+        reduced program exceeds :data:`LICENCE_MAX_VARIABLES`, :data:`LICENCE_MAX_CONSTRAINTS` or,
+        with a quadratic term, :data:`LICENCE_MAX_QUADRATIC_VARIABLES`.
+    """
+    state = GurobiBackend.availability()
+    if state is Availability.AVAILABLE:
+        return True
+    if not state:
+        return False
+    if work is None:
+        # the reduction only adds variables and constraints: reject early without building it
+        quadratic = program.max_degree >= 2 or program.is_fractional
+        if program.n_variables > (LICENCE_MAX_QUADRATIC_VARIABLES if quadratic else LICENCE_MAX_VARIABLES):
+            return False
+        if len(program.constraints) > LICENCE_MAX_CONSTRAINTS:
+            return False
+        work = reduce_for_gurobi(program)
+    return _over_licence(work) is None
+
+
 class GurobiBackend(Backend):
     """Gurobi via gurobipy: global nonconvex MIQCP solver (degree reduced to 2)."""
 
@@ -85,7 +173,9 @@ class GurobiBackend(Backend):
         from gurobipy import GRB
 
         start = time.perf_counter()
-        work = quadratize(fraction_to_epigraph(program)).program
+        work = reduce_for_gurobi(program)
+        if self.availability() is Availability.LIMITED_LICENSE and _over_licence(work):
+            raise BackendLicenseError(_licence_message(work))
         sense = program.sense
         env = gp.Env(empty=True)
         env.setParam("OutputFlag", 1 if options.verbose else 0)
@@ -127,7 +217,8 @@ class GurobiBackend(Backend):
             model.Params.BarConvTol = 1e-10
             model.Params.BarQCPConvTol = 1e-10
             if options.time_limit is not None:
-                model.Params.TimeLimit = float(options.time_limit)
+                # the limit covers the whole call: building the model counts against it
+                model.Params.TimeLimit = max(0.0, float(options.time_limit) - (time.perf_counter() - start))
             if options.node_limit is not None:
                 model.Params.NodeLimit = float(options.node_limit)
             model.Params.MIPGap = float(options.rel_gap)
@@ -141,13 +232,7 @@ class GurobiBackend(Backend):
                 model.optimize()
             except gp.GurobiError as exc:
                 if exc.errno == _SIZE_LIMIT_ERROR:
-                    stats = work.stats()
-                    raise BackendLicenseError(
-                        f"Gurobi's size-limited licence cannot solve this program "
-                        f"({stats.n_variables} variables, {stats.n_constraints} constraints after "
-                        "reduction to degree 2; the limit is 2000 each). Use backend='scip', or "
-                        "install a full Gurobi licence."
-                    ) from None
+                    raise BackendLicenseError(_licence_message(work)) from None
                 if exc.errno in _LICENSE_ERRORS:
                     raise BackendLicenseError(f"Gurobi licence problem: {exc}") from None
                 raise SolverError(f"Gurobi failed: {exc}") from exc
@@ -182,6 +267,8 @@ class GurobiBackend(Backend):
             # Re-solve without dual reductions to tell infeasible from unbounded.
             model.Params.DualReductions = 0
             model.Params.Presolve = 0
+            if model.Params.TimeLimit < GRB.INFINITY:  # the re-solve gets what is left of the limit
+                model.Params.TimeLimit = max(0.0, model.Params.TimeLimit - model.Runtime)
             model.optimize()
             status = model.Status
             termination, limit = mapping.get(status, (Termination.ERROR, None))
