@@ -85,12 +85,21 @@ def fairprobe_select_backend(
 ) -> str | None:
     """Choose the backend for ``program`` when the user asked for ``backend="auto"``.
 
-    Stops at the first non-None result.
+    Called for every program a ``backend="auto"`` solve meets (a bound solves several: LPs for
+    the ratio ranges, Charnes-Cooper LPs, polynomial programs), so the choice can follow the
+    program's structure and size. Stops at the first non-None result; the built-in
+    implementation runs last (:func:`fairprobe.backends.auto.choose_backend`: continuous linear
+    programs to OR-Tools, nonlinear and mixed-integer ones to Gurobi within its licence's limits,
+    the rest to SCIP).
+
+    :func:`fairprobe.get_backend` first calls the hook once with ``program=None``, leaving out the
+    built-in implementation: a plugin that answers then fixes that backend for every program.
+    Return None for ``program=None`` to choose program by program.
 
     Parameters
     ----------
-    program : PolynomialProgram
-        The program to solve.
+    program : PolynomialProgram or None
+        The program to solve, or None (see above).
     available : sequence of str
         Names of the registered backends that are usable here.
 

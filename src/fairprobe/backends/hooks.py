@@ -20,7 +20,11 @@ def fairprobe_register_backends() -> Sequence[type]:
 
 @hookimpl(trylast=True)
 def fairprobe_select_backend(program, available):
-    """Default choice: SCIP (any degree, global), else the first global backend available."""
-    if "scip" in available:
-        return "scip"
-    return available[0] if available else None
+    """Built-in choice by measured structure (:func:`fairprobe.backends.auto.choose_backend`).
+
+    Continuous linear and linear-fractional programs: OR-Tools; nonlinear and mixed-integer
+    ones: Gurobi when its licence accepts them; otherwise, and without a program, SCIP.
+    """
+    from fairprobe.backends.auto import choose_backend
+
+    return choose_backend(program, available)

@@ -178,8 +178,12 @@ def get_backend(name: str = "scip", pm: pluggy.PluginManager | None = None) -> B
     Parameters
     ----------
     name : str
-        Registered backend name ("scip", "gurobi", "ortools", "cvxpy", ...), or "auto" to let
-        the ``fairprobe_select_backend`` hook choose.
+        Registered backend name ("scip", "gurobi", "ortools", "cvxpy", ...), or "auto" for a
+        :class:`~fairprobe.backends.auto.AutoBackend`, which asks the ``fairprobe_select_backend``
+        hook for a backend for every program it solves. A plugin that answers that hook with
+        ``program=None`` chooses once for every program instead: its backend is returned.
+    pm : pluggy.PluginManager, optional
+        Plugin manager to use (default: the process-wide one).
 
     Raises
     ------
@@ -197,10 +201,19 @@ def get_backend(name: str = "scip", pm: pluggy.PluginManager | None = None) -> B
     backends = get_registry(pm).backends
     usable = sorted(n for n, cls in backends.items() if cls.availability())
     if name == "auto":
-        chosen = pm.hook.fairprobe_select_backend(program=None, available=usable)
-        if not chosen:
+        if not usable:
             raise BackendUnavailableError("No usable backend is installed; pip install pyscipopt.")
-        name = chosen
+        # Plugins other than the built-in selector may fix one backend for every program by
+        # answering without a program; the built-in selector always chooses per program.
+        builtin = pm.get_plugin("fairprobe.backends.hooks")
+        hook = (pm.subset_hook_caller("fairprobe_select_backend", remove_plugins=[builtin]) if builtin is not None
+                else pm.hook.fairprobe_select_backend)
+        fixed = hook(program=None, available=usable)
+        if fixed is None:
+            from fairprobe.backends.auto import AutoBackend
+
+            return AutoBackend(pm=pm, backends={n: backends[n] for n in usable})
+        name = fixed
     if name not in backends:
         raise BackendUnavailableError(
             f"Unknown backend {name!r}. Registered backends: {sorted(backends)}; usable here: "

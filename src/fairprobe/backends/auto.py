@@ -1,0 +1,233 @@
+"""``backend="auto"``: the best certified solver installed here, chosen anew for every program.
+
+:class:`AutoBackend` asks the ``fairprobe_select_backend`` hook which backend should solve each
+program it is given, solves it with that backend and says so in the result (``message`` starts
+with ``auto chose <name>``, ``extra["auto_choice"]`` holds the name, ``solver`` is the solver that
+ran). The bound driver solves many programs per bound (single-ratio LPs, Charnes-Cooper LPs,
+polynomial programs), so one bound can use several backends.
+
+The built-in choice, :func:`choose_backend`, goes by the program's measured structure and size:
+
+* **linear** programs without integer variables (LPs, linear-fractional programs) go to
+  ``ortools``: GLOP for LPs, one exact Charnes-Cooper LP for a linear-fractional objective
+  (SCIP would branch on the bilinear epigraph instead). On the 224 LPs the bound driver builds
+  for the built-in biases on the eight-cell test table, GLOP through MathOpt took 0.47 ms per
+  solve against 0.88 ms for HiGHS through MathOpt, and the whole backend call about 1 ms
+  against 3 to 4 ms for SCIP. Without OR-Tools they go to SCIP.
+* **nonlinear** programs and **mixed-integer** ones go to ``gurobi`` when it is usable and its
+  licence accepts the program as Gurobi receives it (reduced to degree 2;
+  :func:`fairprobe.backends.gurobi.fits_licence`: the pip licence refuses quadratic programs
+  above 200 variables), else to SCIP. Gurobi closed the 70 distinct nonlinear programs of the
+  same bounds in 1.3 s against 7.2 s for SCIP, and the 30-row exact multiplicity example (MILPs)
+  in 2.5 s against 3.6 s for SCIP and 8.0 s for HiGHS through MathOpt.
+
+A plugin overrides the choice by implementing the hook (it runs before the built-in one); a
+backend that refuses the program it was given (a licence or capability error) is replaced by
+SCIP for that program, and the message says so.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from fairprobe.backends.base import Availability, Backend, Capabilities, SolveOptions, SolveResult
+from fairprobe.core.program import PolynomialProgram
+from fairprobe.exceptions import BackendCapabilityError, BackendUnavailableError
+
+if TYPE_CHECKING:
+    import pluggy
+
+__all__ = ["AutoBackend", "choose_backend", "describe_structure"]
+
+#: Backends that accept any program and certify global bounds, in order of preference when
+#: SCIP (a required dependency) is missing.
+_GLOBAL_FALLBACKS = ("ortools", "gurobi")
+
+
+def describe_structure(program: PolynomialProgram) -> str:
+    """A few words on the structure :func:`choose_backend` looks at, e.g. ``"linear-fractional"``.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> prog = fp.PolynomialProgram.from_text("minimize\\n  x*y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1\\n")
+    >>> describe_structure(prog)
+    'degree-2, 2 variables, 0 constraints'
+    """
+    integer = "mixed-integer " if program.has_integers else ""
+    if program.max_degree <= 1:
+        return f"{integer}{'linear-fractional' if program.is_fractional else 'linear'}"
+    fraction = "fractional " if program.is_fractional else ""
+    return (f"{integer}{fraction}degree-{program.max_degree}, {program.n_variables} variables, "
+            f"{len(program.constraints)} constraints")
+
+
+def choose_backend(program: PolynomialProgram | None, available: Sequence[str]) -> str | None:
+    """The built-in choice of backend for ``program`` among the usable ``available`` ones.
+
+    Parameters
+    ----------
+    program : PolynomialProgram or None
+        The program to solve; None asks for one backend for any program (SCIP).
+    available : sequence of str
+        Names of the usable backends.
+
+    Returns
+    -------
+    str or None
+        Continuous linear programs (LP, linear-fractional): ``"ortools"``; nonlinear and
+        mixed-integer ones: ``"gurobi"`` when its licence accepts the program; otherwise, and for
+        ``program=None``, ``"scip"``. None when nothing is available.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> lp = fp.PolynomialProgram.from_text("maximize\\n  x + y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1\\n")
+    >>> choose_backend(lp, ["ortools", "scip"]), choose_backend(lp, ["scip"])
+    ('ortools', 'scip')
+    """
+    avail = set(available)
+    if program is not None:
+        if program.max_degree <= 1 and not program.has_integers:
+            if "ortools" in avail:
+                return "ortools"
+        elif "gurobi" in avail:
+            from fairprobe.backends.gurobi import fits_licence
+
+            if fits_licence(program):
+                return "gurobi"
+    if "scip" in avail:
+        return "scip"
+    fallback = next((name for name in _GLOBAL_FALLBACKS if name in avail), None)
+    return fallback or (available[0] if available else None)
+
+
+class AutoBackend(Backend):
+    """Solve each program with the backend the ``fairprobe_select_backend`` hook chooses for it.
+
+    Built by :func:`fairprobe.get_backend` for ``"auto"``; see the module docstring for the
+    built-in choice.
+
+    Parameters
+    ----------
+    pm : pluggy.PluginManager, optional
+        The plugin manager whose hook chooses (default: the process-wide one).
+    backends : mapping of str to type, optional
+        The usable backend classes by name (default: every usable registered backend).
+
+    Attributes
+    ----------
+    choices : collections.Counter
+        How many programs each backend solved so far.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> auto = fp.get_backend("auto")
+    >>> prog = fp.PolynomialProgram.from_text('''
+    ... maximize
+    ...   x*y
+    ... subject to
+    ...   x + y <= 1
+    ... bounds
+    ...   0 <= x <= 1
+    ...   0 <= y <= 1
+    ... ''')
+    >>> res = auto.solve(prog)
+    >>> round(res.objective_bound, 6), res.extra["auto_choice"] in {"gurobi", "scip"}
+    (0.25, True)
+    """
+
+    name = "auto"
+    capabilities = Capabilities()
+    install_hint = "pip install pyscipopt  (a required dependency of fairprobe)"
+    description = "the best certified backend installed here, chosen for each program"
+
+    def __init__(self, pm: pluggy.PluginManager | None = None, backends: Mapping[str, type] | None = None) -> None:
+        from fairprobe.core.registry import get_plugin_manager, get_registry
+
+        self._pm = pm or get_plugin_manager()
+        if backends is None:
+            backends = {n: cls for n, cls in get_registry(self._pm).backends.items() if cls.availability()}
+        self._classes = dict(backends)
+        self._usable = sorted(self._classes)
+        self._instances: dict[str, Backend] = {}
+        self.choices: collections.Counter[str] = collections.Counter()
+
+    @classmethod
+    def availability(cls) -> Availability:
+        """Available when some registered backend is."""
+        from fairprobe.core.registry import get_registry
+
+        usable = any(b.availability() for b in get_registry().backends.values())
+        return Availability.AVAILABLE if usable else Availability.NOT_INSTALLED
+
+    def choose(self, program: PolynomialProgram) -> str:
+        """The backend the hook chooses for ``program``.
+
+        Raises
+        ------
+        BackendUnavailableError
+            No plugin chose, or the choice is not a usable backend here.
+        """
+        chosen = self._pm.hook.fairprobe_select_backend(program=program, available=list(self._usable))
+        if chosen is None:
+            raise BackendUnavailableError(
+                f"No fairprobe_select_backend plugin chose a backend for this program; usable backends here: "
+                f"{self._usable}. Pass one of them as backend=..., or pip install pyscipopt.")
+        if chosen not in self._classes:
+            raise BackendUnavailableError(
+                f"A fairprobe_select_backend plugin chose {chosen!r}, which is not a usable backend here "
+                f"(usable: {self._usable}). Fix or block that plugin (FAIRPROBE_BLOCK_PLUGINS), or pass "
+                "backend=... explicitly.")
+        return chosen
+
+    def backend(self, name: str) -> Backend:
+        """The (cached) instance of the usable backend ``name``."""
+        if name not in self._instances:
+            self._instances[name] = self._classes[name]()
+        return self._instances[name]
+
+    def check_program(self, program: PolynomialProgram) -> None:
+        """Nothing to check here: the chosen backend checks the program against its capabilities."""
+
+    def solve(self, program: PolynomialProgram, options: SolveOptions | None = None) -> SolveResult:
+        """Solve ``program`` with the backend chosen for it.
+
+        Raises
+        ------
+        BackendUnavailableError
+            The hook chose no usable backend.
+        BackendCapabilityError
+            The chosen backend refused the program and SCIP is not there to take it over.
+        """
+        return self._solve(program, options or SolveOptions())
+
+    def _solve(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
+        start = time.perf_counter()
+        chosen = self.choose(program)
+        note = ""
+        try:
+            result = self.backend(chosen).solve(program, options)
+        except BackendCapabilityError as exc:  # a licence limit included (BackendLicenseError)
+            if chosen == "scip" or "scip" not in self._classes:
+                raise
+            note = f" instead of {chosen}, which refused the program ({exc})"
+            chosen = "scip"
+            if options.time_limit is not None:
+                options = replace(options, time_limit=max(0.0, options.time_limit - (time.perf_counter() - start)))
+            result = self.backend("scip").solve(program, options)
+        self.choices[chosen] += 1
+        extra: dict[str, Any] = {**result.extra, "auto_choice": chosen}
+        return result.with_updates(
+            message=f"auto chose {chosen} for a {describe_structure(program)} program{note}: {result.message}",
+            extra=extra, wall_time=time.perf_counter() - start,
+        )
+
+    def __repr__(self) -> str:
+        used = ", ".join(f"{n}: {k}" for n, k in sorted(self.choices.items())) or "nothing solved yet"
+        return f"<AutoBackend name='auto' ({used})>"
