@@ -464,6 +464,9 @@ class _Compiler:
             return poly
         s = prog.add_variable("p_given", 0.0, 1.0)
         self._append(prog, poly_add({(s,): 1.0}, poly, -1.0), "==", "given_def")
+        # every later use (the bias's P(S = 1) >= 1 - D, conditioning events) reads the variable too,
+        # so no row sums the same probabilities again with its own rounding
+        self.polys[given_key] = {(s,): 1.0}
         return {(s,): 1.0}
 
     def _undefined(self, key: Sequence[Atom] | str) -> None:
