@@ -65,10 +65,11 @@ def main() -> None:
     parser.add_argument("--baseline-limit", type=float, default=5.0, help="seconds per baseline solve")
     parser.add_argument("--no-baseline", action="store_true", help="skip the naive-program baseline")
     parser.add_argument("--D", type=float, default=0.05)
+    parser.add_argument("--backend", default="scip", help="backend of the timed bounds (scip, auto, ...)")
     args = parser.parse_args()
     cells = load_paper_table()
     biases = sorted(fp.get_registry().biases)
-    print(f"table: the seed paper's COMPAS table; D = {args.D}; backend scip; {args.repeats} repeats\n")
+    print(f"table: the seed paper's COMPAS table; D = {args.D}; backend {args.backend}; {args.repeats} repeats\n")
     header = (f"{'bias':<38}{'metric':<20}{'vars':>12}{'deg':>4} {'kind':<18}{'lower':>9}{'upper':>9}"
               f"{'gap':>9}{'ms':>8}{'base ms':>9}{'x':>7}")
     print(header)
@@ -79,7 +80,7 @@ def main() -> None:
         table = table_for(bias, cells)
         for metric in METRICS:
             try:
-                sec, res = timed(args.repeats, bias=bias, metric=metric, data=table, D=args.D)
+                sec, res = timed(args.repeats, bias=bias, metric=metric, data=table, D=args.D, backend=args.backend)
             except fp.FairprobeError as exc:
                 print(f"{bias:<38}{metric:<20}  {type(exc).__name__}: {str(exc)[:90]}")
                 continue
