@@ -83,7 +83,8 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
         return table, "all"
     labels = [g.strip() for g in groups.split(",")]
     if len(labels) != 2 or not all(labels):
-        raise ConfigError(f"--groups takes two attribute values separated by a comma (or 'all'); got {groups!r}.")
+        raise ConfigError(f"--groups takes two attribute values separated by a comma (a value and 'rest', or 'all'); "
+                          f"got {groups!r}.")
     return table, (_group_value(labels[0]), _group_value(labels[1]))
 
 
@@ -145,7 +146,8 @@ def common(f: Any) -> Any:
                                                                             path_type=Path),
                      help="CSV of unit rows, or of cells with a 'prob' column."),
         click.option("--columns", default=None, help="Node=column mapping, e.g. A=race,Y=recid,P=pred."),
-        click.option("--groups", default=None, help="Two attribute values to compare (codes or labels), or 'all'."),
+        click.option("--groups", default=None,
+                     help="Two attribute values to compare (codes or labels), a value and 'rest', or 'all'."),
         click.option("--group", default=None, help="Group for group rates (fpr, ppv, ...): a label or code."),
         click.option("--param", "params", multiple=True, help="Fixed sensitivity value NAME=VALUE (repeatable)."),
         click.option("--unmeasured", default=None,

@@ -8,11 +8,16 @@ the metric as a query string in the constraint grammar, using the bias config's 
 A metric of the form ``max_i |q_i|`` (equalised odds, the largest parity gap over all pairs of
 groups) implements :meth:`Metric.max_abs_terms` instead; the driver then bounds it sharply:
 the upper bound from the separate bounds of each ``q_i``, the lower bound from one joint program.
+
+Audit options shared by the rate metrics: ``groups=(a, "rest")`` compares a group with the other
+value of a two-valued attribute, ``stratum={"X": x}`` conditions every rate on a covariate value
+and ``standardize="X"`` averages the rates over the covariate's distribution (see :class:`Metric`).
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
@@ -21,7 +26,10 @@ import numpy as np
 from fairprobe.core.config import BiasConfig
 from fairprobe.exceptions import ConfigError
 
-__all__ = ["Metric"]
+__all__ = ["REST", "Metric"]
+
+#: The ``groups`` value that stands for every attribute value but the other group compared.
+REST = "rest"
 
 
 def _value(value: Any, what: str) -> Any:
@@ -44,6 +52,41 @@ def _same(label: Any, value: Any) -> bool:
     return label == value or str(label) == str(value)
 
 
+def _is_rest(value: Any) -> bool:
+    return isinstance(value, str) and value == REST
+
+
+def _stratum(stratum: Any) -> dict[str, Any]:
+    """``{"X": value}`` as given: node names mapped to a label or code each."""
+    if stratum is None:
+        return {}
+    if not isinstance(stratum, Mapping):
+        raise ConfigError(f"stratum must map covariate nodes to one value each, e.g. stratum={{'X': 1}} or "
+                          f"stratum={{'X': 'high'}}; got {stratum!r}.")
+    out: dict[str, Any] = {}
+    for node, value in stratum.items():
+        if not isinstance(node, str) or not node.strip():
+            raise ConfigError(f"stratum keys must be node names such as 'X'; got {node!r}.")
+        if isinstance(value, (bool, np.bool_)):
+            out[node] = bool(value)  # a True/False column is coded False = 0, True = 1
+        else:
+            out[node] = _value(value, f"stratum value of {node}")
+    return out
+
+
+def _standardize(standardize: Any) -> tuple[str, ...]:
+    """Nodes whose distribution the rates are averaged over."""
+    if standardize is None:
+        return ()
+    nodes = (standardize,) if isinstance(standardize, str) else standardize
+    if not isinstance(nodes, Sequence) or not nodes or not all(isinstance(n, str) and n.strip() for n in nodes):
+        raise ConfigError(f"standardize takes a covariate node or a list of nodes, e.g. standardize='X'; got "
+                          f"{standardize!r}.")
+    if len(set(nodes)) != len(nodes):
+        raise ConfigError(f"standardize names a node twice: {list(nodes)!r}; name each node once.")
+    return tuple(nodes)
+
+
 class Metric:
     """Base class of metric plugins.
 
@@ -56,27 +99,56 @@ class Metric:
         The two groups compared by parity metrics, as labels or codes: value = rate(first) -
         rate(second). ``"all"`` compares every pair of the attribute's values and reports the
         largest absolute gap, ``max_{g < h} |rate(g) - rate(h)|`` (for multi-valued attributes).
+        ``"rest"`` in a pair (``("African-American", "rest")``) stands for every other value of
+        the attribute; it is supported for two-valued attributes (recode the attribute to the group
+        and the rest for more, see the Notes).
     outcome : str, optional
         Outcome the metric is about, overriding the bias's ``outcome_node``: e.g. ``"Y"`` for the
         factual outcome under the ``ecp`` bias, whose default target is ``Y(T=1)``.
+    stratum : dict, optional
+        Covariate values every rate is conditioned on, e.g. ``{"X": 2}``: ``FPR_a = P(P = 1 | Y = 0,
+        A = a, X = 2)``. Values are codes, or labels once bound to the table's categories
+        (``bind(labels, categories=table.categories)``); ``True``/``False`` are the codes 1/0.
+    standardize : str or list of str, optional
+        Covariate node(s) the rates are directly standardised over: ``rate_a^std = sum_x P(X = x)
+        rate(a | X = x)`` (within the stratum, with weights ``P(X = x | stratum)``, when both are
+        given). Parity compares the standardised rates.
 
     Notes
     -----
     A value that is one of the table's labels is read as that label; any other integer is read
-    as a code. Labels are resolved against the table by :meth:`bind` (``fp.bound`` does it).
+    as a code. Labels are resolved against the table by :meth:`bind` (``fp.bound`` does it for the
+    attribute).
+
+    The pooled rate of all groups but ``a``, ``P(P = 1 | Y = 0, A != a)``, conditions on a union of
+    attribute values. The query grammar has no ``!=`` and cannot divide by probabilities, and no
+    polynomial in conditionals on conjunctions equals it, so ``"rest"`` with three or more groups
+    raises a :class:`~fairprobe.exceptions.ConfigError`; recode the attribute column to two values
+    (the group and ``"rest"``) instead.
     """
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     formula: ClassVar[str] = ""
 
-    def __init__(self, *, group: Any = 0, groups: tuple[Any, Any] | str = (0, 1), outcome: str | None = None) -> None:
+    def __init__(self, *, group: Any = 0, groups: tuple[Any, Any] | str = (0, 1), outcome: str | None = None,
+                 stratum: Mapping[str, Any] | None = None, standardize: str | Sequence[str] | None = None) -> None:
         self.group = _value(group, "group")
         self.labels: list[Any] | None = None  # the attribute's labels in code order, once bound to a table
+        self.categories: dict[str, list[Any]] = {}  # labels of other nodes (strata), once bound
+        self.stratum = _stratum(stratum)
+        self.standardize = _standardize(standardize)
+        both = sorted(set(self.stratum) & set(self.standardize))
+        if both:
+            raise ConfigError(f"{both} is both a stratum and standardised over; a node is either fixed "
+                              f"(stratum={{{both[0]!r}: value}}) or averaged over (standardize={both[0]!r}).")
         if outcome is not None and (not isinstance(outcome, str) or not outcome.strip()):
             raise ConfigError(f"outcome must be a node name such as 'Y' or 'Y(T=1)'; got {outcome!r}.")
         self.outcome = outcome
         if isinstance(groups, str):
+            if groups == REST:
+                raise ConfigError("groups='rest' needs the group compared with the rest: groups=(group, 'rest'), "
+                                  "e.g. groups=('African-American', 'rest').")
             if groups != "all":
                 raise ConfigError(f"groups must be a pair of attribute labels or codes, or 'all'; got {groups!r}.")
             self.groups: tuple[Any, Any] | str = "all"
@@ -84,27 +156,51 @@ class Metric:
             if not isinstance(groups, (tuple, list)) or len(groups) != 2:
                 raise ConfigError(f"groups must be a pair of attribute labels or codes, e.g. groups=(0, 1) or "
                                   f"groups=('African-American', 'Caucasian'), or 'all'; got {groups!r}.")
+            if _is_rest(groups[0]) and _is_rest(groups[1]):
+                raise ConfigError("groups=('rest', 'rest') compares the rest with itself; name one group and the "
+                                  "rest, e.g. groups=('African-American', 'rest').")
             a, b = (_value(groups[0], "groups"), _value(groups[1], "groups"))
             if _same(a, b):
                 raise ConfigError(f"groups must name two different attribute values; got {groups!r}.")
             self.groups = (a, b)
 
-    def bind(self, labels: list[Any] | None) -> Metric:
-        """A copy whose groups are codes of a table whose attribute has ``labels`` (in code order).
+    def bind(self, labels: list[Any] | None, categories: Mapping[str, Sequence[Any]] | None = None) -> Metric:
+        """A copy whose groups (and strata) are codes of a table.
+
+        Parameters
+        ----------
+        labels : list or None
+            The attribute's labels in code order (``table.categories["A"]``).
+        categories : dict, optional
+            Labels of other nodes in code order (``table.categories``): stratum values given by
+            label become codes. Binding a bound metric again with the same labels changes nothing.
 
         Raises
         ------
         ConfigError
-            A group that is neither one of the labels nor a valid code.
+            A group or stratum value that is neither one of the labels nor a valid code.
         """
+        labels = list(labels) if labels else None
         out = copy.copy(self)
-        out.labels = list(labels) if labels else None
+        new = {k: list(v) for k, v in (categories or {}).items() if v is not None and len(v)}
+        out.categories = {**self.categories, **new}
+        out.stratum = {node: value if node not in new or new[node] == self.categories.get(node)  # bound already
+                       else out._stratum_code(node, value, new[node]) for node, value in self.stratum.items()}
+        if self.labels is not None and labels == self.labels:
+            return out  # groups are codes already (a numeric label could be mistaken for one)
+        out.labels = labels
         out.group = out._to_code(self.group, "group")
         if self.groups != "all":
-            out.groups = (out._to_code(self.groups[0], "groups"), out._to_code(self.groups[1], "groups"))
+            out.groups = (out._group_code(self.groups[0]), out._group_code(self.groups[1]))
             if out.groups[0] == out.groups[1]:
                 raise ConfigError(f"groups {self.groups!r} name the same group twice; choose two different groups.")
         return out
+
+    def _group_code(self, value: Any) -> Any:
+        """A group's code; ``"rest"`` stays, unless the attribute has a group labelled "rest"."""
+        if _is_rest(value) and not any(_same(label, value) for label in self.labels or []):
+            return REST
+        return self._to_code(value, "groups")
 
     def _to_code(self, value: Any, what: str) -> int:
         labels = self.labels or []
@@ -116,6 +212,23 @@ class Metric:
         shown = labels if len(labels) <= 20 else [*labels[:20], "..."]
         raise ConfigError(f"{what} {value!r} is not a group of the data; the attribute's groups are {shown} "
                           f"(or their codes 0..{max(len(labels) - 1, 0)}).")
+
+    @staticmethod
+    def _stratum_code(node: str, value: Any, labels: list[Any] | None) -> Any:
+        """A stratum value as a code of ``node`` with ``labels`` (unchanged when they are not known)."""
+        if not labels:
+            return value
+        for code, label in enumerate(labels):
+            if isinstance(value, bool):  # True/False match only True/False labels
+                if isinstance(label, (bool, np.bool_)) and bool(label) == value:
+                    return code
+            elif _same(label, value):
+                return code
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(labels):
+            return value
+        shown = labels if len(labels) <= 20 else [*labels[:20], "..."]
+        raise ConfigError(f"stratum value {node} = {value!r} is not in the data; {node} takes the values {shown} "
+                          f"(or their codes 0..{len(labels) - 1}).")
 
     def query(self, config: BiasConfig) -> str:
         """The metric as a query string for ``config``'s node roles."""
@@ -136,13 +249,89 @@ class Metric:
         return None
 
     def pairs(self, config: BiasConfig) -> list[tuple[int, int]]:
-        """Attribute pairs compared, as codes (one pair, or all pairs for ``groups="all"``)."""
+        """Attribute pairs compared, as codes (one pair, or all pairs for ``groups="all"``).
+
+        ``"rest"`` becomes the other value of a two-valued attribute.
+
+        Raises
+        ------
+        ConfigError
+            A group that is not a code of the attribute, or ``"rest"`` with three or more groups.
+        """
         k = config.cardinality(config.attribute_node)
         if self.groups == "all":
             return list(combinations(range(k), 2))
+        if any(_is_rest(g) for g in self.groups):
+            rest_first = _is_rest(self.groups[0])
+            other = self.groups[1] if rest_first else self.groups[0]
+            self.check_group(config, other)
+            if k != 2:
+                raise ConfigError(self._rest_message(config, other, k))
+            return [(1 - other, other)] if rest_first else [(other, 1 - other)]
         for g in self.groups:
             self.check_group(config, g)
         return [self.groups]
+
+    def _rest_message(self, config: BiasConfig, other: int, k: int) -> str:
+        attr, name = config.attribute_node, self.group_name(other)
+        return (f"groups={(name, REST)!r} compares {name} with the other {k - 1} groups pooled, whose rate conditions "
+                f"on {attr} != {name}, a union of attribute values: the query grammar has neither '!=' nor division "
+                f"by probabilities, so fairprobe cannot bound it with {k} groups. Recode the attribute column to two "
+                f"values, e.g. frame[col].where(frame[col] == {name!r}, 'rest'), and use groups=({name!r}, 'rest'); "
+                "or compare two groups (groups=(a, b)) or all pairs (groups='all').")
+
+    def conditions(self, config: BiasConfig) -> tuple[dict[str, int], tuple[str, ...]]:
+        """The stratum as codes and the nodes standardised over, checked against ``config``.
+
+        Raises
+        ------
+        ConfigError
+            A node that is not an observed-side node of the DAG, a node the metric already uses
+            (the attribute, the prediction, the outcome), or a stratum value that is not a code.
+        """
+        if not self.stratum and not self.standardize:
+            return {}, ()
+        nodes = [n for n in config.dag.nodes if n not in config.unob]
+        roles = {config.attribute_node: "the attribute", config.prediction_node: "the prediction",
+                 self.outcome_of(config).split("(")[0].strip(): "the outcome"}
+        for node, what in [*[(n, "stratum") for n in self.stratum], *[(n, "standardize") for n in self.standardize]]:
+            if node not in nodes:
+                covariates = [n for n in nodes if n not in roles] or ["(none: add a covariate node such as X)"]
+                raise ConfigError(f"{what} names {node!r}, which is not a node of the bias's DAG; covariates of "
+                                  f"this bias: {covariates}. Use a DAG node (e.g. X) and map it to a data column "
+                                  "(ObservedTable.from_frame(..., X='priors_bin')).")
+            if node in roles:
+                raise ConfigError(f"{what} names {node!r}, {roles[node]} of the metric; strata and standardisation "
+                                  "are over covariates (compare groups with groups=...).")
+        given: dict[str, int] = {}
+        for node, value in self.stratum.items():
+            k = config.cardinality(node)
+            if isinstance(value, bool):
+                value = int(value)
+            if not isinstance(value, int):
+                raise ConfigError(
+                    f"stratum value {node} = {value!r} is a label; give its code (table.categories[{node!r}] "
+                    f"lists the labels in code order) or bind the labels: metric.bind(table.categories[attribute], "
+                    "categories=table.categories).")
+            if not 0 <= value < k:
+                raise ConfigError(f"stratum value {node} = {value} is not a value of {node} (codes 0..{k - 1}); use "
+                                  f"one of the data's values of {node}.")
+            given[node] = value
+        return given, self.standardize
+
+    def condition_text(self) -> str:
+        """The stratum and standardisation as shown in labels, e.g. ``"; X = 2"`` (empty without)."""
+        parts = [f"{node} = {self.value_name(node, value)}" for node, value in self.stratum.items()]
+        if self.standardize:
+            parts.append(f"standardized over {', '.join(self.standardize)}")
+        return "".join(f"; {p}" for p in parts)
+
+    def value_name(self, node: str, value: Any) -> str:
+        """How a stratum value is shown: its label when bound to the table's categories, else as given."""
+        labels = self.categories.get(node)
+        if labels and isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(labels):
+            return str(labels[value])
+        return str(value)
 
     @staticmethod
     def check_group(config: BiasConfig, g: Any) -> None:
@@ -168,14 +357,15 @@ class Metric:
         return f"{self.group_name(pair[0])} vs {self.group_name(pair[1])}"
 
     def label(self, config: BiasConfig) -> str:
-        """Readable label, e.g. ``fpr_parity (A: African-American vs Caucasian)``."""
+        """Readable label, e.g. ``fpr_parity (A: African-American vs Caucasian; X = 2)``."""
         if self.groups == "all":
-            return f"{self.name} ({config.attribute_node}: max over pairs)"
-        return f"{self.name} ({config.attribute_node}: {self.pair_name(self.groups)})"
+            return f"{self.name} ({config.attribute_node}: max over pairs{self.condition_text()})"
+        return f"{self.name} ({config.attribute_node}: {self.pair_name(self.groups)}{self.condition_text()})"
 
     def get_params(self) -> dict[str, Any]:
         """Options of this instance."""
-        return {"group": self.group, "groups": self.groups, "outcome": self.outcome}
+        return {"group": self.group, "groups": self.groups, "outcome": self.outcome, "stratum": dict(self.stratum),
+                "standardize": self.standardize or None}
 
     def outcome_of(self, config: BiasConfig) -> str:
         """The outcome this metric is about (its own ``outcome`` or the bias's)."""

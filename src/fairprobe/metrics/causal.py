@@ -15,6 +15,10 @@ had the attribute been set to ``a`` (a counterfactual of the causal model):
 
 ``counterfactual_fairness`` involves both worlds at once and is not identified from data
 even without bias; the bounds are then its sharp range over all models.
+
+``groups=(a, "rest")`` works as for the rate metrics (two-valued attributes). Strata and
+standardisation (``stratum=``, ``standardize=``) are not defined for these metrics and raise a
+:class:`~fairprobe.exceptions.ConfigError`.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 from itertools import product
 
 from fairprobe.core.config import BiasConfig
+from fairprobe.exceptions import ConfigError
 from fairprobe.metrics.base import Metric
 
 __all__ = ["CounterfactualFairness", "SpuriousEffect", "TotalEffect"]
@@ -29,6 +34,9 @@ __all__ = ["CounterfactualFairness", "SpuriousEffect", "TotalEffect"]
 
 class _Causal(Metric):
     def _pair(self, config: BiasConfig) -> tuple[str, str, int, int]:
+        if self.stratum or self.standardize:
+            raise ConfigError(f"{self.name} takes no stratum or standardize option (they are defined for the rate "
+                              "and parity metrics, e.g. fpr_parity, equalized_odds); drop them.")
         a0, a1 = self.pairs(config)[0]
         return config.prediction_node, config.attribute_node, a0, a1
 

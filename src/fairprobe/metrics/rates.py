@@ -21,6 +21,13 @@ parity), ``npv_parity``, ``demographic_parity`` (the selection-rate difference) 
 ``accuracy_parity``. With ``groups="all"`` it is the largest absolute gap over all pairs of
 attribute values. ``equalized_odds`` is ``max(|FPR_a0 - FPR_a1|, |FNR_a0 - FNR_a1|)``.
 
+Audit options (every rate and parity metric, and ``equalized_odds``), with covariate ``X``:
+
+* ``groups=(a, "rest")``: group ``a`` against the other value of a two-valued attribute.
+* ``stratum={"X": x}``: every rate within the stratum, e.g. FPR_a = P(P = 1 | Y = 0, A = a, X = x).
+* ``standardize="X"``: direct standardisation, rate_a^std = sum_x P(X = x) rate(a | X = x); with a
+  stratum as well the weights are P(X = x | stratum).
+
 Note NPV conditions on the *prediction* ``P = 0`` (``P(Y = 0 | P = 0)``), and FNR on the
 *outcome* ``Y = 1`` (``P(P = 0 | Y = 1)``); the seed paper's appendix misprints both (NPP as
 ``P(Y = 1 | P = 0)``, FNR parity with the roles of ``P`` and ``Y`` swapped).
@@ -28,6 +35,8 @@ Note NPV conditions on the *prediction* ``P = 0`` (``P(Y = 0 | P = 0)``), and FN
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from itertools import product
 from typing import ClassVar
 
 from fairprobe.core.config import BiasConfig
@@ -54,12 +63,37 @@ __all__ = [
 ]
 
 
-def rate_query(kind: str, config: BiasConfig, a: int, outcome: str | None = None) -> str:
-    """Query string of a group rate (``kind`` one of fpr, fnr, ... accuracy) for group ``a``."""
+def _event(atoms: Mapping[str, int]) -> str:
+    return " & ".join(f"{node} = {value}" for node, value in atoms.items())
+
+
+def rate_query(kind: str, config: BiasConfig, a: int, outcome: str | None = None, *,
+               given: Mapping[str, int] | None = None, standardize: Sequence[str] = ()) -> str:
+    """Query string of a group rate (``kind`` one of fpr, fnr, ... accuracy) for group ``a``.
+
+    Parameters
+    ----------
+    kind, config, a, outcome
+        The rate, the bias (node roles and cardinalities), the group's code and the outcome node
+        (default: the bias's ``outcome_node``).
+    given : dict, optional
+        Stratum: node -> code added to the rate's conditioning event, e.g. ``{"X": 2}``.
+    standardize : sequence of str
+        Nodes the rate is directly standardised over: ``sum_x P(X = x | given) * rate(a | given, X = x)``.
+    """
+    given = dict(given or {})
+    if standardize:
+        terms = []
+        for cell in product(*(range(config.cardinality(node)) for node in standardize)):
+            at = dict(zip(standardize, cell, strict=True))
+            weight = f"P({_event(at)} | {_event(given)})" if given else f"P({_event(at)})"
+            terms.append(f"{weight} * ({rate_query(kind, config, a, outcome, given={**given, **at})})")
+        return " + ".join(terms)
     y, p, attr = outcome or config.outcome_node, config.prediction_node, config.attribute_node
+    group = _event({attr: a, **given})
     if kind == "accuracy":
-        return f"P({p} = 0 & {y} = 0 | {attr} = {a}) + P({p} = 1 & {y} = 1 | {attr} = {a})"
-    event, given = {
+        return f"P({p} = 0 & {y} = 0 | {group}) + P({p} = 1 & {y} = 1 | {group})"
+    event, cond = {
         "fpr": (f"{p} = 1", f"{y} = 0"),
         "fnr": (f"{p} = 0", f"{y} = 1"),
         "tpr": (f"{p} = 1", f"{y} = 1"),
@@ -68,13 +102,20 @@ def rate_query(kind: str, config: BiasConfig, a: int, outcome: str | None = None
         "npv": (f"{y} = 0", f"{p} = 0"),
         "selection_rate": (f"{p} = 1", None),
     }[kind]
-    cond = f"{given} & {attr} = {a}" if given else f"{attr} = {a}"
-    return f"P({event} | {cond})"
+    return f"P({event} | {cond} & {group})" if cond else f"P({event} | {group})"
 
 
-def gap_query(kind: str, config: BiasConfig, a0: int, a1: int, outcome: str | None = None) -> str:
-    """``rate(a0) - rate(a1)`` as a query string."""
-    return f"{rate_query(kind, config, a0, outcome)} - ({rate_query(kind, config, a1, outcome)})"
+def gap_query(kind: str, config: BiasConfig, a0: int, a1: int, outcome: str | None = None, *,
+              given: Mapping[str, int] | None = None, standardize: Sequence[str] = ()) -> str:
+    """``rate(a0) - rate(a1)`` as a query string (options as in :func:`rate_query`)."""
+    one = rate_query(kind, config, a0, outcome, given=given, standardize=standardize)
+    return f"{one} - ({rate_query(kind, config, a1, outcome, given=given, standardize=standardize)})"
+
+
+def metric_rate(metric: Metric, config: BiasConfig, a: int, kind: str) -> str:
+    """The ``kind`` rate of group ``a`` with ``metric``'s outcome, stratum and standardisation."""
+    given, standardize = metric.conditions(config)
+    return rate_query(kind, config, a, metric.outcome, given=given, standardize=standardize)
 
 
 class _GroupRate(Metric):
@@ -83,32 +124,40 @@ class _GroupRate(Metric):
     def query(self, config: BiasConfig) -> str:
         """``rate(group)`` as a query string."""
         self.check_group(config, self.group)
-        return rate_query(self.kind, config, self.group, self.outcome)
+        return self.rate(config, self.group)
+
+    def rate(self, config: BiasConfig, a: int) -> str:
+        """The rate of group ``a`` with this metric's outcome, stratum and standardisation."""
+        return metric_rate(self, config, a, self.kind)
 
     def label(self, config: BiasConfig) -> str:
-        """E.g. ``fpr (A = 0)``."""
-        return f"{self.name} ({config.attribute_node} = {self.group_name(self.group)})"
+        """E.g. ``fpr (A = 0)``, ``fpr (A = 0; X = 2)``."""
+        return f"{self.name} ({config.attribute_node} = {self.group_name(self.group)}{self.condition_text()})"
 
 
 class _Parity(Metric):
     kind: ClassVar[str] = ""
 
+    def rate(self, config: BiasConfig, a: int) -> str:
+        """The rate of group ``a`` with this metric's outcome, stratum and standardisation."""
+        return metric_rate(self, config, a, self.kind)
+
     def query(self, config: BiasConfig) -> str:
         """``rate(a0) - rate(a1)`` as a query string."""
         a0, a1 = self.pairs(config)[0]  # groups="all" goes through max_abs_terms instead
-        return gap_query(self.kind, config, a0, a1, self.outcome)
+        return f"{self.rate(config, a0)} - ({self.rate(config, a1)})"
 
     def max_abs_terms(self, config: BiasConfig) -> list[str] | None:
         """All pairwise gaps for ``groups="all"``; otherwise an ordinary query."""
         if self.groups != "all":
             return None
-        return [gap_query(self.kind, config, a0, a1, self.outcome) for a0, a1 in self.pairs(config)]
+        return [f"{self.rate(config, a0)} - ({self.rate(config, a1)})" for a0, a1 in self.pairs(config)]
 
     def max_abs_families(self, config: BiasConfig) -> list[list[str]] | None:
         """One family: the rate of every compared group (the terms are all their pairs)."""
         if self.groups != "all":
             return None
-        return [[rate_query(self.kind, config, a, self.outcome) for a in _groups_in(self.pairs(config))]]
+        return [[self.rate(config, a) for a in _groups_in(self.pairs(config))]]
 
 
 def _groups_in(pairs: list[tuple[int, int]]) -> list[int]:
@@ -152,13 +201,13 @@ class EqualizedOdds(Metric):
 
     def max_abs_terms(self, config: BiasConfig) -> list[str]:
         """FPR and FNR gaps for each compared pair."""
-        return [gap_query(kind, config, a0, a1, self.outcome)
+        return [f"{metric_rate(self, config, a0, kind)} - ({metric_rate(self, config, a1, kind)})"
                 for a0, a1 in self.pairs(config) for kind in ("fpr", "fnr")]
 
     def max_abs_families(self, config: BiasConfig) -> list[list[str]]:
         """Two families: the FPR and the FNR of every compared group."""
         groups = _groups_in(self.pairs(config))
-        return [[rate_query(kind, config, a, self.outcome) for a in groups] for kind in ("fpr", "fnr")]
+        return [[metric_rate(self, config, a, kind) for a in groups] for kind in ("fpr", "fnr")]
 
 
 BUILTIN_METRICS: tuple[type, ...] = (
