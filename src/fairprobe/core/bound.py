@@ -248,7 +248,8 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
         metric = metrics[metric]()
     if table is not None and hasattr(metric, "bind"):  # groups given by label become the table's codes
         attr = config.attribute_node
-        metric = metric.bind(table.categories.get(attr) or list(range(config.cardinality(attr))))
+        metric = metric.bind(table.categories.get(attr) or list(range(config.cardinality(attr))),
+                             categories=table.categories)  # strata given by label too
     terms = metric.max_abs_terms(config) if hasattr(metric, "max_abs_terms") else None
     if terms is not None:
         if not terms:
