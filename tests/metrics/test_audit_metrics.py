@@ -108,8 +108,10 @@ def test_group_rate_and_labels_with_stratum_labels_bound_to_the_table() -> None:
     collapses(res, rate(FRAME[(FRAME.A == "b") & (FRAME.X == "mid")], "fpr"))
     pair = fp.metric("fpr_parity", groups=("a", "b"), stratum={"X": "hi"}).bind(["a", "b", "c"], TABLE.categories)
     assert resolve_metric(pair, COVARIATE_BIAS).label == "fpr_parity (A: a vs b; X = hi)"
-    coded = fp.metric("fpr_parity", groups=("a", "b"), stratum={"X": 0})
-    assert resolve_metric(coded, COVARIATE_BIAS, TABLE).label == "fpr_parity (A: a vs b; X = 0)"
+    coded = fp.metric("fpr_parity", groups=("a", "b"), stratum={"X": 0})  # a code is shown by its label
+    assert resolve_metric(coded, COVARIATE_BIAS, TABLE).label == "fpr_parity (A: a vs b; X = hi)"
+    by_label = fp.bound(COVARIATE_BIAS, fp.metric("fpr", group="b", stratum={"X": "mid"}), TABLE, D=0.0)
+    collapses(by_label, rate(FRAME[(FRAME.A == "b") & (FRAME.X == "mid")], "fpr"))
 
 
 def test_stratum_and_standardisation_together() -> None:
@@ -177,8 +179,8 @@ def test_bad_options_at_construction(make: Callable[[], fp.Metric], message: str
     (fp.metric("fpr_parity", groups=("a", "b"), stratum={"W": 1}),
      r"stratum names 'W', which is not a node of the bias's DAG; covariates of this bias: \['X', 'Y'\]"),
     (fp.metric("fpr_parity", groups=("a", "b"), standardize="U"), r"standardize names 'U', which is not a node"),
-    (fp.metric("fpr_parity", groups=("a", "b"), stratum={"X": 5}), r"X = 5 is not a value of X \(codes 0..2\)"),
-    (fp.metric("fpr_parity", groups=("a", "b"), stratum={"X": "mid"}), r"X = 'mid' is a label; give its code"),
+    (fp.metric("fpr_parity", groups=("a", "b"), stratum={"X": 5}),
+     r"X = 5 is not in the data; X takes the values \['hi', 'lo', 'mid'\] \(or their codes 0..2\)"),
     (fp.metric("fpr_parity", groups=("a", "b"), stratum={"A": 0}), r"'A', the attribute of the metric"),
     (fp.metric("fpr_parity", groups=("a", "b"), standardize="Z"), r"'Z', the outcome of the metric"),
     (fp.metric("total_effect", groups=("a", "b"), stratum={"X": 0}), r"total_effect takes no stratum"),
