@@ -34,6 +34,7 @@ from fairprobe.backends.base import SolveOptions, SolveResult, Termination
 from fairprobe.backends.transforms import charnes_cooper
 from fairprobe.core.compiler import RATIO_EPSILON, CompiledProgram, compile_program, undefined_metric_message
 from fairprobe.core.config import BiasConfig
+from fairprobe.core.decompose import Reduction, drop_unread_blocks
 from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.registry import get_backend, get_registry
@@ -536,26 +537,57 @@ def _solve_compiled(compiled: CompiledProgram, be: Any, options: SolveOptions, l
         program = tighten_ratio_bounds(compiled, be, options)
         if program is not compiled.program:
             notes.append("ratio variables bounded by their exact single-ratio ranges (LPs)")
-        lo, hi = _solve_pair(program, be, options, n_jobs=n_jobs)
+        red = _reduction(program, be, options)
+        if red is not None:
+            notes.append(_REDUCTION_NOTE.format(red.dropped))
+        lo, hi = _solve_pair(program if red is None else red.program, be, options, n_jobs=n_jobs)
+        lo, hi = _completed(lo, red), _completed(hi, red)
     _check_results([lo, hi], label, compiled, lp, be, options)
     return _Side(lo.objective_bound, hi.objective_bound, _achieved(compiled, lo, lp), _achieved(compiled, hi, lp),
                  lo, hi, notes)
 
 
-def _solve_sense(compiled: CompiledProgram, program: PolynomialProgram, be: Any, options: SolveOptions,
-                 label: str, sense: str) -> tuple[float, float | None, SolveResult]:
-    """Certified bound, achieved value and result of one side (``program``: the prepared program)."""
+_REDUCTION_NOTE = ("{} variables of blocks the metric does not read left out; each enters the shared budget row "
+                   "with its least use of it (exact)")
+
+
+def _reduction(program: PolynomialProgram, be: Any, options: SolveOptions) -> Reduction | None:
+    """:func:`~fairprobe.core.decompose.drop_unread_blocks` for nonconvex programs (LPs are fast as they are)."""
+    if program.max_degree <= 1:
+        return None
+    return drop_unread_blocks(program, be, options)
+
+
+def _completed(res: SolveResult, red: Reduction | None) -> SolveResult:
+    """``res`` with its incumbent completed by the dropped blocks' points."""
+    if red is None or res.incumbent is None:
+        return res
+    return dataclasses.replace(res, incumbent=red.complete(res.incumbent))
+
+
+def _solve_reduced(program: PolynomialProgram, be: Any, options: SolveOptions, sense: str,
+                   red: Reduction | None = None) -> SolveResult:
+    """One side of ``program`` (of its reduction ``red`` when given), incumbent in the original variables."""
+    return _completed(be.solve((program if red is None else red.program).with_sense(sense), options), red)
+
+
+def _solve_sense(compiled: CompiledProgram, prepared: tuple[PolynomialProgram, Reduction | None], be: Any,
+                 options: SolveOptions, label: str, sense: str) -> tuple[float, float | None, SolveResult]:
+    """Certified bound, achieved value and result of one side of a prepared program (see :func:`_prepared`)."""
+    program, red = prepared
     lp = program if compiled.kind == "linear_fractional" else None
-    res = be.solve(program.with_sense(sense), options)
+    res = _solve_reduced(program, be, options, sense, red)
     _check_results([res], label, compiled, lp, be, options)
     return res.objective_bound, _achieved(compiled, res, lp), res
 
 
-def _prepared(compiled: CompiledProgram, be: Any, options: SolveOptions) -> PolynomialProgram:
-    """The program a backend solves: the Charnes-Cooper LP or the ratio-tightened program."""
+def _prepared(compiled: CompiledProgram, be: Any,
+              options: SolveOptions) -> tuple[PolynomialProgram, Reduction | None]:
+    """The program a backend solves (the Charnes-Cooper LP or the ratio-tightened program) and its reduction."""
     if compiled.kind == "linear_fractional":
-        return _lf_to_lp(compiled)
-    return tighten_ratio_bounds(compiled, be, options)
+        return _lf_to_lp(compiled), None
+    program = tighten_ratio_bounds(compiled, be, options)
+    return program, _reduction(program, be, options)
 
 
 def _status(results: list[SolveResult]) -> str:
@@ -726,7 +758,7 @@ class BoundProblem:
         candidates = sorted(((family[i].upper - family[j].lower, f, i, j)
                              for f, family in enumerate(ranges)
                              for i in range(len(family)) for j in range(len(family)) if i != j), reverse=True)
-        prepared: dict[tuple[int, int, int], tuple[CompiledProgram, PolynomialProgram]] = {}
+        prepared: dict[tuple[int, int, int], tuple[CompiledProgram, tuple]] = {}
         solved: list[tuple[float, float | None, SolveResult]] = []
         best_achieved = -math.inf
         k = 0
@@ -753,7 +785,8 @@ class BoundProblem:
         hi_res = max(solved, key=lambda t: t[0])[2] if solved else ranges[0][0].hi
         separate = max(max(0.0, max(s.lower for s in family) - min(s.upper for s in family)) for family in ranges)
         program = tighten_ratio_bounds(joint, be, options)
-        lo_res = be.solve(program.with_sense("min"), options)
+        joint_red = _reduction(program, be, options)
+        lo_res = _solve_reduced(program, be, options, "min", joint_red)
         _check_results([lo_res], label, joint, None, be, options)
         results.append(lo_res)
         lower = max(lo_res.objective_bound, separate)
@@ -765,6 +798,9 @@ class BoundProblem:
         notes = list(joint.notes)
         notes.append(f"upper bound: {len(solved)} of {len(candidates)} ordered pairs solved; the others cannot "
                      "exceed a value already attained (bounded by the rates' own ranges)")
+        dropped = [red.dropped for _, (_, red) in prepared.values() if red is not None]
+        if joint_red is not None or dropped:
+            notes.append(_REDUCTION_NOTE.format(max([*dropped, joint_red.dropped if joint_red else 0])))
         if excluded:
             zero = " or ".join(f"P({e}) = 0" for e in excluded)
             notes.append(f"the metric is undefined in the admitted models where {zero}; the bounds are over the "
@@ -794,7 +830,7 @@ class BoundProblem:
         # Lower: separate runs only give max_i dist(0, [lo_i, hi_i]); the joint program is sharp.
         separate = max(max(0.0, s.lower, -s.upper) for s in sides)
         program = tighten_ratio_bounds(joint, be, options)
-        lo = be.solve(program.with_sense("min"), options)
+        lo = _solve_reduced(program, be, options, "min", _reduction(program, be, options))
         _check_results([lo], self.metric.label, joint, None, be, options)
         lower = max(lo.objective_bound, separate)
         low_ach = None

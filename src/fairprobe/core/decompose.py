@@ -1,0 +1,193 @@
+"""Drop the blocks of a program that the objective does not read, keeping their effect exactly.
+
+A bias with one population-wide budget (``P(Y(T=1) != Y(T=0)) <= D``, ``P(Z = Y) >= 1 - D``)
+couples the response variables of every group through that single linear row; the metric of two
+groups reads only their blocks. Every other block ``c`` can take any point of its own feasible set
+``X_c``, so it enters the budget only through the range of its part ``g_c(x_c)`` of the row: for
+``sum_c g_c(x_c) <= b`` the row holds for some choice of the dropped blocks exactly when it holds
+with each ``g_c`` at its minimum. The program over the read blocks with the right-hand side moved
+by those minima therefore has the same optimum (exact), and with the minima replaced by certified
+lower bounds it is a relaxation (certified either way).
+
+Two steps find the blocks:
+
+* **implied rows**: an equality row whose variables are partitioned by other equality rows with
+  the same coefficients and right-hand sides summing to its own (the simplex of a c-component
+  when the data pin every cell) adds nothing and is left out;
+* **the budget**: a linear inequality is the budget when, without it, the variables the objective
+  reads are not connected (through all other rows) to some of the variables it holds; those
+  belong to blocks the objective does not read. Programs without such a row are returned
+  unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairprobe.backends.base import SolveOptions, Termination
+from fairprobe.core.program import Constraint, PolynomialProgram
+
+__all__ = ["Reduction", "drop_unread_blocks"]
+
+_RHS_TOL = 1e-9
+
+
+@dataclass
+class Reduction:
+    """A smaller program and the values of the variables it left out.
+
+    Attributes
+    ----------
+    program : PolynomialProgram
+        The program over the blocks the objective reads.
+    fill : dict
+        A point of every dropped block (variable name -> value) at which it spends the least of
+        the shared budget, to complete an incumbent of ``program`` into a point of the original.
+    dropped : int
+        Number of variables left out.
+    """
+
+    program: PolynomialProgram
+    fill: dict[str, float] = field(default_factory=dict)
+    dropped: int = 0
+
+    def complete(self, point: Mapping[str, float] | None) -> dict[str, float] | None:
+        """An incumbent of the reduced program as a point of the original one."""
+        return None if point is None else {**self.fill, **point}
+
+
+def _vars(row: Constraint) -> set[int]:
+    return {v for mono in row.poly for v in mono}
+
+
+def _linear(row: Constraint) -> bool:
+    return all(len(mono) <= 1 for mono in row.poly)
+
+
+def _implied_rows(rows: list[Constraint]) -> set[int]:
+    """Indices of equality rows that are the sum of other, disjoint equality rows."""
+    equalities = [i for i, r in enumerate(rows) if r.sense == "==" and _linear(r) and () not in r.poly]
+    by_var: dict[int, list[int]] = {}
+    for i in equalities:
+        for (v,) in rows[i].poly:
+            by_var.setdefault(v, []).append(i)
+    implied: set[int] = set()
+    for i in equalities:
+        row = rows[i]
+        own = _vars(row)
+        parts = {j for v in own for j in by_var[v] if j != i and j not in implied and _vars(rows[j]) <= own}
+        if not parts:
+            continue
+        covered: dict[int, int] = {}
+        ok = True
+        for j in parts:
+            for (v,), coef in rows[j].poly.items():
+                if v in covered or abs(coef - row.poly[(v,)]) > 1e-12:
+                    ok = False
+                    break
+                covered[v] = j
+            if not ok:
+                break
+        if ok and set(covered) == own and abs(sum(rows[j].rhs for j in parts) - row.rhs) <= _RHS_TOL:
+            implied.add(i)
+    return implied
+
+
+def _components(n: int, rows: list[Constraint], keep: list[int]) -> list[int]:
+    parent = list(range(n))
+
+    def root(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i in keep:
+        vs = list(_vars(rows[i]))
+        for v in vs[1:]:
+            parent[root(v)] = root(vs[0])
+    return [root(v) for v in range(n)]
+
+
+def _subprogram(prog: PolynomialProgram, members: list[int], rows: list[Constraint],
+                objective: dict[tuple[int, ...], float]) -> tuple[PolynomialProgram, dict[int, int]]:
+    index = {v: k for k, v in enumerate(members)}
+    sub = PolynomialProgram(sense="min", name="fairprobe-block")
+    for v in members:
+        var = prog.variables[v]
+        sub.add_variable(var.name, var.lb, var.ub, integer=var.integer)
+
+    def remap(poly: dict[tuple[int, ...], float]) -> dict[tuple[int, ...], float]:
+        return {tuple(index[v] for v in mono): c for mono, c in poly.items()}
+
+    sub.constraints = [Constraint(remap(r.poly), r.sense, r.rhs, r.name) for r in rows]
+    sub.objective = remap(objective)
+    return sub, index
+
+
+def drop_unread_blocks(prog: PolynomialProgram, backend: Any, options: SolveOptions) -> Reduction | None:
+    """The program without the blocks its objective does not read, or ``None`` when none can go.
+
+    Parameters
+    ----------
+    prog : PolynomialProgram
+    backend : Backend
+        Solves each dropped block's budget program (certified lower bound used).
+    options : SolveOptions
+
+    Returns
+    -------
+    Reduction or None
+        ``None`` when the program has no droppable block, a dropped block's program is not
+        solved to optimality, or the structure is not one budget row over separate blocks.
+    """
+    rows = prog.constraints
+    implied = _implied_rows(rows)
+    active = [i for i in range(len(rows)) if i not in implied]
+    objective_vars = {v for poly in (prog.objective, prog.objective_denominator or {}) for mono in poly for v in mono}
+    if not objective_vars:
+        return None
+    candidates = sorted((i for i in active if rows[i].sense != "==" and _linear(rows[i]) and len(_vars(rows[i])) > 1),
+                        key=lambda i: -len(rows[i].poly))
+    for budget in candidates:
+        comp = _components(prog.n_variables, rows, [i for i in active if i != budget])
+        read = {comp[v] for v in objective_vars}
+        if any(comp[v] not in read for v in _vars(rows[budget])):
+            break
+    else:
+        return None
+    blocks: dict[int, list[int]] = {}
+    for v in range(prog.n_variables):
+        blocks.setdefault(comp[v], []).append(v)
+    unread = [b for b in blocks if b not in read]
+    row = rows[budget]
+    sign = 1.0 if row.sense == "<=" else -1.0  # ">=": the block's best is its largest part
+    fill: dict[str, float] = {}
+    shift = 0.0
+    block_rows: dict[int, list[Constraint]] = {b: [] for b in blocks}
+    for i in active:
+        if i != budget:
+            vs = _vars(rows[i])
+            if vs:
+                block_rows[comp[next(iter(vs))]].append(rows[i])
+    for b in unread:
+        part = {mono: sign * c for mono, c in row.poly.items() if mono and comp[mono[0]] == b}
+        sub, index = _subprogram(prog, blocks[b], block_rows[b], part)
+        res = backend.solve(sub, options)
+        if res.termination is not Termination.OPTIMAL or not math.isfinite(res.objective_bound):
+            return None  # infeasible or unsolved block: the full program reports it
+        shift += sign * res.objective_bound
+        if res.incumbent is not None:
+            fill.update(res.incumbent)
+    members = sorted(v for b in read for v in blocks[b])
+    kept_rows = [r for b in read for r in block_rows[b]]
+    budget_part = {mono: c for mono, c in row.poly.items() if not mono or comp[mono[0]] in read}
+    kept_rows.append(Constraint(budget_part, row.sense, row.rhs - shift, row.name))
+    out, index = _subprogram(prog, members, kept_rows, prog.objective)
+    out.sense, out.name = prog.sense, prog.name
+    if prog.objective_denominator is not None:
+        out.objective_denominator = {tuple(index[v] for v in m): c for m, c in prog.objective_denominator.items()}
+    return Reduction(out, fill, prog.n_variables - len(members))
