@@ -16,8 +16,8 @@ Two steps find the blocks:
   when the data pin every cell) adds nothing and is left out;
 * **the budget**: a linear inequality is the budget when, without it, the variables the objective
   reads are not connected (through all other rows) to some of the variables it holds; those
-  belong to blocks the objective does not read. Programs without such a row are returned
-  unchanged.
+  belong to blocks the objective does not read. Only linear blocks are left out (one LP each).
+  Programs without such a row are returned unchanged.
 """
 
 from __future__ import annotations
@@ -155,7 +155,11 @@ def drop_unread_blocks(prog: PolynomialProgram, backend: Any, options: SolveOpti
     for budget in candidates:
         comp = _components(prog.n_variables, rows, [i for i in active if i != budget])
         read = {comp[v] for v in objective_vars}
-        if any(comp[v] not in read for v in _vars(rows[budget])):
+        if not any(comp[v] not in read for v in _vars(rows[budget])):
+            continue
+        # only linear blocks are left out: each costs one LP (a nonlinear one would be the hard
+        # part of the program, e.g. all of it behind the row t >= U - L of a max-abs program)
+        if all(_linear(rows[i]) for i in active if i != budget and any(comp[v] not in read for v in _vars(rows[i]))):
             break
     else:
         return None
