@@ -2,9 +2,10 @@
 
 Shared options: ``--bias`` (repeat to combine biases), ``--metric``, ``--data`` (a CSV of unit
 rows, or of cells with a ``prob`` column), ``--columns A=race,Y=recid,P=pred`` (DAG node =
-column), ``--groups`` (two attribute values, codes or labels, or ``all``), ``--param NAME=VALUE``
-(fixed sensitivity values), ``--unmeasured Z`` (DAG nodes with no column, on purpose; a node of the
-bias missing from the data is otherwise an error), ``--backend``, ``--time-limit``, ``--jobs``, ``--json``.
+column), ``--groups`` (two attribute values, codes or labels, a value and ``rest``, ``all`` or
+``each_vs_rest``), ``--param NAME=VALUE`` (fixed sensitivity values), ``--unmeasured Z`` (DAG nodes
+with no column, on purpose; a node of the bias missing from the data is otherwise an error),
+``--backend``, ``--time-limit``, ``--jobs``, ``--json``.
 """
 
 from __future__ import annotations
@@ -79,12 +80,12 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
         table = ObservedTable.from_frame(frame, **mapping) if mapping else ObservedTable.from_frame(frame)
     if groups is None:
         return table, (0, 1)
-    if groups == "all":
-        return table, "all"
+    if groups in ("all", "each_vs_rest"):
+        return table, groups
     labels = [g.strip() for g in groups.split(",")]
     if len(labels) != 2 or not all(labels):
-        raise ConfigError(f"--groups takes two attribute values separated by a comma (a value and 'rest', or 'all'); "
-                          f"got {groups!r}.")
+        raise ConfigError(f"--groups takes two attribute values separated by a comma (a value and 'rest'), 'all' or "
+                          f"'each_vs_rest'; got {groups!r}.")
     return table, (_group_value(labels[0]), _group_value(labels[1]))
 
 
@@ -147,7 +148,9 @@ def common(f: Any) -> Any:
                      help="CSV of unit rows, or of cells with a 'prob' column."),
         click.option("--columns", default=None, help="Node=column mapping, e.g. A=race,Y=recid,P=pred."),
         click.option("--groups", default=None,
-                     help="Two attribute values to compare (codes or labels), a value and 'rest', or 'all'."),
+                     help="Two attribute values to compare (codes or labels), a value and 'rest' (everyone "
+                          "else), 'all' (largest gap over pairs) or 'each_vs_rest' (largest gap of a group "
+                          "against the rest)."),
         click.option("--group", default=None, help="Group for group rates (fpr, ppv, ...): a label or code."),
         click.option("--param", "params", multiple=True, help="Fixed sensitivity value NAME=VALUE (repeatable)."),
         click.option("--unmeasured", default=None,

@@ -2,12 +2,16 @@
 
 At ``D = 0`` the proxy-label bias forces the true outcome to equal the recorded one, so every
 metric's certified bounds collapse to the value computed directly from the data with pandas.
+The rest of a group is the query atom ``A != a`` (any number of groups).
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +20,7 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
-from fairprobe.core.bound import resolve_metric
+from fairprobe.core.bound import resolve_bias, resolve_metric
 from fairprobe.datasets import load_compas
 from fairprobe.exceptions import ConfigError
 
@@ -144,9 +148,64 @@ def test_rest_of_a_two_valued_attribute() -> None:
     collapses(eo, max(abs(rate(low[low.A == "a"], k) - rate(low[low.A != "a"], k)) for k in ("fpr", "fnr")))
 
 
-def test_rest_with_more_groups_is_refused_with_the_fix() -> None:
-    with pytest.raises(ConfigError, match=r"compares a with the other 2 groups pooled.*'!='.*Recode"):
-        fp.bound(COVARIATE_BIAS, fp.metric("fpr_parity", groups=("a", "rest")), TABLE, D=0.0)
+@pytest.mark.parametrize("kind", list(METRIC_OF))
+def test_rest_of_three_groups_collapses_to_the_table_value(kind: str) -> None:
+    truth = rate(FRAME[FRAME.A == "b"], kind) - rate(FRAME[FRAME.A != "b"], kind)
+    res = fp.bound(COVARIATE_BIAS, fp.metric(METRIC_OF[kind], groups=("b", "rest")), TABLE, D=0.0)
+    collapses(res, truth)
+    assert res.metric == f"{METRIC_OF[kind]} (A: b vs rest)"
+    flipped = fp.bound(COVARIATE_BIAS, fp.metric(METRIC_OF[kind], groups=("rest", "b")), TABLE, D=0.0)
+    collapses(flipped, -truth)
+    assert flipped.metric == f"{METRIC_OF[kind]} (A: rest vs b)"
+
+
+def test_rest_of_three_groups_within_a_stratum_standardized_and_for_equalized_odds() -> None:
+    mid = FRAME[FRAME.X == "mid"]
+    truth = rate(mid[mid.A == "a"], "fpr") - rate(mid[mid.A != "a"], "fpr")
+    collapses(fp.bound(COVARIATE_BIAS, fp.metric("fpr_parity", groups=("a", "rest"), stratum={"X": X_CODE["mid"]}),
+                       TABLE, D=0.0), truth)
+    weights = FRAME.X.value_counts(normalize=True)
+    rest_std = sum(w * rate(FRAME[(FRAME.A != "c") & (FRAME.X == x)], "fnr") for x, w in weights.items())
+    collapses(fp.bound(COVARIATE_BIAS, fp.metric("fnr_parity", groups=("c", "rest"), standardize="X"), TABLE, D=0.0),
+              standardized(FRAME, "c", "fnr") - rest_std)
+    eo = fp.bound(COVARIATE_BIAS, fp.metric("equalized_odds", groups=("a", "rest")), TABLE, D=0.0)
+    collapses(eo, max(abs(rate(FRAME[FRAME.A == "a"], k) - rate(FRAME[FRAME.A != "a"], k)) for k in ("fpr", "fnr")))
+    assert eo.metric == "equalized_odds (A: a vs rest)"
+
+
+def test_each_vs_rest_of_three_groups() -> None:
+    gaps = {g: rate(FRAME[FRAME.A == g], "fpr") - rate(FRAME[FRAME.A != g], "fpr") for g in "abc"}
+    metric = fp.metric("fpr_parity", groups="each_vs_rest")
+    three = fp.BiasConfig.from_dict({**COVARIATE_BIAS.to_dict(), "cardinalities": {"A": 3}})
+    spec = resolve_metric(metric, three, TABLE)
+    assert spec.max_abs and not spec.families and len(spec.queries) == 3
+    assert spec.queries[1] == "P(P = 1 | Z = 0 & A = 1) - (P(P = 1 | Z = 0 & A != 1))"
+    at0 = fp.bound(COVARIATE_BIAS, metric, TABLE, D=0.0)
+    collapses(at0, max(abs(v) for v in gaps.values()))
+    assert at0.metric == "fpr_parity (A: each vs rest)"
+    eo = fp.bound(COVARIATE_BIAS, fp.metric("equalized_odds", groups="each_vs_rest"), TABLE, D=0.0)
+    collapses(eo, max(abs(rate(FRAME[FRAME.A == g], k) - rate(FRAME[FRAME.A != g], k)) for g in "abc"
+                      for k in ("fpr", "fnr")))
+    assert eo.metric == "equalized_odds (A: each vs rest)"
+    wider = fp.bound(COVARIATE_BIAS, metric, TABLE, D=0.03)
+    assert wider.lower - TOL <= at0.lower and at0.upper <= wider.upper + TOL and wider.width > 0.01
+
+
+def test_rest_of_three_groups_matches_recoding_to_two_under_proxy_label() -> None:
+    """Under proxy_label (a budget over everyone, saturated given the attribute) pooling the rest by
+    ``A != a`` and recoding the attribute to 'a' and 'rest' admit the same values."""
+    recoded = fp.ObservedTable.from_frame(FRAME.assign(A=FRAME.A.where(FRAME.A == "a", "rest")))
+    metric = fp.metric("fnr_parity", groups=("a", "rest"))
+    pooled = fp.bound(COVARIATE_BIAS, metric, TABLE, D=0.03)
+    two = fp.bound(COVARIATE_BIAS, metric, recoded, D=0.03)
+    assert (pooled.lower, pooled.upper) == pytest.approx((two.lower, two.upper), abs=1e-5)
+
+
+def test_causal_metrics_take_no_rest_of_many_groups() -> None:
+    with pytest.raises(ConfigError, match=r"total_effect intervenes on A.*rest of a is 2 values"):
+        fp.bound(COVARIATE_BIAS, fp.metric("total_effect", groups=("a", "rest")), TABLE, D=0.0)
+    with pytest.raises(ConfigError, match=r"each_vs_rest' is for the rate metrics"):
+        fp.bound(COVARIATE_BIAS, fp.metric("spurious_effect", groups="each_vs_rest"), TABLE, D=0.0)
 
 
 def test_recoding_groups_that_are_not_compared_keeps_the_bounds() -> None:
@@ -164,7 +223,8 @@ def test_recoding_groups_that_are_not_compared_keeps_the_bounds() -> None:
 
 @pytest.mark.parametrize(("make", "message"), [
     (lambda: fp.metric("fpr_parity", groups=("rest", "rest")), r"compares the rest with itself.*\('African"),
-    (lambda: fp.metric("fpr_parity", groups="rest"), r"needs the group compared with the rest"),
+    (lambda: fp.metric("fpr_parity", groups="rest"), r"needs the group compared with the rest.*each_vs_rest"),
+    (lambda: fp.metric("fpr_parity", groups="each"), r"or 'all'; got 'each'\. Use 'each_vs_rest'"),
     (lambda: fp.metric("fpr_parity", stratum={"X": 1}, standardize="X"), r"both a stratum and standardised"),
     (lambda: fp.metric("fpr_parity", stratum="X = 1"), r"stratum must map covariate nodes"),
     (lambda: fp.metric("fpr_parity", standardize=["X", "X"]), r"names a node twice"),
@@ -225,18 +285,124 @@ def compas_rate(rows: pd.DataFrame) -> float:
 
 
 def test_compas_african_american_against_the_rest(compas: pd.DataFrame) -> None:
-    with pytest.raises(ConfigError, match=r"African-American.*other 5 groups pooled.*Recode"):
-        fp.bound(COVARIATE_BIAS, fp.metric("fpr_parity", groups=("African-American", "rest")), compas_table(compas),
-                 D=0.0)
-    recoded = compas.assign(race=compas.race.where(compas.race == "African-American", "rest"))
     metric = fp.metric("fpr_parity", groups=("African-American", "rest"))
     black = compas.race == "African-American"
     truth = compas_rate(compas[black]) - compas_rate(compas[~black])
-    at0 = fp.bound(COVARIATE_BIAS, metric, compas_table(recoded), D=0.0)
+    recoded = compas.assign(race=compas.race.where(black, "rest"))
+    for frame in (compas, recoded):  # six races (A != 0) or the attribute recoded to two values
+        at0 = fp.bound(COVARIATE_BIAS, metric, compas_table(frame), D=0.0)
+        collapses(at0, truth)
+        assert at0.metric == "fpr_parity (A: African-American vs rest)"
+    wider = fp.bound(COVARIATE_BIAS, metric, compas_table(compas), D=0.02)
+    assert wider.lower < truth - 0.01 and truth + 0.01 < wider.upper
+    recoded_wider = fp.bound(COVARIATE_BIAS, metric, compas_table(recoded), D=0.02)
+    assert (wider.lower, wider.upper) == pytest.approx((recoded_wider.lower, recoded_wider.upper), abs=1e-5)
+
+
+# --- COMPAS without a covariate: each group against the rest ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def races() -> tuple[pd.DataFrame, fp.ObservedTable]:
+    frame = load_compas().frame.assign(pred=lambda d: (d.decile_score >= 5).astype(int))
+    return frame, fp.ObservedTable.from_frame(frame, A="race", Y="two_year_recid", P="pred")
+
+
+def timed_bound(*args: object, **kwargs: object) -> fp.BoundResult:
+    start = time.perf_counter()
+    res = fp.bound(*args, **kwargs)
+    print(f"{res.metric} at {res.parameters}: [{res.lower:.6f}, {res.upper:.6f}] in {time.perf_counter() - start:.2f}s")
+    return res
+
+
+def test_compas_six_races_african_american_vs_rest(races: tuple[pd.DataFrame, fp.ObservedTable]) -> None:
+    frame, table = races
+    black = frame.race == "African-American"
+    truth = compas_rate(frame[black]) - compas_rate(frame[~black])
+    metric = fp.metric("fpr_parity", groups=("African-American", "rest"))
+    at0 = timed_bound("proxy_label", metric, table, D=0.0)
     collapses(at0, truth)
     assert at0.metric == "fpr_parity (A: African-American vs rest)"
-    wider = fp.bound(COVARIATE_BIAS, metric, compas_table(recoded), D=0.02)
-    assert wider.lower < truth - 0.01 and truth + 0.01 < wider.upper
+    wider = timed_bound("proxy_label", metric, table, D=0.05)
+    assert wider.lower - TOL <= truth <= wider.upper + TOL and wider.width > 0.1
+    # the same metric written by hand: the rest is A != 0 (African-American is code 0)
+    assert table.categories["A"][0] == "African-American"
+    by_hand = fp.bound("proxy_label", "P(P = 1 | Z = 0 & A = 0) - P(P = 1 | Z = 0 & A != 0)", table, D=0.05)
+    assert (by_hand.lower, by_hand.upper) == pytest.approx((wider.lower, wider.upper), abs=1e-6)
+    six = fp.BiasConfig.from_dict({**resolve_bias("proxy_label").to_dict(), "cardinalities": {"A": 6}})
+    assert resolve_metric(metric, six, table).queries == ("P(P = 1 | Z = 0 & A = 0) - (P(P = 1 | Z = 0 & A != 0))",)
+
+
+def test_compas_rest_rate_by_query_string(races: tuple[pd.DataFrame, fp.ObservedTable]) -> None:
+    frame, table = races
+    rest = compas_rate(frame[frame.race != "African-American"])
+    for D in (0.0, 0.05):
+        query = fp.bound("proxy_label", "P(P = 1 | Y = 0 & A != 0)", table, D=D)  # Y recorded: pinned by the data
+        collapses(query, rest)
+    rest_true = fp.bound("proxy_label", "P(P = 1 | Z = 0 & A != 0)", table, D=0.0)
+    collapses(rest_true, rest)
+    metric = fp.bound("proxy_label", fp.metric("fpr_parity", groups=("African-American", "rest")), table, D=0.05)
+    group = fp.bound("proxy_label", fp.metric("fpr", group="African-American"), table, D=0.05)
+    rest_wide = fp.bound("proxy_label", "P(P = 1 | Z = 0 & A != 0)", table, D=0.05)
+    # the gap's bounds lie within those of the difference of the separate rates
+    assert group.lower - rest_wide.upper - TOL <= metric.lower and metric.upper <= group.upper - rest_wide.lower + TOL
+
+
+def test_compas_each_vs_rest(races: tuple[pd.DataFrame, fp.ObservedTable]) -> None:
+    frame, table = races
+    gaps = {r: compas_rate(frame[frame.race == r]) - compas_rate(frame[frame.race != r]) for r in table.categories["A"]}
+    metric = fp.metric("fpr_parity", groups="each_vs_rest")
+    at0 = timed_bound("proxy_label", metric, table, D=0.0)
+    collapses(at0, max(abs(v) for v in gaps.values()))
+    assert at0.metric == "fpr_parity (A: each vs rest)"
+    wider = timed_bound("proxy_label", metric, table, D=0.05)
+    assert wider.lower - TOL <= at0.lower and at0.upper <= wider.upper + TOL and wider.width > 0.1
+
+
+def test_compas_rest_of_a_value_the_attribute_does_not_take(races: tuple[pd.DataFrame, fp.ObservedTable]) -> None:
+    _, table = races
+    with pytest.raises(ConfigError, match=r"A != 7 compares A with 7, which is not one of its values: A takes the "
+                                          r"codes 0..5 \(labels in code order: \['African-American', 'Asian'"):
+        fp.bound("proxy_label", "P(P = 1 | Y = 0 & A != 7)", table, D=0.0)
+    with pytest.raises(ConfigError, match=r"groups 'Martian' is not a group of the data"):
+        fp.bound("proxy_label", fp.metric("fpr_parity", groups=("Martian", "rest")), table, D=0.0)
+
+
+# --- soundness with four groups ---------------------------------------------------------------------
+
+
+def four_group_model(seed: int) -> tuple[pd.DataFrame, float, float]:
+    """A random proxy-label model with four groups and a latent U -> P, Z, Y (as ``proxy_model`` of
+    ``tests/core/test_scale_soundness.py``, with a proxy that errs at most 15% of the time so that the
+    bounds are informative): observed cells over (A, Y, P), the true P(Z != Y) and the true
+    FPR(0) - FPR(rest of 0) (FPR on the hidden true outcome Z)."""
+    rng = np.random.default_rng(seed)
+    k_u, k_a = 3, 4
+    p_u = rng.dirichlet(np.ones(k_u))
+    p_a = rng.dirichlet(np.ones(k_a))
+    p_p = rng.dirichlet(np.full(2, 1.5), size=(k_u, k_a))
+    p_z = rng.dirichlet(np.full(2, 1.5), size=(k_u, k_a))
+    flip = rng.uniform(0.0, 0.15, size=(k_u, k_a, 2))  # P(Y != Z | U, A, Z)
+    p_y = np.stack([np.where(np.arange(2) == z, 1 - flip[..., z, None], flip[..., z, None]) for z in range(2)], axis=2)
+    joint = np.einsum("u,a,uap,uaz,uazy->apzy", p_u, p_a, p_p, p_z, p_y)
+    full = pd.DataFrame([dict(A=a, P=p, Z=z, Y=y, prob=joint[a, p, z, y])
+                         for a, p, z, y in itertools.product(range(k_a), range(2), range(2), range(2))])
+    disagree = float(full[full.Z != full.Y].prob.sum())
+
+    def fpr(rows: pd.DataFrame) -> float:
+        return float(rows[(rows.Z == 0) & (rows.P == 1)].prob.sum() / rows[rows.Z == 0].prob.sum())
+
+    truth = fpr(full[full.A == 0]) - fpr(full[full.A != 0])
+    return full.groupby(["A", "Y", "P"], as_index=False).prob.sum(), disagree, truth
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_four_groups_true_gap_to_the_rest_inside_certified_bounds(seed: int) -> None:
+    cells, disagree, truth = four_group_model(seed)
+    res = fp.bound("proxy_label", fp.metric("fpr_parity", groups=(0, "rest")), cells, D=min(disagree + 1e-9, 1.0),
+                   time_limit=60)
+    assert res.lower - 1e-6 <= truth <= res.upper + 1e-6, (res.lower, truth, res.upper, res.status)
+    assert res.width < 1.5  # informative bounds, not [-1, 1]
 
 
 def test_compas_fpr_parity_among_people_with_more_than_three_priors(compas: pd.DataFrame) -> None:
@@ -262,10 +428,10 @@ def test_compas_fpr_parity_among_people_with_more_than_three_priors(compas: pd.D
 
 
 def test_cli_groups_against_the_rest(compas: pd.DataFrame, tmp_path: Path) -> None:
-    def run(path: Path) -> subprocess.CompletedProcess:
+    def run(path: Path, groups: str = "African-American,rest") -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "fairprobe.cli", "bound", "--bias", "proxy_label", "--metric",
                                "fpr_parity", "--data", str(path), "--columns", "A=race,Y=two_year_recid,P=pred",
-                               "--groups", "African-American,rest", "--D", "0", "--json"],
+                               "--groups", groups, "--D", "0", "--json"],
                               capture_output=True, text=True, timeout=300)
 
     rows = compas[["race", "two_year_recid", "pred"]]
@@ -277,4 +443,14 @@ def test_cli_groups_against_the_rest(compas: pd.DataFrame, tmp_path: Path) -> No
     six = tmp_path / "six.csv"
     rows.to_csv(six, index=False)
     out = run(six)
-    assert out.returncode != 0 and "other 5 groups pooled" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert out.returncode == 0, out.stderr
+    assert "African-American vs rest" in out.stdout
+    black = rows.race == "African-American"
+    truth = compas_rate(rows[black]) - compas_rate(rows[~black])
+    assert json.loads(out.stdout)["lower"] == pytest.approx(truth, abs=TOL)
+    each = run(six, "each_vs_rest")
+    assert each.returncode == 0, each.stderr
+    result = json.loads(each.stdout)
+    assert result["metric"] == "fpr_parity (A: each vs rest)"
+    gaps = [compas_rate(rows[rows.race == r]) - compas_rate(rows[rows.race != r]) for r in rows.race.unique()]
+    assert result["lower"] == pytest.approx(max(map(abs, gaps)), abs=TOL)

@@ -117,8 +117,10 @@ def undefined_metric_message(config: BiasConfig, table: ObservedTable, atoms: Se
         a = groups[0]
         labels = table.categories.get(attr, [])
         name = f" ({labels[int(a.value)]!r})" if str(a.value).isdigit() and int(a.value) < len(labels) else ""
-        group = f" (group {attr} = {a.value}{name})"
-    seen = [a for a in atoms if not a.intervention and a.var in table.nodes]
+        group = (f" (everyone but group {attr} = {a.value}{name})" if a.negated
+                 else f" (group {attr} = {a.value}{name})")
+    # the hint reads the data at the event's plain atoms (a union A != a is left out: still sound)
+    seen = [a for a in atoms if not a.intervention and not a.negated and a.var in table.nodes]
     hint = ""
     if seen and len({a.var for a in seen}) == len(seen):
         try:
@@ -207,7 +209,7 @@ def _named_value(poly: Mapping[tuple[str, ...], float], point: Mapping[str, floa
 
 
 def _event_key(atoms: Sequence[Atom]) -> EventKey:
-    return tuple(sorted(set(atoms), key=lambda a: (a.var, a.intervention, str(a.value))))
+    return tuple(sorted(set(atoms), key=lambda a: (a.var, a.intervention, a.negated, str(a.value))))
 
 
 class _Compiler:
@@ -259,12 +261,58 @@ class _Compiler:
 
     # -- events ---------------------------------------------------------------------------
     def register(self, atoms: Sequence[Atom]) -> EventKey:
+        """The key of an event, with its response-type terms.
+
+        An event with ``A != a`` atoms is the disjoint union of the ordinary events of
+        :meth:`expand`; its terms are theirs, so its polynomial is the sum of their polynomials and
+        every later step (ratio variables, floors, conditions) treats it as any other event.
+        """
         key = _event_key(atoms)
         if key not in self.terms:
-            self.terms[key] = self.model.event_terms(key)
+            self.terms[key] = [t for part in self.expand(key) for t in self.model.event_terms(part)]
             for a in key:
                 self.intervened.update(k for k, _ in a.intervention)
         return key
+
+    def expand(self, atoms: Sequence[Atom]) -> list[EventKey]:
+        """Disjoint ordinary events whose union is the event ``atoms`` (itself without ``!=`` atoms).
+
+        A variable with ``!=`` atoms takes every value of its cardinality that none of them excludes
+        (and that equals its ``=`` atom, if any); the events are the combinations of those values.
+
+        Raises
+        ------
+        ConfigError
+            A ``!=`` value that is not a code of the variable (the message lists its values).
+        """
+        atoms = tuple(atoms)
+        if not any(a.negated for a in atoms):
+            return [atoms]
+        slots: dict[tuple, list[int]] = {}
+        for a in atoms:
+            if not a.negated:
+                continue
+            if a.var not in self.cards:
+                raise ConfigError(f"Event names {a.var!r}, which is not an endogenous node of the DAG.")
+            k = self.cards[a.var]
+            if isinstance(a.value, bool) or not isinstance(a.value, (int, np.integer)) or not 0 <= a.value < k:
+                labels = list(self.table.categories.get(a.var) or [])
+                shown = f" (labels in code order: {labels})" if labels and labels != list(range(k)) else ""
+                raise ConfigError(f"{a} compares {a.var} with {a.value!r}, which is not one of its values: {a.var} "
+                                  f"takes the codes 0..{k - 1}{shown}. Write {a.var} != <code>, e.g. {a.var} != 0.")
+            allowed = slots.setdefault((a.var, a.intervention), list(range(k)))
+            if a.value in allowed:
+                allowed.remove(int(a.value))
+        plain = [a for a in atoms if not a.negated]
+        for a in plain:  # an "=" atom on a variable with "!=" atoms keeps only its own value
+            slot = (a.var, a.intervention)
+            if slot in slots and isinstance(a.value, (int, np.integer)) and not isinstance(a.value, bool):
+                slots[slot] = [v for v in slots[slot] if v == a.value]
+        out = []
+        for values in product(*slots.values()):
+            extra = [Atom(var, v, do) for (var, do), v in zip(slots, values, strict=True)]
+            out.append(_event_key([*plain, *extra]))
+        return out
 
     def data_events(self) -> list[tuple[EventKey, float, EventKey | None]]:
         """(cell & given event, observed probability, given event) for every cell of the grid."""
@@ -609,12 +657,14 @@ class _Compiler:
             return None
         if any(a.intervention or a.var not in self.table.nodes for a in key):
             return None
-        event: dict[str, int] = {}
-        for a in key:
-            if event.get(a.var, a.value) != a.value:
-                return None
-            event[a.var] = int(a.value)
-        value = self.table.prob(event)
+        value = 0.0
+        for part in self.expand(key):  # a union (A != a) is pinned when every part is
+            event: dict[str, int] = {}
+            for a in part:
+                if event.get(a.var, a.value) != a.value:
+                    return None
+                event[a.var] = int(a.value)
+            value += self.table.prob(event)
         return value if value > 0 else None
 
     def _ratio_poly(self, prog: PolynomialProgram, keys: tuple, name: str, query: bool = False) -> Poly:

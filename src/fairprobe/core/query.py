@@ -7,7 +7,10 @@ Grammar::
     term       := factor (("*" | "/") factor)*
     factor     := ("+" | "-") factor | NUMBER | PARAMETER | "P(" event ["|" event] ")" | "(" expr ")"
     event      := atom ("&" atom)*
-    atom       := NAME ["(" NAME "=" VALUE ("," NAME "=" VALUE)* ")"] "=" VALUE
+    atom       := NAME ["(" NAME "=" VALUE ("," NAME "=" VALUE)* ")"] ("=" | "!=") VALUE
+
+``A != 2`` is the union of the other values of ``A`` (the compiler reads ``A``'s cardinality from
+the bias and the data), so ``P(P = 1 | Y = 0 & A != 2)`` is the rate of everyone outside group 2.
 
 ``P(...)`` atoms become sympy symbols ``_p0, _p1, ...`` whose meaning is kept in
 :attr:`ParsedExpression.atoms`; any other name is a sensitivity parameter (``D``, or a named one
@@ -44,22 +47,32 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Atom:
-    """``var = value``, or the counterfactual ``var(do) = value`` when ``intervention`` is set."""
+    """``var = value``, or the counterfactual ``var(do) = value`` when ``intervention`` is set.
+
+    ``negated`` makes it ``var != value``: the variable takes any of its other values.
+    """
 
     var: str
     value: int | str
     intervention: tuple[tuple[str, int | str], ...] = ()
+    negated: bool = False
+
+    @property
+    def op(self) -> str:
+        """``"!="`` for a negated atom, else ``"="``."""
+        return "!=" if self.negated else "="
 
     def __str__(self) -> str:
         if self.intervention:
             do = ",".join(f"{k}={v}" for k, v in self.intervention)
-            return f"{self.var}({do}) = {self.value}"
-        return f"{self.var} = {self.value}"
+            return f"{self.var}({do}) {self.op} {self.value}"
+        return f"{self.var} {self.op} {self.value}"
 
     def __repr__(self) -> str:
-        if self.intervention:
-            return f"Atom(var={self.var!r}, value={self.value!r}, intervention={self.intervention!r})"
-        return f"Atom(var={self.var!r}, value={self.value!r})"
+        extra = f", intervention={self.intervention!r}" if self.intervention else ""
+        if self.negated:
+            extra += ", negated=True"
+        return f"Atom(var={self.var!r}, value={self.value!r}{extra})"
 
 
 @dataclass(frozen=True)
@@ -120,7 +133,7 @@ class ParsedConstraint(ParsedExpression):
 
 _TOKEN_RE = re.compile(
     r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-    r"|(?P<op><=|>=|==|[-+*/()|&=,]))"
+    r"|(?P<op><=|>=|==|!=|[-+*/()|&=,]))"
 )
 
 
@@ -279,15 +292,20 @@ class _Parser:
         seen: dict[tuple, int | str] = {}
         for a in atoms:
             key = (a.var, a.intervention)
+            if a.negated:
+                continue
             if key in seen and seen[key] != a.value:
                 self.fail(self.tokens[self.i - 1][2], f"the event asks {a.var} to take two values")
             seen[key] = a.value
+        for a in atoms:
+            if a.negated and seen.get((a.var, a.intervention), object()) == a.value:
+                self.fail(self.tokens[self.i - 1][2], f"the event asks {a.var} to be {a.value} and not {a.value}")
         return tuple(dict.fromkeys(atoms))
 
-    def value(self) -> int | str:
+    def value(self, op: str = "=") -> int | str:
         tok = self.peek()
         if tok is None or tok[0] not in ("num", "name"):
-            self.fail(tok[2] if tok else self.at_end_pos(), "expected a value after '='")
+            self.fail(tok[2] if tok else self.at_end_pos(), f"expected a value after '{op}'")
         self.i += 1
         if tok[0] == "num":
             if not re.fullmatch(r"\d+", tok[1]):
@@ -309,8 +327,13 @@ class _Parser:
                     continue
                 break
             self.take(")")
-        self.take("=")
-        return Atom(var, self.value(), tuple(sorted(do)))
+        tok = self.peek()
+        if tok is None:
+            self.fail(self.at_end_pos(), "expected = or != but the text ended")
+        if tok[1] not in ("=", "!="):
+            self.fail(tok[2], f"expected = or !=, found {tok[1]!r}")
+        self.i += 1
+        return Atom(var, self.value(tok[1]), tuple(sorted(do)), negated=tok[1] == "!=")
 
     def done(self) -> None:
         if (tok := self.peek()) is not None:

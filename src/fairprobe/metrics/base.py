@@ -9,15 +9,17 @@ A metric of the form ``max_i |q_i|`` (equalised odds, the largest parity gap ove
 groups) implements :meth:`Metric.max_abs_terms` instead; the driver then bounds it sharply:
 the upper bound from the separate bounds of each ``q_i``, the lower bound from one joint program.
 
-Audit options shared by the rate metrics: ``groups=(a, "rest")`` compares a group with the other
-value of a two-valued attribute, ``stratum={"X": x}`` conditions every rate on a covariate value
-and ``standardize="X"`` averages the rates over the covariate's distribution (see :class:`Metric`).
+Audit options shared by the rate metrics: ``groups=(a, "rest")`` compares a group with everyone
+else (the rest's rate conditions on ``A != a``), ``groups="each_vs_rest"`` takes the largest such
+gap over the groups, ``stratum={"X": x}`` conditions every rate on a covariate value and
+``standardize="X"`` averages the rates over the covariate's distribution (see :class:`Metric`).
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, ClassVar
 
@@ -26,10 +28,28 @@ import numpy as np
 from fairprobe.core.config import BiasConfig
 from fairprobe.exceptions import ConfigError
 
-__all__ = ["REST", "Metric"]
+__all__ = ["EACH_VS_REST", "REST", "Metric", "Rest"]
 
 #: The ``groups`` value that stands for every attribute value but the other group compared.
 REST = "rest"
+#: The ``groups`` value that compares every group with the rest and keeps the largest absolute gap.
+EACH_VS_REST = "each_vs_rest"
+
+
+@dataclass(frozen=True)
+class Rest:
+    """Every value of the attribute but ``of``, as one pooled group (the event ``A != of``).
+
+    Attributes
+    ----------
+    of : int
+        The code of the group left out.
+    """
+
+    of: int
+
+
+Group = int | Rest
 
 
 def _value(value: Any, what: str) -> Any:
@@ -95,13 +115,13 @@ class Metric:
     group : int or label
         The group (group rates): a label of the attribute as recorded in the data (``"Caucasian"``),
         or its integer code (``ObservedTable.categories`` lists the labels in code order).
-    groups : (value, value) or "all"
+    groups : (value, value), "all" or "each_vs_rest"
         The two groups compared by parity metrics, as labels or codes: value = rate(first) -
         rate(second). ``"all"`` compares every pair of the attribute's values and reports the
         largest absolute gap, ``max_{g < h} |rate(g) - rate(h)|`` (for multi-valued attributes).
         ``"rest"`` in a pair (``("African-American", "rest")``) stands for every other value of
-        the attribute; it is supported for two-valued attributes (recode the attribute to the group
-        and the rest for more, see the Notes).
+        the attribute pooled: rate(a) - rate(A != a). ``"each_vs_rest"`` compares every group with
+        its rest and reports the largest absolute gap, ``max_a |rate(a) - rate(A != a)|``.
     outcome : str, optional
         Outcome the metric is about, overriding the bias's ``outcome_node``: e.g. ``"Y"`` for the
         factual outcome under the ``ecp`` bias, whose default target is ``Y(T=1)``.
@@ -120,11 +140,11 @@ class Metric:
     as a code. Labels are resolved against the table by :meth:`bind` (``fp.bound`` does it for the
     attribute).
 
-    The pooled rate of all groups but ``a``, ``P(P = 1 | Y = 0, A != a)``, conditions on a union of
-    attribute values. The query grammar has no ``!=`` and cannot divide by probabilities, and no
-    polynomial in conditionals on conjunctions equals it, so ``"rest"`` with three or more groups
-    raises a :class:`~fairprobe.exceptions.ConfigError`; recode the attribute column to two values
-    (the group and ``"rest"``) instead.
+    The pooled rate of all groups but ``a``, ``P(P = 1 | Y = 0 & A != a)``, conditions on a union of
+    attribute values; the compiler writes ``P(Y = 0 & A != a)`` as the sum of the groups'
+    probabilities, so it is bounded like any other conditional probability. With a two-valued
+    attribute the rest is the other value. The causal metrics (interventions on the attribute)
+    take no rest with three or more groups: an intervention sets one value.
     """
 
     name: ClassVar[str] = ""
@@ -148,14 +168,17 @@ class Metric:
         if isinstance(groups, str):
             if groups == REST:
                 raise ConfigError("groups='rest' needs the group compared with the rest: groups=(group, 'rest'), "
-                                  "e.g. groups=('African-American', 'rest').")
-            if groups != "all":
-                raise ConfigError(f"groups must be a pair of attribute labels or codes, or 'all'; got {groups!r}.")
-            self.groups: tuple[Any, Any] | str = "all"
+                                  "e.g. groups=('African-American', 'rest'); or groups='each_vs_rest' for every "
+                                  "group against its rest.")
+            if groups not in ("all", EACH_VS_REST):
+                raise ConfigError(f"groups must be a pair of attribute labels or codes, or 'all'; got {groups!r}. "
+                                  "Use 'each_vs_rest' to compare every group with the rest.")
+            self.groups: tuple[Any, Any] | str = groups
         else:
             if not isinstance(groups, (tuple, list)) or len(groups) != 2:
                 raise ConfigError(f"groups must be a pair of attribute labels or codes, e.g. groups=(0, 1) or "
-                                  f"groups=('African-American', 'Caucasian'), or 'all'; got {groups!r}.")
+                                  f"groups=('African-American', 'Caucasian'), or 'all' or 'each_vs_rest'; got "
+                                  f"{groups!r}.")
             if _is_rest(groups[0]) and _is_rest(groups[1]):
                 raise ConfigError("groups=('rest', 'rest') compares the rest with itself; name one group and the "
                                   "rest, e.g. groups=('African-American', 'rest').")
@@ -190,7 +213,7 @@ class Metric:
             return out  # groups are codes already (a numeric label could be mistaken for one)
         out.labels = labels
         out.group = out._to_code(self.group, "group")
-        if self.groups != "all":
+        if not isinstance(self.groups, str):
             out.groups = (out._group_code(self.groups[0]), out._group_code(self.groups[1]))
             if out.groups[0] == out.groups[1]:
                 raise ConfigError(f"groups {self.groups!r} name the same group twice; choose two different groups.")
@@ -248,37 +271,32 @@ class Metric:
         """
         return None
 
-    def pairs(self, config: BiasConfig) -> list[tuple[int, int]]:
-        """Attribute pairs compared, as codes (one pair, or all pairs for ``groups="all"``).
+    def pairs(self, config: BiasConfig) -> list[tuple[Group, Group]]:
+        """Attribute pairs compared, as codes (one pair, all pairs for ``groups="all"``, every group
+        and its rest for ``groups="each_vs_rest"``).
 
-        ``"rest"`` becomes the other value of a two-valued attribute.
+        ``"rest"`` becomes the other value of a two-valued attribute, and :class:`Rest` (the event
+        ``A != a``) with three or more values.
 
         Raises
         ------
         ConfigError
-            A group that is not a code of the attribute, or ``"rest"`` with three or more groups.
+            A group that is not a code of the attribute.
         """
         k = config.cardinality(config.attribute_node)
         if self.groups == "all":
             return list(combinations(range(k), 2))
+        if self.groups == EACH_VS_REST:
+            return [(0, 1)] if k == 2 else [(a, Rest(a)) for a in range(k)]
         if any(_is_rest(g) for g in self.groups):
             rest_first = _is_rest(self.groups[0])
             other = self.groups[1] if rest_first else self.groups[0]
             self.check_group(config, other)
-            if k != 2:
-                raise ConfigError(self._rest_message(config, other, k))
-            return [(1 - other, other)] if rest_first else [(other, 1 - other)]
+            rest: Group = 1 - other if k == 2 else Rest(other)
+            return [(rest, other)] if rest_first else [(other, rest)]
         for g in self.groups:
             self.check_group(config, g)
         return [self.groups]
-
-    def _rest_message(self, config: BiasConfig, other: int, k: int) -> str:
-        attr, name = config.attribute_node, self.group_name(other)
-        return (f"groups={(name, REST)!r} compares {name} with the other {k - 1} groups pooled, whose rate conditions "
-                f"on {attr} != {name}, a union of attribute values: the query grammar has neither '!=' nor division "
-                f"by probabilities, so fairprobe cannot bound it with {k} groups. Recode the attribute column to two "
-                f"values, e.g. frame[col].where(frame[col] == {name!r}, 'rest'), and use groups=({name!r}, 'rest'); "
-                "or compare two groups (groups=(a, b)) or all pairs (groups='all').")
 
     def conditions(self, config: BiasConfig) -> tuple[dict[str, int], tuple[str, ...]]:
         """The stratum as codes and the nodes standardised over, checked against ``config``.
@@ -347,7 +365,9 @@ class Metric:
             )
 
     def group_name(self, code: Any) -> str:
-        """How a group is shown: its label when the data have labels, else its code."""
+        """How a group is shown: its label when the data have labels, else its code (``"rest"`` for a :class:`Rest`)."""
+        if isinstance(code, Rest):
+            return REST
         if self.labels and isinstance(code, int) and 0 <= code < len(self.labels):
             return str(self.labels[code])
         return str(code)
@@ -360,6 +380,8 @@ class Metric:
         """Readable label, e.g. ``fpr_parity (A: African-American vs Caucasian; X = 2)``."""
         if self.groups == "all":
             return f"{self.name} ({config.attribute_node}: max over pairs{self.condition_text()})"
+        if self.groups == EACH_VS_REST:
+            return f"{self.name} ({config.attribute_node}: each vs rest{self.condition_text()})"
         return f"{self.name} ({config.attribute_node}: {self.pair_name(self.groups)}{self.condition_text()})"
 
     def get_params(self) -> dict[str, Any]:

@@ -16,7 +16,9 @@ had the attribute been set to ``a`` (a counterfactual of the causal model):
 ``counterfactual_fairness`` involves both worlds at once and is not identified from data
 even without bias; the bounds are then its sharp range over all models.
 
-``groups=(a, "rest")`` works as for the rate metrics (two-valued attributes). Strata and
+``groups=(a, "rest")`` works as for the rate metrics with a two-valued attribute; with more
+groups it is refused, as is ``groups="each_vs_rest"``: an intervention sets the attribute to one
+value, and "everyone else" is not one value. Strata and
 standardisation (``stratum=``, ``standardize=``) are not defined for these metrics and raise a
 :class:`~fairprobe.exceptions.ConfigError`.
 """
@@ -27,7 +29,7 @@ from itertools import product
 
 from fairprobe.core.config import BiasConfig
 from fairprobe.exceptions import ConfigError
-from fairprobe.metrics.base import Metric
+from fairprobe.metrics.base import EACH_VS_REST, Metric, Rest
 
 __all__ = ["CounterfactualFairness", "SpuriousEffect", "TotalEffect"]
 
@@ -37,7 +39,17 @@ class _Causal(Metric):
         if self.stratum or self.standardize:
             raise ConfigError(f"{self.name} takes no stratum or standardize option (they are defined for the rate "
                               "and parity metrics, e.g. fpr_parity, equalized_odds); drop them.")
+        if self.groups == EACH_VS_REST:
+            raise ConfigError(f"{self.name} compares two groups and intervenes on the attribute; groups="
+                              "'each_vs_rest' is for the rate metrics (fpr_parity, ...). Give groups=(a0, a1).")
         a0, a1 = self.pairs(config)[0]
+        if isinstance(a0, Rest) or isinstance(a1, Rest):
+            attr, k = config.attribute_node, config.cardinality(config.attribute_node)
+            name = self.group_name(a1.of if isinstance(a1, Rest) else a0.of)
+            raise ConfigError(f"{self.name} intervenes on {attr}, which sets it to one value; the rest of {name} is "
+                              f"{k - 1} values, so groups=({name!r}, 'rest') is not an intervention. Compare two "
+                              "groups (groups=(a0, a1)), or use a rate metric (fpr_parity, demographic_parity, ...) "
+                              "against the rest.")
         return config.prediction_node, config.attribute_node, a0, a1
 
 

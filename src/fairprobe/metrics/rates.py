@@ -23,7 +23,9 @@ attribute values. ``equalized_odds`` is ``max(|FPR_a0 - FPR_a1|, |FNR_a0 - FNR_a
 
 Audit options (every rate and parity metric, and ``equalized_odds``), with covariate ``X``:
 
-* ``groups=(a, "rest")``: group ``a`` against the other value of a two-valued attribute.
+* ``groups=(a, "rest")``: group ``a`` against everyone else, e.g. FPR_a - P(P = 1 | Y = 0, A != a)
+  (the query's ``A != a`` is the union of the other groups).
+* ``groups="each_vs_rest"``: the largest absolute gap ``max_a |rate(a) - rate(A != a)|``.
 * ``stratum={"X": x}``: every rate within the stratum, e.g. FPR_a = P(P = 1 | Y = 0, A = a, X = x).
 * ``standardize="X"``: direct standardisation, rate_a^std = sum_x P(X = x) rate(a | X = x); with a
   stratum as well the weights are P(X = x | stratum).
@@ -40,7 +42,7 @@ from itertools import product
 from typing import ClassVar
 
 from fairprobe.core.config import BiasConfig
-from fairprobe.metrics.base import Metric
+from fairprobe.metrics.base import EACH_VS_REST, Group, Metric, Rest
 
 __all__ = [
     "FNR",
@@ -67,15 +69,16 @@ def _event(atoms: Mapping[str, int]) -> str:
     return " & ".join(f"{node} = {value}" for node, value in atoms.items())
 
 
-def rate_query(kind: str, config: BiasConfig, a: int, outcome: str | None = None, *,
+def rate_query(kind: str, config: BiasConfig, a: Group, outcome: str | None = None, *,
                given: Mapping[str, int] | None = None, standardize: Sequence[str] = ()) -> str:
     """Query string of a group rate (``kind`` one of fpr, fnr, ... accuracy) for group ``a``.
 
     Parameters
     ----------
     kind, config, a, outcome
-        The rate, the bias (node roles and cardinalities), the group's code and the outcome node
-        (default: the bias's ``outcome_node``).
+        The rate, the bias (node roles and cardinalities), the group (a code, or :class:`Rest`
+        for everyone but a group: ``A != a`` in the query) and the outcome node (default: the
+        bias's ``outcome_node``).
     given : dict, optional
         Stratum: node -> code added to the rate's conditioning event, e.g. ``{"X": 2}``.
     standardize : sequence of str
@@ -90,7 +93,9 @@ def rate_query(kind: str, config: BiasConfig, a: int, outcome: str | None = None
             terms.append(f"{weight} * ({rate_query(kind, config, a, outcome, given={**given, **at})})")
         return " + ".join(terms)
     y, p, attr = outcome or config.outcome_node, config.prediction_node, config.attribute_node
-    group = _event({attr: a, **given})
+    group = f"{attr} != {a.of}" if isinstance(a, Rest) else f"{attr} = {a}"
+    if given:
+        group = f"{group} & {_event(given)}"
     if kind == "accuracy":
         return f"P({p} = 0 & {y} = 0 | {group}) + P({p} = 1 & {y} = 1 | {group})"
     event, cond = {
@@ -105,14 +110,14 @@ def rate_query(kind: str, config: BiasConfig, a: int, outcome: str | None = None
     return f"P({event} | {cond} & {group})" if cond else f"P({event} | {group})"
 
 
-def gap_query(kind: str, config: BiasConfig, a0: int, a1: int, outcome: str | None = None, *,
+def gap_query(kind: str, config: BiasConfig, a0: Group, a1: Group, outcome: str | None = None, *,
               given: Mapping[str, int] | None = None, standardize: Sequence[str] = ()) -> str:
     """``rate(a0) - rate(a1)`` as a query string (options as in :func:`rate_query`)."""
     one = rate_query(kind, config, a0, outcome, given=given, standardize=standardize)
     return f"{one} - ({rate_query(kind, config, a1, outcome, given=given, standardize=standardize)})"
 
 
-def metric_rate(metric: Metric, config: BiasConfig, a: int, kind: str) -> str:
+def metric_rate(metric: Metric, config: BiasConfig, a: Group, kind: str) -> str:
     """The ``kind`` rate of group ``a`` with ``metric``'s outcome, stratum and standardisation."""
     given, standardize = metric.conditions(config)
     return rate_query(kind, config, a, metric.outcome, given=given, standardize=standardize)
@@ -138,30 +143,36 @@ class _GroupRate(Metric):
 class _Parity(Metric):
     kind: ClassVar[str] = ""
 
-    def rate(self, config: BiasConfig, a: int) -> str:
-        """The rate of group ``a`` with this metric's outcome, stratum and standardisation."""
+    def rate(self, config: BiasConfig, a: Group) -> str:
+        """The rate of group ``a`` (a code or :class:`Rest`) with this metric's outcome, stratum and standardisation."""
         return metric_rate(self, config, a, self.kind)
 
     def query(self, config: BiasConfig) -> str:
         """``rate(a0) - rate(a1)`` as a query string."""
-        a0, a1 = self.pairs(config)[0]  # groups="all" goes through max_abs_terms instead
+        a0, a1 = self.pairs(config)[0]  # "all" and "each_vs_rest" go through max_abs_terms instead
         return f"{self.rate(config, a0)} - ({self.rate(config, a1)})"
 
     def max_abs_terms(self, config: BiasConfig) -> list[str] | None:
-        """All pairwise gaps for ``groups="all"``; otherwise an ordinary query."""
-        if self.groups != "all":
+        """All pairwise gaps for ``groups="all"``, every group against its rest for ``"each_vs_rest"``;
+        otherwise an ordinary query."""
+        if self.groups not in ("all", EACH_VS_REST):
             return None
         return [f"{self.rate(config, a0)} - ({self.rate(config, a1)})" for a0, a1 in self.pairs(config)]
 
     def max_abs_families(self, config: BiasConfig) -> list[list[str]] | None:
-        """One family: the rate of every compared group (the terms are all their pairs)."""
+        """One family for ``groups="all"``: the rate of every group (the terms are all their pairs).
+
+        ``None`` otherwise; the terms of ``"each_vs_rest"`` are not all pairs of one family.
+        """
         if self.groups != "all":
             return None
         return [[self.rate(config, a) for a in _groups_in(self.pairs(config))]]
 
 
-def _groups_in(pairs: list[tuple[int, int]]) -> list[int]:
-    return sorted({g for pair in pairs for g in pair})
+def _groups_in(pairs: list[tuple[Group, Group]]) -> list[Group]:
+    """The groups of some pairs, codes first and then rests, each once."""
+    groups = {g for pair in pairs for g in pair}
+    return sorted(groups, key=lambda g: (isinstance(g, Rest), g.of if isinstance(g, Rest) else g))
 
 
 def _make(kind: str, doc: str, rate_name: str, parity_name: str) -> tuple[type, type]:
@@ -193,7 +204,8 @@ class EqualizedOdds(Metric):
     gaps (exact, because the sup of a max is the max of the sups); the lower bound solves one
     joint program ``min t`` s.t. ``t >= |FPR gap|`` and ``t >= |FNR gap|`` on the same model, which
     is higher than what separate FPR and FNR bounds imply whenever the two gaps cannot vanish
-    together. With ``groups="all"`` the gaps of every pair of groups enter the max.
+    together. With ``groups="all"`` the gaps of every pair of groups enter the max, with
+    ``groups="each_vs_rest"`` those of every group against its rest.
     """
 
     name = "equalized_odds"
@@ -204,8 +216,11 @@ class EqualizedOdds(Metric):
         return [f"{metric_rate(self, config, a0, kind)} - ({metric_rate(self, config, a1, kind)})"
                 for a0, a1 in self.pairs(config) for kind in ("fpr", "fnr")]
 
-    def max_abs_families(self, config: BiasConfig) -> list[list[str]]:
-        """Two families: the FPR and the FNR of every compared group."""
+    def max_abs_families(self, config: BiasConfig) -> list[list[str]] | None:
+        """Two families: the FPR and the FNR of every compared group (``None`` for ``"each_vs_rest"``,
+        whose terms are not all pairs of the groups and rests)."""
+        if self.groups == EACH_VS_REST:
+            return None
         groups = _groups_in(self.pairs(config))
         return [[metric_rate(self, config, a, kind) for a in groups] for kind in ("fpr", "fnr")]
 
