@@ -70,28 +70,32 @@ def _linear(row: Constraint) -> bool:
 def _implied_rows(rows: list[Constraint]) -> set[int]:
     """Indices of equality rows that are the sum of other, disjoint equality rows."""
     equalities = [i for i, r in enumerate(rows) if r.sense == "==" and _linear(r) and () not in r.poly]
+    var_sets = {i: _vars(rows[i]) for i in equalities}
     by_var: dict[int, list[int]] = {}
     for i in equalities:
-        for (v,) in rows[i].poly:
+        for v in var_sets[i]:
             by_var.setdefault(v, []).append(i)
     implied: set[int] = set()
     for i in equalities:
-        row = rows[i]
-        own = _vars(row)
-        parts = {j for v in own for j in by_var[v] if j != i and j not in implied and _vars(rows[j]) <= own}
-        if not parts:
+        row, own = rows[i], var_sets[i]
+        if any(len(by_var[v]) > 64 for v in own):
+            continue  # a variable in many rows (P(S = 1)): not worth the scan; keeping a row is always exact
+        parts = {j for v in own for j in by_var[v]
+                 if j != i and j not in implied and len(var_sets[j]) < len(own)}
+        parts = {j for j in parts if var_sets[j] <= own}
+        if not parts or sum(len(var_sets[j]) for j in parts) != len(own):
             continue
-        covered: dict[int, int] = {}
+        covered: set[int] = set()
         ok = True
         for j in parts:
             for (v,), coef in rows[j].poly.items():
                 if v in covered or abs(coef - row.poly[(v,)]) > 1e-12:
                     ok = False
                     break
-                covered[v] = j
+                covered.add(v)
             if not ok:
                 break
-        if ok and set(covered) == own and abs(sum(rows[j].rhs for j in parts) - row.rhs) <= _RHS_TOL:
+        if ok and covered == own and abs(sum(rows[j].rhs for j in parts) - row.rhs) <= _RHS_TOL:
             implied.add(i)
     return implied
 
@@ -170,22 +174,24 @@ def drop_unread_blocks(prog: PolynomialProgram, backend: Any, options: SolveOpti
     row = rows[budget]
     sign = 1.0 if row.sense == "<=" else -1.0  # ">=": the block's best is its largest part
     fill: dict[str, float] = {}
-    shift = 0.0
     block_rows: dict[int, list[Constraint]] = {b: [] for b in blocks}
     for i in active:
         if i != budget:
             vs = _vars(rows[i])
             if vs:
                 block_rows[comp[next(iter(vs))]].append(rows[i])
-    for b in unread:
-        part = {mono: sign * c for mono, c in row.poly.items() if mono and comp[mono[0]] == b}
-        sub, index = _subprogram(prog, blocks[b], block_rows[b], part)
-        res = backend.solve(sub, options)
-        if res.termination is not Termination.OPTIMAL or not math.isfinite(res.objective_bound):
-            return None  # infeasible or unsolved block: the full program reports it
-        shift += sign * res.objective_bound
-        if res.incumbent is not None:
-            fill.update(res.incumbent)
+    # The unread blocks are independent of each other, so one LP over all of them gives the sum
+    # of their least uses of the budget (one solve, not one per block).
+    dropped = set(unread)
+    part = {mono: sign * c for mono, c in row.poly.items() if mono and comp[mono[0]] in dropped}
+    sub, _ = _subprogram(prog, sorted(v for b in unread for v in blocks[b]),
+                         [r for b in unread for r in block_rows[b]], part)
+    res = backend.solve(sub, options)
+    if res.termination is not Termination.OPTIMAL or not math.isfinite(res.objective_bound):
+        return None  # an infeasible or unsolved block: the full program reports it
+    shift = sign * res.objective_bound
+    if res.incumbent is not None:
+        fill.update(res.incumbent)
     members = sorted(v for b in read for v in blocks[b])
     kept_rows = [r for b in read for r in block_rows[b]]
     budget_part = {mono: c for mono, c in row.poly.items() if not mono or comp[mono[0]] in read}
