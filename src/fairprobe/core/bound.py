@@ -989,7 +989,13 @@ def bound(
     """
     check_bound_options(D=D, parameters=parameters, backend=backend, time_limit=time_limit, gap=gap, reduce=reduce,
                         n_jobs=n_jobs, solver_options=solver_options)
-    problem = BoundProblem(bias, metric, data, reduce=reduce, unmeasured=unmeasured)
+    config = declare_unmeasured(resolve_bias(bias), unmeasured)
+    try:
+        fixed = resolve_parameters(config, D, parameters)
+    except ConfigError:
+        fixed = None  # reported below, after the data and the metric are checked, as before
+    # One value of D: compile each program once at it (a sweep compiles twice and moves the rows).
+    problem = BoundProblem(bias, metric, data, reduce=reduce, unmeasured=unmeasured, fixed=fixed)
     params = problem.parameter_values(D, **parameters)
     return problem.solve(params, backend=backend, time_limit=time_limit, gap=gap, n_jobs=n_jobs,
                          solver_options=solver_options)
