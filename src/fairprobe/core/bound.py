@@ -192,29 +192,14 @@ def resolve_bias(bias: Any) -> BiasConfig:
     if hasattr(bias, "config") and callable(bias.config):
         return bias.config()
     if isinstance(bias, Path) or (isinstance(bias, str) and (bias.endswith(".json") or bias.lstrip().startswith("{"))):
-        config = BiasConfig.from_json(bias) if not _is_combination(bias) else None
-        return config if config is not None else _combined(_read_json(bias))
+        data = BiasConfig.read_json(bias)  # read once: a config or a combination of biases
+        return _combined(data) if isinstance(data, Mapping) and "combine" in data else BiasConfig.from_dict(data)
     if isinstance(bias, str):
         biases = get_registry().biases
         if bias not in biases:
             raise UnknownPluginError(f"Unknown bias {bias!r}; registered biases: {sorted(biases)}.")
         return biases[bias]().config()
     raise ConfigError(f"Cannot use {type(bias).__name__} as a bias; give a name, a BiasConfig or a JSON path.")
-
-
-def _read_json(source: str | Path) -> Any:
-    import json
-
-    text = source if isinstance(source, str) and source.lstrip().startswith("{") else Path(source).read_text()
-    return json.loads(text)
-
-
-def _is_combination(source: str | Path) -> bool:
-    try:
-        data = _read_json(source)
-    except (OSError, ValueError):
-        return False  # BiasConfig.from_json reports the problem
-    return isinstance(data, Mapping) and "combine" in data
 
 
 def _combined(spec: Mapping[str, Any]) -> BiasConfig:
@@ -989,13 +974,13 @@ def bound(
     """
     check_bound_options(D=D, parameters=parameters, backend=backend, time_limit=time_limit, gap=gap, reduce=reduce,
                         n_jobs=n_jobs, solver_options=solver_options)
-    config = declare_unmeasured(resolve_bias(bias), unmeasured)
+    config = resolve_bias(bias)  # resolved once (a JSON file is read once); BoundProblem declares unmeasured
     try:
-        fixed = resolve_parameters(config, D, parameters)
+        fixed = resolve_parameters(config, D, parameters)  # the parameters do not depend on the declaration
     except ConfigError:
         fixed = None  # reported below, after the data and the metric are checked, as before
     # One value of D: compile each program once at it (a sweep compiles twice and moves the rows).
-    problem = BoundProblem(bias, metric, data, reduce=reduce, unmeasured=unmeasured, fixed=fixed)
+    problem = BoundProblem(config, metric, data, reduce=reduce, unmeasured=unmeasured, fixed=fixed)
     params = problem.parameter_values(D, **parameters)
     return problem.solve(params, backend=backend, time_limit=time_limit, gap=gap, n_jobs=n_jobs,
                          solver_options=solver_options)

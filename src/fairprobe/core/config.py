@@ -313,6 +313,11 @@ class BiasConfig:
     @classmethod
     def from_json(cls, source: str | Path) -> BiasConfig:
         """Load from a JSON file path or a JSON string."""
+        return cls.from_dict(cls.read_json(source))
+
+    @staticmethod
+    def read_json(source: str | Path) -> Any:
+        """The parsed JSON of a bias config file path or JSON string (errors as :class:`ConfigError`)."""
         if not isinstance(source, (str, Path)):
             raise ConfigError(f"from_json needs a file path or a JSON string; got {type(source).__name__} (use "
                               "from_dict for a dict).")
@@ -337,7 +342,7 @@ class BiasConfig:
         except RecursionError:
             raise ConfigError("Bias config JSON is nested too deeply to read; a bias config is one flat object.") \
                 from None
-        return cls.from_dict(data)
+        return data
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON structure (published keys first; extensions only when set)."""
