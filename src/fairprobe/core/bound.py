@@ -361,6 +361,18 @@ def _lf_to_lp(compiled: CompiledProgram) -> PolynomialProgram:
     return charnes_cooper(compiled.program)
 
 
+def _narrow(prog: PolynomialProgram, k: int, lo: float, hi: float) -> None:
+    """Shrink variable ``k``'s box to ``[lo, hi]`` (with 1e-9 slack), in place.
+
+    An infinite end leaves that side alone; a box that would become empty is left as it was.
+    """
+    var = prog.variables[k]
+    new_lo = max(var.lb, lo - 1e-9) if math.isfinite(lo) else var.lb
+    new_hi = min(var.ub, hi + 1e-9) if math.isfinite(hi) else var.ub
+    if new_lo <= new_hi:
+        prog.variables[k] = type(var)(var.name, new_lo, new_hi)
+
+
 def tighten_ratio_bounds(compiled: CompiledProgram, backend: Any, options: SolveOptions) -> PolynomialProgram:
     """Bound each auxiliary ratio variable by its exact range, from two LPs each.
 
@@ -395,11 +407,7 @@ def tighten_ratio_bounds(compiled: CompiledProgram, backend: Any, options: Solve
         hi = backend.solve(lp.with_sense("max"), options)
         if lo.termination is Termination.INFEASIBLE or hi.termination is Termination.INFEASIBLE:
             continue  # left to the main solve, which reports it properly
-        var = out.variables[r]
-        new_lo = max(var.lb, lo.objective_bound - 1e-9) if math.isfinite(lo.objective_bound) else var.lb
-        new_hi = min(var.ub, hi.objective_bound + 1e-9) if math.isfinite(hi.objective_bound) else var.ub
-        if new_lo <= new_hi:
-            out.variables[r] = type(var)(var.name, new_lo, new_hi)
+        _narrow(out, r, lo.objective_bound, hi.objective_bound)
     return out
 
 
@@ -422,19 +430,16 @@ def _tighten_by_global_solves(prog: PolynomialProgram, ratios: list[str], backen
     limit = RANGE_SOLVE_LIMIT if options.time_limit is None else min(RANGE_SOLVE_LIMIT, options.time_limit)
     short = dataclasses.replace(options, time_limit=limit)
     out = prog.copy()
+    ranged = prog.copy()  # one copy; only its objective changes per ratio
+    ranged.objective_denominator = None
     for name in ratios:
         r = prog.index(name)
-        ranged = prog.copy()
-        ranged.objective, ranged.objective_denominator = {(r,): 1.0}, None
+        ranged.objective = {(r,): 1.0}
         lo = backend.solve(ranged.with_sense("min"), short)
         hi = backend.solve(ranged.with_sense("max"), short)
         if Termination.INFEASIBLE in (lo.termination, hi.termination):
             return prog  # left to the main solve, which reports it properly
-        var = out.variables[r]
-        new_lo = max(var.lb, lo.objective_bound - 1e-9) if math.isfinite(lo.objective_bound) else var.lb
-        new_hi = min(var.ub, hi.objective_bound + 1e-9) if math.isfinite(hi.objective_bound) else var.ub
-        if new_lo <= new_hi:
-            out.variables[r] = type(var)(var.name, new_lo, new_hi)
+        _narrow(out, r, lo.objective_bound, hi.objective_bound)
     return out
 
 
@@ -610,6 +615,13 @@ def _prepared(compiled: CompiledProgram, be: Any,
     return program, _reduction(program, be, options)
 
 
+def _joint_achieved(joint: CompiledProgram, res: SolveResult) -> float | None:
+    """``max_i |q_i|`` at the incumbent of a joint max-abs program, when it is a model (within tolerance)."""
+    if res.incumbent is None or joint.program.max_violation(dict(res.incumbent)) > ACHIEVED_TOLERANCE:
+        return None
+    return max(abs(v) for v in joint.term_values(dict(res.incumbent)))
+
+
 def _bound_windows(program: PolynomialProgram, ranges: list[list[_Side]], lower: float,
                    upper: float) -> PolynomialProgram:
     """Window ends and ``t`` of a family-window program bounded by the rates' certified ranges.
@@ -624,19 +636,11 @@ def _bound_windows(program: PolynomialProgram, ranges: list[list[_Side]], lower:
             or f"window{len(ranges)}_low" in names:
         return program
     out = program.copy()
-
-    def clip(name: str, lo: float, hi: float) -> None:
-        k = out.index(name)
-        var = out.variables[k]
-        new_lo, new_hi = max(var.lb, lo - 1e-9), min(var.ub, hi + 1e-9)
-        if new_lo <= new_hi:
-            out.variables[k] = type(var)(var.name, new_lo, new_hi)
-
     for f, family in enumerate(ranges):
-        clip(f"window{f}_low", min(s.lower for s in family), min(s.upper for s in family))
-        clip(f"window{f}_high", max(s.lower for s in family), max(s.upper for s in family))
+        _narrow(out, out.index(f"window{f}_low"), min(s.lower for s in family), min(s.upper for s in family))
+        _narrow(out, out.index(f"window{f}_high"), max(s.lower for s in family), max(s.upper for s in family))
     if "max_abs" in names:
-        clip("max_abs", lower, upper)
+        _narrow(out, out.index("max_abs"), lower, upper)
     return out
 
 
@@ -840,10 +844,7 @@ class BoundProblem:
         _check_results([lo_res], label, joint, None, be, options)
         results.append(lo_res)
         lower = max(lo_res.objective_bound, separate)
-        low_ach = None
-        if lo_res.incumbent is not None and joint.program.max_violation(dict(lo_res.incumbent)) <= ACHIEVED_TOLERANCE:
-            values = joint.term_values(dict(lo_res.incumbent))
-            low_ach = None if any(math.isnan(v) for v in values) else max(abs(v) for v in values)
+        low_ach = _joint_achieved(joint, lo_res)
         excluded = [event for event, partial in checked.items() if partial]
         notes = list(joint.notes)
         notes.append(f"upper bound: {len(solved)} of {len(candidates)} ordered pairs solved; the others cannot "
@@ -883,10 +884,7 @@ class BoundProblem:
         lo = _solve_reduced(program, be, options, "min", _reduction(program, be, options))
         _check_results([lo], self.metric.label, joint, None, be, options)
         lower = max(lo.objective_bound, separate)
-        low_ach = None
-        if lo.incumbent is not None and joint.program.max_violation(dict(lo.incumbent)) <= ACHIEVED_TOLERANCE:
-            values = joint.term_values(dict(lo.incumbent))
-            low_ach = None if any(math.isnan(v) for v in values) else max(abs(v) for v in values)
+        low_ach = _joint_achieved(joint, lo)
         details = {
             "terms": [{"query": q, "lower": s.lower, "upper": s.upper} for q, s in zip(self.metric.queries, sides,
                                                                                        strict=True)],
