@@ -186,19 +186,16 @@ class CompiledProgram:
                     rates.append(min(max(rate, low), high))
                 out.append(max(rates) - min(rates))
             return out
-        out = []
-        for term in self.terms:
-            total = 0.0
-            for names, coef in term.items():
-                value = coef
-                for name in names:
-                    value *= point.get(name, 0.0)
-                total += value
-            out.append(total)
-        return out
+        return [_named_value(term, point) for term in self.terms]
+
+
+def _by_name(poly: Poly, names: Sequence[str]) -> dict[tuple[str, ...], float]:
+    """``poly`` over variable names instead of indices (robust to presolve renumbering)."""
+    return {tuple(names[i] for i in mono): coef for mono, coef in poly.items()}
 
 
 def _named_value(poly: Mapping[tuple[str, ...], float], point: Mapping[str, float]) -> float:
+    """Value of a polynomial over variable names at a point (absent variables are 0)."""
     total = 0.0
     for names, coef in poly.items():
         value = coef
@@ -778,7 +775,6 @@ class _Compiler:
         instead of on one ratio per group (O(k) rows for the O(k^2) pairs of k groups).
         """
         t = prog.add_variable("max_abs", 0.0, math.inf)
-        names = lambda: [v.name for v in prog.variables]  # noqa: E731
         fractions = []
         for f, members in enumerate(families):
             low = prog.add_variable(f"window{f}_low", 0.0, 1.0)
@@ -820,10 +816,9 @@ class _Compiler:
         prog.objective_denominator = None
         self.notes.append("max over pairs written as family ranges: each family's rates in a window [L, U], "
                           "t >= U - L (exact)")
-        named = names()
-        return [[({tuple(named[i] for i in m): c for m, c in num.items()},
-                  None if den is None else {tuple(named[i] for i in m): c for m, c in den.items()})
-                 for num, den in fam] for fam in fractions]
+        names = [v.name for v in prog.variables]
+        return [[(_by_name(num, names), None if den is None else _by_name(den, names)) for num, den in fam]
+                for fam in fractions]
 
     def _set_max_abs_objective(self, prog: PolynomialProgram, parsed: list[ParsedExpression],
                                keys: list[list]) -> list[dict[tuple[str, ...], float]]:
@@ -844,7 +839,7 @@ class _Compiler:
                          for k, s in enumerate(pq.symbols) if s in expr.free_symbols}
             poly = self._poly_of(expr, sym_polys)
             names = [v.name for v in prog.variables]
-            named.append({tuple(names[j] for j in mono): coef for mono, coef in poly.items()})
+            named.append(_by_name(poly, names))
             self._append(prog, poly_add({(t,): 1.0}, poly, -1.0), ">=", f"term{i}_upper")
             self._append(prog, poly_add({(t,): 1.0}, poly, 1.0), ">=", f"term{i}_lower")
             self.query_rows.update({f"term{i}_upper", f"term{i}_lower"})
