@@ -17,13 +17,12 @@ from __future__ import annotations
 import argparse
 import collections
 import statistics
-import time
 
 import pandas as pd
+from causal_engine import table_for, timed  # the same tables and timing as the engine benchmark
 
 import fairprobe as fp
 from fairprobe import hookimpl
-from fairprobe.core.bound import resolve_bias
 from fairprobe.core.registry import get_plugin_manager
 
 METRICS = ["fpr_parity", "equalized_odds"]
@@ -45,28 +44,6 @@ class Tally:
         return chosen
 
 
-def table_for(bias: str) -> fp.ObservedTable:
-    if bias == "selective_labels":
-        rows = []
-        for r in CELLS.itertuples():
-            release = 0.9 if r.P == 0 else 0.3
-            rows.append({"A": r.A, "P": r.P, "S": 1, "O": r.Y, "prob": r.prob * release})
-            rows.append({"A": r.A, "P": r.P, "S": 0, "O": 0, "prob": r.prob * (1 - release)})
-        cells = pd.DataFrame(rows).groupby(["A", "P", "S", "O"], as_index=False).prob.sum()
-        return fp.ObservedTable.from_probabilities(cells)
-    given = {node: 1 for node in resolve_bias(bias).cond_nodes} or None
-    return fp.ObservedTable.from_probabilities(CELLS, given=given)
-
-
-def timed(repeats: int, **kwargs) -> tuple[float, fp.BoundResult]:
-    times, res = [], None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        res = fp.bound(**kwargs)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), res
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
@@ -84,7 +61,7 @@ def main() -> None:
         fp.bound("proxy_label", "fpr", CELLS, D=args.D, backend=backend)
     ratios, auto_total, scip_total = [], 0.0, 0.0
     for bias in sorted(fp.get_registry().biases):
-        table = table_for(bias)
+        table = table_for(bias, CELLS)
         for metric in METRICS:
             kwargs = dict(bias=bias, metric=metric, data=table, D=args.D)
             try:

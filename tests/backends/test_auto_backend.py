@@ -22,6 +22,7 @@ from fairprobe.backends.gurobi import (
 )
 from fairprobe.core.registry import get_registry
 from fairprobe.testing import fresh_plugin_manager
+from tests.backends.test_contract import hard_standard_quadratic
 
 CELLS = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
                       "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
@@ -281,18 +282,6 @@ TIME_LIMIT = 1.0
 SLACK = 3.0  # seconds over the limit still counted as "respected" (model building, a shared machine)
 
 
-def standard_quadratic(n: int = 60, seed: int = 3) -> fp.PolynomialProgram:
-    """min x'Qx on the simplex, Q indefinite: NP-hard; no backend closes it within seconds."""
-    rng = np.random.default_rng(seed)
-    q = rng.normal(size=(n, n))
-    q = (q + q.T) / 2
-    prog = fp.PolynomialProgram(sense="min")
-    idx = [prog.add_variable(f"x{i}", 0, 1) for i in range(n)]
-    prog.set_objective({tuple(sorted((i, j))): float(q[i, j]) for i in idx for j in idx})
-    prog.add_constraint({(i,): 1.0 for i in idx}, "==", 1.0, name="simplex")
-    return prog
-
-
 def dense_lp(n: int = 600, seed: int = 0) -> fp.PolynomialProgram:
     """A dense n x n LP: Clarabel (through cvxpy) needs several seconds for it."""
     rng = np.random.default_rng(seed)
@@ -312,7 +301,7 @@ def test_every_backend_respects_the_time_limit(name: str) -> None:
     backend = fp.get_backend(name)
     backend.solve(linear_program())  # warm-up: imports and licence checks are not the solve
     convex_only = name == "cvxpy"
-    prog = dense_lp() if convex_only else standard_quadratic()
+    prog = dense_lp() if convex_only else hard_standard_quadratic()
     start = time.perf_counter()
     res = backend.solve(prog, SolveOptions(time_limit=TIME_LIMIT))
     elapsed = time.perf_counter() - start
