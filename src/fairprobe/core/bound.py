@@ -615,6 +615,21 @@ def _prepared(compiled: CompiledProgram, be: Any,
     return program, _reduction(program, be, options)
 
 
+def _excluded_notes(excluded: list[str]) -> list[str]:
+    """The note on conditioning events that can be 0 in some admitted models (none when there are none)."""
+    if not excluded:
+        return []
+    zero = " or ".join(f"P({e}) = 0" for e in excluded)
+    return [f"the metric is undefined in the admitted models where {zero}; the bounds are over the other models "
+            f"(each of these events with probability >= {RATIO_EPSILON:g})"]
+
+
+def _gap(lower: float, upper: float, low_ach: float | None, up_ach: float | None) -> float:
+    """Largest distance between a certified bound and the achieved value on its side (inf if none)."""
+    return max(abs(low_ach - lower) if low_ach is not None else math.inf,
+               abs(upper - up_ach) if up_ach is not None else math.inf)
+
+
 def _joint_achieved(joint: CompiledProgram, res: SolveResult) -> float | None:
     """``max_i |q_i|`` at the incumbent of a joint max-abs program, when it is a model (within tolerance)."""
     if res.incumbent is None or joint.program.max_violation(dict(res.incumbent)) > ACHIEVED_TOLERANCE:
@@ -753,10 +768,7 @@ class BoundProblem:
         excluded = [event for event, partial in checked.items() if partial]
         sides = [_solve_compiled(c, be, options, label, n_jobs=n_jobs) for c in compiled]
         notes = list(compiled[0].notes) + sides[0].notes
-        if excluded:
-            zero = " or ".join(f"P({e}) = 0" for e in excluded)
-            notes.append(f"the metric is undefined in the admitted models where {zero}; the bounds are over the "
-                         f"other models (each of these events with probability >= {RATIO_EPSILON:g})")
+        notes += _excluded_notes(excluded)
         if self.joint_program is None:
             side, main = sides[0], compiled[0]
             results = [side.lo, side.hi]
@@ -770,11 +782,9 @@ class BoundProblem:
             notes.append("lower bound: one joint program min t s.t. t >= |term_i| (sharp); upper bound: "
                          "max over terms of the separate certified bounds of |term_i| (sharp)")
         status = _status(results)
-        gaps = [abs(low_ach - lower) if low_ach is not None else math.inf,
-                abs(upper - up_ach) if up_ach is not None else math.inf]
         return BoundResult(
             lower=lower, upper=upper, lower_achieved=low_ach, upper_achieved=up_ach, status=status,
-            gap=max(gaps), min_result=lo_res, max_result=hi_res, kind=main.kind,
+            gap=_gap(lower, upper, low_ach, up_ach), min_result=lo_res, max_result=hi_res, kind=main.kind,
             stats_before=main.stats_before, stats_after=main.stats_after, metric=label,
             parameters=params, backend=be.name, wall_time=time.perf_counter() - start, notes=notes,
             details=details, excluded_events=excluded,
@@ -852,10 +862,7 @@ class BoundProblem:
         dropped = [red.dropped for _, (_, red) in prepared.values() if red is not None]
         if joint_red is not None or dropped:
             notes.append(_REDUCTION_NOTE.format(max([*dropped, joint_red.dropped if joint_red else 0])))
-        if excluded:
-            zero = " or ".join(f"P({e}) = 0" for e in excluded)
-            notes.append(f"the metric is undefined in the admitted models where {zero}; the bounds are over the "
-                         f"other models (each of these events with probability >= {RATIO_EPSILON:g})")
+        notes += _excluded_notes(excluded)
         details = {
             "rates": [{"query": q, "lower": side.lower, "upper": side.upper}
                       for qs, family in zip(self.metric.families, ranges, strict=True)
@@ -863,13 +870,12 @@ class BoundProblem:
             "pairs_solved": len(solved), "pairs_total": len(candidates),
             "separate_lower": separate, "joint_lower": lo_res.objective_bound,
         }
-        gaps = [abs(low_ach - lower) if low_ach is not None else math.inf,
-                abs(upper - up_ach) if up_ach is not None else math.inf]
         return BoundResult(
             lower=lower, upper=upper, lower_achieved=low_ach, upper_achieved=up_ach, status=_status(results),
-            gap=max(gaps), min_result=lo_res, max_result=hi_res, kind=joint.kind, stats_before=joint.stats_before,
-            stats_after=joint.stats_after, metric=label, parameters=params, backend=be.name,
-            wall_time=time.perf_counter() - start, notes=notes, details=details, excluded_events=excluded,
+            gap=_gap(lower, upper, low_ach, up_ach), min_result=lo_res, max_result=hi_res, kind=joint.kind,
+            stats_before=joint.stats_before, stats_after=joint.stats_after, metric=label, parameters=params,
+            backend=be.name, wall_time=time.perf_counter() - start, notes=notes, details=details,
+            excluded_events=excluded,
         )
 
     def _max_abs(self, joint: CompiledProgram, sides: list[_Side], be: Any, options: SolveOptions) -> tuple:
