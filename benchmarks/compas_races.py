@@ -21,9 +21,9 @@ import time
 import warnings
 
 import fairprobe as fp
+from fairprobe.core import bound as bound_module
 from fairprobe.core import compiler
 from fairprobe.datasets import load_compas
-from fairprobe.metrics.base import Metric
 
 BIASES = ["proxy_label", "selection", "ecp"]
 METRICS = ["fpr_parity", "ppv_parity", "equalized_odds"]
@@ -37,18 +37,11 @@ def tables() -> tuple[fp.ObservedTable, fp.ObservedTable]:
 
 def previous_all_pairs(bias: str, metric: str, data: fp.ObservedTable, limit: float) -> fp.BoundResult:
     """The maximum over all pairs as before: every pair bounded alone, one row pair per term."""
-    owners = {base for cls in fp.get_registry().metrics.values() for base in cls.__mro__
-              if "max_abs_families" in vars(base)} | {Metric}
-    saved = {owner: vars(owner)["max_abs_families"] for owner in owners}
     try:
-        compiler.WINDOWS = False
-        for owner in owners:
-            owner.max_abs_families = lambda self, config: None
+        compiler.WINDOWS = bound_module.RATE_RANGES = False
         return fp.bound(bias, fp.metric(metric, groups="all"), data, D=0.05, time_limit=limit)
     finally:
-        compiler.WINDOWS = True
-        for owner, method in saved.items():
-            owner.max_abs_families = method
+        compiler.WINDOWS = bound_module.RATE_RANGES = True
 
 
 def main() -> None:

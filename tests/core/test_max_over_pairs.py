@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
+from fairprobe.core import bound as bound_module
 from fairprobe.core import compiler
-from fairprobe.metrics.base import Metric
 from tests.core.test_scale_soundness import proxy_model
 
 
@@ -31,10 +31,7 @@ def true_rates(rng: np.random.Generator, k: int) -> tuple[pd.DataFrame, float, d
 def previous_formulation(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every pair solved on its own and one row pair per term in the joint program."""
     monkeypatch.setattr(compiler, "WINDOWS", False)
-    owners = {base for cls in fp.get_registry().metrics.values() for base in cls.__mro__
-              if "max_abs_families" in vars(base)}
-    for owner in owners | {Metric}:
-        monkeypatch.setattr(owner, "max_abs_families", lambda self, config: None)
+    monkeypatch.setattr(bound_module, "RATE_RANGES", False)
 
 
 def _cells(seed: int, k: int) -> pd.DataFrame:

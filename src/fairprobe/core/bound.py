@@ -449,6 +449,11 @@ def _infeasible_message() -> str:
             "mapped to the right DAG nodes.")
 
 
+#: Bound maxima of rate ranges (max over pairs, equalised odds) from the rates' own ranges and
+#: pruned pairs (False: every term bounded on its own, the previous driver, kept as the baseline of
+#: benchmarks and exactness tests together with ``compiler.WINDOWS``).
+RATE_RANGES = True
+
 #: Largest row violation of an incumbent whose metric value is reported as achieved. Solvers
 #: check rows against 1e-6 relative to their size; rows that sum many probabilities (P(S = 1) of a
 #: selected table) can exceed 1e-6 in absolute terms.
@@ -730,7 +735,7 @@ class BoundProblem:
         self.rate_programs: list[list[ParametricProgram]] = []
         self._pair_programs: dict[tuple[int, int, int], ParametricProgram] = {}
         try:
-            if self.metric.max_abs and self.metric.families and reduce:
+            if self.metric.max_abs and self.metric.families and reduce and RATE_RANGES:
                 self.rate_programs = [[build(q) for q in family] for family in self.metric.families]
                 self.term_programs = []  # the pairs are compiled when they can decide the upper bound
                 self.joint_program: ParametricProgram | None = build(list(self.metric.queries), max_abs=True)
