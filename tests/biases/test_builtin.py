@@ -47,7 +47,8 @@ def test_no_bias_identifies_the_observed_rate(bias: str) -> None:
     assert res.upper == pytest.approx(p[0, 1] / p[0].sum(), abs=1e-7)
 
 
-@pytest.mark.parametrize("variant", ["missed_positives", "missed_positives_no_edge", "false_positives"])
+@pytest.mark.parametrize("variant", ["missed_positives", "missed_positives_no_edge", "false_positives",
+                                     "false_positives_no_edge"])
 @pytest.mark.parametrize("metric", ["fpr", "fnr", "ppv"])
 def test_one_sided_proxy_biases_match_closed_forms(variant: str, metric: str) -> None:
     for group in (0, 1):

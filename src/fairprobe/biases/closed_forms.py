@@ -19,6 +19,12 @@ FPR = (p01 - s p11) / (N0 - s N1) is monotone in ``s`` (range between s = 0 and 
 is point-identified; PPV = p11 (1 + s) / (p01 + p11). (The seed paper's appendix and reference
 code give p10 where p11 belongs in the FPR and PPV formulas, and (FNR, TPR) as the FNR "range".)
 
+**False positives, no X -> Y_P edge** (``..._no_edge``): the false-alarm probability
+``e = P(Y = 1 | Z = 0, A = a)`` does not depend on the prediction, so with ``s = e / (1 - e)``:
+``t0j = p0j (1 + s)``, ``t1j = p1j - s p0j``, ``s <= s* = min(D / N0, p10 / p00, p11 / p01)``.
+FPR = p01 / N0 is point-identified; FNR = (p10 - s p00) / (N1 - s N0) and PPV = (p11 - s p01) /
+(p01 + p11) are monotone in ``s`` (ranges between s = 0 and s*).
+
 **False positives, with the edge** (``proxy_label_false_positives``): mass ``m_j <= p1j`` moves
 from proxy-positive to true-negative, ``m0 + m1 <= D``:
 
@@ -49,7 +55,7 @@ def one_sided_proxy_bounds(p: np.ndarray, D: float, metric: str, variant: str) -
     D : float
         Budget on ``P(Y != Z)``.
     metric : {"fpr", "fnr", "ppv"}
-    variant : {"missed_positives", "missed_positives_no_edge", "false_positives"}
+    variant : {"missed_positives", "missed_positives_no_edge", "false_positives", "false_positives_no_edge"}
 
     Examples
     --------
@@ -71,6 +77,13 @@ def one_sided_proxy_bounds(p: np.ndarray, D: float, metric: str, variant: str) -
         ends = {"fpr": (p01 / n0, (p01 - s * p11) / (n0 - s * n1)),
                 "fnr": (p10 / n1, p10 / n1),
                 "ppv": (p11 / (p01 + p11), p11 * (1 + s) / (p01 + p11))}
+        forms = {k: (min(v), max(v)) for k, v in ends.items()}
+    elif variant == "false_positives_no_edge":
+        caps = [D / n0] + [p1 / p0 for p0, p1 in ((p00, p10), (p01, p11)) if p0 > 0]
+        s = min(caps)
+        ends = {"fpr": (p01 / n0, p01 / n0),
+                "fnr": (p10 / n1, (p10 - s * p00) / (n1 - s * n0)),
+                "ppv": (p11 / (p01 + p11), (p11 - s * p01) / (p01 + p11))}
         forms = {k: (min(v), max(v)) for k, v in ends.items()}
     elif variant == "false_positives":
         m1, m0 = min(D, p11), min(D, p10)

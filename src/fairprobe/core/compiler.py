@@ -58,6 +58,7 @@ from fairprobe.core.config import BiasConfig
 from fairprobe.core.polynomial import Poly, poly_add, poly_mul, poly_scale
 from fairprobe.core.program import Constraint, PolynomialProgram
 from fairprobe.core.query import Atom, ParsedExpression, parse_expression
+from fairprobe.core.reparametrise import reparametrise
 from fairprobe.core.response import EventTerm, ResponseModel
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, UndefinedMetricError
@@ -71,6 +72,11 @@ SLICING = True
 #: Write a max over all pairs of rate gaps as family windows (False: one row pair per term, the
 #: previous formulation, kept as the baseline of benchmarks and exactness tests).
 WINDOWS = True
+
+#: Rewrite one-sided measurement laws through structural zeros and reciprocals
+#: (:mod:`fairprobe.core.reparametrise`; False: the bilinear program, kept as the baseline of
+#: benchmarks and exactness tests).
+REPARAMETRISE = True
 
 #: Lower bound imposed on conditioning events of auxiliary ratio variables.
 RATIO_EPSILON = 1e-9
@@ -489,6 +495,21 @@ class _Compiler:
         if removed:
             self.notes.append(f"presolve removed {removed} variables forced to zero by the data")
             conditions = [Condition(c.event, c.atoms, remap(c.poly), c.observed) for c in conditions]
+        rewrite = reparametrise(prog) if self.reduce and REPARAMETRISE else None
+        if rewrite is not None:
+            before = [v.name for v in prog.variables]
+            prog = rewrite.program
+            index = prog._index
+
+            def moved(poly: Poly) -> Poly:
+                return {tuple(sorted(index[n] for n in m)): v
+                        for m, v in rewrite.map_named(_by_name(poly, before)).items()}
+
+            conditions = [Condition(c.event, c.atoms, moved(c.poly), c.observed) for c in conditions]
+            named_terms = [rewrite.map_named(t) for t in named_terms]
+            self.window_fractions = [[(rewrite.map_named(num), None if den is None else rewrite.map_named(den))
+                                      for num, den in family] for family in self.window_fractions]
+            self.notes.extend(rewrite.notes)
         for c in conditions:
             if c.observed is None and not {m: v for m, v in c.poly.items() if m}:
                 if c.poly.get((), 0.0) < RATIO_EPSILON:  # P(F) is the constant 0
