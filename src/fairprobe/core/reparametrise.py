@@ -167,29 +167,36 @@ def _without(mono: Monomial, var: int) -> Monomial:
 
 def _reciprocal(prog: PolynomialProgram) -> tuple[int, int, dict[int, float], set[int], int] | None:
     """``(y, y', {x: k_x}, single-monomial rows, distribution row)`` of one applicable reciprocal rewrite."""
-    occ = _occurrences(prog)
+    singles_of: dict[int, list[int]] = {}  # variable -> its single bilinear-monomial equality rows
+    for j, c in enumerate(prog.constraints):
+        if c.sense == "==" and len(c.poly) == 1:
+            (mono,) = c.poly
+            if len(mono) == 2 and mono[0] != mono[1]:
+                for v in mono:
+                    singles_of.setdefault(v, []).append(j)
+    if not singles_of:
+        return None
+    occ = None
     for k, ids in _dist_rows(prog):
         if len(ids) != 2:
             continue
-        row = f"row{k}"
         for y, y2 in (ids, ids[::-1]):
+            if y not in singles_of:
+                continue
             partners: dict[int, float] = {}
-            singles: set[int] = set()
-            for j, c in enumerate(prog.constraints):
-                if c.sense != "==" or len(c.poly) != 1:
-                    continue
-                (mono, coef), = c.poly.items()
-                if len(mono) == 2 and y in mono and mono[0] != mono[1]:
-                    x = mono[0] if mono[1] == y else mono[1]
-                    ratio = c.rhs / coef
-                    if ratio <= 0 or x in partners or prog.variables[x].lb < 0:
-                        break
-                    partners[x] = ratio
-                    singles.add(j)
-            else:
-                if not partners or not self_consistent(prog, occ, row, y, y2, partners):
-                    continue
-                return y, y2, partners, singles, k
+            for j in singles_of[y]:
+                (mono, coef), = prog.constraints[j].poly.items()
+                x = mono[0] if mono[1] == y else mono[1]
+                ratio = prog.constraints[j].rhs / coef
+                if ratio <= 0 or x in partners or prog.variables[x].lb < 0:
+                    partners = {}
+                    break
+                partners[x] = ratio
+            if not partners:
+                continue
+            occ = _occurrences(prog) if occ is None else occ
+            if self_consistent(prog, occ, f"row{k}", y, y2, partners):
+                return y, y2, partners, set(singles_of[y]), k
     return None
 
 
