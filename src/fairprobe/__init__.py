@@ -25,6 +25,8 @@ from fairprobe.exceptions import (
     DuplicatePluginError,
     FairprobeError,
     InfeasibleError,
+    NotFittedError,
+    PluginInterfaceError,
     ProgramError,
     SolverError,
     UndefinedMetricError,
@@ -65,6 +67,8 @@ _LAZY: dict[str, str] = {
     "Limit": "fairprobe.backends.base",
     "Availability": "fairprobe.backends.base",
     "Capabilities": "fairprobe.backends.base",
+    "Analysis": "fairprobe.plugins.base",
+    "Summary": "fairprobe.plugins.base",
 }
 
 __all__ = [
@@ -76,6 +80,8 @@ __all__ = [
     "DuplicatePluginError",
     "FairprobeError",
     "InfeasibleError",
+    "NotFittedError",
+    "PluginInterfaceError",
     "ProgramError",
     "SolverError",
     "UndefinedMetricError",

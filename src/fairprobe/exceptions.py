@@ -15,6 +15,8 @@ __all__ = [
     "DuplicatePluginError",
     "FairprobeError",
     "InfeasibleError",
+    "NotFittedError",
+    "PluginInterfaceError",
     "ProgramError",
     "SolverError",
     "UndefinedMetricError",
@@ -72,3 +74,11 @@ class UnknownPluginError(FairprobeError, LookupError):
 
 class DuplicatePluginError(FairprobeError):
     """Two plugins registered classes under the same name."""
+
+
+class PluginInterfaceError(FairprobeError, TypeError):
+    """A registered plugin class does not implement the interface of its kind."""
+
+
+class NotFittedError(ConfigError, AttributeError):
+    """An analysis's results were asked for before ``fit`` (as scikit-learn's ``NotFittedError``)."""

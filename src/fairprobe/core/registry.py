@@ -29,6 +29,7 @@ from fairprobe import hookspecs
 from fairprobe.exceptions import (
     BackendUnavailableError,
     DuplicatePluginError,
+    PluginInterfaceError,
     UnknownPluginError,
 )
 
@@ -162,8 +163,56 @@ def _collect(pm: pluggy.PluginManager, kind: str) -> dict[str, type]:
                     f"{_qualname(found[name])} and {_qualname(cls)}. Rename one of them, or "
                     "block one plugin with FAIRPROBE_BLOCK_PLUGINS."
                 )
+            _check_interface(kind, cls)
             found[name] = cls
     return found
+
+
+#: Plugin kind -> (interface class path, required attributes beyond the interface's abstract methods).
+INTERFACES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "biases": ("fairprobe.biases.base.Bias", ("config",)),
+    "metrics": ("fairprobe.metrics.base.Metric", ("query", "label", "get_params")),
+    "backends": ("fairprobe.backends.base.Backend", ("availability", "solve", "capabilities")),
+    "analyses": ("fairprobe.plugins.base.Analysis", ()),
+}
+
+
+def _check_interface(kind: str, cls: Any) -> None:
+    """Reject a registered class that does not implement the interface of its kind, naming what is missing."""
+    path, extra = INTERFACES[kind]
+    module, _, attr = path.rpartition(".")
+    interface = getattr(importlib.import_module(module), attr)
+    if not isinstance(cls, type):
+        raise PluginInterfaceError(f"The {kind} hook returned {cls!r}, which is not a class; return classes "
+                                   f"implementing {path}.")
+    if kind == "analyses":
+        from fairprobe.plugins.base import missing_methods
+
+        missing = missing_methods(cls)
+    else:
+        abstract = getattr(cls, "__abstractmethods__", frozenset())
+        missing = [a for a in extra if not hasattr(cls, a) or a in abstract]
+        missing += sorted(a for a in abstract if a not in missing)
+    if missing:
+        raise PluginInterfaceError(
+            f"{_qualname(cls)} was registered as one of the {kind} but does not implement {', '.join(missing)} "
+            f"of the {kind} interface ({path}); subclass {path} and implement them, or block the plugin "
+            "with FAIRPROBE_BLOCK_PLUGINS.")
+    if kind == "analyses":
+        _check_keyword_only(cls)
+    elif not issubclass(cls, interface):
+        raise PluginInterfaceError(f"{_qualname(cls)} was registered as one of the {kind} but is not a "
+                                   f"subclass of {path}; derive it from {path}.")
+
+
+def _check_keyword_only(cls: type) -> None:
+    import inspect
+
+    positional = [p.name for p in inspect.signature(cls.__init__).parameters.values()
+                  if p.name != "self" and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if positional:
+        raise PluginInterfaceError(f"{_qualname(cls)}: analysis parameters are keyword-only; make {positional} "
+                                   "keyword-only (def __init__(self, *, ...)).")
 
 
 def get_registry(pm: pluggy.PluginManager | None = None) -> Registry:
