@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -53,6 +54,9 @@ def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
       1    internal error (rerun with --debug for the traceback)
       130  interrupted
     """
+    # The command line only writes figures to files: headless matplotlib, unless the user chose a
+    # backend (library code never switches it).
+    os.environ.setdefault("MPLBACKEND", "Agg")
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
     ctx.obj["quiet"] = quiet

@@ -131,10 +131,7 @@ def require_columns(df: pd.DataFrame, columns: list[str], path: Path) -> None:
 
 
 def save_plot(draw: Callable[[], Any], path: Path) -> None:
-    """Draw with a headless backend (``draw()`` returns an axes) and save the figure to ``path``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+    """Draw (``draw()`` returns an axes) and save the figure to ``path`` (the CLI runs matplotlib headless)."""
     ax = draw()
     ax.figure.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)

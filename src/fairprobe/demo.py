@@ -7,11 +7,12 @@ every method on them and reports which problems it found:
 1. **causal sensitivity**: certified bounds and sweeps of FPR, FNR and predictive parity and of
    demographic parity under proxy-label, selection and ECP bias, with breakdown points, checked
    against the hidden truth, plus a cross-check of every installed solver on one program;
-2. **FairTree** on the income model's residuals (the biased and the high-variance subgroups);
-3. **predictive multiplicity**: a Rashomon set of decision trees and the applicants whose
-   decision depends on the arbitrary choice of model;
-4. **risk-score audit**: calibration, discrimination and representation per group (the
-   miscalibrated region).
+2. every registered analysis, found through the plugin registry in its ``demo_order`` (a
+   blocked plugin is left out): the built-ins are **FairTree** on the income model's residuals
+   (the biased and the high-variance subgroups), **predictive multiplicity** (a Rashomon set of
+   decision trees and the applicants whose decision depends on the arbitrary choice of model)
+   and the **risk-score audit** (calibration, discrimination and representation per group: the
+   miscalibrated region). An analysis without a demo step of its own fits its ``example()``.
 
 Everything goes into one report folder (HTML page, PNG figures, CSV tables, ``summary.json``).
 """
@@ -92,9 +93,6 @@ def run_demo(out_dir: str | Path = "fairprobe-report", *, quick: bool = False, s
     progress : bool
         Show progress bars of the longer steps.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
     from fairprobe.datasets import make_lending_scenario
 
     start = time.perf_counter()
@@ -111,17 +109,15 @@ def run_demo(out_dir: str | Path = "fairprobe-report", *, quick: bool = False, s
     detected: dict[str, bool] = {}
     tables: dict[str, pd.DataFrame] = {}
     facts: dict[str, Any] = {}
-    steps = [("causal sensitivity (certified bounds, sweeps, breakdown points)", _causal),
-             ("FairTree on the income model", _fairtree),
-             ("predictive multiplicity (Rashomon set)", _multiplicity),
-             ("risk-score audit", _riskscore)]
+    steps = [("causal", "causal sensitivity (certified bounds, sweeps, breakdown points)", _causal),
+             *_analysis_steps()]
     lines: list[str] = []
-    for k, (title, step) in enumerate(steps, start=1):
+    for k, (key, title, step) in enumerate(steps, start=1):
         t0 = time.perf_counter()
         step_echo(f"[{k}/{len(steps)}] {title} ...")
         found, table, text = step(report, scenario, facts, quick=quick, seed=seed, n_jobs=jobs, progress=progress)
         detected.update(found)
-        tables[step.__name__.strip("_")] = table
+        tables[key] = table
         lines.extend(text)
         step_echo(f"      done in {time.perf_counter() - t0:.1f} s")
     problems = {
@@ -143,6 +139,12 @@ def run_demo(out_dir: str | Path = "fairprobe-report", *, quick: bool = False, s
     echo(summary)
     echo(f"\nreport written to {page.resolve()} ({seconds:.0f} s)")
     return DemoResult(Path(out_dir), summary, detected, tables, seconds, facts)
+
+
+def _analysis_steps() -> list[tuple[str, str, Callable[..., tuple[dict[str, bool], pd.DataFrame, list[str]]]]]:
+    """One demo step per registered analysis, in ``demo_order``: a blocked plugin is not run."""
+    analyses = sorted(get_registry().analyses.items(), key=lambda item: (item[1].demo_order, item[0]))
+    return [(name, cls.demo_title or f"{name}: {cls.description}", cls.demo) for name, cls in analyses]
 
 
 # -- sections -------------------------------------------------------------------------------------
@@ -294,117 +296,3 @@ def _backend_cross_check(sec: Any, table: pd.DataFrame) -> tuple[list[str], floa
     # solvers work to about 1e-6 relative feasibility: differences below 1e-5 are agreement
     spread = float(max(frame.lower.max() - frame.lower.min(), frame.upper.max() - frame.upper.min()))
     return names, spread
-
-
-def _fairtree(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
-              progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
-    from fairprobe.plugins.fairtree import FairTree
-
-    audit = scenario.audit_frame
-    covariates = ["age", "education", "region", "employed", "group"]
-    tree = FairTree(random_state=seed, max_depth=3, min_node_size=100).fit(
-        audit[covariates], np.log(audit.income.to_numpy()), np.log(audit.income_estimate.to_numpy()))
-    splits = tree.splits_[[c for c in tree.splits_.columns if "process" not in c]]
-    sec = report.section(
-        "FairTree: where does the income model err, and is it bias or variance?",
-        "FairTree recursively splits the applicants along the covariate whose residuals (log estimate minus "
-        "log income) change most significantly (fluctuation tests, Bonferroni-adjusted), and says whether "
-        "each split separates a bias (mean residual), a variance (spread) or both.")
-    sec.add_parameters({"test": "fluctuation", "alpha": 0.05, "max_depth": 3, "min_node_size": 100,
-                        "covariates": ", ".join(covariates)})
-    sec.add_figure("tree", tree.plot_tree(), "The FairTree of the income model's residuals.")
-    sec.add_note(tree.summary())
-    sec.add_table("splits", splits)
-    sec.add_table("subgroups", tree.leaves_.round(4))
-    age = splits[(splits.covariate == "age") & splits.classification.isin(["bias", "both"])]
-    edu = splits[(splits.covariate == "education") & splits.classification.isin(["variance", "both"])]
-    found = {"biased_residuals": bool(age.threshold.astype(float).between(21, 28).any()),
-             "extra_variance": bool(edu.left.str.contains("none").any())}
-    facts["fairtree"] = {"splits": [f"{r.left} ({r.classification})" for r in splits.itertuples()]}
-    lines = [f"- FairTree: {len(splits)} significant splits, {len(tree.leaves_)} subgroups; "
-             + "; ".join(f"{r.left} ({r.classification})" for r in splits.itertuples())]
-    return found, splits, lines
-
-
-def _multiplicity(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
-                  progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
-    from sklearn.tree import DecisionTreeClassifier
-
-    from fairprobe.plugins.rashomon import RashomonSet
-    from fairprobe.plugins.rashomon.plots import plot_ambiguity_curves, plot_conflict_histogram
-
-    audit = scenario.audit_frame
-    X = audit[["age", "income", "education", "region", "employed"]].assign(
-        income=np.log(audit.income), education=audit.education.cat.codes, region=audit.region.cat.codes)
-    rng = np.random.default_rng(seed)
-    test = rng.random(len(audit)) < 0.3
-    n_models = 40 if quick else 150
-    rs = RashomonSet(DecisionTreeClassifier(), param_grid={"max_depth": [3, 4, 5, 6, 8],
-                                                           "min_samples_leaf": [10, 30, 100]},
-                     epsilon=0.01, n_models=n_models, subsample=0.5, categorical_features=[2, 3],
-                     random_state=seed, n_jobs=n_jobs, progress=progress)
-    Xv = X.to_numpy(dtype=float)
-    y = audit.default.to_numpy()
-    rs.fit(Xv[~test], y[~test], Xv[test], y[test])
-    P = rs.predict_matrix(Xv[test])
-    individual = rs.individual_report(Xv[test], threshold=0.2)
-    described = audit.loc[test, ["group", "age", "income", "education", "region"]].reset_index(drop=True)
-    individual = pd.concat([described, individual], axis=1)
-    by_group = individual.groupby("group").agg(applicants=("conflict_ratio", "size"),
-                                               mean_conflict=("conflict_ratio", "mean"),
-                                               flagged_share=("flagged", "mean"))
-    sec = report.section(
-        "Predictive multiplicity: would another equally good model decide differently?",
-        "A Rashomon set of decision trees predicting the recorded default, each trained on a random half of "
-        "the training rows with hyperparameters drawn from a grid; members are within 0.01 accuracy of the "
-        "cross-validated best tree. The conflict ratio of an applicant is the share of members that disagree "
-        "with the majority (0 to 0.5).")
-    sec.add_parameters({"models trained": n_models, "members": P.shape[0], "epsilon": 0.01,
-                        "reference accuracy": round(rs.reference_score_, 4), "bootstrap size": "50 %"})
-    sec.add_figure("conflict ratios", plot_conflict_histogram(P), "Conflict ratios of the held-out applicants.")
-    sec.add_figure("ambiguity", plot_ambiguity_curves({"Rashomon set": P}), "delta-ambiguity against delta.")
-    sec.add_table("conflict by group", by_group.round(4))
-    sec.add_table("most contested applicants", individual.sort_values("conflict_ratio", ascending=False)
-                  .head(15).round(3))
-    ambiguity = float(np.mean(individual.conflict_ratio > 0))
-    facts["multiplicity"] = {"members": int(P.shape[0]), "ambiguity": ambiguity,
-                             "flagged_share": float(individual.flagged.mean())}
-    share = by_group.flagged_share
-    lines = [f"- multiplicity: {P.shape[0]} near-optimal trees; {ambiguity:.1%} of applicants get conflicting "
-             f"decisions, {individual.flagged.mean():.1%} with conflict ratio > 0.2 (group 0 "
-             f"{share.get(0, float('nan')):.1%}, group 1 {share.get(1, float('nan')):.1%})"]
-    return {}, by_group, lines
-
-
-def _riskscore(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
-               progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
-    from fairprobe.plugins.riskscore import RiskScoreAudit
-
-    audit = scenario.audit_frame
-    frame = audit[["group", "region", "education"]].astype(str)
-    n_boot = 30 if quick else 200
-    ra = RiskScoreAudit(sensitive_features=["group", "region", "education"], max_intersections=1 if quick else 2,
-                        min_group_size=100, n_bootstrap=n_boot, random_state=seed, n_jobs=n_jobs,
-                        progress=progress).fit(audit.default.to_numpy(), audit.score.to_numpy(), frame)
-    by_group = ra.by_group
-    sec = report.section(
-        "Risk-score audit: calibration, discrimination and representation per group",
-        "DRMSCE (debiased calibration error, 0 = calibrated), AUROC and AUPRG (discrimination) and expected "
-        "under-representation (1 = never under-represented among the highest scores) for every group and "
-        "intersection with at least 100 applicants, with bootstrap medians and 95 % intervals.")
-    sec.add_parameters({"bootstrap resamples": n_boot, "max intersections": 1 if quick else 2,
-                        "minimum group size": 100})
-    sec.add_note(ra.summary())
-    sec.add_figure("calibration error by group", ra.plot_metrics("drmsce"), "DRMSCE per group (median, 95 % CI).")
-    sec.add_figure("reliability", ra.plot_reliability(), "Reliability diagrams of the best and worst groups.")
-    sec.add_figure("risk distributions", ra.plot_distributions(), "Risk-score distributions per group.")
-    sec.add_table("metrics by group (bootstrap medians)", by_group.round(4))
-    sec.add_table("all results", ra.results_.round(4))
-    single = by_group[~by_group.index.str.contains("&") & (by_group.index != "all")]
-    worst = single.drmsce.idxmax()
-    found = {"miscalibrated_group": worst == "region=east"}
-    facts["riskscore"] = {"worst_calibrated": worst, "drmsce": single.drmsce.round(4).to_dict()}
-    lines = [f"- risk scores: worst calibrated group {worst} (DRMSCE {single.drmsce.max():.3f}, overall "
-             f"{by_group.loc['all', 'drmsce']:.3f}); lowest AUROC {single.auroc.idxmin()} "
-             f"({single.auroc.min():.3f})"]
-    return found, by_group, lines

@@ -520,9 +520,6 @@ def write_report(folder: str | Path, title: str, *, summary: str = "", text: str
     (:func:`check_output_folder`; ``force`` as in :meth:`Report.write`).
     """
     check_output_folder(folder, force=force)  # before drawing anything
-    import matplotlib
-
-    matplotlib.use("Agg")
     rep = Report(title, command=command, summary=summary)
     sec = rep.section(section or title, text)
     if parameters:
