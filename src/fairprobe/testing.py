@@ -6,6 +6,9 @@
   solve every one its :class:`~fairprobe.backends.base.Capabilities` declare it can.
 * :func:`check_backend_class` and :func:`check_backend_contract` check a backend against the
   interface and those problems, raising ``AssertionError`` with a readable message.
+* :func:`check_analysis` checks an analysis class against the analysis contract
+  (:class:`fairprobe.plugins.base.Analysis`) on its own ``example()``: every built-in analysis
+  and the example plugin pass it, and a plugin author runs it in their own tests.
 * :func:`null_covariate` draws a pure-noise covariate of each type FairTree handles (the null
   benchmark ``benchmarks/fairtree_null.py`` and its reduced test share it).
 
@@ -35,6 +38,7 @@ __all__ = [
     "CONTRACT_PROBLEMS",
     "KnownProblem",
     "RandomSCM",
+    "check_analysis",
     "check_backend_class",
     "check_backend_contract",
     "fresh_plugin_manager",
@@ -327,6 +331,115 @@ def check_backend_contract(
             assert math.isinf(res.objective_bound), f"{where}: infeasible but finite bound"
         report[problem.name] = "ok"
     return report
+
+
+def check_analysis(cls: type, tmp_path: Any = None, *, seed: int = 0) -> dict[str, Any]:
+    """Check an analysis class against the analysis contract, on its own ``example()``.
+
+    Checks, each failing with an ``AssertionError`` that names the analysis and the rule:
+    the class passes the registry's interface check; parameters are keyword-only and round-trip
+    through ``get_params``/``set_params`` and the constructor; results before ``fit`` raise
+    :class:`~fairprobe.exceptions.NotFittedError`; ``fit`` returns the instance and leaves
+    fitted attributes with a trailing underscore; ``summary()`` is a
+    :class:`~fairprobe.plugins.base.Summary` with HTML; ``to_frame()`` a non-empty DataFrame;
+    every entry of ``figures()`` draws with and without ``ax=``; and ``to_report`` writes a page
+    (when ``tmp_path`` is given).
+
+    Parameters
+    ----------
+    cls : type
+        The analysis class.
+    tmp_path : path, optional
+        A writable folder for the report check (skipped when None).
+    seed : int
+        Seed of the example.
+
+    Returns
+    -------
+    dict
+        ``{"fitted": the fitted analysis, "figures": names, "report": page path or None}``.
+
+    Examples
+    --------
+    >>> from fairprobe.testing import check_analysis
+    >>> from fairprobe.plugins.base import Analysis, Example, Summary
+    >>> import pandas as pd
+    >>> class Mean(Analysis):
+    ...     name, description = "mean", "mean of a column"
+    ...     def __init__(self, *, column="x"):
+    ...         self.column = column
+    ...     def fit(self, data, **roles):
+    ...         self.mean_ = float(data[self.column].mean())
+    ...         return self
+    ...     def summary(self):
+    ...         self.check_is_fitted()
+    ...         return Summary(f"mean {self.mean_:.2f}", title="Mean")
+    ...     def to_frame(self):
+    ...         self.check_is_fitted()
+    ...         return pd.DataFrame({"mean": [self.mean_]})
+    ...     @classmethod
+    ...     def example(cls, *, seed=0):
+    ...         return Example(cls(), pd.DataFrame({"x": [1.0, 2.0, 3.0]}))
+    >>> check_analysis(Mean)["fitted"].mean_
+    2.0
+    """
+    import inspect
+    from pathlib import Path
+
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from fairprobe.core.registry import _check_interface
+    from fairprobe.exceptions import NotFittedError
+    from fairprobe.plugins.base import Example, Summary
+
+    who = getattr(cls, "name", None) or getattr(cls, "__name__", repr(cls))
+    _check_interface("analyses", cls)
+    positional = [p.name for p in inspect.signature(cls.__init__).parameters.values()
+                  if p.name != "self" and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    assert not positional, f"{who}: parameters {positional} must be keyword-only"
+    example = cls.example(seed=seed)
+    assert isinstance(example, Example), f"{who}: example() must return fairprobe.plugins.base.Example"
+    analysis = example.analysis
+    assert isinstance(analysis, cls), f"{who}: example().analysis must be a {cls.__name__}"
+    params = analysis.get_params()
+    assert set(params) == set(inspect.signature(cls.__init__).parameters) - {"self"}, (
+        f"{who}: get_params() must return every constructor parameter")
+    clone = cls(**params)
+    assert clone.get_params().keys() == params.keys(), f"{who}: the constructor must accept get_params()"
+    for key, value in params.items():
+        assert clone.get_params()[key] is value, f"{who}: parameter {key!r} must be stored unchanged"
+    assert analysis.set_params(**params) is analysis, f"{who}: set_params must return self"
+    for method in ("summary", "to_frame", "figures", "check_is_fitted"):
+        try:
+            getattr(clone, method)()
+        except NotFittedError:
+            continue
+        raise AssertionError(f"{who}: {method}() before fit must raise NotFittedError")
+    fitted = example.fit()
+    assert fitted is analysis, f"{who}: fit must return self"
+    fitted.check_is_fitted()
+    assert any(k.endswith("_") and not k.startswith("_") for k in vars(fitted)), (
+        f"{who}: fit must store its results in attributes with a trailing underscore")
+    summary = fitted.summary()
+    assert isinstance(summary, Summary) and str(summary).strip(), f"{who}: summary() must return a non-empty Summary"
+    assert "<" in summary._repr_html_(), f"{who}: the summary must render as HTML"
+    frame = fitted.to_frame()
+    assert isinstance(frame, pd.DataFrame) and len(frame), f"{who}: to_frame() must return a non-empty DataFrame"
+    figures = fitted.figures()
+    assert isinstance(figures, dict), f"{who}: figures() must return a dict name -> plot"
+    for fig_name, plot in figures.items():
+        assert "ax" in inspect.signature(plot).parameters, f"{who}: figure {fig_name!r} must take ax="
+        ax = plot()
+        assert hasattr(ax, "figure"), f"{who}: figure {fig_name!r} must return a matplotlib Axes"
+        _fig, mine = plt.subplots()
+        assert plot(ax=mine) is mine, f"{who}: figure {fig_name!r} must draw on the ax it is given"
+        plt.close("all")
+    page = None
+    if tmp_path is not None:
+        page = fitted.to_report(Path(tmp_path) / f"report-{who}")
+        assert Path(page).is_file(), f"{who}: to_report must write the HTML page"
+    return {"fitted": fitted, "figures": list(figures), "report": page}
 
 
 class RandomSCM:
