@@ -28,9 +28,9 @@ from fairprobe.backends.base import (
     Termination,
     no_bound,
 )
-from fairprobe.backends.transforms import charnes_cooper
 from fairprobe.core.polynomial import Poly
 from fairprobe.core.program import PolynomialProgram, point_from_values
+from fairprobe.core.transforms import charnes_cooper
 from fairprobe.exceptions import BackendCapabilityError, ProgramError
 
 __all__ = ["CvxpyBackend"]

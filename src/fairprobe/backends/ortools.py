@@ -6,7 +6,7 @@ spatial branch-and-bound for nonconvex polynomial programs.
 * Linear-fractional objectives (linear numerator and denominator, linear constraints) become one
   LP by the Charnes-Cooper transformation, after an LP check that the denominator is positive
   on the feasible set.
-* Anything else is reduced exactly to degree two (:func:`~fairprobe.backends.transforms.quadratize`)
+* Anything else is reduced exactly to degree two (:func:`~fairprobe.core.transforms.quadratize`)
   and solved by spatial branch-and-bound over McCormick LP relaxations. The lower (min) or upper
   (max) bound reported is the worst LP bound over all leaves of the tree, so it is certified
   whenever the search stops, at a limit included. Feasible points come from the relaxation
@@ -40,14 +40,14 @@ from fairprobe.backends.base import (
     Termination,
     no_bound,
 )
-from fairprobe.backends.transforms import (
+from fairprobe.core.polynomial import Poly
+from fairprobe.core.program import PolynomialProgram, point_from_values
+from fairprobe.core.transforms import (
     charnes_cooper,
     fraction_to_epigraph,
     interval_mul,
     quadratize,
 )
-from fairprobe.core.polynomial import Poly
-from fairprobe.core.program import PolynomialProgram, point_from_values
 from fairprobe.exceptions import BackendCapabilityError, ProgramError
 
 __all__ = ["OrtoolsBackend"]

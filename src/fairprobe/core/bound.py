@@ -31,7 +31,6 @@ from typing import Any
 import pandas as pd
 
 from fairprobe.backends.base import SolveOptions, SolveResult, Termination
-from fairprobe.backends.transforms import charnes_cooper
 from fairprobe.core.compiler import RATIO_EPSILON, CompiledProgram, compile_program, undefined_metric_message
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.decompose import Reduction, drop_unread_blocks
@@ -39,6 +38,7 @@ from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.registry import get_backend, get_registry
 from fairprobe.core.table import ObservedTable
+from fairprobe.core.transforms import charnes_cooper
 from fairprobe.core.validate import check_bound_options, check_codes
 from fairprobe.exceptions import (
     ConfigError,

@@ -1,4 +1,4 @@
-"""Exact reformulations of programs shared by the backends.
+"""Exact, solver-neutral reformulations of programs (used by the bound driver and the backends).
 
 * :func:`quadratize`: lower every monomial of degree > 2 to products of two factors with
   auxiliary variables ``w = u*v`` (exact; bounds of ``w`` from interval arithmetic).
