@@ -129,11 +129,6 @@ class Section:
     figures: list[FigureItem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def add_text(self, text: str) -> Section:
-        """Append a paragraph."""
-        self.text = f"{self.text}\n\n{text}" if self.text else text
-        return self
-
     def add_note(self, text: str) -> Section:
         """A pre-formatted block (e.g. a summary printed by an analysis)."""
         self.notes.append(text)
@@ -163,11 +158,6 @@ class Section:
         fig.savefig(buf, format="png", dpi=dpi)
         plt.close(fig)
         self.figures.append(FigureItem(name, buf.getvalue(), caption))
-        return self
-
-    def add_png(self, name: str, path: str | Path, caption: str = "") -> Section:
-        """A PNG file written by an analysis."""
-        self.figures.append(FigureItem(name, Path(path).read_bytes(), caption))
         return self
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from fairprobe.exceptions import ConfigError
@@ -294,7 +294,3 @@ class DAG:
     def to_string(self) -> str:
         """Edges in the published ``"A -> B, ..."`` form."""
         return ", ".join(f"{a} -> {b}" for a, b in self.edges)
-
-    def with_roles(self) -> dict[str, Sequence[str]]:
-        """Summary of node roles (for messages and reports)."""
-        return {"nodes": self.nodes, "unobserved": self.unobserved, "conditioned": self.conditioned}

@@ -8,7 +8,6 @@ causal compiler produces, which is why sympy stays at the edges (parsing and pri
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 
 Monomial = tuple[int, ...]
@@ -96,11 +95,6 @@ def evaluate(a: Mapping[Monomial, float], point: Sequence[float]) -> float:
             term *= point[i]
         total += term
     return total
-
-
-def is_finite_poly(a: Mapping[Monomial, float]) -> bool:
-    """True when every coefficient is a finite number."""
-    return all(math.isfinite(c) for c in a.values())
 
 
 def canonical_items(a: Mapping[Monomial, float]) -> Iterable[tuple[Monomial, float]]:

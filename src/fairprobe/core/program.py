@@ -382,10 +382,6 @@ class PolynomialProgram:
         return worst
 
     # -- text form ------------------------------------------------------------------------
-    def format_poly(self, poly: Mapping[Monomial, float]) -> str:
-        """Render a polynomial with variable names, in a deterministic order."""
-        return _format_poly(poly, [v.name for v in self.variables])
-
     def to_text(self) -> str:
         """The LP-like text form; :meth:`from_text` reads it back exactly."""
         names = [v.name for v in self.variables]
