@@ -233,6 +233,27 @@ def no_bound(sense: str) -> float:
     return -math.inf if sense == "min" else math.inf
 
 
+def stop_bound(termination: Termination, sense: str) -> float:
+    """The certified bound of a solve that stopped with ``termination`` without a dual bound.
+
+    An infeasible program has the empty feasible set, so every value bounds it: ``+inf`` for a
+    minimisation (``-inf`` for a maximisation). After any other stop (unbounded, an error, a
+    limit before a bound was found) only the trivial outer bound is certified. Every backend
+    uses this one rule.
+
+    Examples
+    --------
+    >>> stop_bound(Termination.INFEASIBLE, "min"), stop_bound(Termination.ERROR, "min")
+    (inf, -inf)
+    """
+    return -no_bound(sense) if termination is Termination.INFEASIBLE else no_bound(sense)
+
+
+def stopped(termination: Termination, sense: str, **fields: Any) -> SolveResult:
+    """A result without a dual bound (infeasible, unbounded, an error): its bound is :func:`stop_bound`."""
+    return SolveResult(termination, stop_bound(termination, sense), sense=sense, **fields)
+
+
 class Backend(ABC):
     """Base class of optimisation backends.
 

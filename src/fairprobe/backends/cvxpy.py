@@ -27,6 +27,7 @@ from fairprobe.backends.base import (
     SolveResult,
     Termination,
     no_bound,
+    stopped,
 )
 from fairprobe.core.polynomial import Poly
 from fairprobe.core.program import PolynomialProgram, point_from_values
@@ -179,8 +180,7 @@ class CvxpyBackend(Backend):
                 warnings.filterwarnings("ignore", message="Solution may be inaccurate")
                 problem.solve(verbose=options.verbose, **kwargs)
         except cp.error.SolverError as exc:
-            return SolveResult(Termination.ERROR, no_bound(program.sense), sense=program.sense,
-                               message=f"cvxpy solver failed: {exc}"), None
+            return stopped(Termination.ERROR, program.sense, message=f"cvxpy solver failed: {exc}"), None
         status = problem.status
         if status == cp.OPTIMAL:
             point = point_from_values(program, x.value)
@@ -188,11 +188,9 @@ class CvxpyBackend(Backend):
                                program.objective_value(point) if objective is None else float(problem.value),
                                point, sense=sense, message=f"cvxpy status {status}"), np.asarray(x.value)
         if status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
-            return SolveResult(Termination.INFEASIBLE, -no_bound(sense), sense=sense,
-                               message=f"cvxpy status {status}"), None
+            return stopped(Termination.INFEASIBLE, sense, message=f"cvxpy status {status}"), None
         if status in (cp.UNBOUNDED, cp.UNBOUNDED_INACCURATE):
-            return SolveResult(Termination.UNBOUNDED, no_bound(sense), sense=sense,
-                               message=f"cvxpy status {status}"), None
+            return stopped(Termination.UNBOUNDED, sense, message=f"cvxpy status {status}"), None
         if status == cp.USER_LIMIT:
             timed_out = deadline is not None and time.perf_counter() >= deadline - 1e-3
             return SolveResult(Termination.LIMIT, no_bound(sense), limit=Limit.TIME if timed_out else Limit.ITERATION,

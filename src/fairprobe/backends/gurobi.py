@@ -27,6 +27,7 @@ from fairprobe.backends.base import (
     SolveResult,
     Termination,
     no_bound,
+    stop_bound,
 )
 from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.transforms import fraction_to_epigraph, quadratize
@@ -280,10 +281,8 @@ class GurobiBackend(Backend):
             values = model.getAttr("X", xs[: program.n_variables])
             incumbent = {v.name: float(x) for v, x in zip(program.variables, values, strict=True)}
             inc_obj = program.objective_value(incumbent)
-        if termination is Termination.INFEASIBLE:
-            bound = -no_bound(sense)
-        elif termination is Termination.UNBOUNDED:
-            bound = no_bound(sense)
+        if termination in (Termination.INFEASIBLE, Termination.UNBOUNDED):
+            bound = stop_bound(termination, sense)
         else:
             try:
                 # ObjBound exists for models Gurobi treats as MIP (nonconvex quadratic); an LP

@@ -39,6 +39,7 @@ from fairprobe.backends.base import (
     SolveResult,
     Termination,
     no_bound,
+    stopped,
 )
 from fairprobe.core.polynomial import Poly
 from fairprobe.core.program import PolynomialProgram, point_from_values
@@ -263,13 +264,13 @@ class OrtoolsBackend(Backend):
         if reason == R.OPTIMAL:
             return SolveResult(Termination.OPTIMAL, bound, incumbent_obj, incumbent, sense=sense, message=message)
         if reason == R.INFEASIBLE:
-            return SolveResult(Termination.INFEASIBLE, -no_bound(sense), sense=sense, message=message)
+            return stopped(Termination.INFEASIBLE, sense, message=message)
         if reason in (R.UNBOUNDED, R.INFEASIBLE_OR_UNBOUNDED):
-            return SolveResult(Termination.UNBOUNDED, no_bound(sense), sense=sense, message=message)
+            return stopped(Termination.UNBOUNDED, sense, message=message)
         if reason in (R.FEASIBLE, R.NO_SOLUTION_FOUND):
             return SolveResult(Termination.LIMIT, bound, incumbent_obj, incumbent, limit=Limit.TIME,
                                sense=sense, message=message)
-        return SolveResult(Termination.ERROR, no_bound(sense), sense=sense, message=message)
+        return stopped(Termination.ERROR, sense, message=message)
 
     def _solve_lp(self, program: PolynomialProgram, deadline: float | None) -> SolveResult:
         sign = 1.0 if program.sense == "min" else -1.0
@@ -295,16 +296,14 @@ class OrtoolsBackend(Backend):
                 message="LP solved to optimality by GLOP",
             )
         if res.status == "infeasible":
-            return SolveResult(Termination.INFEASIBLE, -no_bound(sense), sense=sense,
-                               message="GLOP proved the LP infeasible")
+            return stopped(Termination.INFEASIBLE, sense, message="GLOP proved the LP infeasible")
         if res.status == "unbounded":
-            return SolveResult(Termination.UNBOUNDED, no_bound(sense), sense=sense,
-                               message="the LP is unbounded")
+            return stopped(Termination.UNBOUNDED, sense, message="the LP is unbounded")
         if res.status == "limit":
             bound = sign * res.bound if math.isfinite(res.bound) else no_bound(sense)
             return SolveResult(Termination.LIMIT, bound, limit=Limit.TIME, sense=sense,
                                message="GLOP stopped at its time limit")
-        return SolveResult(Termination.ERROR, no_bound(sense), sense=sense, message="GLOP failed")
+        return stopped(Termination.ERROR, sense, message="GLOP failed")
 
     def _solve_linear_fractional(self, program: PolynomialProgram, deadline: float | None) -> SolveResult:
         den = program.objective_denominator or {}
@@ -565,8 +564,8 @@ class _SpatialBranchAndBound:
                                message=f"spatial B&B stopped at the {limit.value} limit after "
                                        f"{nodes} nodes", extra=extra)
         if incumbent is None and math.isinf(lower) and lower > 0:
-            return SolveResult(Termination.INFEASIBLE, -no_bound(sense), sense=sense,
-                               message="every McCormick relaxation is infeasible", extra=extra)
+            return stopped(Termination.INFEASIBLE, sense, message="every McCormick relaxation is infeasible",
+                           extra=extra)
         if incumbent is None:
             bound = self.sign * lower if math.isfinite(lower) else no_bound(sense)
             return SolveResult(Termination.LIMIT, bound, limit=Limit.OTHER, sense=sense,

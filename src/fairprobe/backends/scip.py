@@ -24,6 +24,7 @@ from fairprobe.backends.base import (
     SolveOptions,
     SolveResult,
     Termination,
+    stop_bound,
 )
 from fairprobe.core.program import PolynomialProgram
 from fairprobe.exceptions import SolverError
@@ -150,15 +151,13 @@ class ScipBackend(Backend):
             sol = model.getBestSol()
             incumbent = {v.name: float(model.getSolVal(sol, x)) for v, x in zip(program.variables, xs, strict=True)}
             incumbent_obj = program.objective_value(incumbent)
-        if termination is Termination.INFEASIBLE:
-            bound = math.inf if program.sense == "min" else -math.inf
-        elif termination is Termination.UNBOUNDED:
-            bound = -math.inf if program.sense == "min" else math.inf
+        if termination in (Termination.INFEASIBLE, Termination.UNBOUNDED):
+            bound = stop_bound(termination, program.sense)
         else:
             try:
                 bound = _finite_or_inf(model.getDualbound())
             except Exception:  # SCIP state unreadable after a failure: no bound
-                bound = -math.inf if program.sense == "min" else math.inf
+                bound = stop_bound(Termination.ERROR, program.sense)
         return SolveResult(
             termination=termination,
             limit=limit,
