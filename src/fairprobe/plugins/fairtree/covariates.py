@@ -49,17 +49,29 @@ class Covariate:
         """Whether splits follow a fixed order of the values (everything except nominal)."""
         return self.kind != "nominal"
 
+    def value_text(self, threshold: float) -> str:
+        """A split threshold of an ordered covariate as the user's value (category, time or number).
+
+        Examples
+        --------
+        >>> Covariate("age", "continuous", np.array([20.0, 30.0])).value_text(24.5)
+        '24.5'
+        """
+        if self.kind in ("ordinal", "datetime") and self.categories:
+            return str(self.categories[int(threshold)])
+        return f"{threshold:g}"
+
+    def levels_text(self, codes: Any) -> str:
+        """Category codes as ``{a, b}`` in the covariate's category order."""
+        return "{" + ", ".join(str(self.categories[c]) for c in sorted(codes)) + "}"
+
     def describe_left(self, threshold: float | None, left_codes: list[int] | None) -> tuple[str, str]:
         """Readable conditions of the left and right child."""
         if left_codes is not None:
-            left = [self.categories[c] for c in left_codes]
-            right = [c for c in self.categories if c not in left]
-            return (f"{self.name} in {{{', '.join(map(str, left))}}}",
-                    f"{self.name} in {{{', '.join(map(str, right))}}}")
-        if self.kind in ("ordinal", "datetime") and self.categories:
-            cut = self.categories[int(threshold)]
-            return f"{self.name} <= {cut}", f"{self.name} > {cut}"
-        return f"{self.name} <= {threshold:g}", f"{self.name} > {threshold:g}"
+            right = [c for c in range(len(self.categories)) if c not in set(left_codes)]
+            return f"{self.name} in {self.levels_text(left_codes)}", f"{self.name} in {self.levels_text(right)}"
+        cut = self.value_text(float(threshold))  # type: ignore[arg-type]
+        return f"{self.name} <= {cut}", f"{self.name} > {cut}"
 
 
 def _ordered_codes(name: str, values: pd.Series) -> Covariate:

@@ -31,7 +31,7 @@ def _layout(tree: Any) -> dict[int, tuple[float, float]]:
     return pos
 
 
-def plot_tree(tree: Any, ax: Any = None) -> Any:
+def plot_tree(tree: Any, *, ax: Any = None) -> Any:
     """Draw the tree; each box shows n, bias, variance and MSE, coloured by MSE."""
     import matplotlib.pyplot as plt
     from matplotlib import cm, colors
@@ -68,7 +68,7 @@ def plot_tree(tree: Any, ax: Any = None) -> Any:
     return ax
 
 
-def plot_process(tree: Any, covariate: str, node: int = 0, ax: Any = None) -> Any:
+def plot_process(tree: Any, covariate: str, node: int = 0, *, ax: Any = None) -> Any:
     """The bias and variance fluctuation processes with the critical boundary at alpha."""
     import matplotlib.pyplot as plt
 

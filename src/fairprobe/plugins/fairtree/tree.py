@@ -7,22 +7,30 @@ significant covariate is split at its largest change, snapped to a boundary betw
 values (or category groups) that leaves at least ``min_node_size`` rows in each child, and the
 children are audited in turn. Each split is classified as a *bias* (the mean residual differs),
 *variance* (the spread differs) or *both*.
+
+:class:`FairTree` implements the analysis contract of :mod:`fairprobe.plugins.base`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from functools import partial
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from fairprobe.exceptions import ConfigError, DataError
+from fairprobe.plugins.base import Analysis, Example, Summary
 from fairprobe.plugins.fairtree.covariates import Covariate, prepare_covariates
 from fairprobe.plugins.fairtree.tests import PermutationSpec, fluctuation_test, permutation_node_test
 
-__all__ = ["FairTree", "Node"]
+if TYPE_CHECKING:
+    from fairprobe.report import Report, Section
+
+__all__ = ["FairTree", "Node", "merge_conditions"]
 
 LOSSES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "squared": lambda y, p: (p - y) ** 2,
@@ -68,9 +76,17 @@ def _numeric(name: str, values: Any, n: int) -> np.ndarray:
     return arr
 
 
+#: One condition on the path to a node: (covariate index, "le" | "gt" | "in", threshold or category codes).
+Condition = tuple[int, str, Any]
+
+
 @dataclass
 class Node:
-    """A node of the fitted tree (statistics of its rows; split when it has children)."""
+    """A node of the fitted tree (statistics of its rows; split when it has children).
+
+    ``rule`` lists the conditions on the path from the root as written at each split;
+    ``subgroup`` is the same rule merged per covariate (``22 < age <= 30``, ``topic in {a}``).
+    """
 
     id: int
     depth: int
@@ -83,6 +99,8 @@ class Node:
     tests: pd.DataFrame
     split: dict[str, Any] | None = None
     children: list[int] = field(default_factory=list)
+    conditions: list[Condition] = field(default_factory=list)
+    subgroup: str = "(all rows)"
 
     @property
     def is_leaf(self) -> bool:
@@ -90,7 +108,60 @@ class Node:
         return not self.children
 
 
-class FairTree:
+def merge_conditions(conditions: list[Condition], covariates: list[Covariate]) -> str:
+    """A path's conditions merged per covariate: intervals for ordered covariates, set intersections for nominal.
+
+    Parameters
+    ----------
+    conditions : list of (covariate index, op, value)
+        ``op`` is ``"le"`` or ``"gt"`` (value: a threshold) or ``"in"`` (value: category codes).
+    covariates : list of Covariate
+        The fitted covariates (``FairTree.covariates_``).
+
+    Returns
+    -------
+    str
+        The conditions joined by ``" and "`` in order of first appearance; ``"(all rows)"`` if none.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairprobe.plugins.fairtree.covariates import Covariate
+    >>> age = Covariate("age", "continuous", np.array([20.0, 40.0]))
+    >>> merge_conditions([(0, "le", 30.0), (0, "le", 24.0), (0, "gt", 22.0)], [age])
+    '22 < age <= 24'
+    >>> topic = Covariate("topic", "nominal", np.array([0.0, 1.0, 2.0]), ["a", "b", "c"])
+    >>> merge_conditions([(0, "in", {0, 1}), (0, "in", {1, 2})], [topic])
+    'topic in {b}'
+    """
+    lower: dict[int, float] = {}
+    upper: dict[int, float] = {}
+    levels: dict[int, set[int]] = {}
+    order: list[int] = []
+    for j, op, value in conditions:
+        if j not in order:
+            order.append(j)
+        if op == "le":
+            upper[j] = min(upper.get(j, np.inf), float(value))
+        elif op == "gt":
+            lower[j] = max(lower.get(j, -np.inf), float(value))
+        else:
+            levels[j] = levels[j] & set(value) if j in levels else set(value)
+    parts = []
+    for j in order:
+        cov = covariates[j]
+        if j in levels:
+            parts.append(f"{cov.name} in {cov.levels_text(levels[j])}")
+        elif j in lower and j in upper:
+            parts.append(f"{cov.value_text(lower[j])} < {cov.name} <= {cov.value_text(upper[j])}")
+        elif j in upper:
+            parts.append(f"{cov.name} <= {cov.value_text(upper[j])}")
+        else:
+            parts.append(f"{cov.name} > {cov.value_text(lower[j])}")
+    return " and ".join(parts) or "(all rows)"
+
+
+class FairTree(Analysis):
     """Subgroup performance audit with bias-variance classification of every split.
 
     Parameters
@@ -100,8 +171,10 @@ class FairTree:
         fast; the permutation test uses the loss and a max-statistic reference distribution.
     alpha : float
         Significance level per node (Bonferroni-adjusted over covariates).
-    min_node_size : int
-        Smallest child a split may create.
+    min_node_size : int, optional
+        Smallest child a split may create; ``None`` (default) scales it with the rows:
+        ``max(10, ceil(0.01 * n))`` (10 up to 1,000 rows), so large data do not split off
+        subgroups too small to matter. The value used is ``min_node_size_``.
     min_level_size : int
         Rarest level of an unordered covariate that is ordered on its own in a node: levels with
         fewer rows there are pooled into one level. A level too rare to order by its mean
@@ -117,12 +190,30 @@ class FairTree:
     decision : {"min_of_two", "bias_only"}
         Fluctuation node rule: split if ``2m * min(p_bias, p_var) < alpha`` (default) or if
         ``m * p_bias < alpha``.
-    random_state : int or Generator, optional
-        Seeds the category-ordering halves and the permutations.
+    random_state : int, Generator or None
+        Seeds the category-ordering halves and the permutations (a Generator is drawn from, so
+        refitting with the same Generator gives a new draw; ``None``: fresh entropy).
     n_jobs : int, optional
         Processes for the permutations of each node (``2`` halves the permutation test's time
         on two cores; the p-values use independent random streams, so they differ slightly from
         the one-process run at the same seed).
+
+    Attributes
+    ----------
+    nodes_, tree_ : list of Node
+        All nodes, root first (depth-first order); ``tree_`` is the same list.
+    splits_ : DataFrame
+        One row per significant split, depth-first; empty when nothing is significant.
+    leaves_ : DataFrame
+        Terminal subgroups with merged rules (``subgroup``) and their performance.
+    covariates_ : list of Covariate
+        The covariates as prepared for the tests.
+    residuals_, loss_values_ : ndarray
+        Signed residuals ``prediction - observed`` and the per-row loss.
+    min_node_size_ : int
+        The smallest child size used (``min_node_size`` or its default for ``n`` rows).
+    binary_target_ : bool
+        Whether the target (or the given residuals or loss) only takes the values 0 and 1.
 
     Examples
     --------
@@ -133,15 +224,20 @@ class FairTree:
     >>> tree = FairTree(random_state=0).fit(X, residuals=residual)
     >>> tree.splits_[["covariate", "classification"]].values.tolist()
     [['g', 'bias']]
+    >>> tree.leaves_.subgroup.tolist()
+    ['g <= 0', 'g > 0']
     """
 
     name: ClassVar[str] = "fairtree"
     description: ClassVar[str] = "subgroup performance audit by recursive partitioning (bias vs variance)"
+    demo_title: ClassVar[str] = "FairTree on the income model"
+    demo_order: ClassVar[int] = 20
 
-    def __init__(self, *, test: str = "fluctuation", alpha: float = 0.05, min_node_size: int = 10,
+    def __init__(self, *, test: str = "fluctuation", alpha: float = 0.05, min_node_size: int | None = None,
                  max_depth: int | None = None, n_permutations: int = 5000, loss: str | Callable = "squared",
                  decision: str = "min_of_two", random_state: int | np.random.Generator | None = None,
                  n_jobs: int | None = None, min_level_size: int = 10) -> None:
+        # stored unchanged (scikit-learn's convention); fit() validates them
         self.test = test
         self.alpha = alpha
         self.min_node_size = min_node_size
@@ -152,7 +248,6 @@ class FairTree:
         self.decision = decision
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self._check_params()  # fail at construction, not after a long fit
 
     # -- fitting ------------------------------------------------------------------------------
     def _check_params(self) -> None:
@@ -163,7 +258,9 @@ class FairTree:
         if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.integer | np.floating) \
                 or not 0 < float(alpha) < 1:
             raise ConfigError(f"alpha (--alpha) must be a number in (0, 1), e.g. alpha=0.05; got {alpha!r}.")
-        _check_int("min_node_size (--min-node-size)", self.min_node_size, 1, "e.g. min_node_size=10")
+        if self.min_node_size is not None:
+            _check_int("min_node_size (--min-node-size)", self.min_node_size, 1,
+                       "e.g. min_node_size=10, or None to scale it with the rows")
         _check_int("min_level_size", self.min_level_size, 1, "e.g. min_level_size=10")
         _check_int("n_permutations (--permutations)", self.n_permutations, 1, "e.g. n_permutations=999")
         if self.max_depth is not None:
@@ -191,21 +288,39 @@ class FairTree:
         Parameters
         ----------
         X : DataFrame or 2-D array
-            Covariates to audit along (any types).
-        y_true, y_pred : array-like
-            Observed values and predictions (labels or probabilities for classifiers).
-        residuals : array-like, optional
+            The data: covariates to audit along (any types). Columns named by a role below are
+            taken out of the covariates.
+        y_true, y_pred : array-like or str
+            Observed values and predictions (labels or probabilities for classifiers), or the
+            names of columns of ``X`` holding them.
+        residuals : array-like or str, optional
             Signed residuals ``prediction - observed`` instead of ``y_true``/``y_pred``.
-        loss_values : array-like, optional
+        loss_values : array-like or str, optional
             A per-row loss of your own (used by the permutation test and node statistics).
 
         Returns
         -------
         self
+            Fitted: ``nodes_``, ``splits_``, ``leaves_`` and the other attributes ending in ``_``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> rng = np.random.default_rng(1)
+        >>> df = pd.DataFrame({"age": rng.integers(18, 70, 800), "y": rng.normal(size=800)})
+        >>> df["yhat"] = df.y + rng.normal(0.5 * (df.age < 30), 0.5)
+        >>> tree = FairTree(random_state=0, max_depth=1).fit(df, y_true="y", y_pred="yhat")
+        >>> [c.name for c in tree.covariates_], tree.splits_.covariate.tolist()
+        (['age'], ['age'])
         """
         self._check_params()
-        self.covariates_ = prepare_covariates(X)
-        n = len(self.covariates_[0].key)
+        for attr in self._fitted_attributes():  # a failed refit must not leave half of the old results
+            delattr(self, attr)
+        roles = {"y_true": y_true, "y_pred": y_pred, "residuals": residuals, "loss_values": loss_values}
+        X, roles = _columns_by_name(X, roles)
+        y_true, y_pred, residuals, loss_values = roles.values()
+        covariates = prepare_covariates(X)
+        n = len(covariates[0].key)
         if residuals is not None and (y_true is not None or y_pred is not None):
             raise DataError("Give either residuals= or y_true and y_pred, not both (residuals would silently win).")
         if residuals is not None:
@@ -217,11 +332,34 @@ class FairTree:
             y = _numeric("y_true", y_true, n)
             p = _numeric("y_pred", y_pred, n)
             r = p - y
-        min_rows = 2 * int(self.min_node_size)
+        min_node_size = (max(10, math.ceil(0.01 * n)) if self.min_node_size is None else int(self.min_node_size))
+        min_rows = 2 * min_node_size
         if n < min_rows:
             raise DataError(f"FairTree got {n} row(s), but one split needs at least 2 x min_node_size = {min_rows} "
                             "rows, so nothing could be tested; supply more rows or lower min_node_size "
-                            f"(--min-node-size, now {self.min_node_size}).")
+                            f"(--min-node-size, now {min_node_size}).")
+        L = self._loss(y, p, r, loss_values, n)
+        # the tests read these while the tree grows
+        self._covariates, self._r, self._L, self._min_node = covariates, r, L, min_node_size
+        self._rng = np.random.default_rng(self.random_state)
+        self._fixed_halves: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._nodes: list[Node] = []
+        self._processes: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._grow(np.arange(n), depth=0, conditions=[], rule=[])
+        # fitted state, computed once
+        self.covariates_, self.residuals_, self.loss_values_ = covariates, r, L
+        self.min_node_size_ = min_node_size
+        binary = y if y is not None else (L if loss_values is not None else r)
+        self.binary_target_ = bool(np.isin(binary, (0.0, 1.0)).all())
+        self.nodes_ = self._nodes
+        self.tree_ = self.nodes_
+        self.splits_ = self._splits_frame()
+        self.leaves_ = self._leaves_frame()
+        return self
+
+    def _loss(self, y: np.ndarray | None, p: np.ndarray | None, r: np.ndarray, loss_values: Any,
+              n: int) -> np.ndarray:
+        """The per-row loss: given, from the callable or named loss, or the squared residual."""
         if loss_values is not None:
             L = _numeric("loss_values", loss_values, n)
         elif callable(self.loss):
@@ -247,25 +385,20 @@ class FairTree:
         if L.size != n or not np.all(np.isfinite(L)):
             raise DataError(f"The per-row loss must be finite with one value per row ({n}); got {L.size} value(s), "
                             f"{int((~np.isfinite(L)).sum()) if L.size == n else 'some'} not finite. Fix the loss.")
-        self.residuals_, self.loss_values_ = r, L
-        self._rng = np.random.default_rng(self.random_state)
-        self._fixed_halves: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self.nodes_: list[Node] = []
-        self._processes: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
-        self._grow(np.arange(n), depth=0, rule=[])
-        return self
+        return L
 
     def _node_stats(self, idx: np.ndarray) -> tuple[float, float, float, float]:
-        r = self.residuals_[idx]
+        r = self._r[idx]
         var = float(r.var(ddof=1)) if r.size > 1 else 0.0
-        return float(r.mean()), var, float((r**2).mean()), float(self.loss_values_[idx].mean())
+        return float(r.mean()), var, float((r**2).mean()), float(self._L[idx].mean())
 
-    def _grow(self, idx: np.ndarray, depth: int, rule: list[str]) -> int:
-        node_id = len(self.nodes_)
+    def _grow(self, idx: np.ndarray, depth: int, conditions: list[Condition], rule: list[str]) -> int:
+        node_id = len(self._nodes)
         bias, var, mse, mean_loss = self._node_stats(idx)
-        node = Node(node_id, depth, int(idx.size), bias, var, mse, mean_loss, list(rule), pd.DataFrame())
-        self.nodes_.append(node)
-        can_split = idx.size >= 2 * self.min_node_size and (self.max_depth is None or depth < self.max_depth)
+        node = Node(node_id, depth, int(idx.size), bias, var, mse, mean_loss, list(rule), pd.DataFrame(),
+                    conditions=list(conditions), subgroup=merge_conditions(conditions, self._covariates))
+        self._nodes.append(node)
+        can_split = idx.size >= 2 * self._min_node and (self.max_depth is None or depth < self.max_depth)
         if not can_split:
             return node_id
         tests = self._test_node(idx)
@@ -274,7 +407,7 @@ class FairTree:
         if ok.empty or ok.adjusted_p_value.min() >= self.alpha:
             return node_id
         best = ok.loc[ok.adjusted_p_value.idxmin()]
-        cov = self.covariates_[int(best.covariate_index)]
+        cov = self._covariates[int(best.covariate_index)]
         key = cov.key[idx]
         if best.left_codes is not None:
             left_mask = np.isin(key, best.left_codes)
@@ -291,8 +424,14 @@ class FairTree:
             "adjusted_p_value": float(best.adjusted_p_value), "p_bias": best.p_bias, "p_var": best.p_var,
             "classification": classification,
         }
-        node.children = [self._grow(left, depth + 1, [*rule, left_rule]),
-                         self._grow(right, depth + 1, [*rule, right_rule])]
+        j = int(best.covariate_index)
+        if best.left_codes is not None:  # nominal: the right child holds every other category
+            left_cond: Condition = (j, "in", set(best.left_codes))
+            right_cond: Condition = (j, "in", set(range(len(cov.categories))) - set(best.left_codes))
+        else:
+            left_cond, right_cond = (j, "le", float(best.threshold)), (j, "gt", float(best.threshold))
+        node.children = [self._grow(left, depth + 1, [*conditions, left_cond], [*rule, left_rule]),
+                         self._grow(right, depth + 1, [*conditions, right_cond], [*rule, right_rule])]
         return node_id
 
     def _classify(self, best: pd.Series, left: np.ndarray, right: np.ndarray) -> str:
@@ -300,7 +439,7 @@ class FairTree:
         if self.test == "fluctuation":
             b, v = best.p_bias < half, best.p_var < half
             return "both" if b and v else ("bias" if b else ("variance" if v else "both"))
-        rl, rr = self.residuals_[left], self.residuals_[right]
+        rl, rr = self._r[left], self._r[right]
         db = abs(rl.mean() - rr.mean())
         dv = abs(rl.var(ddof=1) - rr.var(ddof=1)) if min(rl.size, rr.size) > 1 else 0.0
         if db > 1.5 * dv:
@@ -336,8 +475,8 @@ class FairTree:
         return new[codes], groups, note
 
     def _test_node(self, idx: np.ndarray) -> pd.DataFrame:
-        levels = {j: self._levels(c, idx) for j, c in enumerate(self.covariates_) if c.kind == "nominal"}
-        testable = [j for j, c in enumerate(self.covariates_)
+        levels = {j: self._levels(c, idx) for j, c in enumerate(self._covariates) if c.kind == "nominal"}
+        testable = [j for j, c in enumerate(self._covariates)
                     if (len(levels[j][1]) if j in levels else np.unique(c.key[idx]).size) > 1]
         self._node_levels = levels
         m = max(len(testable), 1)
@@ -353,10 +492,10 @@ class FairTree:
                     res["adjusted_p_value"] = min(1.0, m * res["p_bias"])
                 else:
                     res["adjusted_p_value"] = min(1.0, 2 * m * res["p_value"])
-                self._processes[(len(self.nodes_) - 1, res["covariate"])] = (res.pop("process_bias"),
+                self._processes[(len(self._nodes) - 1, res["covariate"])] = (res.pop("process_bias"),
                                                                               res.pop("process_var"))
                 rows.append(res)
-        for j, c in enumerate(self.covariates_):
+        for j, c in enumerate(self._covariates):
             if j not in testable:
                 note = levels[j][2] if j in levels and levels[j][2] else "constant in this node"
                 rows.append({"covariate": c.name, "covariate_index": j, "statistic": 0.0, "p_value": 1.0,
@@ -370,7 +509,7 @@ class FairTree:
         """Distinct values u (left = key <= u) that leave min_node_size rows on each side."""
         values, counts = np.unique(key, return_counts=True)
         left = np.cumsum(counts)[:-1]
-        ok = (left >= self.min_node_size) & (key.size - left >= self.min_node_size)
+        ok = (left >= self._min_node) & (key.size - left >= self._min_node)
         return values[:-1][ok], left[ok]
 
     def _halves(self, j: int, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -384,7 +523,7 @@ class FairTree:
         order, exactly as a continuous covariate re-tests the rows left of its split.
         """
         if j not in self._fixed_halves:
-            n_all = self.residuals_.size
+            n_all = self._r.size
             perm = self._rng.permutation(idx.size)  # at the root, the same draw as one half-split per node
             pos = np.empty(n_all)
             pos[idx[perm]] = np.arange(idx.size)
@@ -399,8 +538,8 @@ class FairTree:
         return self._fixed_halves[j]
 
     def _fluctuation_one(self, j: int, idx: np.ndarray, bias_level: float) -> dict[str, Any]:
-        cov: Covariate = self.covariates_[j]
-        r = self.residuals_[idx]
+        cov: Covariate = self._covariates[j]
+        r = self._r[idx]
         note, groups = "", None
         if cov.kind == "nominal":
             key, groups, note = self._node_levels[j]  # level codes 0..g-1, rare levels pooled
@@ -442,7 +581,7 @@ class FairTree:
                                "process_bias": res.process_bias, "process_var": res.process_var}
         if values.size == 0:
             return {**out, "splittable": False, "threshold": np.nan, "left_codes": None,
-                    "note": (note + "; " if note else "") + f"no split leaves {self.min_node_size} rows per child"}
+                    "note": (note + "; " if note else "") + f"no split leaves {self._min_node} rows per child"}
         sorted_test = test_key[order]
         pos = np.searchsorted(sorted_test, values, side="right")  # tested rows left of each boundary
         proc = res.process_bias if (res.bias_significant or res.p_bias <= res.p_var) else res.process_var
@@ -457,10 +596,10 @@ class FairTree:
 
     def _permutation_node(self, idx: np.ndarray, testable: list[int]) -> list[dict[str, Any]]:
         """Permutation tests of every testable covariate, sharing one set of permutations."""
-        L = self.loss_values_[idx]
+        L = self._L[idx]
         specs, meta = [], []
         for j in testable:
-            cov: Covariate = self.covariates_[j]
+            cov: Covariate = self._covariates[j]
             if cov.kind == "nominal":
                 codes, groups, note = self._node_levels[j]  # rare levels pooled
                 n_levels = len(groups)
@@ -468,7 +607,7 @@ class FairTree:
                 values, codes = np.unique(cov.key[idx], return_inverse=True)
                 groups, note, n_levels = None, "", values.size
             nominal = groups is not None and n_levels > 2
-            specs.append(PermutationSpec(codes, n_levels, nominal, self.min_node_size))
+            specs.append(PermutationSpec(codes, n_levels, nominal, self._min_node))
             meta.append((j, cov, values if groups is None else None, codes, groups, nominal, note))
         results = permutation_node_test(L, specs, self.n_permutations, self._rng, n_jobs=self.n_jobs)
         out = []
@@ -478,7 +617,7 @@ class FairTree:
                                    "left_codes": None, "splittable": best >= 0}
             extra = ""
             if best < 0:
-                extra = f"no split leaves {self.min_node_size} rows per child"
+                extra = f"no split leaves {self._min_node} rows per child"
             elif nominal:
                 sums = np.bincount(codes, weights=L, minlength=len(groups))
                 order = np.argsort(sums / np.bincount(codes, minlength=len(groups)), kind="stable")
@@ -493,39 +632,36 @@ class FairTree:
         return out
 
     # -- results -------------------------------------------------------------------------------
-    def _fitted(self) -> None:
-        if not hasattr(self, "nodes_"):
-            raise ConfigError("This FairTree is not fitted yet; call fit(X, y_true, y_pred) first.")
-
-    @property
-    def tree_(self) -> list[Node]:
-        """All nodes, root first (depth-first order)."""
-        self._fitted()
-        return self.nodes_
-
-    @property
-    def splits_(self) -> pd.DataFrame:
-        """One row per significant split, depth-first; empty when nothing is significant."""
-        self._fitted()
+    def _splits_frame(self) -> pd.DataFrame:
         cols = ["node", "depth", "covariate", "threshold", "left", "right", "n_left", "n_right", "statistic",
                 "p_value", "adjusted_p_value", "p_bias", "p_var", "classification"]
         rows = [{"node": nd.id, "depth": nd.depth, "covariate": nd.split["covariate"],
                  "threshold": nd.split["threshold"], "left": nd.split["left_rule"], "right": nd.split["right_rule"],
-                 **{k: nd.split[k] for k in cols[6:]}} for nd in self.nodes_ if nd.split]
+                 **{k: nd.split[k] for k in cols[6:]}} for nd in self._nodes if nd.split]
         return pd.DataFrame(rows, columns=cols)
 
-    @property
-    def leaves_(self) -> pd.DataFrame:
-        """Terminal subgroups with readable rules and their performance."""
-        self._fitted()
-        return pd.DataFrame([{"node": nd.id, "rule": " and ".join(nd.rule) or "(all rows)", "n": nd.n,
+    def _leaves_frame(self) -> pd.DataFrame:
+        # "rule" is kept as the merged subgroup too: the path's conditions repeated per covariate read badly
+        return pd.DataFrame([{"node": nd.id, "subgroup": nd.subgroup, "rule": nd.subgroup, "n": nd.n,
                               "bias": nd.bias, "variance": nd.variance, "mse": nd.mse, "mean_loss": nd.mean_loss}
-                             for nd in self.nodes_ if nd.is_leaf])
+                             for nd in self._nodes if nd.is_leaf])
 
     def to_frame(self) -> pd.DataFrame:
-        """Every node: id, depth, rule, n, bias, variance, MSE, and its split (if any)."""
-        self._fitted()
-        return pd.DataFrame([{"node": nd.id, "depth": nd.depth, "rule": " and ".join(nd.rule) or "(all rows)",
+        """Every node: id, depth, merged rule, n, bias, variance, MSE, and its split (if any).
+
+        Returns
+        -------
+        DataFrame
+            One row per node, root first.
+
+        Examples
+        --------
+        >>> ex = FairTree.example()
+        >>> ex.fit().to_frame().columns[:4].tolist()
+        ['node', 'depth', 'rule', 'n']
+        """
+        self.check_is_fitted()
+        return pd.DataFrame([{"node": nd.id, "depth": nd.depth, "rule": nd.subgroup,
                               "n": nd.n, "bias": nd.bias, "variance": nd.variance, "mse": nd.mse,
                               "mean_loss": nd.mean_loss, "split_on": nd.split["covariate"] if nd.split else None,
                               "classification": nd.split["classification"] if nd.split else None,
@@ -533,28 +669,59 @@ class FairTree:
                              for nd in self.nodes_])
 
     def covariate_ranking(self) -> pd.DataFrame:
-        """Covariates ranked by their root-node adjusted p-value (the "priority" view)."""
-        self._fitted()
+        """Covariates ranked by their root-node adjusted p-value (the "priority" view).
+
+        Returns
+        -------
+        DataFrame
+            ``covariate``, ``p_value``, ``adjusted_p_value``, ``p_bias``, ``p_var``, most significant first.
+
+        Examples
+        --------
+        >>> FairTree.example().fit().covariate_ranking().covariate.tolist()[:2]
+        ['education', 'age']
+        """
+        self.check_is_fitted()
         tests = self.nodes_[0].tests
         if tests.empty:
             return pd.DataFrame(columns=["covariate", "p_value", "adjusted_p_value", "p_bias", "p_var"])
         return (tests[["covariate", "p_value", "adjusted_p_value", "p_bias", "p_var"]]
                 .sort_values(["adjusted_p_value", "p_value"]).reset_index(drop=True))
 
-    def summary(self) -> str:
-        """A text table of the splits and the leaves."""
-        self._fitted()
+    def summary(self) -> Summary:
+        """The splits and the leaves as text (and HTML, with the tables).
+
+        Returns
+        -------
+        Summary
+            A ``str``; its ``tables`` are the splits, the subgroups and the covariate ranking.
+
+        Examples
+        --------
+        >>> s = FairTree.example().fit().summary()
+        >>> s.splitlines()[0].startswith("FairTree (fluctuation test")
+        True
+        >>> sorted(s.tables)
+        ['covariate ranking', 'splits', 'subgroups']
+        """
+        self.check_is_fitted()
         root = self.nodes_[0]
-        lines = [f"FairTree ({self.test} test, alpha={self.alpha}, min_node_size={self.min_node_size}): "
+        size = "" if self.min_node_size is not None else " (default for n)"
+        lines = [f"FairTree ({self.test} test, alpha={self.alpha}, min_node_size={self.min_node_size_}{size}): "
                  f"{root.n} rows, bias {root.bias:+.4f}, variance {root.variance:.4f}, MSE {root.mse:.4f}"]
         if not root.tests.empty:  # say which covariates could not be tested at all (e.g. identifiers)
             for t in root.tests.itertuples():
                 if not t.splittable and str(t.note).startswith("identifier-like"):
                     lines.append(f"not tested: {t.covariate!r} ({t.note}); group its values or drop it")
+        if self.binary_target_:  # the residual variance of a 0/1 target is mostly the base rate's p(1 - p)
+            lines.append("note: the target is binary (0/1), so the residual variance tracks p(1 - p) of the "
+                         "outcome rate: a 'variance' split may mark a different base rate, not noisier predictions")
         splits = self.splits_
+        tables = {"splits": splits, "subgroups": self.leaves_, "covariate ranking": self.covariate_ranking()}
+        title = "FairTree subgroup audit"
         if splits.empty:
             lines.append("no significant performance differences along any covariate")
-            return "\n".join(lines)
+            return Summary("\n".join(lines), title=title, tables=tables)
         lines.append(f"{len(splits)} significant split(s):")
         for s in splits.itertuples():
             lines.append(f"  {'  ' * s.depth}node {s.node}: {s.left} | {s.right}  "
@@ -562,19 +729,169 @@ class FairTree:
         lines.append("leaves:")
         for leaf in self.leaves_.itertuples():
             lines.append(f"  n={leaf.n:<6d} bias {leaf.bias:+.4f}  var {leaf.variance:.4f}  MSE {leaf.mse:.4f}  "
-                         f"{leaf.rule}")
-        return "\n".join(lines)
+                         f"{leaf.subgroup}")
+        return Summary("\n".join(lines), title=title, tables=tables)
 
-    def plot_tree(self, ax: Any = None) -> Any:
-        """The tree: nodes show n, bias, variance and MSE, coloured by MSE."""
+    def figures(self) -> dict[str, Callable[..., Any]]:
+        """The tree and the fluctuation processes at the root.
+
+        Returns
+        -------
+        dict of str to callable
+            ``"tree"`` and, for the fluctuation test, ``"process <covariate>"`` for the covariate
+            split at the root (or, with no split, the top-ranked covariate); each value is
+            ``plot(*, ax=None) -> Axes``.
+
+        Examples
+        --------
+        >>> sorted(FairTree.example().fit().figures())
+        ['process education', 'tree']
+        """
+        self.check_is_fitted()
+        out: dict[str, Callable[..., Any]] = {"tree": self.plot_tree}
+        root = self.nodes_[0]
+        if root.split:
+            shown = [root.split["covariate"]]
+        else:
+            shown = [c for c in self.covariate_ranking().covariate if (0, c) in self._processes][:1]
+        for cov in shown:
+            if (0, cov) in self._processes:
+                out[f"process {cov}"] = partial(self.plot_process, cov, 0)
+        return out
+
+    def report_section(self, report: Report, title: str | None = None) -> Section:
+        """The base section (parameters, summary, figures, node table, summary tables).
+
+        Parameters
+        ----------
+        report : fairprobe.report.Report
+        title : str, optional
+            Section heading.
+
+        Returns
+        -------
+        fairprobe.report.Section
+        """
+        return super().report_section(report, title=title or "FairTree: subgroup performance audit (bias vs variance)")
+
+    def plot_tree(self, *, ax: Any = None) -> Any:
+        """The tree: nodes show n, bias, variance and MSE, coloured by MSE.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> ax = FairTree.example().fit().plot_tree()
+        >>> len(ax.texts) >= 3
+        True
+        """
         from fairprobe.plugins.fairtree.plots import plot_tree
 
-        self._fitted()
+        self.check_is_fitted()
         return plot_tree(self, ax=ax)
 
-    def plot_process(self, covariate: str, node: int = 0, ax: Any = None) -> Any:
-        """The fluctuation processes of ``covariate`` at ``node`` with the critical boundary."""
+    def plot_process(self, covariate: str, node: int = 0, *, ax: Any = None) -> Any:
+        """The fluctuation processes of ``covariate`` at ``node`` with the critical boundary.
+
+        Parameters
+        ----------
+        covariate : str
+            A covariate tested at ``node``.
+        node : int
+            Node id (0: the root).
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> ax = FairTree.example().fit().plot_process("age")
+        >>> len(ax.lines) >= 2
+        True
+        """
         from fairprobe.plugins.fairtree.plots import plot_process
 
-        self._fitted()
+        self.check_is_fitted()
         return plot_process(self, covariate, node=node, ax=ax)
+
+    # -- examples and the demo ---------------------------------------------------------------
+    @classmethod
+    def example(cls, *, seed: int = 0) -> Example:
+        """The income model of a small lending scenario: extra variance without education, bias for age < 25.
+
+        Parameters
+        ----------
+        seed : int
+            Seed of the data and of the tree.
+
+        Returns
+        -------
+        Example
+            ``FairTree(max_depth=2)`` on :func:`fairprobe.datasets.make_lending_scenario` (3,000
+            applicants), with log income as ``y_true`` and the log estimate as ``y_pred``.
+
+        Examples
+        --------
+        >>> tree = FairTree.example().fit()
+        >>> tree.leaves_.subgroup.tolist()
+        ['education <= none', 'education > none and age <= 25', 'education > none and age > 25']
+        """
+        from fairprobe.datasets import make_lending_scenario
+
+        audit = make_lending_scenario(3000, seed=seed).audit_frame
+        data = audit[["age", "education", "region", "employed", "group"]].assign(
+            log_income=np.log(audit.income.to_numpy()), log_estimate=np.log(audit.income_estimate.to_numpy()))
+        return Example(cls(max_depth=2, random_state=seed), data, {"y_true": "log_income", "y_pred": "log_estimate"})
+
+    @classmethod
+    def demo(cls, report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
+             progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
+        """FairTree's step of ``fairprobe demo`` (see :func:`fairprobe.plugins.fairtree.demo.demo_step`).
+
+        Parameters
+        ----------
+        report : fairprobe.report.Report
+        scenario : fairprobe.datasets.Scenario
+        facts : dict
+            Findings for ``summary.json`` (``facts["fairtree"]`` is set).
+        quick, seed, n_jobs, progress
+            The demo's settings.
+
+        Returns
+        -------
+        found : dict of str to bool
+            ``biased_residuals`` and ``extra_variance``.
+        table : DataFrame
+            The splits.
+        lines : list of str
+            One finding line.
+        """
+        from fairprobe.plugins.fairtree.demo import demo_step
+
+        return demo_step(report, scenario, facts, quick=quick, seed=seed, n_jobs=n_jobs, progress=progress)
+
+
+def _columns_by_name(X: Any, roles: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """Roles given as column names of ``X`` replaced by those columns, which leave the covariates."""
+    named = {role: v for role, v in roles.items() if isinstance(v, str)}
+    if not named:
+        return X, roles
+    if not isinstance(X, pd.DataFrame):
+        raise DataError(f"{', '.join(f'{k}={v!r}' for k, v in named.items())} name columns, but the data is a "
+                        f"{type(X).__name__}, not a DataFrame; pass the values as arrays instead.")
+    missing = [v for v in named.values() if v not in X.columns]
+    if missing:
+        raise DataError(f"Column(s) {missing} are not in the data (columns: {list(X.columns)[:20]}); pass an "
+                        "existing column name or an array.")
+    out = {role: (X[v] if role in named else v) for role, v in roles.items()}
+    return X.drop(columns=list(dict.fromkeys(named.values()))), out
