@@ -11,7 +11,6 @@ with no column, on purpose; a node of the bias missing from the data is otherwis
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.cli_io import PLOT_SUFFIXES, file_option, force_option, out_option, save_plot
+from fairprobe.core.jsonsafe import json_default, jsonable
 from fairprobe.exceptions import ConfigError, DataError
 
 __all__ = ["register"]
@@ -120,10 +120,6 @@ def _bias(biases: tuple[str, ...]) -> Any:
     return list(biases) if len(biases) > 1 else biases[0]
 
 
-def _json_default(x: Any) -> Any:
-    if isinstance(x, float) and math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return str(x)
 
 
 def _report(out_dir: Path, title: str, summary: str, result: dict[str, Any], biases: tuple[str, ...], metric: str,
@@ -132,7 +128,8 @@ def _report(out_dir: Path, title: str, summary: str, result: dict[str, Any], bia
 
     from fairprobe.cli_io import write_report
 
-    flat = {k: (json.dumps(v, default=_json_default) if isinstance(v, dict | list) else v) for k, v in result.items()}
+    flat = {k: (json.dumps(jsonable(v), default=json_default) if isinstance(v, dict | list) else v)
+            for k, v in result.items()}
     write_report(out_dir, title, summary=summary,
                  parameters={"bias": " + ".join(biases), "metric": metric, "data": str(data_path)},
                  tables={"result": pd.DataFrame([flat]).T.rename(columns={0: "value"})})
@@ -188,7 +185,7 @@ def register(cli: click.Group) -> None:
                     time_limit=time_limit, unmeasured=unmeasured, **_fixed(params))
         if out_dir is not None:
             _report(out_dir, "Certified bounds", res.summary(), res.to_dict(), biases, metric, data_path)
-        click.echo(json.dumps(res.to_dict(), indent=2, default=_json_default) if as_json else res.summary())
+        click.echo(json.dumps(jsonable(res.to_dict()), indent=2, default=json_default) if as_json else res.summary())
 
     @cli.command("sweep")
     @common
@@ -257,4 +254,4 @@ def register(cli: click.Group) -> None:
                         unmeasured=unmeasured, **_fixed(params))
         if out_dir is not None:
             _report(out_dir, "Breakdown point", res.summary(), res.to_dict(), biases, metric, data_path)
-        click.echo(json.dumps(res.to_dict(), indent=2, default=_json_default) if as_json else res.summary())
+        click.echo(json.dumps(jsonable(res.to_dict()), indent=2, default=json_default) if as_json else res.summary())

@@ -55,6 +55,7 @@ from typing import Any
 
 import pandas as pd
 
+from fairprobe.core.jsonsafe import jsonable
 from fairprobe.exceptions import ConfigError, DataError
 
 __all__ = ["Report", "Section", "check_output_folder", "combine_reports", "environment_versions", "folder_kind",
@@ -280,6 +281,7 @@ def _keep_index(frame: pd.DataFrame) -> bool:
 
 
 def _jsonable(value: Any) -> Any:
+    value = jsonable(value)
     try:
         json.dumps(value)
         return value

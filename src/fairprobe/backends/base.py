@@ -210,10 +210,7 @@ class SolveResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly dict (infinities as strings)."""
 
-        def fix(x: Any) -> Any:
-            if isinstance(x, float) and math.isinf(x):
-                return "inf" if x > 0 else "-inf"
-            return x
+        from fairprobe.core.jsonsafe import json_number as fix
 
         return {
             "termination": self.termination.value,

@@ -34,6 +34,7 @@ from fairprobe.backends.base import SolveOptions, SolveResult, Termination
 from fairprobe.core.compiler import RATIO_EPSILON, CompiledProgram, compile_program, undefined_metric_message
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.decompose import Reduction, drop_unread_blocks
+from fairprobe.core.jsonsafe import json_number as fix
 from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.registry import get_backend, get_registry
@@ -110,9 +111,6 @@ class BoundResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly summary."""
-        def fix(x: Any) -> Any:
-            return ("inf" if x > 0 else "-inf") if isinstance(x, float) and math.isinf(x) else x
-
         return {
             "metric": self.metric, "parameters": self.parameters, "backend": self.backend,
             "lower": fix(self.lower), "upper": fix(self.upper),

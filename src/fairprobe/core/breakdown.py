@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fairprobe.core.bound import BoundProblem, BoundResult
+from fairprobe.core.jsonsafe import json_number
 from fairprobe.core.validate import check_breakdown_options
 from fairprobe.exceptions import ConfigError
 
@@ -83,7 +84,7 @@ class BreakdownResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
         return {"metric": self.metric, "parameter": self.parameter, "conclusion": self.conclusion,
-                "value": "inf" if math.isinf(self.value) else self.value, "tol": self.tol,
+                "value": json_number(self.value), "tol": self.tol,
                 "below": self.below.to_dict() if self.below else None,
                 "above": self.above.to_dict() if self.above else None,
                 "observed": self.observed.to_dict(), "n_solves": self.n_solves, "wall_time": self.wall_time}
