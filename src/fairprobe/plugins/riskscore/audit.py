@@ -5,31 +5,45 @@ attributes and every combination of their values present in the data. Groups wit
 ``min_group_size`` rows are dropped and listed in ``dropped_groups_``. Continuous attributes
 (numeric with more than ``max_levels`` distinct values) are binned into quartiles first.
 
-Per group and metric: the point estimate on the group's rows, and ``n_bootstrap`` resamples of
-size ``N_g`` drawn with replacement within the group, summarised by the median and the
-percentile interval (a resample in which a metric is undefined counts as NaN and is reported in
-``n_undefined``). Expected under-representation concerns the whole flagged population, so its
-bootstrap resamples the whole data set (the group's target ``p(G | Y = 1)`` stays fixed), and the
-audit evaluates it on the 100 equal-mass thresholds of the scores, vectorised over all groups.
+Bootstrap: ``n_bootstrap`` resamples of the whole data set (rows drawn with replacement). Every
+group's metrics, and the whole population's, are read off the same resamples, so a group's
+difference to the population, ``metric(group) - metric(all)``, has a paired bootstrap
+distribution (``differences_``). Per group and metric ``results_`` holds the point estimate on the
+group's rows and the median and percentile interval of the resamples (a resample in which a
+metric is undefined counts as NaN and is reported in ``n_undefined``). Expected
+under-representation (EUR) is evaluated on the 100 equal-mass thresholds of the scores,
+vectorised over all groups; a group's target ``p(G | Y = 1)`` stays fixed across resamples.
+
+Scores: the ranking measures (AUROC, AUPRG, EUR) accept any real-valued score (a decision
+function, a 1-10 decile), as scikit-learn's do; the calibration measures (DRMSCE, calibration
+intercept and slope) need probabilities in [0, 1] and are reported as NaN, with a note in the
+summary, when the scores leave [0, 1].
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
+import textwrap
 import warnings
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from fairprobe.exceptions import ConfigError, DataError
-from fairprobe.plugins.riskscore.bootstrap import bootstrap_group
+from fairprobe.plugins.base import Analysis, Example, Summary
+from fairprobe.plugins.riskscore.bootstrap import bootstrap_counts, resample_counts
 from fairprobe.plugins.riskscore.calibration import as_outcomes, check_scores, drmsce
 from fairprobe.plugins.riskscore.discrimination import auprg, auroc, calibration_intercept_slope
 
-__all__ = ["RiskScoreAudit"]
+if TYPE_CHECKING:
+    from fairprobe.report import Report, Section
 
-_GROUP_METRICS = {
+__all__ = ["CALIBRATION_METRICS", "EUR_SENTENCE", "KNOWN_METRICS", "OPTIONAL_METRICS", "RiskScoreAudit"]
+
+_GROUP_METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
     "drmsce": drmsce, "auroc": auroc, "auprg": auprg,
     "calibration_intercept": lambda y, r: calibration_intercept_slope(y, r)[0],
     "calibration_slope": lambda y, r: calibration_intercept_slope(y, r)[1],
@@ -37,9 +51,22 @@ _GROUP_METRICS = {
 _VECTORISED = ("drmsce", "auroc", "auprg")
 KNOWN_METRICS = ("drmsce", "auroc", "auprg", "eur")
 OPTIONAL_METRICS = ("calibration_intercept", "calibration_slope")
+#: Metrics that need probabilities (scores in [0, 1]); NaN otherwise.
+CALIBRATION_METRICS = ("drmsce", "calibration_intercept", "calibration_slope")
+#: Resamples per bootstrap task (the unit of parallel work and of the progress bar).
+_CHUNK = 25
+#: The report's and the summary's explanation of EUR.
+EUR_SENTENCE = ("EUR (expected under-representation) averages, over thresholds at the quantiles of the scores, "
+                "min(1, p(G | R >= threshold) / p(G | Y = 1)): the group's share among those flagged divided by "
+                "its share among the actual positives; 1 means the group is never under-represented among the "
+                "flagged, 0.8 that it is flagged on average 20% less often than its share of positives warrants.")
+# distance from the ideal value, per metric (smaller is better)
+_BADNESS: dict[str, Callable[[float], float]] = {
+    "drmsce": lambda v: v, "auroc": lambda v: -v, "auprg": lambda v: -v, "eur": lambda v: -v,
+    "calibration_intercept": abs, "calibration_slope": lambda v: abs(v - 1)}
 
 
-def _quiet(fn: Any, y: np.ndarray, r: np.ndarray) -> float:
+def _quiet(fn: Callable[[np.ndarray, np.ndarray], float], y: np.ndarray, r: np.ndarray) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         try:
@@ -48,34 +75,81 @@ def _quiet(fn: Any, y: np.ndarray, r: np.ndarray) -> float:
             return float("nan")
 
 
-def _group_task(name: str, yg: np.ndarray, rg: np.ndarray, metrics: list[str], n_boot: int,
-                seed: np.random.SeedSequence) -> dict[str, Any]:
-    # receives only the group's rows: workers are not sent the whole data set per group
+def _eur_setup(y: np.ndarray, groups: dict[str, np.ndarray]) -> tuple[Any, np.ndarray]:
+    """Group membership (sparse, groups x rows) and each group's target p(G | Y = 1)."""
+    from scipy import sparse
+
+    n = y.size
+    rows = np.concatenate([np.full(idx.size, i) for i, idx in enumerate(groups.values())])
+    cols = np.concatenate(list(groups.values()))
+    member = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(len(groups), n))
+    pos = y == 1
+    target = np.asarray(member[:, pos].sum(axis=1)).ravel() / max(pos.sum(), 1)
+    return member, target
+
+
+def _eur_values(member: Any, target: np.ndarray, r: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """EUR (paper formula) of every group for rows weighted by ``weights``, on 100 equal-mass thresholds."""
+    from scipy import sparse
+
+    n = r.size
+    taus = np.unique(np.quantile(np.repeat(r, weights.astype(int)), np.linspace(0, 1, 101)[:-1]))
+    b = np.clip(np.searchsorted(taus, r, side="right") - 1, 0, taus.size - 1)  # highest threshold each score reaches
+    B = sparse.csr_matrix((weights, (np.arange(n), b)), shape=(n, taus.size))
+    counts = np.asarray((member @ B).todense())  # groups x thresholds: members at each level
+    above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]
+    total = np.cumsum(np.bincount(b, weights=weights, minlength=taus.size)[::-1])[::-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = (above / np.maximum(total, 1e-12)) / target[:, None]
+    return np.where(target > 0, np.minimum(ratio, 1.0).mean(axis=1), np.nan)
+
+
+def _chunk_task(y: np.ndarray, r: np.ndarray, groups: dict[str, np.ndarray], metrics: list[str], b: int,
+                seed: np.random.SeedSequence) -> dict[str, dict[str, np.ndarray]]:
+    """``b`` resamples of the whole data set and every group's metrics on each of them."""
     rng = np.random.default_rng(seed)
-    out: dict[str, Any] = {"point": {m: _quiet(_GROUP_METRICS[m], yg, rg) for m in metrics}}
+    W = resample_counts(y.size, b, rng)
     fast = [m for m in metrics if m in _VECTORISED]
-    out["boot"] = bootstrap_group(yg, rg, fast, n_boot, rng) if fast else {}
-    slow = [m for m in metrics if m not in _VECTORISED]
-    if slow:  # calibration intercept/slope: refit per resample
-        draws = rng.integers(0, yg.size, size=(n_boot, yg.size))
-        for m in slow:
-            out["boot"][m] = np.array([_quiet(_GROUP_METRICS[m], yg[d], rg[d]) for d in draws])
-    return {"group": name, **out}
+    slow = [m for m in metrics if m in _GROUP_METRICS and m not in _VECTORISED]
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for g, idx in groups.items():  # idx sorted by score: bootstrap_counts needs score order
+        Wg = W[:, idx]
+        res = bootstrap_counts(y[idx], r[idx], Wg, fast) if fast else {}
+        for m in slow:  # calibration intercept/slope: refit per resample
+            res[m] = np.array([_quiet(_GROUP_METRICS[m], np.repeat(y[idx], Wg[i]), np.repeat(r[idx], Wg[i]))
+                               for i in range(b)])
+        out[g] = res
+    if "eur" in metrics:
+        member, target = _eur_setup(y, groups)
+        values = np.array([_eur_values(member, target, r, W[i].astype(float)) for i in range(b)])
+        for j, g in enumerate(groups):
+            out[g]["eur"] = values[:, j]
+    return out
 
 
-class RiskScoreAudit:
+def _interval(values: np.ndarray, ci: float) -> tuple[float, float, float, int]:
+    """Median, percentile interval and number of undefined (NaN) resamples."""
+    ok = values[np.isfinite(values)]
+    if not ok.size:
+        return np.nan, np.nan, np.nan, int(values.size)
+    lo_q, hi_q = (1 - ci) / 2, 1 - (1 - ci) / 2
+    return (float(np.median(ok)), float(np.quantile(ok, lo_q)), float(np.quantile(ok, hi_q)),
+            int(values.size - ok.size))
+
+
+class RiskScoreAudit(Analysis):
     """Calibration, discrimination and representation of a risk score for every group.
 
     Parameters
     ----------
-    sensitive_features : list of str
-        Columns of the frame passed to :meth:`fit`.
+    sensitive_features : list of str, optional
+        Columns of ``data`` defining the groups; used when :meth:`fit` is not given any.
     max_intersections : int
         Largest number of attributes combined in one group.
     min_group_size : int
         Groups with fewer rows are dropped (and listed).
     n_bootstrap : int
-        Bootstrap resamples per group.
+        Bootstrap resamples of the whole data set.
     metrics : tuple of str
         Any of "drmsce", "auroc", "auprg", "eur" (default: all four), and optionally
         "calibration_intercept" (calibration in the large, 0 = ideal) and "calibration_slope"
@@ -89,7 +163,7 @@ class RiskScoreAudit:
         Numeric attributes with more distinct values are binned into quartiles.
     random_state : int, optional
     n_jobs : int, optional
-        Processes for the per-group bootstraps.
+        Processes for the bootstrap (the results do not depend on it).
     progress : bool
         Show a progress bar (only ever drawn on a terminal; see :mod:`fairprobe.progress`).
     positive_label : optional
@@ -97,29 +171,43 @@ class RiskScoreAudit:
         it the outcomes must already be 0/1 (or booleans): text labels are an error rather than a
         guessed mapping.
 
-    Raises
-    ------
-    ConfigError
-        An option out of range (``n_bootstrap`` < 1, ``min_group_size`` < 1, ``ci`` outside
-        (0, 1), an unknown metric, ...), here or in :meth:`fit`.
+    Attributes
+    ----------
+    results_ : DataFrame
+        One row per group and metric: ``point``, bootstrap ``median``, ``lower``, ``upper``,
+        ``n_undefined``.
+    by_group_ : DataFrame
+        One row per group, one column per metric (bootstrap medians); :meth:`to_frame`.
+    differences_ : DataFrame
+        ``metric(group) - metric(all)`` per group and metric from the same resamples: ``difference``
+        (point), ``median``, ``lower``, ``upper`` and ``excludes_zero``.
+    dropped_groups_ : DataFrame
+        Groups below ``min_group_size``.
+    calibration_note_ : str
+        Why the calibration measures are NaN ("" when the scores are probabilities).
 
     Examples
     --------
     >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
-    >>> frame = pd.DataFrame({"sex": rng.choice(["f", "m"], 2000)})
-    >>> r = rng.random(2000); y = (rng.random(2000) < r).astype(int)
-    >>> audit = RiskScoreAudit(sensitive_features=["sex"], n_bootstrap=20, random_state=0, progress=False)
-    >>> sorted(audit.fit(y, r, frame).results_.group.unique())
+    >>> r = rng.random(2000)
+    >>> data = pd.DataFrame({"sex": rng.choice(["f", "m"], 2000), "r": r, "y": (rng.random(2000) < r).astype(int)})
+    >>> audit = RiskScoreAudit(n_bootstrap=20, random_state=0, progress=False)
+    >>> audit = audit.fit(data, y_true="y", y_score="r", sensitive_features=["sex"])
+    >>> sorted(audit.results_.group.unique())
     ['all', 'sex=f', 'sex=m']
+    >>> list(audit.differences_.columns[:4])
+    ['group', 'metric', 'n', 'difference']
     """
 
     name: ClassVar[str] = "riskscore"
     description: ClassVar[str] = "per-group calibration (DRMSCE), AUROC/AUPRG, under-representation, bootstrap CIs"
+    demo_title: ClassVar[str] = "risk-score audit"
+    demo_order: ClassVar[int] = 40
 
-    def __init__(self, *, sensitive_features: list[str], max_intersections: int = 3, min_group_size: int = 100,
-                 n_bootstrap: int = 200, metrics: tuple[str, ...] = KNOWN_METRICS, ci: float = 0.95,
-                 auprg_below: float = 0.2, max_levels: int = 10, random_state: int | None = None,
+    def __init__(self, *, sensitive_features: list[str] | None = None, max_intersections: int = 3,
+                 min_group_size: int = 100, n_bootstrap: int = 200, metrics: tuple[str, ...] = KNOWN_METRICS,
+                 ci: float = 0.95, auprg_below: float = 0.2, max_levels: int = 10, random_state: int | None = None,
                  n_jobs: int | None = None, progress: bool = True, positive_label: Any = None) -> None:
         self.sensitive_features = sensitive_features
         self.max_intersections = max_intersections
@@ -133,20 +221,19 @@ class RiskScoreAudit:
         self.n_jobs = n_jobs
         self.progress = progress
         self.positive_label = positive_label
-        self._check_options()
 
-    def _check_options(self) -> None:
-        """Raise a ``ConfigError`` naming the first option out of range (the fix is in the message)."""
+    # -- parameters -----------------------------------------------------------------------------
+    def _check_params(self) -> None:
+        """Raise a ``ConfigError`` naming the first option out of range (the fix is in the message).
+
+        ``sensitive_features`` is checked when given (it may also come from :meth:`fit`).
+        """
         def whole(name: str, value: Any, low: int, hint: str = "") -> None:
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
                 raise ConfigError(f"{name} must be at least {low} (a whole number); got {value!r}.{hint}")
 
-        feats = self.sensitive_features
-        if isinstance(feats, str) or not isinstance(feats, list | tuple) or not feats:
-            raise ConfigError(f"sensitive_features must be a non-empty list of column names, e.g. ['sex']; got "
-                              f"{feats!r}.")
-        if len(set(map(str, feats))) < len(feats):
-            raise ConfigError(f"sensitive_features lists a column twice: {list(feats)}; list each once.")
+        if self.sensitive_features is not None:
+            _check_features(self.sensitive_features)
         whole("max_intersections", self.max_intersections, 1, " Use 1 for single attributes.")
         whole("min_group_size", self.min_group_size, 1)
         whole("n_bootstrap", self.n_bootstrap, 1, " Use at least 200 resamples for 95% intervals.")
@@ -175,17 +262,16 @@ class RiskScoreAudit:
                               f"{self.n_jobs!r}.")
 
     # -- groups ---------------------------------------------------------------------------------
-    def _attributes(self, frame: pd.DataFrame) -> pd.DataFrame:
-        missing = [c for c in self.sensitive_features if c not in frame.columns]
+    def _attributes(self, frame: pd.DataFrame, features: list[str]) -> tuple[pd.DataFrame, dict[str, str]]:
+        missing = [c for c in features if c not in frame.columns]
         if missing:
             raise DataError(f"Sensitive feature(s) {missing} are not columns of the frame: {list(frame.columns)}; "
                             "fix sensitive_features or the frame.")
-        dupes = sorted({str(c) for c in frame.columns[frame.columns.duplicated()] if c in self.sensitive_features})
+        dupes = sorted({str(c) for c in frame.columns[frame.columns.duplicated()] if c in features})
         if dupes:
             raise DataError(f"The frame has several columns named {dupes}; give every column a distinct name.")
-        out = {}
-        self.binned_ = {}
-        for col in self.sensitive_features:
+        out, binned = {}, {}
+        for col in features:
             s = frame[col]
             if s.isna().any():
                 raise DataError(f"Sensitive feature {col!r} has missing values; fill them (e.g. 'unknown') first.")
@@ -195,13 +281,13 @@ class RiskScoreAudit:
             if pd.api.types.is_numeric_dtype(s) and s.nunique() > self.max_levels:
                 # documented rule: quartile bins, labelled by their intervals
                 s = pd.qcut(s, 4, duplicates="drop").astype(str)
-                self.binned_[col] = "quartiles"
+                binned[col] = "quartiles"
             out[col] = s.astype(str).to_numpy()
-        return pd.DataFrame(out)
+        return pd.DataFrame(out), binned
 
-    def _groups(self, attrs: pd.DataFrame) -> tuple[dict[str, np.ndarray], pd.DataFrame]:
-        n = len(attrs)
-        groups = {"all": np.arange(n)}
+    def _groups(self, attrs: pd.DataFrame) -> tuple[dict[str, np.ndarray], dict[str, int], pd.DataFrame]:
+        groups = {"all": np.arange(len(attrs))}
+        k_of = {"all": 0}
         dropped = []
         cols = list(attrs.columns)
         for k in range(1, min(self.max_intersections, len(cols)) + 1):
@@ -211,35 +297,73 @@ class RiskScoreAudit:
                     label = " & ".join(f"{c}={v}" for c, v in zip(combo, values, strict=True))
                     if len(idx) >= self.min_group_size:
                         groups[label] = np.asarray(idx)
+                        k_of[label] = k
                     else:
                         dropped.append({"group": label, "n": len(idx)})
-        return groups, pd.DataFrame(dropped, columns=["group", "n"])
+        return groups, k_of, pd.DataFrame(dropped, columns=["group", "n"])
 
     # -- fitting ------------------------------------------------------------------------------------
-    def fit(self, y: Any, r: Any, frame: pd.DataFrame) -> RiskScoreAudit:
-        """Audit scores ``r`` against outcomes ``y`` for the groups of ``frame``'s sensitive features.
+    def fit(self, data: pd.DataFrame, *, y_true: Any, y_score: Any,
+            sensitive_features: list[str] | None = None) -> RiskScoreAudit:
+        """Audit the scores ``y_score`` against the outcomes ``y_true`` for the groups of ``data``.
+
+        Parameters
+        ----------
+        data : DataFrame
+            One row per unit; holds the sensitive features (and possibly the outcome and score).
+        y_true : str or array-like
+            Binary outcomes: a column name of ``data`` or one value per row.
+        y_score : str or array-like
+            Risk scores: a column name of ``data`` or one value per row. Any real-valued score
+            ranks (AUROC, AUPRG, EUR); the calibration measures need probabilities in [0, 1] and
+            are NaN otherwise (see ``calibration_note_``).
+        sensitive_features : list of str, optional
+            Columns of ``data`` defining the groups (default: the constructor's).
+
+        Returns
+        -------
+        RiskScoreAudit
+            ``self``, fitted.
 
         Raises
         ------
         DataError
-            No rows; outcomes that are not 0/1 (text labels need ``positive_label``); scores outside
-            [0, 1] or NaN; a sensitive feature that is missing, repeated, incomplete or constant;
-            no group reaching ``min_group_size``; a single outcome class when a discrimination or
-            representation metric is requested.
+            No rows; outcomes that are not 0/1 (text labels need ``positive_label``); NaN or
+            non-numeric scores; a sensitive feature that is missing, repeated, incomplete or
+            constant; no group reaching ``min_group_size``; a single outcome class when a
+            discrimination or representation metric is requested.
         ConfigError
-            An option out of range (see the class).
+            An option out of range, or no sensitive features given here or to the constructor.
+
+        Examples
+        --------
+        >>> ex = RiskScoreAudit.example()
+        >>> bool(ex.analysis.fit(ex.data, **ex.roles).by_group_.loc["all", "auroc"] > 0.6)
+        True
         """
-        self._check_options()
+        for attr in self._fitted_attributes():  # a failed refit must not look fitted
+            delattr(self, attr)
+        self._check_params()
+        features = self.sensitive_features if sensitive_features is None else sensitive_features
+        if features is None:
+            raise ConfigError("RiskScoreAudit needs sensitive features: pass fit(data, y_true=..., y_score=..., "
+                              "sensitive_features=['sex', ...]) or RiskScoreAudit(sensitive_features=[...]).")
+        features = list(_check_features(features))
+        if not isinstance(data, pd.DataFrame):
+            raise DataError(f"data must be a DataFrame with the sensitive features as columns; got "
+                            f"{type(data).__name__}.")
+        y_raw, r_raw = _role(data, y_true, "y_true"), _role(data, y_score, "y_score")
         # as_outcomes names the outcome column in its messages; check_scores then sees clean 0/1 values
-        y, r = check_scores(as_outcomes(y, self.positive_label), r, what="The risk-score audit")
-        if not isinstance(frame, pd.DataFrame) or len(frame) != y.size:
-            raise DataError(f"frame must be a DataFrame with one row per score ({y.size}); got "
-                            f"{type(frame).__name__} with {len(frame) if hasattr(frame, '__len__') else '?'} rows.")
-        attrs = self._attributes(frame.reset_index(drop=True))
-        groups, self.dropped_groups_ = self._groups(attrs)
+        y, r = check_scores(as_outcomes(y_raw, self.positive_label), r_raw, what="The risk-score audit",
+                            bounded=False)
+        if len(data) != y.size:
+            raise DataError(f"data must be a DataFrame with one row per score ({y.size}); got "
+                            f"{type(data).__name__} with {len(data)} rows.")
+        attrs, binned = self._attributes(data.reset_index(drop=True), features)
+        groups, k_of, dropped = self._groups(attrs)
         if len(groups) == 1:
             # only 'all' would be audited: an answer about no group at all
-            largest = self.dropped_groups_.sort_values("n", ascending=False).head(3)
+            largest = dropped.sort_values("n", ascending=False).head(3)
             sizes = ", ".join(f"{g} ({n})" for g, n in zip(largest.group, largest.n, strict=True))
             raise DataError(f"No group reaches min_group_size={self.min_group_size} rows (largest: {sizes}); lower "
                             "min_group_size (--min-group-size), use fewer intersections, or audit more rows.")
@@ -247,164 +371,471 @@ class RiskScoreAudit:
         if needs_both and y.min() == y.max():
             raise DataError(f"Every outcome is {int(y[0])}: {', '.join(needs_both)} need both outcomes. Check the "
                             "target column (and positive_label), or audit calibration only with metrics=('drmsce',).")
+        lo, hi = float(r.min()), float(r.max())
+        bounded = lo >= 0 and hi <= 1
+        skipped = [] if bounded else [m for m in self.metrics if m in CALIBRATION_METRICS]
+        note = "" if not skipped else (
+            f"the scores lie in [{lo:.4g}, {hi:.4g}], outside [0, 1]: they rank the units but are not probabilities, "
+            f"so the calibration measure(s) {', '.join(skipped)} are reported as NaN; the ranking measures "
+            f"({', '.join(m for m in self.metrics if m not in skipped) or 'none requested'}) are computed.")
+        computed = [m for m in self.metrics if m not in skipped]
+        point, boot = self._bootstrap(y, r, groups, computed)
+        for g in groups:  # calibration without probabilities: NaN, not an error
+            for m in skipped:
+                point[g][m], boot[g][m] = np.nan, np.full(self.n_bootstrap, np.nan)
+        base_rate = float(y.mean())
+        # fitted state, set only once everything has succeeded
+        self.sensitive_features_ = features
+        self.binned_ = binned
         self.groups_ = groups
-        self.base_rate_ = float(y.mean())
-        self.discrimination_metric_ = "auprg" if self.base_rate_ < self.auprg_below else "auroc"
+        self.n_attributes_ = k_of
+        self.dropped_groups_ = dropped
         self.y_, self.r_ = y, r
-        group_metrics = [m for m in self.metrics if m in _GROUP_METRICS]
-        seeds = np.random.SeedSequence(self.random_state).spawn(len(groups) + 1)
-        tasks = list(zip(groups.items(), seeds[:-1], strict=True))
+        self.score_range_ = (lo, hi)
+        self.bounded_ = bounded
+        self.calibration_note_ = note
+        self.base_rate_ = base_rate
+        self.discrimination_metric_ = "auprg" if base_rate < self.auprg_below else "auroc"
+        self.bootstrap_ = boot
+        self.results_ = self._tidy(point, boot)
+        self.by_group_ = (self.results_.pivot(index="group", columns="metric", values="median")
+                          .reindex(index=list(groups), columns=list(self.metrics)))
+        self.by_group_.columns.name = None
+        self.differences_ = self._differences(point, boot)
+        return self
+
+    def _bootstrap(self, y: np.ndarray, r: np.ndarray, groups: dict[str, np.ndarray],
+                   metrics: list[str]) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, np.ndarray]]]:
+        """Point estimates and the whole-data bootstrap of ``metrics`` for every group."""
+        sorted_groups = {g: idx[np.argsort(r[idx], kind="stable")] for g, idx in groups.items()}
+        point = {g: {m: _quiet(_GROUP_METRICS[m], y[idx], r[idx]) for m in metrics if m in _GROUP_METRICS}
+                 for g, idx in groups.items()}
+        if "eur" in metrics:
+            member, target = _eur_setup(y, groups)
+            values = _eur_values(member, target, r, np.ones(y.size))
+            for j, g in enumerate(groups):
+                point[g]["eur"] = float(values[j])
+        sizes = [min(_CHUNK, self.n_bootstrap - s) for s in range(0, self.n_bootstrap, _CHUNK)]
+        # one seed per chunk: the resamples do not depend on n_jobs
+        seeds = np.random.SeedSequence(self.random_state).spawn(len(sizes))
         from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
-        if self.n_jobs in (None, 1):
-            results = [_group_task(g, y[idx], r[idx], group_metrics, self.n_bootstrap, s)
-                       for (g, idx), s in tqdm(tasks, desc="risk-score audit", disable=not self.progress)]
+        if self.n_jobs in (None, 1) or len(sizes) == 1:
+            parts = [_chunk_task(y, r, sorted_groups, metrics, b, s)
+                     for b, s in tqdm(list(zip(sizes, seeds, strict=True)), desc="risk-score audit",
+                                      disable=not self.progress)]
         else:
             from joblib import Parallel, delayed
 
             gen = Parallel(n_jobs=self.n_jobs, return_as="generator")(
-                delayed(_group_task)(g, y[idx], r[idx], group_metrics, self.n_bootstrap, s) for (g, idx), s in tasks)
-            results = list(tqdm(gen, total=len(tasks), desc="risk-score audit", disable=not self.progress))
-        if "eur" in self.metrics:
-            eur = self._eur(groups, seeds[-1])
-            for res in results:
-                res["point"]["eur"], res["boot"]["eur"] = eur[res["group"]]
-        self._results = results
-        self.results_ = self._tidy(results)
-        return self
+                delayed(_chunk_task)(y, r, sorted_groups, metrics, b, s) for b, s in zip(sizes, seeds, strict=True))
+            parts = list(tqdm(gen, total=len(sizes), desc="risk-score audit", disable=not self.progress))
+        boot = {g: {m: np.concatenate([p[g][m] for p in parts]) for m in metrics} for g in groups}
+        return point, boot
 
-    def _eur(self, groups: dict[str, np.ndarray], seed: np.random.SeedSequence) -> dict[str, tuple[float, np.ndarray]]:
-        """EUR (paper formula) on 100 equal-mass thresholds, all groups at once, whole-set bootstrap."""
-        from scipy import sparse
-
-        y, r = self.y_, self.r_
-        n = y.size
-        names = list(groups)
-        rows = np.concatenate([np.full(idx.size, i) for i, idx in enumerate(groups.values())])
-        cols = np.concatenate(list(groups.values()))
-        member = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(len(names), n))
-        pos = y == 1
-        target = np.asarray(member[:, pos].sum(axis=1)).ravel() / max(pos.sum(), 1)
-
-        def values(weights: np.ndarray, scores: np.ndarray) -> np.ndarray:
-            taus = np.unique(np.quantile(scores, np.linspace(0, 1, 101)[:-1]))
-            b = np.searchsorted(taus, r, side="right") - 1  # highest threshold each score reaches
-            B = sparse.csr_matrix((weights, (np.arange(n), np.clip(b, 0, taus.size - 1))), shape=(n, taus.size))
-            counts = np.asarray((member @ B).todense())  # groups x thresholds: members at each level
-            above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]
-            total = np.cumsum(np.bincount(np.clip(b, 0, taus.size - 1), weights=weights,
-                                          minlength=taus.size)[::-1])[::-1]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                ratio = (above / np.maximum(total, 1e-12)) / target[:, None]
-            return np.where(target > 0, np.minimum(ratio, 1.0).mean(axis=1), np.nan)
-
-        point = values(np.ones(n), r)
-        rng = np.random.default_rng(seed)
-        boot = np.empty((self.n_bootstrap, len(names)))
-        for b in range(self.n_bootstrap):
-            w = np.bincount(rng.integers(0, n, n), minlength=n).astype(float)
-            boot[b] = values(w, np.repeat(r, w.astype(int)))
-        return {g: (float(point[i]), boot[:, i]) for i, g in enumerate(names)}
-
-    def _tidy(self, results: list[dict[str, Any]]) -> pd.DataFrame:
-        lo_q, hi_q = (1 - self.ci) / 2, 1 - (1 - self.ci) / 2
+    def _tidy(self, point: dict[str, dict[str, float]], boot: dict[str, dict[str, np.ndarray]]) -> pd.DataFrame:
         rows = []
-        for res in results:
-            n = int(self.groups_[res["group"]].size)
-            for m, point in res["point"].items():
-                boot = res["boot"][m]
-                ok = boot[np.isfinite(boot)]
-                rows.append({"group": res["group"], "metric": m, "n": n, "point": point,
-                             "median": float(np.median(ok)) if ok.size else np.nan,
-                             "lower": float(np.quantile(ok, lo_q)) if ok.size else np.nan,
-                             "upper": float(np.quantile(ok, hi_q)) if ok.size else np.nan,
-                             "n_undefined": int(boot.size - ok.size)})
-        return pd.DataFrame(rows)
+        for g, idx in self.groups_.items():
+            for m in self.metrics:
+                med, lower, upper, undefined = _interval(boot[g][m], self.ci)
+                rows.append({"group": g, "metric": m, "n": int(idx.size), "point": point[g][m], "median": med,
+                             "lower": lower, "upper": upper, "n_undefined": undefined})
+        return pd.DataFrame(rows, columns=["group", "metric", "n", "point", "median", "lower", "upper",
+                                           "n_undefined"])
 
-    # -- views ----------------------------------------------------------------------------------------
-    def _fitted(self) -> None:
-        if not hasattr(self, "results_"):
-            raise ConfigError("This RiskScoreAudit is not fitted yet; call fit(y, r, frame) first.")
+    def _differences(self, point: dict[str, dict[str, float]],
+                     boot: dict[str, dict[str, np.ndarray]]) -> pd.DataFrame:
+        """metric(group) - metric(all), paired over the same resamples."""
+        rows = []
+        for g, idx in self.groups_.items():
+            if g == "all":
+                continue
+            for m in self.metrics:
+                med, lower, upper, undefined = _interval(boot[g][m] - boot["all"][m], self.ci)
+                rows.append({"group": g, "metric": m, "n": int(idx.size), "difference": point[g][m] - point["all"][m],
+                             "median": med, "lower": lower, "upper": upper, "n_undefined": undefined,
+                             "excludes_zero": bool(lower > 0 or upper < 0)})
+        return pd.DataFrame(rows, columns=["group", "metric", "n", "difference", "median", "lower", "upper",
+                                           "n_undefined", "excludes_zero"])
 
-    @property
-    def by_group(self) -> pd.DataFrame:
-        """MetricFrame-like view: one row per group, one column per metric (bootstrap medians)."""
-        self._fitted()
-        return self.results_.pivot(index="group", columns="metric", values="median")
+    # -- results ----------------------------------------------------------------------------------------
+    def to_frame(self) -> pd.DataFrame:
+        """One row per group, one column per metric (bootstrap medians): ``by_group_``.
 
-    def summary(self) -> str:
-        """Readable summary: best and worst group per metric, dropped groups."""
-        self._fitted()
-        res = self.results_
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> audit = RiskScoreAudit.example().fit()
+        >>> audit.to_frame().index[0], list(audit.to_frame().columns)
+        ('all', ['drmsce', 'auroc', 'auprg', 'eur'])
+        """
+        self.check_is_fitted()
+        return self.by_group_
+
+    def summary(self) -> Summary:
+        """Readable summary: overall, best and worst group and the differences to all, per metric.
+
+        Returns
+        -------
+        Summary
+            The text, with the tables "differences to all" and (if any) "dropped groups".
+
+        Examples
+        --------
+        >>> print(RiskScoreAudit.example().fit().summary().splitlines()[0])  # doctest: +ELLIPSIS
+        risk-score audit: ... groups (min size 100), base rate ...
+        """
+        self.check_is_fitted()
+        res, diff = self.results_, self.differences_
+        pct = f"{self.ci * 100:g}%"
         lines = [f"risk-score audit: {len(self.groups_)} groups (min size {self.min_group_size}), base rate "
                  f"{self.base_rate_:.3f}; recommended discrimination metric: {self.discrimination_metric_}"]
-        # distance from the ideal value, per metric (smaller is better)
-        badness = {"drmsce": lambda v: v, "auroc": lambda v: -v, "auprg": lambda v: -v, "eur": lambda v: -v,
-                   "calibration_intercept": abs, "calibration_slope": lambda v: abs(v - 1)}
-        for m in res.metric.unique():
+        for m in self.metrics:
             sub = res[(res.metric == m) & (res.group != "all")].dropna(subset=["median"])
             overall = res[(res.metric == m) & (res.group == "all")].iloc[0]
+            if m in CALIBRATION_METRICS and not self.bounded_:
+                lines.append(f"  {m:7s} NaN: the scores are not probabilities (see the note below)")
+                continue
             line = f"  {m:7s} all {overall['median']:.4f} [{overall['lower']:.4f}, {overall['upper']:.4f}]"
             if not sub.empty:
-                order = sub.assign(_bad=sub["median"].map(badness[m])).sort_values("_bad")
+                order = sub.assign(_bad=sub["median"].map(_BADNESS[m])).sort_values("_bad")
                 best, worst = order.iloc[0], order.iloc[-1]
                 line += (f"; best {best.group} {best['median']:.4f}, worst {worst.group} {worst['median']:.4f} "
                          f"[{worst['lower']:.4f}, {worst['upper']:.4f}]")
             lines.append(line)
+            d = diff[(diff.metric == m) & diff.excludes_zero]
+            if len(d):
+                top = d.loc[d["median"].abs().idxmax()]
+                lines.append(f"          group - all: {len(d)} group(s) with a {pct} interval excluding 0; largest "
+                             f"{top.group} {top['median']:+.4f} [{top['lower']:+.4f}, {top['upper']:+.4f}]")
+            else:
+                lines.append(f"          group - all: every {pct} interval contains 0")
         if len(self.dropped_groups_):
             lines.append(f"  {len(self.dropped_groups_)} group(s) below {self.min_group_size} rows dropped "
                          "(see dropped_groups_)")
-        return "\n".join(lines)
+        if self.calibration_note_:
+            lines.append(f"  note: {self.calibration_note_}")
+        if "eur" in self.metrics:
+            lines.append(textwrap.fill(EUR_SENTENCE, 110, initial_indent="  ", subsequent_indent="  "))
+        tables = {"differences to all": self.differences_.round(4)}
+        if len(self.dropped_groups_):
+            tables["dropped groups"] = self.dropped_groups_
+        return Summary("\n".join(lines), title="Risk-score audit", tables=tables)
 
-    def plot_metrics(self, metric: str | None = None, ax: Any = None, top: int = 15) -> Any:
-        """Median and interval per group for one metric, with group sizes (the paper's Figure 3)."""
+    def report_section(self, report: Report, title: str | None = None) -> Section:
+        """Add the audit's section: parameters, summary, figures, the tables and what the metrics mean.
+
+        Parameters
+        ----------
+        report : fairprobe.report.Report
+        title : str, optional
+            Section heading (default: the analysis's description).
+
+        Returns
+        -------
+        fairprobe.report.Section
+
+        Examples
+        --------
+        >>> from fairprobe.report import Report
+        >>> sec = RiskScoreAudit.example().fit().report_section(Report("demo"))
+        >>> "EUR (expected under-representation)" in sec.text
+        True
+        """
+        sec = super().report_section(report, title)
+        _add_text(sec,
+            "DRMSCE (debiased root-mean-square calibration error, 0 = calibrated; needs scores in [0, 1]), AUROC "
+            "and AUPRG (discrimination; any real-valued score) and expected under-representation per group and "
+            f"intersection of at least {self.min_group_size} rows. Every group is in the tables; figures that show "
+            "only some groups say so in their titles. Intervals are bootstrap percentile intervals "
+            f"({self.ci * 100:g}%) over {self.n_bootstrap} resamples of the whole data set; the table "
+            "'differences to all' gives metric(group) - metric(all) computed on the same resamples.")
+        if "eur" in self.metrics:
+            _add_text(sec, EUR_SENTENCE)
+        if self.calibration_note_:
+            _add_text(sec, f"Note: {self.calibration_note_}")
+        sec.add_table("all results (long form)", self.results_.round(4))
+        return sec
+
+    # -- figures ------------------------------------------------------------------------------------
+    def _has_values(self, metric: str) -> bool:
+        res = self.results_
+        return bool(res[(res.metric == metric) & (res.group != "all")]["median"].notna().any())
+
+    def figures(self) -> dict[str, Callable[..., Any]]:
+        """The named plots: metric and difference panels per metric, reliability, ROC, PRG, representation, scores.
+
+        Returns
+        -------
+        dict of str to callable
+            Each ``plot(*, ax=None) -> Axes``. Calibration plots are left out when the scores
+            are not probabilities.
+
+        Examples
+        --------
+        >>> sorted(RiskScoreAudit.example().fit().figures())[:3]
+        ['differences_auprg', 'differences_auroc', 'differences_drmsce']
+        """
+        self.check_is_fitted()
+        figs: dict[str, Callable[..., Any]] = {}
+        for m in self.metrics:
+            if self._has_values(m):
+                figs[f"metric_{m}"] = functools.partial(self.plot_metrics, m)
+                figs[f"differences_{m}"] = functools.partial(self.plot_differences, m)
+        if self.bounded_:
+            figs["reliability"] = self.plot_reliability
+        figs["roc"] = self.plot_roc
+        figs["prg"] = self.plot_prg
+        if "eur" in self.metrics:
+            figs["representation"] = self.plot_representation
+        figs["distributions"] = self.plot_distributions
+        return figs
+
+    def plot_metrics(self, metric: str | None = None, *, ax: Any = None, top: int = 15) -> Any:
+        """Median and interval per group for one metric, with group sizes (the paper's Figure 3).
+
+        Every single-attribute group is shown; of the intersections, the ``top`` most extreme
+        (the title says how many of how many).
+
+        Parameters
+        ----------
+        metric : str, optional
+            Default: the first computed metric.
+        ax : matplotlib Axes, optional
+        top : int
+            Most intersection groups shown.
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> ax = RiskScoreAudit.example().fit().plot_metrics("auroc")
+        >>> ax.get_title().startswith("auroc")
+        True
+        """
         from fairprobe.plugins.riskscore.plots import plot_metric_panel
 
-        self._fitted()
-        return plot_metric_panel(self, metric or self.metrics[0], ax=ax, top=top)
+        self.check_is_fitted()
+        return plot_metric_panel(self, metric or self._first_metric(), ax=ax, top=top)
 
-    def plot_reliability(self, groups: list[str] | None = None, ax: Any = None) -> Any:
-        """LOWESS reliability diagrams with bootstrap bands (best, worst and all by default)."""
+    def plot_differences(self, metric: str | None = None, *, ax: Any = None, top: int = 15) -> Any:
+        """metric(group) - metric(all) per group with paired bootstrap intervals (0 = as the population).
+
+        Parameters
+        ----------
+        metric : str, optional
+            Default: the first computed metric.
+        ax : matplotlib Axes, optional
+        top : int
+            Most intersection groups shown (every single-attribute group is).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> ax = RiskScoreAudit.example().fit().plot_differences("eur")
+        >>> ax.get_xlabel().startswith("eur(group) - eur(all)")
+        True
+        """
+        from fairprobe.plugins.riskscore.plots import plot_metric_panel
+
+        self.check_is_fitted()
+        return plot_metric_panel(self, metric or self._first_metric(), ax=ax, top=top, differences=True)
+
+    def _first_metric(self) -> str:
+        return next((m for m in self.metrics if self._has_values(m)), self.metrics[0])
+
+    def plot_reliability(self, groups: list[str] | None = None, *, ax: Any = None) -> Any:
+        """LOWESS reliability diagrams with bootstrap bands (best, worst and all by default).
+
+        Parameters
+        ----------
+        groups : list of str, optional
+            Groups to draw (names as in ``groups_``).
+        ax : matplotlib Axes, optional
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Raises
+        ------
+        ConfigError
+            The scores are not probabilities.
+
+        Examples
+        --------
+        >>> ax = RiskScoreAudit.example().fit().plot_reliability(["all"])
+        >>> ax.get_ylabel()
+        'P(Y = 1 | R, G)'
+        """
         from fairprobe.plugins.riskscore.plots import plot_reliability
 
-        self._fitted()
+        self.check_is_fitted()
         return plot_reliability(self, groups, ax=ax)
 
-    def plot_roc(self, groups: list[str] | None = None, ax: Any = None) -> Any:
-        """ROC curves with bootstrap bands."""
+    def plot_roc(self, groups: list[str] | None = None, *, ax: Any = None) -> Any:
+        """ROC curves with bootstrap bands (best, worst and all by default).
+
+        Parameters
+        ----------
+        groups : list of str, optional
+        ax : matplotlib Axes, optional
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> RiskScoreAudit.example().fit().plot_roc().get_xlabel()
+        'false-positive rate'
+        """
         from fairprobe.plugins.riskscore.plots import plot_curves
 
-        self._fitted()
+        self.check_is_fitted()
         return plot_curves(self, "roc", groups, ax=ax)
 
-    def plot_prg(self, groups: list[str] | None = None, ax: Any = None) -> Any:
-        """Precision-recall-gain curves with bootstrap bands and the F1 baseline."""
+    def plot_prg(self, groups: list[str] | None = None, *, ax: Any = None) -> Any:
+        """Precision-recall-gain curves with bootstrap bands and the F1 baseline.
+
+        Parameters
+        ----------
+        groups : list of str, optional
+        ax : matplotlib Axes, optional
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> RiskScoreAudit.example().fit().plot_prg().get_xlabel()
+        'recall gain'
+        """
         from fairprobe.plugins.riskscore.plots import plot_curves
 
-        self._fitted()
+        self.check_is_fitted()
         return plot_curves(self, "prg", groups, ax=ax)
 
-    def plot_representation(self, groups: list[str] | None = None, ax: Any = None) -> Any:
-        """Normalised representation p(G | flagged) / p(G | Y = 1) against the threshold quantile."""
+    def plot_representation(self, groups: list[str] | None = None, *, ax: Any = None) -> Any:
+        """Normalised representation p(G | flagged) / p(G | Y = 1) against the threshold quantile.
+
+        Parameters
+        ----------
+        groups : list of str, optional
+        ax : matplotlib Axes, optional
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> RiskScoreAudit.example().fit().plot_representation().get_ylabel()
+        'p(G | flagged) / p(G | Y = 1)'
+        """
         from fairprobe.plugins.riskscore.plots import plot_representation
 
-        self._fitted()
+        self.check_is_fitted()
         return plot_representation(self, groups, ax=ax)
 
-    def plot_distributions(self, groups: list[str] | None = None, ax: Any = None) -> Any:
-        """Risk-score distributions per group."""
+    def plot_distributions(self, groups: list[str] | None = None, *, ax: Any = None) -> Any:
+        """Risk-score distributions per group.
+
+        Parameters
+        ----------
+        groups : list of str, optional
+        ax : matplotlib Axes, optional
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> RiskScoreAudit.example().fit().plot_distributions().get_xlabel()
+        'risk score'
+        """
         from fairprobe.plugins.riskscore.plots import plot_distributions
 
-        self._fitted()
+        self.check_is_fitted()
         return plot_distributions(self, groups, ax=ax)
 
-    def report(self, path: str, *, force: bool = False) -> str:
-        """Write every plot, the tables and an HTML page into folder ``path``; returns the HTML path.
+    # -- examples and the demo ------------------------------------------------------------------------
+    @classmethod
+    def example(cls, *, seed: int = 0) -> Example:
+        """Loan applicants whose risk score is miscalibrated in one region (a quick audit).
 
-        The folder follows the rules of :mod:`fairprobe.report`: a folder holding files fairprobe did
-        not write is refused unless ``force``; an earlier fairprobe report in it is replaced as a whole.
+        Parameters
+        ----------
+        seed : int
+
+        Returns
+        -------
+        Example
+            ``example.fit()`` audits :func:`fairprobe.datasets.make_lending_scenario`'s recorded
+            outcomes by group, region and education (20 resamples).
+
+        Examples
+        --------
+        >>> ex = RiskScoreAudit.example(seed=1)
+        >>> ex.roles
+        {'y_true': 'default', 'y_score': 'score', 'sensitive_features': ['group', 'region', 'education']}
         """
-        from fairprobe.plugins.riskscore.plots import write_report
+        from fairprobe.datasets import make_lending_scenario
 
-        self._fitted()
-        return write_report(self, path, force=force)
+        data = make_lending_scenario(3000, seed=seed).audit_frame
+        audit = cls(max_intersections=1, n_bootstrap=20, random_state=seed, progress=False)
+        return Example(audit, data, {"y_true": "default", "y_score": "score",
+                                     "sensitive_features": ["group", "region", "education"]})
+
+    @classmethod
+    def demo(cls, report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
+             progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
+        """The risk-score step of ``fairprobe demo`` (see :func:`~fairprobe.plugins.riskscore.demo.demo_step`).
+
+        Returns
+        -------
+        found : dict of str to bool
+        table : DataFrame
+        lines : list of str
+        """
+        from fairprobe.plugins.riskscore.demo import demo_step
+
+        return demo_step(report, scenario, facts, quick=quick, seed=seed, n_jobs=n_jobs, progress=progress)
+
+
+def _check_features(feats: Any) -> list[str]:
+    """``feats`` as a list of distinct column names, or a ConfigError with the fix."""
+    if isinstance(feats, str) or not isinstance(feats, list | tuple) or not feats:
+        raise ConfigError(f"sensitive_features must be a non-empty list of column names, e.g. ['sex']; got "
+                          f"{feats!r}.")
+    if len(set(map(str, feats))) < len(feats):
+        raise ConfigError(f"sensitive_features lists a column twice: {list(feats)}; list each once.")
+    return list(feats)
+
+
+def _role(data: pd.DataFrame, value: Any, role: str) -> Any:
+    """A role given as a column name of ``data`` (its column) or as values (unchanged)."""
+    if isinstance(value, str):
+        if value not in data.columns:
+            raise DataError(f"{role}={value!r} is not a column of data (columns: {list(data.columns)}); pass a "
+                            "column name or one value per row.")
+        column = data[value]
+        if isinstance(column, pd.DataFrame):
+            raise DataError(f"data has several columns named {value!r}; give every column a distinct name.")
+        return column.reset_index(drop=True)
+    return value
+
+
+def _add_text(sec: Section, text: str) -> None:
+    """Append a paragraph to a report section's text."""
+    sec.text = f"{sec.text}\n\n{text}" if sec.text else text

@@ -89,10 +89,35 @@ def as_outcomes(y: object, positive_label: object = None) -> np.ndarray:
     return out
 
 
-def check_scores(y: object, r: object, *, what: str = "This metric") -> tuple[np.ndarray, np.ndarray]:
-    """Validated float arrays: ``y`` binary, ``r`` in [0, 1], same non-zero length, no NaN.
+def check_scores(y: object, r: object, *, what: str = "This metric",
+                 bounded: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Validated float arrays: ``y`` binary, ``r`` real (in [0, 1] if ``bounded``), same non-zero length, no NaN.
 
-    ``what`` names the caller in the message about empty input.
+    Parameters
+    ----------
+    y, r : array-like
+        Outcomes and scores.
+    what : str
+        Names the caller in the message about empty input.
+    bounded : bool
+        Require scores in [0, 1] (the calibration measures); ranking measures pass ``False`` and
+        accept any real-valued score (a decision function, a decile), as scikit-learn's do.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+
+    Raises
+    ------
+    DataError
+        Empty input, lengths that differ, NaN or infinite scores, outcomes that are not 0/1, or
+        (``bounded``) scores outside [0, 1].
+
+    Examples
+    --------
+    >>> y, r = check_scores([0, 1], [-2.5, 7.0], bounded=False)
+    >>> r.tolist()
+    [-2.5, 7.0]
     """
     r_label = _label(r, "The scores")
     y = as_outcomes(y)
@@ -100,8 +125,8 @@ def check_scores(y: object, r: object, *, what: str = "This metric") -> tuple[np
         r = np.asarray(r, dtype=float).ravel()
     except (TypeError, ValueError):
         raw = np.asarray(r, dtype=object).ravel()
-        raise DataError(f"{r_label} holds non-numeric values {_shown(raw)}; risk scores must be numbers in "
-                        "[0, 1].") from None
+        raise DataError(f"{r_label} holds non-numeric values {_shown(raw)}; risk scores must be real numbers "
+                        "(probabilities, i.e. numbers in [0, 1], for the calibration measures).") from None
     if y.shape != r.shape:
         raise DataError(f"Outcomes ({y.size}) and scores ({r.size}) differ in length; pass one score per outcome.")
     if y.size == 0:
@@ -110,7 +135,9 @@ def check_scores(y: object, r: object, *, what: str = "This metric") -> tuple[np
                         "least one row (check the filter or group that selected them).")
     if np.isnan(r).any():
         raise DataError(f"{r_label} has {int(np.isnan(r).sum())} NaN value(s); drop those rows first.")
-    if (r < 0).any() or (r > 1).any():
+    if np.isinf(r).any():
+        raise DataError(f"{r_label} has {int(np.isinf(r).sum())} infinite value(s); drop or clip those rows first.")
+    if bounded and ((r < 0).any() or (r > 1).any()):
         raise DataError(f"Risk scores must lie in [0, 1]; found [{r.min():.4g}, {r.max():.4g}]. Rescale them "
                         "(e.g. with a calibrated model's predict_proba) first.")
     return y, r

@@ -20,7 +20,8 @@ __all__ = ["riskscore_command"]
 @click.option("--target", required=True, help="Column of binary outcomes (0/1, or see --positive-label).")
 @click.option("--positive-label", default=None,
               help="Value of the target column that means 1 (e.g. yes); every other value means 0.")
-@click.option("--score", required=True, help="Column of risk scores in [0, 1].")
+@click.option("--score", required=True,
+              help="Column of risk scores: probabilities in [0, 1]; any real score ranks (calibration is then NaN).")
 @click.option("--groups", required=True, help="Comma-separated sensitive attribute columns.")
 @click.option("--max-intersections", type=int, default=3, show_default=True)
 @click.option("--min-group-size", type=int, default=100, show_default=True)
@@ -45,10 +46,10 @@ def riskscore_command(data_path: Path, target: str, positive_label: str | None, 
     cols = [c.strip() for c in groups.split(",") if c.strip()]
     if not cols:
         raise ConfigError(f"--groups {groups!r} names no column; give comma-separated columns, e.g. --groups sex,race.")
-    # options first: a bad option fails before the file is read
     audit = RiskScoreAudit(sensitive_features=cols, max_intersections=max_intersections,
                            min_group_size=min_group_size, n_bootstrap=bootstrap, random_state=seed,
                            n_jobs=None if jobs == 1 else jobs, positive_label=positive_label)
+    audit._check_params()  # options first: a bad option fails before the file is read
     df = read_table(data_path)
     require_columns(df, [target, score, *cols], data_path)
     y = df[target]
@@ -58,9 +59,9 @@ def riskscore_command(data_path: Path, target: str, positive_label: str | None, 
             y = y.astype(float)
         except ValueError:
             pass  # the audit names the column's values
-    audit.fit(y, df[score], df[cols])
+    audit.fit(df, y_true=y, y_score=score)
     if out_dir is not None:
-        page = audit.report(str(out_dir))
+        page = audit.to_report(out_dir)
         info(f"report written to {page}", err=as_json)
     if as_json:
         click.echo(json.dumps(audit.results_.to_dict(orient="records"), indent=2, default=str))

@@ -23,12 +23,15 @@ __all__ = ["area_under_prg", "auprg", "auroc", "calibration_intercept_slope", "p
 def auroc(y: object, r: object) -> float:
     """Area under the ROC curve (ties count one half); NaN with a warning if a class is missing.
 
+    ``r`` may be any real-valued score (a probability, a decision function, a decile): only the
+    ranking matters, as for scikit-learn's ``roc_auc_score``.
+
     Examples
     --------
     >>> auroc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.75
     """
-    y, r = check_scores(y, r)
+    y, r = check_scores(y, r, bounded=False)  # ranking: any real-valued score
     n_pos = int(y.sum())
     n_neg = y.size - n_pos
     if n_pos == 0 or n_neg == 0:
@@ -52,7 +55,7 @@ def _contingency(y: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def prg_curve(y: object, r: object) -> tuple[np.ndarray, np.ndarray]:
     """Points (recall gain, precision gain) of the PRG curve with recG >= 0, crossings inserted."""
-    y, r = check_scores(y, r)
+    y, r = check_scores(y, r, bounded=False)  # ranking: any real-valued score
     tp, fp = _contingency(y, r)
     return prg_from_counts(tp, fp)
 
@@ -95,6 +98,7 @@ def auprg(y: object, r: object) -> float:
 
     1 for a perfect ranking, 0 when precision equals the base rate throughout, negative for
     rankings worse than that; 0 for all-positive samples; NaN (with a warning) without positives.
+    ``r`` may be any real-valued score: only the ranking matters.
 
     Examples
     --------
@@ -103,7 +107,7 @@ def auprg(y: object, r: object) -> float:
     >>> round(auprg([1, 1, 0, 0, 1, 0], [.8, .8, .6, .4, .4, .2]), 7)
     0.7083333
     """
-    y, r = check_scores(y, r)
+    y, r = check_scores(y, r, bounded=False)  # ranking: any real-valued score
     if y.sum() == 0:
         warnings.warn("AUPRG is undefined without positives: returning NaN.", RuntimeWarning, stacklevel=2)
         return float("nan")
@@ -122,6 +126,7 @@ def calibration_intercept_slope(y: object, r: object) -> tuple[float, float]:
 
     ``intercept`` solves ``sum(y - expit(a + logit(r))) = 0`` (0 = calibrated in the large);
     ``slope`` is the coefficient of ``logit(r)`` in an unpenalised logistic regression (1 = ideal).
+    Scores must be probabilities in [0, 1] (a calibration measure).
     """
     y, r = check_scores(y, r)
     if y.min() == y.max():

@@ -1,4 +1,8 @@
-"""Plots and the HTML report of a fitted :class:`~fairprobe.plugins.riskscore.audit.RiskScoreAudit`."""
+"""Plots of a fitted :class:`~fairprobe.plugins.riskscore.audit.RiskScoreAudit`.
+
+Every plot that shows only some of the audited groups says so in its title; the tables of the
+audit (and of its report) always hold every group.
+"""
 
 from __future__ import annotations
 
@@ -11,15 +15,22 @@ import pandas as pd
 from fairprobe.exceptions import ConfigError
 from fairprobe.plotting import new_axes
 
-__all__ = ["plot_curves", "plot_distributions", "plot_metric_panel", "plot_reliability", "plot_representation",
-           "write_report"]
+__all__ = ["extreme_groups", "plot_curves", "plot_distributions", "plot_metric_panel", "plot_reliability",
+           "plot_representation"]
 
 _GRID = np.linspace(0, 1, 21)
 _LOWER_IS_BETTER = {"drmsce"}
 
 
 def extreme_groups(audit: Any, metric: str = "drmsce") -> list[str]:
-    """The best and the worst group by bootstrap median (excluding "all"), plus "all"."""
+    """The best and the worst group by bootstrap median (excluding "all"), plus "all".
+
+    Examples
+    --------
+    >>> from fairprobe.plugins.riskscore import RiskScoreAudit
+    >>> extreme_groups(RiskScoreAudit.example().fit(), "drmsce")[-1]
+    'all'
+    """
     res = audit.results_
     sub = res[(res.metric == metric) & (res.group != "all")].dropna(subset=["median"])
     if sub.empty:
@@ -28,40 +39,78 @@ def extreme_groups(audit: Any, metric: str = "drmsce") -> list[str]:
     return list(dict.fromkeys([order[0], order[-1], "all"]))
 
 
-def _check_groups(audit: Any, groups: list[str] | None, metric: str) -> list[str]:
-    groups = groups or extreme_groups(audit, metric if metric in audit.metrics else audit.metrics[0])
-    unknown = [g for g in groups if g not in audit.groups_]
-    if unknown:
-        raise ConfigError(f"Unknown group(s) {unknown}; audited groups are listed in audit.groups_.")
-    return groups
+def _check_groups(audit: Any, groups: list[str] | None, metric: str) -> tuple[list[str], str]:
+    """The groups to draw and the title's note on which ones they are."""
+    total = len(audit.groups_)
+    if groups:
+        unknown = [g for g in groups if g not in audit.groups_]
+        if unknown:
+            raise ConfigError(f"Unknown group(s) {unknown}; audited groups are listed in audit.groups_.")
+        return list(groups), f"{len(groups)} of {total} groups"
+    # the preferred metric, else the first with values (calibration is NaN for non-probabilities)
+    for m in dict.fromkeys([metric, audit.discrimination_metric_, *audit.metrics]):
+        if m in audit.metrics and audit._has_values(m):
+            chosen = extreme_groups(audit, m)
+            return chosen, f"best and worst by {m}, and all: {len(chosen)} of {total} groups"
+    return ["all"], f"all only: 1 of {total} groups"
 
 
-def plot_metric_panel(audit: Any, metric: str, ax: Any = None, top: int = 15) -> Any:
-    """Median with percentile interval per group (most extreme ``top`` groups), sizes on the right."""
-    res = audit.results_
-    if metric not in set(res.metric):
-        raise ConfigError(f"Metric {metric!r} was not computed; computed: {sorted(set(res.metric))}.")
-    sub = res[res.metric == metric].dropna(subset=["median"]).sort_values("median")
-    if len(sub) > top:
-        keep = sub.iloc[np.r_[0: top // 2, len(sub) - (top - top // 2): len(sub)]]
-        sub = keep if "all" in set(keep.group) else pd.concat([keep, sub[sub.group == "all"]])
+def _rows(audit: Any, frame: pd.DataFrame, top: int) -> tuple[pd.DataFrame, str]:
+    """Every single-attribute group (and all) plus the ``top`` most extreme intersections."""
+    k = frame.group.map(audit.n_attributes_)
+    single, inter = frame[k <= 1], frame[k > 1].sort_values("median")
+    n_single = int((k == 1).sum())
+    note = f"all {n_single} single-attribute groups"
+    if len(inter) > top:
+        keep = np.r_[0: top // 2, len(inter) - (top - top // 2): len(inter)]
+        note += f", the {top} most extreme of {len(inter)} intersections"
+        inter = inter.iloc[keep]
+    elif len(inter):
+        note += f", all {len(inter)} intersections"
+    return pd.concat([single, inter]).sort_values("median"), note
+
+
+def plot_metric_panel(audit: Any, metric: str, *, ax: Any = None, top: int = 15, differences: bool = False) -> Any:
+    """Median with percentile interval per group, sizes in the labels (``differences``: group - all).
+
+    Every single-attribute group is shown; of the intersections, the ``top`` most extreme.
+
+    Examples
+    --------
+    >>> from fairprobe.plugins.riskscore import RiskScoreAudit
+    >>> ax = plot_metric_panel(RiskScoreAudit.example().fit(), "auroc", differences=True)
+    >>> len(ax.get_yticklabels())  # 2 groups, 5 regions, 4 education levels (all is the line at 0)
+    11
+    """
+    res = audit.differences_ if differences else audit.results_
+    if metric not in set(audit.metrics):
+        raise ConfigError(f"Metric {metric!r} was not computed; computed: {list(audit.metrics)}.")
+    sub, note = _rows(audit, res[res.metric == metric].dropna(subset=["median"]), top)
     ax = new_axes(ax, (7, 0.35 * len(sub) + 1.5))
     yy = np.arange(len(sub))
     ax.errorbar(sub["median"], yy, xerr=[sub["median"] - sub["lower"], sub["upper"] - sub["median"]], fmt="o",
                 ms=4, capsize=2, color="tab:blue")
     ax.set_yticks(yy, [f"{g} (n={n})" for g, n in zip(sub.group, sub.n, strict=True)], fontsize=7)
-    overall = res[(res.metric == metric) & (res.group == "all")]["median"]
-    if len(overall):
-        ax.axvline(float(overall.iloc[0]), color="grey", ls=":", lw=1)
-    ax.set_xlabel(f"{metric} (bootstrap median, {int(audit.ci * 100)}% interval)")
+    pct = f"{audit.ci * 100:g}%"
+    if differences:
+        ax.axvline(0.0, color="grey", ls=":", lw=1)
+        ax.set_xlabel(f"{metric}(group) - {metric}(all) (paired bootstrap median, {pct} interval)")
+    else:
+        overall = res[(res.metric == metric) & (res.group == "all")]["median"]
+        if len(overall):
+            ax.axvline(float(overall.iloc[0]), color="grey", ls=":", lw=1)
+        ax.set_xlabel(f"{metric} (bootstrap median, {pct} interval); dotted: all")
+    ax.set_title(f"{metric}{' - all' if differences else ''}: {note}", fontsize=9)
     return ax
 
 
-def plot_reliability(audit: Any, groups: list[str] | None = None, ax: Any = None) -> Any:
+def plot_reliability(audit: Any, groups: list[str] | None = None, *, ax: Any = None) -> Any:
     """LOWESS reliability curves (frac = max(0.3, min(1, 250/n)), it=0) with bootstrap bands."""
     from statsmodels.nonparametric.smoothers_lowess import lowess
 
-    groups = _check_groups(audit, groups, "drmsce")
+    if not audit.bounded_:
+        raise ConfigError(f"A reliability diagram needs probabilities; {audit.calibration_note_}")
+    groups, note = _check_groups(audit, groups, "drmsce")
     ax = new_axes(ax, (5, 5))
     x = np.linspace(0, 1, 100)
     rng = np.random.default_rng(audit.random_state)
@@ -86,6 +135,7 @@ def plot_reliability(audit: Any, groups: list[str] | None = None, ax: Any = None
     ax.set_ylim(0, 1)
     ax.set_xlabel("risk score R")
     ax.set_ylabel("P(Y = 1 | R, G)")
+    ax.set_title(f"Reliability: {note}", fontsize=9)
     ax.legend(frameon=False, fontsize=7)
     return ax
 
@@ -112,10 +162,10 @@ def _prg_points(y: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.interp(_GRID, xs, best), _GRID
 
 
-def plot_curves(audit: Any, kind: str, groups: list[str] | None = None, ax: Any = None) -> Any:
+def plot_curves(audit: Any, kind: str, groups: list[str] | None = None, *, ax: Any = None) -> Any:
     """ROC (``kind="roc"``) or PRG (``"prg"``) curves: bootstrap median and 95% band."""
     metric = "auroc" if kind == "roc" else "auprg"
-    groups = _check_groups(audit, groups, metric)
+    groups, note = _check_groups(audit, groups, metric)
     ax = new_axes(ax, (5, 5))
     rng = np.random.default_rng(audit.random_state)
     points = _roc_points if kind == "roc" else _prg_points
@@ -143,15 +193,19 @@ def plot_curves(audit: Any, kind: str, groups: list[str] | None = None, ax: Any 
         ax.set_ylabel("precision gain")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
+    ax.set_title(f"{kind.upper()}: {note}", fontsize=9)
     ax.legend(frameon=False, fontsize=7)
     return ax
 
 
-def plot_representation(audit: Any, groups: list[str] | None = None, ax: Any = None) -> Any:
+def plot_representation(audit: Any, groups: list[str] | None = None, *, ax: Any = None) -> Any:
     """p(G | R >= tau) / p(G | Y = 1) against the threshold's quantile, with bootstrap bands."""
     from fairprobe.plugins.riskscore.representation import representation_curve
 
-    groups = [g for g in _check_groups(audit, groups, "eur") if g != "all"] or list(audit.groups_)[1:2]
+    chosen, note = _check_groups(audit, groups, "eur")
+    groups = [g for g in chosen if g != "all"] or list(audit.groups_)[1:2]
+    if "all" in chosen:  # "all" is the reference line at 1, not a curve
+        note = f"{note} (all = the line at 1)"
     ax = new_axes(ax, (6, 4))
     rng = np.random.default_rng(audit.random_state)
     y, r = audit.y_, audit.r_
@@ -174,40 +228,22 @@ def plot_representation(audit: Any, groups: list[str] | None = None, ax: Any = N
     ax.axhline(1.0, color="k", ls="--", lw=0.8)
     ax.set_xlabel("threshold quantile of the risk scores")
     ax.set_ylabel("p(G | flagged) / p(G | Y = 1)")
+    ax.set_title(f"Representation: {note}", fontsize=9)
     ax.legend(frameon=False, fontsize=7)
     return ax
 
 
-def plot_distributions(audit: Any, groups: list[str] | None = None, ax: Any = None) -> Any:
-    """Histogram densities of the scores per group."""
-    groups = _check_groups(audit, groups, "drmsce")
+def plot_distributions(audit: Any, groups: list[str] | None = None, *, ax: Any = None) -> Any:
+    """Histogram densities of the scores per group (bins over the scores' range)."""
+    groups, note = _check_groups(audit, groups, "drmsce")
     ax = new_axes(ax, (6, 4))
-    bins = np.linspace(0, 1, 31)
+    lo, hi = audit.score_range_
+    # probabilities on [0, 1]; other scores (a decision function, a decile) over their own range
+    bins = np.linspace(0, 1, 31) if audit.bounded_ else np.linspace(lo, hi if hi > lo else lo + 1, 31)
     for g in groups:
         ax.hist(audit.r_[audit.groups_[g]], bins=bins, density=True, histtype="step", lw=1.5, label=g)
     ax.set_xlabel("risk score")
     ax.set_ylabel("density")
+    ax.set_title(f"Score distributions: {note}", fontsize=9)
     ax.legend(frameon=False, fontsize=7)
     return ax
-
-
-def write_report(audit: Any, path: str, *, force: bool = False) -> str:
-    """Every plot, the tables and the summary as a shared-format report folder (``fairprobe.report``)."""
-    from fairprobe.report import write_report as write
-
-    figures = {f"metric {m}": (lambda m=m: audit.plot_metrics(m)) for m in audit.metrics}
-    figures.update({"reliability": audit.plot_reliability, "roc": audit.plot_roc, "prg": audit.plot_prg,
-                    "distributions": audit.plot_distributions})
-    if "eur" in audit.metrics:
-        figures["representation"] = audit.plot_representation
-    page = write(
-        path, "Risk-score audit", summary=audit.summary(), section="Risk-score fairness per group",
-        text="DRMSCE (debiased calibration error), AUROC / AUPRG (discrimination) and expected "
-             "under-representation per group, with bootstrap medians and percentile intervals.",
-        parameters={"sensitive features": ", ".join(audit.sensitive_features), "bootstrap": audit.n_bootstrap,
-                    "max intersections": audit.max_intersections, "min group size": audit.min_group_size,
-                    "confidence": audit.ci, "random state": audit.random_state},
-        figures=figures,
-        tables={"metrics by group (bootstrap medians)": audit.by_group.round(4), "results": audit.results_,
-                "dropped groups": audit.dropped_groups_}, force=force)
-    return str(page)

@@ -37,7 +37,7 @@ def expected_underrepresentation(r: object, y: object, group_mask: object, *, ta
     Parameters
     ----------
     r, y : array-like
-        Scores in [0, 1] and binary outcomes.
+        Real-valued scores (only their order matters) and binary outcomes.
     group_mask : array-like of bool
         Membership of the group.
     target : float, optional
@@ -48,7 +48,7 @@ def expected_underrepresentation(r: object, y: object, group_mask: object, *, ta
         ``"paper"``: mean of ``min(ratio, 1)`` (1 = never under-represented);
         ``"code"``: ``1 - mean min(ratio, 1)`` over thresholds in the upper half (0 = fair).
     """
-    y, r = check_scores(y, r)
+    y, r = check_scores(y, r, bounded=False)  # thresholds only rank the scores
     mask = np.asarray(group_mask, dtype=bool).ravel()
     if mask.size != r.size:
         raise DataError(f"group_mask has {mask.size} rows but the scores have {r.size}.")
@@ -75,7 +75,7 @@ def representation_curve(r: object, y: object, group_mask: object, *, target: fl
 
     Returns ``(quantiles, ratio)`` on ``grid`` (default 100 points in [0.5, 1)).
     """
-    y, r = check_scores(y, r)
+    y, r = check_scores(y, r, bounded=False)  # thresholds only rank the scores
     mask = np.asarray(group_mask, dtype=bool).ravel()
     if target is None:
         target = float(mask[y == 1].mean())

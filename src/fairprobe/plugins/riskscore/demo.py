@@ -1,0 +1,73 @@
+"""The risk-score audit's step of ``fairprobe demo`` (:meth:`RiskScoreAudit.demo` delegates here)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from fairprobe.report import Report
+
+__all__ = ["FEATURES", "demo_step"]
+
+#: The scenario's sensitive features audited by the demo.
+FEATURES = ["group", "region", "education"]
+
+
+def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
+              progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
+    """Audit the scenario's risk score per group; detect the miscalibrated region (east).
+
+    Parameters
+    ----------
+    report : fairprobe.report.Report
+        Receives the step's section.
+    scenario : fairprobe.datasets.Scenario
+        :func:`fairprobe.datasets.make_lending_scenario`'s data.
+    facts : dict
+        Receives ``facts["riskscore"]``: the worst calibrated single-attribute group and the DRMSCE of each.
+    quick, seed, n_jobs, progress
+        As for ``fairprobe demo``: ``quick`` uses 30 resamples and single attributes only.
+
+    Returns
+    -------
+    found : dict of str to bool
+        ``{"miscalibrated_group": worst calibrated group is region=east}``.
+    table : DataFrame
+        ``by_group_``.
+    lines : list of str
+        One finding for the demo's summary.
+
+    Examples
+    --------
+    >>> from fairprobe.datasets import make_lending_scenario
+    >>> from fairprobe.report import Report
+    >>> facts = {}
+    >>> found, table, lines = demo_step(Report("demo"), make_lending_scenario(4000, seed=0), facts, quick=True,
+    ...                                 seed=0, n_jobs=1, progress=False)
+    >>> found, facts["riskscore"]["worst_calibrated"]
+    ({'miscalibrated_group': True}, 'region=east')
+    """
+    from fairprobe.plugins.riskscore.audit import RiskScoreAudit, _add_text
+
+    audit = scenario.audit_frame
+    data = audit.assign(**{c: audit[c].astype(str) for c in FEATURES})
+    ra = RiskScoreAudit(sensitive_features=FEATURES, max_intersections=1 if quick else 2, min_group_size=100,
+                        n_bootstrap=30 if quick else 200, random_state=seed, n_jobs=n_jobs,
+                        progress=progress).fit(data, y_true="default", y_score="score")
+    by_group = ra.by_group_
+    sec = ra.report_section(report, "Risk-score audit: calibration, discrimination and representation per group")
+    _add_text(sec, "DRMSCE (debiased calibration error, 0 = calibrated), AUROC and AUPRG (discrimination) and expected "
+                 "under-representation (1 = never under-represented among the highest scores) for every group and "
+                 "intersection with at least 100 applicants, with bootstrap medians and 95 % intervals.")
+    single = by_group[by_group.index.map(ra.n_attributes_) == 1]
+    worst = single.drmsce.idxmax()
+    found = {"miscalibrated_group": worst == "region=east"}
+    facts["riskscore"] = {"worst_calibrated": worst, "drmsce": single.drmsce.round(4).to_dict()}
+    diff = ra.differences_.set_index(["group", "metric"])
+    gap = diff.loc[(worst, "drmsce")]
+    lines = [f"- risk scores: worst calibrated group {worst} (DRMSCE {single.drmsce.max():.3f}, overall "
+             f"{by_group.loc['all', 'drmsce']:.3f}; difference {gap['median']:+.3f} [{gap['lower']:+.3f}, "
+             f"{gap['upper']:+.3f}]); lowest AUROC {single.auroc.idxmin()} ({single.auroc.min():.3f})"]
+    return found, by_group, lines
