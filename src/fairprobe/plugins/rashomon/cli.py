@@ -1,17 +1,27 @@
-"""``fairprobe multiplicity``: a Rashomon set and its per-row conflict ratios from the command line."""
+"""``fairprobe multiplicity``: a Rashomon set and its per-row conflict ratios from the command line.
+
+The features (``--features``, default every column but the target, ``--drop``, ``--id`` and the
+protected ``--sensitive`` columns) go through a scikit-learn pipeline: text columns are one-hot
+encoded, numeric ones standardised, then the chosen classifier. The report has the individual
+report (rows identified by ``--id`` or their row number) and, with ``--sensitive``, the conflict
+per group.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
+import warnings
 from pathlib import Path
+from typing import Any
 
 import click
+import pandas as pd
 
-from fairprobe.cli_io import force_option, out_option, read_table, require_columns
+from fairprobe.cli.options import force_option, out_option, read_table, require_columns
 from fairprobe.exceptions import ConfigError, DataError
 
-__all__ = ["multiplicity_command"]
+__all__ = ["build_pipeline", "multiplicity_command"]
 
 MODELS = {
     "decision_tree": ("sklearn.tree", "DecisionTreeClassifier", {"max_depth": [2, 3, 4, 5, 6, 8, 10],
@@ -22,10 +32,75 @@ MODELS = {
 }
 
 
+def _names(value: str | None) -> list[str]:
+    """A comma-separated option as a list of column names."""
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def build_pipeline(frame: pd.DataFrame, model: str) -> tuple[Any, dict[str, list[Any]]]:
+    """The encoding, scaling and classifier pipeline for ``frame``'s columns, and its parameter grid.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The feature columns.
+    model : str
+        A key of :data:`MODELS`.
+
+    Returns
+    -------
+    pipeline : sklearn.pipeline.Pipeline
+        One-hot encoding of text columns, standardisation of numeric ones, then the classifier.
+    param_grid : dict
+        The model's grid, named ``model__<parameter>``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pipe, grid = build_pipeline(pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]}), "logistic_regression")
+    >>> [name for name, _ in pipe.steps], sorted(grid)
+    (['encode', 'model'], ['model__C'])
+    """
+    import importlib
+
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    module, cls, grid = MODELS[model]
+    text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])
+            or isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    numeric = [c for c in frame.columns if c not in text]
+    encode = ColumnTransformer([("text", OneHotEncoder(handle_unknown="ignore", sparse_output=False), text),
+                                ("numeric", StandardScaler(), numeric)])
+    estimator = getattr(importlib.import_module(module), cls)()
+    return Pipeline([("encode", encode), ("model", estimator)]), {f"model__{k}": v for k, v in grid.items()}
+
+
+def _groups(frame: pd.DataFrame, sensitive: list[str]) -> pd.Series | None:
+    """One group label per row: the protected column's value, or ``a=x & b=y`` for several."""
+    if not sensitive:
+        return None
+    if len(sensitive) == 1:
+        return frame[sensitive[0]].astype(str).rename(sensitive[0])
+    label = frame[sensitive].astype(str).apply(lambda r: " & ".join(f"{k}={v}" for k, v in r.items()), axis=1)
+    return label.rename(" & ".join(sensitive))
+
+
 @click.command("multiplicity")
 @click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Training data (CSV or Parquet).")
 @click.option("--target", required=True, help="Column of the class label.")
+@click.option("--features", default=None, metavar="COLS",
+              help="Comma-separated feature columns (default: every column but the target, --id, --drop and "
+                   "--sensitive).")
+@click.option("--drop", default=None, metavar="COLS", help="Comma-separated columns not to use as features.")
+@click.option("--sensitive", default=None, metavar="COLS",
+              help="Comma-separated protected columns: a conflict table per group; not features unless "
+                   "--use-sensitive.")
+@click.option("--use-sensitive", is_flag=True, help="Also use the --sensitive columns as features.")
+@click.option("--id", "id_column", default=None, metavar="COL",
+              help="Column identifying the rows in the individual report (default: the row number).")
 @click.option("--model", type=click.Choice(sorted(MODELS)), default="decision_tree", show_default=True)
 @click.option("--n-models", type=int, default=200, show_default=True)
 @click.option("--epsilon", type=float, default=0.01, show_default=True)
@@ -33,7 +108,8 @@ MODELS = {
 @click.option("--dataset-multiplicity", type=click.Choice(["bootstrap", "subsample", "none"]), default="bootstrap",
               show_default=True, help="How each model's training rows are drawn.")
 @click.option("--feature-subsample", type=float, default=None, help="Share of features each model sees.")
-@click.option("--feature-noise", type=float, default=None, help="Gaussian noise s.d. on numeric training features.")
+@click.option("--feature-noise", type=float, default=None,
+              help="Gaussian noise s.d. on the numeric training features (in their own units).")
 @click.option("--exact-linear", is_flag=True,
               help="Also compute the exact ambiguity of linear classifiers by MIP (small data only).")
 @click.option("--backend", default="scip", show_default=True, help="Solver for --exact-linear.")
@@ -49,28 +125,31 @@ MODELS = {
 @out_option(help="Write the report folder.")
 @force_option
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def multiplicity_command(data_path: Path, target: str, model: str, n_models: int, epsilon: float, subsample: float,
-                         dataset_multiplicity: str, feature_subsample: float | None, feature_noise: float | None,
-                         exact_linear: bool, backend: str, time_limit: float | None, total_time_limit: float | None,
-                         test_path: Path | None, threshold: float, jobs: int, seed: int, out_dir: Path | None,
-                         as_json: bool) -> None:
+def multiplicity_command(data_path: Path, target: str, features: str | None, drop: str | None,
+                         sensitive: str | None, use_sensitive: bool, id_column: str | None, model: str, n_models: int,
+                         epsilon: float, subsample: float, dataset_multiplicity: str, feature_subsample: float | None,
+                         feature_noise: float | None, exact_linear: bool, backend: str, time_limit: float | None,
+                         total_time_limit: float | None, test_path: Path | None, threshold: float, jobs: int,
+                         seed: int, out_dir: Path | None, as_json: bool) -> None:
     """Build a Rashomon set and report per-row conflict ratios (predictive multiplicity).
 
-    With --exact-linear, also the exact ambiguity and discrepancy of linear classifiers by
-    mixed-integer programs; --time-limit bounds each program and --total-time-limit all of them
-    (undecided points widen the reported interval). Ctrl-C stops the exact programs: the partial,
-    still certified result is printed and written to --out, and the exit code is 130.
+    Text columns are one-hot encoded and numeric ones standardised (a scikit-learn pipeline);
+    the protected --sensitive columns are left out of the features (unless --use-sensitive) and
+    give a conflict table per group. With --exact-linear, also the exact ambiguity and
+    discrepancy of linear classifiers by mixed-integer programs; --time-limit bounds each program
+    and --total-time-limit all of them (undecided points widen the reported interval). Ctrl-C
+    stops the exact programs: the partial, still certified result is printed and written to
+    --out, and the exit code is 130.
 
     \b
     Example:
       fairprobe multiplicity --data train.csv --target y --model decision_tree --n-models 200 \\
-          --epsilon 0.01 --test test.csv
+          --epsilon 0.01 --sensitive sex --drop name --test test.csv
       fairprobe multiplicity --data small.csv --target y --exact-linear --time-limit 10 \\
           --total-time-limit 300 --out multiplicity-report
     """
-    import importlib
-
     from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
+    from fairprobe.reporting.report import Report
 
     exact_model = None
     if exact_linear:  # fail before training when the solver or a limit cannot be used
@@ -86,37 +165,75 @@ def multiplicity_command(data_path: Path, target: str, model: str, n_models: int
                           "or drop them (the Rashomon set of --model has no time limit).")
     _check_threshold(threshold)
     train = read_table(data_path)
+    protected, dropped, chosen = _names(sensitive), _names(drop), _names(features)
     require_columns(train, [target], data_path)
-    features = [c for c in train.columns if c != target]
-    if not features:
-        raise DataError(f"{data_path} has no feature columns besides the target {target!r}; add the features the "
-                        "models should use.")
+    require_columns(train, protected + dropped + chosen + ([id_column] if id_column else []), data_path)
+    if target in chosen or target in protected:
+        raise ConfigError(f"The target {target!r} cannot be a feature or a --sensitive column; remove it from "
+                          "--features / --sensitive.")
+    excluded = {target, *dropped, *([id_column] if id_column else []), *([] if use_sensitive else protected)}
+    columns = [c for c in (chosen or train.columns) if c not in excluded]
+    if not columns:
+        raise DataError(f"{data_path} has no feature columns besides the target {target!r}"
+                        f"{' and the excluded columns' if excluded - {target} else ''}; add the features the "
+                        "models should use (or name them with --features).")
     if train[target].isna().any():
         raise DataError(f"The target column {target!r} has {int(train[target].isna().sum())} missing values; drop "
                         "those rows or fill them in.")
     test = read_table(test_path) if test_path else train
     if test_path:
-        require_columns(test, features, test_path)
-    module, cls, grid = MODELS[model]
-    estimator = getattr(importlib.import_module(module), cls)()
-    X, Xt, categorical = _encode(train[features], test[features])
-    y = train[target].to_numpy()
-    rs = RashomonSet(estimator, param_grid=grid, epsilon=epsilon, n_models=n_models, subsample=subsample,
+        require_columns(test, columns + ([id_column] if id_column else []), test_path)
+    _check_features(train[columns], test[columns])
+    if id_column:
+        train, test = train.set_index(id_column, drop=False), test.set_index(id_column, drop=False)
+    else:
+        train.index.name = test.index.name = "row"
+    estimator, grid = build_pipeline(train[columns], model)
+    rs = RashomonSet(estimator=estimator, param_grid=grid, epsilon=epsilon, n_models=n_models, subsample=subsample,
                      dataset_multiplicity=dataset_multiplicity, feature_subsample=feature_subsample,
-                     feature_noise=feature_noise, categorical_features=categorical, random_state=seed,
-                     n_jobs=jobs).fit(X, y)
-    rep = rs.individual_report(Xt, threshold)
-    summary = {"n_models": len(rs.scores_), "reference_score": rs.reference_score_, "epsilon": epsilon,
-               "ambiguity": rs.delta_ambiguity(Xt, 0.0), "ambiguity_0.4": rs.delta_ambiguity(Xt, 0.4),
-               "flagged_rows": int(rep.flagged.sum()), "rows": len(rep)}
+                     feature_noise=feature_noise, threshold=threshold, random_state=seed, n_jobs=jobs)
+    y = train[target].to_numpy()
+    groups = _groups(train, protected)
+    with warnings.catch_warnings(record=True) as caught:  # reported on stderr, in the JSON and in the report
+        warnings.simplefilter("always", UserWarning)
+        rs.fit(train[columns], y, sensitive_features=groups)
+    notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    for note in notes:
+        click.echo(f"warning: {note}", err=True)
+    if test_path:  # the individual report and the groups of the --test rows
+        rep = rs.individual_report(test[columns], threshold)
+        test_groups = _groups(test, protected) if all(c in test.columns for c in protected) else None
+        if test_groups is not None:
+            rep.insert(0, test_groups.name, test_groups.to_numpy())
+        by_group = None if test_groups is None else rep.groupby(test_groups.name).agg(
+            members=("conflict_ratio", "size"), mean_conflict=("conflict_ratio", "mean"),
+            flagged_share=("flagged", "mean"))
+    else:
+        rep, by_group = rs.to_frame(), rs.by_group_
+    summary: dict[str, Any] = {
+        "n_models": len(rs.scores_), "reference_score": rs.reference_score_, "baseline_score": rs.baseline_score_,
+        "epsilon": epsilon, "features": columns, "ambiguity": float((rep.conflict_ratio > 0).mean()),
+        "ambiguity_0.4": float((rep.conflict_ratio > 0.4).mean()), "flagged_rows": int(rep.flagged.sum()),
+        "rows": len(rep)}
+    if by_group is not None:
+        summary["conflict_by_group"] = {str(g): {k: (int(v) if k == "members" else float(v)) for k, v in r.items()}
+                                        for g, r in by_group.iterrows()}
+    if notes:
+        summary["warnings"] = notes
     exact, interrupted = None, False
     if exact_model is not None:
+        from sklearn.base import clone
+
+        # the same encoding and scaling as the Rashomon set's models (a copy: rs.estimator stays unfitted)
+        encode = clone(estimator.named_steps["encode"])
+        X_num = pd.DataFrame(encode.fit_transform(train[columns]), index=train.index)
         try:
-            exact = exact_model.fit(X, y)
+            exact_model.fit(X_num, y)
         except KeyboardInterrupt:
-            exact, interrupted = exact_model.partial_result_, True
-            if exact is None:  # stopped in the reference program: nothing certified to report
+            interrupted = True
+            if "result_" not in vars(exact_model):  # stopped in the reference program: nothing certified
                 raise
+        exact = exact_model.result_
         summary.update({"exact_linear_ambiguity": [exact.ambiguity_lower, exact.ambiguity_upper],
                         "exact_linear_discrepancy": exact.discrepancy,
                         "exact_linear_discrepancy_upper": exact.discrepancy_upper,
@@ -125,9 +242,22 @@ def multiplicity_command(data_path: Path, target: str, model: str, n_models: int
                         "exact_linear_undecided_rows": exact.n_undecided,
                         "exact_linear_stopped_by": exact.details.get("stopped_by")})
     if out_dir is not None:
-        summary["report"] = rs.report(Xt, str(out_dir), threshold, exact_linear=exact)
+        report = Report("Predictive multiplicity", command=" ".join(["fairprobe", *sys.argv[1:]]))
+        sec = rs.report_section(report, "Rashomon set and conflict ratios")
+        for note in notes:
+            sec.add_note(f"Warning: {note}")
+        sec.add_table("individual report", rep)
+        if by_group is not None:
+            sec.add_table("conflict by group", by_group.round(4))
+        text = [sec.notes[0]]
+        if exact_model is not None:
+            exact_model.report_section(report, "Exact multiplicity of linear classifiers (training rows)")
+            text.append(exact.summary() + (" (partial: stopped by Ctrl-C; every decided row certified)"
+                                           if interrupted else ""))
+        report.summary = "\n".join(text)
+        summary["report"] = str(report.write(out_dir))
     if as_json:
-        click.echo(json.dumps(summary, indent=2))
+        click.echo(json.dumps(summary, indent=2, default=str))
     else:
         for k, v in summary.items():
             click.echo(f"{k}: {v}")
@@ -158,23 +288,13 @@ def _check_threshold(threshold: float) -> None:
                           "Use e.g. --threshold 0.2.")
 
 
-def _encode(train: object, test: object) -> tuple[object, object, list[int]]:
-    """Numeric matrices for scikit-learn: text columns become category codes (shared by train and test)."""
-    import pandas as pd
-
-    train, test = pd.DataFrame(train).copy(), pd.DataFrame(test).copy()
-    categorical = []
-    for j, col in enumerate(train.columns):
-        if not pd.api.types.is_numeric_dtype(train[col]):
-            levels = pd.Index(pd.concat([train[col], test[col]]).astype(str).unique())
-            train[col] = levels.get_indexer(train[col].astype(str))
-            test[col] = levels.get_indexer(test[col].astype(str))
-            categorical.append(j)
+def _check_features(train: pd.DataFrame, test: pd.DataFrame) -> None:
+    """Missing values, and a column numeric in the training data but text in the test data."""
     if train.isna().any().any() or test.isna().any().any():
-        raise DataError("The features have missing values; impute or drop them first.")
-    for col in train.columns:  # a column numeric in the training data must be numeric in the test data
-        if not pd.api.types.is_numeric_dtype(test[col]):
+        raise DataError("The features have missing values; impute or drop them first (or leave those columns out "
+                        "with --drop).")
+    for col in train.columns:
+        if pd.api.types.is_numeric_dtype(train[col]) and not pd.api.types.is_numeric_dtype(test[col]):
             bad = test[col][pd.to_numeric(test[col], errors="coerce").isna()].astype(str).unique()[:3].tolist()
             raise DataError(f"Column {col!r} is numeric in the training data but holds {bad} in the test data; use "
                             "the same coding in both files.")
-    return train.to_numpy(dtype=float), test.to_numpy(dtype=float), categorical

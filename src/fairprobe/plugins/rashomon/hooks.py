@@ -9,10 +9,11 @@ from fairprobe.hookspecs import hookimpl
 
 @hookimpl
 def fairprobe_register_analyses() -> Sequence[type]:
-    """The Rashomon-set analysis."""
+    """The Rashomon-set analysis and the exact multiplicity of linear classifiers."""
+    from fairprobe.plugins.rashomon.linear_exact import ExactLinearMultiplicity
     from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
 
-    return [RashomonSet]
+    return [RashomonSet, ExactLinearMultiplicity]
 
 
 @hookimpl

@@ -59,7 +59,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -67,7 +67,12 @@ import pandas as pd
 from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
 from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.validate import check_number as _check_number
-from fairprobe.exceptions import ConfigError, DataError, SolverError
+from fairprobe.exceptions import ConfigError, DataError, NotFittedError, SolverError
+from fairprobe.plugins.base import Analysis, Example, Summary
+from fairprobe.plugins.rashomon.solver_limits import objective_limit_options
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["ExactLinearMultiplicity", "LinearMultiplicityResult"]
 
@@ -208,7 +213,7 @@ class LinearMultiplicityResult:
         return "\n".join(lines)
 
 
-class ExactLinearMultiplicity:
+class ExactLinearMultiplicity(Analysis):
     """Ambiguity and discrepancy of the exact epsilon-Rashomon set of linear classifiers.
 
     Parameters
@@ -236,35 +241,49 @@ class ExactLinearMultiplicity:
 
     Attributes
     ----------
-    partial_result_ : LinearMultiplicityResult or None
-        After a Ctrl-C during :meth:`fit`: the certified partial result (None if the reference
-        program itself was interrupted).
+    result_ : LinearMultiplicityResult
+        The fitted result (:meth:`summary`, :meth:`to_frame` and :meth:`figures` read it). After a
+        Ctrl-C it is the certified partial result (``result_.details["stopped_by"] == "interrupt"``).
+    partial_result_ : LinearMultiplicityResult
+        Set only after a Ctrl-C during :meth:`fit`: the certified partial result (absent if the
+        reference program itself was interrupted).
+    row_index_ : pandas.Index
+        Row identifiers of the training rows (the index of ``X`` when it is a DataFrame).
 
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([0, 0, 1, 1])
-    >>> res = ExactLinearMultiplicity(epsilon=0.25, progress=False).fit(X, y)
+    >>> res = ExactLinearMultiplicity(epsilon=0.25, progress=False).fit(X, y).result_
     >>> res.reference_error, res.ambiguity
     (0, 0.5)
     """
 
-    def __init__(self, epsilon: float = 0.05, *, margin: float = 1e-4, backend: str = "scip",
+    name: ClassVar[str] = "linear_multiplicity"
+    description: ClassVar[str] = "Exact ambiguity and discrepancy of linear classifiers (mixed-integer programs)"
+    demo_title: ClassVar[str] = "exact predictive multiplicity of linear classifiers"
+    demo_order: ClassVar[int] = 35
+
+    def __init__(self, *, epsilon: float = 0.05, margin: float = 1e-4, backend: str = "scip",
                  time_limit: float | None = None, total_time_limit: float | None = None, discrepancy: bool = True,
                  n_jobs: int | None = None, progress: bool = True) -> None:
         self.epsilon = epsilon
-        self.n_jobs = n_jobs
         self.margin = margin
         self.backend = backend
         self.time_limit = time_limit
         self.total_time_limit = total_time_limit
         self.discrepancy = discrepancy
+        self.n_jobs = n_jobs
         self.progress = progress
-        self.partial_result_: LinearMultiplicityResult | None = None
 
     # -- checks ----------------------------------------------------------------------------------
     def validate(self) -> None:
-        """Check the parameters (before any data is read); raises ``ConfigError`` naming the fix."""
+        """Check the parameters (before any data is read); raises ``ConfigError`` naming the fix.
+
+        Examples
+        --------
+        >>> ExactLinearMultiplicity(epsilon=0.1).validate()
+        """
         _check_number("epsilon", self.epsilon, low=0.0, high=1.0,
                       hint=" (a share of the training rows, in [0, 1], e.g. 0.01)")
         _check_number("margin", self.margin, low=1e-5, high=0.1,
@@ -345,14 +364,15 @@ class ExactLinearMultiplicity:
         options = SolveOptions(time_limit=time_limit, **extra)
         return get_backend(self.backend).solve(prog, options)
 
-    def _solve_many(self, programs: list[PolynomialProgram], solver_options: dict[str, Any], jobs: int,
+    def _solve_many(self, programs: list[PolynomialProgram], options: dict[str, Any], jobs: int,
                     time_limit: float | None) -> list[SolveResult]:
+        """Solve ``programs`` (``options``: extra SolveOptions fields), in parallel processes when ``jobs > 1``."""
         if jobs == 1 or len(programs) == 1:
-            return [self._solve(prog, time_limit, solver_options=solver_options) for prog in programs]
+            return [self._solve(prog, time_limit, **options) for prog in programs]
         from joblib import Parallel, delayed
 
         # processes, not threads: concurrent SCIP instances in one process are unsafe
-        return Parallel(n_jobs=jobs)(delayed(self._solve)(prog, time_limit, solver_options=solver_options)
+        return Parallel(n_jobs=jobs)(delayed(self._solve)(prog, time_limit, **options)
                                      for prog in programs)
 
     @staticmethod
@@ -386,26 +406,156 @@ class ExactLinearMultiplicity:
         return self._weights(res, d)
 
     # -- fit -------------------------------------------------------------------------------------
-    def fit(self, X: Any, y: Any) -> LinearMultiplicityResult:
-        """Solve the ERM, flip and (optionally) discrepancy programs on ``(X, y)``.
+    def fit(self, X: Any, y_true: Any) -> ExactLinearMultiplicity:
+        """Solve the ERM, flip and (optionally) discrepancy programs on ``(X, y_true)``; store ``result_``.
 
         Parameters
         ----------
-        X : array-like (n, d)
+        X : array-like or DataFrame (n, d)
             Numeric features (a constant column is added; columns are rescaled internally by
-            powers of two, so their units do not matter).
-        y : array-like (n,)
+            powers of two, so their units do not matter). A DataFrame's index identifies the rows
+            of :meth:`to_frame`.
+        y_true : array-like (n,)
             Binary labels (the larger label is the positive class).
+
+        Returns
+        -------
+        ExactLinearMultiplicity
+            ``self``, fitted.
 
         Raises
         ------
         KeyboardInterrupt
-            On Ctrl-C, after storing the certified partial result in ``partial_result_``.
+            On Ctrl-C, after storing the certified partial result in ``partial_result_`` (and ``result_``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> m = ExactLinearMultiplicity(epsilon=0.0, progress=False).fit(np.array([[0.0], [1.0]]), [0, 1])
+        >>> m.result_.ambiguity
+        0.0
         """
+        for attr in self._fitted_attributes():  # a refit starts clean
+            delattr(self, attr)
+        self.validate()
+        index = X.index.copy() if isinstance(X, pd.DataFrame) else None
+        names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
+        try:
+            result = self._fit_result(X, y_true)
+        except KeyboardInterrupt:
+            partial = getattr(self, "partial_result_", None)
+            if partial is not None:  # the certified partial result is usable: summary(), to_report()
+                self._store(partial, index, names)
+            raise
+        self._store(result, index, names)
+        return self
+
+    def _store(self, result: LinearMultiplicityResult, index: pd.Index | None, names: list[str] | None) -> None:
+        self.result_ = result
+        self.row_index_ = index if index is not None else pd.RangeIndex(len(result.status))
+        self.feature_names_ = names
+
+    def check_is_fitted(self) -> None:
+        """Raise :class:`~fairprobe.exceptions.NotFittedError` unless ``result_`` is set.
+
+        Examples
+        --------
+        >>> from fairprobe.exceptions import NotFittedError
+        >>> try:
+        ...     ExactLinearMultiplicity().summary()
+        ... except NotFittedError:
+        ...     print("not fitted")
+        not fitted
+        """
+        if "result_" not in vars(self):
+            raise NotFittedError(f"This {type(self).__name__} is not fitted yet; call "
+                                 f"{type(self).__name__}(...).fit(X, y_true) before using its results.")
+
+    # -- results ---------------------------------------------------------------------------------
+    def summary(self) -> Summary:
+        """The result's summary lines (reference errors, budget, ambiguity, discrepancy).
+
+        Returns
+        -------
+        Summary
+            With the table ``"row status"`` (rows per status).
+
+        Examples
+        --------
+        >>> m = ExactLinearMultiplicity.example().fit()
+        >>> "ambiguity" in m.summary()
+        True
+        """
+        self.check_is_fitted()
+        counts = pd.Series(self.result_.status).value_counts().rename_axis("status").rename("rows").to_frame()
+        return Summary(self.result_.summary(), title="Exact multiplicity of linear classifiers",
+                       tables={"row status": counts})
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per training row (indexed by its identifier): the reference prediction and the ambiguity status.
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> list(ExactLinearMultiplicity.example().fit().to_frame().columns)
+        ['reference_prediction', 'status']
+        """
+        self.check_is_fitted()
+        frame = self.result_.to_frame()
+        frame.index = self.row_index_
+        return frame
+
+    def figures(self) -> dict[str, Callable[..., Any]]:
+        """Rows per ambiguity status, and the reference classifier's weights.
+
+        Returns
+        -------
+        dict of str to callable
+            Each ``plot(*, ax=None) -> Axes``.
+
+        Examples
+        --------
+        >>> sorted(ExactLinearMultiplicity.example().fit().figures())
+        ['reference weights', 'row status']
+        """
+        from fairprobe.plugins.rashomon import plots
+
+        self.check_is_fitted()
+        result = self.result_
+        names = self.feature_names_ or [f"x{j}" for j in range(len(result.reference_weights) - 1)]
+        return {"row status": lambda *, ax=None: plots.plot_status_counts(result.status, ax=ax),
+                "reference weights": lambda *, ax=None: plots.plot_weights(result.reference_weights,
+                                                                           [*names, "intercept"], ax=ax)}
+
+    @classmethod
+    def example(cls, *, seed: int = 0) -> Example:
+        """24 rows of two overlapping Gaussian classes in two features (a few seconds with SCIP at most).
+
+        Parameters
+        ----------
+        seed : int
+
+        Returns
+        -------
+        Example
+
+        Examples
+        --------
+        >>> ExactLinearMultiplicity.example().fit().result_.reference_error >= 0
+        True
+        """
+        rng = np.random.default_rng(seed)
+        y = np.repeat([0, 1], 12)
+        X = pd.DataFrame({"x0": rng.normal(y, 1.0).round(2), "x1": rng.normal(0.0, 1.0, 24).round(2)})
+        return Example(cls(epsilon=0.05, progress=False), X, {"y_true": y})
+
+    def _fit_result(self, X: Any, y: Any) -> LinearMultiplicityResult:
+        """The programs of :meth:`fit`; returns the result (stores the partial one on Ctrl-C)."""
         from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
-        self.validate()
-        self.partial_result_ = None
         X, s = self._prepare(X, y)
         scale = self._scales(X)
         Xa = np.hstack([X / scale, np.ones((X.shape[0], 1))])  # exact: powers of two
@@ -499,8 +649,8 @@ class ExactLinearMultiplicity:
                     prog = self._base_program(Xu, su, counts, "min")
                     prog.add_constraint(self._flip_poly(points[p], h0_point[p]), ">=", gamma, name="flip")
                     programs.append(prog)
-                # Only "is the optimum <= cap?" matters: SCIP stops at the first incumbent under it.
-                results = self._solve_many(programs, self._objective_limit(cap), jobs, limit)
+                # Only "is the optimum <= cap?" matters: a solver may stop at the first incumbent under it.
+                results = self._solve_many(programs, objective_limit_options(self.backend, cap + 0.5), jobs, limit)
                 n_solves += len(results)
                 for res in results:  # every classifier found may certify other points
                     if certify(self._weights(res, d)) is not None:
@@ -570,13 +720,6 @@ class ExactLinearMultiplicity:
             self.partial_result_ = result
             raise KeyboardInterrupt
         return result
-
-    def _objective_limit(self, cap: int) -> dict[str, Any]:
-        # SCIP can stop as soon as an incumbent is within the budget or the bound is beyond it;
-        # other solvers run to optimality.
-        if self.backend != "scip":
-            return {}
-        return {"limits/primal": cap + 0.5, "limits/dual": cap + 0.5}
 
     @staticmethod
     def _flip_poly(point: np.ndarray, h0: float) -> dict[tuple[int, ...], float]:

@@ -10,7 +10,8 @@ import numpy as np
 from fairprobe.plotting import new_axes
 from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio, rashomon_distance
 
-__all__ = ["plot_ambiguity_curves", "plot_conflict_histogram", "plot_conflict_scatter", "plot_distance_heatmap"]
+__all__ = ["plot_ambiguity_curves", "plot_conflict_histogram", "plot_conflict_scatter", "plot_distance_heatmap",
+           "plot_group_conflict", "plot_status_counts", "plot_weights"]
 
 
 def plot_conflict_histogram(predictions: np.ndarray, ax: Any = None) -> Any:
@@ -60,4 +61,88 @@ def plot_distance_heatmap(sets: Mapping[str, np.ndarray], ax: Any = None) -> Any
     for (i, j), v in np.ndenumerate(D):
         ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=7, color="w" if v > 0.25 else "k")
     ax.figure.colorbar(im, ax=ax, label="distance")
+    return ax
+
+
+def plot_group_conflict(by_group: Any, ax: Any = None) -> Any:
+    """Mean conflict ratio and flagged share per group (a ``by_group_`` table of a Rashomon set).
+
+    Parameters
+    ----------
+    by_group : DataFrame
+        Indexed by group, with columns ``mean_conflict`` and ``flagged_share``.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"mean_conflict": [0.1, 0.2], "flagged_share": [0.05, 0.3]}, index=["a", "b"])
+    >>> len(plot_group_conflict(t).patches)
+    4
+    """
+    ax = new_axes(ax, (5, 3.5))
+    x = np.arange(len(by_group))
+    ax.bar(x - 0.2, by_group["mean_conflict"], width=0.4, label="mean conflict ratio", color="tab:blue")
+    ax.bar(x + 0.2, by_group["flagged_share"], width=0.4, label="share flagged", color="tab:orange")
+    ax.set_xticks(x, [str(g) for g in by_group.index])
+    ax.set_xlabel(str(by_group.index.name or "group"))
+    ax.legend(frameon=False, fontsize=8)
+    return ax
+
+
+def plot_status_counts(status: Any, ax: Any = None) -> Any:
+    """Rows per ambiguity status of an exact linear multiplicity result.
+
+    Parameters
+    ----------
+    status : array of str
+        ``"ambiguous"``, ``"not ambiguous"`` or ``"undecided"`` per row.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> len(plot_status_counts(["ambiguous", "not ambiguous", "ambiguous"]).patches)
+    3
+    """
+    ax = new_axes(ax, (5, 3.5))
+    order = ["ambiguous", "not ambiguous", "undecided"]
+    values = np.asarray(status, dtype=str)
+    counts = [int(np.sum(values == s)) for s in order]
+    ax.bar(order, counts, color=["tab:red", "tab:green", "tab:gray"])
+    ax.set_ylabel("rows")
+    return ax
+
+
+def plot_weights(weights: Any, names: list[str], ax: Any = None) -> Any:
+    """A linear classifier's weights (in the features' original units) as horizontal bars.
+
+    Parameters
+    ----------
+    weights : array-like
+    names : list of str
+        One per weight.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> len(plot_weights([0.5, -0.2], ["x", "intercept"]).patches)
+    2
+    """
+    ax = new_axes(ax, (5, 0.6 + 0.35 * len(names)))
+    ax.barh(range(len(names)), np.asarray(weights, dtype=float), color="tab:blue")
+    ax.set_yticks(range(len(names)), names)
+    ax.axvline(0.0, color="k", lw=0.8)
+    ax.set_xlabel("weight")
     return ax

@@ -5,22 +5,32 @@ data); its held-out score is the bar. Candidate models vary hyperparameters (dra
 grid), seeds and the data they see (bootstrap or subsample of a given size, a random feature
 subset, Gaussian noise on the features); those scoring within ``epsilon`` of ``g0`` on the
 held-out data form the Rashomon set (Definition 4.1 of the seed paper).
+
+:class:`RashomonSet` follows the analysis contract (:mod:`fairprobe.plugins.base`): ``fit``
+stores the members' predictions on the *audit set* (the held-out rows when given, else ``X``)
+and everything the per-person results need, so :meth:`RashomonSet.summary`,
+:meth:`RashomonSet.to_frame` and :meth:`RashomonSet.figures` take no data.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from fairprobe.core.validate import check_number as _check_number
-from fairprobe.exceptions import ConfigError, DataError, FairprobeError
+from fairprobe.exceptions import ConfigError, DataError, FairprobeError, NotFittedError
+from fairprobe.plugins.base import Analysis, Example, Summary
 from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio, delta_ambiguity
+
+if TYPE_CHECKING:
+    from fairprobe.report import Report
 
 __all__ = ["RashomonSet"]
 
@@ -69,42 +79,111 @@ def _perturb(X: np.ndarray, how: _Perturbation, rng: np.random.Generator) -> np.
     return X
 
 
-def _fit_candidate(estimator: Any, params: dict[str, Any], X: np.ndarray, y: np.ndarray, X_held: np.ndarray,
+def _perturb_frame(X: pd.DataFrame, how: _Perturbation, rng: np.random.Generator,
+                   skip: set[int] | None = None) -> pd.DataFrame:
+    """:func:`_perturb` for a DataFrame: noise on numeric columns, switches on categorical ones (any dtype)."""
+    if not how.noise and not how.flip:
+        return X
+    X = X.copy()
+    cat = set(how.categorical)
+    for j, col in enumerate(X.columns):
+        if skip and j in skip:
+            continue
+        values = X[col]
+        if j not in cat:
+            if how.noise:
+                X[col] = values.to_numpy(dtype=float) + rng.normal(0.0, how.noise, len(X))
+            continue
+        if not how.flip:
+            continue
+        codes, levels = pd.factorize(values, sort=True)  # missing values get code -1 and stay as they are
+        switch = (rng.random(len(X)) < how.flip) & (codes >= 0)
+        if len(levels) > 1 and switch.any():
+            # a switched entry takes one of the *other* levels, uniformly (as in _perturb)
+            offset = rng.integers(1, len(levels), int(switch.sum()))
+            new = values.to_numpy(dtype=object, copy=True)
+            new[switch] = np.asarray(levels, dtype=object)[(codes[switch] + offset) % len(levels)]
+            X[col] = pd.Series(new, index=X.index).astype(values.dtype)
+    return X
+
+
+def _take(X: Any, rows: np.ndarray | None, cols: np.ndarray | None) -> Any:
+    """Rows and columns (positions) of an array or a DataFrame.
+
+    A DataFrame keeps every column (a Pipeline selects its columns by name): the columns not in
+    ``cols`` are set to a constant, their first value, which a model cannot learn from.
+    """
+    if isinstance(X, pd.DataFrame):
+        if cols is not None and len(cols) < X.shape[1]:
+            X = X.copy()
+            for j in sorted(set(range(X.shape[1])) - {int(c) for c in cols}):
+                X[X.columns[j]] = X.iloc[0, j] if X.shape[0] else X.iloc[:, j]
+        return X if rows is None else X.iloc[rows]
+    if cols is not None:
+        X = X[:, cols]
+    return X if rows is None else X[rows]
+
+
+def _take_like(X: Any, cols: np.ndarray, train: Any) -> Any:
+    """Columns ``cols`` of ``X``; a DataFrame's masked columns get the constants of ``train``."""
+    if not isinstance(X, pd.DataFrame) or len(cols) == X.shape[1]:
+        return _take(X, None, cols)
+    X = X.copy()
+    for j in sorted(set(range(X.shape[1])) - {int(c) for c in cols}):
+        X[X.columns[j]] = train.iloc[0, j]
+    return X
+
+
+def _fit_candidate(estimator: Any, params: dict[str, Any], X: Any, y: np.ndarray, X_held: Any,
                    y_held: np.ndarray, rows: np.ndarray | None, cols: np.ndarray, how: _Perturbation, metric: Any,
-                   seed: int) -> tuple[Any, np.ndarray, float]:
+                   seed: int, X_audit: Any = None) -> tuple[Any, np.ndarray, float, np.ndarray | None]:
+    """Train one candidate; its held-out predictions and score, and its predictions on ``X_audit`` if given."""
     from sklearn.base import clone
 
     model = clone(estimator).set_params(**params)
     if "random_state" in model.get_params():
         model.set_params(random_state=seed)
     rng = np.random.default_rng(seed)
+    frame = isinstance(X_held, pd.DataFrame)
     if how.sampler is not None:  # a fresh sample from the data-generating process
         try:
             X, y = how.sampler(rng)
-            X, y = np.asarray(X, dtype=float), np.asarray(y).ravel()
+            X = (pd.DataFrame(X) if frame else np.asarray(X, dtype=float))
+            y = np.asarray(y).ravel()
         except (TypeError, ValueError) as exc:
             raise DataError(f"sampler(rng) must return (X, y) with numeric X; it failed: {exc}") from None
         if X.ndim != 2 or X.shape[0] != y.size or X.shape[1] != X_held.shape[1]:
             raise DataError(f"sampler(rng) returned X {X.shape} and y {y.shape}; it must return one label per row "
                             f"and {X_held.shape[1]} columns, as the training data.")
+        if frame:
+            X.columns = X_held.columns
         rows = None
-    Xs = X[:, cols] if rows is None else X[np.ix_(rows, cols)]
+    Xs = _take(X, rows, cols)
     ys = y if rows is None else y[rows]
-    sub = _Perturbation(how.noise, tuple(int(np.searchsorted(cols, j)) for j in how.categorical if j in cols),
-                        how.flip, None)
-    model.fit(_perturb(Xs, sub, rng), ys)
-    pred = model.predict(X_held[:, cols])
-    return model, pred, _score(metric, y_held, pred)
+    if frame:  # all columns kept (the masked ones constant, and not perturbed): positions are unchanged
+        masked = set(range(Xs.shape[1])) - {int(c) for c in cols}
+        model.fit(_perturb_frame(Xs, how, rng, skip=masked), ys)
+    else:
+        sub = _Perturbation(how.noise, tuple(int(np.searchsorted(cols, j)) for j in how.categorical if j in cols),
+                            how.flip, None)
+        model.fit(_perturb(Xs, sub, rng), ys)
+    pred = model.predict(_take_like(X_held, cols, Xs))
+    audit = None if X_audit is None else model.predict(_take_like(X_audit, cols, Xs))
+    return model, pred, _score(metric, y_held, pred), audit
 
 
-class RashomonSet:
+class RashomonSet(Analysis):
     """A Rashomon set of near-optimal models built by parametric and dataset multiplicity.
 
     Parameters
     ----------
-    estimator : scikit-learn classifier
+    estimator : scikit-learn classifier or Pipeline
+        The model class (required). A :class:`~sklearn.pipeline.Pipeline` (e.g. a
+        ``ColumnTransformer`` one-hot encoding text columns, then a classifier) takes ``X`` as a
+        DataFrame with text columns.
     param_grid : dict of lists, optional
-        Hyperparameters searched for the reference model and drawn for each candidate.
+        Hyperparameters searched for the reference model and drawn for each candidate (a
+        Pipeline's are named ``step__parameter``).
     epsilon : float
         Tolerance: members score at least ``reference_score_ - epsilon`` on the held-out data.
     n_models : int
@@ -115,12 +194,14 @@ class RashomonSet:
     subsample : float
         Size of each bootstrap (or subsample) as a fraction of the training set (0.1 = 800 of 8,000).
     feature_subsample : float, optional
-        Fraction of features each candidate sees (a random subset per candidate).
+        Fraction of features each candidate sees (a random subset per candidate; with a DataFrame the
+        other columns are set to a constant, so a Pipeline still finds them by name).
     feature_noise : float, optional
         Standard deviation of Gaussian noise added to each candidate's numeric training features.
-    categorical_features : list of int, optional
-        Columns holding category codes: they get no Gaussian noise but are switched to another
-        observed level with probability ``category_flip``.
+    categorical_features : list of int or str, optional
+        Columns holding categories (positions, or names when ``X`` is a DataFrame): they get no
+        Gaussian noise but are switched to another observed level with probability
+        ``category_flip``. Text columns of a DataFrame are categorical anyway.
     category_flip : float, optional
     sampler : callable, optional
         ``sampler(rng) -> (X, y)`` draws a fresh training sample (``dataset_multiplicity="sampler"``),
@@ -136,14 +217,32 @@ class RashomonSet:
     penalty : float
     cv : int
         Folds of the reference model's search.
-    random_state : int, optional
+    threshold : float
+        Rows of the audit set with a conflict ratio above it are flagged (:meth:`to_frame`).
+    random_state : int, numpy Generator or None
     n_jobs : int, optional
         joblib workers for training (-1: all cores).
     parallel_backend : str, optional
         joblib backend; ``"dask"`` runs on the active ``dask.distributed`` client.
     keep_models : bool
-        Keep the fitted members (``False`` keeps only their held-out predictions).
+        Keep the fitted members (``False`` keeps only their predictions; then the methods taking a
+        new ``X`` are unavailable).
     progress : bool
+
+    Attributes
+    ----------
+    audit_predictions_ : ndarray (n_members, n_audit)
+        The members' predictions on the audit set (the held-out rows when given, else ``X``).
+    audit_index_ : pandas.Index
+        Row identifiers of the audit set (the DataFrame's index, else 0..n-1).
+    scores_ : ndarray
+        Held-out scores of the members; ``reference_score_`` is the bar's reference.
+    baseline_score_ : float
+        Held-out score of always predicting the training majority class.
+    individual_ : DataFrame
+        Per audit row: majority, conflict ratio, flag, share per class (what :meth:`to_frame` returns).
+    by_group_ : DataFrame or None
+        Per group of ``sensitive_features``: members, mean conflict, flagged share.
 
     Examples
     --------
@@ -151,23 +250,28 @@ class RashomonSet:
     >>> from sklearn.tree import DecisionTreeClassifier
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(600, 2)); y = (X[:, 0] + rng.normal(0, 1, 600) > 0).astype(int)
-    >>> rs = RashomonSet(DecisionTreeClassifier(), param_grid={"max_depth": [2, 3, 4]}, epsilon=0.05,
+    >>> rs = RashomonSet(estimator=DecisionTreeClassifier(), param_grid={"max_depth": [2, 3, 4]}, epsilon=0.05,
     ...                  n_models=30, random_state=0, progress=False).fit(X, y)
     >>> 0 < len(rs.scores_) <= 30, float(rs.conflict_ratio(X).max()) <= 0.5
     (True, True)
+    >>> rs.to_frame().shape[0], "conflict ratios" in rs.figures()
+    (600, True)
     """
 
     name: ClassVar[str] = "rashomon"
     description: ClassVar[str] = "Rashomon sets, conflict ratios and delta-ambiguity"
+    demo_title: ClassVar[str] = "predictive multiplicity (Rashomon set)"
+    demo_order: ClassVar[int] = 30
 
-    def __init__(self, estimator: Any, *, param_grid: dict[str, list[Any]] | None = None, epsilon: float = 0.01,
-                 n_models: int = 200, dataset_multiplicity: str = "bootstrap", subsample: float = 1.0,
-                 feature_subsample: float | None = None, feature_noise: float | None = None,
-                 categorical_features: list[int] | None = None, category_flip: float | None = None,
+    def __init__(self, *, estimator: Any = None, param_grid: dict[str, list[Any]] | None = None,
+                 epsilon: float = 0.01, n_models: int = 200, dataset_multiplicity: str = "bootstrap",
+                 subsample: float = 1.0, feature_subsample: float | None = None, feature_noise: float | None = None,
+                 categorical_features: list[int | str] | None = None, category_flip: float | None = None,
                  sampler: Callable[[np.random.Generator], tuple[Any, Any]] | None = None, metric: Any = "accuracy",
                  reference: Any = "cv_best", complexity: Callable[[Any], float] | None = None, penalty: float = 0.0,
-                 cv: int = 5, random_state: int | None = None, n_jobs: int | None = None,
-                 parallel_backend: str | None = None, keep_models: bool = True, progress: bool = True) -> None:
+                 cv: int = 5, threshold: float = 0.2, random_state: int | np.random.Generator | None = None,
+                 n_jobs: int | None = None, parallel_backend: str | None = None, keep_models: bool = True,
+                 progress: bool = True) -> None:
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon = epsilon
@@ -184,6 +288,7 @@ class RashomonSet:
         self.complexity = complexity
         self.penalty = penalty
         self.cv = cv
+        self.threshold = threshold
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.parallel_backend = parallel_backend
@@ -193,6 +298,9 @@ class RashomonSet:
     def _check_params(self) -> None:
         """Every parameter, before any data is touched; ConfigError naming the parameter and the fix."""
         est = self.estimator
+        if est is None:
+            raise ConfigError("RashomonSet needs estimator=<a scikit-learn classifier>, e.g. "
+                              "RashomonSet(estimator=DecisionTreeClassifier(), param_grid={'max_depth': [3, 5]}).")
         if isinstance(est, type):
             raise ConfigError(f"estimator is the class {est.__name__}, not a model; pass an instance, e.g. "
                               f"{est.__name__}().")
@@ -248,27 +356,49 @@ class RashomonSet:
         if isinstance(self.reference, str) and (isinstance(self.cv, bool) or not isinstance(self.cv, numbers.Integral)
                                                 or self.cv < 2):
             raise ConfigError(f"cv must be an integer >= 2 (folds of the reference search); got {self.cv!r}.")
+        _check_threshold(self.threshold)
         rs = self.random_state
-        if rs is not None and (isinstance(rs, bool) or not isinstance(rs, numbers.Integral) or not 0 <= rs < 2**32):
-            raise ConfigError(f"random_state must be None or an integer in [0, 2**32); got {rs!r}.")
+        if rs is not None and not isinstance(rs, np.random.Generator) and (
+                isinstance(rs, bool) or not isinstance(rs, numbers.Integral) or not 0 <= rs < 2**32):
+            raise ConfigError(f"random_state must be None, a numpy Generator or an integer in [0, 2**32); got {rs!r}.")
         jobs = self.n_jobs
         if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs == 0):
             raise ConfigError(f"n_jobs must be a non-zero integer (-1 for all cores) or None; got {jobs!r}.")
         cats = self.categorical_features or []
-        if isinstance(cats, str | int) or not all(isinstance(j, numbers.Integral) and not isinstance(j, bool)
+        if isinstance(cats, str | int) or not all(isinstance(j, numbers.Integral | str) and not isinstance(j, bool)
                                                    for j in cats):
             raise ConfigError(f"categorical_features must be a list of column positions (integers), e.g. [0, 3]; "
                               f"got {cats!r}.")
 
-    def _check(self, X: Any, y: Any, what: str = "X") -> tuple[np.ndarray, np.ndarray]:
-        self._check_params()
-        try:
-            X = np.asarray(X, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise DataError(f"{what} must be numeric (encode categories as codes first): {exc}") from None
+    def _frame_mode(self, X: Any) -> bool:
+        """Whether ``X`` stays a DataFrame: it has text columns, or the estimator is a Pipeline."""
+        if not isinstance(X, pd.DataFrame):
+            return False
+        from sklearn.compose import ColumnTransformer
+        from sklearn.pipeline import Pipeline
+
+        numeric = all(pd.api.types.is_numeric_dtype(t) and not isinstance(t, pd.CategoricalDtype) for t in X.dtypes)
+        return not numeric or isinstance(self.estimator, Pipeline | ColumnTransformer)
+
+    def _check(self, X: Any, y: Any, what: str = "X", frame: bool | None = None) -> tuple[Any, np.ndarray]:
+        if frame is None:
+            frame = self._frame_mode(X)
+        if frame:
+            if not isinstance(X, pd.DataFrame):
+                raise DataError(f"{what} must be a DataFrame with the columns of X, as in fit; got "
+                                f"{type(X).__name__}.")
+            numeric = X.select_dtypes("number")
+            if np.isinf(numeric.to_numpy(dtype=float)).any():
+                raise DataError(f"{what} has infinite values; replace or drop them first.")
+        else:
+            try:
+                X = np.asarray(X, dtype=float)
+            except (TypeError, ValueError) as exc:
+                raise DataError(f"{what} must be numeric (encode categories as codes first, or pass a DataFrame "
+                                f"and a Pipeline that encodes them): {exc}") from None
         if y is None:
-            raise DataError(f"Labels for {what} are missing; pass y{'_held' if what != 'X' else ''} with one label "
-                            "per row.")
+            raise DataError(f"Labels for {what} are missing; pass y{'_held' if what != 'X' else '_true'} with one "
+                            "label per row.")
         y = np.asarray(y)
         if y.ndim == 2 and 1 in y.shape:
             y = y.ravel()
@@ -278,7 +408,7 @@ class RashomonSet:
             raise DataError(f"{what} has no rows; give training rows of at least two classes.")
         if X.shape[1] == 0:
             raise DataError(f"{what} has no feature columns; give the features the models should use.")
-        if np.isinf(X).any() or (np.isnan(X).any() and not _allows_nan(self.estimator)):
+        if not frame and (np.isinf(X).any() or (np.isnan(X).any() and not _allows_nan(self.estimator))):
             raise DataError(f"{what} has missing or infinite values, which {type(self.estimator).__name__} cannot "
                             "fit; impute or drop them first.")
         if (y.dtype.kind == "f" and np.isnan(y).any()) or (y.dtype.kind == "O" and pd.isna(y).any()):
@@ -292,12 +422,33 @@ class RashomonSet:
             raise DataError("The target has a single class; a classifier needs at least two.")
         if self.metric == "f1" and classes.size != 2:
             raise DataError(f'metric="f1" needs a binary target; this one has {classes.size} classes.')
-        bad = [j for j in self.categorical_features or [] if not 0 <= j < X.shape[1]]
-        if bad:
-            raise ConfigError(f"categorical_features {bad} are not columns of X (it has {X.shape[1]}).")
         return X, y
 
-    def _reference(self, X: np.ndarray, y: np.ndarray, X_held: np.ndarray, y_held: np.ndarray) -> None:
+    def _categorical_positions(self, X: Any) -> tuple[int, ...]:
+        """``categorical_features`` as column positions (names allowed for a DataFrame), plus text columns."""
+        cats = list(self.categorical_features or [])
+        names = list(X.columns) if isinstance(X, pd.DataFrame) else None
+        positions = []
+        for j in cats:
+            if isinstance(j, str):
+                if names is None:
+                    raise ConfigError(f"categorical_features must be a list of column positions (integers), e.g. "
+                                      f"[0, 3]; got {cats!r} (column names need X as a DataFrame).")
+                if j not in names:
+                    raise ConfigError(f"categorical_features names {j!r}, which is not a column of X; columns: "
+                                      f"{names[:12]}.")
+                positions.append(names.index(j))
+            else:
+                positions.append(int(j))
+        bad = [j for j in positions if not 0 <= j < X.shape[1]]
+        if bad:
+            raise ConfigError(f"categorical_features {bad} are not columns of X (it has {X.shape[1]}).")
+        if isinstance(X, pd.DataFrame) and self._frame_mode(X):
+            positions += [j for j, t in enumerate(X.dtypes)
+                          if not pd.api.types.is_numeric_dtype(t) or isinstance(t, pd.CategoricalDtype)]
+        return tuple(sorted(set(positions)))
+
+    def _reference(self, X: Any, y: np.ndarray, X_held: Any, y_held: np.ndarray) -> None:
         from sklearn.model_selection import GridSearchCV
 
         if isinstance(self.reference, int | float):
@@ -325,25 +476,92 @@ class RashomonSet:
             self.reference_params_ = {}
             self.reference_score_ = self._objective(self.reference, X_held, y_held)
 
-    def _objective(self, model: Any, X_held: np.ndarray, y_held: np.ndarray, cols: np.ndarray | None = None) -> float:
-        pred = model.predict(X_held if cols is None else X_held[:, cols])
+    def _objective(self, model: Any, X_held: Any, y_held: np.ndarray, cols: np.ndarray | None = None) -> float:
+        pred = model.predict(_take(X_held, None, cols))
         value = _score(self.metric, y_held, pred)
         return value - self.penalty * float(self.complexity(model)) if self.penalty else value
 
-    def fit(self, X: Any, y: Any, X_held: Any = None, y_held: Any = None) -> RashomonSet:
-        """Find the reference model, train the candidates, keep the Rashomon set.
+    def _baseline(self, y: np.ndarray, y_held: np.ndarray) -> float:
+        """Held-out score of always predicting the training majority class."""
+        labels, counts = np.unique(y, return_counts=True)
+        with warnings.catch_warnings():  # f1 of a constant prediction warns about an undefined precision
+            warnings.simplefilter("ignore")
+            return _score(self.metric, y_held, np.full(y_held.shape, labels[counts.argmax()]))
 
-        ``X_held``/``y_held`` score the models (default: a stratified 25 % split of ``X``, ``y``).
+    def _groups(self, sensitive_features: Any, audit: Any) -> tuple[np.ndarray | None, str]:
+        """The audit rows' groups: a column of the audit set, or an array aligned with it."""
+        if sensitive_features is None:
+            return None, ""
+        if isinstance(sensitive_features, str):
+            if not isinstance(audit, pd.DataFrame) or sensitive_features not in audit.columns:
+                where = list(audit.columns)[:12] if isinstance(audit, pd.DataFrame) else "X is not a DataFrame"
+                raise DataError(f"sensitive_features={sensitive_features!r} is not a column of the audit set "
+                                f"({where}); pass a column name of X (X_held when given) or an array of groups.")
+            return audit[sensitive_features].to_numpy(), sensitive_features
+        name = getattr(sensitive_features, "name", None)
+        groups = np.asarray(sensitive_features)
+        if groups.ndim == 2 and 1 in groups.shape:
+            groups = groups.ravel()
+        if groups.ndim != 1 or groups.size != audit.shape[0]:
+            raise DataError(f"sensitive_features has shape {groups.shape}; it must give one group per row of the "
+                            f"audit set ({audit.shape[0]} rows: X_held when given, else X).")
+        if pd.isna(groups).any():
+            raise DataError(f"sensitive_features has {int(pd.isna(groups).sum())} missing values; fill them in "
+                            "(e.g. 'unknown') or drop those rows.")
+        return groups, str(name) if isinstance(name, str) else "group"
+
+    def fit(self, X: Any, y_true: Any = None, *, X_held: Any = None, y_held: Any = None,
+            sensitive_features: Any = None) -> RashomonSet:
+        """Find the reference model, train the candidates, keep the Rashomon set and its audit results.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame (n, d)
+            Training features (a DataFrame with text columns needs a Pipeline that encodes them).
+        y_true : array-like (n,)
+            Training labels.
+        X_held, y_held : optional
+            Rows that score the models and form the audit set. Without them a stratified 25 % split
+            of ``X`` scores the models and the audit set is the whole of ``X``.
+        sensitive_features : str or array-like, optional
+            A column name of the audit set, or one group per audit row: gives ``by_group_``.
+
+        Returns
+        -------
+        RashomonSet
+            ``self``, fitted.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> rng = np.random.default_rng(1)
+        >>> X = rng.normal(size=(400, 2)); y = (X[:, 0] > 0).astype(int)
+        >>> rs = RashomonSet(estimator=DecisionTreeClassifier(), n_models=10, epsilon=0.05, random_state=0,
+        ...                  progress=False).fit(X, y, sensitive_features=X[:, 1] > 0)
+        >>> rs.audit_predictions_.shape[1], len(rs.by_group_)
+        (400, 2)
         """
         from joblib import Parallel, delayed, parallel_config
         from sklearn.model_selection import ParameterGrid, train_test_split
 
         from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
-        X, y = self._check(X, y)
+        for attr in self._fitted_attributes():  # a refit starts clean: no stale results of an earlier fit
+            delattr(self, attr)
+        self._check_params()
+        frame = self._frame_mode(X)
+        columns = list(X.columns) if isinstance(X, pd.DataFrame) else None
+        raw_X, raw_held = X, X_held  # the row identifiers and a sensitive column come from these
+        X, y = self._check(X, y_true, frame=frame)
+        categorical = self._categorical_positions(raw_X if isinstance(raw_X, pd.DataFrame) else X)
+        rng = np.random.default_rng(self.random_state)  # a Generator is used (and advanced) as it is
+        split_seed = (int(rng.integers(0, 2**32 - 1)) if isinstance(self.random_state, np.random.Generator)
+                      else self.random_state)
         if X_held is None:
             if y_held is not None:
                 raise DataError("y_held was given without X_held; pass both, or neither for a 25 % split of X.")
+            audit = X
             counts = np.unique(y, return_counts=True)[1]
             n_held = math.ceil(0.25 * y.size)
             if counts.min() < 2 or n_held < counts.size or y.size - n_held < counts.size:
@@ -351,23 +569,37 @@ class RashomonSet:
                     f"{y.size} rows with {counts.min()} in the smallest class are too few for a stratified 25 % "
                     "held-out split; give more rows (at least 2 per class, 4 per class to be safe) or pass "
                     "X_held and y_held.")
-            X, X_held, y, y_held = train_test_split(X, y, test_size=0.25, random_state=self.random_state, stratify=y)
+            X, X_held, y, y_held = train_test_split(X, y, test_size=0.25, random_state=split_seed, stratify=y)
         else:
-            X_held, y_held = self._check(X_held, y_held, "X_held")
+            if columns is not None and isinstance(X_held, pd.DataFrame):
+                missing = [c for c in columns if c not in X_held.columns]
+                if missing:
+                    raise DataError(f"X_held lacks the columns {missing[:5]} of X; give it the same columns.")
+                X_held = X_held[columns]
+            X_held, y_held = self._check(X_held, y_held, "X_held", frame=frame)
             if X_held.shape[1] != X.shape[1]:
                 raise DataError(f"X_held has {X_held.shape[1]} columns; X has {X.shape[1]}.")
+            audit = X_held
+        audit_raw = raw_X if raw_held is None else raw_held
+        groups, group_name = self._groups(sensitive_features, audit_raw)
+        audit_index = (audit_raw.index.copy() if isinstance(audit_raw, pd.DataFrame)
+                       else pd.RangeIndex(audit.shape[0]))
         smallest = int(np.unique(y, return_counts=True)[1].min())
         if isinstance(self.reference, str) and smallest < self.cv:
             raise DataError(
                 f"The smallest class has {smallest} training rows, fewer than the cv={self.cv} folds of the "
                 "reference search; give more data, lower cv, or pass reference=<score or fitted model>.")
-        rng = np.random.default_rng(self.random_state)
         grid = list(ParameterGrid(self.param_grid or {}))
         self._reference(X, y, X_held, y_held)
+        baseline = self._baseline(y, y_held)
+        if self.reference_score_ <= baseline + 1e-12:
+            warnings.warn(f"The reference model scores {self.reference_score_:.4f} on the held-out data, no better "
+                          f"than always predicting the majority class ({baseline:.4f}): its near-optimal models "
+                          "may be near-constant, and their conflicts say little. Check the features and the "
+                          "metric (e.g. metric='balanced_accuracy' for rare classes).", UserWarning, stacklevel=2)
         n, d = X.shape
         size = max(2, round(self.subsample * n))
-        how = _Perturbation(self.feature_noise, tuple(self.categorical_features or ()), self.category_flip,
-                            self.sampler)
+        how = _Perturbation(self.feature_noise, categorical, self.category_flip, self.sampler)
         jobs = []
         for _ in range(int(self.n_models)):
             params = grid[int(rng.integers(len(grid)))] if grid else {}
@@ -380,12 +612,15 @@ class RashomonSet:
             k = d if not self.feature_subsample else max(1, round(self.feature_subsample * d))
             cols = np.sort(rng.choice(d, size=k, replace=False)) if k < d else np.arange(d)
             jobs.append((params, rows, cols, int(rng.integers(0, 2**31 - 1))))
+        # the audit set is the held-out set when given; otherwise every candidate also predicts X
+        X_audit = audit if audit is not X_held else None
         bar = tqdm(total=len(jobs), desc="Rashomon candidates", disable=not self.progress)
         backend = self.parallel_backend or ("sequential" if self.n_jobs in (None, 1) else "loky")
         try:
             with parallel_config(backend=backend, n_jobs=self.n_jobs if self.n_jobs is not None else 1):
                 gen = Parallel(return_as="generator")(
-                    delayed(_fit_candidate)(self.estimator, p, X, y, X_held, y_held, rows, cols, how, self.metric, s)
+                    delayed(_fit_candidate)(self.estimator, p, X, y, X_held, y_held, rows, cols, how, self.metric, s,
+                                            X_audit)
                     for p, rows, cols, s in jobs)
                 results = []
                 for item in gen:
@@ -399,28 +634,243 @@ class RashomonSet:
                             "samples (subsample), fewer perturbations, or a model that accepts such data.") from None
         finally:
             bar.close()
-        scores = np.array([s for _, _, s in results])
+        scores = np.array([r[2] for r in results])
         if self.penalty:
-            scores = scores - self.penalty * np.array([float(self.complexity(m)) for m, _, _ in results])
+            scores = scores - self.penalty * np.array([float(self.complexity(r[0])) for r in results])
         keep = scores >= self.reference_score_ - self.epsilon
-        self.candidate_scores_ = scores
         if not keep.any():
             raise DataError(
                 f"The Rashomon set is empty: the best candidate scores {scores.max():.4f} against the reference "
                 f"{self.reference_score_:.4f} - epsilon {self.epsilon}; increase epsilon or the training size.")
+        members = np.flatnonzero(keep)
+        self.candidate_scores_ = scores
+        self.baseline_score_ = float(baseline)
         self.scores_ = scores[keep]
-        self.columns_ = [jobs[i][2] for i in np.nonzero(keep)[0]]
-        self.params_ = [jobs[i][0] for i in np.nonzero(keep)[0]]
-        self.held_predictions_ = np.stack([results[i][1] for i in np.nonzero(keep)[0]])
-        self.models_ = [results[i][0] for i in np.nonzero(keep)[0]] if self.keep_models else None
+        self.columns_ = [jobs[i][2] for i in members]
+        self.params_ = [jobs[i][0] for i in members]
+        self.held_predictions_ = np.stack([results[i][1] for i in members])
+        self.audit_predictions_ = (self.held_predictions_ if X_audit is None
+                                   else np.stack([results[i][3] for i in members]))
+        self.audit_index_ = audit_index
+        self.models_ = [results[i][0] for i in members] if self.keep_models else None
         self.n_features_in_ = d
+        if columns is not None:
+            self.feature_names_in_ = np.asarray(columns, dtype=object)
+        self.frame_mode_ = frame
+        self._first_row_ = X.iloc[:1] if frame else None  # the constants of masked columns (feature_subsample)
+        # the per-person results, computed once: to_frame, summary and figures read them
+        individual = _individual(self.audit_predictions_, float(self.threshold))
+        individual.index = audit_index
+        if groups is not None:
+            individual.insert(0, group_name, groups)
+            self.by_group_ = _by_group(individual, group_name)
+        else:
+            self.by_group_ = None
+        self.individual_ = individual
+        self.convergence_ = _convergence(self.audit_predictions_)
         return self
 
-    # -- measures on new data -------------------------------------------------------------------
-    def predict_matrix(self, X: Any) -> np.ndarray:
-        """Predictions of every member on ``X``: (n_models, n_points)."""
-        if getattr(self, "models_", None) is None:
-            raise ConfigError("No fitted models kept (fit first, with keep_models=True).")
+    # -- the audit set (fitted state) ------------------------------------------------------------
+    def check_is_fitted(self) -> None:
+        """Raise :class:`~fairprobe.exceptions.NotFittedError` unless :meth:`fit` has completed.
+
+        Examples
+        --------
+        >>> from fairprobe.exceptions import NotFittedError
+        >>> try:
+        ...     RashomonSet(estimator=None).summary()
+        ... except NotFittedError:
+        ...     print("not fitted")
+        not fitted
+        """
+        if "individual_" not in vars(self):  # a fit that failed half-way leaves no usable state
+            raise NotFittedError(f"This {type(self).__name__} is not fitted yet; call "
+                                 f"{type(self).__name__}(estimator=...).fit(X, y_true) before using its results.")
+
+    def _predictions(self, X: Any) -> np.ndarray:
+        """The members' predictions on ``X``, or on the audit set when ``X`` is None."""
+        self.check_is_fitted()
+        return self.audit_predictions_ if X is None else self.predict_matrix(X)
+
+    def summary(self) -> Summary:
+        """The Rashomon set and the audit set's conflicts in a few lines (tables: groups, contested rows).
+
+        Returns
+        -------
+        Summary
+
+        Examples
+        --------
+        >>> rs = RashomonSet.example().fit()
+        >>> "models within 0.02 of the reference balanced_accuracy" in rs.summary()
+        True
+        """
+        self.check_is_fitted()
+        table = self.individual_
+        metric = self.metric if isinstance(self.metric, str) else "score"
+        lines = [f"{len(self.scores_)} of {self.n_models} models within {self.epsilon:g} of the reference {metric} "
+                 f"{self.reference_score_:.4f} (majority-class baseline {self.baseline_score_:.4f})",
+                 f"audit set: {len(table)} rows; ambiguity {float(np.mean(table.conflict_ratio > 0)):.3f}; "
+                 f"{int(table.flagged.sum())} rows ({table.flagged.mean():.1%}) with conflict ratio > "
+                 f"{float(self.threshold):g}"]
+        tables = {}
+        if self.by_group_ is not None:
+            for group, row in self.by_group_.iterrows():
+                lines.append(f"  group {group}: {int(row.members)} rows, mean conflict {row.mean_conflict:.3f}, "
+                             f"flagged {row.flagged_share:.1%}")
+            tables["conflict by group"] = self.by_group_.round(4)
+        tables["most contested rows"] = table.sort_values("conflict_ratio", ascending=False).head(15).round(3)
+        tables["convergence"] = self.convergence_.round(4)
+        return Summary("\n".join(lines), title="Predictive multiplicity (Rashomon set)", tables=tables)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The individual report on the audit set, indexed by its row identifiers.
+
+        Returns
+        -------
+        DataFrame
+            Per audit row: the group (with ``sensitive_features``), the majority prediction, the
+            conflict ratio, ``flagged`` (above ``threshold``) and the share of members per class.
+
+        Examples
+        --------
+        >>> rs = RashomonSet.example().fit()
+        >>> list(rs.to_frame().columns[:4])
+        ['group', 'majority', 'conflict_ratio', 'flagged']
+        """
+        self.check_is_fitted()
+        return self.individual_.copy()
+
+    def figures(self) -> dict[str, Callable[..., Any]]:
+        """The conflict-ratio histogram and the delta-ambiguity curve of the audit set (and conflicts by group).
+
+        Returns
+        -------
+        dict of str to callable
+            Each ``plot(*, ax=None) -> Axes``.
+
+        Examples
+        --------
+        >>> rs = RashomonSet.example().fit()
+        >>> sorted(rs.figures())
+        ['ambiguity', 'conflict by group', 'conflict ratios']
+        """
+        from fairprobe.plugins.rashomon import plots
+
+        self.check_is_fitted()
+        P = self.audit_predictions_
+        figs: dict[str, Callable[..., Any]] = {
+            "conflict ratios": lambda *, ax=None: plots.plot_conflict_histogram(P, ax=ax),
+            "ambiguity": lambda *, ax=None: plots.plot_ambiguity_curves({"Rashomon set": P}, ax=ax)}
+        if self.by_group_ is not None:
+            by_group = self.by_group_
+            figs["conflict by group"] = lambda *, ax=None: plots.plot_group_conflict(by_group, ax=ax)
+        return figs
+
+    def report_section(self, report: Report, title: str | None = None) -> Any:
+        """Add the Rashomon set's section (summary, figures, individual report, tables) to ``report``.
+
+        Parameters
+        ----------
+        report : fairprobe.report.Report
+        title : str, optional
+
+        Returns
+        -------
+        fairprobe.report.Section
+
+        Examples
+        --------
+        >>> from fairprobe.report import Report
+        >>> sec = RashomonSet.example().fit().report_section(Report("t"))
+        >>> "conflict ratio of a row" in sec.notes[-1]
+        True
+        """
+        sec = super().report_section(report, title)
+        sec.add_note("The conflict ratio of a row is the share of near-optimal models that disagree with the "
+                     "majority decision (0 to 0.5 for two classes); rows above the threshold are flagged.")
+        return sec
+
+    @classmethod
+    def example(cls, *, seed: int = 0) -> Example:
+        """Decision trees behind a one-hot encoding on 1,200 synthetic loan applicants, audited by group.
+
+        Parameters
+        ----------
+        seed : int
+
+        Returns
+        -------
+        Example
+
+        Examples
+        --------
+        >>> ex = RashomonSet.example()
+        >>> ex.fit().by_group_.index.tolist()
+        [0, 1]
+        """
+        from sklearn.compose import make_column_transformer
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import OneHotEncoder
+        from sklearn.tree import DecisionTreeClassifier
+
+        from fairprobe.datasets import make_lending_scenario
+
+        audit = make_lending_scenario(1200, seed=seed).audit_frame
+        X = audit[["age", "income", "education", "region", "employed"]].astype({"education": str, "region": str})
+        encode = make_column_transformer((OneHotEncoder(handle_unknown="ignore"), ["education", "region"]),
+                                         remainder="passthrough")
+        model = make_pipeline(encode, DecisionTreeClassifier(min_samples_leaf=10))
+        # balanced accuracy: defaults are rare, and plain accuracy barely beats always predicting "no default"
+        rs = cls(estimator=model, param_grid={"decisiontreeclassifier__max_depth": [3, 4, 6]}, epsilon=0.02,
+                 n_models=12, subsample=0.5, cv=3, metric="balanced_accuracy", random_state=seed, progress=False)
+        return Example(rs, X, {"y_true": audit["default"].to_numpy(), "sensitive_features": audit["group"]})
+
+    @classmethod
+    def demo(cls, report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
+             progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
+        """The Rashomon-set step of ``fairprobe demo`` (see :func:`fairprobe.plugins.rashomon.demo.demo_step`).
+
+        Returns
+        -------
+        found, table, lines
+        """
+        from fairprobe.plugins.rashomon.demo import demo_step
+
+        return demo_step(report, scenario, facts, quick=quick, seed=seed, n_jobs=n_jobs, progress=progress)
+
+    # -- measures (on new data, or on the audit set when X is None) ------------------------------
+    def predict_matrix(self, X: Any = None) -> np.ndarray:
+        """Predictions of every member on ``X`` (default: the audit set): (n_models, n_points).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, optional
+            Rows with the columns of the training data.
+
+        Returns
+        -------
+        ndarray
+        """
+        self.check_is_fitted()
+        if X is None:
+            return self.audit_predictions_
+        if self.models_ is None:
+            raise ConfigError("No fitted models kept (keep_models=False): only the audit set's predictions "
+                              "(audit_predictions_, predict_matrix() without X) are available.")
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and isinstance(X, pd.DataFrame):
+            missing = [c for c in names if c not in X.columns]
+            if missing:
+                raise DataError(f"X lacks the columns {missing[:5]} of the training data; give it the same columns.")
+            X = X[list(names)]
+        if self.frame_mode_:
+            if not isinstance(X, pd.DataFrame):
+                raise DataError(f"X must be a DataFrame with the columns {list(names)[:12]}, as in fit; got "
+                                f"{type(X).__name__}.")
+            train_first = self._first_row_
+            return np.stack([m.predict(_take_like(X, cols, train_first))
+                             for m, cols in zip(self.models_, self.columns_, strict=True)])
         try:
             X = np.asarray(X, dtype=float)
         except (TypeError, ValueError) as exc:
@@ -431,47 +881,59 @@ class RashomonSet:
             raise DataError("X has missing or infinite values; impute or drop them first (as for fit).")
         return np.stack([m.predict(X[:, cols]) for m, cols in zip(self.models_, self.columns_, strict=True)])
 
-    def conflict_ratio(self, X: Any) -> np.ndarray:
-        """Per-point conflict ratio of the set on ``X``."""
-        return conflict_ratio(self.predict_matrix(X))
+    def conflict_ratio(self, X: Any = None) -> np.ndarray:
+        """Per-point conflict ratio of the set on ``X`` (default: the audit set)."""
+        return conflict_ratio(self._predictions(X))
 
-    def delta_ambiguity(self, X: Any, delta: float = 0.0) -> float:
-        """Share of points of ``X`` with conflict ratio above ``delta``."""
-        return delta_ambiguity(self.predict_matrix(X), delta)
+    def delta_ambiguity(self, X: Any = None, delta: float = 0.0) -> float:
+        """Share of points of ``X`` (default: the audit set) with conflict ratio above ``delta``."""
+        return delta_ambiguity(self._predictions(X), delta)
 
-    def ambiguity_curve(self, X: Any, deltas: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """delta-ambiguity over a grid of delta."""
-        return ambiguity_curve(self.predict_matrix(X), deltas)
+    def ambiguity_curve(self, X: Any = None, deltas: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """delta-ambiguity over a grid of delta, on ``X`` (default: the audit set)."""
+        return ambiguity_curve(self._predictions(X), deltas)
 
-    def convergence(self, X: Any, deltas: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4), steps: int = 20,
+    def convergence(self, X: Any = None, deltas: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4), steps: int = 20,
                     random_state: int | None = 0) -> pd.DataFrame:
         """delta-ambiguity and mean conflict ratio as members are added (in a random order)."""
         if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
             raise ConfigError(f"steps must be a positive integer (set sizes in the table, e.g. 20); got {steps!r}.")
         for d in deltas:
             _check_threshold(d, "each of deltas")
-        return _convergence(self.predict_matrix(X), tuple(float(d) for d in deltas), int(steps), random_state)
+        return _convergence(self._predictions(X), tuple(float(d) for d in deltas), int(steps), random_state)
 
-    def individual_report(self, X: Any, threshold: float = 0.2) -> pd.DataFrame:
-        """Per row: majority prediction, conflict ratio, flag above ``threshold``, share per class."""
+    def individual_report(self, X: Any = None, threshold: float | None = None) -> pd.DataFrame:
+        """Per row of ``X``: majority prediction, conflict ratio, flag above ``threshold``, share per class.
+
+        Without ``X`` (and ``threshold``) this is :meth:`to_frame`. The rows keep ``X``'s index
+        when it is a DataFrame.
+        """
+        if X is None and threshold is None:
+            return self.to_frame()
+        threshold = self.threshold if threshold is None else threshold
         _check_threshold(threshold)
-        return _individual(self.predict_matrix(X), threshold)
+        table = _individual(self._predictions(X), threshold)
+        if isinstance(X, pd.DataFrame):
+            table.index = X.index
+        elif X is None:
+            table.index = self.audit_index_
+        return table
 
-    # -- plots and report ------------------------------------------------------------------------
-    def plot_conflict_histogram(self, X: Any, ax: Any = None) -> Any:
-        """Histogram of the conflict ratios on ``X``."""
+    # -- plots -----------------------------------------------------------------------------------
+    def plot_conflict_histogram(self, X: Any = None, ax: Any = None) -> Any:
+        """Histogram of the conflict ratios on ``X`` (default: the audit set)."""
         from fairprobe.plugins.rashomon.plots import plot_conflict_histogram
 
-        return plot_conflict_histogram(self.predict_matrix(X), ax=ax)
+        return plot_conflict_histogram(self._predictions(X), ax=ax)
 
-    def plot_ambiguity_curve(self, X: Any, ax: Any = None, label: str = "Rashomon set") -> Any:
-        """The delta-ambiguity curve on ``X``."""
+    def plot_ambiguity_curve(self, X: Any = None, ax: Any = None, label: str = "Rashomon set") -> Any:
+        """The delta-ambiguity curve on ``X`` (default: the audit set)."""
         from fairprobe.plugins.rashomon.plots import plot_ambiguity_curves
 
-        return plot_ambiguity_curves({label: self.predict_matrix(X)}, ax=ax)
+        return plot_ambiguity_curves({label: self._predictions(X)}, ax=ax)
 
     def plot_scatter(self, X: Any, features: tuple[int, int] = (0, 1), ax: Any = None) -> Any:
-        """Two features of ``X`` coloured by conflict ratio."""
+        """Two numeric features of ``X`` (column positions) coloured by conflict ratio."""
         from fairprobe.plugins.rashomon.plots import plot_conflict_scatter
 
         P = self.predict_matrix(X)
@@ -479,62 +941,8 @@ class RashomonSet:
                                            for j in features)):
             raise DataError(f"features must be two column positions of X, in [0, {self.n_features_in_}); got "
                             f"{features!r}.")
-        return plot_conflict_scatter(np.asarray(X, dtype=float), P, features, ax=ax)
-
-    def report(self, X: Any, path: str, threshold: float = 0.2, *, force: bool = False,
-               exact_linear: Any = None) -> str:
-        """Write the individual report, the convergence table and the plots for ``X`` as a report folder.
-
-        The folder has the shared format of :mod:`fairprobe.report` (``index.html``, CSV tables, PNG
-        figures, ``report.json``) and follows its rules: a folder holding files fairprobe did not write
-        is refused unless ``force``, an earlier report in it is replaced as a whole. Returns the HTML
-        page's path. ``exact_linear``, a
-        :class:`~fairprobe.plugins.rashomon.linear_exact.LinearMultiplicityResult` on the training
-        rows (possibly partial), adds its figures and the per-row status table.
-        """
-        from fairprobe.plugins.rashomon.plots import plot_ambiguity_curves, plot_conflict_histogram
-        from fairprobe.report import write_report
-
-        _check_threshold(threshold)
-        P = self.predict_matrix(X)  # every table and plot below reads these predictions
-        table = _individual(P, threshold)
-        summary = (f"{len(self.scores_)} models within {self.epsilon} of the reference score "
-                   f"{self.reference_score_:.4f}; ambiguity {delta_ambiguity(P, 0.0):.3f}, "
-                   f"{int(table.flagged.sum())} of {len(table)} rows above conflict ratio {threshold}")
-        parameters = {"estimator": type(self.estimator).__name__, "epsilon": self.epsilon,
-                      "candidates": self.n_models, "members": len(self.scores_),
-                      "dataset multiplicity": self.dataset_multiplicity, "subsample": self.subsample,
-                      "feature subsample": self.feature_subsample, "feature noise": self.feature_noise,
-                      "reference score": round(self.reference_score_, 4), "threshold": threshold,
-                      "random state": self.random_state}
-        tables = {"individual report": table,
-                  "most contested rows": table.sort_values("conflict_ratio", ascending=False).head(50).round(3),
-                  "convergence": _convergence(P)}
-        if exact_linear is not None:
-            ex = exact_linear
-            amb = (f"{ex.ambiguity_lower:.3f}" if ex.ambiguity_lower == ex.ambiguity_upper
-                   else f"in [{ex.ambiguity_lower:.3f}, {ex.ambiguity_upper:.3f}]")
-            stopped = ex.details.get("stopped_by")
-            summary += (f". Exact linear classifiers: {ex.reference_error} reference errors, budget "
-                        f"{ex.error_budget:g}, ambiguity {amb}"
-                        + (f" (stopped early by {stopped}; partial, every decided row certified)" if stopped else ""))
-            parameters.update({"exact linear reference errors": ex.reference_error,
-                               "exact linear error budget": ex.error_budget,
-                               "exact linear ambiguity": [ex.ambiguity_lower, ex.ambiguity_upper],
-                               "exact linear discrepancy": (None if ex.discrepancy is None
-                                                            else [ex.discrepancy, ex.discrepancy_upper]),
-                               "exact linear undecided rows": ex.n_undecided,
-                               "exact linear stopped by": stopped})
-            tables["exact linear multiplicity (training rows)"] = ex.to_frame()
-        page = write_report(
-            path, "Predictive multiplicity", summary=summary, section="Rashomon set and conflict ratios",
-            text="The conflict ratio of a row is the share of near-optimal models that disagree with the majority "
-                 "decision (0 to 0.5); rows above the threshold are flagged.",
-            parameters=parameters,
-            figures={"conflict histogram": lambda: plot_conflict_histogram(P),
-                     "ambiguity curve": lambda: plot_ambiguity_curves({"Rashomon set": P})},
-            tables=tables, force=force)
-        return str(page)
+        values = X.iloc[:, list(features)] if isinstance(X, pd.DataFrame) else np.asarray(X)[:, list(features)]
+        return plot_conflict_scatter(np.asarray(values, dtype=float), P, (0, 1), ax=ax)
 
 
 def _allows_nan(estimator: Any) -> bool:
@@ -567,6 +975,13 @@ def _convergence(P: np.ndarray, deltas: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4)
         rows.append({"n_models": int(k), "mean_conflict": float(c.mean()),
                      **{f"ambiguity_{d:g}": float(np.mean(c > d)) for d in deltas}})
     return pd.DataFrame(rows)
+
+
+def _by_group(individual: pd.DataFrame, group: str) -> pd.DataFrame:
+    """Per group: rows (members), mean conflict ratio, share flagged."""
+    return individual.groupby(group, sort=True).agg(members=("conflict_ratio", "size"),
+                                                   mean_conflict=("conflict_ratio", "mean"),
+                                                   flagged_share=("flagged", "mean"))
 
 
 def _individual(P: np.ndarray, threshold: float) -> pd.DataFrame:

@@ -1,0 +1,97 @@
+"""The Rashomon-set step of ``fairprobe demo`` (moved here from :mod:`fairprobe.demo`)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from fairprobe.report import Report
+
+__all__ = ["demo_step"]
+
+
+def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
+              progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
+    """A Rashomon set of decision trees on the scenario's recorded defaults; conflicts per applicant and group.
+
+    Parameters
+    ----------
+    report : fairprobe.report.Report
+        Gets the step's section.
+    scenario : fairprobe.datasets Scenario
+        :func:`fairprobe.datasets.make_lending_scenario`'s data.
+    facts : dict
+        Gets ``facts["multiplicity"]`` (members, ambiguity, flagged share).
+    quick, seed, n_jobs, progress
+        As for ``fairprobe demo``.
+
+    Returns
+    -------
+    found : dict
+        Empty: multiplicity is not one of the scenario's injected problems.
+    table : DataFrame
+        Held-out applicants, members and conflicts per group.
+    lines : list of str
+        The finding line.
+
+    Examples
+    --------
+    >>> from fairprobe.datasets import make_lending_scenario
+    >>> from fairprobe.report import Report
+    >>> found, table, lines = demo_step(Report("demo"), make_lending_scenario(3000, seed=0), {}, quick=True, seed=0,
+    ...                                 n_jobs=1, progress=False)
+    >>> lines[0].startswith("- multiplicity: "), list(table.columns)
+    (True, ['applicants', 'mean_conflict', 'flagged_share'])
+    """
+    from sklearn.tree import DecisionTreeClassifier
+
+    from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
+
+    audit = scenario.audit_frame
+    X = audit[["age", "income", "education", "region", "employed"]].assign(
+        income=np.log(audit.income), education=audit.education.cat.codes, region=audit.region.cat.codes)
+    rng = np.random.default_rng(seed)
+    test = rng.random(len(audit)) < 0.3
+    n_models = 40 if quick else 150
+    rs = RashomonSet(estimator=DecisionTreeClassifier(), param_grid={"max_depth": [3, 4, 5, 6, 8],
+                                                                     "min_samples_leaf": [10, 30, 100]},
+                     epsilon=0.01, n_models=n_models, subsample=0.5, categorical_features=["education", "region"],
+                     threshold=0.2, random_state=seed, n_jobs=n_jobs, progress=progress)
+    y = audit.default.to_numpy()
+    # the held-out applicants score the trees and are the audit set; their group gives the per-group table
+    with warnings.catch_warnings(record=True) as caught:  # the report says it; the demo's output stays clean
+        warnings.simplefilter("always", UserWarning)
+        rs.fit(X[~test], y[~test], X_held=X[test], y_held=y[test], sensitive_features=audit.group[test].to_numpy())
+    P = rs.audit_predictions_
+    described = audit.loc[test, ["age", "income", "education", "region"]]
+    individual = pd.concat([rs.to_frame(), described], axis=1)
+    by_group = rs.by_group_.rename(columns={"members": "applicants"})
+    sec = report.section(
+        "Predictive multiplicity: would another equally good model decide differently?",
+        "A Rashomon set of decision trees predicting the recorded default, each trained on a random half of "
+        "the training rows with hyperparameters drawn from a grid; members are within 0.01 accuracy of the "
+        "cross-validated best tree. The conflict ratio of an applicant is the share of members that disagree "
+        "with the majority (0 to 0.5).")
+    for warning in caught:
+        if issubclass(warning.category, UserWarning):
+            sec.add_note(f"Warning: {warning.message}")
+    sec.add_parameters({"models trained": n_models, "members": P.shape[0], "epsilon": 0.01,
+                        "reference accuracy": round(rs.reference_score_, 4), "bootstrap size": "50 %"})
+    figures = rs.figures()
+    sec.add_figure("conflict ratios", figures["conflict ratios"](), "Conflict ratios of the held-out applicants.")
+    sec.add_figure("ambiguity", figures["ambiguity"](), "delta-ambiguity against delta.")
+    sec.add_table("conflict by group", by_group.round(4))
+    sec.add_table("most contested applicants", individual.sort_values("conflict_ratio", ascending=False)
+                  .head(15).round(3))
+    ambiguity = rs.delta_ambiguity(delta=0.0)
+    flagged = float(individual.flagged.mean())
+    facts["multiplicity"] = {"members": int(P.shape[0]), "ambiguity": ambiguity, "flagged_share": flagged}
+    share = by_group.flagged_share
+    lines = [f"- multiplicity: {P.shape[0]} near-optimal trees; {ambiguity:.1%} of applicants get conflicting "
+             f"decisions, {flagged:.1%} with conflict ratio > 0.2 (group 0 "
+             f"{share.get(0, float('nan')):.1%}, group 1 {share.get(1, float('nan')):.1%})"]
+    return {}, by_group, lines
