@@ -40,7 +40,8 @@ def main() -> None:
         "age": dte.age.to_numpy(), "sex": dte.sex.to_numpy(), "race": dte.race.to_numpy(),
         "education": pd.Categorical(dte.education_num.to_numpy(), ordered=True),
         "hours": dte.hours_per_week.to_numpy(), "control": rng.permutation(dte.age.to_numpy())})
-    tree = FairTree(random_state=0, max_depth=3).fit(covariates, yte, prob)
+    # min_node_size=10 as in the paper (the default would scale it with the rows)
+    tree = FairTree(random_state=0, max_depth=3, min_node_size=10).fit(covariates, y_true=yte, y_pred=prob)
     print(tree.summary())
     print("\ncovariate ranking at the root:")
     print(tree.covariate_ranking().to_string(index=False))

@@ -1,4 +1,4 @@
-"""Bad inputs to FairTree: its constructor, ``fit`` and the ``fairprobe fairtree`` command line.
+"""Bad inputs to FairTree: its parameters, ``fit`` and the ``fairprobe fairtree`` command line.
 
 Each case is one mistake a user could make; it must raise a ``FairprobeError`` subclass whose
 message names the problem and a fix (the CLI: exit code 2 and one line on stderr).
@@ -7,6 +7,7 @@ message names the problem and a fix (the CLI: exit code 2 and one line on stderr
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,11 @@ def fit(*args, tree: dict | None = None, **kwargs) -> FairTree:
     return FairTree(**(tree or {})).fit(*args, **kwargs)
 
 
+def bad(**params: object) -> Callable[[], FairTree]:
+    """Fitting a tree with ``params``: the constructor stores them, ``fit`` checks them."""
+    return lambda: fit(X, Y, P, tree=params)
+
+
 def with_nan(values: np.ndarray, at: int = 3) -> np.ndarray:
     out = np.asarray(values, dtype=float).copy()
     out[at] = np.nan
@@ -35,30 +41,30 @@ def with_nan(values: np.ndarray, at: int = 3) -> np.ndarray:
 
 
 CASES = [
-    # -- constructor ----------------------------------------------------------------------------
-    Case("test-unknown", lambda: FairTree(test="anova"), ConfigError, r"test must be", r"fluctuation"),
-    Case("alpha-zero", lambda: FairTree(alpha=0), ConfigError, r"alpha .*\(0, 1\).*got 0", r"alpha=0\.05"),
-    Case("alpha-negative", lambda: FairTree(alpha=-0.05), ConfigError, r"alpha", r"alpha=0\.05"),
-    Case("alpha-percent", lambda: FairTree(alpha=5), ConfigError, r"alpha.*got 5", r"alpha=0\.05"),
-    Case("alpha-text", lambda: FairTree(alpha="0.05"), ConfigError, r"alpha .*must be a number", r"alpha=0\.05"),
-    Case("alpha-nan", lambda: FairTree(alpha=float("nan")), ConfigError, r"alpha.*nan", r"alpha=0\.05"),
-    Case("permutations-zero", lambda: FairTree(test="permutation", n_permutations=0), ConfigError,
+    # -- parameters (stored unchanged by the constructor, checked by fit) -----------------------
+    Case("test-unknown", bad(test="anova"), ConfigError, r"test must be", r"fluctuation"),
+    Case("alpha-zero", bad(alpha=0), ConfigError, r"alpha .*\(0, 1\).*got 0", r"alpha=0\.05"),
+    Case("alpha-negative", bad(alpha=-0.05), ConfigError, r"alpha", r"alpha=0\.05"),
+    Case("alpha-percent", bad(alpha=5), ConfigError, r"alpha.*got 5", r"alpha=0\.05"),
+    Case("alpha-text", bad(alpha="0.05"), ConfigError, r"alpha .*must be a number", r"alpha=0\.05"),
+    Case("alpha-nan", bad(alpha=float("nan")), ConfigError, r"alpha.*nan", r"alpha=0\.05"),
+    Case("permutations-zero", bad(test="permutation", n_permutations=0), ConfigError,
          r"n_permutations.*>= 1.*got 0", r"n_permutations=999"),
-    Case("permutations-negative", lambda: FairTree(n_permutations=-100), ConfigError, r"n_permutations.*-100",
+    Case("permutations-negative", bad(n_permutations=-100), ConfigError, r"n_permutations.*-100",
          r"n_permutations=999"),
-    Case("permutations-fraction", lambda: FairTree(n_permutations=99.5), ConfigError,
+    Case("permutations-fraction", bad(n_permutations=99.5), ConfigError,
          r"n_permutations .*must be an integer.*got 99\.5", r"e\.g\."),
-    Case("min-node-size-zero", lambda: FairTree(min_node_size=0), ConfigError, r"min_node_size.*got 0",
+    Case("min-node-size-zero", bad(min_node_size=0), ConfigError, r"min_node_size.*got 0",
          r"min_node_size=10"),
-    Case("min-level-size-zero", lambda: FairTree(min_level_size=0), ConfigError, r"min_level_size.*got 0",
+    Case("min-level-size-zero", bad(min_level_size=0), ConfigError, r"min_level_size.*got 0",
          r"min_level_size=10"),
-    Case("max-depth-negative", lambda: FairTree(max_depth=-1), ConfigError, r"max_depth.*got -1", r"None"),
-    Case("jobs-zero", lambda: FairTree(n_jobs=0), ConfigError, r"n_jobs=0 runs no worker", r"n_jobs=1"),
-    Case("decision-unknown", lambda: FairTree(decision="bias"), ConfigError, r"decision must be", r"bias_only"),
-    Case("loss-unknown", lambda: FairTree(loss="hinge"), ConfigError, r"Unknown loss 'hinge'", r"callable"),
-    Case("seed-text", lambda: FairTree(random_state="abc"), ConfigError, r"random_state.*'abc'",
+    Case("max-depth-negative", bad(max_depth=-1), ConfigError, r"max_depth.*got -1", r"None"),
+    Case("jobs-zero", bad(n_jobs=0), ConfigError, r"n_jobs=0 runs no worker", r"n_jobs=1"),
+    Case("decision-unknown", bad(decision="bias"), ConfigError, r"decision must be", r"bias_only"),
+    Case("loss-unknown", bad(loss="hinge"), ConfigError, r"Unknown loss 'hinge'", r"callable"),
+    Case("seed-text", bad(random_state="abc"), ConfigError, r"random_state.*'abc'",
          r"random_state=0"),
-    Case("seed-negative", lambda: FairTree(random_state=-1), ConfigError, r"random_state.*-1", r"random_state=0"),
+    Case("seed-negative", bad(random_state=-1), ConfigError, r"random_state.*-1", r"random_state=0"),
     # -- fit: rows ------------------------------------------------------------------------------
     Case("fit-zero-rows", lambda: fit(X.iloc[:0], residuals=[]), DataError, r"got 0 row", r"more rows"),
     Case("fit-one-row", lambda: fit(X.iloc[:1], Y[:1], P[:1]), DataError, r"got 1 row", r"more rows"),

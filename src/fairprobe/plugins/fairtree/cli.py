@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
+from typing import Any
 
 import click
+import numpy as np
 
 from fairprobe.cli_io import (
     PLOT_SUFFIXES,
@@ -18,7 +21,39 @@ from fairprobe.cli_io import (
 )
 from fairprobe.exceptions import DataError
 
-__all__ = ["fairtree_command"]
+__all__ = ["fairtree_command", "jsonable"]
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with NaN and infinities as ``None`` (JSON ``null``) and numpy scalars as Python's.
+
+    ``json.dumps`` would write ``NaN``, which is not JSON (``jq`` and browsers reject it).
+
+    Parameters
+    ----------
+    value : object
+        Records, lists and scalars.
+
+    Returns
+    -------
+    object
+        The same structure, ready for ``json.dumps``.
+
+    Examples
+    --------
+    >>> import json, numpy as np
+    >>> json.dumps(jsonable([{"threshold": float("nan"), "n": np.int64(3)}]))
+    '[{"threshold": null, "n": 3}]'
+    """
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 @click.command("fairtree")
@@ -30,7 +65,8 @@ __all__ = ["fairtree_command"]
 @click.option("--covariates", required=True, help="Comma-separated covariate columns to audit along.")
 @click.option("--test", type=click.Choice(["fluctuation", "permutation"]), default="fluctuation", show_default=True)
 @click.option("--alpha", type=float, default=0.05, show_default=True)
-@click.option("--min-node-size", type=int, default=10, show_default=True)
+@click.option("--min-node-size", type=int, default=None,
+              help="Smallest child of a split [default: max(10, ceil(0.01 * rows))].")
 @click.option("--max-depth", type=int, default=None)
 @click.option("--permutations", type=int, default=5000, show_default=True)
 @click.option("--loss", type=click.Choice(["squared", "absolute", "zero_one", "log"]), default="squared",
@@ -43,7 +79,7 @@ __all__ = ["fairtree_command"]
 @force_option
 @click.option("--json", "as_json", is_flag=True, help="Print splits and leaves as JSON.")
 def fairtree_command(data_path: Path, target: str | None, prediction: str | None, residual: str | None,
-                     covariates: str, test: str, alpha: float, min_node_size: int, max_depth: int | None,
+                     covariates: str, test: str, alpha: float, min_node_size: int | None, max_depth: int | None,
                      permutations: int, loss: str, seed: int, jobs: int, plot_path: Path | None, out_path: Path | None,
                      out_dir: Path | None, as_json: bool) -> None:
     """Audit model performance across subgroups (FairTree) and classify bias vs variance.
@@ -71,9 +107,9 @@ def fairtree_command(data_path: Path, target: str | None, prediction: str | None
     if residual:
         tree.fit(df[cols], residuals=df[residual])
     else:
-        tree.fit(df[cols], df[target], df[prediction])
+        tree.fit(df[cols], y_true=df[target], y_pred=df[prediction])
     if plot_path is not None:
-        save_plot(tree.plot_tree, plot_path)
+        save_plot(tree.figures()["tree"], plot_path)
     if out_path is not None:
         tree.splits_.to_csv(out_path, index=False)
     if out_dir is not None:
@@ -81,13 +117,11 @@ def fairtree_command(data_path: Path, target: str | None, prediction: str | None
 
         write_report(out_dir, "FairTree subgroup audit", summary=tree.summary(),
                      parameters={"data": str(data_path), "covariates": covariates, "test": test, "alpha": alpha,
-                                 "min node size": min_node_size, "max depth": max_depth, "seed": seed},
-                     figures={"tree": tree.plot_tree},
-                     tables={"splits": tree.splits_[[c for c in tree.splits_.columns if "process" not in c]],
-                             "subgroups": tree.leaves_, "covariate ranking": tree.covariate_ranking()})
+                                 "min node size": tree.min_node_size_, "max depth": max_depth, "seed": seed},
+                     figures=tree.figures(), tables=tree.summary().tables)
     if as_json:
         out = {"splits": tree.splits_.to_dict(orient="records"), "leaves": tree.leaves_.to_dict(orient="records"),
                "ranking": tree.covariate_ranking().to_dict(orient="records")}
-        click.echo(json.dumps(out, indent=2, default=str))
+        click.echo(json.dumps(jsonable(out), indent=2, default=str, allow_nan=False))
     else:
         click.echo(tree.summary())

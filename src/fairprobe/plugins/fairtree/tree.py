@@ -205,7 +205,7 @@ class FairTree(Analysis):
     splits_ : DataFrame
         One row per significant split, depth-first; empty when nothing is significant.
     leaves_ : DataFrame
-        Terminal subgroups with merged rules (``subgroup``) and their performance.
+        Terminal subgroups with merged rules (``22 < age <= 30``) and their performance.
     covariates_ : list of Covariate
         The covariates as prepared for the tests.
     residuals_, loss_values_ : ndarray
@@ -224,7 +224,7 @@ class FairTree(Analysis):
     >>> tree = FairTree(random_state=0).fit(X, residuals=residual)
     >>> tree.splits_[["covariate", "classification"]].values.tolist()
     [['g', 'bias']]
-    >>> tree.leaves_.subgroup.tolist()
+    >>> tree.leaves_.rule.tolist()
     ['g <= 0', 'g > 0']
     """
 
@@ -632,6 +632,17 @@ class FairTree(Analysis):
         return out
 
     # -- results -------------------------------------------------------------------------------
+    _FITTED: ClassVar[frozenset[str]] = frozenset({
+        "nodes_", "tree_", "splits_", "leaves_", "covariates_", "residuals_", "loss_values_", "min_node_size_",
+        "binary_target_"})
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached when the attribute is missing: a fitted result before fit() says so
+        # (NotFittedError is an AttributeError, so hasattr() stays False)
+        if name in FairTree._FITTED:
+            self.check_is_fitted()
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def _splits_frame(self) -> pd.DataFrame:
         cols = ["node", "depth", "covariate", "threshold", "left", "right", "n_left", "n_right", "statistic",
                 "p_value", "adjusted_p_value", "p_bias", "p_var", "classification"]
@@ -641,8 +652,8 @@ class FairTree(Analysis):
         return pd.DataFrame(rows, columns=cols)
 
     def _leaves_frame(self) -> pd.DataFrame:
-        # "rule" is kept as the merged subgroup too: the path's conditions repeated per covariate read badly
-        return pd.DataFrame([{"node": nd.id, "subgroup": nd.subgroup, "rule": nd.subgroup, "n": nd.n,
+        # the merged rule: the path's conditions repeated per covariate (age <= 30 and age <= 24) read badly
+        return pd.DataFrame([{"node": nd.id, "rule": nd.subgroup, "n": nd.n,
                               "bias": nd.bias, "variance": nd.variance, "mse": nd.mse, "mean_loss": nd.mean_loss}
                              for nd in self._nodes if nd.is_leaf])
 
@@ -729,7 +740,7 @@ class FairTree(Analysis):
         lines.append("leaves:")
         for leaf in self.leaves_.itertuples():
             lines.append(f"  n={leaf.n:<6d} bias {leaf.bias:+.4f}  var {leaf.variance:.4f}  MSE {leaf.mse:.4f}  "
-                         f"{leaf.subgroup}")
+                         f"{leaf.rule}")
         return Summary("\n".join(lines), title=title, tables=tables)
 
     def figures(self) -> dict[str, Callable[..., Any]]:
@@ -843,7 +854,7 @@ class FairTree(Analysis):
         Examples
         --------
         >>> tree = FairTree.example().fit()
-        >>> tree.leaves_.subgroup.tolist()
+        >>> tree.leaves_.rule.tolist()
         ['education <= none', 'education > none and age <= 25', 'education > none and age > 25']
         """
         from fairprobe.datasets import make_lending_scenario

@@ -1,0 +1,1 @@
+"""FairTree tests."""
