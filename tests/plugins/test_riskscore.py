@@ -20,7 +20,7 @@ from fairprobe.plugins.riskscore import (
     rmsce,
 )
 
-matplotlib.use("Agg")
+matplotlib.use("Agg")  # tests only: the library never switches the backend
 
 
 def sample(n: int, seed: int, power: float) -> tuple[np.ndarray, np.ndarray]:
@@ -122,14 +122,14 @@ def audit_data(n: int = 3000, seed: int = 0) -> tuple[np.ndarray, np.ndarray, pd
 def test_audit_groups_intervals_and_detection() -> None:
     y, r, frame = audit_data()
     audit = RiskScoreAudit(sensitive_features=["sex", "age", "race"], min_group_size=100, n_bootstrap=60,
-                           random_state=0, progress=False).fit(y, r, frame)
+                           random_state=0, progress=False).fit(frame, y_true=y, y_score=r)
     res = audit.results_
     assert {"group", "metric", "n", "point", "median", "lower", "upper", "n_undefined"} <= set(res.columns)
     assert "all" in set(res.group) and any(g.startswith("age=(17.999, ") for g in res.group)  # quartile bins
     assert audit.binned_ == {"age": "quartiles"}
     assert (audit.dropped_groups_.n < 100).all() and len(audit.dropped_groups_) > 0  # race=d is small
     assert "race=d" in set(audit.dropped_groups_.group)
-    d = audit.by_group["drmsce"]
+    d = audit.by_group_["drmsce"]
     assert d["sex=m"] > 0.1 > d["sex=f"]  # the miscalibrated group stands out
     ok = res.dropna(subset=["median"])
     assert (ok.lower <= ok["median"]).all() and (ok["median"] <= ok.upper).all()
@@ -140,30 +140,37 @@ def test_audit_groups_intervals_and_detection() -> None:
 def test_audit_bad_input_and_small_groups() -> None:
     y, r, frame = audit_data(400)
     with pytest.raises(fp.DataError, match="single value"):
-        RiskScoreAudit(sensitive_features=["one"], progress=False).fit(y, r, frame.assign(one="x"))
+        RiskScoreAudit(sensitive_features=["one"], progress=False).fit(frame.assign(one="x"), y_true=y, y_score=r)
     with pytest.raises(fp.DataError, match="not columns"):
-        RiskScoreAudit(sensitive_features=["nope"], progress=False).fit(y, r, frame)
+        RiskScoreAudit(sensitive_features=["nope"], progress=False).fit(frame, y_true=y, y_score=r)
     with pytest.raises(fp.DataError, match=r"No group reaches min_group_size=1000.*lower min_group_size"):
         RiskScoreAudit(sensitive_features=["sex"], min_group_size=1000, n_bootstrap=5,
-                       progress=False).fit(y, r, frame)
+                       progress=False).fit(frame, y_true=y, y_score=r)
     with pytest.raises(fp.ConfigError, match="Unknown metric"):
-        RiskScoreAudit(sensitive_features=["sex"], metrics=("brier",), progress=False).fit(y, r, frame)
+        RiskScoreAudit(sensitive_features=["sex"], metrics=("brier",), progress=False).fit(frame, y_true=y,
+                                                                                            y_score=r)
+    with pytest.raises(fp.DataError, match=r"y_score='nope' is not a column of data"):
+        RiskScoreAudit(sensitive_features=["sex"], progress=False).fit(frame, y_true=y, y_score="nope")
 
 
 def test_audit_report_and_plots(tmp_path) -> None:
     y, r, frame = audit_data(2000, 1)
     audit = RiskScoreAudit(sensitive_features=["sex", "race"], n_bootstrap=30, random_state=0,
-                           progress=False, n_jobs=2).fit(y, r, frame)
-    page = audit.report(str(tmp_path / "report"))
+                           progress=False, n_jobs=2).fit(frame, y_true=y, y_score=r)
+    page = audit.to_report(tmp_path / "report")
     html = (tmp_path / "report" / "index.html").read_text()
-    assert page.endswith("index.html") and "data:image/png;base64" in html and "Risk-score audit" in html
-    for name in ("reliability", "roc", "prg", "representation", "distributions", "metric_drmsce"):
+    assert page.name == "index.html" and "data:image/png;base64" in html and "riskscore" in html
+    for name in ("reliability", "roc", "prg", "representation", "distributions", "metric_drmsce",
+                 "differences_drmsce"):
         assert (tmp_path / "report" / "figures" / f"s1_{name}.png").stat().st_size > 5000
-    assert (tmp_path / "report" / "tables" / "s1_results.csv").is_file()
+    for table in ("results", "differences_to_all", "all_results_long_form", "dropped_groups"):
+        assert (tmp_path / "report" / "tables" / f"s1_{table}.csv").is_file()
     from fairprobe.report import load_report
 
-    assert load_report(tmp_path / "report").sections[0].parameters["bootstrap"] == 30
-    assert fp.get_registry().analyses["riskscore"] is RiskScoreAudit
+    assert load_report(tmp_path / "report").sections[0].parameters["n_bootstrap"] == 30
+    from fairprobe.core.registry import _check_interface
+
+    _check_interface("analyses", RiskScoreAudit)  # the registry accepts the class
 
 
 def test_riskscore_command(tmp_path) -> None:
@@ -217,8 +224,8 @@ def test_audit_calibration_intercept_and_slope_per_group() -> None:
     y, r, frame = audit_data(4000, 3)
     audit = RiskScoreAudit(sensitive_features=["sex"], metrics=("drmsce", "calibration_intercept",
                                                                  "calibration_slope"),
-                           n_bootstrap=20, random_state=0, progress=False).fit(y, r, frame)
-    table = audit.by_group
+                           n_bootstrap=20, random_state=0, progress=False).fit(frame, y_true=y, y_score=r)
+    table = audit.by_group_
     assert abs(table.loc["sex=f", "calibration_intercept"]) < 0.2  # women: calibrated (Y ~ Bernoulli(R))
     assert table.loc["sex=m", "calibration_intercept"] < -0.5  # men: Y ~ Bernoulli(R^2), over-predicted
     assert table.loc["sex=f", "calibration_slope"] == pytest.approx(1.0, abs=0.25)
@@ -229,7 +236,8 @@ def test_empty_input_is_an_error_not_perfect_calibration() -> None:
         with pytest.raises(fp.DataError, match=r"undefined for an empty sample.*at least one row"):
             fn([], [])
     with pytest.raises(fp.DataError, match="empty sample"):
-        RiskScoreAudit(sensitive_features=["sex"], progress=False).fit([], [], pd.DataFrame({"sex": []}))
+        RiskScoreAudit(sensitive_features=["sex"], progress=False).fit(pd.DataFrame({"sex": []}), y_true=[],
+                                                                       y_score=[])
 
 
 def test_text_outcomes_need_positive_label(tmp_path, capsys) -> None:
@@ -240,9 +248,10 @@ def test_text_outcomes_need_positive_label(tmp_path, capsys) -> None:
     kw = {"sensitive_features": ["sex"], "metrics": ("drmsce", "auroc"), "n_bootstrap": 10, "random_state": 0,
           "progress": False}
     with pytest.raises(fp.DataError, match=r"column 'recid' holds non-numeric values \['no', 'yes'\].*positive_label"):
-        RiskScoreAudit(**kw).fit(text, r, frame)
-    coded = RiskScoreAudit(**kw).fit(y, r, frame).results_
-    mapped = RiskScoreAudit(**kw, positive_label="yes").fit(text, r, frame).results_
+        RiskScoreAudit(**kw).fit(frame, y_true=text, y_score=r)
+    coded = RiskScoreAudit(**kw).fit(frame, y_true=y, y_score=r).results_
+    mapped = RiskScoreAudit(**kw, positive_label="yes").fit(frame.assign(recid=text), y_true="recid",
+                                                           y_score=r).results_
     pd.testing.assert_frame_equal(coded, mapped)
     path = tmp_path / "scores.csv"
     frame.assign(recid=text, r=r).to_csv(path, index=False)
@@ -252,3 +261,151 @@ def test_text_outcomes_need_positive_label(tmp_path, capsys) -> None:
     assert code == 2 and "--positive-label" in err
     code, out, err = run_cli([*args, "--positive-label", "yes"], capsys)
     assert code == 0 and "risk-score audit:" in out, err
+
+
+# -- the Analysis contract ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def fitted() -> RiskScoreAudit:
+    return RiskScoreAudit.example().fit()
+
+
+def test_contract_not_fitted_params_and_fit_returns_self() -> None:
+    from fairprobe.exceptions import NotFittedError
+
+    audit = RiskScoreAudit(n_bootstrap=5, progress=False)
+    for call in (audit.summary, audit.to_frame, audit.figures, audit.check_is_fitted):
+        with pytest.raises(NotFittedError):
+            call()
+    assert RiskScoreAudit(n_bootstrap=0).n_bootstrap == 0  # stored unchanged; validated in fit
+    params = audit.get_params()
+    clone = type(audit)(**params)
+    assert clone.get_params() == params
+    assert audit.set_params(n_bootstrap=7) is audit and audit.n_bootstrap == 7
+    ex = RiskScoreAudit.example(seed=1)
+    assert ex.analysis.fit(ex.data, **ex.roles) is ex.analysis
+
+
+def test_contract_results_figures_and_report(fitted: RiskScoreAudit, tmp_path) -> None:
+    import matplotlib.pyplot as plt
+
+    from fairprobe.plugins.base import Summary
+
+    s = fitted.summary()
+    assert isinstance(s, Summary) and "<table" in s.as_html() and "differences to all" in s.tables
+    frame = fitted.to_frame()
+    assert isinstance(frame, pd.DataFrame) and len(frame) and frame is fitted.by_group_
+    for name, plot in fitted.figures().items():
+        assert plot() is not None, name
+        _, ax = plt.subplots()
+        assert plot(ax=ax) is ax, name
+        plt.close("all")
+    page = fitted.to_report(tmp_path / "rep")
+    assert (tmp_path / "rep" / "index.html").is_file() and page.name == "index.html"
+    assert RiskScoreAudit.demo_order == 40 and RiskScoreAudit.name == "riskscore"
+
+
+def test_sensitive_features_from_fit_or_constructor(fitted: RiskScoreAudit) -> None:
+    y, r, frame = audit_data(1500, 4)
+    data = frame.assign(y=y, r=r)
+    kw = {"n_bootstrap": 10, "random_state": 0, "progress": False, "metrics": ("auroc",)}
+    a = RiskScoreAudit(**kw).fit(data, y_true="y", y_score="r", sensitive_features=["sex"])
+    b = RiskScoreAudit(sensitive_features=["sex"], **kw).fit(data, y_true=data.y.to_numpy(), y_score="r")
+    pd.testing.assert_frame_equal(a.results_, b.results_)
+    c = RiskScoreAudit(sensitive_features=["race"], **kw).fit(data, y_true="y", y_score="r",
+                                                             sensitive_features=["sex"])
+    assert c.sensitive_features_ == ["sex"] and c.sensitive_features == ["race"]  # fit's wins, param unchanged
+    with pytest.raises(fp.ConfigError, match=r"needs sensitive features.*sensitive_features=\['sex'"):
+        RiskScoreAudit(**kw).fit(data, y_true="y", y_score="r")
+
+
+def test_ranking_measures_accept_real_valued_scores() -> None:
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(0)
+    r = rng.random(4000)
+    y = (rng.random(r.size) < r).astype(int)
+    decision = np.log(r / (1 - r)) * 3 - 1  # a decision function: same ranking, any real value
+    decile = np.ceil(r * 10)  # 1-10
+    assert auroc(y, decision) == pytest.approx(roc_auc_score(y, decision), abs=1e-12)
+    assert auroc(y, decision) == pytest.approx(auroc(y, r), abs=1e-12)
+    assert auprg(y, decision) == pytest.approx(auprg(y, r), abs=1e-12)
+    assert auprg(y, decile) == pytest.approx(auprg(y, decile / 10), abs=1e-12)
+    mask = rng.random(r.size) < 0.3
+    assert expected_underrepresentation(decision, y, mask) == pytest.approx(
+        expected_underrepresentation(r, y, mask), abs=1e-12)
+    with pytest.raises(fp.DataError, match=r"\[0, 1\]"):  # calibration still needs probabilities
+        drmsce(y, decile)
+    with pytest.raises(fp.DataError, match=r"\[0, 1\]"):
+        calibration_intercept_slope(y, decision)
+
+
+def test_audit_of_deciles_reports_calibration_as_nan_with_a_note(tmp_path) -> None:
+    y, r, frame = audit_data(2000, 5)
+    data = frame.assign(y=y, decile=np.ceil(r * 10).clip(1, 10))
+    audit = RiskScoreAudit(sensitive_features=["sex", "race"], n_bootstrap=20, random_state=0,
+                           progress=False).fit(data, y_true="y", y_score="decile")
+    table = audit.by_group_
+    assert table["drmsce"].isna().all() and table["auroc"].notna().all() and table["eur"].notna().all()
+    assert table.loc["all", "auroc"] > 0.7
+    assert not audit.bounded_ and "outside [0, 1]" in audit.calibration_note_
+    text = audit.summary()
+    assert "note: the scores lie in [1, 10], outside [0, 1]" in text and "drmsce are reported as NaN" in text
+    assert "reliability" not in audit.figures() and "metric_drmsce" not in audit.figures()
+    with pytest.raises(fp.ConfigError, match="needs probabilities"):
+        audit.plot_reliability()
+    audit.to_report(tmp_path / "rep")
+    assert "outside [0, 1]" in (tmp_path / "rep" / "index.html").read_text()
+
+
+def test_differences_to_all_are_paired_bootstrap_intervals() -> None:
+    y, r, frame = audit_data(3000, 6)
+    audit = RiskScoreAudit(sensitive_features=["sex"], n_bootstrap=40, random_state=0, progress=False,
+                           metrics=("drmsce", "auroc", "eur")).fit(frame, y_true=y, y_score=r)
+    diff = audit.differences_
+    assert set(diff.group) == {"sex=f", "sex=m"} and set(diff.metric) == {"drmsce", "auroc", "eur"}
+    row = diff.set_index(["group", "metric"]).loc[("sex=m", "drmsce")]
+    boot = audit.bootstrap_
+    paired = boot["sex=m"]["drmsce"] - boot["all"]["drmsce"]  # the same resamples
+    assert row["median"] == pytest.approx(np.median(paired))
+    assert row["lower"] == pytest.approx(np.quantile(paired, 0.025))
+    assert row["upper"] == pytest.approx(np.quantile(paired, 0.975))
+    assert row["lower"] > 0 and row.excludes_zero  # men (miscalibrated) differ from all
+    point = audit.results_.set_index(["group", "metric"])["point"]
+    assert row["difference"] == pytest.approx(point["sex=m", "drmsce"] - point["all", "drmsce"])
+    assert "group - all:" in audit.summary()
+    # the results do not depend on n_jobs (one seed per chunk of resamples)
+    again = RiskScoreAudit(**{**audit.get_params(), "n_jobs": 2}).fit(frame, y_true=y, y_score=r)
+    pd.testing.assert_frame_equal(again.differences_, diff)
+
+
+def test_report_shows_every_single_attribute_group_and_explains_eur(tmp_path) -> None:
+    from fairprobe.report import load_report
+
+    y, r, frame = audit_data(6000, 7)
+    audit = RiskScoreAudit(sensitive_features=["sex", "age", "race"], n_bootstrap=10, random_state=0,
+                           progress=False, min_group_size=50).fit(frame, y_true=y, y_score=r)
+    singles = [g for g, k in audit.n_attributes_.items() if k == 1]
+    ax = audit.plot_metrics("drmsce", top=4)
+    labels = [t.get_text().split(" (n=")[0] for t in ax.get_yticklabels()]
+    assert set(singles) <= set(labels)  # every single-attribute group, however small top is
+    assert "the 4 most extreme of" in ax.get_title() and f"all {len(singles)} single-attribute groups" in ax.get_title()
+    assert "best and worst by auroc, and all: 3 of" in audit.plot_roc().get_title()  # a subset says so
+    audit.to_report(tmp_path / "rep")
+    sec = load_report(tmp_path / "rep").sections[0]
+    assert "EUR (expected under-representation) averages" in sec.text
+    tables = {t.name: t.frame for t in sec.tables}
+    assert {"differences to all", "results"} <= set(tables)
+    assert set(singles) <= set(tables["differences to all"].group)
+
+
+def test_demo_step_finds_the_miscalibrated_region() -> None:
+    from fairprobe.datasets import make_lending_scenario
+    from fairprobe.plugins.riskscore.demo import demo_step
+    from fairprobe.report import Report
+
+    report, facts = Report("demo"), {}
+    found, table, lines = RiskScoreAudit.demo(report, make_lending_scenario(6000, seed=0), facts, quick=True,
+                                              seed=0, n_jobs=1, progress=False)
+    assert found == {"miscalibrated_group": True} and facts["riskscore"]["worst_calibrated"] == "region=east"
+    assert "region=east" in lines[0] and table.index[0] == "all" and len(report.sections) == 1
+    assert callable(demo_step)
