@@ -41,10 +41,10 @@ def main() -> None:
     risk = calibrated.predict_proba(X_te)[:, 1]
     audit = RiskScoreAudit(sensitive_features=["sex", "age_group", "race"], min_group_size=100, n_bootstrap=200,
                            random_state=0, n_jobs=2)
-    audit.fit(y_te, risk, g_te.reset_index(drop=True))
+    audit.fit(g_te.reset_index(drop=True), y_true=y_te, y_score=risk)
     print(audit.summary())
-    print(audit.by_group.round(3).to_string())
-    page = audit.report(str(Path(__file__).with_name("riskscore_compas_report")))
+    print(audit.to_frame().round(3).to_string())
+    page = audit.to_report(Path(__file__).with_name("riskscore_compas_report"))
     print(f"\nreport written to {page}")
 
 
