@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
-from typing import Any
 
 import click
-import numpy as np
 
 from fairprobe.cli_io import (
     PLOT_SUFFIXES,
@@ -19,41 +16,10 @@ from fairprobe.cli_io import (
     require_columns,
     save_plot,
 )
+from fairprobe.core.jsonsafe import json_default, jsonable
 from fairprobe.exceptions import DataError
 
-__all__ = ["fairtree_command", "jsonable"]
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` with NaN and infinities as ``None`` (JSON ``null``) and numpy scalars as Python's.
-
-    ``json.dumps`` would write ``NaN``, which is not JSON (``jq`` and browsers reject it).
-
-    Parameters
-    ----------
-    value : object
-        Records, lists and scalars.
-
-    Returns
-    -------
-    object
-        The same structure, ready for ``json.dumps``.
-
-    Examples
-    --------
-    >>> import json, numpy as np
-    >>> json.dumps(jsonable([{"threshold": float("nan"), "n": np.int64(3)}]))
-    '[{"threshold": null, "n": 3}]'
-    """
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
-        return [jsonable(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+__all__ = ["fairtree_command"]
 
 
 @click.command("fairtree")
@@ -122,6 +88,7 @@ def fairtree_command(data_path: Path, target: str | None, prediction: str | None
     if as_json:
         out = {"splits": tree.splits_.to_dict(orient="records"), "leaves": tree.leaves_.to_dict(orient="records"),
                "ranking": tree.covariate_ranking().to_dict(orient="records")}
-        click.echo(json.dumps(jsonable(out), indent=2, default=str, allow_nan=False))
+        # NaN (a nominal split's threshold, the permutation test's p_bias) as null: NaN is not JSON
+        click.echo(json.dumps(jsonable(out), indent=2, default=json_default, allow_nan=False))
     else:
         click.echo(tree.summary())
