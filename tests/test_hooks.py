@@ -39,12 +39,36 @@ def test_every_hook_has_a_test_and_a_documented_signature() -> None:
         assert inspect.signature(func).return_annotation is not inspect.Signature.empty
 
 
-class _Toy:
-    name = "toy"
+def _toys(kind: str) -> tuple[type, type]:
+    """Two minimal classes named "toy" that implement the interface of ``kind`` (the registry checks it)."""
+    from fairprobe.biases.base import Bias
+    from fairprobe.metrics.base import Metric
+    from fairprobe.plugins.base import Analysis, Example, Summary
 
+    class _AnalysisToy(Analysis):
+        def fit(self, data, **roles):
+            self.done_ = True
+            return self
 
-class _OtherToy:
-    name = "toy"
+        def summary(self) -> Summary:
+            return Summary("toy")
+
+        def to_frame(self):
+            import pandas as pd
+
+            return pd.DataFrame({"x": [1]})
+
+        @classmethod
+        def example(cls, *, seed: int = 0) -> Example:
+            return Example(cls(), None)
+
+    class _BiasToy(Bias):
+        def config(self):
+            raise NotImplementedError
+
+    base = {"biases": _BiasToy, "metrics": Metric, "analyses": _AnalysisToy}[kind]
+    return (type("_Toy", (base,), {"name": "toy", "description": "toy"}),
+            type("_OtherToy", (base,), {"name": "toy", "description": "toy"}))
 
 
 def _plugin(hook: str, classes: list[type]) -> types.SimpleNamespace:
@@ -58,11 +82,12 @@ def _plugin(hook: str, classes: list[type]) -> types.SimpleNamespace:
 
 
 def _check_registration(kind: str, hook: str) -> None:
-    pm = fresh_plugin_manager(_plugin(hook, [_Toy]))
-    assert get_registry(pm).kind(kind) == {"toy": _Toy} | (
+    toy, other_toy = _toys(kind)
+    pm = fresh_plugin_manager(_plugin(hook, [toy]))
+    assert get_registry(pm).kind(kind) == {"toy": toy} | (
         get_registry(fresh_plugin_manager()).kind(kind)
     )
-    pm = fresh_plugin_manager(_plugin(hook, [_Toy]), _plugin(hook, [_OtherToy]))
+    pm = fresh_plugin_manager(_plugin(hook, [toy]), _plugin(hook, [other_toy]))
     with pytest.raises(DuplicatePluginError, match=r"_Toy and .*_OtherToy|_OtherToy and .*_Toy"):
         get_registry(pm)
 

@@ -1,17 +1,6 @@
-"""Small plotting helper shared by every analysis (matplotlib is imported lazily)."""
+"""Moved to :mod:`fairprobe.reporting.plotting` (this alias is removed once every caller imports the new path)."""
 
-from __future__ import annotations
+import importlib
+import sys
 
-from typing import Any
-
-__all__ = ["new_axes"]
-
-
-def new_axes(ax: Any = None, size: tuple[float, float] = (5, 3.5)) -> Any:
-    """``ax`` itself, or the axes of a new figure of ``size`` inches when ``ax`` is None."""
-    if ax is not None:
-        return ax
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots(figsize=size)
-    return ax
+sys.modules[__name__] = importlib.import_module("fairprobe.reporting.plotting")

@@ -59,6 +59,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "fairprobe.plugins.fairtree.hooks",
     "fairprobe.plugins.riskscore.hooks",
     "fairprobe.plugins.rashomon.hooks",
+    "fairprobe.cli.hooks",
 )
 
 #: Plugin kind -> registration hook name.

@@ -22,7 +22,7 @@ import pandas as pd
 from fairprobe.core.bound import BoundProblem, BoundResult
 from fairprobe.core.validate import check_sweep_options, sweep_grid
 from fairprobe.exceptions import ConfigError, FairprobeError, UndefinedMetricError
-from fairprobe.plotting import new_axes
+from fairprobe.reporting.plotting import new_axes
 
 __all__ = ["SensitivityResult", "run_tasks", "sensitivity", "sensitivity_grid"]
 

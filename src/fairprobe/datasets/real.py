@@ -119,9 +119,9 @@ def load_table(path: str | os.PathLike) -> pd.DataFrame:
     DataError
         One line naming the problem and the fix when the file does not exist or is a folder, is
         empty, has a header but no rows, has an unknown extension, holds binary data, repeats a
-        column name, or is separated by semicolons (see :func:`fairprobe.cli_io.read_table`).
+        column name, or is separated by semicolons (see :func:`fairprobe.datasets.tables.read_table`).
     """
-    from fairprobe.cli_io import read_table
+    from fairprobe.datasets.tables import read_table
 
     return read_table(Path(path))
 

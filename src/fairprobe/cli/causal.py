@@ -1,0 +1,256 @@
+"""Command-line front end of the causal sensitivity analysis: ``bound``, ``sweep``, ``breakdown``.
+
+Shared options: ``--bias`` (repeat to combine biases), ``--metric``, ``--data`` (a CSV of unit
+rows, or of cells with a ``prob`` column), ``--columns A=race,Y=recid,P=pred`` (DAG node =
+column), ``--groups`` (two attribute values, codes or labels, a value and ``rest``, ``all`` or
+``each_vs_rest``), ``--param NAME=VALUE`` (fixed sensitivity values), ``--unmeasured Z`` (DAG nodes
+with no column, on purpose; a node of the bias missing from the data is otherwise an error),
+``--backend``, ``--time-limit``, ``--jobs``, ``--json``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+import pandas as pd
+
+from fairprobe.cli.options import PLOT_SUFFIXES, file_option, force_option, out_option, save_plot
+from fairprobe.core.jsonsafe import json_default, jsonable
+from fairprobe.exceptions import ConfigError, DataError
+
+__all__ = ["bound_command", "breakdown_command", "sweep_command"]
+
+
+def parse_grid(text: str) -> list[float]:
+    """``"0:0.1:21"`` (start:stop:count, inclusive) or ``"0,0.01,0.05"`` -> values."""
+    text = text.strip()
+    try:
+        if ":" in text:
+            start, stop, count = text.split(":")
+            n = int(count)
+            if n < 1:
+                raise ValueError
+            return [round(v, 12) for v in np.linspace(float(start), float(stop), n)]
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise ConfigError(f"Cannot read sensitivity values {text!r}; write start:stop:count (0:0.1:21) or "
+                          "a comma list (0,0.01,0.05).") from None
+    if not values:
+        raise ConfigError("The list of sensitivity values is empty; give at least one value.")
+    return values
+
+
+def _pairs(text: str | None, what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ConfigError(f"Cannot read {what} {part!r}; write NAME=VALUE pairs separated by commas.")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any, tuple[Any, Any] | str]:
+    """Read the CSV or Parquet file, map columns to nodes, and read the compared groups.
+
+    Every row is kept: the population of the bias (the ``D`` budget) is everyone in the data, also
+    when two groups are compared. Groups are labels of the attribute column (or its codes); they
+    are resolved against the table's labels when the metric is bound, with a clear error naming
+    the groups the data have.
+    """
+    from fairprobe.cli.options import read_table
+    from fairprobe.core.table import ObservedTable
+
+    frame = read_table(path)
+    mapping = _pairs(columns, "column mapping")
+    missing = [col for col in mapping.values() if col not in frame.columns]
+    if missing:
+        raise DataError(f"Column(s) {missing} named in --columns are not in {path}; available: "
+                        f"{list(frame.columns)}.")
+    if "prob" in frame.columns:
+        frame = frame.rename(columns={v: k for k, v in mapping.items()})
+        table = ObservedTable.from_probabilities(frame)
+    else:
+        table = ObservedTable.from_frame(frame, **mapping) if mapping else ObservedTable.from_frame(frame)
+    if groups is None:
+        return table, (0, 1)
+    if groups in ("all", "each_vs_rest"):
+        return table, groups
+    labels = [g.strip() for g in groups.split(",")]
+    if len(labels) != 2 or not all(labels):
+        raise ConfigError(f"--groups takes two attribute values separated by a comma (a value and 'rest'), 'all' or "
+                          f"'each_vs_rest'; got {groups!r}.")
+    return table, (_group_value(labels[0]), _group_value(labels[1]))
+
+
+def _group_value(text: str) -> Any:
+    """A group typed on the command line; ``Metric.bind`` matches it to the table's labels (as text) or codes."""
+    return int(text) if text.isdigit() else text
+
+
+def _metric(name: str, group: str | None, groups: tuple[Any, Any] | str) -> Any:
+    if "P(" in name.replace(" ", ""):
+        return name
+    from fairprobe.core.registry import metric
+
+    value: Any = 0 if group is None else _group_value(group)
+    return metric(name, group=value, groups=groups)
+
+
+def _fixed(params: tuple[str, ...]) -> dict[str, float]:
+    out = {}
+    for item in params:
+        for k, v in _pairs(item, "--param").items():
+            try:
+                out[k] = float(v)
+            except ValueError:
+                raise ConfigError(f"--param {k} needs a number; got {v!r}.") from None
+    return out
+
+
+def _bias(biases: tuple[str, ...]) -> Any:
+    if not biases:
+        raise ConfigError("Give a bias with --bias (repeat it to combine biases); see `fairprobe plugins`.")
+    return list(biases) if len(biases) > 1 else biases[0]
+
+
+
+
+def _report(out_dir: Path, title: str, summary: str, result: dict[str, Any], biases: tuple[str, ...], metric: str,
+            data_path: Path) -> None:
+    """A one-result report folder: the summary, the parameters and the result as a table."""
+
+    from fairprobe.cli.options import write_report
+
+    flat = {k: (json.dumps(jsonable(v), default=json_default) if isinstance(v, dict | list) else v)
+            for k, v in result.items()}
+    write_report(out_dir, title, summary=summary,
+                 parameters={"bias": " + ".join(biases), "metric": metric, "data": str(data_path)},
+                 tables={"result": pd.DataFrame([flat]).T.rename(columns={0: "value"})})
+
+
+def common(f: Any) -> Any:
+    """Options shared by the causal commands."""
+    options = [
+        click.option("--bias", "biases", multiple=True, help="Bias name or JSON file; repeat to combine biases."),
+        click.option("--metric", required=True, help="Metric name (see `fairprobe plugins`) or a query string."),
+        click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False,
+                                                                            path_type=Path),
+                     help="CSV of unit rows, or of cells with a 'prob' column."),
+        click.option("--columns", default=None, help="Node=column mapping, e.g. A=race,Y=recid,P=pred."),
+        click.option("--groups", default=None,
+                     help="Two attribute values to compare (codes or labels), a value and 'rest' (everyone "
+                          "else), 'all' (largest gap over pairs) or 'each_vs_rest' (largest gap of a group "
+                          "against the rest)."),
+        click.option("--group", default=None, help="Group for group rates (fpr, ppv, ...): a label or code."),
+        click.option("--param", "params", multiple=True, help="Fixed sensitivity value NAME=VALUE (repeatable)."),
+        click.option("--unmeasured", default=None,
+                     help="DAG nodes with no column in the data, on purpose (comma list, e.g. Z)."),
+        click.option("--backend", default="scip", show_default=True, help="Solver backend."),
+        click.option("--time-limit", type=float, default=None, help="Seconds per solve (bounds stay certified)."),
+        click.option("--json", "as_json", is_flag=True, help="Print JSON."),
+        out_option(),
+        force_option,
+    ]
+    for opt in reversed(options):
+        f = opt(f)
+    return f
+
+
+@click.command("bound")
+@common
+@click.option("--D", "d_value", type=float, default=None, help="Sensitivity value (single-parameter bias).")
+def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
+              group: str | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
+              time_limit: float | None, as_json: bool, out_dir: Path | None, d_value: float | None) -> None:
+    """Certified bounds of a fairness metric under a bias at one sensitivity value.
+
+    \b
+    Example:
+      fairprobe bound --bias proxy_label --metric fpr_parity --data cells.csv --D 0.05
+    """
+    from fairprobe.core.bound import bound
+
+    table, grp = load_data(data_path, columns, groups)
+    res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
+                time_limit=time_limit, unmeasured=unmeasured, **_fixed(params))
+    if out_dir is not None:
+        _report(out_dir, "Certified bounds", res.summary(), res.to_dict(), biases, metric, data_path)
+    click.echo(json.dumps(jsonable(res.to_dict()), indent=2, default=json_default) if as_json else res.summary())
+
+
+@click.command("sweep")
+@common
+@click.option("--D", "d_grid", required=True, help="Values: start:stop:count (0:0.1:21) or a comma list.")
+@click.option("--parameter", default=None, help="Parameter swept when the bias has several.")
+@click.option("--jobs", "n_jobs", type=int, default=1, show_default=True, help="Parallel workers (-1 = all).")
+@file_option("--plot", "plot_path", suffixes=PLOT_SUFFIXES, help="Write the sensitivity plot (PNG/PDF/SVG).")
+@file_option("--csv", "csv_path", help="Write the table of bounds (CSV).")
+def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
+              group: str | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
+              time_limit: float | None,
+              as_json: bool, out_dir: Path | None, d_grid: str, parameter: str | None, n_jobs: int,
+              plot_path: Path | None, csv_path: Path | None) -> None:
+    """Certified bounds over a grid of sensitivity values (progress on stderr).
+
+    \b
+    Example:
+      fairprobe sweep --bias selection --metric equalized_odds --data preds.csv \\
+          --columns A=race,Y=recid,P=pred --D 0:0.1:21 --plot out.png --json
+    """
+    from fairprobe.core.sensitivity import sensitivity
+
+    table, grp = load_data(data_path, columns, groups)
+    res = sensitivity(_bias(biases), _metric(metric, group, grp), table, D=parse_grid(d_grid),
+                      parameter=parameter, backend=backend, time_limit=time_limit, n_jobs=n_jobs,
+                      unmeasured=unmeasured, **_fixed(params))
+    if plot_path is not None:
+        save_plot(res.plot, plot_path)
+    if csv_path is not None:
+        res.to_frame().to_csv(csv_path, index=False)
+    if out_dir is not None:
+        from fairprobe.cli.options import write_report
+
+        write_report(out_dir, f"Sensitivity sweep: {metric}", summary=res.summary(),
+                     parameters={"bias": " + ".join(biases), "metric": metric, "data": str(data_path),
+                                 "D": d_grid, "backend": backend, "time limit": time_limit},
+                     tables={"bounds": res.to_frame()},
+                     figures={"certified bounds": res.plot} if len(res.parameters) == 1 else {})
+    if as_json:
+        click.echo(res.to_json())
+    else:
+        click.echo(res.summary())
+        click.echo(res.to_frame()[[*res.parameters, "lower", "upper", "status"]].to_string(index=False))
+
+
+@click.command("breakdown")
+@common
+@click.option("--threshold", type=float, default=None, help="Conclusion: metric above/below this (default 0).")
+@click.option("--tolerance", type=float, default=None, help="Conclusion: |metric| <= tolerance (or not).")
+@click.option("--parameter", default=None, help="Parameter moved when the bias has several.")
+def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None,
+                  groups: str | None, group: str | None, params: tuple[str, ...], unmeasured: str | None,
+                  backend: str,
+                  time_limit: float | None, as_json: bool, out_dir: Path | None, threshold: float | None,
+                  tolerance: float | None, parameter: str | None) -> None:
+    """Smallest sensitivity value at which the fairness conclusion can flip.
+
+    \b
+    Example:
+      fairprobe breakdown --bias selection --metric fpr_parity --data cells.csv --tolerance 0.05
+    """
+    from fairprobe.core.breakdown import breakdown
+
+    table, grp = load_data(data_path, columns, groups)
+    res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
+                    tolerance=tolerance, parameter=parameter, backend=backend, time_limit=time_limit,
+                    unmeasured=unmeasured, **_fixed(params))
+    if out_dir is not None:
+        _report(out_dir, "Breakdown point", res.summary(), res.to_dict(), biases, metric, data_path)
+    click.echo(json.dumps(jsonable(res.to_dict()), indent=2, default=json_default) if as_json else res.summary())

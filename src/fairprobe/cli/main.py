@@ -1,0 +1,125 @@
+"""The ``fairprobe`` root command group and the console entry point (exit codes, error lines).
+
+Commands: ``plugins``, ``solve``, ``bound``, ``sweep``, ``breakdown``, ``fairtree``,
+``multiplicity``, ``riskscore``, ``demo``, ``report``; plugins add more through
+``fairprobe_add_cli_commands``.
+
+Exit codes: 0 success; 2 bad input or configuration (one line on stderr naming the problem and
+the fix); 3 a solver failed; 1 an internal error; 130 interrupted. ``--debug``
+also prints the traceback and keeps the exit code; ``--quiet`` silences progress bars and notes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import click
+
+from fairprobe import __version__
+from fairprobe.exceptions import FairprobeError, SolverError
+
+# exit 3; an infeasible program or a missing solver is a configuration error (exit 2)
+SOLVER_ERRORS = (SolverError,)
+
+
+class PluginGroup(click.Group):
+    """The root group: its commands are those plugins add through ``fairprobe_add_cli_commands``.
+
+    They are loaded on first use (listing, help, dispatch), not at import: importing
+    :mod:`fairprobe.cli` builds no plugin manager, yet the importable group has every command.
+    """
+
+    def _load_plugins(self) -> None:
+        if getattr(self, "_plugins_loaded", False):
+            return
+        self._plugins_loaded = True
+        from fairprobe.core.registry import get_plugin_manager
+
+        get_plugin_manager().hook.fairprobe_add_cli_commands(cli=self)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_plugins()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        self._load_plugins()
+        return super().get_command(ctx, cmd_name)
+
+    def reload_plugins(self) -> None:
+        """Forget the loaded commands (after the plugin manager was reset, e.g. in tests)."""
+        self.commands.clear()
+        self._plugins_loaded = False
+
+
+@click.group(cls=PluginGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="fairprobe")
+@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No progress bars or informational lines (results and errors are still printed).")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
+    """fairprobe: how far can you trust a fairness assessment?
+
+    \b
+    Example:
+      fairprobe demo --out report
+      fairprobe --quiet sweep ... --out sweep-report   (for logs and scripts)
+
+    \b
+    Progress bars are drawn only on a terminal (FAIRPROBE_PROGRESS=1 forces them);
+    --quiet (or FAIRPROBE_QUIET=1) also silences informational lines.
+
+    \b
+    Exit codes:
+      0    success
+      2    bad input or configuration (one line names the problem and the fix)
+      3    a solver failed
+      1    internal error (rerun with --debug for the traceback)
+      130  interrupted
+    """
+    # The command line only writes figures to files: headless matplotlib, unless the user chose a
+    # backend (library code never switches it).
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+    ctx.obj["quiet"] = quiet
+    if quiet:
+        from fairprobe.progress import quiet as quiet_mode
+
+        ctx.with_resource(quiet_mode(True))  # left when the command ends: in-process callers get their mode back
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``fairprobe`` console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    try:
+        cli.main(args=argv, prog_name="fairprobe", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except FairprobeError as exc:
+        if debug:  # the traceback as well, but the same exit code: --debug never changes it
+            traceback.print_exc()
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(3 if isinstance(exc, SOLVER_ERRORS) else 2)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # an unexpected failure: one line, the traceback only on request
+        if debug:
+            traceback.print_exc()
+        click.echo(f"internal error: {type(exc).__name__}: {exc}"
+                   + ("" if debug else " (rerun with --debug for the traceback)"), err=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,155 @@
+"""Options and output helpers shared by the command-line commands (built-in and plugin ones).
+
+* :func:`~fairprobe.datasets.tables.read_table` (re-exported here) reads a user's CSV or Parquet
+  file, refusing what would silently become a wrong table.
+* :func:`out_option`, :func:`force_option` and :func:`file_option` are the shared declarations of
+  ``--out``, ``--force`` and output files (``--plot``, ``--csv``): the paths are checked while the
+  options are parsed, so an empty, unwritable or occupied destination fails before any solving.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+import pandas as pd
+
+from fairprobe.datasets.tables import PLOT_SUFFIXES, read_table
+from fairprobe.exceptions import ConfigError, DataError
+
+__all__ = ["PLOT_SUFFIXES", "file_option", "force_option", "out_option", "read_table", "require_columns", "save_plot",
+           "write_report"]
+
+
+def require_columns(df: pd.DataFrame, columns: list[str], path: Path) -> None:
+    """Raise a ``DataError`` naming the columns of ``df`` that are missing."""
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise DataError(f"Column(s) {missing} are not in {path}; available: {list(df.columns)}.")
+
+
+def save_plot(draw: Callable[[], Any], path: Path) -> None:
+    """Draw (``draw()`` returns an axes) and save the figure to ``path`` (the CLI runs matplotlib headless)."""
+    ax = draw()
+    ax.figure.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    ax.figure.savefig(path, dpi=150)
+
+
+def write_report(out_dir: Path, title: str, *, summary: str = "", parameters: dict[str, Any] | None = None,
+                 tables: dict[str, pd.DataFrame] | None = None,
+                 figures: dict[str, Callable[[], Any]] | None = None, text: str = "") -> Path:
+    """A command's results as a shared-format report folder, recording the command line that made it.
+
+    The folder rules of :mod:`fairprobe.reporting.report` apply; the command's ``--force`` is honoured.
+    """
+    import sys
+
+    from fairprobe import report
+
+    return report.write_report(out_dir, title, summary=summary, text=text, parameters=parameters, figures=figures,
+                               tables=tables, command=" ".join(["fairprobe", *sys.argv[1:]]))
+
+
+# -- shared option declarations -------------------------------------------------------------------
+_FORCE_KEY = "fairprobe.force"  # read by fairprobe.report while the command runs
+
+
+def _force_callback(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:
+        ctx.meta[_FORCE_KEY] = True
+    return value
+
+
+def force_option(f: Any) -> Any:
+    """``--force``: write the report into a folder holding files fairprobe did not write.
+
+    Eager and not passed to the command: the ``--out`` check reads it while parsing, and
+    :mod:`fairprobe.reporting.report` reads it when writing, so a command only declares the option.
+    """
+    return click.option("--force", is_flag=True, is_eager=True, expose_value=False, callback=_force_callback,
+                        help="Write the report even into a folder holding files fairprobe did not write "
+                             "(its index.html, report.json, figures/, tables/ are replaced; other files kept).")(f)
+
+
+def _out_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    if value is None:
+        return None
+    from fairprobe.reporting.report import check_output_folder
+
+    name = max(param.opts, key=len)
+    path = check_output_folder(str(value), force=bool(ctx.meta.get(_FORCE_KEY)), option=name)
+    ctx.meta[_OUT_KEY] = (name, path)
+    _check_inside(ctx)
+    return Path(value)
+
+
+_OUT_KEY, _FILES_KEY = "fairprobe.out", "fairprobe.files"
+
+
+def _check_inside(ctx: click.Context) -> None:
+    """A --plot/--csv file inside the --out folder would make it a folder fairprobe did not (only) write."""
+    if _OUT_KEY not in ctx.meta:
+        return
+    out_name, out = ctx.meta[_OUT_KEY]
+    for name, path in ctx.meta.get(_FILES_KEY, {}).items():
+        if path == out or out in path.parents:
+            raise ConfigError(f"{name} {path} lies inside the {out_name} folder {out}, which is replaced as a whole "
+                              f"by the report; write {name} outside it (the report already holds its figures and "
+                              "tables).")
+
+
+def out_option(*names: str, help: str = "Write a report folder (HTML, CSV, PNG; `fairprobe report` merges several).",
+               **kwargs: Any) -> Callable[[Any], Any]:
+    """``--out``: a report folder, checked while parsing (empty, not writable, or holding other files).
+
+    Use it together with :func:`force_option`.
+    """
+    names = names or ("--out", "out_dir")
+    kwargs.setdefault("default", None)
+    # a plain string: click.Path would turn "" into Path("") == Path("."), the current folder
+    return click.option(*names, type=str, callback=_out_callback, help=help, metavar="FOLDER", **kwargs)
+
+
+def check_output_file(value: str | os.PathLike, option: str, suffixes: tuple[str, ...] | None = None) -> Path:
+    """Check an output file path before any work; raises ``ConfigError`` naming ``option``."""
+    text = str(value)
+    if not text.strip():
+        example = f"out{suffixes[0]}" if suffixes else "out.csv"
+        raise ConfigError(f"The file name given for {option} is empty; give one, e.g. {option} {example}.")
+    path = Path(os.path.abspath(Path(text).expanduser()))
+    if path.is_dir():
+        raise ConfigError(f"{option} {text} is a folder; give a file name inside it, e.g. {path / 'out'}"
+                          f"{suffixes[0] if suffixes else '.csv'}.")
+    if suffixes is not None and path.suffix.lower() not in suffixes:
+        raise ConfigError(f"{option} {text} has {path.suffix or 'no extension'}; matplotlib writes "
+                          f"{', '.join(suffixes)}. Give a file name ending in one of them, e.g. plot.png.")
+    from fairprobe.reporting.report import nearest_existing
+
+    base = nearest_existing(path.parent)
+    if not base.is_dir():
+        raise ConfigError(f"Cannot create {option} {text}: {base} is a file, not a folder; choose another path.")
+    if not os.access(base, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ConfigError(f"Cannot write {option} {text}: permission denied; choose a path you can write to.")
+    return path
+
+
+def file_option(*names: str, suffixes: tuple[str, ...] | None = None, help: str = "",
+                **kwargs: Any) -> Callable[[Any], Any]:
+    """An output-file option (``--plot``, ``--csv``), checked while parsing.
+
+    ``suffixes`` restricts the extension (plots: :data:`PLOT_SUFFIXES`).
+    """
+    def callback(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+        if value is None:
+            return None
+        name = max(param.opts, key=len)
+        ctx.meta.setdefault(_FILES_KEY, {})[name] = check_output_file(str(value), name, suffixes)
+        _check_inside(ctx)
+        return Path(value)
+
+    kwargs.setdefault("default", None)
+    return click.option(*names, type=str, callback=callback, help=help, metavar="FILE", **kwargs)
