@@ -147,7 +147,7 @@ def test_roles_as_column_names() -> None:
 
 def test_demo_step_detects_the_income_model_problems() -> None:
     from fairprobe.datasets import make_lending_scenario
-    from fairprobe.report import Report
+    from fairprobe.reporting.report import Report
 
     facts: dict = {}
     report = Report("demo")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from fairprobe.cli_io import (
+from fairprobe.cli.options import (
     PLOT_SUFFIXES,
     file_option,
     force_option,
@@ -79,7 +79,7 @@ def fairtree_command(data_path: Path, target: str | None, prediction: str | None
     if out_path is not None:
         tree.splits_.to_csv(out_path, index=False)
     if out_dir is not None:
-        from fairprobe.cli_io import write_report
+        from fairprobe.cli.options import write_report
 
         write_report(out_dir, "FairTree subgroup audit", summary=tree.summary(),
                      parameters={"data": str(data_path), "covariates": covariates, "test": test, "alpha": alpha,

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
-    from fairprobe.report import Report
+    from fairprobe.reporting.report import Report
 
 __all__ = ["COVARIATES", "demo_step"]
 
@@ -27,7 +27,7 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
 
     Parameters
     ----------
-    report : fairprobe.report.Report
+    report : fairprobe.reporting.report.Report
         The demo's report.
     scenario : fairprobe.datasets.Scenario
         The lending scenario (its ``audit_frame`` has ``income`` and ``income_estimate``).
@@ -49,7 +49,7 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
     Examples
     --------
     >>> from fairprobe.datasets import make_lending_scenario
-    >>> from fairprobe.report import Report
+    >>> from fairprobe.reporting.report import Report
     >>> found, table, lines = demo_step(Report("demo"), make_lending_scenario(8000, seed=0), {}, quick=True,
     ...                                 seed=0, n_jobs=1, progress=False)
     >>> found

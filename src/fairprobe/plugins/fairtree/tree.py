@@ -28,7 +28,7 @@ from fairprobe.plugins.fairtree.covariates import Covariate, prepare_covariates
 from fairprobe.plugins.fairtree.tests import PermutationSpec, fluctuation_test, permutation_node_test
 
 if TYPE_CHECKING:
-    from fairprobe.report import Report, Section
+    from fairprobe.reporting.report import Report, Section
 
 __all__ = ["FairTree", "Node", "merge_conditions"]
 
@@ -775,13 +775,13 @@ class FairTree(Analysis):
 
         Parameters
         ----------
-        report : fairprobe.report.Report
+        report : fairprobe.reporting.report.Report
         title : str, optional
             Section heading.
 
         Returns
         -------
-        fairprobe.report.Section
+        fairprobe.reporting.report.Section
         """
         return super().report_section(report, title=title or "FairTree: subgroup performance audit (bias vs variance)")
 
@@ -871,7 +871,7 @@ class FairTree(Analysis):
 
         Parameters
         ----------
-        report : fairprobe.report.Report
+        report : fairprobe.reporting.report.Report
         scenario : fairprobe.datasets.Scenario
         facts : dict
             Findings for ``summary.json`` (``facts["fairtree"]`` is set).
