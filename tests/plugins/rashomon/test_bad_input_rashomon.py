@@ -26,7 +26,7 @@ Y = (X[:, 0] + RNG.normal(0, 0.5, 80) > 0).astype(int)
 
 def _rs(estimator: object = None, **kw: object) -> RashomonSet:
     kw = {"param_grid": {"max_depth": [2, 3]}, "n_models": 4, "random_state": 0, "progress": False, **kw}
-    return RashomonSet(DecisionTreeClassifier() if estimator is None else estimator, **kw)
+    return RashomonSet(estimator=DecisionTreeClassifier() if estimator is None else estimator, **kw)
 
 
 def _fit(X: object = X, y: object = Y, estimator: object = None, **kw: object) -> object:

@@ -24,7 +24,7 @@ def synthetic(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def test_bootstrap_rashomon_set_finds_the_overlap() -> None:
     X, y = synthetic(4000, 0)
     grid = {"max_depth": [3, 5, 8], "criterion": ["gini", "entropy"]}
-    rs = RashomonSet(DecisionTreeClassifier(), param_grid=grid, epsilon=0.1, n_models=60, subsample=0.1,
+    rs = RashomonSet(estimator=DecisionTreeClassifier(), param_grid=grid, epsilon=0.1, n_models=60, subsample=0.1,
                      random_state=0, progress=False).fit(X, y)
     Xt, _ = synthetic(2000, 1)
     c = rs.conflict_ratio(Xt)
@@ -41,13 +41,13 @@ def test_bootstrap_rashomon_set_finds_the_overlap() -> None:
 def test_rashomon_set_errors() -> None:
     X, y = synthetic(400, 2)
     with pytest.raises(fp.ConfigError, match="no fit/predict"):
-        RashomonSet(object(), progress=False).fit(X, y)
+        RashomonSet(estimator=object(), progress=False).fit(X, y)
     with pytest.raises(fp.DataError, match="single class"):
-        RashomonSet(DecisionTreeClassifier(), progress=False).fit(X, np.zeros(400))
+        RashomonSet(estimator=DecisionTreeClassifier(), progress=False).fit(X, np.zeros(400))
     with pytest.raises(fp.DataError, match="one row per label"):
-        RashomonSet(DecisionTreeClassifier(), progress=False).fit(X, y[:-1])
+        RashomonSet(estimator=DecisionTreeClassifier(), progress=False).fit(X, y[:-1])
     with pytest.raises(fp.DataError, match="Rashomon set is empty"):
-        RashomonSet(DecisionTreeClassifier(max_depth=1), epsilon=0.0, n_models=3, subsample=0.01,
+        RashomonSet(estimator=DecisionTreeClassifier(max_depth=1), epsilon=0.0, n_models=3, subsample=0.01,
                     random_state=0, progress=False).fit(X, y)
 
 
@@ -58,12 +58,12 @@ def test_plots_and_report(tmp_path) -> None:
     from fairprobe.plugins.rashomon.plots import plot_ambiguity_curves, plot_distance_heatmap
 
     X, y = synthetic(1500, 3)
-    rs = RashomonSet(DecisionTreeClassifier(), param_grid={"max_depth": [3, 6]}, epsilon=0.1, n_models=20,
+    rs = RashomonSet(estimator=DecisionTreeClassifier(), param_grid={"max_depth": [3, 6]}, epsilon=0.1, n_models=20,
                      subsample=0.2, random_state=0, progress=False).fit(X, y)
-    page = rs.report(X[:500], str(tmp_path / "mult"))
-    assert page.endswith("index.html")
-    assert (tmp_path / "mult" / "figures" / "s1_ambiguity_curve.png").stat().st_size > 3000
-    assert (tmp_path / "mult" / "tables" / "s1_individual_report.csv").is_file()
+    page = rs.to_report(tmp_path / "mult")
+    assert page.name == "index.html"
+    assert (tmp_path / "mult" / "figures" / "s1_ambiguity.png").stat().st_size > 3000
+    assert (tmp_path / "mult" / "tables" / "s1_results.csv").is_file()
     assert len(rs.plot_scatter(X[:500]).collections) == 1
     P = rs.predict_matrix(X[:500])
     sets = {"all": P, "half": P[: P.shape[0] // 2]}
@@ -101,7 +101,7 @@ def _overlap_masks(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def test_fresh_samples_recover_the_true_conflict_ratio() -> None:
     """Condition (d): a fresh sample per model; the overlap's true conflict ratio is 0.5."""
     X, y = synthetic(2000, 5)
-    rs = RashomonSet(DecisionTreeClassifier(), param_grid={"max_depth": [4, 6]}, epsilon=0.1, n_models=40,
+    rs = RashomonSet(estimator=DecisionTreeClassifier(), param_grid={"max_depth": [4, 6]}, epsilon=0.1, n_models=40,
                      dataset_multiplicity="sampler", sampler=lambda rng: synthetic(2000, int(rng.integers(1 << 30))),
                      random_state=0, progress=False).fit(X, y)
     Xt, _ = synthetic(2000, 6)
@@ -116,23 +116,23 @@ def test_noise_category_flips_metric_reference_and_penalty() -> None:
     X = np.column_stack([X, rng.integers(0, 3, len(X))])  # a categorical column (codes 0, 1, 2)
     common = dict(param_grid={"max_depth": [3, 5]}, epsilon=0.05, n_models=15, subsample=0.5, random_state=0,
                   progress=False)
-    rs = RashomonSet(DecisionTreeClassifier(), feature_noise=0.5, categorical_features=[2], category_flip=0.2,
+    rs = RashomonSet(estimator=DecisionTreeClassifier(), feature_noise=0.5, categorical_features=[2], category_flip=0.2,
                      metric="balanced_accuracy", **common).fit(X, y)
     assert 0.7 <= rs.reference_score_ <= 0.8 and np.all(rs.scores_ >= rs.reference_score_ - 0.05)
-    fixed = RashomonSet(DecisionTreeClassifier(), reference=0.74, metric=lambda t, p: np.mean(t == p),
+    fixed = RashomonSet(estimator=DecisionTreeClassifier(), reference=0.74, metric=lambda t, p: np.mean(t == p),
                         **common).fit(X, y)
     assert fixed.reference_score_ == 0.74 and fixed.reference_params_ == {}
-    leaves = RashomonSet(DecisionTreeClassifier(), complexity=lambda m: m.get_n_leaves(), penalty=1e-3,
+    leaves = RashomonSet(estimator=DecisionTreeClassifier(), complexity=lambda m: m.get_n_leaves(), penalty=1e-3,
                          **common).fit(X, y)
     assert leaves.scores_.max() < rs.candidate_scores_.max() + 0.05  # the penalty lowers every objective
     with pytest.raises(fp.ConfigError, match="categorical_features"):
-        RashomonSet(DecisionTreeClassifier(), categorical_features=[5], **common).fit(X, y)
+        RashomonSet(estimator=DecisionTreeClassifier(), categorical_features=[5], **common).fit(X, y)
     with pytest.raises(fp.ConfigError, match="sampler"):
-        RashomonSet(DecisionTreeClassifier(), dataset_multiplicity="sampler", **common).fit(X, y)
+        RashomonSet(estimator=DecisionTreeClassifier(), dataset_multiplicity="sampler", **common).fit(X, y)
     with pytest.raises(fp.ConfigError, match="penalty needs complexity"):
-        RashomonSet(DecisionTreeClassifier(), penalty=0.1, **common).fit(X, y)
+        RashomonSet(estimator=DecisionTreeClassifier(), penalty=0.1, **common).fit(X, y)
     with pytest.raises(fp.DataError, match="binary target"):
-        RashomonSet(DecisionTreeClassifier(), metric="f1", **common).fit(X, np.arange(len(y)) % 3)
+        RashomonSet(estimator=DecisionTreeClassifier(), metric="f1", **common).fit(X, np.arange(len(y)) % 3)
     with pytest.raises(fp.DataError, match="3 columns, as in fit"):
         rs.predict_matrix(X[:, :2])
 
@@ -151,8 +151,8 @@ def test_parallel_training_equals_sequential() -> None:
     X, y = synthetic(800, 8)
     kw = dict(param_grid={"max_depth": [3, 5]}, epsilon=0.1, n_models=12, subsample=0.5, random_state=0,
               progress=False)
-    seq = RashomonSet(DecisionTreeClassifier(), **kw).fit(X, y)
-    par = RashomonSet(DecisionTreeClassifier(), n_jobs=2, **kw).fit(X, y)
+    seq = RashomonSet(estimator=DecisionTreeClassifier(), **kw).fit(X, y)
+    par = RashomonSet(estimator=DecisionTreeClassifier(), n_jobs=2, **kw).fit(X, y)
     np.testing.assert_array_equal(seq.predict_matrix(X), par.predict_matrix(X))
 
 
@@ -165,6 +165,6 @@ def test_training_on_a_local_dask_cluster() -> None:
               progress=False)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster):
-        dist = RashomonSet(DecisionTreeClassifier(), parallel_backend="dask", **kw).fit(X, y)
-    seq = RashomonSet(DecisionTreeClassifier(), **kw).fit(X, y)
+        dist = RashomonSet(estimator=DecisionTreeClassifier(), parallel_backend="dask", **kw).fit(X, y)
+    seq = RashomonSet(estimator=DecisionTreeClassifier(), **kw).fit(X, y)
     np.testing.assert_array_equal(seq.predict_matrix(X), dist.predict_matrix(X))

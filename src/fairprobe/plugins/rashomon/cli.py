@@ -247,8 +247,8 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
         for note in notes:
             sec.add_note(f"Warning: {note}")
         sec.add_table("individual report", rep)
-        if by_group is not None:
-            sec.add_table("conflict by group", by_group.round(4))
+        if test_path and by_group is not None:  # without --test the section has the training rows' table
+            sec.add_table("conflict by group (test rows)", by_group.round(4))
         text = [sec.notes[0]]
         if exact_model is not None:
             exact_model.report_section(report, "Exact multiplicity of linear classifiers (training rows)")
