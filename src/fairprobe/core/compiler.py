@@ -410,14 +410,38 @@ class _Compiler:
         finals: dict[EventKey, list[tuple[float, dict[int, np.ndarray]]]] = {
             key: [self.final_masks(t) for t in terms] for key, terms in self.terms.items()
         }
+        naive_vars = self._naive_size()
+        prog = PolynomialProgram(sense="min", name="fairprobe-bound")
+        self._add_group_variables(prog, groups, finals)
+        naive_terms = self._event_polys(finals)
+        self._add_data_rows(prog, data)
+        for j, (parsed, keys) in enumerate(zip(cfg.parsed_constraints, cons_atoms, strict=True)):
+            self._add_constraint(prog, parsed, keys, f"bias{j}")
+        named_terms: list[dict[tuple[str, ...], float]] = []
+        if max_abs:
+            named_terms = self._set_max_abs_objective(prog, parsed_qs, query_atoms)
+        else:
+            self._set_objective(prog, parsed_qs[0], query_atoms[0])
+        stats_before = {"n_variables": naive_vars, "n_terms": naive_terms,
+                        "n_constraints": len(data) + len(cfg.constraints)}
+        prog, conditions, named_terms = self._reduced(prog, named_terms)
+        return CompiledProgram(prog, _detect_kind(prog), stats_before, prog.stats().to_dict(), self.notes,
+                               self.ratio_names, named_terms, conditions, frozenset(self.query_rows),
+                               self.window_fractions)
+
+    def _add_group_variables(self, prog: PolynomialProgram, groups: list[int],
+                             finals: Mapping[EventKey, list[tuple[float, dict[int, np.ndarray]]]]) -> None:
+        """One variable per class of response types with the same signature over every event, per group.
+
+        A group whose member is unconfounded and read atomically gets conditional parameters instead
+        (:meth:`_add_conditional_parameters`); ``reduce=False`` keeps one variable per joint type.
+        """
         columns: dict[int, list[np.ndarray]] = {g: [] for g in groups}
         for fl in finals.values():
             for _, masks in fl:
                 for g, m in masks.items():
                     columns[g].append(m)
         self.classes: dict[int, np.ndarray] = {}
-        naive_vars = self._naive_size()
-        prog = PolynomialProgram(sense="min", name="fairprobe-bound")
         self.var_base: dict[int, int] = {}
         self.conditional: dict[int, dict[tuple[int, int], int]] = {}
         for g in groups:
@@ -441,6 +465,9 @@ class _Compiler:
                 prog.add_variable(f"q_{names}.{k}", 0.0, 1.0)
             prog.constraints.append(Constraint(
                 {(self.var_base[g] + k,): 1.0 for k in range(len(rep))}, "==", 1.0, f"simplex_{names}"))
+
+    def _event_polys(self, finals: Mapping[EventKey, list[tuple[float, dict[int, np.ndarray]]]]) -> int:
+        """``self.polys``: each event's probability over the program's variables; returns the naive term count."""
         self.polys: dict[EventKey, Poly] = {}
         naive_terms = 0
         for key, fl in finals.items():
@@ -461,7 +488,10 @@ class _Compiler:
                     term = poly_mul(term, f)
                 poly = poly_add(poly, term)
             self.polys[key] = poly
-        # data constraints
+        return naive_terms
+
+    def _add_data_rows(self, prog: PolynomialProgram, data: list[tuple[EventKey, float, EventKey | None]]) -> None:
+        """One row per observed cell (``P(cell & given) = p * P(given)`` for a selected table)."""
         given_poly = self._given_variable(prog, data[0][2]) if data and data[0][2] is not None else None
         for k, (key, prob, given_key) in enumerate(data):
             body = dict(self.polys[key])
@@ -480,16 +510,10 @@ class _Compiler:
             body = dict(given_poly)
             const = body.pop((), 0.0)
             prog.constraints.append(Constraint(body, ">=", RATIO_EPSILON - const, "selected_positive"))
-        # bias constraints
-        for j, (parsed, keys) in enumerate(zip(cfg.parsed_constraints, cons_atoms, strict=True)):
-            self._add_constraint(prog, parsed, keys, f"bias{j}")
-        named_terms: list[dict[tuple[str, ...], float]] = []
-        if max_abs:
-            named_terms = self._set_max_abs_objective(prog, parsed_qs, query_atoms)
-        else:
-            self._set_objective(prog, parsed_qs[0], query_atoms[0])
-        stats_before = {"n_variables": naive_vars, "n_terms": naive_terms,
-                        "n_constraints": len(data) + len(cfg.constraints)}
+
+    def _reduced(self, prog: PolynomialProgram, named_terms: list[dict[tuple[str, ...], float]]
+                 ) -> tuple[PolynomialProgram, list[Condition], list[dict[tuple[str, ...], float]]]:
+        """The exact presolve and rewrites, with the conditioning events and max-abs terms mapped along."""
         conditions = list(self.conditions.values())
         removed, remap = _presolve_zero_variables(prog, self._undefined) if self.reduce else (0, None)
         if removed:
@@ -514,9 +538,7 @@ class _Compiler:
             if c.observed is None and not {m: v for m, v in c.poly.items() if m}:
                 if c.poly.get((), 0.0) < RATIO_EPSILON:  # P(F) is the constant 0
                     self._undefined(c.atoms)
-        kind = _detect_kind(prog)
-        return CompiledProgram(prog, kind, stats_before, prog.stats().to_dict(), self.notes, self.ratio_names,
-                               named_terms, conditions, frozenset(self.query_rows), self.window_fractions)
+        return prog, conditions, named_terms
 
     def _given_variable(self, prog: PolynomialProgram, given_key: EventKey) -> Poly:
         """``P(given)`` for the data rows: one variable defined by one row when it has many terms.
