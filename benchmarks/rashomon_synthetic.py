@@ -71,10 +71,11 @@ def synthetic(args: argparse.Namespace) -> bool:
     reference: float | str = "cv_best"
     for k, (name, kw) in enumerate(conditions.items()):
         t0 = time.perf_counter()
-        rs = RashomonSet(DecisionTreeClassifier(), reference=reference, random_state=args.seed + k, **common, **kw)
-        rs.fit(X, y, Xt, yt)
+        rs = RashomonSet(estimator=DecisionTreeClassifier(), reference=reference, random_state=args.seed + k,
+                         **common, **kw)
+        rs.fit(X, y, X_held=Xt, y_held=yt)
         reference = rs.reference_score_  # one bar for every condition
-        P = rs.predict_matrix(Xt)
+        P = rs.audit_predictions_  # the members on the held-out rows
         c = conflict_ratio(P)
         sets[name] = P
         _, amb = ambiguity_curve(P, DELTAS)
@@ -134,10 +135,11 @@ def adult(args: argparse.Namespace) -> None:
     reference: float | str = "cv_best"
     sets, rows = {}, []
     for k, (name, kw) in enumerate(conditions.items()):
-        rs = RashomonSet(DecisionTreeClassifier(), reference=reference, random_state=args.seed + k, **common, **kw)
-        rs.fit(Xv[train], yv[train], Xv[test], yv[test])
+        rs = RashomonSet(estimator=DecisionTreeClassifier(), reference=reference, random_state=args.seed + k,
+                         **common, **kw)
+        rs.fit(Xv[train], yv[train], X_held=Xv[test], y_held=yv[test])
         reference = rs.reference_score_
-        P = rs.predict_matrix(Xv[test])
+        P = rs.audit_predictions_
         c = conflict_ratio(P)
         sets[name] = P
         rows.append({"condition": name, "|R|": P.shape[0], "A_0": np.mean(c > 0), "A_0.4": np.mean(c > 0.4),
@@ -153,9 +155,9 @@ def adult(args: argparse.Namespace) -> None:
     times = {}
     for jobs in (1, 2):
         t0 = time.perf_counter()
-        RashomonSet(DecisionTreeClassifier(), reference=reference, dataset_multiplicity="none", param_grid=GRID,
-                    epsilon=0.1, n_models=253, n_jobs=jobs, random_state=0, progress=False).fit(
-            Xv[train], yv[train], Xv[test], yv[test])
+        RashomonSet(estimator=DecisionTreeClassifier(), reference=reference, dataset_multiplicity="none",
+                    param_grid=GRID, epsilon=0.1, n_models=253, n_jobs=jobs, random_state=0, progress=False).fit(
+            Xv[train], yv[train], X_held=Xv[test], y_held=yv[test])
         times[jobs] = time.perf_counter() - t0
     print(f"\n253 trees on 7,000 rows: n_jobs=1 {times[1]:.2f} s, n_jobs=2 {times[2]:.2f} s, "
           f"speed-up {times[1] / times[2]:.2f}x")

@@ -240,7 +240,8 @@ def test_command_features_drop_sensitive_and_ids(people_csv: Path, tmp_path: Pat
     assert (out_dir / "tables" / "s1_conflict_by_group.csv").is_file()
 
     code, out, err = run_cli(["multiplicity", "--data", str(people_csv), "--target", "y", "--n-models", "5",
-                              "--epsilon", "0.1", "--features", "income,sex", "--sensitive", "sex", "--use-sensitive", "--json"], capsys)
+                              "--epsilon", "0.1", "--features", "income,sex", "--sensitive", "sex", "--use-sensitive",
+                              "--json"], capsys)
     assert code == 0, err
     assert json.loads(out[out.index("{"):])["features"] == ["income", "sex"]
     code, _, err = run_cli(["multiplicity", "--data", str(people_csv), "--target", "y", "--drop", "nope"], capsys)

@@ -4,6 +4,10 @@
 * :class:`RashomonSet`: ad-hoc Rashomon sets of any scikit-learn classifier;
 * :class:`ExactLinearMultiplicity`: the exact epsilon-Rashomon set of linear classifiers by
   mixed-integer programs through fairprobe's backends (Marx, Calmon & Ustun, 2020).
+
+Both are analyses (:class:`fairprobe.plugins.base.Analysis`): ``fit(X, y_true, ...)`` returns
+the fitted analysis, and ``summary()``, ``to_frame()``, ``figures()`` and ``to_report(out)`` read
+its fitted state.
 """
 
 from fairprobe.plugins.rashomon.linear_exact import ExactLinearMultiplicity, LinearMultiplicityResult

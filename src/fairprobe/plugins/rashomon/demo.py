@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
-    from fairprobe.report import Report
+    from fairprobe.reporting.report import Report
 
 __all__ = ["demo_step"]
 
@@ -20,7 +20,7 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
 
     Parameters
     ----------
-    report : fairprobe.report.Report
+    report : fairprobe.reporting.report.Report
         Gets the step's section.
     scenario : fairprobe.datasets Scenario
         :func:`fairprobe.datasets.make_lending_scenario`'s data.
@@ -41,7 +41,7 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
     Examples
     --------
     >>> from fairprobe.datasets import make_lending_scenario
-    >>> from fairprobe.report import Report
+    >>> from fairprobe.reporting.report import Report
     >>> found, table, lines = demo_step(Report("demo"), make_lending_scenario(3000, seed=0), {}, quick=True, seed=0,
     ...                                 n_jobs=1, progress=False)
     >>> lines[0].startswith("- multiplicity: "), list(table.columns)

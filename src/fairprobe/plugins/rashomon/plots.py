@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from fairprobe.plotting import new_axes
 from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio, rashomon_distance
+from fairprobe.reporting.plotting import new_axes
 
 __all__ = ["plot_ambiguity_curves", "plot_conflict_histogram", "plot_conflict_scatter", "plot_distance_heatmap",
            "plot_group_conflict", "plot_status_counts", "plot_weights"]

@@ -30,7 +30,7 @@ from fairprobe.plugins.base import Analysis, Example, Summary
 from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio, delta_ambiguity
 
 if TYPE_CHECKING:
-    from fairprobe.report import Report
+    from fairprobe.reporting.report import Report
 
 __all__ = ["RashomonSet"]
 
@@ -772,16 +772,16 @@ class RashomonSet(Analysis):
 
         Parameters
         ----------
-        report : fairprobe.report.Report
+        report : fairprobe.reporting.report.Report
         title : str, optional
 
         Returns
         -------
-        fairprobe.report.Section
+        fairprobe.reporting.report.Section
 
         Examples
         --------
-        >>> from fairprobe.report import Report
+        >>> from fairprobe.reporting.report import Report
         >>> sec = RashomonSet.example().fit().report_section(Report("t"))
         >>> "conflict ratio of a row" in sec.notes[-1]
         True
