@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairprobe.cli_io import read_table
 from fairprobe.datasets import load_table
+from fairprobe.datasets.tables import read_table
 from fairprobe.exceptions import ConfigError, DataError
 from fairprobe.plugins.riskscore import RiskScoreAudit, ace, drmsce, ece
 from tests.bad_input import Case, CliCase, check, check_cli, params
@@ -44,7 +44,7 @@ def _audit(**kw: object) -> RiskScoreAudit:
 
 
 def _fit(y: object = Y, r: object = R, frame: object = FRAME, **kw: object) -> object:
-    return lambda: _audit(**kw).fit(y, r, frame)
+    return lambda: _audit(**kw).fit(frame, y_true=y, y_score=r)
 
 
 def _dup_frame() -> pd.DataFrame:
@@ -52,34 +52,34 @@ def _dup_frame() -> pd.DataFrame:
     return frame
 
 
-# -- RiskScoreAudit: options (raised by the constructor) ------------------------------------------
+# -- RiskScoreAudit: options (raised by fit; the constructor stores them unchanged) -------------------
 AUDIT_OPTIONS = [
-    Case("audit-n-bootstrap-zero", lambda: _audit(n_bootstrap=0), ConfigError, r"n_bootstrap must be at least 1",
+    Case("audit-n-bootstrap-zero", _fit(n_bootstrap=0), ConfigError, r"n_bootstrap must be at least 1",
          r"200 resamples"),
-    Case("audit-n-bootstrap-negative", lambda: _audit(n_bootstrap=-5), ConfigError, r"n_bootstrap.*-5",
+    Case("audit-n-bootstrap-negative", _fit(n_bootstrap=-5), ConfigError, r"n_bootstrap.*-5",
          r"at least 1"),
-    Case("audit-n-bootstrap-float", lambda: _audit(n_bootstrap=2.5), ConfigError, r"n_bootstrap.*2\.5",
+    Case("audit-n-bootstrap-float", _fit(n_bootstrap=2.5), ConfigError, r"n_bootstrap.*2\.5",
          r"whole number"),
-    Case("audit-min-group-size-zero", lambda: _audit(min_group_size=0), ConfigError, r"min_group_size.*got 0",
+    Case("audit-min-group-size-zero", _fit(min_group_size=0), ConfigError, r"min_group_size.*got 0",
          r"at least 1"),
-    Case("audit-max-intersections-zero", lambda: _audit(max_intersections=0), ConfigError,
+    Case("audit-max-intersections-zero", _fit(max_intersections=0), ConfigError,
          r"max_intersections must be at least 1", r"1 for single attributes"),
-    Case("audit-features-a-string", lambda: _audit(sensitive_features="sex"), ConfigError,
+    Case("audit-features-a-string", _fit(sensitive_features="sex"), ConfigError,
          r"sensitive_features must be a non-empty list.*got 'sex'", r"e\.g\. \['sex'\]"),
-    Case("audit-features-empty", lambda: _audit(sensitive_features=[]), ConfigError, r"non-empty list",
+    Case("audit-features-empty", _fit(sensitive_features=[]), ConfigError, r"non-empty list",
          r"\['sex'\]"),
-    Case("audit-features-repeated", lambda: _audit(sensitive_features=["sex", "sex"]), ConfigError,
+    Case("audit-features-repeated", _fit(sensitive_features=["sex", "sex"]), ConfigError,
          r"lists a column twice", r"each once"),
-    Case("audit-metrics-a-string", lambda: _audit(metrics="drmsce"), ConfigError,
+    Case("audit-metrics-a-string", _fit(metrics="drmsce"), ConfigError,
          r"metrics must be a non-empty tuple.*got 'drmsce'", r"\('drmsce',\)"),
-    Case("audit-metric-unknown", lambda: _audit(metrics=("brier",)), ConfigError, r"Unknown metric.*brier",
+    Case("audit-metric-unknown", _fit(metrics=("brier",)), ConfigError, r"Unknown metric.*brier",
          r"choose from"),
-    Case("audit-ci-above-one", lambda: _audit(ci=1.5), ConfigError, r"ci must be in \(0, 1\)", r"0\.95"),
-    Case("audit-ci-nan", lambda: _audit(ci=float("nan")), ConfigError, r"ci must be a number.*nan"),
-    Case("audit-seed-negative", lambda: _audit(random_state=-1), ConfigError, r"random_state.*-1",
+    Case("audit-ci-above-one", _fit(ci=1.5), ConfigError, r"ci must be in \(0, 1\)", r"0\.95"),
+    Case("audit-ci-nan", _fit(ci=float("nan")), ConfigError, r"ci must be a number.*nan"),
+    Case("audit-seed-negative", _fit(random_state=-1), ConfigError, r"random_state.*-1",
          r"None or a seed >= 0"),
-    Case("audit-n-jobs-zero", lambda: _audit(n_jobs=0), ConfigError, r"n_jobs.*got 0", r"-1 \(all cores\)"),
-    Case("audit-auprg-below-two", lambda: _audit(auprg_below=2), ConfigError, r"auprg_below.*\[0, 1\]"),
+    Case("audit-n-jobs-zero", _fit(n_jobs=0), ConfigError, r"n_jobs.*got 0", r"-1 \(all cores\)"),
+    Case("audit-auprg-below-two", _fit(auprg_below=2), ConfigError, r"auprg_below.*\[0, 1\]"),
 ]
 
 # -- RiskScoreAudit.fit: data -------------------------------------------------------------------------
@@ -92,7 +92,7 @@ AUDIT_FIT = [
     Case("fit-outcomes-1-2", _fit(Y + 1), DataError, r"binary 0/1.*\[1\.0, 2\.0\]", r"recode it to 0/1"),
     Case("fit-outcomes-missing", _fit(Y.astype(float).where(Y.index > 3)), DataError,
          r"column 'y' has 4 missing", r"drop those rows"),
-    Case("fit-scores-percent", _fit(r=R * 100), DataError, r"must lie in \[0, 1\]", r"Rescale"),
+    Case("calibration-scores-percent", lambda: drmsce(Y, R * 100), DataError, r"must lie in \[0, 1\]", r"Rescale"),
     Case("fit-scores-nan", _fit(r=R.where(R.index > 0)), DataError, r"column 'score' has 1 NaN", r"drop those rows"),
     Case("fit-scores-text", _fit(r=pd.Series(np.where(R > 0.5, "high", "low"), name="band")), DataError,
          r"column 'band' holds non-numeric values \['high', 'low'\]", r"numbers in \[0, 1\]"),
@@ -237,8 +237,6 @@ CLI = [
             r"No group reaches min_group_size=5000", r"--min-group-size"),
     CliCase("riskscore-seed-negative", (*RISK, "--seed", "-1"), r"random_state.*-1", r"seed >= 0"),
     CliCase("riskscore-jobs-zero", (*RISK, "--jobs", "0"), r"n_jobs.*got 0", r"-1"),
-    CliCase("riskscore-score-is-target", ("riskscore", "--data", "{d}/rows.csv", "--target", "y", "--score", "age",
-                                          "--groups", "sex"), r"must lie in \[0, 1\]", r"Rescale"),
     # report, demo, solve, plugins
     CliCase("report-not-a-report", (*REPORT, "--out", "{d}/merged"), r"not a fairprobe report folder",
             r"write reports with --out"),

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
-from fairprobe.cli_causal import parse_grid
+from fairprobe.cli.causal import parse_grid
 from fairprobe.datasets import BUNDLED
 
 COMPAS = str(BUNDLED / "compas-scores-two-years.csv.gz")

@@ -42,14 +42,14 @@ def bound_args(files: dict[str, str]) -> list[str]:
 def test_empty_out_is_refused_before_any_solving(files: dict[str, str], tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture) -> None:
+    import fairprobe.cli.demo
     import fairprobe.core.bound
-    import fairprobe.demo
 
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("the analysis ran although --out was unusable")
 
     monkeypatch.setattr(fairprobe.core.bound, "bound", never)
-    monkeypatch.setattr(fairprobe.demo, "run_demo", never)
+    monkeypatch.setattr(fairprobe.cli.demo, "run_demo", never)
     monkeypatch.chdir(tmp_path)
     for argv in ([*bound_args(files), "--out", ""], ["demo", "--quick", "--out", ""]):
         code, _out, err = run_cli(argv, capsys)

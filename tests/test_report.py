@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
-from fairprobe.report import Report, combine_reports, load_report
+from fairprobe.reporting.report import Report, combine_reports, load_report
 
 matplotlib.use("Agg")
 
@@ -71,7 +71,7 @@ def test_demo_report_renders_in_headless_chromium(tmp_path: Path) -> None:
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
         pytest.skip("Debian's chromium package is not installed (apt-get install chromium)")
-    from fairprobe.demo import run_demo
+    from fairprobe.cli.demo import run_demo
 
     res = run_demo(tmp_path / "demo", quick=True, seed=1, echo=lambda *_: None, progress=False)
     shot = tmp_path / "demo" / "screenshot.png"
@@ -97,7 +97,7 @@ def _siblings(folder: Path) -> list[str]:
 
 
 def test_empty_or_impossible_folder_is_refused_before_writing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from fairprobe.report import write_report
+    from fairprobe.reporting.report import write_report
 
     monkeypatch.chdir(tmp_path)
     for call in (lambda: make_report().write(""), lambda: write_report("  ", "t")):
@@ -112,7 +112,7 @@ def test_empty_or_impossible_folder_is_refused_before_writing(tmp_path: Path, mo
 
 
 def test_a_folder_with_the_users_files_is_refused_unless_forced(tmp_path: Path) -> None:
-    from fairprobe.report import write_report
+    from fairprobe.reporting.report import write_report
 
     out = tmp_path / "mine"
     out.mkdir()
@@ -131,7 +131,7 @@ def test_a_folder_with_the_users_files_is_refused_unless_forced(tmp_path: Path) 
 
 
 def test_rewriting_a_report_folder_replaces_it_as_a_whole(tmp_path: Path) -> None:
-    from fairprobe.report import folder_kind, write_report
+    from fairprobe.reporting.report import folder_kind, write_report
 
     out = tmp_path / "r"
     make_report().write(out)
@@ -153,7 +153,7 @@ def test_a_failed_write_leaves_the_previous_report(tmp_path: Path) -> None:
         def to_csv(self, *args: object, **kwargs: object) -> None:
             raise OSError("disk full")
 
-    from fairprobe.report import TableItem
+    from fairprobe.reporting.report import TableItem
 
     rep = Report("second")
     rep.section("s").tables.append(TableItem("t", Broken({"a": [1]})))
@@ -183,11 +183,11 @@ def test_analysis_reports_follow_the_folder_rules(tmp_path: Path) -> None:
     r = rng.random(n)
     y = (rng.random(n) < r).astype(int)
     audit = RiskScoreAudit(sensitive_features=["sex"], n_bootstrap=5, metrics=("drmsce",), random_state=0,
-                           progress=False).fit(y, r, frame)
+                           progress=False).fit(frame, y_true=y, y_score=r)
     X = rng.normal(size=(n, 2))
     rs = RashomonSet(DecisionTreeClassifier(max_depth=2), n_models=4, epsilon=0.2, random_state=0,
                      progress=False).fit(X, (X[:, 0] > 0).astype(int))
-    for write in (lambda out, **kw: audit.report(str(out), **kw), lambda out, **kw: rs.report(X, str(out), **kw)):
+    for write in (lambda out, **kw: audit.to_report(out, **kw), lambda out, **kw: rs.report(X, str(out), **kw)):
         out = tmp_path / f"r{len(list(tmp_path.iterdir()))}"
         out.mkdir()
         (out / "index.html").write_text("mine")

@@ -124,7 +124,7 @@ def test_results_before_fit_raise_not_fitted() -> None:
 
 @pytest.mark.parametrize("plugin", sorted(BUILTIN))
 def test_blocking_an_analysis_plugin_removes_it_everywhere(plugin: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from fairprobe.demo import _analysis_steps
+    from fairprobe.cli.demo import _analysis_steps
 
     module = BUILTIN[plugin]
     names_before = {name for name, cls in fp.get_registry().analyses.items() if cls.__module__.startswith(

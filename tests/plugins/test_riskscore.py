@@ -165,7 +165,7 @@ def test_audit_report_and_plots(tmp_path) -> None:
         assert (tmp_path / "report" / "figures" / f"s1_{name}.png").stat().st_size > 5000
     for table in ("results", "differences_to_all", "all_results_long_form", "dropped_groups"):
         assert (tmp_path / "report" / "tables" / f"s1_{table}.csv").is_file()
-    from fairprobe.report import load_report
+    from fairprobe.reporting.report import load_report
 
     assert load_report(tmp_path / "report").sections[0].parameters["n_bootstrap"] == 30
     from fairprobe.core.registry import _check_interface
@@ -379,7 +379,7 @@ def test_differences_to_all_are_paired_bootstrap_intervals() -> None:
 
 
 def test_report_shows_every_single_attribute_group_and_explains_eur(tmp_path) -> None:
-    from fairprobe.report import load_report
+    from fairprobe.reporting.report import load_report
 
     y, r, frame = audit_data(6000, 7)
     audit = RiskScoreAudit(sensitive_features=["sex", "age", "race"], n_bootstrap=10, random_state=0,
@@ -401,7 +401,7 @@ def test_report_shows_every_single_attribute_group_and_explains_eur(tmp_path) ->
 def test_demo_step_finds_the_miscalibrated_region() -> None:
     from fairprobe.datasets import make_lending_scenario
     from fairprobe.plugins.riskscore.demo import demo_step
-    from fairprobe.report import Report
+    from fairprobe.reporting.report import Report
 
     report, facts = Report("demo"), {}
     found, table, lines = RiskScoreAudit.demo(report, make_lending_scenario(6000, seed=0), facts, quick=True,
