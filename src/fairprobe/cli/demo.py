@@ -165,7 +165,6 @@ def _data_section(report: Report, scenario: Any) -> None:
 
 def _causal(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
             progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
-    import matplotlib.pyplot as plt
 
     import fairprobe as fp
 
@@ -213,24 +212,8 @@ def _causal(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool
                         "solver time limit per bound (s)": TIME_LIMIT,
                         "certified": "every bound is valid even where a solver stopped at the limit"})
     for bias in biases:
-        ncols = 2
-        nrows = -(-len(metrics) // ncols)
-        fig, axes = plt.subplots(nrows, ncols, figsize=(9, 3.2 * nrows), squeeze=False)
-        for k, (ax, metric) in enumerate(zip(axes.flat, metrics, strict=False)):
-            sweeps[bias, metric].plot(ax=ax, label="certified bounds", color="C0")
-            if bias in realised:
-                ax.axvline(realised[bias], color="C3", ls=":", lw=1.5, label="injected bias size")
-                ax.axhline(truth[bias][metric], color="C2", ls="--", lw=1, label="true value")
-            ax.set_title(metric, fontsize=10)
-            ax.set_ylabel("group 0 - group 1")
-            if k == 0:
-                ax.legend(fontsize=7)
-            elif ax.get_legend() is not None:
-                ax.get_legend().remove()
-        for ax in list(axes.flat)[len(metrics):]:
-            ax.set_visible(False)
-        fig.suptitle(f"{bias} bias: certified bounds against the sensitivity parameter D")
-        sec.add_figure(f"sweep {bias}", fig, f"Certified bounds of every metric under {bias} bias against D"
+        sec.add_figure(f"sweep {bias}", _sweep_figure(bias, metrics, sweeps, realised, truth),
+                       f"Certified bounds of every metric under {bias} bias against D"
                        + (" (dotted: the injected bias size; dashed: the true value)." if bias in realised else "."))
     sec.add_table("breakdown points", frame.round(4))
     sec.add_table("sweeps", pd.concat([s.to_frame().assign(bias=b, metric=m) for (b, m), s in sweeps.items()],
@@ -256,6 +239,31 @@ def _causal(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool
              f"- solvers {', '.join(backends)} on a cross-check program: largest disagreement {spread:.1e}"
              + ("" if spread <= 1e-5 else " (CHECK: the solvers disagree)")]
     return found, frame, lines
+
+
+def _sweep_figure(bias: str, metrics: list[str], sweeps: dict[tuple[str, str], Any], realised: dict[str, float],
+                  truth: dict[str, dict[str, float]]) -> Any:
+    """One panel per metric: the certified bounds under ``bias`` against D, with the truth where known."""
+    import matplotlib.pyplot as plt
+
+    ncols = 2
+    nrows = -(-len(metrics) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(9, 3.2 * nrows), squeeze=False)
+    for k, (ax, metric) in enumerate(zip(axes.flat, metrics, strict=False)):
+        sweeps[bias, metric].plot(ax=ax, label="certified bounds", color="C0")
+        if bias in realised:
+            ax.axvline(realised[bias], color="C3", ls=":", lw=1.5, label="injected bias size")
+            ax.axhline(truth[bias][metric], color="C2", ls="--", lw=1, label="true value")
+        ax.set_title(metric, fontsize=10)
+        ax.set_ylabel("group 0 - group 1")
+        if k == 0:
+            ax.legend(fontsize=7)
+        elif ax.get_legend() is not None:
+            ax.get_legend().remove()
+    for ax in list(axes.flat)[len(metrics):]:
+        ax.set_visible(False)
+    fig.suptitle(f"{bias} bias: certified bounds against the sensitivity parameter D")
+    return fig
 
 
 def _combined_heatmap(sec: Any, data: Any, n_jobs: int) -> None:
