@@ -84,49 +84,7 @@ class ScipBackend(Backend):
             model.hideOutput()
         self._set_params(model, options)
 
-        xs = [
-            model.addVar(
-                name=v.name,
-                vtype="I" if v.integer else "C",
-                lb=None if math.isinf(v.lb) else v.lb,
-                ub=None if math.isinf(v.ub) else v.ub,
-            )
-            for v in program.variables
-        ]
-
-        def expr(poly: dict) -> Any:
-            terms = []
-            for mono, coef in poly.items():
-                terms.append(coef * reduce(mul, (xs[i] for i in mono)) if mono else coef)
-            return pyscipopt.quicksum(terms)
-
-        for k, c in enumerate(program.constraints):
-            body = expr(c.poly)
-            name = c.name or f"c{k}"
-            if c.sense == "<=":
-                model.addCons(body <= c.rhs, name=name)
-            elif c.sense == ">=":
-                model.addCons(body >= c.rhs, name=name)
-            else:
-                model.addCons(body == c.rhs, name=name)
-
-        sense = "minimize" if program.sense == "min" else "maximize"
-        if program.max_degree <= 1 and not program.is_fractional:
-            model.setObjective(expr(program.objective), sense)
-        else:
-            # SCIP needs a linear objective: optimise an epigraph variable z instead.
-            # For poly/den (den > 0 on the feasible set) the epigraph is num - z*den <= 0.
-            z = model.addVar(name="__objective", vtype="C", lb=None, ub=None)
-            num = expr(program.objective)
-            if program.is_fractional:
-                gap_expr = num - z * expr(program.objective_denominator)
-            else:
-                gap_expr = num - z
-            if program.sense == "min":
-                model.addCons(gap_expr <= 0, name="__epigraph")
-            else:
-                model.addCons(gap_expr >= 0, name="__epigraph")
-            model.setObjective(z, sense)
+        xs = _build_model(model, program)
 
         if options.time_limit is not None:
             # the limit covers the whole call: building the model counts against it
@@ -186,3 +144,53 @@ class ScipBackend(Backend):
                 model.setParam(key, value)
             except Exception as exc:
                 raise SolverError(f"SCIP rejected parameter {key!r}={value!r}: {exc}") from exc
+
+
+def _build_model(model: Any, program: PolynomialProgram) -> list[Any]:
+    """Variables, rows and objective of ``program`` in the SCIP ``model``; returns the variables in order."""
+    import pyscipopt
+
+    xs = [
+        model.addVar(
+            name=v.name,
+            vtype="I" if v.integer else "C",
+            lb=None if math.isinf(v.lb) else v.lb,
+            ub=None if math.isinf(v.ub) else v.ub,
+        )
+        for v in program.variables
+    ]
+
+    def expr(poly: dict) -> Any:
+        terms = []
+        for mono, coef in poly.items():
+            terms.append(coef * reduce(mul, (xs[i] for i in mono)) if mono else coef)
+        return pyscipopt.quicksum(terms)
+
+    for k, c in enumerate(program.constraints):
+        body = expr(c.poly)
+        name = c.name or f"c{k}"
+        if c.sense == "<=":
+            model.addCons(body <= c.rhs, name=name)
+        elif c.sense == ">=":
+            model.addCons(body >= c.rhs, name=name)
+        else:
+            model.addCons(body == c.rhs, name=name)
+
+    sense = "minimize" if program.sense == "min" else "maximize"
+    if program.max_degree <= 1 and not program.is_fractional:
+        model.setObjective(expr(program.objective), sense)
+    else:
+        # SCIP needs a linear objective: optimise an epigraph variable z instead.
+        # For poly/den (den > 0 on the feasible set) the epigraph is num - z*den <= 0.
+        z = model.addVar(name="__objective", vtype="C", lb=None, ub=None)
+        num = expr(program.objective)
+        if program.is_fractional:
+            gap_expr = num - z * expr(program.objective_denominator)
+        else:
+            gap_expr = num - z
+        if program.sense == "min":
+            model.addCons(gap_expr <= 0, name="__epigraph")
+        else:
+            model.addCons(gap_expr >= 0, name="__epigraph")
+        model.setObjective(z, sense)
+    return xs
