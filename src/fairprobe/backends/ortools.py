@@ -482,7 +482,6 @@ class _SpatialBranchAndBound:
 
     def run(self) -> SolveResult:
         opts = self.options
-        sense = self.original.sense
         node_limit = opts.node_limit if opts.node_limit is not None else 200_000
         incumbent: tuple[float, np.ndarray] | None = None
         closed_bound = math.inf  # min LP bound over fathomed leaves
@@ -553,9 +552,15 @@ class _SpatialBranchAndBound:
         lower = min(open_bound, closed_bound)
         if incumbent is not None:
             lower = min(lower, incumbent[0])
+        return self._result(lower, incumbent, nodes, len(heap), limit, lp_stopped)
+
+    def _result(self, lower: float, incumbent: tuple[float, np.ndarray] | None, nodes: int, open_nodes: int,
+                limit: Limit | None, lp_stopped: bool) -> SolveResult:
+        """The solve result of a finished or stopped branch-and-bound (bound in the original sense)."""
+        sense = self.original.sense
         point = point_from_values(self.original, incumbent[1]) if incumbent else None
         inc_obj = self.original.objective_value(point) if point else None
-        extra = {"nodes": nodes, "open_nodes": len(heap), "lifted_products": len(self.lifted)}
+        extra = {"nodes": nodes, "open_nodes": open_nodes, "lifted_products": len(self.lifted)}
         if limit is None and lp_stopped:
             limit = Limit.TIME if self._out_of_time() else Limit.OTHER
         if limit is not None:
