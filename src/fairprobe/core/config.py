@@ -212,7 +212,11 @@ class BiasConfig:
             self.cardinalities[node] = int(card)
         self._check_cardinality_of()
         _response_types(self)
-        self.parsed_constraints: list[ParsedConstraint] = []
+        self.parsed_constraints = self._parse_constraints()
+
+    def _parse_constraints(self) -> list[ParsedConstraint]:
+        """The constraints, ``forall`` templates expanded, parsed and checked against the DAG and parameters."""
+        parsed_constraints: list[ParsedConstraint] = []
         known = set(self.dag.nodes)
         expanded = [t for text in self.constraints
                     for t in expand_constraint(text, lambda n: self.cardinality(n) if n in known else None)]
@@ -236,7 +240,8 @@ class BiasConfig:
                     f"Constraint {text!r} uses {extra}, which are not declared sensitivity "
                     f"parameters {self.parameters}; add them to 'parameters'."
                 )
-            self.parsed_constraints.append(parsed)
+            parsed_constraints.append(parsed)
+        return parsed_constraints
 
     # -- roles ----------------------------------------------------------------------------
     @staticmethod
