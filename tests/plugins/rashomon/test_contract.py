@@ -244,5 +244,10 @@ def test_command_features_drop_sensitive_and_ids(people_csv: Path, tmp_path: Pat
                               "--json"], capsys)
     assert code == 0, err
     assert json.loads(out[out.index("{"):])["features"] == ["income", "sex"]
+    code, _, err = run_cli(["multiplicity", "--data", str(people_csv), "--target", "y", "--n-models", "5",
+                            "--epsilon", "0.1", "--out", str(tmp_path / "rows")], capsys)
+    assert code == 0, err
+    rows = pd.read_csv(tmp_path / "rows" / "tables" / "s1_individual_report.csv")
+    assert rows.columns[0] == "row" and rows.row.tolist() == list(range(400))  # the row numbers of the file
     code, _, err = run_cli(["multiplicity", "--data", str(people_csv), "--target", "y", "--drop", "nope"], capsys)
     assert code == 2 and "nope" in err

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import numpy as np
 import pandas as pd
 
 from fairprobe.cli.options import force_option, out_option, read_table, require_columns
@@ -186,8 +187,9 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
     _check_features(train[columns], test[columns])
     if id_column:
         train, test = train.set_index(id_column, drop=False), test.set_index(id_column, drop=False)
-    else:
-        train.index.name = test.index.name = "row"
+    else:  # the row number in the file (an explicit index, so the report's tables keep it)
+        train.index = pd.Index(np.arange(len(train)), name="row")
+        test.index = pd.Index(np.arange(len(test)), name="row")
     estimator, grid = build_pipeline(train[columns], model)
     rs = RashomonSet(estimator=estimator, param_grid=grid, epsilon=epsilon, n_models=n_models, subsample=subsample,
                      dataset_multiplicity=dataset_multiplicity, feature_subsample=feature_subsample,
