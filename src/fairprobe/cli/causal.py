@@ -11,6 +11,7 @@ with no column, on purpose; a node of the bias missing from the data is otherwis
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -123,16 +124,61 @@ def _bias(biases: tuple[str, ...]) -> Any:
 
 
 def _report(out_dir: Path, title: str, summary: str, result: dict[str, Any], biases: tuple[str, ...], metric: str,
-            data_path: Path) -> None:
-    """A one-result report folder: the summary, the parameters and the result as a table."""
+            data_path: Path, context: dict[str, Any] | None = None) -> None:
+    """A one-result report folder: the summary, the parameters (with the audit context) and the result as a table."""
 
     from fairprobe.cli.options import write_report
 
     flat = {k: (json.dumps(jsonable(v), default=json_default) if isinstance(v, dict | list) else v)
             for k, v in result.items()}
-    write_report(out_dir, title, summary=summary,
-                 parameters={"bias": " + ".join(biases), "metric": metric, "data": str(data_path)},
+    parameters = {"bias": " + ".join(biases), "metric": metric, "data": str(data_path)}
+    for key, value in (context or {}).items():
+        parameters[key.replace("_", " ")] = value if isinstance(value, str) else json.dumps(jsonable(value))
+    write_report(out_dir, title, summary=summary, parameters=parameters,
                  tables={"result": pd.DataFrame([flat]).T.rename(columns={0: "value"})})
+
+
+def _columns_text(columns: str | None, table: Any) -> str:
+    """Which column each DAG node was read from (``A = race, Y = two_year_recid, ...``)."""
+    mapping = _pairs(columns, "column mapping")
+    return ", ".join(f"{node} = {mapping.get(node, node)}" for node in table.nodes)
+
+
+def _interval(lower: float, upper: float) -> str:
+    return f"{lower:.4f}" if abs(upper - lower) <= 5e-5 else f"[{lower:.4f}, {upper:.4f}]"
+
+
+def _conclusion(res: Any, observed: Any) -> str:
+    """The certified bounds and what they settle, in plain words."""
+    setting = ", ".join(f"{k} = {v:g}" for k, v in res.parameters.items())
+    head = (f"Without bias the data give {res.metric} = {_interval(observed.lower, observed.upper)}. If the data "
+            f"are biased as far as {setting} allows, its true value lies in [{res.lower:.4f}, {res.upper:.4f}] "
+            "(certified).")
+    if res.nonnegative:
+        tail = (f" A disparity of at least {res.lower:.4f} remains." if res.lower > 1e-6
+                else " The disparity could be 0 at this much bias.")
+    elif res.lower > 0:
+        tail = " The disparity stays positive: the observed conclusion holds at this much bias."
+    elif res.upper < 0:
+        tail = " The disparity stays negative: the observed conclusion holds at this much bias."
+    else:
+        tail = " The sign of the disparity is not determined at this much bias: the conclusion could flip."
+    return head + tail
+
+
+def _context(res: Any, observed: Any, table: Any, columns: str | None) -> dict[str, Any]:
+    """The audit context every causal output carries: observed value, D, columns, groups, conclusion."""
+    return {"observed": {"lower": observed.lower, "upper": observed.upper},
+            "sensitivity": dict(res.parameters),
+            "columns": _columns_text(columns, table),
+            "groups": list(table.categories.get("A", [])),
+            "conclusion": _conclusion(res, observed)}
+
+
+def _context_text(context: dict[str, Any]) -> str:
+    return "\n".join([f"data columns: {context['columns']}",
+                      f"groups of A: {', '.join(map(str, context['groups'])) or 'codes'}",
+                      f"conclusion: {context['conclusion']}"])
 
 
 def common(f: Any) -> Any:
@@ -180,9 +226,15 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     table, grp = load_data(data_path, columns, groups)
     res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
                 time_limit=time_limit, unmeasured=unmeasured, **_fixed(params))
+    # the same metric with every sensitivity parameter at 0: what the data say without bias
+    observed = bound(_bias(biases), _metric(metric, group, grp), table, backend=backend, time_limit=time_limit,
+                     unmeasured=unmeasured, **{k: 0.0 for k in res.parameters})
+    context = _context(res, observed, table, columns)
+    text = f"{res.summary()}\n{_context_text(context)}"
     if out_dir is not None:
-        _report(out_dir, "Certified bounds", res.summary(), res.to_dict(), biases, metric, data_path)
-    click.echo(json.dumps(jsonable(res.to_dict()), indent=2, default=json_default) if as_json else res.summary())
+        _report(out_dir, "Certified bounds", text, res.to_dict(), biases, metric, data_path, context)
+    click.echo(json.dumps(jsonable({**res.to_dict(), **context}), indent=2, default=json_default) if as_json
+               else text)
 
 
 @click.command("sweep")
@@ -219,6 +271,8 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
 
         write_report(out_dir, f"Sensitivity sweep: {metric}", summary=res.summary(),
                      parameters={"bias": " + ".join(biases), "metric": metric, "data": str(data_path),
+                                 "columns": _columns_text(columns, table),
+                                 "groups of A": ", ".join(map(str, table.categories.get("A", []))),
                                  "D": d_grid, "backend": backend, "time limit": time_limit},
                      tables={"bounds": res.to_frame()},
                      figures={"certified bounds": res.plot} if len(res.parameters) == 1 else {})
@@ -226,6 +280,7 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
         click.echo(res.to_json())
     else:
         click.echo(res.summary())
+        click.echo(f"data columns: {_columns_text(columns, table)}")
         click.echo(res.to_frame()[[*res.parameters, "lower", "upper", "status"]].to_string(index=False))
 
 
@@ -251,6 +306,25 @@ def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, col
     res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
                     tolerance=tolerance, parameter=parameter, backend=backend, time_limit=time_limit,
                     unmeasured=unmeasured, **_fixed(params))
+    context = {"observed": {"lower": res.observed.lower, "upper": res.observed.upper},
+               "columns": _columns_text(columns, table), "groups": list(table.categories.get("A", [])),
+               "conclusion": _breakdown_conclusion(res)}
+    text = f"{res.summary()}\n{_context_text(context)}"
     if out_dir is not None:
-        _report(out_dir, "Breakdown point", res.summary(), res.to_dict(), biases, metric, data_path)
-    click.echo(json.dumps(jsonable(res.to_dict()), indent=2, default=json_default) if as_json else res.summary())
+        _report(out_dir, "Breakdown point", text, res.to_dict(), biases, metric, data_path, context)
+    click.echo(json.dumps(jsonable({**res.to_dict(), **context}), indent=2, default=json_default) if as_json
+               else text)
+
+
+def _breakdown_conclusion(res: Any) -> str:
+    """What the breakdown point means for the audit, in plain words."""
+    observed = _interval(res.observed.lower, res.observed.upper)
+    if res.value == 0.0:
+        return (f"Without bias the data give {res.metric} = {observed}, which does not settle '{res.conclusion}'; "
+                "there is no conclusion to break.")
+    if math.isinf(res.value):
+        return (f"Without bias the data give {res.metric} = {observed}, so '{res.conclusion}'. The conclusion "
+                f"holds for every {res.parameter} tested: it is robust to this bias.")
+    return (f"Without bias the data give {res.metric} = {observed}, so '{res.conclusion}'. It holds while "
+            f"{res.parameter} < {res.value:.4g} and can flip from {res.parameter} = {res.value:.4g} on: the "
+            f"conclusion survives a bias of that size, not more.")

@@ -55,7 +55,7 @@ def write_report(out_dir: Path, title: str, *, summary: str = "", parameters: di
 
 
 # -- shared option declarations -------------------------------------------------------------------
-_FORCE_KEY = "fairprobe.force"  # read by fairprobe.report while the command runs
+_FORCE_KEY = "fairprobe.force"  # read by fairprobe.reporting.report while the command runs
 
 
 def _force_callback(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:

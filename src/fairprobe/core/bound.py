@@ -79,6 +79,9 @@ class BoundResult:
         models the bias admits. The metric is undefined in those models; the bounds are over the
         others, in which each of these events has probability at least ``1e-9``. Empty when the
         metric is defined in every admitted model.
+    nonnegative : bool
+        The metric is a largest absolute gap (equalised odds, the maximum over pairs), so it is
+        at least 0 and the sign of a disparity is not what it reports.
     """
 
     lower: float
@@ -99,6 +102,7 @@ class BoundResult:
     notes: list[str] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
     excluded_events: list[str] = field(default_factory=list)
+    nonnegative: bool = False
 
     @property
     def width(self) -> float:
@@ -790,7 +794,7 @@ class BoundProblem:
             gap=_gap(lower, upper, low_ach, up_ach), min_result=lo_res, max_result=hi_res, kind=main.kind,
             stats_before=main.stats_before, stats_after=main.stats_after, metric=label,
             parameters=params, backend=be.name, wall_time=time.perf_counter() - start, notes=notes,
-            details=details, excluded_events=excluded,
+            details=details, excluded_events=excluded, nonnegative=bool(self.metric.max_abs),
         )
 
     def _pair_program(self, f: int, i: int, j: int) -> ParametricProgram:
@@ -878,7 +882,7 @@ class BoundProblem:
             gap=_gap(lower, upper, low_ach, up_ach), min_result=lo_res, max_result=hi_res, kind=joint.kind,
             stats_before=joint.stats_before, stats_after=joint.stats_after, metric=label, parameters=params,
             backend=be.name, wall_time=time.perf_counter() - start, notes=notes, details=details,
-            excluded_events=excluded,
+            excluded_events=excluded, nonnegative=True,
         )
 
     def _max_abs(self, joint: CompiledProgram, sides: list[_Side], be: Any, options: SolveOptions) -> tuple:

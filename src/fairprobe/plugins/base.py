@@ -37,7 +37,7 @@ import pandas as pd
 from fairprobe.exceptions import ConfigError, NotFittedError
 
 if TYPE_CHECKING:
-    from fairprobe.report import Report, Section
+    from fairprobe.reporting.report import Report, Section
 
 __all__ = ["REQUIRED", "Analysis", "Example", "Summary", "missing_methods"]
 
@@ -244,13 +244,13 @@ class Analysis(abc.ABC):
 
         Parameters
         ----------
-        report : fairprobe.report.Report
+        report : fairprobe.reporting.report.Report
         title : str, optional
             Section heading (default: the analysis's description).
 
         Returns
         -------
-        fairprobe.report.Section
+        fairprobe.reporting.report.Section
         """
         self.check_is_fitted()
         summary = self.summary()
@@ -281,7 +281,7 @@ class Analysis(abc.ABC):
         pathlib.Path
             The HTML page.
         """
-        from fairprobe.report import Report
+        from fairprobe.reporting.report import Report
 
         report = Report(title or f"fairprobe {self.name}")
         report.summary = self.report_section(report).notes[0]

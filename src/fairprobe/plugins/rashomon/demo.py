@@ -1,4 +1,4 @@
-"""The Rashomon-set step of ``fairprobe demo`` (moved here from :mod:`fairprobe.demo`)."""
+"""The Rashomon-set step of ``fairprobe demo`` (moved here from :mod:`fairprobe.cli.demo`)."""
 
 from __future__ import annotations
 

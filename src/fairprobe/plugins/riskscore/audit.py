@@ -39,7 +39,7 @@ from fairprobe.plugins.riskscore.calibration import as_outcomes, check_scores, d
 from fairprobe.plugins.riskscore.discrimination import auprg, auroc, calibration_intercept_slope
 
 if TYPE_CHECKING:
-    from fairprobe.report import Report, Section
+    from fairprobe.reporting.report import Report, Section
 
 __all__ = ["CALIBRATION_METRICS", "EUR_SENTENCE", "KNOWN_METRICS", "OPTIONAL_METRICS", "RiskScoreAudit"]
 
@@ -530,17 +530,17 @@ class RiskScoreAudit(Analysis):
 
         Parameters
         ----------
-        report : fairprobe.report.Report
+        report : fairprobe.reporting.report.Report
         title : str, optional
             Section heading (default: the analysis's description).
 
         Returns
         -------
-        fairprobe.report.Section
+        fairprobe.reporting.report.Section
 
         Examples
         --------
-        >>> from fairprobe.report import Report
+        >>> from fairprobe.reporting.report import Report
         >>> sec = RiskScoreAudit.example().fit().report_section(Report("demo"))
         >>> "EUR (expected under-representation)" in sec.text
         True

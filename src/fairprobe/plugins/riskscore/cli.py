@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from fairprobe.cli_io import force_option, out_option, read_table, require_columns
+from fairprobe.cli.options import force_option, out_option, read_table, require_columns
 from fairprobe.exceptions import ConfigError
 
 __all__ = ["riskscore_command"]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 if TYPE_CHECKING:
-    from fairprobe.report import Report
+    from fairprobe.reporting.report import Report
 
 __all__ = ["FEATURES", "demo_step"]
 
@@ -21,7 +21,7 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
 
     Parameters
     ----------
-    report : fairprobe.report.Report
+    report : fairprobe.reporting.report.Report
         Receives the step's section.
     scenario : fairprobe.datasets.Scenario
         :func:`fairprobe.datasets.make_lending_scenario`'s data.
@@ -42,7 +42,7 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
     Examples
     --------
     >>> from fairprobe.datasets import make_lending_scenario
-    >>> from fairprobe.report import Report
+    >>> from fairprobe.reporting.report import Report
     >>> facts = {}
     >>> found, table, lines = demo_step(Report("demo"), make_lending_scenario(4000, seed=0), facts, quick=True,
     ...                                 seed=0, n_jobs=1, progress=False)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.exceptions import ConfigError
-from fairprobe.plotting import new_axes
+from fairprobe.reporting.plotting import new_axes
 
 __all__ = ["extreme_groups", "plot_curves", "plot_distributions", "plot_metric_panel", "plot_reliability",
            "plot_representation"]

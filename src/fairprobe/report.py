@@ -1,6 +1,0 @@
-"""Moved to :mod:`fairprobe.reporting.report` (this alias is removed once every caller imports the new path)."""
-
-import importlib
-import sys
-
-sys.modules[__name__] = importlib.import_module("fairprobe.reporting.report")
