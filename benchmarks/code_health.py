@@ -6,8 +6,9 @@ Prints, for ``src/fairprobe`` (or ``--root``):
   body without the docstring, blank and comment-only lines), with its length and location
   (a function may stay long with a reason in a comment on its ``def`` line: ``# long: <why>``);
 * the share of public callables (functions, methods, classes not starting with ``_``, in modules
-  not starting with ``_``) whose docstring has a numpydoc ``Parameters`` section (among those
-  that take arguments) and an ``Examples`` section.
+  not starting with ``_``; click commands and hook implementations are documented by their
+  options and by the hook specification, and are not counted) whose docstring has a numpydoc
+  ``Parameters`` section (among those that take arguments) and an ``Examples`` section.
 
 Run: ``python benchmarks/code_health.py [--root src/fairprobe] [--max-lines 80]``. Compare two
 revisions by running it in a checkout of each (``git worktree add /tmp/old <rev>``).
@@ -32,6 +33,16 @@ def _takes_arguments(node: ast.AST) -> bool:
     names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
     names = [n for n in names if n not in ("self", "cls")]
     return bool(names or args.vararg or args.kwarg)
+
+
+def _documented_elsewhere(node: ast.AST) -> bool:
+    """Click commands (documented by their options and ``--help``) and hook implementations (by the hook spec)."""
+    for dec in getattr(node, "decorator_list", []):
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in ("command", "group", "option", "argument", "hookimpl", "pass_context") or name.endswith("_option"):
+            return True
+    return False
 
 
 def _code_lines(func: ast.AST, lines: list[str]) -> int:
@@ -63,7 +74,8 @@ def _visit(node: ast.AST, public_scope: bool, in_function: bool, lines: list[str
             length = _code_lines(child, lines)
             if length > max_lines and "# long:" not in lines[child.lineno - 1]:
                 counts.long.append((length, f"{where}:{child.lineno} {child.name}"))
-        public = public_scope and not in_function and _public(child.name) and child.name != "__init__"
+        public = (public_scope and not in_function and _public(child.name) and child.name != "__init__"
+                  and not _documented_elsewhere(child))
         if public:
             doc = ast.get_docstring(child) or ""
             counts.total += 1
