@@ -34,7 +34,28 @@ _EDGE_RE = re.compile(rf"^\s*({_NAME})\s*->\s*({_NAME})\s*$")
 
 
 def parse_edges(dag_str: str) -> list[tuple[str, str]]:
-    """Parse ``"A -> B, B -> C"`` into ``[("A", "B"), ("B", "C")]`` with clear errors."""
+    """Parse ``"A -> B, B -> C"`` into ``[("A", "B"), ("B", "C")]`` with clear errors.
+
+    Parameters
+    ----------
+    dag_str : str
+        Comma-separated ``Parent -> Child`` edges.
+
+    Returns
+    -------
+    list of (str, str)
+        The edges in order, without duplicates.
+
+    Raises
+    ------
+    ConfigError
+        Not a string, empty, an unreadable edge or a self-loop.
+
+    Examples
+    --------
+    >>> parse_edges("A -> B, B -> C, A -> B")
+    [('A', 'B'), ('B', 'C')]
+    """
     if not isinstance(dag_str, str):
         raise ConfigError(f"The DAG must be a string of edges like 'A -> Y, U -> Y'; got {type(dag_str).__name__} "
                           f"{dag_str!r}.")
@@ -73,6 +94,7 @@ class DAG:
     Parameters
     ----------
     edges : list of (str, str)
+        Directed edges ``(parent, child)``.
     unobserved : sequence of str
         Latent variables.
     conditioned : sequence of str
@@ -127,7 +149,28 @@ class DAG:
         unob: str | Iterable[str] | None = None,
         cond: str | Iterable[str] | None = None,
     ) -> DAG:
-        """Parse the published format (``unob``/``cond`` as lists or comma strings)."""
+        """Parse the published format (``unob``/``cond`` as lists or comma strings).
+
+        Parameters
+        ----------
+        dag_str : str
+            Comma-separated edges, ``"A -> Y, U -> Y"``.
+        unob : str or iterable of str, optional
+            Latent nodes.
+        cond : str or iterable of str, optional
+            Nodes the data are conditioned on.
+
+        Returns
+        -------
+        DAG
+            The parsed graph.
+
+        Examples
+        --------
+        >>> g = DAG.from_string("A -> Y, S -> Y", cond="S")
+        >>> g.nodes, g.conditioned
+        (['A', 'Y', 'S'], ['S'])
+        """
         return cls(parse_edges(dag_str), _as_list(unob), _as_list(cond))
 
     def _topological_order(self) -> list[str]:
@@ -175,12 +218,44 @@ class DAG:
 
     # -- structure ------------------------------------------------------------------------
     def parents(self, v: str) -> list[str]:
-        """Parents of ``v`` in edge order."""
+        """Parents of ``v`` in edge order.
+
+        Parameters
+        ----------
+        v : str
+            A node.
+
+        Returns
+        -------
+        list of str
+            Its parents (latent ones included).
+
+        Examples
+        --------
+        >>> DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U").parents("Y")
+        ['A', 'U']
+        """
         self._check(v)
         return list(self._parents[v])
 
     def children(self, v: str) -> list[str]:
-        """Children of ``v`` in edge order."""
+        """Children of ``v`` in edge order.
+
+        Parameters
+        ----------
+        v : str
+            A node.
+
+        Returns
+        -------
+        list of str
+            Its children.
+
+        Examples
+        --------
+        >>> DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U").children("A")
+        ['Y', 'P']
+        """
         self._check(v)
         return list(self._children[v])
 
@@ -190,16 +265,59 @@ class DAG:
 
     @property
     def endogenous(self) -> list[str]:
-        """Non-latent nodes in topological order."""
+        """Non-latent nodes in topological order.
+
+        Returns
+        -------
+        list of str
+            The observed (and conditioned) nodes.
+
+        Examples
+        --------
+        >>> DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U").endogenous
+        ['A', 'Y', 'P']
+        """
         return [v for v in self.order if v not in self.unobserved]
 
     def observed_parents(self, v: str) -> list[str]:
-        """Non-latent parents of ``v`` in topological order."""
+        """Non-latent parents of ``v`` in topological order.
+
+        Parameters
+        ----------
+        v : str
+            A node.
+
+        Returns
+        -------
+        list of str
+            Its observed parents.
+
+        Examples
+        --------
+        >>> DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U").observed_parents("Y")
+        ['A']
+        """
         ps = set(self.parents(v))
         return [p for p in self.order if p in ps and p not in self.unobserved]
 
     def latent_parents(self, v: str) -> list[str]:
-        """Latent parents of ``v``."""
+        """Latent parents of ``v``.
+
+        Parameters
+        ----------
+        v : str
+            A node.
+
+        Returns
+        -------
+        list of str
+            Its unobserved parents, in edge order.
+
+        Examples
+        --------
+        >>> DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U").latent_parents("Y")
+        ['U']
+        """
         return [p for p in self.parents(v) if p in self.unobserved]
 
     def ancestors(self, targets: Iterable[str], *, cut: Iterable[str] = (), endogenous: bool = False) -> set[str]:
@@ -207,10 +325,25 @@ class DAG:
 
         Parameters
         ----------
+        targets : iterable of str
+            The nodes whose ancestors are wanted.
         cut : iterable of str
             Intervened nodes: their incoming edges are removed (they stay in the result).
         endogenous : bool
             Follow only non-latent parents.
+
+        Returns
+        -------
+        set of str
+            The targets and their ancestors.
+
+        Examples
+        --------
+        >>> g = DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U")
+        >>> sorted(g.ancestors(["Y"])), sorted(g.ancestors(["Y"], endogenous=True))
+        (['A', 'U', 'Y'], ['A', 'Y'])
+        >>> sorted(g.ancestors(["Y"], cut=["Y"]))
+        ['Y']
         """
         cut = set(cut)
         out: set[str] = set()
@@ -227,7 +360,20 @@ class DAG:
 
     # -- latent projection ----------------------------------------------------------------
     def latent_projection(self) -> DAG:
-        """Semi-Markovian equivalent: every latent a root with >= 2 children, none redundant."""
+        """Semi-Markovian equivalent: every latent a root with >= 2 children, none redundant.
+
+        Returns
+        -------
+        DAG
+            A new DAG over the same observed nodes (see the module docstring for the two steps).
+
+        Examples
+        --------
+        >>> g = DAG.from_string("A->U, U->Y, U->P, V->Y", unob=["U", "V"])
+        >>> p = g.latent_projection()
+        >>> p.to_string(), p.unobserved
+        ('U -> Y, U -> P, A -> Y, A -> P', ['U'])
+        """
         edges = list(self.edges)
         latents = list(self.unobserved)
 
@@ -272,6 +418,16 @@ class DAG:
 
         Each component lists its nodes in topological order; components are ordered by their
         first node. Call on a latent projection (latents must be roots).
+
+        Returns
+        -------
+        list of list of str
+            The c-components.
+
+        Examples
+        --------
+        >>> DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U").c_components()
+        [['A'], ['Y', 'P']]
         """
         nodes = self.endogenous
         parent = {v: v for v in nodes}
@@ -292,5 +448,16 @@ class DAG:
         return sorted(groups.values(), key=lambda g: nodes.index(g[0]))
 
     def to_string(self) -> str:
-        """Edges in the published ``"A -> B, ..."`` form."""
+        """Edges in the published ``"A -> B, ..."`` form.
+
+        Returns
+        -------
+        str
+            The edge string; :meth:`from_string` reads it back.
+
+        Examples
+        --------
+        >>> DAG.from_string("A->Y, U->Y", unob="U").to_string()
+        'A -> Y, U -> Y'
+        """
         return ", ".join(f"{a} -> {b}" for a, b in self.edges)
