@@ -42,7 +42,30 @@ _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\(|\)|[^A-Za-z_()]+")
 
 
 def rename_parameters(text: str, mapping: dict[str, str]) -> str:
-    """Rename parameter symbols in a constraint, leaving node names inside ``P(...)`` alone."""
+    """Rename parameter symbols in a constraint, leaving node names inside ``P(...)`` alone.
+
+    Parameters
+    ----------
+    text : str
+        A constraint in the constraint grammar, e.g. ``"P(S = 1) >= 1 - D"``.
+    mapping : dict of str to str
+        Old parameter name -> new parameter name.
+
+    Returns
+    -------
+    str
+        The constraint with every parameter symbol outside ``P(...)`` renamed.
+
+    Examples
+    --------
+    >>> rename_parameters("P(S = 1) >= 1 - D", {"D": "D_selection"})
+    'P(S = 1) >= 1 - D_selection'
+
+    A node that shares a parameter's name keeps its name inside ``P(...)``:
+
+    >>> rename_parameters("P(D = 1) >= 1 - D", {"D": "D_sel"})
+    'P(D = 1) >= 1 - D_sel'
+    """
     out: list[str] = []
     depth = 0  # depth inside P( ... )
     tokens = _TOKEN.findall(text)
@@ -124,6 +147,7 @@ def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = 
     Parameters
     ----------
     configs : sequence of BiasConfig
+        The biases to combine (e.g. from :func:`fairprobe.core.bound.resolve_bias`).
     names : sequence of str, optional
         Labels used in parameter names (default: each config's ``name``).
     attribute, outcome, prediction : str, optional

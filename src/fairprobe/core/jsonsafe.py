@@ -17,6 +17,16 @@ __all__ = ["json_default", "json_number", "jsonable"]
 def json_number(x: Any) -> Any:
     """``x`` with a float infinity as ``"inf"``/``"-inf"`` and NaN as None; anything else unchanged.
 
+    Parameters
+    ----------
+    x : Any
+        One value, typically a float bound that may be infinite or NaN.
+
+    Returns
+    -------
+    Any
+        ``"inf"``, ``"-inf"`` or None for the non-finite floats, else ``x`` itself.
+
     Examples
     --------
     >>> json_number(float("inf")), json_number(float("nan")), json_number(0.5)
@@ -33,6 +43,16 @@ def json_number(x: Any) -> Any:
 def jsonable(obj: Any) -> Any:
     """``obj`` (dicts, lists, tuples, numbers, numpy scalars) with every number through :func:`json_number`.
 
+    Parameters
+    ----------
+    obj : Any
+        A nested structure of dicts, lists, tuples and numbers (numpy scalars included).
+
+    Returns
+    -------
+    Any
+        The same structure (tuples become lists) with numbers safe for standard JSON.
+
     Examples
     --------
     >>> jsonable({"lower": float("-inf"), "values": [1.0, float("nan")]})
@@ -48,7 +68,27 @@ def jsonable(obj: Any) -> Any:
 
 
 def json_default(x: Any) -> Any:
-    """``default=`` for ``json.dumps``: numpy scalars and arrays as numbers and lists, the rest as text."""
+    """``default=`` for ``json.dumps``: numpy scalars and arrays as numbers and lists, the rest as text.
+
+    Parameters
+    ----------
+    x : Any
+        An object ``json.dumps`` cannot serialise by itself.
+
+    Returns
+    -------
+    Any
+        A JSON-safe number or list for objects with ``tolist`` (numpy), else ``str(x)``.
+
+    Examples
+    --------
+    >>> import json
+    >>> import numpy as np
+    >>> json.dumps({"x": np.float64(1.5), "a": np.array([1.0, np.inf])}, default=json_default)
+    '{"x": 1.5, "a": [1.0, "inf"]}'
+    >>> json_default(3j)
+    '3j'
+    """
     if hasattr(x, "tolist"):
         return jsonable(x.tolist())
     return str(x)

@@ -96,6 +96,15 @@ def create_plugin_manager(
     Returns
     -------
     pluggy.PluginManager
+        A manager with the hook specifications and the plugins registered.
+
+    Examples
+    --------
+    >>> pm = create_plugin_manager(load_entrypoints=False)
+    >>> pm.project_name
+    'fairprobe'
+    >>> "fpr" in get_registry(pm).metrics
+    True
     """
     pm = pluggy.PluginManager(PROJECT)
     pm.add_hookspecs(hookspecs)
@@ -118,18 +127,53 @@ def create_plugin_manager(
 
 @functools.lru_cache(maxsize=1)
 def get_plugin_manager() -> pluggy.PluginManager:
-    """The process-wide plugin manager, built on first use (never at import time)."""
+    """The process-wide plugin manager, built on first use (never at import time).
+
+    Returns
+    -------
+    pluggy.PluginManager
+        The cached manager (see :func:`create_plugin_manager`).
+
+    Examples
+    --------
+    >>> get_plugin_manager() is get_plugin_manager()
+    True
+    """
     return create_plugin_manager()
 
 
 def reset_plugin_manager() -> None:
-    """Forget the cached plugin manager (after installing or removing plugins)."""
+    """Forget the cached plugin manager (after installing or removing plugins).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> before = get_plugin_manager()
+    >>> reset_plugin_manager()
+    >>> get_plugin_manager() is before
+    False
+    """
     get_plugin_manager.cache_clear()
 
 
 @dataclass(frozen=True)
 class Registry:
-    """Registered classes by kind and name."""
+    """Registered classes by kind and name.
+
+    Parameters
+    ----------
+    biases, metrics, backends, analyses : dict of str to type
+        Registered classes of each kind, by name.
+
+    Examples
+    --------
+    >>> registry = get_registry()
+    >>> "proxy_label" in registry.biases, "scip" in registry.backends
+    (True, True)
+    """
 
     biases: dict[str, type]
     metrics: dict[str, type]
@@ -137,7 +181,28 @@ class Registry:
     analyses: dict[str, type]
 
     def kind(self, kind: str) -> dict[str, type]:
-        """The ``name -> class`` mapping for ``kind`` ("biases", "metrics", ...)."""
+        """The ``name -> class`` mapping for ``kind`` ("biases", "metrics", ...).
+
+        Parameters
+        ----------
+        kind : str
+            One of the keys of :data:`KINDS`: "biases", "metrics", "backends" or "analyses".
+
+        Returns
+        -------
+        dict of str to type
+            Registered classes of that kind, by name.
+
+        Raises
+        ------
+        UnknownPluginError
+            ``kind`` is not a plugin kind.
+
+        Examples
+        --------
+        >>> get_registry().kind("metrics")["fpr"].__name__
+        'FPR'
+        """
         if kind not in KINDS:
             raise UnknownPluginError(f"Unknown plugin kind {kind!r}; use one of {sorted(KINDS)}.")
         return getattr(self, kind)
@@ -217,7 +282,30 @@ def _check_keyword_only(cls: type) -> None:
 
 
 def get_registry(pm: pluggy.PluginManager | None = None) -> Registry:
-    """Collect every registered class (raises :class:`DuplicatePluginError` on a clash)."""
+    """Collect every registered class (raises :class:`DuplicatePluginError` on a clash).
+
+    Parameters
+    ----------
+    pm : pluggy.PluginManager, optional
+        Plugin manager to ask (default: the process-wide one).
+
+    Returns
+    -------
+    Registry
+        The registered biases, metrics, backends and analyses.
+
+    Raises
+    ------
+    DuplicatePluginError
+        Two classes of one kind share a name, or a class has no name.
+    PluginInterfaceError
+        A registered class does not implement the interface of its kind.
+
+    Examples
+    --------
+    >>> sorted(get_registry().biases)[:2]
+    ['ecp', 'ecp_monotone']
+    """
     pm = pm or get_plugin_manager()
     return Registry(**{kind: _collect(pm, kind) for kind in KINDS})
 
@@ -282,6 +370,11 @@ def get_backend(name: str = "scip", pm: pluggy.PluginManager | None = None) -> B
 def list_plugins(pm: pluggy.PluginManager | None = None) -> pd.DataFrame:
     """Every registered bias, metric, backend and analysis with its availability.
 
+    Parameters
+    ----------
+    pm : pluggy.PluginManager, optional
+        Plugin manager to ask (default: the process-wide one).
+
     Returns
     -------
     pandas.DataFrame
@@ -320,7 +413,32 @@ def list_plugins(pm: pluggy.PluginManager | None = None) -> pd.DataFrame:
 
 
 def metric(name: str, **options: Any) -> Any:
-    """A configured instance of a registered metric, e.g. ``metric("fpr", group=1)``."""
+    """A configured instance of a registered metric, e.g. ``metric("fpr", group=1)``.
+
+    Parameters
+    ----------
+    name : str
+        Registered metric name ("fpr", "fpr_parity", ...).
+    **options : Any
+        Keyword arguments of the metric class (e.g. ``group=1`` or ``groups=(0, 1)``).
+
+    Returns
+    -------
+    Metric
+        The configured metric, to pass as ``metric`` to :func:`fairprobe.bound`.
+
+    Raises
+    ------
+    UnknownPluginError
+        No metric is registered under ``name``.
+
+    Examples
+    --------
+    >>> from fairprobe.core.bound import resolve_bias
+    >>> fpr = metric("fpr", group=1)
+    >>> fpr.label(resolve_bias("proxy_label"))
+    'fpr (A = 1)'
+    """
     metrics = get_registry().metrics
     if name not in metrics:
         raise UnknownPluginError(f"Unknown metric {name!r}; registered metrics: {sorted(metrics)}.")
