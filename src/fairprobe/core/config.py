@@ -127,6 +127,36 @@ def _as_list(value: Any, key: str) -> list[str]:
 class BiasConfig:
     """A bias: causal DAG, node roles and constraints with sensitivity parameters.
 
+    Parameters
+    ----------
+    dag_str : str
+        Comma-separated edges, ``"A -> Y, U -> Y"``.
+    constraints : list of str
+        Constraints on the observed variables, e.g. ``"P(S = 1) >= 1 - D"`` (``forall`` templates allowed).
+    unob : list of str
+        Unobserved (latent) nodes.
+    cond_nodes : list of str
+        Nodes the data are conditioned on (selection).
+    attribute_node, outcome_node, prediction_node : str
+        The protected attribute, the outcome (possibly counterfactual, ``"Y(T=1)"``) and the prediction.
+    name, description : str, optional
+        Label and free text.
+    cardinalities : dict of str to int
+        Number of values of nodes that do not take 2.
+    parameters : list of str
+        Names of the sensitivity parameters.
+    probability_parameters : list of str, optional
+        Parameters that must lie in [0, 1] (default: all of them).
+    observed_nodes : list of str
+        Nodes the table must contain.
+    cardinality_of : dict of str to str
+        Nodes whose number of values follows another node's, e.g. ``{"Z": "Y"}``.
+
+    Raises
+    ------
+    ConfigError
+        Any inconsistency: unknown nodes, a cycle, bad constraints or parameters, too many response types.
+
     Examples
     --------
     >>> cfg = BiasConfig.from_dict({
@@ -246,7 +276,30 @@ class BiasConfig:
     # -- roles ----------------------------------------------------------------------------
     @staticmethod
     def parse_outcome(text: str) -> tuple[str, dict[str, int]]:
-        """``"Y(T=1)"`` -> ``("Y", {"T": 1})``; ``"Y"`` -> ``("Y", {})``."""
+        """``"Y(T=1)"`` -> ``("Y", {"T": 1})``; ``"Y"`` -> ``("Y", {})``.
+
+        Parameters
+        ----------
+        text : str
+            An outcome node, possibly with an intervention.
+
+        Returns
+        -------
+        tuple of (str, dict of str to int)
+            The node and the intervened values.
+
+        Raises
+        ------
+        ConfigError
+            The text is not of the form ``Y`` or ``Y(T=1, ...)``.
+
+        Examples
+        --------
+        >>> BiasConfig.parse_outcome("Y(T=1)")
+        ('Y', {'T': 1})
+        >>> BiasConfig.parse_outcome("Y")
+        ('Y', {})
+        """
         m = _CF_RE.match(text or "")
         if not m:
             raise ConfigError(f"Cannot read outcome_node {text!r}; write 'Y' or 'Y(T=1)'.")
@@ -260,7 +313,25 @@ class BiasConfig:
         return m.group(1), do
 
     def cardinality(self, node: str) -> int:
-        """Number of values of ``node``: declared, else that of the node it follows (``cardinality_of``), else 2."""
+        """Number of values of ``node``: declared, else that of the node it follows (``cardinality_of``), else 2.
+
+        Parameters
+        ----------
+        node : str
+            A node of the DAG.
+
+        Returns
+        -------
+        int
+            Its number of values.
+
+        Examples
+        --------
+        >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": [],
+        ...                             "cardinalities": {"Y": 3}, "cardinality_of": {"P": "Y"}})
+        >>> cfg.cardinality("Y"), cfg.cardinality("P"), cfg.cardinality("A")
+        (3, 3, 2)
+        """
         seen = {node}
         while node not in self.cardinalities and node in self.cardinality_of:
             node = self.cardinality_of[node]
@@ -277,7 +348,29 @@ class BiasConfig:
                                   f"{self.dag.nodes}.")
 
     def check_parameter_values(self, values: Mapping[str, float]) -> None:
-        """Raise when a probability-bound parameter is outside [0, 1] or one is missing."""
+        """Raise when a probability-bound parameter is outside [0, 1] or one is missing.
+
+        Parameters
+        ----------
+        values : mapping of str to float
+            Sensitivity parameter name -> value.
+
+        Raises
+        ------
+        ConfigError
+            A parameter used by a constraint has no value, a value is not a finite number, or a probability
+            parameter lies outside [0, 1].
+
+        Examples
+        --------
+        >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U",
+        ...                             "constraints": ["P(Y = 1) >= 1 - D"]})
+        >>> cfg.check_parameter_values({"D": 0.1})
+        >>> cfg.check_parameter_values({"D": 1.5})
+        Traceback (most recent call last):
+        ...
+        fairprobe.exceptions.ConfigError: Sensitivity parameter D = 1.5 is outside [0, 1]; ...
+        """
         used = {str(s) for c in self.parsed_constraints for s in c.parameters}
         missing = [p for p in self.parameters if p not in values and p in used]
         if missing:
@@ -300,7 +393,29 @@ class BiasConfig:
     # -- I/O ------------------------------------------------------------------------------
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BiasConfig:
-        """Build from the published JSON structure (unknown keys are an error)."""
+        """Build from the published JSON structure (unknown keys are an error).
+
+        Parameters
+        ----------
+        data : mapping of str to Any
+            The config's keys (``dag_str`` and ``constraints`` are required).
+
+        Returns
+        -------
+        BiasConfig
+            The validated config.
+
+        Raises
+        ------
+        ConfigError
+            Not a mapping, a missing required key, an unknown key, or an invalid config.
+
+        Examples
+        --------
+        >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P", "constraints": []})
+        >>> cfg.dag.nodes
+        ['A', 'Y', 'P']
+        """
         if not isinstance(data, Mapping):
             raise ConfigError(f"A bias config is a JSON object ({{\"dag_str\": ..., \"constraints\": [...]}}); got "
                               f"{type(data).__name__}.")
@@ -317,12 +432,57 @@ class BiasConfig:
 
     @classmethod
     def from_json(cls, source: str | Path) -> BiasConfig:
-        """Load from a JSON file path or a JSON string."""
+        """Load from a JSON file path or a JSON string.
+
+        Parameters
+        ----------
+        source : str or Path
+            A path to a JSON file, or the JSON text itself.
+
+        Returns
+        -------
+        BiasConfig
+            The validated config.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> text = '{"dag_str": "A->Y, A->P", "constraints": [], "name": "toy"}'
+        >>> BiasConfig.from_json(text).name
+        'toy'
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     path = Path(tmp) / "bias.json"
+        ...     _ = path.write_text(text)
+        ...     BiasConfig.from_json(path).name
+        'toy'
+        """
         return cls.from_dict(cls.read_json(source))
 
     @staticmethod
     def read_json(source: str | Path) -> Any:
-        """The parsed JSON of a bias config file path or JSON string (errors as :class:`ConfigError`)."""
+        """The parsed JSON of a bias config file path or JSON string (errors as :class:`ConfigError`).
+
+        Parameters
+        ----------
+        source : str or Path
+            A path to a JSON file, or the JSON text itself (recognised by its leading ``{``).
+
+        Returns
+        -------
+        Any
+            The decoded JSON (normally a dict); not validated.
+
+        Raises
+        ------
+        ConfigError
+            A missing or unreadable file, a folder, or invalid JSON.
+
+        Examples
+        --------
+        >>> BiasConfig.read_json('{"dag_str": "A->Y"}')
+        {'dag_str': 'A->Y'}
+        """
         if not isinstance(source, (str, Path)):
             raise ConfigError(f"from_json needs a file path or a JSON string; got {type(source).__name__} (use "
                               "from_dict for a dict).")
@@ -350,7 +510,19 @@ class BiasConfig:
         return data
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON structure (published keys first; extensions only when set)."""
+        """The JSON structure (published keys first; extensions only when set).
+
+        Returns
+        -------
+        dict of str to Any
+            A dict that :meth:`from_dict` reads back.
+
+        Examples
+        --------
+        >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P", "constraints": [], "cardinalities": {"Y": 3}})
+        >>> cfg.to_dict()["cardinalities"], "name" in cfg.to_dict()
+        ({'Y': 3}, False)
+        """
         out: dict[str, Any] = {
             "dag_str": self.dag_str, "unob": list(self.unob), "cond_nodes": list(self.cond_nodes),
             "attribute_node": self.attribute_node, "outcome_node": self.outcome_node,
@@ -373,7 +545,26 @@ class BiasConfig:
         return out
 
     def to_json(self, path: str | Path | None = None, indent: int = 2) -> str:
-        """Serialise; also write to ``path`` when given."""
+        """Serialise; also write to ``path`` when given.
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            File to write the JSON to.
+        indent : int
+            Indentation of the JSON text.
+
+        Returns
+        -------
+        str
+            The JSON text.
+
+        Examples
+        --------
+        >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P", "constraints": []})
+        >>> cfg.to_json(indent=None)[:30]
+        '{"dag_str": "A->Y, A->P", "uno'
+        """
         text = json.dumps(self.to_dict(), indent=indent)
         if path is not None:
             Path(path).write_text(text)
