@@ -42,6 +42,16 @@ def fairprobe_register_biases() -> Sequence[type]:
     -------
     sequence of type
         Classes implementing :class:`fairprobe.biases.base.Bias`, each with a unique ``name``.
+
+    Examples
+    --------
+    The built-in plugins answer this hook; a fresh plugin manager collects their classes:
+
+    >>> from fairprobe.testing import fresh_plugin_manager
+    >>> pm = fresh_plugin_manager()
+    >>> names = {cls.name for found in pm.hook.fairprobe_register_biases() for cls in found}
+    >>> "selection" in names
+    True
     """
 
 
@@ -53,6 +63,14 @@ def fairprobe_register_metrics() -> Sequence[type]:
     -------
     sequence of type
         Classes implementing :class:`fairprobe.metrics.base.Metric`, each with a unique ``name``.
+
+    Examples
+    --------
+    >>> from fairprobe.testing import fresh_plugin_manager
+    >>> pm = fresh_plugin_manager()
+    >>> names = {cls.name for found in pm.hook.fairprobe_register_metrics() for cls in found}
+    >>> "demographic_parity" in names
+    True
     """
 
 
@@ -64,6 +82,14 @@ def fairprobe_register_backends() -> Sequence[type]:
     -------
     sequence of type
         Subclasses of :class:`fairprobe.backends.base.Backend`, each with a unique ``name``.
+
+    Examples
+    --------
+    >>> from fairprobe.testing import fresh_plugin_manager
+    >>> pm = fresh_plugin_manager()
+    >>> names = {cls.name for found in pm.hook.fairprobe_register_backends() for cls in found}
+    >>> {"scip", "ortools"} <= names
+    True
     """
 
 
@@ -75,6 +101,22 @@ def fairprobe_register_analyses() -> Sequence[type]:
     -------
     sequence of type
         Analysis classes, each with a unique ``name`` class attribute.
+
+    Examples
+    --------
+    A plugin registers an analysis class by returning it from its implementation:
+
+    >>> import fairprobe
+    >>> from fairprobe.testing import fresh_plugin_manager
+    >>> class Counter:
+    ...     name = "counter"
+    >>> class MyPlugin:
+    ...     @fairprobe.hookimpl
+    ...     def fairprobe_register_analyses(self):
+    ...         return [Counter]
+    >>> pm = fresh_plugin_manager(MyPlugin(), builtins=False)
+    >>> pm.hook.fairprobe_register_analyses()
+    [[<class 'fairprobe.hookspecs.Counter'>]]
     """
 
 
@@ -107,6 +149,20 @@ def fairprobe_select_backend(
     -------
     str or None
         A backend name from ``available``, or None to let the next plugin decide.
+
+    Examples
+    --------
+    A plugin that sends every program to SCIP when SCIP is usable:
+
+    >>> import fairprobe
+    >>> from fairprobe.testing import fresh_plugin_manager
+    >>> class PreferScip:
+    ...     @fairprobe.hookimpl
+    ...     def fairprobe_select_backend(self, program, available):
+    ...         return "scip" if "scip" in available else None
+    >>> pm = fresh_plugin_manager(PreferScip(), builtins=False)
+    >>> pm.hook.fairprobe_select_backend(program=None, available=["ortools", "scip"])
+    'scip'
     """
 
 
@@ -123,4 +179,21 @@ def fairprobe_add_cli_commands(cli: click.Group) -> Any:
     Returns
     -------
     None
+
+    Examples
+    --------
+    >>> import click
+    >>> import fairprobe
+    >>> from fairprobe.testing import fresh_plugin_manager
+    >>> @click.command()
+    ... def hello():
+    ...     click.echo("hello")
+    >>> class MyPlugin:
+    ...     @fairprobe.hookimpl
+    ...     def fairprobe_add_cli_commands(self, cli):
+    ...         cli.add_command(hello)
+    >>> group = click.Group("fairprobe")
+    >>> _ = fresh_plugin_manager(MyPlugin(), builtins=False).hook.fairprobe_add_cli_commands(cli=group)
+    >>> sorted(group.commands)
+    ['hello']
     """

@@ -41,18 +41,70 @@ def _env_flag(name: str) -> bool:
 
 
 def is_quiet() -> bool:
-    """Whether quiet mode is on (``--quiet``, :func:`quiet` or ``FAIRPROBE_QUIET=1``)."""
+    """Whether quiet mode is on (``--quiet``, :func:`quiet` or ``FAIRPROBE_QUIET=1``).
+
+    Returns
+    -------
+    bool
+        True inside :func:`quiet`, after ``set_quiet(True)`` or when ``FAIRPROBE_QUIET=1``.
+
+    Examples
+    --------
+    >>> from fairprobe.progress import is_quiet, quiet
+    >>> with quiet():
+    ...     is_quiet()
+    True
+    """
     return _QUIET.get() or _env_flag("FAIRPROBE_QUIET")
 
 
 def set_quiet(value: bool = True) -> Any:
-    """Turn quiet mode on or off in this context; returns a token for :meth:`ContextVar.reset`."""
+    """Turn quiet mode on or off in this context; returns a token for :meth:`ContextVar.reset`.
+
+    Parameters
+    ----------
+    value : bool
+        True to silence progress bars and informational lines, False to allow them.
+
+    Returns
+    -------
+    contextvars.Token
+        Pass it to ``ContextVar.reset`` (as :func:`quiet` does) to restore the previous state.
+
+    Examples
+    --------
+    >>> from fairprobe.progress import _QUIET, is_quiet, set_quiet
+    >>> token = set_quiet(True)
+    >>> is_quiet()
+    True
+    >>> _QUIET.reset(token)
+    """
     return _QUIET.set(bool(value))
 
 
 @contextlib.contextmanager
 def quiet(value: bool = True) -> Iterator[None]:
-    """Quiet mode inside a ``with`` block: no progress bars, no informational lines."""
+    """Quiet mode inside a ``with`` block: no progress bars, no informational lines.
+
+    Parameters
+    ----------
+    value : bool
+        Quiet mode inside the block (default True); ``quiet(False)`` turns it off in the block.
+
+    Yields
+    ------
+    None
+        The previous state is restored when the block ends, also on an exception.
+
+    Examples
+    --------
+    >>> from fairprobe.progress import info, quiet
+    >>> with quiet():
+    ...     info("not printed")
+    >>> with quiet(False):
+    ...     info("printed")
+    printed
+    """
     token = set_quiet(value)
     try:
         yield
@@ -97,6 +149,13 @@ def progress_bar(iterable: Iterable[Any] | None = None, *, disable: bool = False
     -------
     tqdm.tqdm
         Usable exactly like a ``tqdm`` bar (``update``, ``close``, iteration), also when disabled.
+
+    Examples
+    --------
+    >>> from fairprobe.progress import progress_bar, quiet
+    >>> with quiet():
+    ...     sum(progress_bar(range(4), desc="sum"))
+    6
     """
     from tqdm.auto import tqdm
 
@@ -105,7 +164,27 @@ def progress_bar(iterable: Iterable[Any] | None = None, *, disable: bool = False
 
 
 def info(message: str, *, err: bool = False) -> None:
-    """Print an informational line (not a result) unless quiet mode is on."""
+    """Print an informational line (not a result) unless quiet mode is on.
+
+    Parameters
+    ----------
+    message : str
+        The line to print.
+    err : bool
+        Print on standard error instead of standard output (default False).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from fairprobe.progress import info, quiet
+    >>> info("report written to out/index.html")
+    report written to out/index.html
+    >>> with quiet():
+    ...     info("report written to out/index.html")
+    """
     if is_quiet():
         return
     import click
