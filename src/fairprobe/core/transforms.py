@@ -37,7 +37,25 @@ def _safe_mul(a: float, b: float) -> float:
 
 
 def interval_mul(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
-    """Interval product ``[a] * [b]``."""
+    """Interval product ``[a] * [b]``.
+
+    Parameters
+    ----------
+    a, b : tuple of float
+        The factors' intervals ``(low, high)``; ends may be infinite (``0 * inf`` counts as 0).
+
+    Returns
+    -------
+    tuple of float
+        The smallest interval ``(low, high)`` holding every product of a point of ``a`` and one of ``b``.
+
+    Examples
+    --------
+    >>> interval_mul((-1.0, 2.0), (3.0, 4.0))
+    (-4.0, 8.0)
+    >>> interval_mul((0.0, 0.0), (0.0, float("inf")))
+    (0.0, 0.0)
+    """
     cands = [_safe_mul(x, y) for x in a for y in b]
     return min(cands), max(cands)
 
@@ -55,7 +73,27 @@ def _interval_pow(a: tuple[float, float], p: int) -> tuple[float, float]:
 
 
 def poly_interval(poly: Poly, bounds: list[tuple[float, float]]) -> tuple[float, float]:
-    """A (possibly loose) interval containing ``poly`` over the box ``bounds``."""
+    """A (possibly loose) interval containing ``poly`` over the box ``bounds``.
+
+    Parameters
+    ----------
+    poly : Poly
+        Polynomial as ``{monomial (tuple of variable indices): coefficient}``.
+    bounds : list of tuple of float
+        ``(low, high)`` of each variable, by index.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)`` with ``low <= poly(x) <= high`` for every ``x`` in the box.
+
+    Examples
+    --------
+    ``x0**2 - 2*x1`` over ``x0 in [-1, 2]``, ``x1 in [0, 1]``:
+
+    >>> poly_interval({(0, 0): 1.0, (1,): -2.0}, [(-1.0, 2.0), (0.0, 1.0)])
+    (-2.0, 4.0)
+    """
     lo = hi = 0.0
     for mono, coef in poly.items():
         t = (1.0, 1.0)
@@ -74,7 +112,21 @@ def poly_interval(poly: Poly, bounds: list[tuple[float, float]]) -> tuple[float,
 
 @dataclass(frozen=True)
 class ProductDefinition:
-    """Auxiliary variable ``result = left * right`` (indices in the quadratized program)."""
+    """Auxiliary variable ``result = left * right`` (indices in the quadratized program).
+
+    Parameters
+    ----------
+    result : int
+        Index of the auxiliary variable.
+    left, right : int
+        Indices of the two factors.
+
+    Examples
+    --------
+    >>> d = ProductDefinition(result=3, left=0, right=1)
+    >>> d.result, (d.left, d.right)
+    (3, (0, 1))
+    """
 
     result: int
     left: int
@@ -83,7 +135,32 @@ class ProductDefinition:
 
 @dataclass
 class QuadratizedProgram:
-    """A degree <= 2 program plus the definitions of its auxiliary product variables."""
+    """A degree <= 2 program plus the definitions of its auxiliary product variables.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The quadratized program; its first ``n_original`` variables are the original ones.
+    n_original : int
+        Number of variables of the original program.
+    products : list of ProductDefinition
+        One definition per auxiliary product variable.
+
+    Examples
+    --------
+    >>> from fairprobe.core.program import PolynomialProgram
+    >>> prog = PolynomialProgram.from_text('''
+    ... maximize
+    ...   x*y*z
+    ... bounds
+    ...   0 <= x <= 1
+    ...   0 <= y <= 1
+    ...   0 <= z <= 1
+    ... ''')
+    >>> q = quadratize(prog)
+    >>> q.n_original, q.program.max_degree, q.products
+    (3, 2, [ProductDefinition(result=3, left=0, right=1)])
+    """
 
     program: PolynomialProgram
     n_original: int
@@ -96,6 +173,41 @@ def quadratize(program: PolynomialProgram) -> QuadratizedProgram:
     A monomial ``x*y*z`` becomes ``w*z`` with a new variable ``w`` and the constraint
     ``w - x*y == 0``; sub-products are shared between monomials. Fractional objectives are
     left as they are (call :func:`fraction_to_epigraph` first when needed).
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The program to lower (left unchanged).
+
+    Returns
+    -------
+    QuadratizedProgram
+        The equivalent degree <= 2 program and the definitions of its new variables.
+
+    Examples
+    --------
+    >>> from fairprobe.core.program import PolynomialProgram
+    >>> prog = PolynomialProgram.from_text('''
+    ... maximize
+    ...   x*y*z
+    ... subject to
+    ...   c: x + y + z <= 2
+    ... bounds
+    ...   0 <= x <= 1
+    ...   0 <= y <= 1
+    ...   0 <= z <= 1
+    ... ''')
+    >>> print(quadratize(prog).program.to_text())
+    maximize
+      z*_w0
+    subject to
+      c: x + y + z <= 2
+      _def3: _w0 - x*y == 0
+    bounds
+      0 <= x <= 1
+      0 <= y <= 1
+      0 <= z <= 1
+      0 <= _w0 <= 1
     """
     out = program.copy()
     out.name = program.name
@@ -156,6 +268,39 @@ def fraction_to_epigraph(program: PolynomialProgram) -> PolynomialProgram:
 
     Valid when ``den > 0`` on the feasible set. The new variable ``_ratio`` (last) gets bounds
     from interval arithmetic when the denominator's interval is positive.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        A program, usually with a fractional objective (left unchanged).
+
+    Returns
+    -------
+    PolynomialProgram
+        The epigraph program, or ``program`` itself when its objective is not a fraction.
+
+    Examples
+    --------
+    >>> from fairprobe.core.program import PolynomialProgram
+    >>> lf = PolynomialProgram.from_text('''
+    ... minimize
+    ...   (x + 1) / (y + 1)
+    ... subject to
+    ...   c: x + y <= 1
+    ... bounds
+    ...   0 <= x <= 1
+    ...   0 <= y <= 1
+    ... ''')
+    >>> print(fraction_to_epigraph(lf).to_text())
+    minimize
+      _ratio
+    subject to
+      c: x + y <= 1
+      _epigraph: 1 + x - _ratio - y*_ratio <= 0
+    bounds
+      0 <= x <= 1
+      0 <= y <= 1
+      0.5 <= _ratio <= 2
     """
     if program.objective_denominator is None:
         return program
@@ -185,6 +330,46 @@ def charnes_cooper(program: PolynomialProgram) -> PolynomialProgram:
     ``A y - b t (sense) 0``, ``lb t <= y <= ub t``, ``t >= 0``. Requires ``den > 0`` on the
     feasible set (the caller checks). The result has variables ``y`` (same names) then ``_t``;
     an optimal ``x`` is ``y / t``.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        A linear-fractional program (linear rows, numerator and denominator).
+
+    Returns
+    -------
+    PolynomialProgram
+        The equivalent LP over ``y`` and ``_t``.
+
+    Raises
+    ------
+    ProgramError
+        ``program`` is not linear-fractional.
+
+    Examples
+    --------
+    >>> from fairprobe.core.program import PolynomialProgram
+    >>> lf = PolynomialProgram.from_text('''
+    ... minimize
+    ...   (x + 1) / (y + 1)
+    ... subject to
+    ...   c: x + y <= 1
+    ... bounds
+    ...   0 <= x <= 1
+    ...   0 <= y <= 1
+    ... ''')
+    >>> print(charnes_cooper(lf).to_text())
+    minimize
+      x + _t
+    subject to
+      _den: y + _t == 1
+      c: x + y - _t <= 0
+      x - _t <= 0
+      y - _t <= 0
+    bounds
+      0 <= x <= inf
+      0 <= y <= inf
+      0 <= _t <= inf
     """
     if program.objective_denominator is None or not program.is_linear():
         raise ProgramError("charnes_cooper needs a linear-fractional program.")
