@@ -50,6 +50,25 @@ class Atom:
     """``var = value``, or the counterfactual ``var(do) = value`` when ``intervention`` is set.
 
     ``negated`` makes it ``var != value``: the variable takes any of its other values.
+
+    Parameters
+    ----------
+    var : str
+        The variable.
+    value : int or str
+        Its value.
+    intervention : tuple of (str, int or str)
+        Sorted ``(node, value)`` pairs of the intervention ``do(...)``; empty for a factual atom.
+    negated : bool
+        ``var != value`` instead of ``var = value``.
+
+    Examples
+    --------
+    >>> a = Atom("Y", 1, (("T", 1),))
+    >>> str(a), a
+    ('Y(T=1) = 1', Atom(var='Y', value=1, intervention=(('T', 1),)))
+    >>> str(Atom("A", 2, negated=True))
+    'A != 2'
     """
 
     var: str
@@ -59,7 +78,18 @@ class Atom:
 
     @property
     def op(self) -> str:
-        """``"!="`` for a negated atom, else ``"="``."""
+        """``"!="`` for a negated atom, else ``"="``.
+
+        Returns
+        -------
+        str
+            The comparison operator.
+
+        Examples
+        --------
+        >>> Atom("A", 2).op, Atom("A", 2, negated=True).op
+        ('=', '!=')
+        """
         return "!=" if self.negated else "="
 
     def __str__(self) -> str:
@@ -77,7 +107,20 @@ class Atom:
 
 @dataclass(frozen=True)
 class ProbabilityAtom:
-    """``P(event | given)``; ``given`` empty for a marginal probability."""
+    """``P(event | given)``; ``given`` empty for a marginal probability.
+
+    Parameters
+    ----------
+    event : tuple of Atom
+        The conjunction whose probability is taken.
+    given : tuple of Atom
+        The conditioning conjunction (empty for a marginal probability).
+
+    Examples
+    --------
+    >>> str(ProbabilityAtom((Atom("P", 1),), (Atom("A", 0),)))
+    'P(P = 1 | A = 0)'
+    """
 
     event: tuple[Atom, ...]
     given: tuple[Atom, ...] = ()
@@ -88,7 +131,18 @@ class ProbabilityAtom:
 
     @property
     def variables(self) -> set[str]:
-        """Variables named anywhere in the atom (interventions included)."""
+        """Variables named anywhere in the atom (interventions included).
+
+        Returns
+        -------
+        set of str
+            The variable names.
+
+        Examples
+        --------
+        >>> sorted(ProbabilityAtom((Atom("Y", 0, (("T", 1),)),), (Atom("A", 0),)).variables)
+        ['A', 'T', 'Y']
+        """
         out = set()
         for a in (*self.event, *self.given):
             out.add(a.var)
@@ -98,7 +152,23 @@ class ProbabilityAtom:
 
 @dataclass
 class ParsedExpression:
-    """A sympy expression over probability symbols and parameters."""
+    """A sympy expression over probability symbols and parameters.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The expression; probability ``k`` is the symbol ``_pk``.
+    atoms : list of ProbabilityAtom
+        The meaning of each probability symbol.
+    source : str
+        The text it was parsed from.
+
+    Examples
+    --------
+    >>> e = parse_expression("P(P = 1 | A = 0) - P(P = 1 | A = 1)")
+    >>> e.expr, str(e.atoms[1])
+    (_p0 - _p1, 'P(P = 1 | A = 1)')
+    """
 
     expr: sympy.Expr
     atoms: list[ProbabilityAtom] = field(default_factory=list)
@@ -106,18 +176,51 @@ class ParsedExpression:
 
     @property
     def symbols(self) -> list[sympy.Symbol]:
-        """The probability symbols, aligned with :attr:`atoms`."""
+        """The probability symbols, aligned with :attr:`atoms`.
+
+        Returns
+        -------
+        list of sympy.Symbol
+            ``_p0, _p1, ...``.
+
+        Examples
+        --------
+        >>> parse_expression("P(P = 1 | A = 0) - P(P = 1 | A = 1)").symbols
+        [_p0, _p1]
+        """
         return [sympy.Symbol(f"_p{k}") for k in range(len(self.atoms))]
 
     @property
     def parameters(self) -> set[sympy.Symbol]:
-        """Sensitivity parameters used (every free symbol that is not a probability)."""
+        """Sensitivity parameters used (every free symbol that is not a probability).
+
+        Returns
+        -------
+        set of sympy.Symbol
+            The parameters.
+
+        Examples
+        --------
+        >>> parse_constraint("P(S = 1) >= 1 - D").parameters
+        {D}
+        """
         probs = set(self.symbols)
         return {s for s in self.expr.free_symbols if s not in probs}
 
     @property
     def variables(self) -> set[str]:
-        """DAG variables named in any probability."""
+        """DAG variables named in any probability.
+
+        Returns
+        -------
+        set of str
+            The variable names, intervened ones included.
+
+        Examples
+        --------
+        >>> sorted(parse_expression("P(P = 1 | Y(T=1) = 0 & A = 0)").variables)
+        ['A', 'P', 'T', 'Y']
+        """
         out: set[str] = set()
         for a in self.atoms:
             out |= a.variables
@@ -126,7 +229,25 @@ class ParsedExpression:
 
 @dataclass
 class ParsedConstraint(ParsedExpression):
-    """``expr sense 0`` (the right-hand side already moved to the left)."""
+    """``expr sense 0`` (the right-hand side already moved to the left).
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        ``lhs - rhs``.
+    atoms : list of ProbabilityAtom
+        The meaning of each probability symbol.
+    source : str
+        The text it was parsed from.
+    sense : str
+        ``"<="``, ``">="`` or ``"=="``.
+
+    Examples
+    --------
+    >>> c = parse_constraint("P(S = 1) >= 1 - D")
+    >>> c.expr, c.sense
+    (D + _p0 - 1, '>=')
+    """
 
     sense: str = "<="
 
@@ -353,10 +474,30 @@ def parse_expression(text: str) -> ParsedExpression:
     coefficients: it may not divide by a probability or by zero, nor use sensitivity parameters
     (a metric is a property of the model, not of the bias).
 
+    Parameters
+    ----------
+    text : str
+        The query.
+
+    Returns
+    -------
+    ParsedExpression
+        Its expression and probability atoms.
+
     Raises
     ------
     ConfigError
         For any text that is not such a query; never another exception type.
+
+    Examples
+    --------
+    >>> e = parse_expression("P(P = 1 | Z = 0 & A = 0) - P(P = 1 | Z = 0 & A = 1)")
+    >>> e.expr, [str(a) for a in e.atoms]
+    (_p0 - _p1, ['P(P = 1 | Z = 0 & A = 0)', 'P(P = 1 | Z = 0 & A = 1)'])
+    >>> parse_expression("P(P = 1) - D")
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.ConfigError: The query 'P(P = 1) - D' uses ['D'], which are not probabilities: ...
     """
     p = _Parser(text)
     expr, _ = p.expr()
@@ -377,11 +518,27 @@ def parse_expression(text: str) -> ParsedExpression:
 def parse_constraint(text: str) -> ParsedConstraint:
     """Parse ``lhs op rhs`` (op one of ``<=``, ``>=``, ``==``) into ``lhs - rhs op 0``.
 
+    Parameters
+    ----------
+    text : str
+        The constraint.
+
+    Returns
+    -------
+    ParsedConstraint
+        ``lhs - rhs``, its atoms and the comparison.
+
     Raises
     ------
     ConfigError
         For text that is not a polynomial constraint in probabilities (see :func:`parse_expression`;
         parameters are allowed here); never another exception type.
+
+    Examples
+    --------
+    >>> c = parse_constraint("P(S = 1) >= 1 - D")
+    >>> c.expr, c.sense, sorted(c.variables)
+    (D + _p0 - 1, '>=', ['S'])
     """
     p = _Parser(text)
     lhs, _ = p.expr()
