@@ -32,7 +32,29 @@ _STEP = 1.0
 
 
 def affine_in_parameters(config: BiasConfig) -> bool:
-    """Whether every constraint is affine in the sensitivity parameters."""
+    """Whether every constraint is affine in the sensitivity parameters.
+
+    Parameters
+    ----------
+    config : BiasConfig
+        The bias whose parsed constraints are checked.
+
+    Returns
+    -------
+    bool
+        False when some constraint has total degree above 1 in its parameters.
+
+    Examples
+    --------
+    >>> from fairprobe.core.bound import resolve_bias
+    >>> from fairprobe.core.config import BiasConfig
+    >>> config = resolve_bias("proxy_label")
+    >>> config.constraints, affine_in_parameters(config)
+    (['P(Z = Y) >= 1 - D'], True)
+    >>> squared = BiasConfig.from_dict({**config.to_dict(), "constraints": ["P(Z = Y) >= 1 - D * D"]})
+    >>> affine_in_parameters(squared)
+    False
+    """
     for parsed in config.parsed_constraints:
         params = sorted(parsed.parameters, key=str)
         if not params:
@@ -48,6 +70,33 @@ class ParametricProgram:
     """A compiled program whose constraint rows are affine in the sensitivity parameters.
 
     Use :meth:`at` to get the :class:`~fairprobe.core.compiler.CompiledProgram` for a value.
+    Build it with :meth:`build` rather than directly.
+
+    Parameters
+    ----------
+    base : CompiledProgram or None
+        The program at ``base_params`` (None when the program is recompiled per point).
+    base_params : dict of str to float
+        Sensitivity values of ``base``.
+    slopes : dict
+        Parameter -> row name -> ``(polynomial change, right-hand-side change)`` per unit step.
+    compile_fn : callable
+        Compiles the program at a mapping of sensitivity values (the fallback).
+    affine : bool
+        Whether :meth:`at` updates ``base`` affinely (else it calls ``compile_fn``).
+
+    Examples
+    --------
+    >>> import functools
+    >>> from fairprobe.core.bound import as_table, resolve_bias
+    >>> from fairprobe.core.compiler import compile_program
+    >>> from fairprobe.datasets import load_paper_table
+    >>> config = resolve_bias("proxy_label")
+    >>> table = as_table(load_paper_table(), config)
+    >>> compile_fn = functools.partial(compile_program, config, table, "P(P = 1 | Z = 0 & A = 0)")
+    >>> pp = ParametricProgram.build(compile_fn, config, ["D"])
+    >>> pp.affine, pp.base_params, list(pp.slopes["D"])
+    (True, {'D': 0.0}, ['bias0'])
     """
 
     base: CompiledProgram | None
@@ -62,6 +111,39 @@ class ParametricProgram:
         """Compile at a base point and one step along each of ``parameters``.
 
         ``fixed`` gives the values of parameters that stay constant (they are compiled in).
+
+        Parameters
+        ----------
+        compile_fn : callable
+            ``compile_fn(params)`` compiles the program at the sensitivity values ``params``.
+        config : BiasConfig
+            The bias, to check that its constraints are affine in the parameters.
+        parameters : sequence of str
+            Names of the sensitivity parameters that vary.
+        fixed : mapping of str to float, optional
+            Values of parameters that stay constant.
+
+        Returns
+        -------
+        ParametricProgram
+            Affine in the swept parameters when possible, else one that recompiles per point.
+
+        Raises
+        ------
+        FairprobeError
+            ``compile_fn`` fails for a structural reason (unknown node, bad table).
+
+        Examples
+        --------
+        >>> import functools
+        >>> from fairprobe.core.bound import as_table, resolve_bias
+        >>> from fairprobe.core.compiler import compile_program
+        >>> from fairprobe.datasets import load_paper_table
+        >>> config = resolve_bias("proxy_label")
+        >>> table = as_table(load_paper_table(), config)
+        >>> compile_fn = functools.partial(compile_program, config, table, "P(P = 1 | Z = 0 & A = 0)")
+        >>> ParametricProgram.build(compile_fn, config, ["D"]).affine
+        True
         """
         fixed = dict(fixed or {})
         swept = [p for p in parameters if p not in fixed]
@@ -98,7 +180,35 @@ class ParametricProgram:
         return cls(base, base_params, slopes, compile_fn, affine=True)
 
     def at(self, params: Mapping[str, float]) -> CompiledProgram:
-        """The compiled program at ``params`` (affine update, or a recompilation)."""
+        """The compiled program at ``params`` (affine update, or a recompilation).
+
+        Parameters
+        ----------
+        params : mapping of str to float
+            Sensitivity values, by parameter name.
+
+        Returns
+        -------
+        CompiledProgram
+            The same program as compiling at ``params`` directly.
+
+        Examples
+        --------
+        >>> import functools
+        >>> from fairprobe.core.bound import as_table, resolve_bias
+        >>> from fairprobe.core.compiler import compile_program
+        >>> from fairprobe.datasets import load_paper_table
+        >>> config = resolve_bias("proxy_label")
+        >>> table = as_table(load_paper_table(), config)
+        >>> compile_fn = functools.partial(compile_program, config, table, "P(P = 1 | Z = 0 & A = 0)")
+        >>> pp = ParametricProgram.build(compile_fn, config, ["D"])
+        >>> moved = pp.at({"D": 0.05})
+        >>> row = next(c for c in moved.program.constraints if c.name == "bias0")
+        >>> row.sense, round(row.rhs, 12)
+        ('>=', 0.95)
+        >>> moved.program.to_text() == compile_fn({"D": 0.05}).program.to_text()
+        True
+        """
         if not self.affine or self.base is None:
             return self.compile_fn(params)
         if any(float(params.get(p, v)) != v for p, v in self.base_params.items() if p not in self.slopes):
