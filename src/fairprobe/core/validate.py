@@ -60,12 +60,60 @@ def _real(name: str, value: Any, example: str) -> float:
 
 
 def sensitivity_value(name: str, value: Any) -> float:
-    """One sensitivity value as a finite float (a bool, text, list or NaN is a ConfigError)."""
+    """One sensitivity value as a finite float (a bool, text, list or NaN is a ConfigError).
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error message.
+    value : Any
+        The value given.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    ConfigError
+        ``value`` is not a finite real number.
+
+    Examples
+    --------
+    >>> sensitivity_value("D", 0.05)
+    0.05
+    >>> sensitivity_value("D", float("nan"))
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.ConfigError: D = nan is not a finite number; ...
+    """
     return _real(name, value, f"the sensitivity value as a number such as {name}=0.05")
 
 
 def sensitivity_values(D: Any, extra: Mapping[str, Any] | None = None) -> None:
-    """Check ``D`` of :func:`~fairprobe.bound` (a number, a dict of numbers or None) and keyword values."""
+    """Check ``D`` of :func:`~fairprobe.bound` (a number, a dict of numbers or None) and keyword values.
+
+    Parameters
+    ----------
+    D : Any
+        One number, a dict of parameter name -> number, or None.
+    extra : mapping of str to Any, optional
+        Further sensitivity values given as keywords.
+
+    Raises
+    ------
+    ConfigError
+        A value that is not a finite number, a non-string key, or a list where one value is expected.
+
+    Examples
+    --------
+    >>> sensitivity_values({"D_a": 0.05}, {"D_b": 0.1})
+    >>> sensitivity_values([0.0, 0.1])
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.ConfigError: D = [0.0, 0.1] is a list; bound takes one number ...
+    """
     if isinstance(D, Mapping):
         for k, v in D.items():
             if not isinstance(k, str):
@@ -85,6 +133,28 @@ def sweep_grid(D: Any) -> list[float] | dict[str, list[float]]:
     """The grid of :func:`~fairprobe.sensitivity` as a list of floats or a dict of lists.
 
     Generators are read once here, so the returned value replaces ``D``.
+
+    Parameters
+    ----------
+    D : Any
+        An iterable of values, or a dict of parameter name -> iterable of values.
+
+    Returns
+    -------
+    list of float or dict of str to list of float
+        The grid, read into lists.
+
+    Raises
+    ------
+    ConfigError
+        A single number, an empty list or dict, or a value that is not a finite number.
+
+    Examples
+    --------
+    >>> sweep_grid(iter([0, 0.05]))
+    [0.0, 0.05]
+    >>> sweep_grid({"D_a": (0, 0.1)})
+    {'D_a': [0.0, 0.1]}
     """
     def values(name: str, seq: Any) -> list[float]:
         if seq is None or isinstance(seq, (str, bytes, numbers.Number)) or not isinstance(seq, Iterable) \
@@ -111,7 +181,42 @@ def sweep_grid(D: Any) -> list[float] | dict[str, list[float]]:
 
 def check_number(name: str, value: Any, *, low: float | None = None, high: float | None = None,
                   low_open: bool = False, optional: bool = False, hint: str = "") -> float | None:
-    """A finite real parameter in the given range, or a ConfigError naming it (shared by the analyses)."""
+    """A finite real parameter in the given range, or a ConfigError naming it (shared by the analyses).
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, used in the message.
+    value : Any
+        The value given.
+    low, high : float, optional
+        Smallest and largest values allowed.
+    low_open : bool
+        Exclude ``low`` itself.
+    optional : bool
+        Accept ``None`` (returned as is).
+    hint : str
+        Text appended to the requirement in the message, e.g. ``" such as gap=0.01"``.
+
+    Returns
+    -------
+    float or None
+        The value as a float (``None`` when optional and not given).
+
+    Raises
+    ------
+    ConfigError
+        Not a finite number, or outside the range.
+
+    Examples
+    --------
+    >>> check_number("gap", 0.01, low=0)
+    0.01
+    >>> check_number("gap", -1, low=0, hint=" such as gap=0.01")
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.ConfigError: gap must be >= 0 such as gap=0.01; got -1.
+    """
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
@@ -165,7 +270,42 @@ def _flag(name: str, value: Any) -> None:
 
 def check_bound_options(*, D: Any, parameters: Mapping[str, Any], backend: Any, time_limit: Any, gap: Any,
                         reduce: Any, n_jobs: Any, solver_options: Any) -> None:
-    """Arguments of :func:`~fairprobe.bound` other than bias, metric and data."""
+    """Arguments of :func:`~fairprobe.bound` other than bias, metric and data.
+
+    Parameters
+    ----------
+    D : Any
+        The sensitivity value(s): a number, a dict of numbers or None.
+    parameters : mapping of str to Any
+        Sensitivity values given as keywords.
+    backend : str
+        Name of the solver backend, e.g. ``"scip"``.
+    time_limit : float or None
+        Seconds per solve (positive), or None for no limit.
+    gap : float
+        Relative optimality gap, >= 0.
+    reduce : bool
+        Whether the program is reduced before solving.
+    n_jobs : int
+        Number of parallel jobs (positive, or -1 for all cores).
+    solver_options : mapping or None
+        Backend parameters with string keys.
+
+    Raises
+    ------
+    ConfigError
+        Naming the first bad argument.
+
+    Examples
+    --------
+    >>> check_bound_options(D=0.05, parameters={}, backend="scip", time_limit=None, gap=1e-6, reduce=True,
+    ...                     n_jobs=1, solver_options=None)
+    >>> check_bound_options(D=0.05, parameters={}, backend="scip", time_limit=None, gap=1e-6, reduce=True,
+    ...                     n_jobs=0, solver_options=None)
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.ConfigError: n_jobs = 0 must be a positive integer (or -1 for all cores); ...
+    """
     sensitivity_values(D, parameters)
     _common(backend, time_limit, gap, solver_options)
     _flag("reduce", reduce)
@@ -175,7 +315,44 @@ def check_bound_options(*, D: Any, parameters: Mapping[str, Any], backend: Any, 
 def check_sweep_options(*, parameter: Any, fixed: Mapping[str, Any], backend: Any, time_limit: Any, gap: Any,
                         n_jobs: Any, parallel_backend: Any, progress: Any, reduce: Any,
                         solver_options: Any) -> None:
-    """Arguments of :func:`~fairprobe.sensitivity` other than bias, metric, data and the grid."""
+    """Arguments of :func:`~fairprobe.sensitivity` other than bias, metric, data and the grid.
+
+    Parameters
+    ----------
+    parameter : str or None
+        The parameter swept.
+    fixed : mapping of str to Any
+        Values of the other sensitivity parameters.
+    backend : str
+        Name of the solver backend, e.g. ``"scip"``.
+    time_limit : float or None
+        Seconds per solve (positive), or None for no limit.
+    gap : float
+        Relative optimality gap, >= 0.
+    n_jobs : int or None
+        Number of parallel jobs (positive, -1 for all cores, or None).
+    parallel_backend : str or None
+        A joblib backend name.
+    progress : bool
+        Whether to show a progress bar.
+    reduce : bool
+        Whether programs are reduced before solving.
+    solver_options : mapping or None
+        Backend parameters with string keys.
+
+    Raises
+    ------
+    ConfigError
+        Naming the first bad argument.
+
+    Examples
+    --------
+    >>> check_sweep_options(parameter="D", fixed={}, backend="scip", time_limit=None, gap=1e-6, n_jobs=None,
+    ...                     parallel_backend=None, progress="yes", reduce=True, solver_options=None)
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.ConfigError: progress = 'yes' must be True or False.
+    """
     if parameter is not None and not isinstance(parameter, str):
         raise ConfigError(f"parameter = {parameter!r} must be the name of a sensitivity parameter, e.g. 'D'.")
     for k, v in fixed.items():
@@ -190,7 +367,44 @@ def check_sweep_options(*, parameter: Any, fixed: Mapping[str, Any], backend: An
 
 def check_breakdown_options(*, threshold: Any, tolerance: Any, parameter: Any, D_max: Any, tol: Any,
                             backend: Any, time_limit: Any, gap: Any, fixed: Mapping[str, Any]) -> None:
-    """Arguments of :func:`~fairprobe.breakdown` other than bias, metric and data."""
+    """Arguments of :func:`~fairprobe.breakdown` other than bias, metric and data.
+
+    Parameters
+    ----------
+    threshold : float or None
+        Metric value the conclusion compares with.
+    tolerance : float or None
+        Parity tolerance.
+    parameter : str or None
+        The parameter searched.
+    D_max : float or None
+        Largest sensitivity value searched (> 0).
+    tol : float
+        Width of the final bisection bracket (at least :data:`MIN_TOL`).
+    backend : str
+        Name of the solver backend, e.g. ``"scip"``.
+    time_limit : float or None
+        Seconds per solve (positive), or None for no limit.
+    gap : float
+        Relative optimality gap, >= 0.
+    fixed : mapping of str to Any
+        Values of the other sensitivity parameters.
+
+    Raises
+    ------
+    ConfigError
+        Naming the first bad argument.
+
+    Examples
+    --------
+    >>> check_breakdown_options(threshold=0.0, tolerance=None, parameter="D", D_max=0.5, tol=1e-4,
+    ...                         backend="scip", time_limit=None, gap=1e-6, fixed={})
+    >>> check_breakdown_options(threshold=0.0, tolerance=None, parameter="D", D_max=0.5, tol=0,
+    ...                         backend="scip", time_limit=None, gap=1e-6, fixed={})
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.ConfigError: tol = 0 must be at least 1e-12 (bisection stops at that width); ...
+    """
     if threshold is not None:
         _real("threshold", threshold, "the metric value the conclusion compares with, e.g. threshold=0.0")
     if tolerance is not None:
@@ -239,10 +453,29 @@ def check_codes(config: BiasConfig, table: ObservedTable) -> None:
     true attribute follows, ``cardinality_of``) may have any number of groups, and a covariate (a
     node with no role that no constraint names) as many levels as the data have.
 
+    Parameters
+    ----------
+    config : BiasConfig
+        The bias, which gives the roles and declared cardinalities.
+    table : ObservedTable
+        The coded table.
+
     Raises
     ------
     DataError
         Naming the column, its values and the fix (recode, or declare the cardinality).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.core.config import BiasConfig
+    >>> from fairprobe.core.table import ObservedTable
+    >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P", "constraints": []})
+    >>> check_codes(cfg, ObservedTable.from_frame(pd.DataFrame({"A": [0, 1, 2], "Y": [0, 1, 1], "P": [0, 1, 1]})))
+    >>> check_codes(cfg, ObservedTable.from_frame(pd.DataFrame({"A": [0, 1, 2], "Y": [0, 1, 1], "P": [0, 2, 1]})))
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.DataError: Column 'P' holds values [0, 1, 2] but 'P' is the prediction node, ...
     """
     attribute = config.attribute_node
     # the recorded counterpart of a latent true attribute (proxy_attribute's A for B) has groups too
