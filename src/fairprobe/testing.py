@@ -55,6 +55,34 @@ def null_covariate(kind: str, n: int, rng: Any) -> Any:
 
     Continuous, five-level ordinal, binary, 8-level nominal, 1000-level nominal, an identifier
     (one distinct text value per row), datetimes, and the same timestamps as ISO text.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`NULL_COVARIATE_TYPES`.
+    n : int
+        Number of rows.
+    rng : numpy.random.Generator
+        Source of randomness (e.g. ``numpy.random.default_rng(0)``).
+
+    Returns
+    -------
+    numpy.ndarray, pandas.Categorical or pandas.Series
+        ``n`` values independent of everything else.
+
+    Raises
+    ------
+    ValueError
+        When ``kind`` is not a known covariate type.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairprobe.testing import null_covariate
+    >>> null_covariate("binary", 4, np.random.default_rng(0))
+    array([1, 1, 1, 0])
+    >>> list(null_covariate("ordinal", 4, np.random.default_rng(0)))
+    ['top', 'high', 'mid', 'low']
     """
     import numpy as np
     import pandas as pd
@@ -93,6 +121,23 @@ def fresh_plugin_manager(
         Also load installed entry-point plugins (default False, for isolation).
     builtins : bool
         Register the built-in plugins (default True).
+
+    Returns
+    -------
+    pluggy.PluginManager
+        A manager not shared with :func:`fairprobe.get_plugin_manager`.
+
+    Examples
+    --------
+    >>> import fairprobe
+    >>> from fairprobe.testing import fresh_plugin_manager
+    >>> class Extra:
+    ...     @fairprobe.hookimpl
+    ...     def fairprobe_select_backend(self, program, available):
+    ...         return "scip"
+    >>> pm = fresh_plugin_manager(Extra())
+    >>> pm.hook.fairprobe_select_backend(program=None, available=["scip"])
+    'scip'
     """
     from fairprobe.core.registry import DEFAULT_PLUGINS
 
@@ -107,9 +152,10 @@ def fresh_plugin_manager(
 class KnownProblem:
     """A program with a known answer.
 
-    Attributes
+    Parameters
     ----------
     name : str
+        Short identifier, used as the key of :func:`check_backend_contract`'s report.
     text : str
         The program in :meth:`PolynomialProgram.to_text` form.
     termination : Termination
@@ -120,6 +166,13 @@ class KnownProblem:
         True when the program is convex (solvable by convex-only backends).
     note : str
         Where the answer comes from.
+
+    Examples
+    --------
+    >>> from fairprobe.testing import CONTRACT_PROBLEMS
+    >>> lp = CONTRACT_PROBLEMS[0]
+    >>> lp.name, lp.termination.value, lp.optimum
+    ('lp', 'optimal', 11.0)
     """
 
     name: str
@@ -131,7 +184,20 @@ class KnownProblem:
 
     @property
     def program(self) -> PolynomialProgram:
-        """A fresh parsed program."""
+        """A fresh parsed program.
+
+        Returns
+        -------
+        PolynomialProgram
+            Parsed from :attr:`text`; a new object on every access.
+
+        Examples
+        --------
+        >>> from fairprobe.testing import CONTRACT_PROBLEMS
+        >>> prog = CONTRACT_PROBLEMS[0].program
+        >>> prog.sense, prog.max_degree
+        ('max', 1)
+        """
         return PolynomialProgram.from_text(self.text)
 
 
@@ -254,7 +320,28 @@ bounds
 
 
 def declares_capable(capabilities: Capabilities, problem: KnownProblem) -> bool:
-    """True when ``capabilities`` say the backend can solve ``problem``."""
+    """True when ``capabilities`` say the backend can solve ``problem``.
+
+    Parameters
+    ----------
+    capabilities : Capabilities
+        What a backend declares it can solve.
+    problem : KnownProblem
+        The problem to check.
+
+    Returns
+    -------
+    bool
+        False when the problem's degree, non-convexity or fractional objective exceeds them.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.base import Capabilities
+    >>> from fairprobe.testing import CONTRACT_PROBLEMS, declares_capable
+    >>> linear_only = Capabilities(max_degree=1, fractional_objective=False)
+    >>> [p.name for p in CONTRACT_PROBLEMS if declares_capable(linear_only, p)]
+    ['lp', 'lp_degenerate', 'infeasible', 'unbounded']
+    """
     prog = problem.program
     if capabilities.max_degree is not None and prog.max_degree > capabilities.max_degree:
         return False
@@ -264,7 +351,28 @@ def declares_capable(capabilities: Capabilities, problem: KnownProblem) -> bool:
 
 
 def check_backend_class(cls: type[Backend]) -> None:
-    """Check the static interface of a backend class (name, capabilities, availability)."""
+    """Check the static interface of a backend class (name, capabilities, availability).
+
+    Parameters
+    ----------
+    cls : type of Backend
+        The backend class (not an instance).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    AssertionError
+        Naming the attribute that is missing or of the wrong type.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.scip import ScipBackend
+    >>> from fairprobe.testing import check_backend_class
+    >>> check_backend_class(ScipBackend)
+    """
     assert isinstance(cls.name, str) and cls.name, f"{cls!r} needs a non-empty 'name'"
     assert isinstance(cls.capabilities, Capabilities), f"{cls.name}: capabilities must be Capabilities"
     assert cls.install_hint, f"{cls.name}: set install_hint (shown when it is unavailable)"
@@ -288,10 +396,35 @@ def check_backend_contract(
     within ``bound_tol`` of it. Problems outside the backend's capabilities must be refused with
     :class:`~fairprobe.exceptions.BackendCapabilityError`.
 
+    Parameters
+    ----------
+    backend : Backend
+        An instance of the backend to check.
+    problems : iterable of KnownProblem
+        The problems to run (default :data:`CONTRACT_PROBLEMS`).
+    tol : float
+        Tolerance on the incumbent's objective value.
+    bound_tol : float
+        Largest allowed distance between ``objective_bound`` and the optimum.
+    options : SolveOptions, optional
+        Passed to every ``solve`` call.
+
     Returns
     -------
     dict
         ``problem name -> "ok" | "refused"``.
+
+    Raises
+    ------
+    AssertionError
+        On the first problem the backend gets wrong, naming the backend, problem and rule.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.scip import ScipBackend
+    >>> from fairprobe.testing import CONTRACT_PROBLEMS, check_backend_contract
+    >>> check_backend_contract(ScipBackend(), CONTRACT_PROBLEMS[:2])
+    {'lp': 'ok', 'lp_degenerate': 'ok'}
     """
     from fairprobe.exceptions import BackendCapabilityError
 
@@ -458,6 +591,27 @@ class RandomSCM:
     latent_card, noise_card : int
     concentration : float
         Dirichlet concentration of the random laws (small values give extreme models).
+
+    Parameters
+    ----------
+    config : BiasConfig
+        The bias configuration whose DAG the model follows.
+    seed : int
+        Seed of the random laws and structural functions.
+    latent_card, noise_card : int
+        Number of values of each latent variable and of each noise variable.
+    concentration : float
+        Dirichlet concentration of the random laws (small values give extreme models).
+
+    Examples
+    --------
+    >>> from fairprobe.biases.builtin import SelectionBias
+    >>> from fairprobe.testing import RandomSCM
+    >>> scm = RandomSCM(SelectionBias().config(), seed=3)
+    >>> scm.endogenous
+    ['A', 'Y', 'P', 'S']
+    >>> round(scm.evaluate("P(Y = 1)"), 4)
+    0.5419
     """
 
     def __init__(self, config: Any, seed: int = 0, latent_card: int = 2, noise_card: int = 3,
@@ -487,7 +641,27 @@ class RandomSCM:
             self.functions[v] = (pa, rng.integers(0, self.cards[v], size=shape))
 
     def values(self, do: dict[str, int] | None = None) -> dict[str, Any]:
-        """Value of every variable in every exogenous configuration under ``do`` (memoised)."""
+        """Value of every variable in every exogenous configuration under ``do`` (memoised).
+
+        Parameters
+        ----------
+        do : dict of str to int, optional
+            Intervention ``{variable: value}``; None for the factual world.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            Variable name (exogenous ones included) -> its value in each exogenous configuration.
+
+        Examples
+        --------
+        >>> from fairprobe.biases.builtin import SelectionBias
+        >>> from fairprobe.testing import RandomSCM
+        >>> scm = RandomSCM(SelectionBias().config(), seed=3)
+        >>> worlds = scm.values(do={"A": 1})
+        >>> bool((worlds["A"] == 1).all()), len(worlds["Y"]) == len(scm.prob)
+        (True, True)
+        """
         import numpy as np
 
         do = do or {}
@@ -508,7 +682,28 @@ class RandomSCM:
         return val
 
     def event_prob(self, atoms: Iterable[Any]) -> float:
-        """Exact probability of a conjunction of (counterfactual) atoms."""
+        """Exact probability of a conjunction of (counterfactual) atoms.
+
+        Parameters
+        ----------
+        atoms : iterable of Atom
+            Each with ``var``, ``value`` and ``intervention`` (as in a parsed query's ``event``).
+
+        Returns
+        -------
+        float
+            The probability that every atom holds.
+
+        Examples
+        --------
+        >>> from fairprobe.biases.builtin import SelectionBias
+        >>> from fairprobe.core.query import parse_expression
+        >>> from fairprobe.testing import RandomSCM
+        >>> scm = RandomSCM(SelectionBias().config(), seed=3)
+        >>> atom = parse_expression("P(Y = 1)").atoms[0]
+        >>> round(scm.event_prob(atom.event), 4)
+        0.5419
+        """
         import numpy as np
 
         mask = np.ones(self.prob.size, dtype=bool)
@@ -517,12 +712,51 @@ class RandomSCM:
         return float(self.prob[mask].sum())
 
     def atom_value(self, atom: Any) -> float:
-        """Exact value of ``P(event | given)``; raises ZeroDivisionError when ``P(given) = 0``."""
+        """Exact value of ``P(event | given)``; raises ZeroDivisionError when ``P(given) = 0``.
+
+        Parameters
+        ----------
+        atom : ProbabilityAtom
+            A parsed probability term (from :func:`fairprobe.core.query.parse_expression`).
+
+        Returns
+        -------
+        float
+            The conditional (or, without ``given``, marginal) probability.
+
+        Examples
+        --------
+        >>> from fairprobe.biases.builtin import SelectionBias
+        >>> from fairprobe.core.query import parse_expression
+        >>> from fairprobe.testing import RandomSCM
+        >>> scm = RandomSCM(SelectionBias().config(), seed=3)
+        >>> round(scm.atom_value(parse_expression("P(Y = 1 | A = 1)").atoms[0]), 4)
+        0.4447
+        """
         num = self.event_prob(atom.event + atom.given)
         return num / self.event_prob(atom.given) if atom.given else num
 
     def evaluate(self, text: str) -> float:
-        """Exact value of a query string in the constraint grammar."""
+        """Exact value of a query string in the constraint grammar.
+
+        Parameters
+        ----------
+        text : str
+            An expression such as ``"P(Y = 1 | A = 1) - P(Y = 1 | A = 0)"``.
+
+        Returns
+        -------
+        float
+            Its value in this model.
+
+        Examples
+        --------
+        >>> from fairprobe.biases.builtin import SelectionBias
+        >>> from fairprobe.testing import RandomSCM
+        >>> scm = RandomSCM(SelectionBias().config(), seed=3)
+        >>> round(scm.evaluate("P(Y = 1 | A = 1) - P(Y = 1 | A = 0)"), 4)
+        -0.274
+        """
         import sympy
 
         from fairprobe.core.query import parse_expression
@@ -532,7 +766,29 @@ class RandomSCM:
         return float(parsed.expr.subs(subs))
 
     def table(self, nodes: Iterable[str], given: dict[str, int] | None = None) -> Any:
-        """The observed table of ``nodes`` (conditioned on ``given`` if set)."""
+        """The observed table of ``nodes`` (conditioned on ``given`` if set).
+
+        Parameters
+        ----------
+        nodes : iterable of str
+            The observed variables (columns of the table).
+        given : dict of str to int, optional
+            Condition, e.g. ``{"S": 1}`` for a selection bias.
+
+        Returns
+        -------
+        ObservedTable
+            The exact joint law of ``nodes``.
+
+        Examples
+        --------
+        >>> from fairprobe.biases.builtin import SelectionBias
+        >>> from fairprobe.testing import RandomSCM
+        >>> scm = RandomSCM(SelectionBias().config(), seed=3)
+        >>> table = scm.table(["A", "Y", "P"], given={"S": 1})
+        >>> len(table.cells), round(float(table.cells["prob"].sum()), 6), table.given
+        (8, 1.0, {'S': 1})
+        """
         import numpy as np
         import pandas as pd
 
@@ -549,7 +805,21 @@ class RandomSCM:
         return ObservedTable.from_probabilities(frame, given=given)
 
     def realised_parameters(self) -> dict[str, float]:
-        """Smallest value of each sensitivity parameter at which every constraint holds."""
+        """Smallest value of each sensitivity parameter at which every constraint holds.
+
+        Returns
+        -------
+        dict of str to float
+            Parameter name -> value in [0, 1]; the model satisfies the config at these values.
+
+        Examples
+        --------
+        >>> from fairprobe.biases.builtin import SelectionBias
+        >>> from fairprobe.testing import RandomSCM
+        >>> scm = RandomSCM(SelectionBias().config(), seed=3)
+        >>> {k: round(v, 4) for k, v in scm.realised_parameters().items()}
+        {'D': 0.5389}
+        """
         import sympy
 
         out = {p: 0.0 for p in self.config.parameters}
