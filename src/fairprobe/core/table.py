@@ -176,6 +176,17 @@ class ObservedTable:
     A table with a single cell (e.g. from one unit) is a valid point mass: metrics that condition
     on a group or outcome it does not contain are then undefined and reported as such.
 
+    Parameters
+    ----------
+    cells : pandas.DataFrame
+        One column per node plus ``prob``; duplicate cells are merged and labels coded.
+    categories : dict
+        Node -> original labels (index = code).
+    given : dict
+        Conditioning event of the data, e.g. ``{"S": 1}``.
+    n : int or None
+        Number of units behind the table, when known.
+
     Attributes
     ----------
     cells : pandas.DataFrame
@@ -192,6 +203,17 @@ class ObservedTable:
     DataError
         For duplicate or non-string column names, no rows, NaN/infinite/negative probabilities,
         probabilities not summing to 1, or node columns that are not integer codes >= 0.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = ObservedTable(pd.DataFrame({"A": [0, 1, 0], "prob": [0.25, 0.5, 0.25]}))
+    >>> t.cells
+       A  prob
+    0  0   0.5
+    1  1   0.5
+    >>> t.n is None
+    True
     """
 
     cells: pd.DataFrame
@@ -237,11 +259,39 @@ class ObservedTable:
         already codes (``0/1``, or ``0..k-1``) keep their values; other labels are coded in sorted
         order and kept in :attr:`categories`. One row gives a point mass.
 
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            One row per unit.
+        given : mapping of str to int, optional
+            Conditioning event of the data, e.g. ``{"S": 1}``.
+        **columns : str
+            ``node="column"`` pairs; by default every column is a node.
+
+        Returns
+        -------
+        ObservedTable
+            The empirical joint distribution, with ``n`` the number of rows.
+
         Raises
         ------
         DataError
             No rows, duplicate columns, missing values, or a column that mixes value types
             (``[0, 1, "1"]``).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
+        >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
+        >>> t.cells
+           A  Y  P  prob
+        0  0  0  0  0.25
+        1  0  0  1  0.25
+        2  1  1  0  0.25
+        3  1  1  1  0.25
+        >>> t.categories["A"], t.n
+        (['a', 'b'], 4)
         """
         _check_frame(df, "from_frame")
         mapping = dict(columns) or {c: c for c in df.columns}
@@ -275,6 +325,27 @@ class ObservedTable:
 
         Probabilities are ``count / total``, computed without overflow even when the total
         exceeds the float range (``n`` is then unknown, ``None``).
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            One row per cell: node columns and a count column.
+        count : str
+            Name of the count column.
+        given : mapping of str to int, optional
+            Conditioning event of the data, e.g. ``{"S": 1}``.
+
+        Returns
+        -------
+        ObservedTable
+            The normalised table, with ``n`` the total count.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "P": [0, 1, 0, 1], "n": [30, 10, 20, 40]}))
+        >>> t.n, round(t.prob({"P": 1}), 6)
+        (100, 0.5)
         """
         _check_frame(df, "from_counts")
         if count not in df.columns:
@@ -302,7 +373,30 @@ class ObservedTable:
     @classmethod
     def from_probabilities(cls, df: pd.DataFrame, prob: str = "prob", *,
                            given: Mapping[str, int] | None = None) -> ObservedTable:
-        """One column per node plus a probability column (must sum to 1 within 1e-6)."""
+        """One column per node plus a probability column (must sum to 1 within 1e-6).
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            One row per cell: node columns and a probability column.
+        prob : str
+            Name of the probability column.
+        given : mapping of str to int, optional
+            Conditioning event of the data, e.g. ``{"S": 1}``.
+
+        Returns
+        -------
+        ObservedTable
+            The table (``n`` unknown).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"A": [0, 1], "Y": [1, 1], "P": [1, 0], "p": [0.25, 0.75]})
+        >>> t = ObservedTable.from_probabilities(df, prob="p", given={"S": 1})
+        >>> t.prob({"A": 1}), t.given
+        (0.75, {'S': 1})
+        """
         _check_frame(df, "from_probabilities")
         if prob not in df.columns:
             raise DataError(f"No probability column {prob!r}; columns are {list(df.columns)} (name it with "
@@ -315,11 +409,49 @@ class ObservedTable:
     # -- queries --------------------------------------------------------------------------
     @property
     def nodes(self) -> list[str]:
-        """Node columns, in the order given."""
+        """Node columns, in the order given.
+
+        Returns
+        -------
+        list of str
+            The column names other than ``prob``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
+        >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
+        >>> t.nodes
+        ['A', 'Y', 'P']
+        """
         return [c for c in self.cells.columns if c != _PROB]
 
     def prob(self, event: Mapping[str, int]) -> float:
-        """Probability of an assignment of some nodes (in the table's own measure)."""
+        """Probability of an assignment of some nodes (in the table's own measure).
+
+        Parameters
+        ----------
+        event : mapping of str to int
+            Node -> code.
+
+        Returns
+        -------
+        float
+            The total probability of the cells matching ``event``.
+
+        Raises
+        ------
+        DataError
+            ``event`` names a node that is not a column.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
+        >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
+        >>> t.prob({"A": 1}), t.prob({"A": 0, "P": 1})
+        (0.5, 0.25)
+        """
         unknown = [k for k in event if k not in self.nodes]
         if unknown:
             raise DataError(f"Node(s) {unknown} are not columns of the table {self.nodes}.")
@@ -329,7 +461,26 @@ class ObservedTable:
         return float(self.cells[_PROB].to_numpy()[mask].sum())
 
     def cardinality(self, node: str) -> int:
-        """Number of values of ``node`` seen (or labelled)."""
+        """Number of values of ``node`` seen (or labelled).
+
+        Parameters
+        ----------
+        node : str
+            A node column.
+
+        Returns
+        -------
+        int
+            The number of labels, or the largest code + 1.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
+        >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
+        >>> t.cardinality("A")
+        2
+        """
         if node in self.categories:
             return len(self.categories[node])
         return int(self.cells[node].max()) + 1
@@ -344,6 +495,34 @@ class ObservedTable:
         friends) or by the config's ``observed_nodes``: when given, it lists the measured nodes
         and every other node is unmeasured (the built-in biases declare their unmeasured true
         outcome ``Z`` this way).
+
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias.
+        unmeasured : iterable of str
+            Nodes of the DAG declared unmeasured (allowed to be absent from the table).
+
+        Raises
+        ------
+        DataError
+            A column that is not an observed node, a code outside the node's cardinality, a missing
+            column, or a conditioning event that does not match the bias's ``cond_nodes``.
+
+        Examples
+        --------
+        >>> from fairprobe.core.config import BiasConfig
+        >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
+        >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
+        >>> t.validate_against(cfg)
+        >>> no_y = ObservedTable.from_frame(df, A="race", P="P")
+        >>> no_y.validate_against(cfg)
+        Traceback (most recent call last):
+        ...
+        fairprobe.exceptions.DataError: The bias needs the column(s) ['Y'], which the table does not have ...
+        >>> no_y.validate_against(cfg, unmeasured=["Y"])
         """
         dag = config.dag
         unmeasured = list(unmeasured)
