@@ -48,6 +48,25 @@ class Reduction:
         the shared budget, to complete an incumbent of ``program`` into a point of the original.
     dropped : int
         Number of variables left out.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The program over the blocks the objective reads.
+    fill : dict of str to float, optional
+        Values of the left-out variables (default: none).
+    dropped : int, optional
+        Number of variables left out (default 0).
+
+    Examples
+    --------
+    >>> from fairprobe.core.program import PolynomialProgram
+    >>> small = PolynomialProgram()
+    >>> small.add_variable("x", 0.0, 1.0)
+    0
+    >>> red = Reduction(small, {"y": 0.0}, 1)
+    >>> red.dropped, red.program.n_variables
+    (1, 1)
     """
 
     program: PolynomialProgram
@@ -55,7 +74,25 @@ class Reduction:
     dropped: int = 0
 
     def complete(self, point: Mapping[str, float] | None) -> dict[str, float] | None:
-        """An incumbent of the reduced program as a point of the original one."""
+        """An incumbent of the reduced program as a point of the original one.
+
+        Parameters
+        ----------
+        point : mapping of str to float or None
+            A point of :attr:`program` by variable name (None: no incumbent).
+
+        Returns
+        -------
+        dict of str to float or None
+            ``point`` with the dropped variables set to :attr:`fill`; None when ``point`` is None.
+
+        Examples
+        --------
+        >>> from fairprobe.core.program import PolynomialProgram
+        >>> red = Reduction(PolynomialProgram(), {"y": 0.0}, 1)
+        >>> red.complete({"x": 0.5}), red.complete(None)
+        ({'y': 0.0, 'x': 0.5}, None)
+        """
         return None if point is None else {**self.fill, **point}
 
 
@@ -138,15 +175,51 @@ def drop_unread_blocks(prog: PolynomialProgram, backend: Any, options: SolveOpti
     Parameters
     ----------
     prog : PolynomialProgram
+        The program to reduce (left unchanged).
     backend : Backend
         Solves each dropped block's budget program (certified lower bound used).
     options : SolveOptions
+        Solver options for those block programs.
 
     Returns
     -------
     Reduction or None
         ``None`` when the program has no droppable block, a dropped block's program is not
         solved to optimality, or the structure is not one budget row over separate blocks.
+
+    Examples
+    --------
+    The objective reads the block ``x, x2``; the block ``y, y2`` meets it only through the budget,
+    where it spends at least ``min y = 0``:
+
+    >>> from fairprobe.backends.base import SolveOptions
+    >>> from fairprobe.core.program import PolynomialProgram
+    >>> from fairprobe.core.registry import get_backend
+    >>> prog = PolynomialProgram.from_text('''
+    ... maximize
+    ...   x
+    ... subject to
+    ...   budget: x + y <= 0.5
+    ...   bx: x + x2 == 1
+    ...   by: y + y2 == 1
+    ... bounds
+    ...   0 <= x <= 1
+    ...   0 <= x2 <= 1
+    ...   0 <= y <= 1
+    ...   0 <= y2 <= 1
+    ... ''')
+    >>> red = drop_unread_blocks(prog, get_backend("scip"), SolveOptions())
+    >>> red.dropped, red.fill
+    (2, {'y': 0.0, 'y2': 1.0})
+    >>> print(red.program.to_text())
+    maximize
+      x
+    subject to
+      bx: x + x2 == 1
+      budget: x <= 0.5
+    bounds
+      0 <= x <= 1
+      0 <= x2 <= 1
     """
     rows = prog.constraints
     implied = _implied_rows(rows)
