@@ -81,11 +81,34 @@ class Summary(str):
         return obj
 
     def as_text(self) -> str:
-        """The summary as plain text."""
+        """The summary as plain text.
+
+        Returns
+        -------
+        str
+            The text without the title and tables.
+
+        Examples
+        --------
+        >>> Summary("gap 0.1", title="Rates").as_text()
+        'gap 0.1'
+        """
         return str.__str__(self)
 
     def as_html(self) -> str:
-        """The summary as an HTML fragment (title, pre-formatted text, tables)."""
+        """The summary as an HTML fragment (title, pre-formatted text, tables).
+
+        Returns
+        -------
+        str
+            HTML with the escaped title (``<h4>``), the text (``<pre>``) and each table.
+
+        Examples
+        --------
+        >>> print(Summary("a < b", title="Rates").as_html())
+        <h4>Rates</h4>
+        <pre>a &lt; b</pre>
+        """
         parts = [f"<h4>{html.escape(self.title)}</h4>"] if self.title else []
         parts.append(f"<pre>{html.escape(self.as_text())}</pre>")
         for name, frame in self.tables.items():
@@ -101,6 +124,24 @@ class Example:
     """A small example of an analysis: an unfitted instance, its data and its roles.
 
     ``example.analysis.fit(example.data, **example.roles)`` runs it.
+
+    Parameters
+    ----------
+    analysis : Analysis
+        The unfitted analysis.
+    data : object
+        What ``fit`` takes first (usually a DataFrame).
+    roles : dict of str to object
+        Keyword arguments of ``fit``: columns or arrays by role (``y_true``, ``y_pred``, ...).
+
+    Examples
+    --------
+    >>> from fairprobe.plugins.fairtree.tree import FairTree
+    >>> ex = FairTree.example()
+    >>> sorted(ex.roles)
+    ['y_pred', 'y_true']
+    >>> ex.analysis
+    FairTree(max_depth=2, random_state=0)
     """
 
     analysis: Analysis
@@ -108,7 +149,20 @@ class Example:
     roles: dict[str, Any] = field(default_factory=dict)
 
     def fit(self) -> Analysis:
-        """Fit the example's analysis on its data."""
+        """Fit the example's analysis on its data.
+
+        Returns
+        -------
+        Analysis
+            The fitted analysis (``self.analysis``, fitted in place).
+
+        Examples
+        --------
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> ex = FairTree.example()
+        >>> ex.fit() is ex.analysis
+        True
+        """
         return self.analysis.fit(self.data, **self.roles)
 
 
@@ -117,6 +171,33 @@ class Analysis(abc.ABC):
 
     Subclasses set the class attributes ``name`` and ``description`` and implement :meth:`fit`,
     :meth:`summary`, :meth:`to_frame` and :meth:`example`; :meth:`figures` defaults to none.
+
+    Examples
+    --------
+    A minimal analysis (the mean of a column by group):
+
+    >>> import pandas as pd
+    >>> class GroupMean(Analysis):
+    ...     name = "group_mean"
+    ...     description = "mean outcome by group"
+    ...     def __init__(self, *, digits=2):
+    ...         self.digits = digits
+    ...     def fit(self, data, *, y_true, sensitive_features):
+    ...         self.means_ = data.groupby(sensitive_features)[y_true].mean().round(self.digits)
+    ...         return self
+    ...     def summary(self):
+    ...         self.check_is_fitted()
+    ...         return Summary(f"gap {self.means_.max() - self.means_.min():.2f}", title=self.description)
+    ...     def to_frame(self):
+    ...         return self.means_.to_frame("mean")
+    ...     @classmethod
+    ...     def example(cls, *, seed=0):
+    ...         data = pd.DataFrame({"y": [1, 0, 1, 1], "g": ["a", "a", "b", "b"]})
+    ...         return Example(cls(), data, {"y_true": "y", "sensitive_features": "g"})
+    >>> missing_methods(GroupMean)
+    []
+    >>> print(GroupMean.example().fit().summary())
+    gap 0.50
     """
 
     name: ClassVar[str] = ""
@@ -142,16 +223,44 @@ class Analysis(abc.ABC):
         Returns
         -------
         dict
+            Parameter name to value, in the constructor's order.
+
+        Examples
+        --------
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> params = FairTree(max_depth=2).get_params()
+        >>> params["max_depth"]
+        2
         """
         return {name: getattr(self, name) for name in self._param_names()}
 
     def set_params(self, **params: Any) -> Analysis:
         """Set parameters by name (as scikit-learn's ``set_params``); returns ``self``.
 
+        Parameters
+        ----------
+        **params : object
+            New values, by parameter name.
+
+        Returns
+        -------
+        Analysis
+            ``self``.
+
         Raises
         ------
         ConfigError
             A name that is not a parameter of this analysis.
+
+        Examples
+        --------
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> FairTree().set_params(max_depth=1).max_depth
+        1
+        >>> FairTree().set_params(depth=1)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        fairprobe.exceptions.ConfigError: FairTree has no parameter 'depth'; its parameters are ['test', ...]
         """
         valid = self._param_names()
         for key, value in params.items():
@@ -176,7 +285,27 @@ class Analysis(abc.ABC):
     # -- fitting -----------------------------------------------------------------------------------
     @abc.abstractmethod
     def fit(self, data: Any, **roles: Any) -> Analysis:
-        """Fit on ``data`` with columns or arrays given by role; return ``self``."""
+        """Fit on ``data`` with columns or arrays given by role; return ``self``.
+
+        Parameters
+        ----------
+        data : object
+            The data (usually a DataFrame whose columns the roles name).
+        **roles : object
+            Columns or arrays by role (``y_true``, ``y_pred``, ``y_score``, ``sensitive_features``).
+
+        Returns
+        -------
+        Analysis
+            ``self``, with fitted attributes ending in ``_``.
+
+        Examples
+        --------
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> ex = FairTree.example()
+        >>> ex.analysis.fit(ex.data, **ex.roles) is ex.analysis
+        True
+        """
 
     def _fitted_attributes(self) -> list[str]:
         return [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]
@@ -188,6 +317,15 @@ class Analysis(abc.ABC):
         ------
         NotFittedError
             Naming the analysis and the call to make first.
+
+        Examples
+        --------
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> FairTree().check_is_fitted()  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        fairprobe.exceptions.NotFittedError: This FairTree is not fitted yet; call FairTree(...).fit(data, ...) ...
+        >>> FairTree.example().fit().check_is_fitted()
         """
         if not self._fitted_attributes():
             raise NotFittedError(f"This {type(self).__name__} is not fitted yet; call "
@@ -196,21 +334,75 @@ class Analysis(abc.ABC):
     # -- results -----------------------------------------------------------------------------------
     @abc.abstractmethod
     def summary(self) -> Summary:
-        """A readable summary of the fitted analysis."""
+        """A readable summary of the fitted analysis.
+
+        Returns
+        -------
+        Summary
+            Text that also renders as HTML.
+
+        Examples
+        --------
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> isinstance(FairTree.example().fit().summary(), Summary)
+        True
+        """
 
     @abc.abstractmethod
     def to_frame(self) -> pd.DataFrame:
-        """The main result table of the fitted analysis."""
+        """The main result table of the fitted analysis.
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> type(FairTree.example().fit().to_frame()).__name__
+        'DataFrame'
+        """
 
     def figures(self) -> dict[str, Callable[..., Any]]:
-        """Named plots of the fitted analysis: ``{name: plot}``, each ``plot(*, ax=None) -> Axes``."""
+        """Named plots of the fitted analysis: ``{name: plot}``, each ``plot(*, ax=None) -> Axes``.
+
+        Returns
+        -------
+        dict of str to callable
+            Empty unless a subclass adds plots.
+
+        Examples
+        --------
+        >>> import matplotlib.pyplot as plt
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> figs = FairTree.example().fit().figures()
+        >>> axes = [plot() for plot in figs.values()]
+        >>> plt.close("all")
+        """
         self.check_is_fitted()
         return {}
 
     @classmethod
     @abc.abstractmethod
     def example(cls, *, seed: int = 0) -> Example:
-        """A small, quick example of this analysis (for the contract tests, the docs and the demo)."""
+        """A small, quick example of this analysis (for the contract tests, the docs and the demo).
+
+        Parameters
+        ----------
+        seed : int
+            Seed of the generated data (and of the analysis's randomness).
+
+        Returns
+        -------
+        Example
+            An unfitted analysis with its data and roles.
+
+        Examples
+        --------
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> FairTree.example(seed=1).fit().name
+        'fairtree'
+        """
 
     # -- the demo ----------------------------------------------------------------------------------
     #: Heading of this analysis's step in ``fairprobe demo`` (default: the description).
@@ -224,6 +416,23 @@ class Analysis(abc.ABC):
         ``scenario`` is :func:`fairprobe.datasets.make_lending_scenario`'s data. Built-in analyses
         audit it and say which injected problems they found; the default fits :meth:`example`.
 
+        Parameters
+        ----------
+        report : fairprobe.reporting.report.Report
+            The demo's report; the step adds its section.
+        scenario : object
+            The demo's lending scenario (unused by the default).
+        facts : dict of str to object
+            Facts of the scenario (the injected problems and their sizes).
+        quick : bool
+            Use fewer models, resamples or permutations.
+        seed : int
+            Random seed.
+        n_jobs : int
+            Parallel workers.
+        progress : bool
+            Show progress bars.
+
         Returns
         -------
         found : dict of str to bool
@@ -232,6 +441,17 @@ class Analysis(abc.ABC):
             The step's main table.
         lines : list of str
             Findings for the demo's summary, one ``"- name: ..."`` line each.
+
+        Examples
+        --------
+        The default step, applied to a built-in analysis (which overrides it):
+
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> from fairprobe.reporting.report import Report
+        >>> found, table, lines = Analysis.demo.__func__(FairTree, Report("demo"), None, {}, quick=True, seed=0,
+        ...                                              n_jobs=1, progress=False)
+        >>> found, lines[0][:40]
+        ({}, '- fairtree (its built-in example): FairT')
         """
         fitted = cls.example(seed=seed).fit()
         sec = fitted.report_section(report)
@@ -245,12 +465,24 @@ class Analysis(abc.ABC):
         Parameters
         ----------
         report : fairprobe.reporting.report.Report
+            The report to add the section to.
         title : str, optional
             Section heading (default: the analysis's description).
 
         Returns
         -------
         fairprobe.reporting.report.Section
+            The new section.
+
+        Examples
+        --------
+        >>> import matplotlib.pyplot as plt
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> from fairprobe.reporting.report import Report
+        >>> sec = FairTree.example().fit().report_section(Report("t"), title="Subgroups")
+        >>> sec.title
+        'Subgroups'
+        >>> plt.close("all")
         """
         self.check_is_fitted()
         summary = self.summary()
@@ -280,6 +512,17 @@ class Analysis(abc.ABC):
         -------
         pathlib.Path
             The HTML page.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> import matplotlib.pyplot as plt
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     page = FairTree.example().fit().to_report(f"{tmp}/report")
+        ...     print(page.name)
+        index.html
+        >>> plt.close("all")
         """
         from fairprobe.reporting.report import Report
 
