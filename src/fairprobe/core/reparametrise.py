@@ -52,6 +52,37 @@ class Rewrite:
         ``(old variable names, new variable names, monomial map, recoveries)`` per rewrite, in order.
     notes : list of str
         One line per kind of rewrite applied, for reports.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The rewritten program (the original one until a rewrite applies).
+    steps : list, optional
+        The rewrites applied so far (default: none).
+    notes : list of str, optional
+        Report lines (default: none).
+
+    Examples
+    --------
+    >>> from fairprobe.core.program import PolynomialProgram
+    >>> prog = PolynomialProgram.from_text('''
+    ... minimize
+    ...   x
+    ... subject to
+    ...   dist: y + z == 1
+    ...   data: x*y == 0.2
+    ...   other: x*z + u == 0.3
+    ... bounds
+    ...   0 <= x <= 1
+    ...   0 <= y <= 1
+    ...   0 <= z <= 1
+    ...   0 <= u <= 1
+    ... ''')
+    >>> rewrite = reparametrise(prog)
+    >>> [v.name for v in rewrite.program.variables], len(rewrite.steps)
+    (['u', 'inv_y'], 1)
+    >>> rewrite.notes
+    ['1 one-sided measurement laws written through 1 / P(proxy | latent): their data rows are linear (exact)']
     """
 
     program: PolynomialProgram
@@ -60,7 +91,38 @@ class Rewrite:
     notes: list[str] = field(default_factory=list)
 
     def map_named(self, poly: Mapping[tuple[str, ...], float]) -> dict[tuple[str, ...], float]:
-        """A polynomial over the original program's variable names, over the new program's names."""
+        """A polynomial over the original program's variable names, over the new program's names.
+
+        Parameters
+        ----------
+        poly : mapping of tuple of str to float
+            ``{monomial as variable names: coefficient}`` over the original program.
+
+        Returns
+        -------
+        dict of tuple of str to float
+            The same polynomial over the rewritten program's variables (``()`` is the constant).
+
+        Examples
+        --------
+        >>> from fairprobe.core.program import PolynomialProgram
+        >>> prog = PolynomialProgram.from_text('''
+        ... minimize
+        ...   x
+        ... subject to
+        ...   dist: y + z == 1
+        ...   data: x*y == 0.2
+        ...   other: x*z + u == 0.3
+        ... bounds
+        ...   0 <= x <= 1
+        ...   0 <= y <= 1
+        ...   0 <= z <= 1
+        ...   0 <= u <= 1
+        ... ''')
+        >>> rewrite = reparametrise(prog)
+        >>> rewrite.map_named({("x", "z"): 1.0})
+        {('inv_y',): 0.2, (): -0.2}
+        """
         out = dict(poly)
         for names, new_names, mono_map, _ in self.steps:
             index = {n: i for i, n in enumerate(names)}
@@ -72,7 +134,38 @@ class Rewrite:
         return out
 
     def recover(self, point: Mapping[str, float]) -> dict[str, float]:
-        """A point of the new program (by name) completed with the removed variables' values."""
+        """A point of the new program (by name) completed with the removed variables' values.
+
+        Parameters
+        ----------
+        point : mapping of str to float
+            Values of the rewritten program's variables, by name.
+
+        Returns
+        -------
+        dict of str to float
+            ``point`` plus the values of every variable the rewrites removed.
+
+        Examples
+        --------
+        >>> from fairprobe.core.program import PolynomialProgram
+        >>> prog = PolynomialProgram.from_text('''
+        ... minimize
+        ...   x
+        ... subject to
+        ...   dist: y + z == 1
+        ...   data: x*y == 0.2
+        ...   other: x*z + u == 0.3
+        ... bounds
+        ...   0 <= x <= 1
+        ...   0 <= y <= 1
+        ...   0 <= z <= 1
+        ...   0 <= u <= 1
+        ... ''')
+        >>> rewrite = reparametrise(prog)
+        >>> rewrite.recover({"u": 0.1, "inv_y": 2.0})
+        {'u': 0.1, 'inv_y': 2.0, 'y': 0.5, 'z': 0.5, 'x': 0.4}
+        """
         full = dict(point)
         for _, _, _, recoveries in reversed(self.steps):
             for name, fn in recoveries.items():
@@ -202,7 +295,50 @@ def _reciprocal(prog: PolynomialProgram) -> tuple[int, int, dict[int, float], se
 
 def self_consistent(prog: PolynomialProgram, occ: dict[int, list[tuple[str, Monomial]]], row: str, y: int,
                     y2: int, partners: dict[int, float]) -> bool:
-    """Every monomial of ``y``/``y'`` holds exactly one partner; partners have degree 1 and meet no other."""
+    """Every monomial of ``y``/``y'`` holds exactly one partner; partners have degree 1 and meet no other.
+
+    Parameters
+    ----------
+    prog : PolynomialProgram
+        The program.
+    occ : dict
+        Variable index -> ``(row label, monomial)`` of each of its occurrences in ``prog``.
+    row : str
+        Label (``"row<k>"``) of the distribution row ``y + y' == 1``, the only row where ``y`` and ``y'``
+        may appear linearly.
+    y, y2 : int
+        Indices of the two variables of the distribution row.
+    partners : dict of int to float
+        Partner index ``x`` -> ``k_x`` with ``x * y == k_x`` in the data.
+
+    Returns
+    -------
+    bool
+        Whether the reciprocal rewrite of ``y`` is exact.
+
+    Examples
+    --------
+    >>> from fairprobe.core.program import PolynomialProgram
+    >>> prog = PolynomialProgram.from_text('''
+    ... minimize
+    ...   x
+    ... subject to
+    ...   dist: y + z == 1
+    ...   data: x*y == 0.2
+    ...   other: x*z + u == 0.3
+    ... bounds
+    ...   0 <= x <= 1
+    ...   0 <= y <= 1
+    ...   0 <= z <= 1
+    ...   0 <= u <= 1
+    ... ''')
+    >>> from fairprobe.core.reparametrise import _occurrences
+    >>> occ = _occurrences(prog)
+    >>> self_consistent(prog, occ, "row0", 1, 2, {0: 0.2})
+    True
+    >>> self_consistent(prog, occ, "row0", 1, 2, {})
+    False
+    """
     for v in (y, y2):
         if not _only_in(occ.get(v, []), row, v):
             return False
@@ -331,6 +467,16 @@ def _reciprocal_step(prog: PolynomialProgram, y: int, y2: int, partners: dict[in
 
 def reparametrise(prog: PolynomialProgram) -> Rewrite | None:
     """Apply the structural-zero and reciprocal rewrites until neither applies (``None``: none did).
+
+    Parameters
+    ----------
+    prog : PolynomialProgram
+        The program to rewrite (left unchanged).
+
+    Returns
+    -------
+    Rewrite or None
+        The rewritten program and the maps between the two; None when no rewrite applies.
 
     Examples
     --------
