@@ -40,6 +40,31 @@ class Member:
     In a sliced component (see :class:`Component`) the response functions are restricted to one
     slice: ``table`` maps the *free* parents' configurations (``free_parents``, those outside the
     component's slice variables) to a value.
+
+    Parameters
+    ----------
+    name : str
+        The variable.
+    card : int
+        Its number of values.
+    parents : list of str
+        Its observed parents, in topological order.
+    parent_cards : list of int
+        Their numbers of values.
+    table : numpy.ndarray
+        ``(n_types, n_configs)``: value of each response function per (free) parent configuration.
+    free_parents : list of str or None
+        Parents outside the slice; ``None`` when every parent is free (unsliced component).
+
+    Examples
+    --------
+    >>> from fairprobe.core.dag import DAG
+    >>> model = ResponseModel(DAG.from_string("A -> Y"))
+    >>> y = model.components[1].members[0]
+    >>> y
+    Member(name='Y', card=2, parents=['A'], parent_cards=[2], free_parents=None)
+    >>> y.table.tolist()  # never, identity, negation, always
+    [[0, 0], [0, 1], [1, 0], [1, 1]]
     """
 
     name: str
@@ -51,18 +76,68 @@ class Member:
 
     @property
     def n_types(self) -> int:
-        """Number of response functions."""
+        """Number of response functions.
+
+        Returns
+        -------
+        int
+            ``card ** n_configs``.
+
+        Examples
+        --------
+        >>> from fairprobe.core.dag import DAG
+        >>> model = ResponseModel(DAG.from_string("A -> Y"))
+        >>> y = model.components[1].members[0]
+        >>> y.n_types
+        4
+        """
         return int(self.table.shape[0])
 
     def config_index(self, parent_values: Sequence[int]) -> int:
-        """Row-major index of a parent configuration."""
+        """Row-major index of a parent configuration.
+
+        Parameters
+        ----------
+        parent_values : sequence of int
+            A value for every parent, in the order of :attr:`parents`.
+
+        Returns
+        -------
+        int
+            The column of :attr:`table` for that configuration.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> m = Member("Y", 2, ["A", "B"], [3, 2], np.zeros((1, 6), dtype=np.int8))
+        >>> m.config_index([2, 1])
+        5
+        """
         idx = 0
         for v, c in zip(parent_values, self.parent_cards, strict=True):
             idx = idx * c + int(v)
         return idx
 
     def free_index(self, values: Mapping[str, int]) -> int:
-        """Row-major index of the free parents' configuration (all parents when unsliced)."""
+        """Row-major index of the free parents' configuration (all parents when unsliced).
+
+        Parameters
+        ----------
+        values : mapping of str to int
+            Values of (at least) the free parents.
+
+        Returns
+        -------
+        int
+            The column of :attr:`table` for those values.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> m = Member("Y", 2, ["A", "B"], [3, 2], np.zeros((1, 2), dtype=np.int8), free_parents=["B"])
+        >>> m.free_index({"A": 2, "B": 1})
+        1
+        """
         if self.free_parents is None:
             return self.config_index([values[p] for p in self.parents])
         idx = 0
@@ -84,6 +159,26 @@ class Component:
     joint law of (slice values, slice types) is an arbitrary distribution, and it already carries
     the law of the slice variables (``P(S = s) * q_C(types at s)``). The size grows linearly in the
     number of slices instead of exponentially.
+
+    Parameters
+    ----------
+    index : int
+        Position among the model's components.
+    members : list of Member
+        The members other than slice variables.
+    types : numpy.ndarray
+        ``(n_joint_types, n_slice_vars + n_members)``: slice values, then each member's response type.
+    slice_vars : list of str
+        The absorbed slice variables.
+
+    Examples
+    --------
+    >>> from fairprobe.core.dag import DAG
+    >>> g = DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U")
+    >>> [(c.names, c.n_types) for c in ResponseModel(g).components]
+    [(['A'], 2), (['Y', 'P'], 16)]
+    >>> [(c.names, c.n_types) for c in ResponseModel(g, sliceable=["A"]).components]
+    [(['A', 'Y', 'P'], 8)]
     """
 
     index: int
@@ -93,18 +188,58 @@ class Component:
 
     @property
     def names(self) -> list[str]:
-        """Member names (slice variables first)."""
+        """Member names (slice variables first).
+
+        Returns
+        -------
+        list of str
+            Slice variables, then members.
+
+        Examples
+        --------
+        >>> from fairprobe.core.dag import DAG
+        >>> g = DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U")
+        >>> ResponseModel(g, sliceable=["A"]).components[0].names
+        ['A', 'Y', 'P']
+        """
         return [*self.slice_vars, *(m.name for m in self.members)]
 
     @property
     def n_types(self) -> int:
-        """Number of joint response types."""
+        """Number of joint response types.
+
+        Returns
+        -------
+        int
+            Rows of :attr:`types`.
+
+        Examples
+        --------
+        >>> from fairprobe.core.dag import DAG
+        >>> g = DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U")
+        >>> ResponseModel(g).components[1].n_types  # 4 response functions of Y times 4 of P
+        16
+        """
         return int(self.types.shape[0])
 
 
 @dataclass
 class EventTerm:
-    """One completion of an event: ``prod_C sum(q_C[mask_C])`` over the components in ``masks``."""
+    """One completion of an event: ``prod_C sum(q_C[mask_C])`` over the components in ``masks``.
+
+    Parameters
+    ----------
+    masks : dict of int to numpy.ndarray
+        Component index -> boolean mask over its joint types.
+
+    Examples
+    --------
+    >>> from fairprobe.core.dag import DAG
+    >>> from fairprobe.core.query import Atom
+    >>> term = ResponseModel(DAG.from_string("A -> Y")).event_terms([Atom("Y", 1, (("A", 1),))])[0]
+    >>> {k: m.astype(int).tolist() for k, m in term.masks.items()}  # Y(A=1) = 1: types 1 and 3 of Y
+    {1: [0, 1, 0, 1]}
+    """
 
     masks: dict[int, np.ndarray]
 
@@ -122,6 +257,30 @@ def plan_slices(dag: DAG, districts: Sequence[Sequence[str]],
     their c-component (no latent parent) that every remaining member reads, closed under parents
     within the slice (a slice variable's law must depend only on the slice). Only variables in
     ``sliceable`` (never intervened on) are used. Larger components choose first.
+
+    Parameters
+    ----------
+    dag : DAG
+        A latent projection.
+    districts : sequence of sequence of str
+        Its c-components.
+    sliceable : sequence of str
+        Variables that may be absorbed (never intervened on).
+
+    Returns
+    -------
+    dict of tuple of str to list of str
+        Component (as a tuple of names) -> its slice variables, for the sliced components only.
+
+    Examples
+    --------
+    >>> from fairprobe.core.dag import DAG
+    >>> g = DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U")
+    >>> plan_slices(g, g.c_components(), ["A"])
+    {('Y', 'P'): ['A']}
+    >>> g = DAG.from_string("X->Y, X->P, U->X, U->Y", unob="U")
+    >>> plan_slices(g, g.c_components(), ["X"])  # X is a confounded covariate of its own component
+    {('X', 'Y'): ['X']}
     """
     allowed = set(sliceable)
     single = {d[0] for d in districts if len(d) == 1}
@@ -158,6 +317,23 @@ class ResponseModel:
         A latent projection (latents are roots).
     cardinalities : mapping
         Node -> number of values (default 2).
+    sliceable : sequence of str
+        Variables never intervened on, which components may absorb as slices (see :func:`plan_slices`).
+
+    Raises
+    ------
+    ConfigError
+        A variable or c-component with more than :data:`MAX_JOINT_TYPES` response types.
+
+    Examples
+    --------
+    >>> from fairprobe.core.dag import DAG
+    >>> g = DAG.from_string("X->Y, X->P, U->X, U->Y", unob="U")
+    >>> model = ResponseModel(g, {"Y": 3})
+    >>> [(c.names, c.n_types) for c in model.components]  # 2 * 3**2 and 2**2
+    [(['X', 'Y'], 18), (['P'], 4)]
+    >>> model.component_of
+    {'X': 0, 'Y': 0, 'P': 1}
     """
 
     def __init__(self, dag: DAG, cardinalities: Mapping[str, int] | None = None,
@@ -215,10 +391,32 @@ class ResponseModel:
     def event_terms(self, atoms: Sequence[Atom]) -> list[EventTerm]:
         """Completions of a conjunction of (counterfactual) atoms, as products of type masks.
 
+        Parameters
+        ----------
+        atoms : sequence of Atom
+            The conjunction; atoms with an intervention live in that intervention's world.
+
+        Returns
+        -------
+        list of EventTerm
+            One term per completion of the unobserved values; empty for a contradictory event.
+
         Raises
         ------
         ConfigError
             An atom names an unknown or latent variable, or a value outside its cardinality.
+
+        Examples
+        --------
+        >>> from fairprobe.core.query import Atom
+        >>> from fairprobe.core.dag import DAG
+        >>> model = ResponseModel(DAG.from_string("A -> Y"))
+        >>> y = model.components[1].members[0]
+        >>> terms = model.event_terms([Atom("Y", 1)])  # completions A = 0 and A = 1
+        >>> [{k: m.astype(int).tolist() for k, m in t.masks.items()} for t in terms]
+        [{0: [1, 0], 1: [0, 0, 1, 1]}, {0: [0, 1], 1: [0, 1, 0, 1]}]
+        >>> model.event_terms([Atom("Y", 1), Atom("Y", 0)])
+        []
         """
         worlds: dict[tuple, dict[str, int]] = {}
         for a in atoms:

@@ -45,10 +45,22 @@ def expand_constraint(text: str, cardinality: Callable[[str], int | None]) -> li
     cardinality : callable
         Node name -> number of values (``None`` for an unknown node).
 
+    Returns
+    -------
+    list of str
+        The expanded constraints, in the order of the ``forall`` values.
+
     Raises
     ------
     ConfigError
         ``forall`` over an unknown node, or a comparison of variables of different cardinalities.
+
+    Examples
+    --------
+    >>> expand_constraint("P(Y(T=1) != Y(T=0)) <= D", {"Y": 2, "T": 2}.get)
+    ['(P(Y(T=1) = 0 & Y(T=0) = 1) + P(Y(T=1) = 1 & Y(T=0) = 0)) <= D']
+    >>> expand_constraint("forall A: P(P = 1 | A = {A}) >= D", {"A": 3}.get)
+    ['P(P = 1 | A = 0) >= D', 'P(P = 1 | A = 1) >= D', 'P(P = 1 | A = 2) >= D']
     """
     match = _FORALL.match(text)
     if match:
