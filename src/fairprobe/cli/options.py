@@ -48,7 +48,7 @@ def write_report(out_dir: Path, title: str, *, summary: str = "", parameters: di
     """
     import sys
 
-    from fairprobe import report
+    from fairprobe.reporting import report
 
     return report.write_report(out_dir, title, summary=summary, text=text, parameters=parameters, figures=figures,
                                tables=tables, command=" ".join(["fairprobe", *sys.argv[1:]]))
