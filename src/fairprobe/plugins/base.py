@@ -260,7 +260,7 @@ class Analysis(abc.ABC):
         >>> FairTree().set_params(depth=1)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        fairprobe.exceptions.ConfigError: FairTree has no parameter 'depth'; its parameters are ['test', ...]
+        fairprobe.exceptions.ConfigError: FairTree has no parameter 'depth'; its parameters are ['test', ...].
         """
         valid = self._param_names()
         for key, value in params.items():
