@@ -38,7 +38,17 @@ __all__ = [
 
 
 class Availability(enum.IntEnum):
-    """Whether a backend can be used, and if not why. Falsy exactly when unusable."""
+    """Whether a backend can be used, and if not why. Falsy exactly when unusable.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.base import Availability
+    >>> bool(Availability.LIMITED_LICENSE), bool(Availability.NOT_INSTALLED)
+    (True, False)
+    >>> from fairprobe.backends.scip import ScipBackend
+    >>> ScipBackend.availability()
+    <Availability.AVAILABLE: 2>
+    """
 
     AVAILABLE = 2
     LIMITED_LICENSE = 1
@@ -52,7 +62,19 @@ class Availability(enum.IntEnum):
 
     @property
     def label(self) -> str:
-        """Human-readable label."""
+        """Human-readable label.
+
+        Returns
+        -------
+        str
+            E.g. ``"not installed"`` or ``"available (size-limited licence)"``.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.base import Availability
+        >>> Availability.LIMITED_LICENSE.label
+        'available (size-limited licence)'
+        """
         return {
             2: "available",
             1: "available (size-limited licence)",
@@ -64,7 +86,18 @@ class Availability(enum.IntEnum):
 
 
 class Termination(str, enum.Enum):
-    """Why the solver stopped."""
+    """Why the solver stopped.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.scip import ScipBackend
+    >>> from fairprobe.testing import CONTRACT_PROBLEMS
+    >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program)  # max 3x + 2y, optimum 11
+    >>> res.termination
+    <Termination.OPTIMAL: 'optimal'>
+    >>> Termination("infeasible") is Termination.INFEASIBLE
+    True
+    """
 
     OPTIMAL = "optimal"
     INFEASIBLE = "infeasible"
@@ -75,7 +108,15 @@ class Termination(str, enum.Enum):
 
 
 class Limit(str, enum.Enum):
-    """Which limit stopped a solver (set iff ``termination == LIMIT``)."""
+    """Which limit stopped a solver (set iff ``termination == LIMIT``).
+
+    Examples
+    --------
+    >>> from fairprobe.backends.base import Limit, SolveResult, Termination
+    >>> res = SolveResult(Termination.LIMIT, 12.5, incumbent_objective=12.0, limit=Limit.TIME, sense="max")
+    >>> res.limit.value, res.gap
+    ('time', 0.5)
+    """
 
     TIME = "time"
     NODE = "node"
@@ -102,6 +143,15 @@ class Capabilities:
         True when ``poly / poly`` objectives are accepted.
     integer_variables : bool
         True when integer (mixed-integer) programs are accepted.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.base import Capabilities
+    >>> Capabilities().describe()
+    'any degree, nonconvex, integers, global bounds'
+    >>> from fairprobe.backends.cvxpy import CvxpyBackend
+    >>> CvxpyBackend.capabilities.convex_only
+    True
     """
 
     max_degree: int | None = None
@@ -111,7 +161,19 @@ class Capabilities:
     integer_variables: bool = True
 
     def describe(self) -> str:
-        """One line for listings."""
+        """One line for listings.
+
+        Returns
+        -------
+        str
+            Degree, convexity, integer support and whether bounds are global.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.base import Capabilities
+        >>> Capabilities(max_degree=2, convex_only=True, integer_variables=False).describe()
+        'degree <= 2, convex only, global bounds'
+        """
         deg = "any degree" if self.max_degree is None else f"degree <= {self.max_degree}"
         kind = "convex only" if self.convex_only else "nonconvex"
         cert = "global bounds" if self.global_bound else "no global bounds"
@@ -139,6 +201,18 @@ class SolveOptions:
         Branch-and-bound node limit.
     solver_options : mapping
         Passed through to the solver unchanged (names are the solver's own).
+
+    Examples
+    --------
+    >>> from fairprobe.backends.base import SolveOptions
+    >>> options = SolveOptions(time_limit=10, rel_gap=1e-6)
+    >>> options.time_limit, options.threads
+    (10, None)
+    >>> from fairprobe.backends.scip import ScipBackend
+    >>> from fairprobe.testing import CONTRACT_PROBLEMS
+    >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program, options)  # max 3x + 2y, optimum 11
+    >>> res.objective_bound
+    11.0
     """
 
     time_limit: float | None = None
@@ -173,6 +247,14 @@ class SolveResult:
     message : str
     extra : dict
         Solver-specific details (node counts, statuses).
+
+    Examples
+    --------
+    >>> from fairprobe.backends.scip import ScipBackend
+    >>> from fairprobe.testing import CONTRACT_PROBLEMS
+    >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program)  # max 3x + 2y, optimum 11
+    >>> res.termination.value, res.objective_bound, res.incumbent
+    ('optimal', 11.0, {'x': 3.0, 'y': 1.0})
     """
 
     termination: Termination
@@ -193,22 +275,88 @@ class SolveResult:
 
     @property
     def gap(self) -> float:
-        """Absolute gap between incumbent and bound (inf when either is missing)."""
+        """Absolute gap between incumbent and bound (inf when either is missing).
+
+        Returns
+        -------
+        float
+            ``|objective_bound - incumbent_objective|``; 0 for a solve proved optimal to tolerance.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.scip import ScipBackend
+        >>> from fairprobe.testing import CONTRACT_PROBLEMS
+        >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program)  # max 3x + 2y, optimum 11
+        >>> res.gap
+        0.0
+        >>> from fairprobe.backends.base import stopped
+        >>> stopped(Termination.ERROR, "min").gap
+        inf
+        """
         if self.incumbent_objective is None or math.isinf(self.objective_bound):
             return math.inf
         return abs(self.objective_bound - self.incumbent_objective)
 
     @property
     def is_optimal(self) -> bool:
-        """True when the solver proved optimality within its tolerances."""
+        """True when the solver proved optimality within its tolerances.
+
+        Returns
+        -------
+        bool
+            ``termination is Termination.OPTIMAL``.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.scip import ScipBackend
+        >>> from fairprobe.testing import CONTRACT_PROBLEMS
+        >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program)  # max 3x + 2y, optimum 11
+        >>> res.is_optimal
+        True
+        """
         return self.termination is Termination.OPTIMAL
 
     def with_updates(self, **changes: Any) -> SolveResult:
-        """Copy with fields replaced."""
+        """Copy with fields replaced.
+
+        Parameters
+        ----------
+        **changes
+            Field name -> new value, as for :func:`dataclasses.replace`.
+
+        Returns
+        -------
+        SolveResult
+            A new frozen result; ``self`` is unchanged.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.scip import ScipBackend
+        >>> from fairprobe.testing import CONTRACT_PROBLEMS
+        >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program)  # max 3x + 2y, optimum 11
+        >>> res.with_updates(message="solved by SCIP").message
+        'solved by SCIP'
+        """
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly dict (infinities as strings)."""
+        """JSON-friendly dict (infinities as strings).
+
+        Returns
+        -------
+        dict
+            Termination, limit, bound, incumbent objective, solver, version, time, sense and message
+            (not the incumbent point nor ``extra``).
+
+        Examples
+        --------
+        >>> from fairprobe.backends.scip import ScipBackend
+        >>> from fairprobe.testing import CONTRACT_PROBLEMS
+        >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program)  # max 3x + 2y, optimum 11
+        >>> d = res.to_dict()
+        >>> d["termination"], d["objective_bound"], d["sense"]
+        ('optimal', 11.0, 'max')
+        """
 
         from fairprobe.core.jsonsafe import json_number as fix
 
@@ -226,7 +374,24 @@ class SolveResult:
 
 
 def no_bound(sense: str) -> float:
-    """The trivial outer bound for ``sense``."""
+    """The trivial outer bound for ``sense``.
+
+    Parameters
+    ----------
+    sense : {"min", "max"}
+        Sense of the program.
+
+    Returns
+    -------
+    float
+        ``-inf`` for a minimisation, ``+inf`` for a maximisation.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.base import no_bound
+    >>> no_bound("min"), no_bound("max")
+    (-inf, inf)
+    """
     return -math.inf if sense == "min" else math.inf
 
 
@@ -238,6 +403,18 @@ def stop_bound(termination: Termination, sense: str) -> float:
     limit before a bound was found) only the trivial outer bound is certified. Every backend
     uses this one rule.
 
+    Parameters
+    ----------
+    termination : Termination
+        Why the solver stopped.
+    sense : {"min", "max"}
+        Sense of the program.
+
+    Returns
+    -------
+    float
+        An infinite bound: the empty-set bound after INFEASIBLE, else :func:`no_bound`.
+
     Examples
     --------
     >>> stop_bound(Termination.INFEASIBLE, "min"), stop_bound(Termination.ERROR, "min")
@@ -247,7 +424,29 @@ def stop_bound(termination: Termination, sense: str) -> float:
 
 
 def stopped(termination: Termination, sense: str, **fields: Any) -> SolveResult:
-    """A result without a dual bound (infeasible, unbounded, an error): its bound is :func:`stop_bound`."""
+    """A result without a dual bound (infeasible, unbounded, an error): its bound is :func:`stop_bound`.
+
+    Parameters
+    ----------
+    termination : Termination
+        Why the solver stopped.
+    sense : {"min", "max"}
+        Sense of the program.
+    **fields
+        Further :class:`SolveResult` fields (``solver``, ``message``, ``limit``, ...).
+
+    Returns
+    -------
+    SolveResult
+        With ``objective_bound = stop_bound(termination, sense)``.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.base import Termination, stopped
+    >>> res = stopped(Termination.INFEASIBLE, "max", solver="mine", message="no feasible point")
+    >>> res.objective_bound, res.incumbent
+    (-inf, None)
+    """
     return SolveResult(termination, stop_bound(termination, sense), sense=sense, **fields)
 
 
@@ -282,11 +481,35 @@ class Backend(ABC):
     @classmethod
     @abstractmethod
     def availability(cls) -> Availability:
-        """Whether the backend can run here. Never raises."""
+        """Whether the backend can run here. Never raises.
+
+        Returns
+        -------
+        Availability
+            Truthy exactly when :meth:`solve` can run.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.scip import ScipBackend
+        >>> ScipBackend.availability()
+        <Availability.AVAILABLE: 2>
+        """
 
     @classmethod
     def availability_reason(cls) -> str:
-        """Why the backend is (un)available, for listings."""
+        """Why the backend is (un)available, for listings.
+
+        Returns
+        -------
+        str
+            The availability label, followed by the install hint when the backend is unusable.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.scip import ScipBackend
+        >>> ScipBackend.availability_reason()
+        'available'
+        """
         status = cls.availability()
         if status:
             return status.label
@@ -301,7 +524,38 @@ class Backend(ABC):
             return False
 
     def check_program(self, program: PolynomialProgram) -> None:
-        """Raise :class:`BackendCapabilityError` when ``program`` is beyond this backend."""
+        """Raise :class:`BackendCapabilityError` when ``program`` is beyond this backend.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            The program to check (validated first).
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        BackendCapabilityError
+            The degree, integer variables or fractional objective exceed :attr:`capabilities`.
+        ProgramError
+            The program itself is malformed.
+
+        Examples
+        --------
+        A backend limited to degree 2 refuses the cubic contract problem (checking needs no solver):
+
+        >>> from fairprobe.backends.cvxpy import CvxpyBackend
+        >>> from fairprobe.exceptions import BackendCapabilityError
+        >>> from fairprobe.testing import CONTRACT_PROBLEMS
+        >>> cubic = CONTRACT_PROBLEMS[5].program  # max x*y*z on the simplex
+        >>> try:
+        ...     CvxpyBackend().check_program(cubic)
+        ... except BackendCapabilityError as err:
+        ...     print(err)  # doctest: +ELLIPSIS
+        Backend 'cvxpy' accepts polynomials of degree <= 2, but this program has degree 3. ...
+        """
         program.validate()
         caps = self.capabilities
         deg = program.max_degree
@@ -324,12 +578,33 @@ class Backend(ABC):
     ) -> SolveResult:
         """Solve ``program`` and return a :class:`SolveResult`.
 
+        Parameters
+        ----------
+        program : PolynomialProgram
+            The program to solve.
+        options : SolveOptions, optional
+            Limits, tolerances and solver options (default ``SolveOptions()``).
+
         Raises
         ------
         BackendUnavailableError
             The solver is not installed or not licensed.
         BackendCapabilityError
             The program is beyond the backend's capabilities (degree, convexity, licence size).
+
+        Returns
+        -------
+        SolveResult
+            ``objective_bound`` is a certified outer bound on the optimum.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.base import SolveOptions
+        >>> from fairprobe.backends.scip import ScipBackend
+        >>> from fairprobe.testing import CONTRACT_PROBLEMS
+        >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[5].program, SolveOptions(time_limit=10))
+        >>> abs(res.objective_bound - 1 / 27) < 1e-4, res.objective_bound >= 1 / 27 - 1e-9
+        (True, True)
         """
         status = self.availability()
         if not status:
