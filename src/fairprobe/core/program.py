@@ -49,7 +49,22 @@ _RESERVED = {"inf", "infinity", "nan", "minimize", "maximize", "bounds", "subjec
 
 @dataclass(frozen=True)
 class Variable:
-    """A decision variable with (possibly infinite) bounds; continuous unless ``integer``."""
+    """A decision variable with (possibly infinite) bounds; continuous unless ``integer``.
+
+    Parameters
+    ----------
+    name : str
+        Unique name.
+    lb, ub : float
+        Lower and upper bounds (``-math.inf`` / ``math.inf`` for none).
+    integer : bool
+        Restrict to integer values.
+
+    Examples
+    --------
+    >>> Variable("z", 0, 1, integer=True)
+    Variable(name='z', lb=0, ub=1, integer=True)
+    """
 
     name: str
     lb: float = 0.0
@@ -59,7 +74,29 @@ class Variable:
 
 @dataclass
 class Constraint:
-    """``poly sense rhs`` with ``poly`` a sparse polynomial over variable indices."""
+    """``poly sense rhs`` with ``poly`` a sparse polynomial over variable indices.
+
+    Parameters
+    ----------
+    poly : Poly
+        The left-hand side, without constant term.
+    sense : {"<=", ">=", "=="}
+        The comparison.
+    rhs : float
+        The right-hand side.
+    name : str, optional
+        Label shown in the text form.
+
+    Examples
+    --------
+    >>> prog = PolynomialProgram(sense="max")
+    >>> x = prog.add_variable("x", 0, 1)
+    >>> y = prog.add_variable("y", 0, 1)
+    >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+    >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+    >>> prog.constraints[0]
+    Constraint(poly={(0,): 1.0, (1,): 1.0}, sense='<=', rhs=1.0, name='budget')
+    """
 
     poly: Poly
     sense: ConstraintSense
@@ -69,7 +106,29 @@ class Constraint:
 
 @dataclass(frozen=True)
 class ProgramStats:
-    """Cheap size statistics of a program."""
+    """Cheap size statistics of a program.
+
+    Parameters
+    ----------
+    n_variables, n_constraints : int
+        Numbers of variables and constraints.
+    n_terms : int
+        Monomials in the objective (numerator and denominator) and constraints.
+    max_degree : int
+        Largest total degree.
+    fractional_objective : bool
+        Whether the objective has a denominator.
+
+    Examples
+    --------
+    >>> prog = PolynomialProgram(sense="max")
+    >>> x = prog.add_variable("x", 0, 1)
+    >>> y = prog.add_variable("y", 0, 1)
+    >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+    >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+    >>> prog.stats()
+    ProgramStats(n_variables=2, n_constraints=1, n_terms=4, max_degree=2, fractional_objective=False)
+    """
 
     n_variables: int
     n_constraints: int
@@ -78,7 +137,23 @@ class ProgramStats:
     fractional_objective: bool
 
     def to_dict(self) -> dict[str, int | bool]:
-        """Return the statistics as a plain dict."""
+        """Return the statistics as a plain dict.
+
+        Returns
+        -------
+        dict of str to int or bool
+            Field name -> value.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram(sense="max")
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> y = prog.add_variable("y", 0, 1)
+        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog.stats().to_dict()["n_terms"]
+        4
+        """
         return dict(self.__dict__)
 
 
@@ -147,6 +222,24 @@ class PolynomialProgram:
         integer : bool
             Restrict the variable to integer values (a binary is ``0 <= x <= 1, integer``).
             Backends without integer support refuse such programs with a clear error.
+
+        Returns
+        -------
+        int
+            The new variable's index.
+
+        Raises
+        ------
+        ProgramError
+            An invalid or duplicate name, NaN bounds, or ``lb > ub``.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram()
+        >>> prog.add_variable("x"), prog.add_variable("z", 0, 1, integer=True)
+        (0, 1)
+        >>> prog.has_integers
+        True
         """
         self._check_new_name(name)
         lb, ub = float(lb), float(ub)
@@ -159,7 +252,33 @@ class PolynomialProgram:
         return len(self.variables) - 1
 
     def index(self, name: str) -> int:
-        """Index of the variable called ``name``."""
+        """Index of the variable called ``name``.
+
+        Parameters
+        ----------
+        name : str
+            A declared variable.
+
+        Returns
+        -------
+        int
+            Its index.
+
+        Raises
+        ------
+        ProgramError
+            No variable has that name.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram(sense="max")
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> y = prog.add_variable("y", 0, 1)
+        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog.index("y")
+        1
+        """
         try:
             return self._index[name]
         except KeyError:
@@ -213,6 +332,29 @@ class PolynomialProgram:
 
         A fractional objective requires the denominator to be strictly positive on the feasible
         set; backends check this where they rely on it.
+
+        Parameters
+        ----------
+        poly : mapping
+            Monomial -> coefficient; a monomial is a tuple of variable names or indices (a single name
+            or index stands for itself).
+        denominator : mapping, optional
+            Denominator of a fractional objective.
+        sense : {"min", "max"}, optional
+            New direction of optimisation.
+
+        Raises
+        ------
+        ProgramError
+            Unknown variables, non-finite coefficients, a zero denominator or a bad sense.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram()
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> prog.set_objective({"x": 1.0, (): 1.0}, denominator={(): 2.0}, sense="max")
+        >>> prog.is_fractional, prog.sense, prog.objective_value([1.0])
+        (True, 'max', 1.0)
         """
         self.objective = self._normalize(poly, "the objective")
         if denominator is not None:
@@ -230,7 +372,41 @@ class PolynomialProgram:
     def add_constraint(
         self, poly: Mapping, sense: ConstraintSense, rhs: float = 0.0, name: str | None = None
     ) -> int:
-        """Add ``poly sense rhs`` and return the constraint's position."""
+        """Add ``poly sense rhs`` and return the constraint's position.
+
+        Constant terms of ``poly`` are moved to the right-hand side.
+
+        Parameters
+        ----------
+        poly : mapping
+            Monomial -> coefficient, as in :meth:`set_objective`.
+        sense : {"<=", ">=", "=="}
+            The comparison.
+        rhs : float
+            The right-hand side.
+        name : str, optional
+            Label shown in the text form.
+
+        Returns
+        -------
+        int
+            The constraint's position in :attr:`constraints`.
+
+        Raises
+        ------
+        ProgramError
+            A bad sense, a non-finite right-hand side, an invalid name, unknown variables or non-finite
+            coefficients.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram()
+        >>> x = prog.add_variable("x")
+        >>> prog.add_constraint({"x": 2.0, (): 1.0}, ">=", 0.0)
+        0
+        >>> prog.constraints[0]
+        Constraint(poly={(0,): 2.0}, sense='>=', rhs=-1.0, name=None)
+        """
         where = f"constraint {name!r}" if name else f"constraint #{len(self.constraints)}"
         if sense not in _SENSES:
             raise ProgramError(f"Constraint sense must be one of {_SENSES}; got {sense!r} in {where}.")
@@ -247,12 +423,44 @@ class PolynomialProgram:
     # -- queries --------------------------------------------------------------------------
     @property
     def n_variables(self) -> int:
-        """Number of variables."""
+        """Number of variables.
+
+        Returns
+        -------
+        int
+            ``len(variables)``.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram(sense="max")
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> y = prog.add_variable("y", 0, 1)
+        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog.n_variables
+        2
+        """
         return len(self.variables)
 
     @property
     def max_degree(self) -> int:
-        """Largest total degree in the objective (numerator and denominator) and constraints."""
+        """Largest total degree in the objective (numerator and denominator) and constraints.
+
+        Returns
+        -------
+        int
+            The degree (0 for a program with only constants).
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram(sense="max")
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> y = prog.add_variable("y", 0, 1)
+        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog.max_degree
+        2
+        """
         degs = [degree(self.objective)]
         if self.objective_denominator is not None:
             degs.append(degree(self.objective_denominator))
@@ -261,20 +469,85 @@ class PolynomialProgram:
 
     @property
     def has_integers(self) -> bool:
-        """True when some variable is restricted to integer values."""
+        """True when some variable is restricted to integer values.
+
+        Returns
+        -------
+        bool
+            Whether any variable is integer.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram(sense="max")
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> y = prog.add_variable("y", 0, 1)
+        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog.has_integers
+        False
+        """
         return any(v.integer for v in self.variables)
 
     @property
     def is_fractional(self) -> bool:
-        """True when the objective has a denominator."""
+        """True when the objective has a denominator.
+
+        Returns
+        -------
+        bool
+            Whether the objective is a ratio.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram(sense="max")
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> y = prog.add_variable("y", 0, 1)
+        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog.is_fractional
+        False
+        """
         return self.objective_denominator is not None
 
     def is_linear(self) -> bool:
-        """True when every polynomial (numerator, denominator, constraints) has degree <= 1."""
+        """True when every polynomial (numerator, denominator, constraints) has degree <= 1.
+
+        Returns
+        -------
+        bool
+            Whether the program is linear (or linear-fractional).
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram(sense="max")
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> y = prog.add_variable("y", 0, 1)
+        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog.is_linear()
+        False
+        """
         return self.max_degree <= 1
 
     def stats(self) -> ProgramStats:
-        """Size statistics (cheap: one pass over the terms)."""
+        """Size statistics (cheap: one pass over the terms).
+
+        Returns
+        -------
+        ProgramStats
+            Numbers of variables, constraints and terms, the degree and whether it is fractional.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram(sense="max")
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> y = prog.add_variable("y", 0, 1)
+        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> s = prog.stats()
+        >>> s.n_variables, s.n_constraints, s.n_terms
+        (2, 1, 4)
+        """
         n_terms = len(self.objective) + sum(len(c.poly) for c in self.constraints)
         if self.objective_denominator is not None:
             n_terms += len(self.objective_denominator)
@@ -291,6 +564,25 @@ class PolynomialProgram:
 
         Programs built through ``add_variable``/``add_constraint`` are valid by construction;
         this catches direct edits of the public lists.
+
+        Raises
+        ------
+        ProgramError
+            Duplicate names, invalid bounds, a bad sense, non-finite numbers or undeclared variable indices.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram(sense="max")
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> y = prog.add_variable("y", 0, 1)
+        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog.validate()
+        >>> prog.constraints.append(Constraint({(5,): 1.0}, "<=", 1.0))
+        >>> prog.validate()
+        Traceback (most recent call last):
+        ...
+        fairprobe.exceptions.ProgramError: constraint #1 uses variable index 5, which is not declared ...
         """
         n = len(self.variables)
         names = [v.name for v in self.variables]
@@ -325,7 +617,25 @@ class PolynomialProgram:
                         )
 
     def copy(self) -> PolynomialProgram:
-        """Deep copy (new polynomial dicts; variables are immutable and shared)."""
+        """Deep copy (new polynomial dicts; variables are immutable and shared).
+
+        Returns
+        -------
+        PolynomialProgram
+            An independent program.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram(sense="max")
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> y = prog.add_variable("y", 0, 1)
+        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> other = prog.copy()
+        >>> other.objective[(0,)] = 5.0
+        >>> prog.objective[(0,)]
+        -0.3
+        """
         # dict() per polynomial instead of copy.deepcopy: monomial keys are tuples of ints and
         # coefficients floats, so this is a full copy, about 20x faster on large programs.
         out = copy.copy(self)
@@ -337,7 +647,28 @@ class PolynomialProgram:
         return out
 
     def with_sense(self, sense: Sense) -> PolynomialProgram:
-        """Copy of the program optimised in direction ``sense``."""
+        """Copy of the program optimised in direction ``sense``.
+
+        Parameters
+        ----------
+        sense : {"min", "max"}
+            The direction of the copy.
+
+        Returns
+        -------
+        PolynomialProgram
+            A copy; the original is unchanged.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram(sense="max")
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> y = prog.add_variable("y", 0, 1)
+        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog.with_sense("min").sense, prog.sense
+        ('min', 'max')
+        """
         out = self.copy()
         out.sense = sense
         return out
@@ -356,7 +687,33 @@ class PolynomialProgram:
         return [float(x) for x in point]
 
     def objective_value(self, point: Mapping[str, float] | Sequence[float]) -> float:
-        """Objective value at ``point`` (a mapping name -> value or a sequence by index)."""
+        """Objective value at ``point`` (a mapping name -> value or a sequence by index).
+
+        Parameters
+        ----------
+        point : mapping of str to float, or sequence of float
+            A value for every variable.
+
+        Returns
+        -------
+        float
+            The objective (numerator / denominator for a fractional one).
+
+        Raises
+        ------
+        ProgramError
+            ``point`` lacks variables or has the wrong length.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram(sense="max")
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> y = prog.add_variable("y", 0, 1)
+        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog.objective_value({"x": 0.5, "y": 0.5}), prog.objective_value([1.0, 0.0])
+        (0.1, -0.3)
+        """
         x = self._point(point)
         num = evaluate(self.objective, x)
         if self.objective_denominator is None:
@@ -364,7 +721,28 @@ class PolynomialProgram:
         return num / evaluate(self.objective_denominator, x)
 
     def max_violation(self, point: Mapping[str, float] | Sequence[float]) -> float:
-        """Largest violation of any bound or constraint at ``point`` (0 when feasible)."""
+        """Largest violation of any bound or constraint at ``point`` (0 when feasible).
+
+        Parameters
+        ----------
+        point : mapping of str to float, or sequence of float
+            A value for every variable.
+
+        Returns
+        -------
+        float
+            The largest violation of bounds, integrality and constraints.
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram(sense="max")
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> y = prog.add_variable("y", 0, 1)
+        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog.max_violation([0.5, 0.5]), round(prog.max_violation([0.8, 0.5]), 6)
+        (0.0, 0.3)
+        """
         x = self._point(point)
         worst = 0.0
         for v, xi in zip(self.variables, x, strict=True):
@@ -383,7 +761,24 @@ class PolynomialProgram:
 
     # -- text form ------------------------------------------------------------------------
     def to_text(self) -> str:
-        """The LP-like text form; :meth:`from_text` reads it back exactly."""
+        """The LP-like text form; :meth:`from_text` reads it back exactly.
+
+        Returns
+        -------
+        str
+            The program as text (see the module docstring).
+
+        Examples
+        --------
+        >>> prog = PolynomialProgram()
+        >>> x = prog.add_variable("x", 0, 1)
+        >>> prog.set_objective({"x": 2.0})
+        >>> print(prog.to_text())
+        minimize
+          2*x
+        bounds
+          0 <= x <= 1
+        """
         names = [v.name for v in self.variables]
         lines = ["maximize" if self.sense == "max" else "minimize"]
         obj = _format_poly(self.objective, names)
@@ -407,13 +802,32 @@ class PolynomialProgram:
 
     @classmethod
     def from_text(cls, text: str) -> PolynomialProgram:
-        """Parse the LP-like text form (see the module docstring).
+        r"""Parse the LP-like text form (see the module docstring).
+
+        Parameters
+        ----------
+        text : str
+            The program, as written by :meth:`to_text`.
+
+        Returns
+        -------
+        PolynomialProgram
+            The parsed program.
 
         Raises
         ------
         ProgramError
             With the offending line number and the fix, e.g. for a variable that is used but
             not declared in the ``bounds`` section.
+
+        Examples
+        --------
+        >>> text = "minimize\n  (x + 1) / (y + 1)\nbounds\n  0 <= x <= 1\n  0 <= y <= 1 integer"
+        >>> prog = PolynomialProgram.from_text(text)
+        >>> prog.is_fractional, prog.has_integers, prog.objective_value([1, 1])
+        (True, True, 1.0)
+        >>> PolynomialProgram.from_text(prog.to_text()).to_text() == prog.to_text()
+        True
         """
         return _parse_program(text)
 
@@ -674,7 +1088,28 @@ def _parse_program(text: str) -> PolynomialProgram:
 
 
 def iter_polys(program: PolynomialProgram) -> Iterable[Poly]:
-    """Every polynomial of a program: objective, denominator, constraint bodies."""
+    """Every polynomial of a program: objective, denominator, constraint bodies.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The program.
+
+    Yields
+    ------
+    Poly
+        The objective, its denominator (when fractional), then each constraint's body.
+
+    Examples
+    --------
+    >>> prog = PolynomialProgram(sense="max")
+    >>> x = prog.add_variable("x", 0, 1)
+    >>> y = prog.add_variable("y", 0, 1)
+    >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+    >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+    >>> list(iter_polys(prog))
+    [{(0, 1): 1.0, (0,): -0.3}, {(0,): 1.0, (1,): 1.0}]
+    """
     yield program.objective
     if program.objective_denominator is not None:
         yield program.objective_denominator
@@ -683,7 +1118,30 @@ def iter_polys(program: PolynomialProgram) -> Iterable[Poly]:
 
 
 def point_from_values(program: PolynomialProgram, values: Sequence[float]) -> dict[str, float]:
-    """Map a value vector (by index) to ``{name: value}``."""
+    """Map a value vector (by index) to ``{name: value}``.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The program whose variables name the values.
+    values : sequence of float
+        One value per variable, by index.
+
+    Returns
+    -------
+    dict of str to float
+        Variable name -> value.
+
+    Examples
+    --------
+    >>> prog = PolynomialProgram(sense="max")
+    >>> x = prog.add_variable("x", 0, 1)
+    >>> y = prog.add_variable("y", 0, 1)
+    >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
+    >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+    >>> point_from_values(prog, [0.25, 0.75])
+    {'x': 0.25, 'y': 0.75}
+    """
     return {v.name: float(x) for v, x in zip(program.variables, values, strict=True)}
 
 
