@@ -37,7 +37,26 @@ _DATE_TEXT = re.compile(
 
 @dataclass
 class Covariate:
-    """One covariate: its kind and a numeric key per row (value, or category code)."""
+    """One covariate: its kind and a numeric key per row (value, or category code).
+
+    Parameters
+    ----------
+    name : str
+        The column's name.
+    kind : {"continuous", "ordinal", "datetime", "nominal"}
+        How splits treat it: ordered thresholds, or any subset of the categories (nominal).
+    key : ndarray of float
+        One number per row: the value, or the code of its category.
+    categories : list
+        The categories (or distinct timestamps) in code order; empty for continuous covariates.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cov = prepare_covariates(pd.DataFrame({"region": ["north", "south", "north"]}))[0]
+    >>> cov.kind, cov.key.tolist(), cov.categories
+    ('nominal', [0.0, 1.0, 0.0], ['north', 'south'])
+    """
 
     name: str
     kind: str  # "continuous", "ordinal", "datetime" or "nominal"
@@ -46,27 +65,87 @@ class Covariate:
 
     @property
     def ordered(self) -> bool:
-        """Whether splits follow a fixed order of the values (everything except nominal)."""
+        """Whether splits follow a fixed order of the values (everything except nominal).
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> Covariate("age", "continuous", np.array([20.0, 30.0])).ordered
+        True
+        >>> Covariate("region", "nominal", np.array([0.0, 1.0]), ["n", "s"]).ordered
+        False
+        """
         return self.kind != "nominal"
 
     def value_text(self, threshold: float) -> str:
         """A split threshold of an ordered covariate as the user's value (category, time or number).
 
+        Parameters
+        ----------
+        threshold : float
+            The threshold on the covariate's key (a category code for ordinal and datetime covariates).
+
+        Returns
+        -------
+        str
+            The category or timestamp at that code, or the number itself.
+
         Examples
         --------
         >>> Covariate("age", "continuous", np.array([20.0, 30.0])).value_text(24.5)
         '24.5'
+        >>> Covariate("grade", "ordinal", np.array([0.0, 1.0, 2.0]), ["low", "mid", "high"]).value_text(1.0)
+        'mid'
         """
         if self.kind in ("ordinal", "datetime") and self.categories:
             return str(self.categories[int(threshold)])
         return f"{threshold:g}"
 
     def levels_text(self, codes: Any) -> str:
-        """Category codes as ``{a, b}`` in the covariate's category order."""
+        """Category codes as ``{a, b}`` in the covariate's category order.
+
+        Parameters
+        ----------
+        codes : iterable of int
+            Codes of the categories (positions in :attr:`categories`).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> Covariate("region", "nominal", np.array([0.0, 1.0, 2.0]), ["east", "north", "west"]).levels_text([2, 0])
+        '{east, west}'
+        """
         return "{" + ", ".join(str(self.categories[c]) for c in sorted(codes)) + "}"
 
     def describe_left(self, threshold: float | None, left_codes: list[int] | None) -> tuple[str, str]:
-        """Readable conditions of the left and right child."""
+        """Readable conditions of the left and right child.
+
+        Parameters
+        ----------
+        threshold : float or None
+            The split threshold of an ordered covariate (the left child is ``<= threshold``).
+        left_codes : list of int or None
+            For a nominal covariate, the codes of the categories going left (then ``threshold`` is unused).
+
+        Returns
+        -------
+        left, right : str
+            The conditions of the two children.
+
+        Examples
+        --------
+        >>> Covariate("age", "continuous", np.array([20.0, 30.0])).describe_left(25.0, None)
+        ('age <= 25', 'age > 25')
+        >>> region = Covariate("region", "nominal", np.array([0.0, 1.0, 2.0]), ["east", "north", "west"])
+        >>> region.describe_left(None, [1])
+        ('region in {north}', 'region in {east, west}')
+        """
         if left_codes is not None:
             right = [c for c in range(len(self.categories)) if c not in set(left_codes)]
             return f"{self.name} in {self.levels_text(left_codes)}", f"{self.name} in {self.levels_text(right)}"
@@ -94,7 +173,37 @@ def _datetime_text(col: pd.Series) -> pd.Series | None:
 
 
 def prepare_covariates(X: pd.DataFrame | np.ndarray) -> list[Covariate]:
-    """Covariates from a data frame (or a 2-D array, all continuous)."""
+    """Covariates from a data frame (or a 2-D array, all continuous).
+
+    Numbers and booleans are continuous, ordered categoricals ordinal, datetimes, timedeltas,
+    periods and year-first date strings datetime, and everything else nominal.
+
+    Parameters
+    ----------
+    X : DataFrame or ndarray of shape (n_rows, n_covariates)
+        The covariates to split on; an array must be numeric (its columns are named ``x0``, ``x1``, ...).
+
+    Returns
+    -------
+    list of Covariate
+        One per column, in column order.
+
+    Raises
+    ------
+    DataError
+        Not 2-D, no or duplicated columns, missing or infinite values, complex numbers, or a
+        non-numeric array.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"age": [25, 40, 31], "joined": ["2020-01-05", "2021-03-01", "2020-06-30"],
+    ...                   "region": ["south", "north", "south"]})
+    >>> [(c.name, c.kind) for c in prepare_covariates(X)]
+    [('age', 'continuous'), ('joined', 'datetime'), ('region', 'nominal')]
+    >>> [c.name for c in prepare_covariates(np.zeros((3, 2)))]
+    ['x0', 'x1']
+    """
     if isinstance(X, np.ndarray):
         if X.ndim != 2:
             raise DataError(f"Covariates must be 2-D (rows x covariates); got shape {X.shape}. Pass a DataFrame "
