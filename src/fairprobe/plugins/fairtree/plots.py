@@ -32,7 +32,28 @@ def _layout(tree: Any) -> dict[int, tuple[float, float]]:
 
 
 def plot_tree(tree: Any, *, ax: Any = None) -> Any:
-    """Draw the tree; each box shows n, bias, variance and MSE, coloured by MSE."""
+    """Draw the tree; each box shows n, bias, variance and MSE, coloured by MSE.
+
+    Parameters
+    ----------
+    tree : FairTree
+        A fitted :class:`~fairprobe.plugins.fairtree.tree.FairTree`.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure sized to the tree).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from fairprobe.plugins.fairtree.tree import FairTree
+    >>> ax = plot_tree(FairTree.example().fit())
+    >>> ax.get_title()
+    'FairTree (fluctuation test): colour = MSE'
+    >>> plt.close("all")
+    """
     import matplotlib.pyplot as plt
     from matplotlib import cm, colors
 
@@ -69,7 +90,37 @@ def plot_tree(tree: Any, *, ax: Any = None) -> Any:
 
 
 def plot_process(tree: Any, covariate: str, node: int = 0, *, ax: Any = None) -> Any:
-    """The bias and variance fluctuation processes with the critical boundary at alpha."""
+    """The bias and variance fluctuation processes with the critical boundary at alpha.
+
+    Parameters
+    ----------
+    tree : FairTree
+        A :class:`~fairprobe.plugins.fairtree.tree.FairTree` fitted with ``test="fluctuation"``.
+    covariate : str
+        The covariate whose processes to draw (ordered by it).
+    node : int
+        The node tested (0 is the root).
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    ConfigError
+        The tree was fitted with another test, or no process was kept for ``covariate`` at ``node``.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from fairprobe.plugins.fairtree.tree import FairTree
+    >>> ax = plot_process(FairTree.example().fit(), "education")
+    >>> ax.get_xlabel()
+    'share of node 0 ordered by education'
+    >>> plt.close("all")
+    """
     import matplotlib.pyplot as plt
 
     if tree.test != "fluctuation":
