@@ -51,6 +51,17 @@ _GLOBAL_FALLBACKS = ("ortools", "gurobi")
 def describe_structure(program: PolynomialProgram) -> str:
     """A few words on the structure :func:`choose_backend` looks at, e.g. ``"linear-fractional"``.
 
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The program to describe.
+
+    Returns
+    -------
+    str
+        ``"linear"``/``"linear-fractional"`` (prefixed ``"mixed-integer "`` when it has integer
+        variables), or the degree and size of a nonlinear program.
+
     Examples
     --------
     >>> import fairprobe as fp
@@ -160,7 +171,19 @@ class AutoBackend(Backend):
 
     @classmethod
     def availability(cls) -> Availability:
-        """Available when some registered backend is."""
+        """Available when some registered backend is.
+
+        Returns
+        -------
+        Availability
+            AVAILABLE or NOT_INSTALLED.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.auto import AutoBackend
+        >>> AutoBackend.availability()  # SCIP, a required dependency, is always there
+        <Availability.AVAILABLE: 2>
+        """
         from fairprobe.core.registry import get_registry
 
         usable = any(b.availability() for b in get_registry().backends.values())
@@ -169,10 +192,29 @@ class AutoBackend(Backend):
     def choose(self, program: PolynomialProgram) -> str:
         """The backend the hook chooses for ``program``.
 
+        Parameters
+        ----------
+        program : PolynomialProgram
+            The program about to be solved.
+
         Raises
         ------
         BackendUnavailableError
             No plugin chose, or the choice is not a usable backend here.
+
+        Returns
+        -------
+        str
+            Name of a usable backend.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.auto import AutoBackend
+        >>> from fairprobe.backends.scip import ScipBackend
+        >>> from fairprobe.testing import CONTRACT_PROBLEMS
+        >>> auto = AutoBackend(backends={"scip": ScipBackend})  # only SCIP usable, whatever is installed
+        >>> auto.choose(CONTRACT_PROBLEMS[0].program)
+        'scip'
         """
         chosen = self._pm.hook.fairprobe_select_backend(program=program, available=list(self._usable))
         if chosen is None:
@@ -187,16 +229,69 @@ class AutoBackend(Backend):
         return chosen
 
     def backend(self, name: str) -> Backend:
-        """The (cached) instance of the usable backend ``name``."""
+        """The (cached) instance of the usable backend ``name``.
+
+        Parameters
+        ----------
+        name : str
+            A usable backend name (one of the ``backends`` given to the constructor).
+
+        Returns
+        -------
+        Backend
+            The same instance on every call with the same name.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.auto import AutoBackend
+        >>> from fairprobe.backends.scip import ScipBackend
+        >>> from fairprobe.testing import CONTRACT_PROBLEMS
+        >>> auto = AutoBackend(backends={"scip": ScipBackend})  # only SCIP usable, whatever is installed
+        >>> auto.backend("scip")
+        <ScipBackend name='scip'>
+        >>> auto.backend("scip") is auto.backend("scip")
+        True
+        """
         if name not in self._instances:
             self._instances[name] = self._classes[name]()
         return self._instances[name]
 
     def check_program(self, program: PolynomialProgram) -> None:
-        """Nothing to check here: the chosen backend checks the program against its capabilities."""
+        """Nothing to check here: the chosen backend checks the program against its capabilities.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            Ignored.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from fairprobe.backends.auto import AutoBackend
+        >>> from fairprobe.backends.scip import ScipBackend
+        >>> from fairprobe.testing import CONTRACT_PROBLEMS
+        >>> auto = AutoBackend(backends={"scip": ScipBackend})  # only SCIP usable, whatever is installed
+        >>> auto.check_program(CONTRACT_PROBLEMS[5].program) is None
+        True
+        """
 
     def solve(self, program: PolynomialProgram, options: SolveOptions | None = None) -> SolveResult:
         """Solve ``program`` with the backend chosen for it.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            The program to solve.
+        options : SolveOptions, optional
+            Passed to the chosen backend (default ``SolveOptions()``).
+
+        Returns
+        -------
+        SolveResult
+            The chosen backend's result, with the choice in ``message`` and ``extra["auto_choice"]``.
 
         Raises
         ------
@@ -204,6 +299,18 @@ class AutoBackend(Backend):
             The hook chose no usable backend.
         BackendCapabilityError
             The chosen backend refused the program and SCIP is not there to take it over.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.auto import AutoBackend
+        >>> from fairprobe.backends.scip import ScipBackend
+        >>> from fairprobe.testing import CONTRACT_PROBLEMS
+        >>> auto = AutoBackend(backends={"scip": ScipBackend})  # only SCIP usable, whatever is installed
+        >>> res = auto.solve(CONTRACT_PROBLEMS[0].program)
+        >>> res.message
+        'auto chose scip for a linear program: SCIP status: optimal'
+        >>> res.objective_bound, auto.choices["scip"]
+        (11.0, 1)
         """
         return self._solve(program, options or SolveOptions())
 

@@ -73,7 +73,21 @@ def _curvature(Q: np.ndarray | None) -> str:
 
 
 class CvxpyBackend(Backend):
-    """cvxpy: linear and convex (quadratic) programs; refuses nonconvex ones."""
+    """cvxpy: linear and convex (quadratic) programs; refuses nonconvex ones.
+
+    Examples
+    --------
+    Checking a program needs no solver; solving needs the optional ``cvxpy`` package, so that line
+    is skipped where cvxpy may be absent:
+
+    >>> from fairprobe.backends.cvxpy import CvxpyBackend
+    >>> from fairprobe.testing import CONTRACT_PROBLEMS
+    >>> qp = CONTRACT_PROBLEMS[7].program  # convex QP, optimum 0.5
+    >>> CvxpyBackend().check_program(qp) is None
+    True
+    >>> round(CvxpyBackend().solve(qp).objective_bound, 4)  # doctest: +SKIP
+    0.5
+    """
 
     name = "cvxpy"
     capabilities = Capabilities(max_degree=2, global_bound=True, convex_only=True,
@@ -83,11 +97,54 @@ class CvxpyBackend(Backend):
 
     @classmethod
     def availability(cls) -> Availability:
-        """Available when cvxpy can be found."""
+        """Available when cvxpy can be found.
+
+        Returns
+        -------
+        Availability
+            AVAILABLE or NOT_INSTALLED; cvxpy is not imported.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.base import Availability
+        >>> from fairprobe.backends.cvxpy import CvxpyBackend
+        >>> CvxpyBackend.availability() in (Availability.AVAILABLE, Availability.NOT_INSTALLED)
+        True
+        """
         return Availability.AVAILABLE if cls._module_installed("cvxpy") else Availability.NOT_INSTALLED
 
     def check_program(self, program: PolynomialProgram) -> None:
-        """Refuse nonconvex programs and fractional objectives that are not linear-fractional."""
+        """Refuse nonconvex programs and fractional objectives that are not linear-fractional.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            The program to check.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        BackendCapabilityError
+            The objective has the wrong curvature for its sense, a constraint is nonconvex, or the
+            program is beyond the generic capabilities (degree > 2, integers).
+
+        Examples
+        --------
+        The check runs without cvxpy installed:
+
+        >>> from fairprobe.backends.cvxpy import CvxpyBackend
+        >>> from fairprobe.exceptions import BackendCapabilityError
+        >>> from fairprobe.testing import CONTRACT_PROBLEMS
+        >>> bilinear = CONTRACT_PROBLEMS[4].program  # max x*y - 0.3*x + 0.1*y*z: not concave
+        >>> try:
+        ...     CvxpyBackend().check_program(bilinear)
+        ... except BackendCapabilityError as err:
+        ...     print(str(err)[:60])
+        The cvxpy backend solves convex programs only, but the objec
+        """
         super().check_program(program)
         n = program.n_variables
         if program.is_fractional and not program.is_linear():

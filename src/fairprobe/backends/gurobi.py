@@ -92,7 +92,28 @@ def _probe() -> Availability:
 
 
 def reduce_for_gurobi(program: PolynomialProgram) -> PolynomialProgram:
-    """The program Gurobi is given: fractional objective as an epigraph, degree reduced to 2."""
+    """The program Gurobi is given: fractional objective as an epigraph, degree reduced to 2.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The program as given to :meth:`GurobiBackend.solve`.
+
+    Returns
+    -------
+    PolynomialProgram
+        An equivalent program of degree at most 2 with a polynomial objective, with auxiliary
+        variables for the reduced monomials. No solver is needed.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.gurobi import reduce_for_gurobi
+    >>> from fairprobe.testing import CONTRACT_PROBLEMS
+    >>> cubic = CONTRACT_PROBLEMS[5].program  # max x*y*z
+    >>> work = reduce_for_gurobi(cubic)
+    >>> (cubic.max_degree, cubic.n_variables), (work.max_degree, work.n_variables)
+    ((3, 3), (2, 4))
+    """
     return quadratize(fraction_to_epigraph(program)).program
 
 
@@ -137,6 +158,16 @@ def fits_licence(program: PolynomialProgram, work: PolynomialProgram | None = No
         False when Gurobi is not usable, or when its licence is the size-limited one and the
         reduced program exceeds :data:`LICENCE_MAX_VARIABLES`, :data:`LICENCE_MAX_CONSTRAINTS` or,
         with a quadratic term, :data:`LICENCE_MAX_QUADRATIC_VARIABLES`.
+
+    Examples
+    --------
+    A program this small fits every licence, so the answer is whether Gurobi is usable at all
+    (no Gurobi is needed to run this):
+
+    >>> from fairprobe.backends.gurobi import GurobiBackend, fits_licence
+    >>> from fairprobe.testing import CONTRACT_PROBLEMS
+    >>> fits_licence(CONTRACT_PROBLEMS[4].program) == bool(GurobiBackend.availability())
+    True
     """
     state = GurobiBackend.availability()
     if state is Availability.AVAILABLE:
@@ -155,7 +186,20 @@ def fits_licence(program: PolynomialProgram, work: PolynomialProgram | None = No
 
 
 class GurobiBackend(Backend):
-    """Gurobi via gurobipy: global nonconvex MIQCP solver (degree reduced to 2)."""
+    """Gurobi via gurobipy: global nonconvex MIQCP solver (degree reduced to 2).
+
+    Examples
+    --------
+    Solving needs the optional ``gurobipy`` package, so that line is skipped where it may be absent:
+
+    >>> from fairprobe.backends.gurobi import GurobiBackend
+    >>> from fairprobe.testing import CONTRACT_PROBLEMS
+    >>> GurobiBackend.capabilities.describe()
+    'any degree, nonconvex, integers, global bounds'
+    >>> res = GurobiBackend().solve(CONTRACT_PROBLEMS[4].program)  # doctest: +SKIP
+    >>> round(res.objective_bound, 4)  # doctest: +SKIP
+    0.1225
+    """
 
     name = "gurobi"
     capabilities = Capabilities(max_degree=None, global_bound=True, fractional_objective=True)
@@ -164,7 +208,20 @@ class GurobiBackend(Backend):
 
     @classmethod
     def availability(cls) -> Availability:
-        """Installed and licensed? The pip wheel's size-limited licence is LIMITED_LICENSE."""
+        """Installed and licensed? The pip wheel's size-limited licence is LIMITED_LICENSE.
+
+        Returns
+        -------
+        Availability
+            NOT_INSTALLED, AVAILABLE, LIMITED_LICENSE, BAD_VERSION or BAD_LICENSE; never raises.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.base import Availability
+        >>> from fairprobe.backends.gurobi import GurobiBackend
+        >>> isinstance(GurobiBackend.availability(), Availability)
+        True
+        """
         if not cls._module_installed("gurobipy"):
             return Availability.NOT_INSTALLED
         return _probe()

@@ -165,7 +165,20 @@ def _constraint_bounds(sense: str, rhs: float) -> tuple[float, float]:
 
 
 class OrtoolsBackend(Backend):
-    """OR-Tools MathOpt (GLOP): exact LP / linear-fractional; certified spatial B&B otherwise."""
+    """OR-Tools MathOpt (GLOP): exact LP / linear-fractional; certified spatial B&B otherwise.
+
+    Examples
+    --------
+    Solving needs the optional ``ortools`` package, so that line is skipped where it may be absent:
+
+    >>> from fairprobe.backends.ortools import OrtoolsBackend
+    >>> from fairprobe.testing import CONTRACT_PROBLEMS
+    >>> lfp = CONTRACT_PROBLEMS[2].program  # linear-fractional, optimum 1
+    >>> OrtoolsBackend().check_program(lfp) is None
+    True
+    >>> round(OrtoolsBackend().solve(lfp).objective_bound, 6)  # doctest: +SKIP
+    1.0
+    """
 
     name = "ortools"
     capabilities = Capabilities(max_degree=None, global_bound=True, fractional_objective=True)
@@ -174,11 +187,59 @@ class OrtoolsBackend(Backend):
 
     @classmethod
     def availability(cls) -> Availability:
-        """Available when the ortools package can be found."""
+        """Available when the ortools package can be found.
+
+        Returns
+        -------
+        Availability
+            AVAILABLE or NOT_INSTALLED; ortools is not imported.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.base import Availability
+        >>> from fairprobe.backends.ortools import OrtoolsBackend
+        >>> OrtoolsBackend.availability() in (Availability.AVAILABLE, Availability.NOT_INSTALLED)
+        True
+        """
         return Availability.AVAILABLE if cls._module_installed("ortools") else Availability.NOT_INSTALLED
 
     def check_program(self, program: PolynomialProgram) -> None:
-        """Refuse integer programs that are not linear (MathOpt's MIP solvers are linear)."""
+        """Refuse integer programs that are not linear (MathOpt's MIP solvers are linear).
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            The program to check.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        BackendCapabilityError
+            The program has integer variables and nonlinear terms or a fractional objective.
+
+        Examples
+        --------
+        The check runs without ortools installed:
+
+        >>> import fairprobe as fp
+        >>> from fairprobe.backends.ortools import OrtoolsBackend
+        >>> from fairprobe.exceptions import BackendCapabilityError
+        >>> prog = fp.PolynomialProgram.from_text('''
+        ... maximize
+        ...   x*y
+        ... bounds
+        ...   0 <= x <= 3 integer
+        ...   0 <= y <= 1
+        ... ''')
+        >>> try:
+        ...     OrtoolsBackend().check_program(prog)
+        ... except BackendCapabilityError as err:
+        ...     print(str(err)[:60])
+        The ortools backend solves integer programs only when they a
+        """
         super().check_program(program)
         if program.has_integers and (not program.is_linear() or program.is_fractional):
             raise BackendCapabilityError(

@@ -63,7 +63,16 @@ def _finite_or_inf(x: float) -> float:
 
 
 class ScipBackend(Backend):
-    """Solve with SCIP (pyscipopt). Default backend; any degree; certified global bounds."""
+    """Solve with SCIP (pyscipopt). Default backend; any degree; certified global bounds.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.scip import ScipBackend
+    >>> from fairprobe.testing import CONTRACT_PROBLEMS
+    >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program)  # max 3x + 2y, optimum 11
+    >>> res.termination.value, res.objective_bound, res.incumbent
+    ('optimal', 11.0, {'x': 3.0, 'y': 1.0})
+    """
 
     name = "scip"
     capabilities = Capabilities(max_degree=None, global_bound=True, fractional_objective=True)
@@ -72,7 +81,19 @@ class ScipBackend(Backend):
 
     @classmethod
     def availability(cls) -> Availability:
-        """Available when pyscipopt can be found."""
+        """Available when pyscipopt can be found.
+
+        Returns
+        -------
+        Availability
+            AVAILABLE or NOT_INSTALLED.
+
+        Examples
+        --------
+        >>> from fairprobe.backends.scip import ScipBackend
+        >>> ScipBackend.availability()
+        <Availability.AVAILABLE: 2>
+        """
         return Availability.AVAILABLE if cls._module_installed("pyscipopt") else Availability.NOT_INSTALLED
 
     def _solve(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
