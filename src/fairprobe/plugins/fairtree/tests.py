@@ -38,6 +38,16 @@ __all__ = [
 def kolmogorov_pvalue(statistic: float | np.ndarray) -> float | np.ndarray:
     """P-value of ``sup |Brownian bridge| >= statistic`` (``scipy.stats.kstwobign.sf``).
 
+    Parameters
+    ----------
+    statistic : float or ndarray
+        Observed maximum absolute value of a fluctuation process.
+
+    Returns
+    -------
+    float or ndarray
+        The p-value(s), of the shape of ``statistic``.
+
     Examples
     --------
     >>> [round(float(kolmogorov_pvalue(s)), 4) for s in (1.0, 1.358)]
@@ -50,6 +60,23 @@ def cusum_process(x: np.ndarray) -> np.ndarray:
     """Empirical fluctuation process of ``x`` in the given order: ``W(i/n)``, i = 1..n.
 
     Zero when ``x`` has no variation (nothing can fluctuate).
+
+    Parameters
+    ----------
+    x : array-like of float
+        Values (residuals or squared residuals) in the order of the covariate.
+
+    Returns
+    -------
+    ndarray of float
+        The process at every observation, of the length of ``x``.
+
+    Examples
+    --------
+    >>> cusum_process(np.array([1.0, 1.0, -1.0, -1.0])).round(3)
+    array([0.433, 0.866, 0.433, 0.   ])
+    >>> cusum_process(np.ones(3))
+    array([0., 0., 0.])
     """
     x = np.asarray(x, dtype=float)
     n = x.size
@@ -63,7 +90,27 @@ def cusum_process(x: np.ndarray) -> np.ndarray:
 
 @dataclass
 class FluctuationResult:
-    """Fluctuation test of one covariate in one node (positions refer to the tested rows' order)."""
+    """Fluctuation test of one covariate in one node (positions refer to the tested rows' order).
+
+    Parameters
+    ----------
+    statistic_bias, p_bias : float
+        ``max |W|`` of the bias (residual) process and its p-value.
+    statistic_var, p_var : float
+        The same for the variance (squared centred residual) process.
+    break_position : int
+        Number of tested rows left of the largest bias (or variance) change.
+    process_bias, process_var : ndarray
+        The two processes, one value per tested row.
+    bias_significant : bool
+        Whether the bias break was significant (then the variance process is centred within its segments).
+
+    Examples
+    --------
+    >>> res = fluctuation_test(np.array([-1.0, -1.2, -0.8, 0.9, 1.1, 1.0]), bias_level=0.05)
+    >>> isinstance(res, FluctuationResult), res.break_position
+    (True, 3)
+    """
 
     statistic_bias: float
     p_bias: float
@@ -85,6 +132,23 @@ def fluctuation_test(r_sorted: np.ndarray, bias_level: float) -> FluctuationResu
     bias_level : float
         Level at which the bias break counts as significant for conditional centring of the
         variance process (the node's Bonferroni level, alpha / (2m)).
+
+    Returns
+    -------
+    FluctuationResult
+        Both statistics and p-values, the break position and the processes.
+
+    Examples
+    --------
+    A residual that jumps half-way along the covariate:
+
+    >>> rng = np.random.default_rng(0)
+    >>> r = np.r_[np.full(50, -0.5), np.full(50, 0.5)] + rng.normal(0, 0.3, 100)
+    >>> res = fluctuation_test(r, bias_level=0.025)
+    >>> res.break_position, res.bias_significant, res.p_bias < 0.001
+    (50, True, True)
+    >>> round(res.statistic_bias, 3)
+    4.278
     """
     r = np.asarray(r_sorted, dtype=float)
     n = r.size
@@ -114,6 +178,25 @@ class PermutationSpec:
 
     ``codes`` are integer level codes per row: ranks of the distinct values for an ordered
     covariate (left child = codes <= boundary), category codes for an unordered one.
+
+    Parameters
+    ----------
+    codes : ndarray of int
+        Level code of every row, from 0 to ``n_levels - 1``.
+    n_levels : int
+        Number of levels.
+    nominal : bool
+        Unordered categories (any subset may go left) rather than ordered levels.
+    min_size : int
+        Smallest admissible child.
+
+    Examples
+    --------
+    An ordered covariate with ten levels of four rows each:
+
+    >>> spec = PermutationSpec(np.arange(40) // 4, 10, nominal=False, min_size=5)
+    >>> spec.n_levels, int(spec.codes.max())
+    (10, 9)
     """
 
     codes: np.ndarray
@@ -195,11 +278,39 @@ def permutation_node_test(loss: np.ndarray, specs: list[PermutationSpec], n_perm
     prefix-sum matrix per chunk serve every covariate. ``n_jobs=2`` splits the permutations over
     two processes with independent random streams.
 
+    Parameters
+    ----------
+    loss : ndarray of float
+        Per-row loss of the node's rows.
+    specs : list of PermutationSpec
+        The covariates to test.
+    n_permutations : int
+        Number of permutations ``B``.
+    rng : numpy.random.Generator
+        Source of the permutations' seed.
+    chunk : int
+        Permutations per block (bounds memory: ``chunk x n`` floats).
+    n_jobs : int, optional
+        Processes (``None`` or 1: one; -1: two).
+
     Returns
     -------
     list of (statistic, best boundary, p_value)
         ``best`` is the level index of the boundary (ordered) or the number of categories on the
         left minus one (nominal); ``-1`` when no admissible split exists.
+
+    Examples
+    --------
+    The loss jumps after row 20, that is after the fifth level of the ordered covariate; the
+    nominal covariate is unrelated to it:
+
+    >>> rng = np.random.default_rng(0)
+    >>> loss = np.r_[np.zeros(20), np.ones(20)] + rng.normal(0, 0.1, 40)
+    >>> ordered = PermutationSpec(np.arange(40) // 4, 10, nominal=False, min_size=5)
+    >>> nominal = PermutationSpec(np.arange(40) % 3, 3, nominal=True, min_size=5)
+    >>> out = permutation_node_test(loss, [ordered, nominal], 99, np.random.default_rng(0))
+    >>> [(round(stat, 3), best, round(p, 2)) for stat, best, p in out]
+    [(1.025, 4, 0.01), (0.062, 0, 0.96)]
     """
     L = np.asarray(loss, dtype=np.float64)
     n = L.size
@@ -240,6 +351,33 @@ def permutation_max_test(loss_sorted: np.ndarray, candidates: np.ndarray, n_perm
     """Max-statistic permutation test of one ordered covariate given in sorted order.
 
     ``candidates`` are the admissible left sizes. Returns (statistic, best left size, p-value).
+
+    Parameters
+    ----------
+    loss_sorted : ndarray of float
+        Per-row loss in the covariate's order.
+    candidates : ndarray of int
+        Admissible sizes of the left child, increasing.
+    n_permutations : int
+        Number of permutations.
+    rng : numpy.random.Generator
+        Source of the permutations' seed.
+
+    Returns
+    -------
+    statistic : float
+        ``max |mean L_left - mean L_right|`` over the candidates.
+    best : int
+        The left size attaining it (``-1`` without candidates).
+    p_value : float
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> loss = np.r_[np.zeros(20), np.ones(20)] + rng.normal(0, 0.1, 40)
+    >>> stat, best, p = permutation_max_test(loss, np.arange(5, 36), 99, np.random.default_rng(0))
+    >>> round(stat, 3), best, p
+    (1.025, 20, 0.01)
     """
     L = np.asarray(loss_sorted, dtype=float)
     cand = np.asarray(candidates, dtype=int)
