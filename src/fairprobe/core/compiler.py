@@ -88,15 +88,39 @@ EventKey = tuple[Atom, ...]
 class Condition:
     """A conditioning event ``F`` of the query (``P(E | F)``) and its probability ``P(F)``.
 
+    Parameters
+    ----------
+    event : str
+        The event, e.g. ``"Y = 1 & A = 1"``.
+    atoms : tuple of Atom
+        Its atoms.
+    poly : dict
+        ``P(F)`` as a polynomial over the program's variable indices.
+    observed : float or None
+        ``P(F)`` when the data pin it (then it is the same, positive, in every model).
+
     Attributes
     ----------
     event : str
         The event, e.g. ``"Y = 1 & A = 1"``.
     atoms : tuple of Atom
+        Its atoms.
     poly : dict
         ``P(F)`` as a polynomial over the program's variable indices.
     observed : float or None
         ``P(F)`` when the data pin it (then it is the same, positive, in every model).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.core.config import BiasConfig
+    >>> from fairprobe.core.table import ObservedTable
+    >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
+    ...                                                 "n": [30, 10, 20, 40]}))
+    >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
+    >>> cond = compile_program(cfg, table, "P(P = 1 | Y = 1 & A = 0)", {}).conditions[0]
+    >>> cond.event, round(cond.observed, 6)
+    ('Y = 1 & A = 0', 0.1)
     """
 
     event: str
@@ -114,6 +138,39 @@ def undefined_metric_message(config: BiasConfig, table: ObservedTable, atoms: Se
     """Message of an :class:`~fairprobe.exceptions.UndefinedMetricError`: the event, its group, the fix.
 
     ``where`` completes "has probability 0 in every model the bias admits ...", e.g. "at D = 0".
+
+    Parameters
+    ----------
+    config : BiasConfig
+        The bias (its attribute node and name appear in the message).
+    table : ObservedTable
+        The data, used to name the group's label and to say when no row has the event.
+    atoms : sequence of Atom
+        The conditioning event.
+    where : str
+        End of the sentence, e.g. ``"at D = 0"``.
+    label : str, optional
+        Name of the metric.
+
+    Returns
+    -------
+    str
+        The message.
+
+    Examples
+    --------
+    >>> from fairprobe.core.query import Atom
+    >>> import pandas as pd
+    >>> from fairprobe.core.config import BiasConfig
+    >>> from fairprobe.core.table import ObservedTable
+    >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
+    ...                                                 "n": [30, 10, 20, 40]}))
+    >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
+    >>> msg = undefined_metric_message(cfg, table, (Atom("Y", 1), Atom("A", 0), Atom("P", 0)), "at D = 0", label="FNR")
+    >>> msg[:95]
+    "The metric 'FNR' is undefined: it conditions on Y = 1 & A = 0 & P = 0 (group A = 0), which has "
+    >>> "the table has no row with Y = 1, A = 0, P = 0" in msg
+    True
     """
     event = _event_text(atoms)
     attr = config.attribute_node
@@ -146,6 +203,27 @@ def undefined_metric_message(config: BiasConfig, table: ObservedTable, atoms: Se
 class CompiledProgram:
     """A compiled bound problem (minimisation form of the query).
 
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The program; its objective is the query.
+    kind : str
+        ``"linear"``, ``"linear_fractional"`` or ``"polynomial"``.
+    stats_before, stats_after : dict
+        Size of the naive program and of the reduced one.
+    notes : list of str
+        Reductions applied and relaxations made.
+    ratios : list of str
+        Names of auxiliary ratio variables.
+    terms : list of dict
+        Max-abs terms over variable names.
+    conditions : list of Condition
+        Conditioning events of the query.
+    query_rows : frozenset of str
+        Names of the rows that encode the query.
+    windows : list of list of (dict, dict or None)
+        Max-abs families written as ranges: each member rate as (numerator, denominator or None).
+
     Attributes
     ----------
     program : PolynomialProgram
@@ -156,6 +234,32 @@ class CompiledProgram:
         Size of the naive response-function program and of the reduced one.
     notes : list of str
         Reductions applied and relaxations made, for reports.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.core.config import BiasConfig
+    >>> from fairprobe.core.table import ObservedTable
+    >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
+    ...                                                 "n": [30, 10, 20, 40]}))
+    >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
+    >>> compiled = compile_program(cfg, table, "P(P = 1 | Y = 1 & A = 0)", {})
+    >>> compiled.kind, compiled.program.n_variables, compiled.stats_before["n_variables"]
+    ('linear', 4, 18)
+    >>> print(compiled.program.to_text())
+    minimize
+      10*q_A_Y_P.3
+    subject to
+      simplex_A_Y_P: q_A_Y_P.0 + q_A_Y_P.3 + q_A_Y_P.4 + q_A_Y_P.7 == 1
+      data0: q_A_Y_P.0 == 0.3
+      data3: q_A_Y_P.3 == 0.1
+      data4: q_A_Y_P.4 == 0.2
+      data7: q_A_Y_P.7 == 0.4
+    bounds
+      0 <= q_A_Y_P.0 <= 1
+      0 <= q_A_Y_P.3 <= 1
+      0 <= q_A_Y_P.4 <= 1
+      0 <= q_A_Y_P.7 <= 1
     """
 
     program: PolynomialProgram
@@ -178,7 +282,31 @@ class CompiledProgram:
     windows: list[list[tuple[dict, dict | None]]] = field(default_factory=list)
 
     def term_values(self, point: Mapping[str, float]) -> list[float]:
-        """Values of the max-abs terms at a point given by variable names (family ranges for windows)."""
+        """Values of the max-abs terms at a point given by variable names (family ranges for windows).
+
+        Parameters
+        ----------
+        point : mapping of str to float
+            Variable name -> value (absent variables count as 0).
+
+        Returns
+        -------
+        list of float
+            One value per term (per family: the largest minus the smallest member rate).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from fairprobe.core.config import BiasConfig
+        >>> from fairprobe.core.table import ObservedTable
+        >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
+        ...                                                 "n": [30, 10, 20, 40]}))
+        >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
+        >>> compiled = compile_program(cfg, table, ["P(P = 1 | A = 0) - P(P = 1 | A = 1)"], {}, max_abs=True)
+        >>> point = {"q_A_Y_P.3": 0.1, "q_A_Y_P.7": 0.4, "window0_low": 0.0, "window0_high": 1.0}
+        >>> [round(v, 6) for v in compiled.term_values(point)]  # |0.25 - 0.666667|
+        [0.416667]
+        """
         if self.windows:
             # A rate whose P(F) sits at the 1e-9 floor is 0/0 up to solver tolerances: it is read as
             # the model's window says (clipped to [L, U]), as the ratio variables are read otherwise.
@@ -974,9 +1102,11 @@ def compile_program(
     Parameters
     ----------
     config : BiasConfig
+        The bias: DAG, roles and constraints.
     table : ObservedTable
-    query : str or ParsedExpression
-        In the constraint grammar, e.g. ``"P(P = 1 | Y = 0 & A = 0)"``.
+        The observed distribution.
+    query : str or ParsedExpression or sequence of str
+        In the constraint grammar, e.g. ``"P(P = 1 | Y = 0 & A = 0)"`` (a list of terms when ``max_abs``).
     params : mapping
         Values of the sensitivity parameters, e.g. ``{"D": 0.05}``.
     reduce : bool
@@ -989,6 +1119,31 @@ def compile_program(
     Returns
     -------
     CompiledProgram
+        The program (minimisation form) and what the reductions did.
+
+    Raises
+    ------
+    ConfigError, DataError
+        The table does not fit the bias, or the query does not parse.
+    InfeasibleError
+        The table's zero cells contradict the bias.
+    UndefinedMetricError
+        The query conditions on an event the data force to probability 0.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.core.config import BiasConfig
+    >>> from fairprobe.core.table import ObservedTable
+    >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
+    ...                                                 "n": [30, 10, 20, 40]}))
+    >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
+    >>> compiled = compile_program(cfg, table, "P(P = 1 | Y = 1 & A = 0)", {})
+    >>> compiled.program.objective_value({"q_A_Y_P.0": 0.3, "q_A_Y_P.3": 0.1, "q_A_Y_P.4": 0.2, "q_A_Y_P.7": 0.4})
+    1.0
+    >>> naive = compile_program(cfg, table, "P(P = 1 | Y = 1 & A = 0)", {}, reduce=False)
+    >>> naive.program.n_variables > compiled.program.n_variables
+    True
     """
     return _Compiler(config, table, params, reduce=reduce).build(query, max_abs=max_abs)
 
