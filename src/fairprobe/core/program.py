@@ -167,6 +167,14 @@ class PolynomialProgram:
         Direction of optimisation.
     name : str, optional
         Label used in messages and reports.
+    variables : list of Variable
+        Initial variables (normally declared with :meth:`add_variable`).
+    objective : Poly
+        Objective numerator over variable indices (normally set with :meth:`set_objective`).
+    objective_denominator : Poly, optional
+        Denominator of a fractional objective.
+    constraints : list of Constraint
+        Initial constraints (normally added with :meth:`add_constraint`).
 
     Examples
     --------
