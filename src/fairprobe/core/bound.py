@@ -70,6 +70,7 @@ class BoundResult:
     gap : float
         Largest distance between a certified bound and the achieved value on its side.
     min_result, max_result : SolveResult
+        The backend's results of the minimisation and the maximisation.
     kind : str
         Program structure ("linear", "linear_fractional", "polynomial").
     stats_before, stats_after : dict
@@ -82,6 +83,28 @@ class BoundResult:
     nonnegative : bool
         The metric is a largest absolute gap (equalised odds, the maximum over pairs), so it is
         at least 0 and the sign of a disparity is not what it reports.
+    metric : str
+        Label of the metric bounded.
+    parameters : dict of str to float
+        The sensitivity values.
+    backend : str
+        Name of the backend that solved the programs.
+    wall_time : float
+        Seconds spent.
+    notes : list of str
+        Remarks on the reductions and on how the bounds were obtained.
+    details : dict
+        Extra information of max-abs metrics.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> from fairprobe.datasets import load_paper_table
+    >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
+    >>> res
+    BoundResult(lower=0.0720601, upper=0.343264, status='optimal', metric='fpr (A = 0)')
+    >>> round(res.lower_achieved, 6), round(res.upper_achieved, 6), res.kind
+    (0.07206, 0.343264, 'linear_fractional')
     """
 
     lower: float
@@ -106,15 +129,65 @@ class BoundResult:
 
     @property
     def width(self) -> float:
-        """``upper - lower``."""
+        """``upper - lower``.
+
+        Returns
+        -------
+        float
+            Width of the certified interval (``inf`` when a side is unbounded).
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
+        >>> round(res.width, 4)
+        0.2712
+        """
         return self.upper - self.lower
 
     def contains(self, value: float, tol: float = 0.0) -> bool:
-        """Whether ``value`` lies in the certified interval (with tolerance)."""
+        """Whether ``value`` lies in the certified interval (with tolerance).
+
+        Parameters
+        ----------
+        value : float
+            A value of the metric, e.g. a hypothesised true rate.
+        tol : float, optional
+            Slack added on both sides of the interval (default 0).
+
+        Returns
+        -------
+        bool
+            ``lower - tol <= value <= upper + tol``.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
+        >>> res.contains(0.3), res.contains(0.35), res.contains(0.35, tol=0.01)
+        (True, False, True)
+        """
         return self.lower - tol <= value <= self.upper + tol
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly summary."""
+        """JSON-friendly summary.
+
+        Returns
+        -------
+        dict
+            Every field, with infinite bounds as ``"inf"``/``"-inf"`` and the solver results as dicts.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
+        >>> d = res.to_dict()
+        >>> d["metric"], d["parameters"], round(d["upper"], 6)
+        ('fpr (A = 0)', {'D': 0.05}, 0.343264)
+        """
         return {
             "metric": self.metric, "parameters": self.parameters, "backend": self.backend,
             "lower": fix(self.lower), "upper": fix(self.upper),
@@ -127,7 +200,25 @@ class BoundResult:
         }
 
     def summary(self) -> str:
-        """A short readable report."""
+        """A short readable report.
+
+        Returns
+        -------
+        str
+            Metric, sensitivity, certified and achieved bounds, program size and timing, one per line.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
+        >>> print(res.summary())  # doctest: +ELLIPSIS
+        metric: fpr (A = 0)
+        sensitivity: D=0.05
+        certified bounds: [0.072060, 0.343264]  (status optimal, gap ...)
+        achieved by feasible models: [0.072060, 0.343264]
+        program: linear_fractional; 258 response types -> 16 variables, 10 constraints, degree 1; backend scip, ...s
+        """
         params = ", ".join(f"{k}={v:g}" for k, v in self.parameters.items())
         lines = [
             f"metric: {self.metric}",
@@ -155,7 +246,25 @@ class BoundResult:
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """A resolved metric: its label and its query (or, for max-abs metrics, its terms)."""
+    """A resolved metric: its label and its query (or, for max-abs metrics, its terms).
+
+    Parameters
+    ----------
+    label : str
+        Readable name of the metric, used in reports.
+    queries : tuple of str
+        The query (one) or, for a max-abs metric, the terms whose largest absolute value is bounded.
+    max_abs : bool, optional
+        Whether the metric is ``max_i |queries[i]|`` (default False).
+    families : tuple of tuple of str, optional
+        For max-abs metrics that are ranges of rates: the rate queries of each family.
+
+    Examples
+    --------
+    >>> spec = MetricSpec("fpr (A = 0)", ("P(P = 1 | Y = 0 & A = 0)",))
+    >>> spec.max_abs, spec.query
+    (False, 'P(P = 1 | Y = 0 & A = 0)')
+    """
 
     label: str
     queries: tuple[str, ...]
@@ -166,7 +275,18 @@ class MetricSpec:
 
     @property
     def query(self) -> str:
-        """The single query of an ordinary metric."""
+        """The single query of an ordinary metric.
+
+        Returns
+        -------
+        str
+            ``queries[0]``.
+
+        Examples
+        --------
+        >>> MetricSpec("selection rate", ("P(P = 1 | A = 0)",)).query
+        'P(P = 1 | A = 0)'
+        """
         return self.queries[0]
 
 
@@ -176,6 +296,34 @@ def resolve_bias(bias: Any) -> BiasConfig:
     A list (``["proxy_label", "selection"]``) combines the biases into one model with one
     sensitivity parameter per bias (``D_proxy_label``, ``D_selection``); see
     :func:`fairprobe.core.combine.combine_biases`.
+
+    Parameters
+    ----------
+    bias : BiasConfig, dict, str, path, Bias or list
+        A config; a config dict (or ``{"combine": [...], "outcome": ...}``); a JSON file or JSON text;
+        an object with a ``config()`` method; a registered bias name; or a list of any of these.
+
+    Returns
+    -------
+    BiasConfig
+        The resolved (or combined) bias.
+
+    Raises
+    ------
+    UnknownPluginError
+        ``bias`` is a name no bias is registered under.
+    ConfigError
+        ``bias`` cannot be read as a bias (an empty list, an unsupported type, a bad config).
+
+    Examples
+    --------
+    >>> config = resolve_bias("proxy_label")
+    >>> config.name, config.parameters, config.constraints
+    ('proxy_label', ['D'], ['P(Z = Y) >= 1 - D'])
+    >>> resolve_bias(["proxy_label", "selection"]).parameters
+    ['D_proxy_label', 'D_selection']
+    >>> resolve_bias(config.to_dict()).outcome_node
+    'Z'
     """
     if isinstance(bias, BiasConfig):
         return bias
@@ -220,7 +368,41 @@ def _combined(spec: Mapping[str, Any]) -> BiasConfig:
 
 
 def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None = None) -> MetricSpec:
-    """A :class:`MetricSpec` from a registered name, a Metric instance or a query string."""
+    """A :class:`MetricSpec` from a registered name, a Metric instance or a query string.
+
+    Parameters
+    ----------
+    metric : str or Metric
+        Registered metric name, configured metric (e.g. ``fp.metric("fpr", group=1)``) or a query
+        string containing ``P(``.
+    config : BiasConfig
+        The bias; it names the attribute, outcome and prediction nodes the metric refers to.
+    table : ObservedTable, optional
+        The data; with it, groups given by label become the table's codes.
+
+    Returns
+    -------
+    MetricSpec
+        The metric's label and its query (or terms).
+
+    Raises
+    ------
+    UnknownPluginError
+        ``metric`` is a name no metric is registered under.
+    ConfigError
+        ``metric`` is a class instead of an instance, or not a metric at all.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> config = resolve_bias("proxy_label")
+    >>> resolve_metric("fpr", config)
+    MetricSpec(label='fpr (A = 0)', queries=('P(P = 1 | Z = 0 & A = 0)',), max_abs=False, families=())
+    >>> resolve_metric(fp.metric("fpr", group=1), config).query
+    'P(P = 1 | Z = 0 & A = 1)'
+    >>> resolve_metric("P(P = 1 | A = 0)", config).label
+    'P(P = 1 | A = 0)'
+    """
     if isinstance(metric, type):
         raise ConfigError(f"Give a metric instance, not the class {metric.__name__}: e.g. {metric.__name__}() "
                           "or fp.metric('fpr_parity', groups=(0, 1)).")
@@ -252,7 +434,36 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
 
 
 def resolve_parameters(config: BiasConfig, D: Any, extra: Mapping[str, float]) -> dict[str, float]:
-    """Sensitivity values by name from ``D`` (a number or a dict) and keyword values."""
+    """Sensitivity values by name from ``D`` (a number or a dict) and keyword values.
+
+    Parameters
+    ----------
+    config : BiasConfig
+        The bias whose parameters are named.
+    D : float, dict or None
+        The value of the bias's single free parameter, or values by name.
+    extra : mapping of str to float
+        Values given by keyword (e.g. ``D_selection=0.1``).
+
+    Returns
+    -------
+    dict of str to float
+        Validated values by parameter name.
+
+    Raises
+    ------
+    ConfigError
+        An unknown parameter, a number ``D`` for a bias with several free parameters, or a value
+        out of range.
+
+    Examples
+    --------
+    >>> resolve_parameters(resolve_bias("proxy_label"), 0.05, {})
+    {'D': 0.05}
+    >>> both = resolve_bias(["proxy_label", "selection"])
+    >>> resolve_parameters(both, {"D_proxy_label": 0.05}, {"D_selection": 0.1})
+    {'D_selection': 0.1, 'D_proxy_label': 0.05}
+    """
     params: dict[str, float] = {str(k): float(v) for k, v in extra.items()}
     unknown = sorted(set(params) - set(config.parameters))
     if unknown:
@@ -276,6 +487,30 @@ def as_table(data: Any, config: BiasConfig) -> ObservedTable:
 
     A table (or frame) without the config's conditioning nodes is taken as observed only where
     they hold (``given={"S": 1}``): selected data have no unselected rows.
+
+    Parameters
+    ----------
+    data : ObservedTable or pandas.DataFrame
+        A table, a frame of cell probabilities (with a ``prob`` column) or a frame of rows.
+    config : BiasConfig
+        The bias the table is for.
+
+    Returns
+    -------
+    ObservedTable
+        The table, conditioned on the config's conditioning nodes it lacks.
+
+    Raises
+    ------
+    DataError
+        ``data`` is neither a table nor a data frame.
+
+    Examples
+    --------
+    >>> from fairprobe.datasets import load_paper_table
+    >>> table = as_table(load_paper_table(), resolve_bias("selection"))
+    >>> table.nodes, table.given
+    (['A', 'Y', 'P'], {'S': 1})
     """
     if isinstance(data, pd.DataFrame):
         data = ObservedTable.from_probabilities(data) if "prob" in data.columns else ObservedTable.from_frame(data)
@@ -294,6 +529,31 @@ def declare_unmeasured(config: BiasConfig, unmeasured: Any) -> BiasConfig:
     An unmeasured node stays a variable of the model (its law is left free by the data), unlike a
     latent ``unob`` node, which is projected out. The declaration is stored as the config's
     ``observed_nodes`` (the measured nodes; every other node is unmeasured).
+
+    Parameters
+    ----------
+    config : BiasConfig
+        The bias.
+    unmeasured : list of str, str or None
+        Node names, or one comma-separated string; None (or an empty list) changes nothing.
+
+    Returns
+    -------
+    BiasConfig
+        ``config`` itself when nothing is declared, else a new config with ``observed_nodes`` set.
+
+    Raises
+    ------
+    ConfigError
+        A name that is not a node, is latent, is conditioned on, or leaves no measured node.
+
+    Examples
+    --------
+    >>> config = resolve_bias("selection")
+    >>> declare_unmeasured(config, ["Y"]).observed_nodes
+    ['A', 'P']
+    >>> declare_unmeasured(config, None) is config
+    True
     """
     if unmeasured is None:
         return config
@@ -383,6 +643,37 @@ def tighten_ratio_bounds(compiled: CompiledProgram, backend: Any, options: Solve
     is a linear-fractional program, solved exactly (Charnes-Cooper). Its certified bounds are valid
     for ``r`` on the full feasible set, so adding them cuts nothing off, and they make the
     McCormick relaxations of the bilinear rows much tighter for the global solver.
+
+    Parameters
+    ----------
+    compiled : CompiledProgram
+        The compiled program; its ``ratios`` name the ratio variables.
+    backend : Backend
+        Solves the range programs.
+    options : SolveOptions
+        Solver options for those programs.
+
+    Returns
+    -------
+    PolynomialProgram
+        A copy of the program with narrower boxes on the ratio variables (the program itself when it
+        has none).
+
+    Examples
+    --------
+    >>> from fairprobe.backends.base import SolveOptions
+    >>> from fairprobe.core.compiler import compile_program
+    >>> from fairprobe.core.registry import get_backend
+    >>> from fairprobe.datasets import load_paper_table
+    >>> config = resolve_bias("proxy_label_false_positives_no_edge")
+    >>> table = as_table(load_paper_table(), config)
+    >>> compiled = compile_program(config, table, "P(P = 1 | Z = 0 & A = 0)", {"D": 0.05})
+    >>> compiled.ratios, compiled.program.variables[compiled.program.index("query_r0")].ub
+    (['query_r0'], 1.0)
+    >>> tight = tighten_ratio_bounds(compiled, get_backend("scip"), SolveOptions())
+    >>> ratio = tight.variables[tight.index("query_r0")]
+    >>> round(ratio.lb, 6), round(ratio.ub, 6)
+    (0.230869, 0.230869)
     """
     prog = compiled.program
     if not compiled.ratios:
@@ -692,8 +983,8 @@ class BoundProblem:
 
     Parameters
     ----------
-    bias, metric, data
-        As for :func:`bound`.
+    bias, metric, data : Any
+        The bias, the metric and the observed data, as for :func:`bound`.
     reduce : bool
         Apply the exact program reductions.
     fixed : dict, optional
@@ -751,12 +1042,67 @@ class BoundProblem:
             raise _labelled(exc, self.metric.label) from None
 
     def parameter_values(self, D: Any = None, **parameters: float) -> dict[str, float]:
-        """Validated sensitivity values for this problem."""
+        """Validated sensitivity values for this problem.
+
+        Parameters
+        ----------
+        D : float, dict or None
+            The value of the single free parameter, or values by name.
+        **parameters : float
+            Values by keyword.
+
+        Returns
+        -------
+        dict of str to float
+            Values by parameter name (see :func:`resolve_parameters`).
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import load_paper_table
+        >>> problem = BoundProblem("proxy_label", "fpr", load_paper_table())
+        >>> problem.parameter_values(0.05), problem.parameter_values(D=0.1)
+        ({'D': 0.05}, {'D': 0.1})
+        """
         return resolve_parameters(self.config, D, parameters)
 
     def solve(self, params: Mapping[str, float], *, backend: str = "scip", time_limit: float | None = None,
               gap: float = 1e-6, n_jobs: int = 1, solver_options: Mapping[str, Any] | None = None) -> BoundResult:
-        """Certified bounds at the sensitivity values ``params``."""
+        """Certified bounds at the sensitivity values ``params``.
+
+        Parameters
+        ----------
+        params : mapping of str to float
+            Sensitivity values by name.
+        backend : str, optional
+            Backend name (default "scip").
+        time_limit : float, optional
+            Seconds per solve.
+        gap : float, optional
+            Target optimality gap per side.
+        n_jobs : int, optional
+            ``2`` solves the two sides of polynomial problems in two processes.
+        solver_options : mapping, optional
+            Backend-specific parameters.
+
+        Returns
+        -------
+        BoundResult
+
+        Raises
+        ------
+        InfeasibleError
+            The data contradict the assumptions at ``params``.
+        UndefinedMetricError
+            The metric is undefined in every model the bias admits at ``params``.
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import load_paper_table
+        >>> problem = BoundProblem("proxy_label", "fpr", load_paper_table())
+        >>> res = problem.solve({"D": 0.05})
+        >>> round(res.lower, 6), round(res.upper, 6)
+        (0.07206, 0.343264)
+        """
         start = time.perf_counter()
         params = self.parameter_values(dict(params))
         be = get_backend(backend)
@@ -931,6 +1277,7 @@ def bound(
         Registered metric name, configured metric, or a query string in the constraint grammar
         such as ``"P(P = 1 | Y = 0 & A = 0)"``.
     data : ObservedTable or pandas.DataFrame
+        The observed table, a frame of cell probabilities (``prob`` column) or a frame of rows.
     D : float or dict
         The sensitivity parameter (a dict for named parameters).
     backend : str
