@@ -86,6 +86,40 @@ class Node:
 
     ``rule`` lists the conditions on the path from the root as written at each split;
     ``subgroup`` is the same rule merged per covariate (``22 < age <= 30``, ``topic in {a}``).
+
+    Parameters
+    ----------
+    id : int
+        Position in ``FairTree.nodes_`` (0 is the root).
+    depth : int
+        Depth (0 at the root).
+    n : int
+        Number of rows in the node.
+    bias, variance, mse : float
+        Mean residual, residual variance and mean squared error of the node's rows.
+    mean_loss : float
+        Mean per-row loss.
+    rule : list of str
+        The conditions on the path from the root, as written at each split.
+    tests : DataFrame
+        The split tests of the node, one row per covariate.
+    split : dict, optional
+        The chosen split (covariate, classification, adjusted p-value, ...); ``None`` for a leaf.
+    children : list of int
+        Ids of the two children (empty for a leaf).
+    conditions : list of (int, str, object)
+        The path's conditions in machine form (covariate index, operator, value).
+    subgroup : str
+        The rule merged per covariate.
+
+    Examples
+    --------
+    >>> tree = FairTree.example().fit()
+    >>> root = tree.nodes_[0]
+    >>> root.id, root.depth, root.n, root.children
+    (0, 0, 2638, [1, 2])
+    >>> tree.nodes_[3].subgroup
+    'education > none and age <= 25'
     """
 
     id: int
@@ -104,7 +138,19 @@ class Node:
 
     @property
     def is_leaf(self) -> bool:
-        """No significant split."""
+        """No significant split.
+
+        Returns
+        -------
+        bool
+            ``True`` when the node has no children.
+
+        Examples
+        --------
+        >>> tree = FairTree.example().fit()
+        >>> tree.nodes_[0].is_leaf, tree.nodes_[3].is_leaf
+        (False, True)
+        """
         return not self.children
 
 
@@ -776,12 +822,23 @@ class FairTree(Analysis):
         Parameters
         ----------
         report : fairprobe.reporting.report.Report
+            The report to add the section to.
         title : str, optional
             Section heading.
 
         Returns
         -------
         fairprobe.reporting.report.Section
+            The new section.
+
+        Examples
+        --------
+        >>> import matplotlib.pyplot as plt
+        >>> from fairprobe.reporting.report import Report
+        >>> sec = FairTree.example().fit().report_section(Report("audit"))
+        >>> sec.title
+        'FairTree: subgroup performance audit (bias vs variance)'
+        >>> plt.close("all")
         """
         return super().report_section(report, title=title or "FairTree: subgroup performance audit (bias vs variance)")
 
@@ -799,9 +856,11 @@ class FairTree(Analysis):
 
         Examples
         --------
+        >>> import matplotlib.pyplot as plt
         >>> ax = FairTree.example().fit().plot_tree()
         >>> len(ax.texts) >= 3
         True
+        >>> plt.close("all")
         """
         from fairprobe.plugins.fairtree.plots import plot_tree
 
@@ -826,9 +885,11 @@ class FairTree(Analysis):
 
         Examples
         --------
+        >>> import matplotlib.pyplot as plt
         >>> ax = FairTree.example().fit().plot_process("age")
         >>> len(ax.lines) >= 2
         True
+        >>> plt.close("all")
         """
         from fairprobe.plugins.fairtree.plots import plot_process
 
@@ -872,11 +933,19 @@ class FairTree(Analysis):
         Parameters
         ----------
         report : fairprobe.reporting.report.Report
+            The demo's report; the step adds its section.
         scenario : fairprobe.datasets.Scenario
+            The demo's lending scenario.
         facts : dict
             Findings for ``summary.json`` (``facts["fairtree"]`` is set).
-        quick, seed, n_jobs, progress
-            The demo's settings.
+        quick : bool
+            Fewer permutations and resamples.
+        seed : int
+            Random seed.
+        n_jobs : int
+            Parallel workers.
+        progress : bool
+            Show progress bars.
 
         Returns
         -------
@@ -886,6 +955,17 @@ class FairTree(Analysis):
             The splits.
         lines : list of str
             One finding line.
+
+        Examples
+        --------
+        >>> import matplotlib.pyplot as plt
+        >>> from fairprobe.datasets import make_lending_scenario
+        >>> from fairprobe.reporting.report import Report
+        >>> found, table, lines = FairTree.demo(Report("demo"), make_lending_scenario(3000, seed=0), {}, quick=True,
+        ...                                     seed=0, n_jobs=1, progress=False)
+        >>> found
+        {'biased_residuals': True, 'extra_variance': True}
+        >>> plt.close("all")
         """
         from fairprobe.plugins.fairtree.demo import demo_step
 
