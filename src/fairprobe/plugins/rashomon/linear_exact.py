@@ -124,6 +124,8 @@ class LinearMultiplicityResult:
     reference_error : int
         Training errors of the empirical risk minimiser ``h0`` (certified optimal unless
         ``reference_optimal`` is False, then the best found).
+    reference_optimal : bool
+        Whether ``reference_error`` is proved optimal.
     error_budget : float
         ``reference_error + epsilon * n``: members of the Rashomon set make at most this many errors.
     reference_weights : ndarray
@@ -143,12 +145,26 @@ class LinearMultiplicityResult:
         Certified upper bound on the discrepancy (equal to it when solved to optimality).
     n_solves : int
         Flip programs solved (the others were certified by the model pool).
+    solver : str
+        Name of the solver backend used.
     interrupted : bool
         The fit was stopped by Ctrl-C; undecided points were not examined.
     details : dict
         ``n_distinct_points``, ``pool_size``, ``rejected_certificates`` (solver answers the exact
         check refused), ``feature_scales`` (the powers of two of the internal units),
         ``stopped_by`` (``"total_time_limit"`` or ``"interrupt"`` when the fit stopped early).
+
+    Examples
+    --------
+    :class:`ExactLinearMultiplicity` builds it; by hand, for four training rows:
+
+    >>> res = LinearMultiplicityResult(
+    ...     reference_error=1, error_budget=2.0, reference_optimal=True, reference_weights=np.array([1.0, -0.5]),
+    ...     reference_predictions=np.array([0, 1, 1, 0]),
+    ...     status=np.array(["not ambiguous", "ambiguous", "not ambiguous", "undecided"]),
+    ...     ambiguity_lower=0.25, ambiguity_upper=0.5, n_solves=3, solver="highs")
+    >>> res.n_undecided, res.ambiguity_lower, res.ambiguity_upper
+    (1, 0.25, 0.5)
     """
 
     reference_error: int
@@ -168,12 +184,53 @@ class LinearMultiplicityResult:
 
     @property
     def n_undecided(self) -> int:
-        """Training rows whose status is ``"undecided"``."""
+        """Training rows whose status is ``"undecided"``.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> res = LinearMultiplicityResult(
+        ...     reference_error=1, error_budget=2.0, reference_optimal=True, reference_weights=np.array([1.0, -0.5]),
+        ...     reference_predictions=np.array([0, 1, 1, 0]),
+        ...     status=np.array(["not ambiguous", "ambiguous", "not ambiguous", "undecided"]),
+        ...     ambiguity_lower=0.25, ambiguity_upper=0.5, n_solves=3, solver="highs")
+        >>> res.n_undecided
+        1
+        """
         return int(np.sum(self.status == "undecided"))
 
     @property
     def ambiguity(self) -> float:
-        """The ambiguity when certified exactly; raises when some point is undecided."""
+        """The ambiguity when certified exactly; raises when some point is undecided.
+
+        Returns
+        -------
+        float
+            Share of training rows some epsilon-good linear classifier flips.
+
+        Raises
+        ------
+        SolverError
+            Some row is undecided, so only bounds are known.
+
+        Examples
+        --------
+        >>> res = LinearMultiplicityResult(
+        ...     reference_error=1, error_budget=2.0, reference_optimal=True, reference_weights=np.array([1.0, -0.5]),
+        ...     reference_predictions=np.array([0, 1, 1, 0]),
+        ...     status=np.array(["not ambiguous", "ambiguous", "not ambiguous", "undecided"]),
+        ...     ambiguity_lower=0.25, ambiguity_upper=0.5, n_solves=3, solver="highs")
+        >>> res.ambiguity  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        fairprobe.exceptions.SolverError: Ambiguity is only bounded, in [0.2500, 0.5000]: 1 training rows ...
+        >>> res.ambiguity_upper = 0.25  # once every row is decided
+        >>> res.ambiguity
+        0.25
+        """
         if self.ambiguity_lower != self.ambiguity_upper:
             raise SolverError(
                 f"Ambiguity is only bounded, in [{self.ambiguity_lower:.4f}, {self.ambiguity_upper:.4f}]: "
@@ -182,11 +239,45 @@ class LinearMultiplicityResult:
         return self.ambiguity_lower
 
     def to_frame(self) -> pd.DataFrame:
-        """Per training row: the reference prediction and the ambiguity status."""
+        """Per training row: the reference prediction and the ambiguity status.
+
+        Returns
+        -------
+        DataFrame
+            Columns ``reference_prediction`` and ``status``, one row per training row.
+
+        Examples
+        --------
+        >>> res = LinearMultiplicityResult(
+        ...     reference_error=1, error_budget=2.0, reference_optimal=True, reference_weights=np.array([1.0, -0.5]),
+        ...     reference_predictions=np.array([0, 1, 1, 0]),
+        ...     status=np.array(["not ambiguous", "ambiguous", "not ambiguous", "undecided"]),
+        ...     ambiguity_lower=0.25, ambiguity_upper=0.5, n_solves=3, solver="highs")
+        >>> res.to_frame()["status"].value_counts().to_dict()
+        {'not ambiguous': 2, 'ambiguous': 1, 'undecided': 1}
+        """
         return pd.DataFrame({"reference_prediction": self.reference_predictions, "status": self.status})
 
     def to_dict(self) -> dict[str, Any]:
-        """The summary figures as JSON-ready values."""
+        """The summary figures as JSON-ready values.
+
+        Returns
+        -------
+        dict
+            Reference error, budget, ambiguity and discrepancy bounds, undecided rows, solves and how
+            the fit stopped.
+
+        Examples
+        --------
+        >>> res = LinearMultiplicityResult(
+        ...     reference_error=1, error_budget=2.0, reference_optimal=True, reference_weights=np.array([1.0, -0.5]),
+        ...     reference_predictions=np.array([0, 1, 1, 0]),
+        ...     status=np.array(["not ambiguous", "ambiguous", "not ambiguous", "undecided"]),
+        ...     ambiguity_lower=0.25, ambiguity_upper=0.5, n_solves=3, solver="highs")
+        >>> d = res.to_dict()
+        >>> d["ambiguity"], d["undecided_rows"], d["discrepancy"]
+        ([0.25, 0.5], 1, None)
+        """
         return {"reference_error": int(self.reference_error), "reference_optimal": bool(self.reference_optimal),
                 "error_budget": float(self.error_budget),
                 "ambiguity": [float(self.ambiguity_lower), float(self.ambiguity_upper)],
@@ -198,7 +289,24 @@ class LinearMultiplicityResult:
                 "stopped_by": self.details.get("stopped_by")}
 
     def summary(self) -> str:
-        """A few readable lines."""
+        """A few readable lines.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> res = LinearMultiplicityResult(
+        ...     reference_error=1, error_budget=2.0, reference_optimal=True, reference_weights=np.array([1.0, -0.5]),
+        ...     reference_predictions=np.array([0, 1, 1, 0]),
+        ...     status=np.array(["not ambiguous", "ambiguous", "not ambiguous", "undecided"]),
+        ...     ambiguity_lower=0.25, ambiguity_upper=0.5, n_solves=3, solver="highs")
+        >>> print(res.summary())
+        linear classifiers, exact epsilon-Rashomon set (highs):
+          reference training errors 1; budget 2
+          ambiguity in [0.250, 0.500] (3 flip programs solved)
+        """
         amb = (f"{self.ambiguity_lower:.3f}" if self.ambiguity_lower == self.ambiguity_upper
                else f"in [{self.ambiguity_lower:.3f}, {self.ambiguity_upper:.3f}]")
         lines = [f"linear classifiers, exact epsilon-Rashomon set ({self.solver}):",
