@@ -41,6 +41,13 @@ class SelectionBias(JsonBias):
     and ``P(S = 1) >= 1 - D``. Appropriate when whether a unit enters the data (arrested,
     hired, screened) may depend on its outcome, attribute and on unmeasured factors shared with
     the prediction; ``D`` is the largest unselected share of the population considered.
+
+    Examples
+    --------
+    >>> from fairprobe.biases.builtin import SelectionBias
+    >>> cfg = SelectionBias().config()
+    >>> cfg.constraints, cfg.cond_nodes, cfg.unob
+    (['P(S = 1) >= 1 - D'], ['S'], ['U'])
     """
 
     name = "selection"
@@ -55,6 +62,13 @@ class ProxyLabelBias(JsonBias):
     ``P(Z = Y) >= 1 - D``. Appropriate when the label is a measurement of the target (re-arrest
     for re-offence, diagnosis for disease) whose errors may depend on the attribute and on
     unmeasured features; ``D`` bounds the share of mislabelled units.
+
+    Examples
+    --------
+    >>> from fairprobe.biases.builtin import ProxyLabelBias
+    >>> cfg = ProxyLabelBias().config()
+    >>> cfg.constraints, cfg.observed_nodes
+    (['P(Z = Y) >= 1 - D'], ['A', 'Y', 'P'])
     """
 
     name = "proxy_label"
@@ -68,6 +82,13 @@ class ProxyAttributeBias(JsonBias):
     DAG ``B -> {Y, P, A}, A -> P, U -> {P, Y, A}``; metrics compare groups of the *true*
     attribute ``B``; ``P(A != B) <= D``. Appropriate when the protected attribute is inferred
     (from names, addresses) or self-reported with errors; the classifier may use ``A``.
+
+    Examples
+    --------
+    >>> from fairprobe.biases.builtin import ProxyAttributeBias
+    >>> cfg = ProxyAttributeBias().config()
+    >>> cfg.constraints, cfg.attribute_node
+    (['P(A != B) <= D'], 'B')
     """
 
     name = "proxy_attribute"
@@ -91,6 +112,17 @@ class EcpBias(JsonBias):
     observed_policy : bool
         The table records the policy ``T`` (columns A, Y, P, T); the program then uses it and
         a table without ``T`` is an error.
+
+    Examples
+    --------
+    >>> from fairprobe.biases.builtin import EcpBias
+    >>> EcpBias().config().constraints
+    ['P(Y(T=1) != Y(T=0)) <= D']
+    >>> len(EcpBias(monotone=True).config().constraints)
+    2
+    >>> cfg = EcpBias(observed_policy=True).config()
+    >>> cfg.name, cfg.observed_nodes
+    ('ecp_observed_policy', ['A', 'Y', 'P', 'T'])
     """
 
     name = "ecp"
@@ -102,7 +134,20 @@ class EcpBias(JsonBias):
         self.observed_policy = bool(observed_policy)
 
     def config(self) -> BiasConfig:
-        """The ECP config with the chosen options."""
+        """The ECP config with the chosen options.
+
+        Returns
+        -------
+        BiasConfig
+            The packaged ECP config (its monotone variant when ``monotone``), with ``T`` observed
+            when ``observed_policy``.
+
+        Examples
+        --------
+        >>> from fairprobe.biases.builtin import EcpBias
+        >>> EcpBias(monotone=True).config().constraints[1]
+        'P(Y(T=1)=0&Y(T=0)=1) == 0'
+        """
         data = BiasConfig.from_json(_packaged_config("ecp_monotone.json" if self.monotone else self.resource)).to_dict()
         if self.observed_policy:
             data["observed_nodes"] = ["A", "Y", "P", "T"]
@@ -111,7 +156,15 @@ class EcpBias(JsonBias):
 
 
 class EcpMonotoneBias(JsonBias):
-    """ECP with a monotone policy effect, ``Y(T=1) >= Y(T=0)`` (see :class:`EcpBias`)."""
+    """ECP with a monotone policy effect, ``Y(T=1) >= Y(T=0)`` (see :class:`EcpBias`).
+
+    Examples
+    --------
+    >>> from fairprobe.biases.builtin import EcpMonotoneBias
+    >>> cfg = EcpMonotoneBias().config()
+    >>> cfg.constraints
+    ['P(Y(T=1) != Y(T=0)) <= D', 'P(Y(T=1)=0&Y(T=0)=1) == 0']
+    """
 
     name = "ecp_monotone"
     description = "ECP where the policy never lowers the outcome; P(Y(T=1) != Y(T=0)) <= D"
@@ -123,6 +176,13 @@ class ProxyLabelAndSelectionBias(JsonBias):
 
     Four chained latent confounders (``U``: P-Z, ``V``: P-Y, ``Q``: Y-S, ``W``: Z-S). To give
     each bias its own parameter use ``bias=["proxy_label", "selection"]`` instead.
+
+    Examples
+    --------
+    >>> from fairprobe.biases.builtin import ProxyLabelAndSelectionBias
+    >>> cfg = ProxyLabelAndSelectionBias().config()
+    >>> cfg.constraints, cfg.unob
+    (['P(Z = Y) >= 1 - D', 'P(S = 1) >= 1 - D'], ['U', 'V', 'Q', 'W'])
     """
 
     name = "proxy_label_and_selection"
@@ -139,6 +199,13 @@ class SelectiveLabelsBias(JsonBias):
     outcome rate of the unlabelled differs from that of the labelled by at most ``D``:
     ``|P(Y = 1 | S = 0, A = a) - P(Y = 1 | S = 1, A = a)| <= D``; ``D = 0`` is "missing at
     random within groups". Build the table with :meth:`table`.
+
+    Examples
+    --------
+    >>> from fairprobe.biases.builtin import SelectiveLabelsBias
+    >>> cfg = SelectiveLabelsBias().config()
+    >>> cfg.observed_nodes, cfg.parameters
+    (['A', 'P', 'S', 'O'], ['D'])
     """
 
     name = "selective_labels"
@@ -147,7 +214,37 @@ class SelectiveLabelsBias(JsonBias):
 
     @staticmethod
     def table(df: pd.DataFrame, *, A: str = "A", P: str = "P", S: str = "S", Y: str = "Y") -> ObservedTable:
-        """Observed table (A, P, S, O) from unit rows whose outcome is missing where ``S = 0``."""
+        """Observed table (A, P, S, O) from unit rows whose outcome is missing where ``S = 0``.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+            One row per unit; the outcome column may be missing (NaN) where ``S = 0``.
+        A, P, S, Y : str
+            Column names of the attribute, prediction, selection decision and outcome.
+
+        Returns
+        -------
+        ObservedTable
+            Empirical law of ``(A, P, S, O)`` with ``O = Y`` where ``S = 1`` and 0 elsewhere.
+
+        Raises
+        ------
+        DataError
+            A column is missing, or the outcome is missing for a selected row.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from fairprobe.biases.builtin import SelectiveLabelsBias
+        >>> rows = pd.DataFrame({"A": [0, 0, 1, 1], "P": [1, 0, 1, 0], "S": [1, 0, 1, 1],
+        ...                      "Y": [1, None, 0, 1]})
+        >>> table = SelectiveLabelsBias.table(rows)
+        >>> table.cells.columns.tolist()
+        ['A', 'P', 'S', 'O', 'prob']
+        >>> len(table.cells)
+        4
+        """
         for col in (A, P, S, Y):
             if col not in df.columns:
                 raise DataError(f"Column {col!r} is not in the data; available: {list(df.columns)}.")
