@@ -34,10 +34,30 @@ def _as_predictions(predictions: object) -> np.ndarray:
 def conflict_ratio(predictions: object) -> np.ndarray:
     """Per-point conflict ratio of a set of models' label predictions.
 
+    Parameters
+    ----------
+    predictions : array-like of shape (n_models, n_points)
+        Class labels predicted by each model of the set.
+
+    Returns
+    -------
+    ndarray of float, shape (n_points,)
+        Share of models disagreeing with the majority at each point.
+
+    Raises
+    ------
+    DataError
+        ``predictions`` is not 2-D or has no models.
+
     Examples
     --------
     >>> conflict_ratio([[0, 1, 1], [0, 0, 1], [0, 1, 0], [0, 1, 1]]).tolist()
     [0.0, 0.25, 0.25]
+
+    Three classes:
+
+    >>> conflict_ratio([[0, 1, 2], [0, 1, 1], [1, 1, 2]]).round(3).tolist()
+    [0.333, 0.0, 0.333]
     """
     P = _as_predictions(predictions)
     m = P.shape[0]
@@ -50,7 +70,31 @@ def conflict_ratio(predictions: object) -> np.ndarray:
 
 
 def delta_ambiguity(predictions: object, delta: float = 0.0) -> float:
-    """Share of points whose conflict ratio exceeds ``delta`` (``delta = 0``: standard ambiguity)."""
+    """Share of points whose conflict ratio exceeds ``delta`` (``delta = 0``: standard ambiguity).
+
+    Parameters
+    ----------
+    predictions : array-like of shape (n_models, n_points)
+        Class labels predicted by each model of the set.
+    delta : float
+        Threshold on the conflict ratio, in [0, 0.5] for binary tasks (at most 1).
+
+    Returns
+    -------
+    float
+        The delta-ambiguity, in [0, 1].
+
+    Raises
+    ------
+    DataError
+        ``delta`` outside [0, 1] or not a number.
+
+    Examples
+    --------
+    >>> P = [[0, 1, 1], [0, 0, 1], [0, 1, 0], [0, 1, 1]]
+    >>> round(delta_ambiguity(P), 3), delta_ambiguity(P, delta=0.25)
+    (0.667, 0.0)
+    """
     if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0.0 <= delta <= 1.0:
         raise DataError(f"delta must be a number in [0, 0.5] for binary tasks (at most 1), e.g. delta=0.1; "
                         f"got {delta!r}.")
@@ -58,7 +102,36 @@ def delta_ambiguity(predictions: object, delta: float = 0.0) -> float:
 
 
 def ambiguity_curve(predictions: object, deltas: object = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(deltas, A_delta)`` over a grid (default 51 points in [0, 0.5])."""
+    """``(deltas, A_delta)`` over a grid (default 51 points in [0, 0.5]).
+
+    Parameters
+    ----------
+    predictions : array-like of shape (n_models, n_points)
+        Class labels predicted by each model of the set.
+    deltas : array-like of float, optional
+        Thresholds in [0, 1] (default ``numpy.linspace(0, 0.5, 51)``).
+
+    Returns
+    -------
+    deltas : ndarray
+        The grid.
+    ambiguity : ndarray
+        The delta-ambiguity at each threshold (non-increasing in delta).
+
+    Raises
+    ------
+    DataError
+        Empty, non-numeric or out-of-range ``deltas``.
+
+    Examples
+    --------
+    >>> P = [[0, 1, 1], [0, 0, 1], [0, 1, 0], [0, 1, 1]]
+    >>> grid, amb = ambiguity_curve(P, [0.0, 0.2, 0.3])
+    >>> amb.round(3).tolist()
+    [0.667, 0.667, 0.0]
+    >>> ambiguity_curve(P)[0].size
+    51
+    """
     c = conflict_ratio(predictions)
     try:
         grid = np.linspace(0, 0.5, 51) if deltas is None else np.asarray(deltas, dtype=float).ravel()
@@ -71,7 +144,28 @@ def ambiguity_curve(predictions: object, deltas: object = None) -> tuple[np.ndar
 
 
 def rashomon_distance(pred_a: object, pred_b: object) -> float:
-    """Mean absolute difference of two Rashomon sets' conflict ratios on the same points."""
+    """Mean absolute difference of two Rashomon sets' conflict ratios on the same points.
+
+    Parameters
+    ----------
+    pred_a, pred_b : array-like of shape (n_models, n_points)
+        Label predictions of the two sets (the numbers of models may differ).
+
+    Returns
+    -------
+    float
+        The distance, in [0, 0.5].
+
+    Raises
+    ------
+    DataError
+        The sets predict different numbers of points.
+
+    Examples
+    --------
+    >>> round(rashomon_distance([[0, 1, 1], [0, 0, 1], [0, 1, 0], [0, 1, 1]], [[0, 1, 1], [0, 1, 1]]), 4)
+    0.1667
+    """
     ca, cb = conflict_ratio(pred_a), conflict_ratio(pred_b)
     if ca.shape != cb.shape:
         raise DataError(f"The two sets predict different numbers of points ({ca.size} and {cb.size}).")
