@@ -51,6 +51,22 @@ class BreakdownResult:
         Bounds with no bias.
     n_solves : int
         Bound computations used.
+    metric : str
+        Label of the metric.
+    tol : float
+        Width of the final bracket.
+    wall_time : float
+        Seconds spent.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> from fairprobe.datasets import load_paper_table
+    >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, tol=0.01, D_max=0.1)
+    >>> res.conclusion, res.value, res.n_solves
+    ('metric > 0.2', 0.0125, 6)
+    >>> round(res.above.lower, 6)
+    0.196491
     """
 
     value: float
@@ -65,7 +81,25 @@ class BreakdownResult:
     wall_time: float
 
     def summary(self) -> str:
-        """A short readable report for an audit."""
+        """A short readable report for an audit.
+
+        Returns
+        -------
+        str
+            The conclusion, the breakdown point and the certified bounds on both sides of it.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, tol=0.01, D_max=0.1)
+        >>> print(res.summary())
+        metric: fpr (A = 0)
+        conclusion without bias: metric > 0.2
+        breakdown point: D = 0.0125 (within 0.01)
+          certified bounds at D = 0.00625: [0.214056, 0.246978]
+          certified bounds at D = 0.0125: [0.196491, 0.262426]
+        """
         lines = [f"metric: {self.metric}", f"conclusion without bias: {self.conclusion}"]
         if self.value == 0.0:
             lines.append("the conclusion does not hold even without bias (breakdown point 0)")
@@ -82,7 +116,22 @@ class BreakdownResult:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form."""
+        """JSON-friendly form.
+
+        Returns
+        -------
+        dict
+            Every field, the bound results as dicts and an infinite ``value`` as ``"inf"``.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, tol=0.01, D_max=0.1)
+        >>> d = res.to_dict()
+        >>> d["value"], d["parameter"], sorted(d["below"])[:3]
+        (0.0125, 'D', ['backend', 'details', 'excluded_events'])
+        """
         return {"metric": self.metric, "parameter": self.parameter, "conclusion": self.conclusion,
                 "value": json_number(self.value), "tol": self.tol,
                 "below": self.below.to_dict() if self.below else None,
@@ -119,8 +168,8 @@ def breakdown(
 
     Parameters
     ----------
-    bias, metric, data
-        As for :func:`fairprobe.bound`.
+    bias, metric, data : Any
+        The bias, the metric and the observed data, as for :func:`fairprobe.bound`.
     threshold : float, optional
         Conclusion "metric above/below threshold" (default 0 when ``tolerance`` is not given).
     tolerance : float, optional
@@ -131,12 +180,21 @@ def breakdown(
         Largest value searched (default 1, the maximum of a probability bound).
     tol : float
         Width of the final bracket.
+    backend : str
+        Backend name (see :func:`fairprobe.bound`).
+    time_limit : float, optional
+        Seconds per solve.
+    gap : float
+        Target optimality gap per side.
     unmeasured : list of str, optional
         DAG nodes without a column in the table, on purpose (see :func:`fairprobe.bound`).
+    **fixed : float
+        Values of the parameters that are not moved.
 
     Returns
     -------
     BreakdownResult
+        The breakdown point and the certified bounds on both sides of it.
 
     Examples
     --------
