@@ -15,7 +15,27 @@ __all__ = ["plot_ambiguity_curves", "plot_conflict_histogram", "plot_conflict_sc
 
 
 def plot_conflict_histogram(predictions: np.ndarray, ax: Any = None) -> Any:
-    """Histogram of the per-point conflict ratios."""
+    """Histogram of the per-point conflict ratios.
+
+    Parameters
+    ----------
+    predictions : array-like of shape (n_models, n_points)
+        Label predictions of the set's models.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> ax = plot_conflict_histogram(np.array([[0, 1, 1, 0], [0, 0, 1, 1], [0, 1, 0, 1]]))
+    >>> ax.get_xlabel()
+    'conflict ratio'
+    >>> plt.close("all")
+    """
     ax = new_axes(ax, (5, 3.5))
     ax.hist(conflict_ratio(predictions), bins=np.linspace(0, 0.5, 26), color="tab:blue")
     ax.set_xlabel("conflict ratio")
@@ -24,7 +44,28 @@ def plot_conflict_histogram(predictions: np.ndarray, ax: Any = None) -> Any:
 
 
 def plot_ambiguity_curves(sets: Mapping[str, np.ndarray], ax: Any = None) -> Any:
-    """delta-ambiguity against delta for several Rashomon sets (their prediction matrices)."""
+    """delta-ambiguity against delta for several Rashomon sets (their prediction matrices).
+
+    Parameters
+    ----------
+    sets : mapping of str to array-like of shape (n_models, n_points)
+        Label predictions of each set, by name (the legend).
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> sets = {"small": np.array([[0, 1, 1], [0, 0, 1]]), "large": np.array([[0, 1, 1], [1, 0, 1], [0, 1, 0]])}
+    >>> ax = plot_ambiguity_curves(sets)
+    >>> [line.get_label() for line in ax.lines]
+    ['small', 'large']
+    >>> plt.close("all")
+    """
     ax = new_axes(ax, (5, 3.5))
     for name, P in sets.items():
         grid, curve = ambiguity_curve(P)
@@ -39,7 +80,32 @@ def plot_ambiguity_curves(sets: Mapping[str, np.ndarray], ax: Any = None) -> Any
 
 def plot_conflict_scatter(X: np.ndarray, predictions: np.ndarray, features: tuple[int, int] = (0, 1),
                           ax: Any = None) -> Any:
-    """Points in two chosen features, coloured by conflict ratio."""
+    """Points in two chosen features, coloured by conflict ratio.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_points, n_features)
+        The points' features.
+    predictions : array-like of shape (n_models, n_points)
+        Label predictions of the set's models.
+    features : (int, int)
+        Columns of ``X`` on the horizontal and vertical axes.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> X = np.array([[0.0, 1.0, 5.0], [1.0, 0.0, 4.0], [2.0, 2.0, 3.0]])
+    >>> ax = plot_conflict_scatter(X, np.array([[0, 1, 1], [0, 0, 1]]), features=(0, 2))
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('feature 0', 'feature 2')
+    >>> plt.close("all")
+    """
     ax = new_axes(ax, (5, 4.5))
     X = np.asarray(X, dtype=float)
     sc = ax.scatter(X[:, features[0]], X[:, features[1]], c=conflict_ratio(predictions), cmap="viridis",
@@ -51,7 +117,28 @@ def plot_conflict_scatter(X: np.ndarray, predictions: np.ndarray, features: tupl
 
 
 def plot_distance_heatmap(sets: Mapping[str, np.ndarray], ax: Any = None) -> Any:
-    """Pairwise distances between Rashomon sets (1/6 is the independent-uniform baseline)."""
+    """Pairwise distances between Rashomon sets (1/6 is the independent-uniform baseline).
+
+    Parameters
+    ----------
+    sets : mapping of str to array-like of shape (n_models, n_points)
+        Label predictions of each set on the same points, by name.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> sets = {"a": np.array([[0, 1, 1], [0, 0, 1]]), "b": np.array([[0, 1, 1], [1, 0, 1], [0, 1, 0]])}
+    >>> ax = plot_distance_heatmap(sets)
+    >>> [t.get_text() for t in ax.texts]
+    ['0.000', '0.278', '0.278', '0.000']
+    >>> plt.close("all")
+    """
     names = list(sets)
     D = np.array([[rashomon_distance(sets[a], sets[b]) for b in names] for a in names])
     ax = new_axes(ax, (4.5, 4))
