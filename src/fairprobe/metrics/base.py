@@ -40,10 +40,24 @@ EACH_VS_REST = "each_vs_rest"
 class Rest:
     """Every value of the attribute but ``of``, as one pooled group (the event ``A != of``).
 
+    Parameters
+    ----------
+    of : int
+        The code of the group left out.
+
     Attributes
     ----------
     of : int
         The code of the group left out.
+
+    Examples
+    --------
+    >>> from fairprobe.core.config import BiasConfig
+    >>> from fairprobe.metrics.base import Rest
+    >>> from fairprobe.metrics.rates import rate_query
+    >>> cfg3 = BiasConfig(dag_str="A->P, A->Y", constraints=[], cardinalities={"A": 3})
+    >>> rate_query("fpr", cfg3, Rest(0))
+    'P(P = 1 | Y = 0 & A != 0)'
     """
 
     of: int
@@ -145,6 +159,20 @@ class Metric:
     probabilities, so it is bounded like any other conditional probability. With a two-valued
     attribute the rest is the other value. The causal metrics (interventions on the attribute)
     take no rest with three or more groups: an intervention sets one value.
+
+    Examples
+    --------
+    Metrics are usually made by name (``fp.metric("fpr_parity", groups=...)``) and turned into a
+    query for a bias:
+
+    >>> from fairprobe.core.config import BiasConfig
+    >>> from fairprobe.metrics.rates import FPRParity
+    >>> cfg = BiasConfig(dag_str="A->P, A->Y, X->P, X->Y", constraints=[])  # binary A, P, Y, X
+    >>> m = FPRParity(stratum={"X": 1})
+    >>> m.query(cfg)
+    'P(P = 1 | Y = 0 & A = 0 & X = 1) - (P(P = 1 | Y = 0 & A = 1 & X = 1))'
+    >>> m.label(cfg)
+    'fpr_parity (A: 0 vs 1; X = 1)'
     """
 
     name: ClassVar[str] = ""
@@ -202,6 +230,19 @@ class Metric:
         ------
         ConfigError
             A group or stratum value that is neither one of the labels nor a valid code.
+
+        Returns
+        -------
+        Metric
+            A shallow copy with codes in place of labels; ``self`` is unchanged.
+
+        Examples
+        --------
+        >>> from fairprobe.metrics.rates import FPRParity
+        >>> m = FPRParity(groups=("b", "rest"), stratum={"X": "high"})
+        >>> bound = m.bind(["a", "b", "c"], categories={"X": ["low", "high"]})
+        >>> bound.groups, bound.stratum, m.groups
+        ((1, 'rest'), {'X': 1}, ('b', 'rest'))
         """
         labels = list(labels) if labels else None
         out = copy.copy(self)
@@ -254,11 +295,59 @@ class Metric:
                           f"(or their codes 0..{len(labels) - 1}).")
 
     def query(self, config: BiasConfig) -> str:
-        """The metric as a query string for ``config``'s node roles."""
+        """The metric as a query string for ``config``'s node roles.
+
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias: node roles (attribute, outcome, prediction) and cardinalities.
+
+        Returns
+        -------
+        str
+            A query in the constraint grammar, e.g. ``"P(P = 1 | Y = 0 & A = 0) - (...)"``.
+
+        Raises
+        ------
+        ConfigError
+            In the base class: a subclass defines either this or :meth:`max_abs_terms`.
+
+        Examples
+        --------
+        >>> from fairprobe.core.config import BiasConfig
+        >>> from fairprobe.metrics.rates import FPRParity
+        >>> cfg = BiasConfig(dag_str="A->P, A->Y, X->P, X->Y", constraints=[])  # binary A, P, Y, X
+        >>> FPRParity().query(cfg)
+        'P(P = 1 | Y = 0 & A = 0) - (P(P = 1 | Y = 0 & A = 1))'
+        """
         raise ConfigError(f"{type(self).__name__} defines neither query() nor max_abs_terms().")
 
     def max_abs_terms(self, config: BiasConfig) -> list[str] | None:
-        """Terms ``q_i`` when the metric is ``max_i |q_i|``; ``None`` for an ordinary query."""
+        """Terms ``q_i`` when the metric is ``max_i |q_i|``; ``None`` for an ordinary query.
+
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias: node roles (attribute, outcome, prediction) and cardinalities.
+
+        Returns
+        -------
+        list of str or None
+            The terms whose largest absolute value is the metric.
+
+        Examples
+        --------
+        >>> from fairprobe.core.config import BiasConfig
+        >>> from fairprobe.metrics.rates import FPRParity
+        >>> cfg3 = BiasConfig(dag_str="A->P, A->Y", constraints=[], cardinalities={"A": 3})
+        >>> for term in FPRParity(groups="all").max_abs_terms(cfg3):
+        ...     print(term)
+        P(P = 1 | Y = 0 & A = 0) - (P(P = 1 | Y = 0 & A = 1))
+        P(P = 1 | Y = 0 & A = 0) - (P(P = 1 | Y = 0 & A = 2))
+        P(P = 1 | Y = 0 & A = 1) - (P(P = 1 | Y = 0 & A = 2))
+        >>> FPRParity().max_abs_terms(cfg3) is None  # an ordinary query
+        True
+        """
         return None
 
     def max_abs_families(self, config: BiasConfig) -> list[list[str]] | None:
@@ -268,6 +357,24 @@ class Metric:
         (the largest FPR gap over all pairs: one family, the FPR of each group) may list the
         families; the driver then bounds it from the rates' own ranges and solves only the pairs
         that can still decide the upper bound. ``None``: bound the terms one by one.
+
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias: node roles (attribute, outcome, prediction) and cardinalities.
+
+        Returns
+        -------
+        list of list of str or None
+            Each family's rates, one query string per group.
+
+        Examples
+        --------
+        >>> from fairprobe.core.config import BiasConfig
+        >>> from fairprobe.metrics.rates import FPRParity
+        >>> cfg3 = BiasConfig(dag_str="A->P, A->Y", constraints=[], cardinalities={"A": 3})
+        >>> FPRParity(groups="all").max_abs_families(cfg3)
+        [['P(P = 1 | Y = 0 & A = 0)', 'P(P = 1 | Y = 0 & A = 1)', 'P(P = 1 | Y = 0 & A = 2)']]
         """
         return None
 
@@ -278,10 +385,30 @@ class Metric:
         ``"rest"`` becomes the other value of a two-valued attribute, and :class:`Rest` (the event
         ``A != a``) with three or more values.
 
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias: node roles (attribute, outcome, prediction) and cardinalities.
+
         Raises
         ------
         ConfigError
             A group that is not a code of the attribute.
+
+        Returns
+        -------
+        list of (group, group)
+            Pairs of codes or :class:`Rest`.
+
+        Examples
+        --------
+        >>> from fairprobe.core.config import BiasConfig
+        >>> from fairprobe.metrics.rates import FPRParity
+        >>> cfg3 = BiasConfig(dag_str="A->P, A->Y", constraints=[], cardinalities={"A": 3})
+        >>> FPRParity(groups="all").pairs(cfg3)
+        [(0, 1), (0, 2), (1, 2)]
+        >>> FPRParity(groups=(1, "rest")).pairs(cfg3)
+        [(1, Rest(of=1))]
         """
         k = config.cardinality(config.attribute_node)
         if self.groups == "all":
@@ -301,11 +428,33 @@ class Metric:
     def conditions(self, config: BiasConfig) -> tuple[dict[str, int], tuple[str, ...]]:
         """The stratum as codes and the nodes standardised over, checked against ``config``.
 
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias: node roles (attribute, outcome, prediction) and cardinalities.
+
         Raises
         ------
         ConfigError
             A node that is not an observed-side node of the DAG, a node the metric already uses
             (the attribute, the prediction, the outcome), or a stratum value that is not a code.
+
+        Returns
+        -------
+        given : dict of str to int
+            Stratum node -> code.
+        standardize : tuple of str
+            Nodes the rates are standardised over.
+
+        Examples
+        --------
+        >>> from fairprobe.core.config import BiasConfig
+        >>> from fairprobe.metrics.rates import FPRParity
+        >>> cfg = BiasConfig(dag_str="A->P, A->Y, X->P, X->Y", constraints=[])  # binary A, P, Y, X
+        >>> FPRParity(stratum={"X": 1}).conditions(cfg)
+        ({'X': 1}, ())
+        >>> FPRParity(standardize="X").conditions(cfg)
+        ({}, ('X',))
         """
         if not self.stratum and not self.standardize:
             return {}, ()
@@ -338,14 +487,48 @@ class Metric:
         return given, self.standardize
 
     def condition_text(self) -> str:
-        """The stratum and standardisation as shown in labels, e.g. ``"; X = 2"`` (empty without)."""
+        """The stratum and standardisation as shown in labels, e.g. ``"; X = 2"`` (empty without).
+
+        Returns
+        -------
+        str
+            ``"; X = high; standardized over Z"`` style suffix for labels.
+
+        Examples
+        --------
+        >>> from fairprobe.metrics.rates import FPRParity
+        >>> FPRParity(stratum={"X": 1}, standardize="Z").condition_text()
+        '; X = 1; standardized over Z'
+        >>> FPRParity().condition_text()
+        ''
+        """
         parts = [f"{node} = {self.value_name(node, value)}" for node, value in self.stratum.items()]
         if self.standardize:
             parts.append(f"standardized over {', '.join(self.standardize)}")
         return "".join(f"; {p}" for p in parts)
 
     def value_name(self, node: str, value: Any) -> str:
-        """How a stratum value is shown: its label when bound to the table's categories, else as given."""
+        """How a stratum value is shown: its label when bound to the table's categories, else as given.
+
+        Parameters
+        ----------
+        node : str
+            The stratum node.
+        value : object
+            Its value (a code once bound).
+
+        Returns
+        -------
+        str
+            The label of code ``value`` when known, else ``str(value)``.
+
+        Examples
+        --------
+        >>> from fairprobe.metrics.rates import FPRParity
+        >>> m = FPRParity(stratum={"X": 1}).bind(None, categories={"X": ["low", "high"]})
+        >>> m.value_name("X", 1), m.value_name("Z", 1)
+        ('high', '1')
+        """
         labels = self.categories.get(node)
         if labels and isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(labels):
             return str(labels[value])
@@ -353,7 +536,37 @@ class Metric:
 
     @staticmethod
     def check_group(config: BiasConfig, g: Any) -> None:
-        """Raise when ``g`` is not a code of the attribute."""
+        """Raise when ``g`` is not a code of the attribute.
+
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias (the attribute's cardinality).
+        g : object
+            The group to check.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        ConfigError
+            ``g`` is a label (not bound yet) or outside ``0 .. k - 1``.
+
+        Examples
+        --------
+        >>> from fairprobe.core.config import BiasConfig
+        >>> from fairprobe.exceptions import ConfigError
+        >>> from fairprobe.metrics.base import Metric
+        >>> cfg = BiasConfig(dag_str="A->P, A->Y", constraints=[])
+        >>> Metric.check_group(cfg, 1)
+        >>> try:
+        ...     Metric.check_group(cfg, 2)
+        ... except ConfigError as err:
+        ...     print(str(err).split(";")[0])
+        Group 2 is not a value of the attribute A (values 0..1)
+        """
         k = config.cardinality(config.attribute_node)
         if not isinstance(g, int):
             raise ConfigError(f"Group {g!r} is a label; give the data (fp.bound does) or Metric.bind(labels) so it "
@@ -365,7 +578,26 @@ class Metric:
             )
 
     def group_name(self, code: Any) -> str:
-        """How a group is shown: its label when the data have labels, else its code (``"rest"`` for a :class:`Rest`)."""
+        """How a group is shown: its label when the data have labels, else its code (``"rest"`` for a :class:`Rest`).
+
+        Parameters
+        ----------
+        code : int or Rest
+            A group code.
+
+        Returns
+        -------
+        str
+            The group's label, its code, or ``"rest"``.
+
+        Examples
+        --------
+        >>> from fairprobe.metrics.base import Rest
+        >>> from fairprobe.metrics.rates import FPRParity
+        >>> m = FPRParity(groups=("a", "b")).bind(["a", "b"])
+        >>> m.group_name(1), m.group_name(Rest(0)), FPRParity().group_name(1)
+        ('b', 'rest', '1')
+        """
         if isinstance(code, Rest):
             return REST
         if self.labels and isinstance(code, int) and 0 <= code < len(self.labels):
@@ -373,11 +605,49 @@ class Metric:
         return str(code)
 
     def pair_name(self, pair: tuple[Any, Any]) -> str:
-        """``"first vs second"`` with labels."""
+        """``"first vs second"`` with labels.
+
+        Parameters
+        ----------
+        pair : (group, group)
+            Two group codes (or :class:`Rest`).
+
+        Returns
+        -------
+        str
+            ``"<label of first> vs <label of second>"``.
+
+        Examples
+        --------
+        >>> from fairprobe.metrics.rates import FPRParity
+        >>> FPRParity().bind(["women", "men"]).pair_name((0, 1))
+        'women vs men'
+        """
         return f"{self.group_name(pair[0])} vs {self.group_name(pair[1])}"
 
     def label(self, config: BiasConfig) -> str:
-        """Readable label, e.g. ``fpr_parity (A: African-American vs Caucasian; X = 2)``."""
+        """Readable label, e.g. ``fpr_parity (A: African-American vs Caucasian; X = 2)``.
+
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias: node roles (attribute, outcome, prediction) and cardinalities.
+
+        Returns
+        -------
+        str
+            Metric name, attribute, compared groups and conditions.
+
+        Examples
+        --------
+        >>> from fairprobe.core.config import BiasConfig
+        >>> from fairprobe.metrics.rates import FPRParity
+        >>> cfg = BiasConfig(dag_str="A->P, A->Y, X->P, X->Y", constraints=[])  # binary A, P, Y, X
+        >>> FPRParity(groups="all", stratum={"X": 1}).label(cfg)
+        'fpr_parity (A: max over pairs; X = 1)'
+        >>> FPRParity().bind(["women", "men"]).label(cfg)
+        'fpr_parity (A: women vs men)'
+        """
         if self.groups == "all":
             return f"{self.name} ({config.attribute_node}: max over pairs{self.condition_text()})"
         if self.groups == EACH_VS_REST:
@@ -385,10 +655,42 @@ class Metric:
         return f"{self.name} ({config.attribute_node}: {self.pair_name(self.groups)}{self.condition_text()})"
 
     def get_params(self) -> dict[str, Any]:
-        """Options of this instance."""
+        """Options of this instance.
+
+        Returns
+        -------
+        dict
+            ``group``, ``groups``, ``outcome``, ``stratum`` and ``standardize``, as passed to the
+            constructor.
+
+        Examples
+        --------
+        >>> from fairprobe.metrics.rates import FPRParity
+        >>> FPRParity(stratum={"X": 1}).get_params()
+        {'group': 0, 'groups': (0, 1), 'outcome': None, 'stratum': {'X': 1}, 'standardize': None}
+        """
         return {"group": self.group, "groups": self.groups, "outcome": self.outcome, "stratum": dict(self.stratum),
                 "standardize": self.standardize or None}
 
     def outcome_of(self, config: BiasConfig) -> str:
-        """The outcome this metric is about (its own ``outcome`` or the bias's)."""
+        """The outcome this metric is about (its own ``outcome`` or the bias's).
+
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias: node roles (attribute, outcome, prediction) and cardinalities.
+
+        Returns
+        -------
+        str
+            A node name, possibly counterfactual (``"Y(T=1)"``).
+
+        Examples
+        --------
+        >>> from fairprobe.biases.builtin import EcpBias
+        >>> from fairprobe.metrics.rates import FPRParity
+        >>> ecp = EcpBias().config()
+        >>> FPRParity().outcome_of(ecp), FPRParity(outcome="Y").outcome_of(ecp)
+        ('Y(T=1)', 'Y')
+        """
         return self.outcome or config.outcome_node

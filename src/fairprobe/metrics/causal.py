@@ -54,13 +54,41 @@ class _Causal(Metric):
 
 
 class CounterfactualFairness(_Causal):
-    """Probability that the prediction changes when the attribute is switched."""
+    """Probability that the prediction changes when the attribute is switched.
+
+    Examples
+    --------
+    >>> from fairprobe.core.config import BiasConfig
+    >>> cfg = BiasConfig(dag_str="A->P, A->Y, U->P, U->Y", unob=["U"], constraints=[])
+    >>> from fairprobe.metrics.causal import CounterfactualFairness
+    >>> CounterfactualFairness(groups=(0, 1)).query(cfg)
+    'P(P(A=0) = 0 & P(A=1) = 1) + P(P(A=0) = 1 & P(A=1) = 0)'
+    """
 
     name = "counterfactual_fairness"
     description = "P(P(A=a0) != P(A=a1)), share of units whose prediction depends on their attribute"
 
     def query(self, config: BiasConfig) -> str:
-        """Sum over unequal prediction pairs of the joint counterfactual probability."""
+        """Sum over unequal prediction pairs of the joint counterfactual probability.
+
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias: node roles and cardinalities.
+
+        Returns
+        -------
+        str
+            The query in the constraint grammar (counterfactual terms ``P(A=a)``).
+
+        Examples
+        --------
+        >>> from fairprobe.core.config import BiasConfig
+        >>> cfg = BiasConfig(dag_str="A->P, A->Y, U->P, U->Y", unob=["U"], constraints=[])
+        >>> from fairprobe.metrics.causal import CounterfactualFairness
+        >>> CounterfactualFairness().query(cfg)
+        'P(P(A=0) = 0 & P(A=1) = 1) + P(P(A=0) = 1 & P(A=1) = 0)'
+        """
         p, a, a0, a1 = self._pair(config)
         k = config.cardinality(p)
         terms = [f"P({p}({a}={a0}) = {v} & {p}({a}={a1}) = {w})" for v, w in product(range(k), repeat=2) if v != w]
@@ -68,25 +96,81 @@ class CounterfactualFairness(_Causal):
 
 
 class TotalEffect(_Causal):
-    """Interventional difference of selection rates."""
+    """Interventional difference of selection rates.
+
+    Examples
+    --------
+    >>> from fairprobe.core.config import BiasConfig
+    >>> cfg = BiasConfig(dag_str="A->P, A->Y, U->P, U->Y", unob=["U"], constraints=[])
+    >>> from fairprobe.metrics.causal import TotalEffect
+    >>> TotalEffect(groups=(0, 1)).query(cfg)
+    'P(P(A=0) = 1) - P(P(A=1) = 1)'
+    """
 
     name = "total_effect"
     description = "P(P(A=a0) = 1) - P(P(A=a1) = 1)"
 
     def query(self, config: BiasConfig) -> str:
-        """Difference of the two interventional selection rates."""
+        """Difference of the two interventional selection rates.
+
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias: node roles and cardinalities.
+
+        Returns
+        -------
+        str
+            The query in the constraint grammar (counterfactual terms ``P(A=a)``).
+
+        Examples
+        --------
+        >>> from fairprobe.core.config import BiasConfig
+        >>> cfg = BiasConfig(dag_str="A->P, A->Y, U->P, U->Y", unob=["U"], constraints=[])
+        >>> from fairprobe.metrics.causal import TotalEffect
+        >>> TotalEffect().query(cfg)
+        'P(P(A=0) = 1) - P(P(A=1) = 1)'
+        """
         p, a, a0, a1 = self._pair(config)
         return f"P({p}({a}={a0}) = 1) - P({p}({a}={a1}) = 1)"
 
 
 class SpuriousEffect(_Causal):
-    """Observed disparity minus total effect (the confounded part of the disparity)."""
+    """Observed disparity minus total effect (the confounded part of the disparity).
+
+    Examples
+    --------
+    >>> from fairprobe.core.config import BiasConfig
+    >>> cfg = BiasConfig(dag_str="A->P, A->Y, U->P, U->Y", unob=["U"], constraints=[])
+    >>> from fairprobe.metrics.causal import SpuriousEffect
+    >>> SpuriousEffect(groups=(0, 1)).query(cfg)
+    'P(P = 1 | A = 0) - P(P(A=0) = 1) - P(P = 1 | A = 1) + P(P(A=1) = 1)'
+    """
 
     name = "spurious_effect"
     description = "TV - TE: the part of the observed selection-rate disparity not caused by A"
 
     def query(self, config: BiasConfig) -> str:
-        """``[P(P=1|A=a0) - P(P(A=a0)=1)] - [P(P=1|A=a1) - P(P(A=a1)=1)]``."""
+        """``[P(P=1|A=a0) - P(P(A=a0)=1)] - [P(P=1|A=a1) - P(P(A=a1)=1)]``.
+
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias: node roles and cardinalities.
+
+        Returns
+        -------
+        str
+            The query in the constraint grammar (counterfactual terms ``P(A=a)``).
+
+        Examples
+        --------
+        >>> from fairprobe.core.config import BiasConfig
+        >>> cfg = BiasConfig(dag_str="A->P, A->Y, U->P, U->Y", unob=["U"], constraints=[])
+        >>> from fairprobe.metrics.causal import SpuriousEffect
+        >>> SpuriousEffect().query(cfg)
+        'P(P = 1 | A = 0) - P(P(A=0) = 1) - P(P = 1 | A = 1) + P(P(A=1) = 1)'
+        """
         p, a, a0, a1 = self._pair(config)
         return (f"P({p} = 1 | {a} = {a0}) - P({p}({a}={a0}) = 1) - P({p} = 1 | {a} = {a1}) "
                 f"+ P({p}({a}={a1}) = 1)")

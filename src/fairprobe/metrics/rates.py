@@ -83,6 +83,24 @@ def rate_query(kind: str, config: BiasConfig, a: Group, outcome: str | None = No
         Stratum: node -> code added to the rate's conditioning event, e.g. ``{"X": 2}``.
     standardize : sequence of str
         Nodes the rate is directly standardised over: ``sum_x P(X = x | given) * rate(a | given, X = x)``.
+
+    Returns
+    -------
+    str
+        The rate in the constraint grammar.
+
+    Examples
+    --------
+    >>> from fairprobe.core.config import BiasConfig
+    >>> cfg = BiasConfig(dag_str="A->P, A->Y, X->P, X->Y", constraints=[])  # binary A, P, Y, X
+    >>> from fairprobe.metrics.base import Rest
+    >>> from fairprobe.metrics.rates import rate_query
+    >>> rate_query("fpr", cfg, 0)
+    'P(P = 1 | Y = 0 & A = 0)'
+    >>> rate_query("fpr", cfg, Rest(0), given={"X": 1})
+    'P(P = 1 | Y = 0 & A != 0 & X = 1)'
+    >>> rate_query("selection_rate", cfg, 0, standardize=["X"])
+    'P(X = 0) * (P(P = 1 | A = 0 & X = 0)) + P(X = 1) * (P(P = 1 | A = 0 & X = 1))'
     """
     given = dict(given or {})
     if standardize:
@@ -112,13 +130,68 @@ def rate_query(kind: str, config: BiasConfig, a: Group, outcome: str | None = No
 
 def gap_query(kind: str, config: BiasConfig, a0: Group, a1: Group, outcome: str | None = None, *,
               given: Mapping[str, int] | None = None, standardize: Sequence[str] = ()) -> str:
-    """``rate(a0) - rate(a1)`` as a query string (options as in :func:`rate_query`)."""
+    """``rate(a0) - rate(a1)`` as a query string (options as in :func:`rate_query`).
+
+    Parameters
+    ----------
+    kind : str
+        The rate: ``"fpr"``, ``"fnr"``, ``"tpr"``, ``"tnr"``, ``"ppv"``, ``"npv"``,
+        ``"selection_rate"`` or ``"accuracy"``.
+    config : BiasConfig
+        The bias (node roles and cardinalities).
+    a0, a1 : int or Rest
+        The two groups compared.
+    outcome : str, optional
+        The outcome node (default: the bias's ``outcome_node``).
+    given : dict, optional
+        Stratum: node -> code.
+    standardize : sequence of str
+        Nodes the rates are directly standardised over.
+
+    Returns
+    -------
+    str
+        The difference of the two rates in the constraint grammar.
+
+    Examples
+    --------
+    >>> from fairprobe.core.config import BiasConfig
+    >>> cfg = BiasConfig(dag_str="A->P, A->Y, X->P, X->Y", constraints=[])  # binary A, P, Y, X
+    >>> from fairprobe.metrics.rates import gap_query
+    >>> gap_query("tpr", cfg, 0, 1)
+    'P(P = 1 | Y = 1 & A = 0) - (P(P = 1 | Y = 1 & A = 1))'
+    """
     one = rate_query(kind, config, a0, outcome, given=given, standardize=standardize)
     return f"{one} - ({rate_query(kind, config, a1, outcome, given=given, standardize=standardize)})"
 
 
 def metric_rate(metric: Metric, config: BiasConfig, a: Group, kind: str) -> str:
-    """The ``kind`` rate of group ``a`` with ``metric``'s outcome, stratum and standardisation."""
+    """The ``kind`` rate of group ``a`` with ``metric``'s outcome, stratum and standardisation.
+
+    Parameters
+    ----------
+    metric : Metric
+        Supplies the outcome, the stratum and the nodes standardised over.
+    config : BiasConfig
+        The bias (node roles and cardinalities).
+    a : int or Rest
+        The group.
+    kind : str
+        The rate (``"fpr"``, ``"fnr"``, ...; see :func:`rate_query`).
+
+    Returns
+    -------
+    str
+        The rate in the constraint grammar.
+
+    Examples
+    --------
+    >>> from fairprobe.core.config import BiasConfig
+    >>> cfg = BiasConfig(dag_str="A->P, A->Y, X->P, X->Y", constraints=[])  # binary A, P, Y, X
+    >>> from fairprobe.metrics.rates import FPRParity, metric_rate
+    >>> metric_rate(FPRParity(stratum={"X": 1}), cfg, 0, "fnr")
+    'P(P = 0 | Y = 1 & A = 0 & X = 1)'
+    """
     given, standardize = metric.conditions(config)
     return rate_query(kind, config, a, metric.outcome, given=given, standardize=standardize)
 
@@ -206,19 +279,67 @@ class EqualizedOdds(Metric):
     is higher than what separate FPR and FNR bounds imply whenever the two gaps cannot vanish
     together. With ``groups="all"`` the gaps of every pair of groups enter the max, with
     ``groups="each_vs_rest"`` those of every group against its rest.
+
+    Examples
+    --------
+    >>> from fairprobe.core.config import BiasConfig
+    >>> cfg = BiasConfig(dag_str="A->P, A->Y, X->P, X->Y", constraints=[])  # binary A, P, Y, X
+    >>> from fairprobe.metrics.rates import EqualizedOdds
+    >>> for term in EqualizedOdds().max_abs_terms(cfg):
+    ...     print(term)
+    P(P = 1 | Y = 0 & A = 0) - (P(P = 1 | Y = 0 & A = 1))
+    P(P = 0 | Y = 1 & A = 0) - (P(P = 0 | Y = 1 & A = 1))
     """
 
     name = "equalized_odds"
     description = "max of the absolute FPR and FNR differences between groups"
 
     def max_abs_terms(self, config: BiasConfig) -> list[str]:
-        """FPR and FNR gaps for each compared pair."""
+        """FPR and FNR gaps for each compared pair.
+
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias (node roles and cardinalities).
+
+        Returns
+        -------
+        list of str
+            The FPR gap and the FNR gap of each pair, in that order.
+
+        Examples
+        --------
+        >>> from fairprobe.core.config import BiasConfig
+        >>> cfg = BiasConfig(dag_str="A->P, A->Y, X->P, X->Y", constraints=[])  # binary A, P, Y, X
+        >>> from fairprobe.metrics.rates import EqualizedOdds
+        >>> len(EqualizedOdds().max_abs_terms(cfg))
+        2
+        """
         return [f"{metric_rate(self, config, a0, kind)} - ({metric_rate(self, config, a1, kind)})"
                 for a0, a1 in self.pairs(config) for kind in ("fpr", "fnr")]
 
     def max_abs_families(self, config: BiasConfig) -> list[list[str]] | None:
         """Two families: the FPR and the FNR of every compared group (``None`` for ``"each_vs_rest"``,
-        whose terms are not all pairs of the groups and rests)."""
+        whose terms are not all pairs of the groups and rests).
+
+        Parameters
+        ----------
+        config : BiasConfig
+            The bias (node roles and cardinalities).
+
+        Returns
+        -------
+        list of list of str or None
+            The FPR of each group, then the FNR of each group.
+
+        Examples
+        --------
+        >>> from fairprobe.core.config import BiasConfig
+        >>> cfg = BiasConfig(dag_str="A->P, A->Y, X->P, X->Y", constraints=[])  # binary A, P, Y, X
+        >>> from fairprobe.metrics.rates import EqualizedOdds
+        >>> EqualizedOdds().max_abs_families(cfg)[1]
+        ['P(P = 0 | Y = 1 & A = 0)', 'P(P = 0 | Y = 1 & A = 1)']
+        """
         if self.groups == EACH_VS_REST:
             return None
         groups = _groups_in(self.pairs(config))
