@@ -29,7 +29,28 @@ __all__ = ["SensitivityResult", "run_tasks", "sensitivity", "sensitivity_grid"]
 
 @dataclass
 class PointOutcome:
-    """One grid point: its parameters and either a result or the error that stopped it."""
+    """One grid point: its parameters and either a result or the error that stopped it.
+
+    Parameters
+    ----------
+    params : dict of str to float
+        Sensitivity values of the point.
+    result : BoundResult or None
+        The certified bounds, or None when the point failed.
+    error : str, optional
+        The error message of a failed point.
+    status : str, optional
+        "optimal", "limit", "infeasible", "undefined" or "error".
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> from fairprobe.datasets import load_paper_table
+    >>> res = fp.sensitivity("proxy_label", "fpr", load_paper_table(), D=[0.0, 0.05], progress=False)
+    >>> point = res.points[1]
+    >>> point.params, point.status, point.error, round(point.result.upper, 6)
+    ({'D': 0.05}, 'optimal', None, 0.343264)
+    """
 
     params: dict[str, float]
     result: BoundResult | None
@@ -52,7 +73,37 @@ def _solve_point(problem: BoundProblem, params: Mapping[str, float], solve_kwarg
 def run_tasks(tasks: Sequence[tuple[BoundProblem, Mapping[str, float]]], *, n_jobs: int | None = 1,
               parallel_backend: str | None = None, progress: bool = True, desc: str = "bounds",
               **solve_kwargs: Any) -> list[PointOutcome]:
-    """Solve ``(problem, params)`` tasks, in parallel when ``n_jobs != 1``, with a progress bar."""
+    """Solve ``(problem, params)`` tasks, in parallel when ``n_jobs != 1``, with a progress bar.
+
+    Parameters
+    ----------
+    tasks : sequence of (BoundProblem, mapping of str to float)
+        The problems and the sensitivity values to solve them at.
+    n_jobs : int or None
+        Tasks solved in parallel (joblib processes; ``None`` or ``-1`` = all cores).
+    parallel_backend : str, optional
+        joblib backend, e.g. ``"dask"``.
+    progress : bool
+        Show a progress bar.
+    desc : str
+        Label of the progress bar.
+    **solve_kwargs : Any
+        Keyword arguments of :meth:`~fairprobe.core.bound.BoundProblem.solve` (``backend``, ``gap``, ...).
+
+    Returns
+    -------
+    list of PointOutcome
+        One outcome per task, in order; a failed task has its error instead of a result.
+
+    Examples
+    --------
+    >>> from fairprobe.core.bound import BoundProblem
+    >>> from fairprobe.datasets import load_paper_table
+    >>> problem = BoundProblem("proxy_label", "fpr", load_paper_table())
+    >>> out = run_tasks([(problem, {"D": 0.0}), (problem, {"D": 0.05})], progress=False)
+    >>> [(o.status, round(o.result.upper, 4)) for o in out]
+    [('optimal', 0.2309), ('optimal', 0.3433)]
+    """
     from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
     bar = tqdm(total=len(tasks), desc=desc, disable=not progress, leave=False)
@@ -90,6 +141,18 @@ class SensitivityResult:
     points : list of PointOutcome
     observed : float or None
         The metric's value with no bias (all parameters 0), when point-identified there.
+    fixed : dict of str to float
+        Values of the parameters that were not swept.
+    wall_time : float
+        Seconds spent.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> from fairprobe.datasets import load_paper_table
+    >>> res = fp.sensitivity("proxy_label", "fpr", load_paper_table(), D=[0.0, 0.05], progress=False)
+    >>> res.metric, res.bias, res.parameters, round(res.observed, 6)
+    ('fpr (A = 0)', 'proxy_label', ['D'], 0.230869)
     """
 
     metric: str
@@ -101,7 +164,22 @@ class SensitivityResult:
     wall_time: float = 0.0
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per grid point: parameters, lower, upper, achieved values, status, time."""
+        """One row per grid point: parameters, lower, upper, achieved values, status, time.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per swept parameter, then ``lower``, ``upper``, ``lower_achieved``,
+            ``upper_achieved``, ``status``, ``gap``, ``time``, ``error`` and ``excluded_events``.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.sensitivity("proxy_label", "fpr", load_paper_table(), D=[0.0, 0.05], progress=False)
+        >>> res.to_frame()[["D", "lower", "upper", "status"]].round(4).values.tolist()
+        [[0.0, 0.2309, 0.2309, 'optimal'], [0.05, 0.0721, 0.3433, 'optimal']]
+        """
         rows = []
         for pt in self.points:
             r = pt.result
@@ -117,13 +195,54 @@ class SensitivityResult:
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form."""
+        """JSON-friendly form.
+
+        Returns
+        -------
+        dict
+            The sweep's fields and one record per grid point (NaN as None).
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.sensitivity("proxy_label", "fpr", load_paper_table(), D=[0.0, 0.05], progress=False)
+        >>> d = res.to_dict()
+        >>> sorted(d)
+        ['bias', 'fixed', 'metric', 'observed', 'parameters', 'points', 'wall_time']
+        >>> d["points"][1]["D"], round(d["points"][1]["upper"], 4)
+        (0.05, 0.3433)
+        """
         frame = self.to_frame().replace({np.nan: None})
         return {"metric": self.metric, "bias": self.bias, "parameters": self.parameters, "fixed": self.fixed,
                 "observed": self.observed, "wall_time": self.wall_time, "points": frame.to_dict(orient="records")}
 
     def to_json(self, path: str | None = None) -> str:
-        """Serialise (and write to ``path`` when given)."""
+        """Serialise (and write to ``path`` when given).
+
+        Parameters
+        ----------
+        path : str, optional
+            File to write the JSON text to.
+
+        Returns
+        -------
+        str
+            The JSON text of :meth:`to_dict`.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.sensitivity("proxy_label", "fpr", load_paper_table(), D=[0.0, 0.05], progress=False)
+        >>> import json, os, tempfile
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     text = res.to_json(os.path.join(tmp, "sweep.json"))
+        ...     with open(os.path.join(tmp, "sweep.json")) as fh:
+        ...         same = fh.read() == text
+        >>> same, json.loads(text)["parameters"]
+        (True, ['D'])
+        """
         text = json.dumps(self.to_dict(), indent=2, default=str)
         if path is not None:
             with open(path, "w") as fh:
@@ -131,7 +250,38 @@ class SensitivityResult:
         return text
 
     def plot(self, ax: Any = None, *, label: str | None = None, color: str | None = None) -> Any:
-        """Certified band against the sensitivity parameter, with the observed value (1-D sweeps)."""
+        """Certified band against the sensitivity parameter, with the observed value (1-D sweeps).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on (default: a new figure).
+        label : str, optional
+            Legend label of the band (default: ``"certified bounds (<bias>)"``).
+        color : str, optional
+            Colour of the band.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ConfigError
+            The sweep is not 1-D.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.sensitivity("proxy_label", "fpr", load_paper_table(), D=[0.0, 0.05], progress=False)
+        >>> import matplotlib.pyplot as plt
+        >>> ax = res.plot(color="C1")
+        >>> ax.get_xlabel(), ax.get_ylabel()
+        ('sensitivity D', 'fpr (A = 0)')
+        >>> plt.close("all")
+        """
 
         if len(self.parameters) != 1:
             raise ConfigError("plot() draws 1-D sweeps; use plot_heatmap() for a 2-D sweep.")
@@ -152,7 +302,39 @@ class SensitivityResult:
         return ax
 
     def plot_heatmap(self, ax: Any = None, *, value: str = "upper", annotate: bool = True) -> Any:
-        """Heat map of ``value`` ("upper", "lower" or "width") over a 2-D sweep."""
+        """Heat map of ``value`` ("upper", "lower" or "width") over a 2-D sweep.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Axes to draw on (default: a new figure).
+        value : {"upper", "lower", "width"}
+            The quantity shown.
+        annotate : bool
+            Write each cell's value in it (grids of at most 64 cells).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ConfigError
+            The sweep is not 2-D.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.sensitivity(["proxy_label", "selection"], "fpr", load_paper_table(),
+        ...                      D={"D_proxy_label": [0.0, 0.05], "D_selection": [0.0, 0.05]}, progress=False)
+        >>> import matplotlib.pyplot as plt
+        >>> ax = res.plot_heatmap(value="width")
+        >>> ax.get_xlabel(), ax.get_ylabel(), len(ax.texts)
+        ('D_proxy_label', 'D_selection', 4)
+        >>> plt.close("all")
+        """
 
         if len(self.parameters) != 2:
             raise ConfigError("plot_heatmap() needs a 2-D sweep: pass D={'D_a': [...], 'D_b': [...]}.")
@@ -175,7 +357,23 @@ class SensitivityResult:
         return ax
 
     def summary(self) -> str:
-        """A short readable report."""
+        """A short readable report.
+
+        Returns
+        -------
+        str
+            Grid size and time, the observed value, the bounds at the last point and any failed points.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.sensitivity("proxy_label", "fpr", load_paper_table(), D=[0.0, 0.05], progress=False)
+        >>> print(res.summary())  # doctest: +ELLIPSIS
+        sensitivity of fpr (A = 0) under proxy_label: 2 points over ['D'], ...s
+        observed value (no bias): 0.230869
+        at D=0.05: [0.072060, 0.343264]
+        """
         frame = self.to_frame()
         bad = int((frame["status"] != "optimal").sum())
         lines = [f"sensitivity of {self.metric} under {self.bias}: {len(frame)} points over {self.parameters}, "
@@ -259,19 +457,28 @@ def sensitivity(
 
     Parameters
     ----------
-    bias, metric, data
-        As for :func:`fairprobe.bound`; ``bias`` may be a list (combined biases).
+    bias, metric, data : Any
+        The bias, the metric and the observed data, as for :func:`fairprobe.bound`; ``bias`` may be
+        a list (combined biases).
     D : list of float or dict of lists
         Values of the (single) sensitivity parameter, or ``{"D_a": [...], "D_b": [...]}`` for a
         2-D grid over two parameters of a combined bias.
     parameter : str, optional
         Which parameter a list ``D`` sweeps when the bias has several (fix the others by keyword).
+    backend : str
+        Backend name (see :func:`fairprobe.bound`).
+    time_limit : float, optional
+        Seconds per solve.
+    gap : float
+        Target optimality gap per side.
     n_jobs : int
         Grid points solved in parallel (joblib processes; ``-1`` = all cores).
     parallel_backend : str, optional
         joblib backend, e.g. ``"dask"`` to run on the active ``dask.distributed`` client.
     progress : bool
         Show a progress bar.
+    reduce : bool
+        Apply the exact program reductions (see :func:`fairprobe.bound`).
     solver_options : dict, optional
         Backend-specific parameters (see :func:`fairprobe.bound`).
     unmeasured : list of str, optional
@@ -317,8 +524,40 @@ def sensitivity_grid(
 ) -> pd.DataFrame:
     """Sweep every (dataset, bias, metric) combination over ``D`` in one parallel run.
 
-    Returns a long data frame: dataset, bias, metric, D, lower, upper, status, error.
-    ``unmeasured`` declares DAG nodes that no dataset has as a column (see :func:`fairprobe.bound`).
+    Parameters
+    ----------
+    biases : sequence
+        Biases with one sensitivity parameter each (names, configs, ...; see :func:`fairprobe.bound`).
+    metrics : sequence
+        Metrics (names, configured metrics or query strings).
+    datasets : mapping of str to table or data frame
+        The data, by the name used in the ``dataset`` column.
+    D : list of float
+        Sensitivity values of every sweep.
+    backend : str
+        Backend name (see :func:`fairprobe.bound`).
+    time_limit : float, optional
+        Seconds per solve.
+    gap : float
+        Target optimality gap per side.
+    n_jobs : int or None
+        Grid points solved in parallel (joblib processes; ``-1`` = all cores).
+    parallel_backend : str, optional
+        joblib backend, e.g. ``"dask"``.
+    progress : bool
+        Show a progress bar.
+    unmeasured : list of str, optional
+        DAG nodes that no dataset has as a column (see :func:`fairprobe.bound`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A long frame: dataset, bias, metric, D, lower, upper, status, error.
+
+    Raises
+    ------
+    ConfigError
+        ``D`` is empty or a dict, or a bias has several sensitivity parameters.
 
     Examples
     --------
