@@ -34,6 +34,15 @@ class Dataset:
     features : list of str
         Columns a model may use (the protected attributes are not among them by default).
     name, description : str
+
+    Examples
+    --------
+    >>> from fairprobe.datasets import load_german
+    >>> d = load_german()
+    >>> d
+    Dataset('german', 1000 rows, target='good_credit', protected=['sex', 'age_group'], 19 features)
+    >>> d.protected, len(d)
+    (['sex', 'age_group'], 1000)
     """
 
     frame: pd.DataFrame
@@ -46,11 +55,42 @@ class Dataset:
 
     @property
     def y(self) -> np.ndarray:
-        """The target as a 0/1 integer array."""
+        """The target as a 0/1 integer array.
+
+        Returns
+        -------
+        numpy.ndarray
+            One 0/1 value per row.
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import load_german
+        >>> load_german().y[:5]
+        array([1, 0, 1, 1, 0])
+        """
         return self.frame[self.target].to_numpy(dtype=int)
 
     def X(self, one_hot: bool = True) -> pd.DataFrame:
-        """The model features; categorical columns one-hot encoded (``one_hot``) or as integer codes."""
+        """The model features; categorical columns one-hot encoded (``one_hot``) or as integer codes.
+
+        Parameters
+        ----------
+        one_hot : bool
+            One-hot encode the categorical features (dropping the first level, default True);
+            False gives each category its integer code.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Float columns, one row per person.
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import load_german
+        >>> d = load_german()
+        >>> d.X().shape, d.X(one_hot=False).shape
+        ((1000, 45), (1000, 19))
+        """
         X = self.frame[self.features]
         cats = [c for c in self.categorical if c in self.features]
         if one_hot:
@@ -114,12 +154,34 @@ def _file(path: str | os.PathLike | None, name: str) -> Path:
 def load_table(path: str | os.PathLike) -> pd.DataFrame:
     """A user's CSV, TSV or Parquet file as a data frame (the reader of every command's ``--data``).
 
+    Parameters
+    ----------
+    path : path-like
+        A ``.csv``/``.tsv`` file (optionally compressed) or a ``.parquet`` file.
+
     Raises
     ------
     DataError
         One line naming the problem and the fix when the file does not exist or is a folder, is
         empty, has a header but no rows, has an unknown extension, holds binary data, repeats a
         column name, or is separated by semicolons (see :func:`fairprobe.datasets.tables.read_table`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table as read by pandas.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from fairprobe.datasets import load_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "audit.csv"
+    ...     _ = path.write_text("A,Y,P\\n0,1,1\\n1,0,1\\n")
+    ...     frame = load_table(path)
+    >>> frame.shape, list(frame.columns)
+    ((2, 3), ['A', 'Y', 'P'])
     """
     from fairprobe.datasets.tables import read_table
 
@@ -179,6 +241,18 @@ def load_adult(path: str | os.PathLike | None = None, *, split: str = "train") -
     path : path-like, optional
         Folder holding ``adult.data`` and ``adult.test`` (default ``$FAIRPROBE_DATA``, else the bundled copy).
     split : {"train", "test", "both"}
+
+    Returns
+    -------
+    Dataset
+        Target ``income``, protected ``["sex", "race"]``.
+
+    Examples
+    --------
+    >>> from fairprobe.datasets import load_adult
+    >>> d = load_adult(split="test")
+    >>> len(d), d.target, int(d.y.sum())
+    (15060, 'income', 3700)
     """
     if split not in ("train", "test", "both"):
         raise DataError(f'split must be "train", "test" or "both"; got {split!r}.')

@@ -46,6 +46,15 @@ class Scenario:
         Covariates of mixed types (``age``, ``income``, ``education``, ``region``, ``employed``).
     injected : dict
         Name -> description and ground-truth figures of each injected problem.
+
+    Examples
+    --------
+    >>> from fairprobe.datasets import make_lending_scenario
+    >>> s = make_lending_scenario(500, seed=1)
+    >>> s.covariates
+    ['age', 'income', 'education', 'region', 'employed']
+    >>> s.injected["selection"]["description"]
+    'outcomes recorded only for previously approved applicants'
     """
 
     frame: pd.DataFrame
@@ -55,12 +64,39 @@ class Scenario:
 
     @property
     def audit_frame(self) -> pd.DataFrame:
-        """What the auditor has: the selected applicants, recorded outcome, no hidden columns."""
+        """What the auditor has: the selected applicants, recorded outcome, no hidden columns.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows with ``selected == 1``, without ``default_true``, ``selected`` and ``true_risk``.
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import make_lending_scenario
+        >>> audit = make_lending_scenario(500, seed=1).audit_frame
+        >>> len(audit), "default_true" in audit.columns
+        (437, False)
+        """
         rows = self.frame[self.frame.selected == 1]
         return rows.drop(columns=["default_true", "selected", "true_risk"]).reset_index(drop=True)
 
     def causal_table(self) -> pd.DataFrame:
-        """Unit-level ``A`` (group), ``Y`` (recorded default), ``P`` (refusal) of the audit data."""
+        """Unit-level ``A`` (group), ``Y`` (recorded default), ``P`` (refusal) of the audit data.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``A``, ``Y``, ``P``, one row per audited applicant; ready for
+            :meth:`fairprobe.ObservedTable.from_frame`.
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import make_lending_scenario
+        >>> units = make_lending_scenario(500, seed=1).causal_table()
+        >>> units.shape, list(units.columns)
+        ((437, 3), ['A', 'Y', 'P'])
+        """
         audit = self.audit_frame
         return pd.DataFrame({"A": audit.group, "Y": audit.default, "P": audit.decision})
 

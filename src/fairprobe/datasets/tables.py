@@ -67,6 +67,29 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     DataError
         The file does not exist, is empty, has a header but no rows, has an unknown extension, is
         not a table, repeats a column name, or looks separated by semicolons or tabs in a ``.csv``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        At least one row; column names as in the file's header.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from fairprobe.datasets.tables import read_table
+    >>> from fairprobe.exceptions import DataError
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     good, bad = Path(tmp) / "units.csv", Path(tmp) / "units_semicolon.csv"
+    ...     _ = good.write_text("A,Y,P\\n0,1,1\\n1,0,0\\n")
+    ...     _ = bad.write_text("A;Y;P\\n0;1;1\\n")
+    ...     print(read_table(good).shape)
+    ...     try:
+    ...         read_table(bad)
+    ...     except DataError as err:
+    ...         print(str(err).split(": ")[1][:32])
+    (2, 3)
+    it looks separated by semicolons
     """
     path = Path(path)
     if not path.exists():
