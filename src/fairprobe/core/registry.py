@@ -60,6 +60,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "fairprobe.plugins.riskscore.hooks",
     "fairprobe.plugins.rashomon.hooks",
     "fairprobe.cli.hooks",
+    "fairprobe.app.hooks",
 )
 
 #: Plugin kind -> registration hook name.
