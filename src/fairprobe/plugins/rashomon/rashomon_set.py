@@ -831,9 +831,38 @@ class RashomonSet(Analysis):
              progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
         """The Rashomon-set step of ``fairprobe demo`` (see :func:`fairprobe.plugins.rashomon.demo.demo_step`).
 
+        Parameters
+        ----------
+        report : fairprobe.reporting.report.Report
+            The demo's report; the step adds its section.
+        scenario : fairprobe.datasets.Scenario
+            The demo's lending scenario.
+        facts : dict
+            Findings for ``summary.json``.
+        quick : bool
+            Fewer models.
+        seed : int
+            Random seed.
+        n_jobs : int
+            Parallel workers.
+        progress : bool
+            Show progress bars.
+
         Returns
         -------
-        found, table, lines
+        found : dict of str to bool
+            Injected problems of the scenario this step detected.
+        table : DataFrame
+            The step's main table.
+        lines : list of str
+            One finding line.
+
+        Examples
+        --------
+        The step takes seconds (it trains dozens of trees); ``fairprobe demo`` runs it under this heading:
+
+        >>> RashomonSet.demo_title, RashomonSet.demo_order
+        ('predictive multiplicity (Rashomon set)', 30)
         """
         from fairprobe.plugins.rashomon.demo import demo_step
 
@@ -851,6 +880,25 @@ class RashomonSet(Analysis):
         Returns
         -------
         ndarray
+            Labels predicted by each member, one row per member.
+
+        Raises
+        ------
+        ConfigError
+            ``X`` given but the members were not kept (``keep_models=False``).
+        DataError
+            ``X`` lacks columns of the training data, or is not numeric or finite where it must be.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
+        >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
+        ...                  random_state=0, progress=False).fit(X, y)
+        >>> rs.predict_matrix(X[:5]).shape, rs.predict_matrix().shape
+        ((10, 5), (10, 300))
         """
         self.check_is_fitted()
         if X is None:
@@ -882,20 +930,124 @@ class RashomonSet(Analysis):
         return np.stack([m.predict(X[:, cols]) for m, cols in zip(self.models_, self.columns_, strict=True)])
 
     def conflict_ratio(self, X: Any = None) -> np.ndarray:
-        """Per-point conflict ratio of the set on ``X`` (default: the audit set)."""
+        """Per-point conflict ratio of the set on ``X`` (default: the audit set).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, optional
+            Rows with the columns of the training data (default: the audit set).
+
+        Returns
+        -------
+        ndarray of float
+            Share of members disagreeing with the majority, per row.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
+        >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
+        ...                  random_state=0, progress=False).fit(X, y)
+        >>> rs.conflict_ratio(X[:5]).tolist()
+        [0.1, 0.3, 0.0, 0.0, 0.0]
+        """
         return conflict_ratio(self._predictions(X))
 
     def delta_ambiguity(self, X: Any = None, delta: float = 0.0) -> float:
-        """Share of points of ``X`` (default: the audit set) with conflict ratio above ``delta``."""
+        """Share of points of ``X`` (default: the audit set) with conflict ratio above ``delta``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, optional
+            Rows with the columns of the training data (default: the audit set).
+        delta : float
+            Threshold on the conflict ratio (0: the standard ambiguity).
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
+        >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
+        ...                  random_state=0, progress=False).fit(X, y)
+        >>> round(rs.delta_ambiguity(), 3), round(rs.delta_ambiguity(X, delta=0.2), 3)
+        (0.487, 0.28)
+        """
         return delta_ambiguity(self._predictions(X), delta)
 
     def ambiguity_curve(self, X: Any = None, deltas: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """delta-ambiguity over a grid of delta, on ``X`` (default: the audit set)."""
+        """delta-ambiguity over a grid of delta, on ``X`` (default: the audit set).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, optional
+            Rows with the columns of the training data (default: the audit set).
+        deltas : array-like of float, optional
+            Thresholds (default 51 points in [0, 0.5]).
+
+        Returns
+        -------
+        deltas, ambiguity : ndarray
+            The grid and the delta-ambiguity at each of its points.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
+        >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
+        ...                  random_state=0, progress=False).fit(X, y)
+        >>> grid, amb = rs.ambiguity_curve(deltas=[0, 0.1, 0.3])
+        >>> amb.round(3).tolist()
+        [0.487, 0.38, 0.2]
+        """
         return ambiguity_curve(self._predictions(X), deltas)
 
     def convergence(self, X: Any = None, deltas: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4), steps: int = 20,
                     random_state: int | None = 0) -> pd.DataFrame:
-        """delta-ambiguity and mean conflict ratio as members are added (in a random order)."""
+        """delta-ambiguity and mean conflict ratio as members are added (in a random order).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, optional
+            Rows with the columns of the training data (default: the audit set).
+        deltas : tuple of float
+            Thresholds of the delta-ambiguity columns.
+        steps : int
+            Number of set sizes (rows of the table).
+        random_state : int or None
+            Seed of the order in which members are added.
+
+        Returns
+        -------
+        DataFrame
+            ``n_models``, ``mean_conflict`` and one ``ambiguity_<delta>`` column per threshold.
+
+        Raises
+        ------
+        ConfigError
+            ``steps`` not a positive integer, or a threshold out of range.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
+        >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
+        ...                  random_state=0, progress=False).fit(X, y)
+        >>> table = rs.convergence(steps=3)
+        >>> table["n_models"].tolist(), list(table.columns[:3])
+        ([1, 6, 10], ['n_models', 'mean_conflict', 'ambiguity_0'])
+        """
         if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
             raise ConfigError(f"steps must be a positive integer (set sizes in the table, e.g. 20); got {steps!r}.")
         for d in deltas:
@@ -907,6 +1059,32 @@ class RashomonSet(Analysis):
 
         Without ``X`` (and ``threshold``) this is :meth:`to_frame`. The rows keep ``X``'s index
         when it is a DataFrame.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, optional
+            Rows with the columns of the training data (default: the audit set).
+        threshold : float, optional
+            Rows with a conflict ratio above it are flagged (default: the ``threshold`` parameter).
+
+        Returns
+        -------
+        DataFrame
+            Columns ``majority``, ``conflict_ratio``, ``flagged`` and ``share_<class>``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
+        >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
+        ...                  random_state=0, progress=False).fit(X, y)
+        >>> print(rs.individual_report(X[:3], threshold=0.1))
+           majority  conflict_ratio  flagged  share_0  share_1
+        0         1             0.1    False      0.1      0.9
+        1         1             0.3     True      0.3      0.7
+        2         0             0.0    False      1.0      0.0
         """
         if X is None and threshold is None:
             return self.to_frame()
@@ -921,19 +1099,103 @@ class RashomonSet(Analysis):
 
     # -- plots -----------------------------------------------------------------------------------
     def plot_conflict_histogram(self, X: Any = None, ax: Any = None) -> Any:
-        """Histogram of the conflict ratios on ``X`` (default: the audit set)."""
+        """Histogram of the conflict ratios on ``X`` (default: the audit set).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, optional
+            Rows with the columns of the training data (default: the audit set).
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib.pyplot as plt
+        >>> import numpy as np
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
+        >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
+        ...                  random_state=0, progress=False).fit(X, y)
+        >>> rs.plot_conflict_histogram().get_xlabel()
+        'conflict ratio'
+        >>> plt.close("all")
+        """
         from fairprobe.plugins.rashomon.plots import plot_conflict_histogram
 
         return plot_conflict_histogram(self._predictions(X), ax=ax)
 
     def plot_ambiguity_curve(self, X: Any = None, ax: Any = None, label: str = "Rashomon set") -> Any:
-        """The delta-ambiguity curve on ``X`` (default: the audit set)."""
+        """The delta-ambiguity curve on ``X`` (default: the audit set).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame, optional
+            Rows with the columns of the training data (default: the audit set).
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        label : str
+            Legend entry of the curve.
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib.pyplot as plt
+        >>> import numpy as np
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
+        >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
+        ...                  random_state=0, progress=False).fit(X, y)
+        >>> [line.get_label() for line in rs.plot_ambiguity_curve(label="trees").lines]
+        ['trees']
+        >>> plt.close("all")
+        """
         from fairprobe.plugins.rashomon.plots import plot_ambiguity_curves
 
         return plot_ambiguity_curves({label: self._predictions(X)}, ax=ax)
 
     def plot_scatter(self, X: Any, features: tuple[int, int] = (0, 1), ax: Any = None) -> Any:
-        """Two numeric features of ``X`` (column positions) coloured by conflict ratio."""
+        """Two numeric features of ``X`` (column positions) coloured by conflict ratio.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame
+            Rows with the columns of the training data.
+        features : (int, int)
+            Column positions of ``X`` on the horizontal and vertical axes.
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Raises
+        ------
+        DataError
+            ``features`` are not two column positions of ``X``.
+
+        Examples
+        --------
+        >>> import matplotlib.pyplot as plt
+        >>> import numpy as np
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
+        >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
+        ...                  random_state=0, progress=False).fit(X, y)
+        >>> rs.plot_scatter(X, features=(0, 1)).get_xlabel()
+        'feature 0'
+        >>> plt.close("all")
+        """
         from fairprobe.plugins.rashomon.plots import plot_conflict_scatter
 
         P = self.predict_matrix(X)
