@@ -27,7 +27,31 @@ __all__ = ["bound_command", "breakdown_command", "sweep_command"]
 
 
 def parse_grid(text: str) -> list[float]:
-    """``"0:0.1:21"`` (start:stop:count, inclusive) or ``"0,0.01,0.05"`` -> values."""
+    """``"0:0.1:21"`` (start:stop:count, inclusive) or ``"0,0.01,0.05"`` -> values.
+
+    Parameters
+    ----------
+    text : str
+        ``start:stop:count`` (``count`` evenly spaced values, both ends included) or a comma list.
+
+    Returns
+    -------
+    list of float
+        The sensitivity values, in the order given.
+
+    Raises
+    ------
+    ConfigError
+        The text is neither form, or the list is empty.
+
+    Examples
+    --------
+    >>> from fairprobe.cli.causal import parse_grid
+    >>> parse_grid("0:0.1:3") == [0.0, 0.05, 0.1]
+    True
+    >>> parse_grid("0,0.01,0.05")
+    [0.0, 0.01, 0.05]
+    """
     text = text.strip()
     try:
         if ":" in text:
@@ -64,6 +88,41 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
     when two groups are compared. Groups are labels of the attribute column (or its codes); they
     are resolved against the table's labels when the metric is bound, with a clear error naming
     the groups the data have.
+
+    Parameters
+    ----------
+    path : Path
+        A CSV or Parquet file of unit rows, or of cells with a ``prob`` column.
+    columns : str or None
+        The ``--columns`` mapping ``"A=race,Y=recid,P=pred"`` (DAG node = column).
+    groups : str or None
+        The ``--groups`` value: two values separated by a comma, ``"all"`` or ``"each_vs_rest"``.
+
+    Returns
+    -------
+    table : ObservedTable
+        The observed table.
+    groups : (value, value) or str
+        The compared groups (default ``(0, 1)``); digits become integer codes.
+
+    Raises
+    ------
+    DataError
+        A mapped column is not in the file, or the file is not a usable table.
+    ConfigError
+        ``groups`` is malformed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from fairprobe.cli.causal import load_data
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "units.csv"
+    ...     _ = path.write_text("race,recid,pred\\na,1,1\\nb,0,1\\na,0,0\\nb,1,0\\n")
+    ...     table, groups = load_data(path, "A=race,Y=recid,P=pred", "b,a")
+    >>> table.nodes, table.categories["A"], groups
+    (['A', 'Y', 'P'], ['a', 'b'], ('b', 'a'))
     """
     from fairprobe.cli.options import read_table
     from fairprobe.core.table import ObservedTable
@@ -182,7 +241,32 @@ def _context_text(context: dict[str, Any]) -> str:
 
 
 def common(f: Any) -> Any:
-    """Options shared by the causal commands."""
+    """Options shared by the causal commands.
+
+    Parameters
+    ----------
+    f : callable
+        The click command function to decorate.
+
+    Returns
+    -------
+    callable
+        ``f`` with ``--bias``, ``--metric``, ``--data``, ``--columns``, ``--groups``, ``--group``,
+        ``--param``, ``--unmeasured``, ``--backend``, ``--time-limit``, ``--json``, ``--out`` and
+        ``--force``.
+
+    Examples
+    --------
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> from fairprobe.cli.causal import common
+    >>> @click.command()
+    ... @common
+    ... def show(**options):
+    ...     click.echo(sorted(options))
+    >>> print(CliRunner().invoke(show, ["--help"]).output.splitlines()[3])
+      --bias TEXT         Bias name or JSON file; repeat to combine biases.
+    """
     options = [
         click.option("--bias", "biases", multiple=True, help="Bias name or JSON file; repeat to combine biases."),
         click.option("--metric", required=True, help="Metric name (see `fairprobe plugins`) or a query string."),

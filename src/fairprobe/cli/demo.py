@@ -47,6 +47,32 @@ def fpr_range_program(p: np.ndarray, D: float, sense: str) -> PolynomialProgram:
     ``p[i, j] = P(Y = i, P = j | A = a)``; ``alpha_j = P(Z = 0, Y = 1, P = j | A = a)`` (true
     negatives recorded as positives) with ``0 <= alpha_j <= p[1, j]`` and ``alpha_0 + alpha_1 <= D``.
     The true FPR is ``(p01 + alpha_1) / (p00 + p01 + alpha_0 + alpha_1)``.
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        2 x 2 array, ``p[i, j] = P(Y = i, P = j | A = a)``.
+    D : float
+        Budget of mislabelled true negatives.
+    sense : {"min", "max"}
+        Lower or upper end of the range.
+
+    Returns
+    -------
+    PolynomialProgram
+        Two variables, one budget constraint and a linear-fractional objective.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairprobe.backends.scip import ScipBackend
+    >>> from fairprobe.cli.demo import fpr_range_program
+    >>> p = np.array([[0.5, 0.2], [0.1, 0.2]])  # recorded FPR 0.2 / 0.7
+    >>> prog = fpr_range_program(p, 0.05, "max")
+    >>> prog.name, prog.n_variables
+    ('fpr_max_D0.05', 2)
+    >>> round(ScipBackend().solve(prog).objective_bound, 4)  # (0.2 + 0.05) / (0.7 + 0.05)
+    0.3333
     """
     prog = PolynomialProgram(sense=sense, name=f"fpr_{sense}_D{D:g}")
     a0 = prog.add_variable("alpha0", 0.0, float(p[1, 0]))
@@ -59,7 +85,31 @@ def fpr_range_program(p: np.ndarray, D: float, sense: str) -> PolynomialProgram:
 
 @dataclass
 class DemoResult:
-    """Where the report went and what the demo found."""
+    """Where the report went and what the demo found.
+
+    Parameters
+    ----------
+    out_dir : Path
+        The report folder.
+    summary : str
+        The findings, as printed at the end of the demo.
+    detected : dict of str to bool
+        Injected problem -> whether the demo found it.
+    tables : dict of str to DataFrame
+        Result tables by step.
+    seconds : float
+        Wall-clock time of the demo.
+    facts : dict
+        Figures the tests check (realised bias values, bounds, ...).
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from fairprobe.cli.demo import DemoResult
+    >>> res = DemoResult(Path("fairprobe-report"), "found 5 of 5 problems", {"selection": True})
+    >>> res.page.as_posix(), all(res.detected.values())
+    ('fairprobe-report/index.html', True)
+    """
 
     out_dir: Path
     summary: str
@@ -70,7 +120,20 @@ class DemoResult:
 
     @property
     def page(self) -> Path:
-        """The HTML report."""
+        """The HTML report.
+
+        Returns
+        -------
+        Path
+            ``out_dir / "index.html"``.
+
+        Examples
+        --------
+        >>> from pathlib import Path
+        >>> from fairprobe.cli.demo import DemoResult
+        >>> DemoResult(Path("out"), "", {}).page.name
+        'index.html'
+        """
         return self.out_dir / "index.html"
 
 
@@ -92,6 +155,23 @@ def run_demo(out_dir: str | Path = "fairprobe-report", *, quick: bool = False, s
         Where progress lines go.
     progress : bool
         Show progress bars of the longer steps.
+
+    Returns
+    -------
+    DemoResult
+        The report folder, the printed summary and which injected problems were detected.
+
+    Examples
+    --------
+    The demo solves hundreds of programs and fits several analyses (about ten seconds with
+    ``quick=True``, a minute without), far beyond a doctest's budget, so the call is not run here:
+
+    >>> import tempfile
+    >>> from fairprobe.cli.demo import run_demo
+    >>> with tempfile.TemporaryDirectory() as tmp:  # doctest: +SKIP
+    ...     result = run_demo(tmp + "/report", quick=True, echo=lambda line: None, progress=False)
+    ...     sorted(result.detected)
+    ['biased_residuals', 'extra_variance', 'miscalibrated_group', 'proxy_outcome', 'selection']
     """
     from fairprobe.datasets import make_lending_scenario
 

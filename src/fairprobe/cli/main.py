@@ -29,6 +29,14 @@ class PluginGroup(click.Group):
 
     They are loaded on first use (listing, help, dispatch), not at import: importing
     :mod:`fairprobe.cli` builds no plugin manager, yet the importable group has every command.
+
+    Examples
+    --------
+    >>> import click
+    >>> from fairprobe.cli.main import cli
+    >>> ctx = click.Context(cli)
+    >>> {"bound", "sweep", "breakdown", "demo", "report"} <= set(cli.list_commands(ctx))
+    True
     """
 
     def _load_plugins(self) -> None:
@@ -40,15 +48,71 @@ class PluginGroup(click.Group):
         get_plugin_manager().hook.fairprobe_add_cli_commands(cli=self)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
+        """Names of the commands, after loading the plugins' commands on first use.
+
+        Parameters
+        ----------
+        ctx : click.Context
+            The context of the group.
+
+        Returns
+        -------
+        list of str
+            Sorted names of every command, plugin commands included.
+
+        Examples
+        --------
+        >>> import click
+        >>> from fairprobe.cli.main import cli
+        >>> "plugins" in cli.list_commands(click.Context(cli))
+        True
+        """
         self._load_plugins()
         return super().list_commands(ctx)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command named ``cmd_name``, after loading the plugins' commands on first use.
+
+        Parameters
+        ----------
+        ctx : click.Context
+            The context of the group.
+        cmd_name : str
+            The command's name.
+
+        Returns
+        -------
+        click.Command or None
+            None when no command has that name.
+
+        Examples
+        --------
+        >>> import click
+        >>> from fairprobe.cli.main import cli
+        >>> ctx = click.Context(cli)
+        >>> cli.get_command(ctx, "bound").name, cli.get_command(ctx, "no-such-command")
+        ('bound', None)
+        """
         self._load_plugins()
         return super().get_command(ctx, cmd_name)
 
     def reload_plugins(self) -> None:
-        """Forget the loaded commands (after the plugin manager was reset, e.g. in tests)."""
+        """Forget the loaded commands (after the plugin manager was reset, e.g. in tests).
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> import click
+        >>> from fairprobe.cli.main import cli
+        >>> cli.reload_plugins()
+        >>> len(cli.commands)
+        0
+        >>> "bound" in cli.list_commands(click.Context(cli))  # loaded again on first use
+        True
+        """
         self.commands.clear()
         self._plugins_loaded = False
 
@@ -92,7 +156,30 @@ def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``fairprobe`` console script."""
+    """Entry point of the ``fairprobe`` console script.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments after the program name (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    None
+        Exits with code 2 (bad input), 3 (solver failure), 1 (internal error) or 130
+        (interrupted) on failure, printing one line on standard error.
+
+    Examples
+    --------
+    >>> from fairprobe.cli.main import main
+    >>> main(["--version"])
+    fairprobe, version 0.1.0
+    >>> try:
+    ...     main(["solve", "no-such-file.txt"])
+    ... except SystemExit as exc:
+    ...     print("exit code", exc.code)
+    exit code 2
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     try:

@@ -25,14 +25,76 @@ __all__ = ["PLOT_SUFFIXES", "file_option", "force_option", "out_option", "read_t
 
 
 def require_columns(df: pd.DataFrame, columns: list[str], path: Path) -> None:
-    """Raise a ``DataError`` naming the columns of ``df`` that are missing."""
+    """Raise a ``DataError`` naming the columns of ``df`` that are missing.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table read from ``path``.
+    columns : list of str
+        Columns the command needs.
+    path : Path
+        Where the table came from (named in the message).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    DataError
+        Naming the missing columns and the available ones.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from fairprobe.cli.options import require_columns
+    >>> from fairprobe.exceptions import DataError
+    >>> units = pd.DataFrame({"race": ["a", "b"], "recid": [1, 0]})
+    >>> require_columns(units, ["race"], Path("units.csv"))
+    >>> try:
+    ...     require_columns(units, ["race", "pred"], Path("units.csv"))
+    ... except DataError as err:
+    ...     print(err)
+    Column(s) ['pred'] are not in units.csv; available: ['race', 'recid'].
+    """
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise DataError(f"Column(s) {missing} are not in {path}; available: {list(df.columns)}.")
 
 
 def save_plot(draw: Callable[[], Any], path: Path) -> None:
-    """Draw (``draw()`` returns an axes) and save the figure to ``path`` (the CLI runs matplotlib headless)."""
+    """Draw (``draw()`` returns an axes) and save the figure to ``path`` (the CLI runs matplotlib headless).
+
+    Parameters
+    ----------
+    draw : callable
+        Called with no arguments; returns the matplotlib axes it drew on.
+    path : Path
+        The image file (its folder is created; the suffix picks the format).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import matplotlib.pyplot as plt
+    >>> from fairprobe.cli.options import save_plot
+    >>> from fairprobe.reporting.plotting import new_axes
+    >>> def draw():
+    ...     ax = new_axes()
+    ...     ax.plot([0, 0.05, 0.1], [0.02, 0.08, 0.15])
+    ...     return ax
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     save_plot(draw, Path(tmp) / "plots" / "sweep.png")
+    ...     print(sorted(p.name for p in (Path(tmp) / "plots").iterdir()))
+    ['sweep.png']
+    >>> plt.close("all")
+    """
     ax = draw()
     ax.figure.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -45,6 +107,40 @@ def write_report(out_dir: Path, title: str, *, summary: str = "", parameters: di
     """A command's results as a shared-format report folder, recording the command line that made it.
 
     The folder rules of :mod:`fairprobe.reporting.report` apply; the command's ``--force`` is honoured.
+
+    Parameters
+    ----------
+    out_dir : Path
+        The report folder (the value of ``--out``).
+    title : str
+        Title of the page.
+    summary : str
+        Short readable summary shown first.
+    parameters : dict, optional
+        Assumptions and parameters, shown as a key-value table.
+    tables : dict of str to DataFrame, optional
+        Data tables by name.
+    figures : dict of str to callable, optional
+        Functions drawing a figure (called only when the report is written).
+    text : str
+        Text of the report's one section.
+
+    Returns
+    -------
+    Path
+        The ``index.html`` page.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from fairprobe.cli.options import write_report
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     page = write_report(Path(tmp) / "out", "Certified bounds", summary="fpr_parity in [-0.17, 0.07]",
+    ...                         tables={"result": pd.DataFrame({"lower": [-0.17], "upper": [0.07]})})
+    ...     print(page.name, sorted(p.name for p in page.parent.iterdir()))
+    index.html ['figures', 'index.html', 'report.json', 'tables']
     """
     import sys
 
@@ -69,6 +165,29 @@ def force_option(f: Any) -> Any:
 
     Eager and not passed to the command: the ``--out`` check reads it while parsing, and
     :mod:`fairprobe.reporting.report` reads it when writing, so a command only declares the option.
+
+    Parameters
+    ----------
+    f : callable
+        The click command function to decorate.
+
+    Returns
+    -------
+    callable
+        ``f`` with the ``--force`` option.
+
+    Examples
+    --------
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> from fairprobe.cli.options import force_option, out_option
+    >>> @click.command()
+    ... @out_option()
+    ... @force_option
+    ... def export(out_dir):
+    ...     click.echo(f"out: {out_dir}")
+    >>> CliRunner().invoke(export, ["--force"]).output
+    'out: None\\n'
     """
     return click.option("--force", is_flag=True, is_eager=True, expose_value=False, callback=_force_callback,
                         help="Write the report even into a folder holding files fairprobe did not write "
@@ -107,6 +226,39 @@ def out_option(*names: str, help: str = "Write a report folder (HTML, CSV, PNG; 
     """``--out``: a report folder, checked while parsing (empty, not writable, or holding other files).
 
     Use it together with :func:`force_option`.
+
+    Parameters
+    ----------
+    *names : str
+        Option names and parameter name, as for :func:`click.option` (default ``"--out", "out_dir"``).
+    help : str
+        Help text of the option.
+    **kwargs
+        Passed to :func:`click.option` (``default`` is None unless given).
+
+    Returns
+    -------
+    callable
+        A decorator adding the option; the command receives a ``Path`` or None.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> from fairprobe.cli.options import force_option, out_option
+    >>> @click.command()
+    ... @out_option()
+    ... @force_option
+    ... def export(out_dir):
+    ...     click.echo(f"writing {out_dir.name}")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(CliRunner().invoke(export, ["--out", str(Path(tmp) / "report")]).output.strip())
+    ...     refused = CliRunner().invoke(export, ["--out", ""])
+    writing report
+    >>> print(refused.exception)  # the command line prints it as one line, exit code 2
+    The name given for --out is empty; give a folder name, e.g. --out report (it is created).
     """
     names = names or ("--out", "out_dir")
     kwargs.setdefault("default", None)
@@ -115,7 +267,42 @@ def out_option(*names: str, help: str = "Write a report folder (HTML, CSV, PNG; 
 
 
 def check_output_file(value: str | os.PathLike, option: str, suffixes: tuple[str, ...] | None = None) -> Path:
-    """Check an output file path before any work; raises ``ConfigError`` naming ``option``."""
+    """Check an output file path before any work; raises ``ConfigError`` naming ``option``.
+
+    Parameters
+    ----------
+    value : path-like
+        The file name given on the command line.
+    option : str
+        The option's name, for messages (``"--plot"``).
+    suffixes : tuple of str, optional
+        Accepted extensions (plots: :data:`PLOT_SUFFIXES`); None accepts any.
+
+    Returns
+    -------
+    Path
+        The absolute path.
+
+    Raises
+    ------
+    ConfigError
+        The name is empty or a folder, has the wrong extension, or cannot be written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from fairprobe.cli.options import PLOT_SUFFIXES, check_output_file
+    >>> from fairprobe.exceptions import ConfigError
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(check_output_file(Path(tmp) / "sweep.png", "--plot", PLOT_SUFFIXES).name)
+    ...     try:
+    ...         check_output_file(Path(tmp) / "sweep.txt", "--plot", PLOT_SUFFIXES)
+    ...     except ConfigError as err:
+    ...         print(str(err).split("; ")[0].endswith("has .txt"))
+    sweep.png
+    True
+    """
     text = str(value)
     if not text.strip():
         example = f"out{suffixes[0]}" if suffixes else "out.csv"
@@ -142,6 +329,37 @@ def file_option(*names: str, suffixes: tuple[str, ...] | None = None, help: str 
     """An output-file option (``--plot``, ``--csv``), checked while parsing.
 
     ``suffixes`` restricts the extension (plots: :data:`PLOT_SUFFIXES`).
+
+    Parameters
+    ----------
+    *names : str
+        Option names and parameter name, as for :func:`click.option`.
+    suffixes : tuple of str, optional
+        Accepted extensions; None accepts any.
+    help : str
+        Help text of the option.
+    **kwargs
+        Passed to :func:`click.option` (``default`` is None unless given).
+
+    Returns
+    -------
+    callable
+        A decorator adding the option; the command receives a ``Path`` or None.
+
+    Examples
+    --------
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> from fairprobe.cli.options import PLOT_SUFFIXES, file_option
+    >>> @click.command()
+    ... @file_option("--plot", suffixes=PLOT_SUFFIXES, help="Save the figure here.")
+    ... def draw(plot):
+    ...     click.echo(f"plot: {plot}")
+    >>> CliRunner().invoke(draw, []).output
+    'plot: None\\n'
+    >>> refused = CliRunner().invoke(draw, ["--plot", "figure.txt"])  # checked before the command runs
+    >>> type(refused.exception).__name__, str(refused.exception).split(";")[0]
+    ('ConfigError', '--plot figure.txt has .txt')
     """
     def callback(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
         if value is None:
