@@ -26,6 +26,17 @@ def auroc(y: object, r: object) -> float:
     ``r`` may be any real-valued score (a probability, a decision function, a decile): only the
     ranking matters, as for scikit-learn's ``roc_auc_score``.
 
+    Parameters
+    ----------
+    y : array-like of {0, 1}
+        Outcomes.
+    r : array-like of float
+        Scores (higher: more likely positive).
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> auroc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
@@ -54,14 +65,52 @@ def _contingency(y: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def prg_curve(y: object, r: object) -> tuple[np.ndarray, np.ndarray]:
-    """Points (recall gain, precision gain) of the PRG curve with recG >= 0, crossings inserted."""
+    """Points (recall gain, precision gain) of the PRG curve with recG >= 0, crossings inserted.
+
+    Parameters
+    ----------
+    y : array-like of {0, 1}
+        Outcomes.
+    r : array-like of float
+        Scores (only the ranking matters).
+
+    Returns
+    -------
+    recall_gain, precision_gain : ndarray
+        The curve's points, recall gain ascending.
+
+    Examples
+    --------
+    >>> x, p = prg_curve([1, 1, 0, 0, 1, 0], [.8, .8, .6, .4, .4, .2])
+    >>> x.round(3).tolist(), p.round(3).tolist()
+    ([0.0, 0.5, 0.5, 1.0, 1.0], [1.0, 1.0, 0.5, 0.333, 0.0])
+    """
     y, r = check_scores(y, r, bounded=False)  # ranking: any real-valued score
     tp, fp = _contingency(y, r)
     return prg_from_counts(tp, fp)
 
 
 def prg_from_counts(tp: np.ndarray, fp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """PRG points from cumulative (weighted) TP and FP per score segment, starting at (0, 0)."""
+    """PRG points from cumulative (weighted) TP and FP per score segment, starting at (0, 0).
+
+    Parameters
+    ----------
+    tp, fp : ndarray of float
+        Cumulative true and false positives at each score segment, descending scores, starting at 0.
+
+    Returns
+    -------
+    recall_gain, precision_gain : ndarray
+        The curve's points (empty without positives).
+
+    Examples
+    --------
+    Two positives ranked above two negatives:
+
+    >>> x, p = prg_from_counts(np.array([0.0, 1, 2, 2]), np.array([0.0, 0, 0, 2]))
+    >>> x.tolist(), p.tolist()
+    ([0.0, 1.0, 1.0], [1.0, 1.0, 0.0])
+    """
     n_pos = float(tp[-1])
     n = float(tp[-1] + fp[-1])
     if n_pos == 0:
@@ -100,6 +149,17 @@ def auprg(y: object, r: object) -> float:
     rankings worse than that; 0 for all-positive samples; NaN (with a warning) without positives.
     ``r`` may be any real-valued score: only the ranking matters.
 
+    Parameters
+    ----------
+    y : array-like of {0, 1}
+        Outcomes.
+    r : array-like of float
+        Scores.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> auprg([0, 0, 1, 1], [.1, .2, .8, .9]), auprg([1, 1, 0, 0], [.1, .2, .8, .9])
@@ -115,7 +175,28 @@ def auprg(y: object, r: object) -> float:
 
 
 def area_under_prg(x: np.ndarray, p: np.ndarray) -> float:
-    """Trapezoid area of PRG points (recall gain ``x`` ascending, precision gain ``p``)."""
+    """Trapezoid area of PRG points (recall gain ``x`` ascending, precision gain ``p``).
+
+    Parameters
+    ----------
+    x : ndarray of float
+        Recall gains, ascending.
+    p : ndarray of float
+        Precision gains at those points.
+
+    Returns
+    -------
+    float
+        0 with fewer than two points.
+
+    Examples
+    --------
+    >>> area_under_prg(*prg_curve([1, 1, 0, 0, 1, 0], [.8, .8, .6, .4, .4, .2])) == auprg(
+    ...     [1, 1, 0, 0, 1, 0], [.8, .8, .6, .4, .4, .2])
+    True
+    >>> area_under_prg(np.array([0.0, 0.5, 1.0]), np.array([1.0, 1.0, 0.0]))
+    0.75
+    """
     if x.size < 2:
         return 0.0
     return float(np.sum(np.diff(x) * (p[:-1] + p[1:]) / 2))
@@ -127,6 +208,28 @@ def calibration_intercept_slope(y: object, r: object) -> tuple[float, float]:
     ``intercept`` solves ``sum(y - expit(a + logit(r))) = 0`` (0 = calibrated in the large);
     ``slope`` is the coefficient of ``logit(r)`` in an unpenalised logistic regression (1 = ideal).
     Scores must be probabilities in [0, 1] (a calibration measure).
+
+    Parameters
+    ----------
+    y : array-like of {0, 1}
+        Outcomes.
+    r : array-like in [0, 1]
+        Predicted probabilities.
+
+    Returns
+    -------
+    intercept : float
+        Calibration in the large (0 when calibrated; NaN with a warning if a class is missing).
+    slope : float
+        Calibration slope (1 is ideal).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> r = rng.random(200); y = (rng.random(200) < r).astype(float)
+    >>> intercept, slope = calibration_intercept_slope(y, r)
+    >>> round(intercept, 3), round(slope, 3)
+    (-0.219, 1.068)
     """
     y, r = check_scores(y, r)
     if y.min() == y.max():
