@@ -84,7 +84,21 @@ def _slug(text: str) -> str:
 
 
 def environment_versions() -> dict[str, str]:
-    """Versions of Python, fairprobe, the numerical stack and every installed solver."""
+    """Versions of Python, fairprobe, the numerical stack and every installed solver.
+
+    Returns
+    -------
+    dict of str to str
+        Distribution name (and ``"python"``, ``"platform"``, ``"SCIP"``) -> version; packages
+        that are not installed are left out.
+
+    Examples
+    --------
+    >>> from fairprobe.reporting.report import environment_versions
+    >>> versions = environment_versions()
+    >>> {"python", "fairprobe", "pandas"} <= set(versions)
+    True
+    """
     out = {"python": platform.python_version(), "platform": platform.platform()}
     for dist in ("fairprobe", "numpy", "scipy", "pandas", "scikit-learn", "sympy", "statsmodels", "pyscipopt",
                  "gurobipy", "ortools", "cvxpy"):
@@ -103,7 +117,25 @@ def environment_versions() -> dict[str, str]:
 
 @dataclass
 class TableItem:
-    """A named data table with an optional caption."""
+    """A named data table with an optional caption.
+
+    Parameters
+    ----------
+    name : str
+        Name of the table (also its CSV file's name).
+    frame : pandas.DataFrame
+        The data.
+    caption : str
+        Shown under the table's name.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.reporting.report import TableItem
+    >>> item = TableItem("result", pd.DataFrame({"lower": [-0.17], "upper": [0.07]}), "certified bounds")
+    >>> item.name, item.frame.shape
+    ('result', (1, 2))
+    """
 
     name: str
     frame: pd.DataFrame
@@ -112,7 +144,27 @@ class TableItem:
 
 @dataclass
 class FigureItem:
-    """A named PNG figure with an optional caption."""
+    """A named PNG figure with an optional caption.
+
+    Parameters
+    ----------
+    name : str
+        Name of the figure (also its PNG file's name).
+    png : bytes
+        The PNG image.
+    caption : str
+        Shown under the figure.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from fairprobe.reporting.report import Section
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0, 1], [0, 1])
+    >>> item = Section("Sweep").add_figure("line", fig).figures[0]  # renders and closes the figure
+    >>> item.name, item.png[:4]
+    ('line', b'\\x89PNG')
+    """
 
     name: str
     png: bytes
@@ -121,7 +173,32 @@ class FigureItem:
 
 @dataclass
 class Section:
-    """One part of a report: text, parameters, tables and figures, shown in that order."""
+    """One part of a report: text, parameters, tables and figures, shown in that order.
+
+    Parameters
+    ----------
+    title : str
+        Heading of the section.
+    text : str
+        Paragraphs (separated by blank lines).
+    parameters : dict
+        Assumptions and parameters, shown as a key-value table.
+    tables : list of TableItem
+        Data tables.
+    figures : list of FigureItem
+        Figures.
+    notes : list of str
+        Pre-formatted blocks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.reporting.report import Section
+    >>> sec = Section("Bounds", "FPR parity under selection bias.")
+    >>> sec = sec.add_parameters({"D": 0.05}).add_table("result", pd.DataFrame({"lower": [-0.17]}))
+    >>> sec.parameters, [t.name for t in sec.tables]
+    ({'D': 0.05}, ['result'])
+    """
 
     title: str
     text: str = ""
@@ -131,24 +208,107 @@ class Section:
     notes: list[str] = field(default_factory=list)
 
     def add_note(self, text: str) -> Section:
-        """A pre-formatted block (e.g. a summary printed by an analysis)."""
+        """A pre-formatted block (e.g. a summary printed by an analysis).
+
+        Parameters
+        ----------
+        text : str
+            Shown as is, in a monospaced box.
+
+        Returns
+        -------
+        Section
+            ``self``, for chaining.
+
+        Examples
+        --------
+        >>> from fairprobe.reporting.report import Section
+        >>> Section("Summary").add_note("fpr_parity in [-0.17, 0.07]").notes
+        ['fpr_parity in [-0.17, 0.07]']
+        """
         self.notes.append(text)
         return self
 
     def add_parameters(self, params: dict[str, Any]) -> Section:
-        """Assumptions and parameters used, shown as a key-value table."""
+        """Assumptions and parameters used, shown as a key-value table.
+
+        Parameters
+        ----------
+        params : dict
+            Name -> value; added to (and overriding) those already there.
+
+        Returns
+        -------
+        Section
+            ``self``, for chaining.
+
+        Examples
+        --------
+        >>> from fairprobe.reporting.report import Section
+        >>> Section("Bounds").add_parameters({"bias": "selection", "D": 0.05}).parameters
+        {'bias': 'selection', 'D': 0.05}
+        """
         self.parameters.update(params)
         return self
 
     def add_table(self, name: str, frame: pd.DataFrame, caption: str = "") -> Section:
-        """A data table (also written as ``tables/<section>_<name>.csv``)."""
+        """A data table (also written as ``tables/<section>_<name>.csv``).
+
+        Parameters
+        ----------
+        name : str
+            Name of the table.
+        frame : pandas.DataFrame
+            The data (anything ``pandas.DataFrame`` accepts is converted).
+        caption : str
+            Shown under the table's name.
+
+        Returns
+        -------
+        Section
+            ``self``, for chaining.
+
+        Examples
+        --------
+        >>> from fairprobe.reporting.report import Section
+        >>> sec = Section("Bounds").add_table("result", {"lower": [-0.17], "upper": [0.07]})
+        >>> sec.tables[0].frame.columns.tolist()
+        ['lower', 'upper']
+        """
         if not isinstance(frame, pd.DataFrame):
             frame = pd.DataFrame(frame)
         self.tables.append(TableItem(name, frame, caption))
         return self
 
     def add_figure(self, name: str, figure: Any, caption: str = "", dpi: int = 110) -> Section:
-        """A matplotlib figure (or axes); it is rendered to PNG and closed."""
+        """A matplotlib figure (or axes); it is rendered to PNG and closed.
+
+        Parameters
+        ----------
+        name : str
+            Name of the figure.
+        figure : matplotlib.figure.Figure or matplotlib.axes.Axes
+            What to render.
+        caption : str
+            Shown under the figure.
+        dpi : int
+            Resolution of the PNG.
+
+        Returns
+        -------
+        Section
+            ``self``, for chaining.
+
+        Examples
+        --------
+        >>> from fairprobe.reporting.plotting import new_axes
+        >>> from fairprobe.reporting.report import Section
+        >>> ax = new_axes()
+        >>> _ = ax.plot([0, 0.05, 0.1], [0.02, 0.08, 0.15])
+        >>> sec = Section("Sweep").add_figure("bounds", ax, caption="bounds against D")
+        >>> sec.figures[0].caption
+        'bounds against D'
+        """
         import io
 
         import matplotlib.pyplot as plt
@@ -173,6 +333,17 @@ class Report:
         The exact command that reproduces the report (default: this process's command line).
     summary : str, optional
         A short readable summary shown first.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.reporting.report import Report
+    >>> rep = Report("FPR audit", command="fairprobe bound ...", summary="fpr_parity in [-0.17, 0.07]")
+    >>> sec = rep.section("Bounds", "FPR parity under selection bias.")
+    >>> _ = sec.add_table("result", pd.DataFrame({"lower": [-0.17], "upper": [0.07]}))
+    >>> page = rep.to_html()
+    >>> "<h2 id='s0'>Bounds</h2>" in page
+    True
     """
 
     title: str
@@ -187,7 +358,28 @@ class Report:
             self.command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv and sys.argv[0] else ""
 
     def section(self, title: str, text: str = "") -> Section:
-        """Add and return a new section."""
+        """Add and return a new section.
+
+        Parameters
+        ----------
+        title : str
+            Heading of the section.
+        text : str
+            Paragraphs (separated by blank lines).
+
+        Returns
+        -------
+        Section
+            The new, last section.
+
+        Examples
+        --------
+        >>> from fairprobe.reporting.report import Report
+        >>> rep = Report("Audit", command="")
+        >>> sec = rep.section("Data", "6,172 defendants.")
+        >>> [s.title for s in rep.sections]
+        ['Data']
+        """
         sec = Section(title, text)
         self.sections.append(sec)
         return sec
@@ -203,6 +395,25 @@ class Report:
         force : bool
             Also write into a folder holding files fairprobe did not write (see the module
             docstring); without it such a folder raises :class:`~fairprobe.exceptions.ConfigError`.
+
+        Returns
+        -------
+        Path
+            The ``index.html`` page.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> import pandas as pd
+        >>> from fairprobe.reporting.report import Report
+        >>> rep = Report("FPR audit", command="fairprobe bound ...", summary="fpr_parity in [-0.17, 0.07]")
+        >>> sec = rep.section("Bounds", "FPR parity under selection bias.")
+        >>> _ = sec.add_table("result", pd.DataFrame({"lower": [-0.17], "upper": [0.07]}))
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     page = rep.write(Path(tmp) / "report")
+        ...     print(page.name, sorted(p.name for p in page.parent.iterdir()))
+        index.html ['figures', 'index.html', 'report.json', 'tables']
         """
         out = check_output_folder(folder, force=force)
         _replace_folder(out, self._write_files, force=force)
@@ -241,7 +452,24 @@ class Report:
         (out / "index.html").write_text(self.to_html())
 
     def to_html(self) -> str:
-        """The whole report as one self-contained HTML page."""
+        """The whole report as one self-contained HTML page.
+
+        Returns
+        -------
+        str
+            HTML with figures embedded as PNG data, no scripts and no external resources.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from fairprobe.reporting.report import Report
+        >>> rep = Report("FPR audit", command="fairprobe bound ...", summary="fpr_parity in [-0.17, 0.07]")
+        >>> sec = rep.section("Bounds", "FPR parity under selection bias.")
+        >>> _ = sec.add_table("result", pd.DataFrame({"lower": [-0.17], "upper": [0.07]}))
+        >>> html = rep.to_html()
+        >>> html.startswith("<!doctype html>"), "<h1>FPR audit</h1>" in html
+        (True, True)
+        """
         esc = html.escape
         parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{esc(self.title)}</title>",
                  f"<style>{_STYLE}</style></head><body>", f"<h1>{esc(self.title)}</h1>",
@@ -323,6 +551,28 @@ def folder_kind(folder: str | Path) -> str:
     before the signature) and no entry other than a report's own (``index.html``, ``report.json``,
     ``figures/``, ``tables/``, ``summary.json``). Anything else in a non-empty folder is
     ``"foreign"``: fairprobe did not write it.
+
+    Parameters
+    ----------
+    folder : path
+        The folder to inspect (it need not exist).
+
+    Returns
+    -------
+    str
+        ``"absent"``, ``"empty"``, ``"fairprobe"`` or ``"foreign"``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from fairprobe.reporting.report import Report, folder_kind
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     before = folder_kind(Path(tmp) / "report")
+    ...     _ = Report("Audit", command="").write(Path(tmp) / "report")
+    ...     _ = (Path(tmp) / "notes.txt").write_text("mine")
+    ...     print(before, folder_kind(Path(tmp) / "report"), folder_kind(tmp))
+    absent fairprobe foreign
     """
     path = Path(folder)
     if not path.exists():
@@ -345,7 +595,27 @@ def folder_kind(folder: str | Path) -> str:
 
 
 def nearest_existing(path: Path) -> Path:
-    """``path`` or its closest existing ancestor (where a new file or folder would be created)."""
+    """``path`` or its closest existing ancestor (where a new file or folder would be created).
+
+    Parameters
+    ----------
+    path : Path
+        A path that may not exist yet.
+
+    Returns
+    -------
+    Path
+        The first of ``path``, its parent, grandparent, ... that exists.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from fairprobe.reporting.report import nearest_existing
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(nearest_existing(Path(tmp) / "a" / "b") == Path(tmp))
+    True
+    """
     for parent in [path, *path.parents]:
         if parent.exists():
             return parent
@@ -370,6 +640,29 @@ def check_output_folder(folder: str | Path | None, *, force: bool = False, optio
         The name is empty; the path is a file or lies under a file; the folder (or the nearest
         existing folder above it) is not writable; or the folder holds files fairprobe did not write
         and ``force`` is false.
+
+    Returns
+    -------
+    Path
+        The folder as an absolute path.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from fairprobe.exceptions import ConfigError
+    >>> from fairprobe.reporting.report import check_output_folder
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(check_output_folder(Path(tmp) / "new").name)
+    ...     _ = (Path(tmp) / "notes.txt").write_text("mine")
+    ...     try:
+    ...         check_output_folder(tmp)
+    ...     except ConfigError as err:
+    ...         print("refused:", "fairprobe did not write (notes.txt)" in str(err))
+    ...     print(check_output_folder(tmp, force=True) == Path(tmp).resolve())
+    new
+    refused: True
+    True
     """
     if folder is None or not str(folder).strip():
         raise ConfigError(f"The name given for {option} is empty; give a folder name, e.g. {_example(option)}"
@@ -460,10 +753,36 @@ def _replace_folder(out: Path, write: Callable[[Path], None], *, force: bool) ->
 def load_report(folder: str | Path) -> Report:
     """Read a report folder written by :meth:`Report.write` back into a :class:`Report`.
 
+    Parameters
+    ----------
+    folder : path
+        A folder written by :meth:`Report.write` (or ``--out``).
+
     Raises
     ------
     DataError
         When the folder has no ``report.json`` or a file it lists is missing.
+
+    Returns
+    -------
+    Report
+        Title, command, summary, versions and sections (tables and figures read from their files).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from fairprobe.reporting.report import load_report
+    >>> import pandas as pd
+    >>> from fairprobe.reporting.report import Report
+    >>> rep = Report("FPR audit", command="fairprobe bound ...", summary="fpr_parity in [-0.17, 0.07]")
+    >>> sec = rep.section("Bounds", "FPR parity under selection bias.")
+    >>> _ = sec.add_table("result", pd.DataFrame({"lower": [-0.17], "upper": [0.07]}))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = rep.write(Path(tmp) / "report")
+    ...     back = load_report(Path(tmp) / "report")
+    >>> back.title, [s.title for s in back.sections], back.sections[0].tables[0].frame.shape
+    ('FPR audit', ['Bounds'], (1, 2))
     """
     folder = Path(folder)
     manifest_path = folder / "report.json"
@@ -488,7 +807,35 @@ def load_report(folder: str | Path) -> Report:
 
 
 def combine_reports(reports: list[Report], title: str, command: str | None = None) -> Report:
-    """One report holding the sections of several, each prefixed with its report's title."""
+    """One report holding the sections of several, each prefixed with its report's title.
+
+    Parameters
+    ----------
+    reports : list of Report
+        The reports to merge, in order.
+    title : str
+        Title of the combined report.
+    command : str, optional
+        The command that made the combined report (default: this process's command line).
+
+    Returns
+    -------
+    Report
+        Sections titled ``"<report title>: <section title>"``, each recording the command that
+        produced it under ``"produced by"``.
+
+    Examples
+    --------
+    >>> from fairprobe.reporting.report import combine_reports
+    >>> import pandas as pd
+    >>> from fairprobe.reporting.report import Report
+    >>> rep = Report("FPR audit", command="fairprobe bound ...", summary="fpr_parity in [-0.17, 0.07]")
+    >>> sec = rep.section("Bounds", "FPR parity under selection bias.")
+    >>> _ = sec.add_table("result", pd.DataFrame({"lower": [-0.17], "upper": [0.07]}))
+    >>> both = combine_reports([rep, Report("Tree audit", command="")], "All audits", command="fairprobe report")
+    >>> [s.title for s in both.sections], both.sections[0].parameters
+    (['FPR audit: Bounds'], {'produced by': 'fairprobe bound ...'})
+    """
     out = Report(title, command=command)
     out.summary = "\n\n".join(f"{r.title}\n{r.summary}".strip() for r in reports if r.summary or r.title)
     for r in reports:
@@ -510,6 +857,51 @@ def write_report(folder: str | Path, title: str, *, summary: str = "", text: str
     ``figures`` maps names to a matplotlib figure or axes, or to a function drawing one (called
     here, so nothing is drawn for a report that is not written). The folder is checked first
     (:func:`check_output_folder`; ``force`` as in :meth:`Report.write`).
+
+    Parameters
+    ----------
+    folder : path
+        The report folder.
+    title : str
+        Title of the page (and of the section, unless ``section`` is given).
+    summary : str
+        Short readable summary shown first.
+    text : str
+        Text of the section.
+    section : str, optional
+        Title of the section.
+    parameters : dict, optional
+        Assumptions and parameters, shown as a key-value table.
+    figures : dict, optional
+        Name -> figure, axes, or a function drawing one.
+    tables : dict of str to DataFrame, optional
+        Data tables by name.
+    command : str, optional
+        The command that reproduces the report (default: this process's command line).
+    force : bool
+        Write into a folder holding files fairprobe did not write.
+
+    Returns
+    -------
+    Path
+        The ``index.html`` page.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from fairprobe.reporting.plotting import new_axes
+    >>> from fairprobe.reporting.report import write_report
+    >>> def draw():
+    ...     ax = new_axes()
+    ...     ax.plot([0, 0.05, 0.1], [0.02, 0.08, 0.15])
+    ...     return ax
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     page = write_report(Path(tmp) / "out", "Sweep", parameters={"bias": "selection"}, figures={"bounds": draw},
+    ...                         tables={"grid": pd.DataFrame({"D": [0, 0.05, 0.1]})}, command="")
+    ...     print(sorted(p.name for p in (page.parent / "figures").iterdir()))
+    ['s1_bounds.png']
     """
     check_output_folder(folder, force=force)  # before drawing anything
     rep = Report(title, command=command, summary=summary)
