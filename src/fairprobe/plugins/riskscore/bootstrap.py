@@ -24,6 +24,20 @@ __all__ = ["bootstrap_counts", "bootstrap_group", "resample_counts"]
 def resample_counts(n: int, b: int, rng: np.random.Generator) -> np.ndarray:
     """``b`` bootstrap resamples of ``n`` rows as a ``(b, n)`` array of multinomial counts.
 
+    Parameters
+    ----------
+    n : int
+        Rows of the data.
+    b : int
+        Number of resamples.
+    rng : numpy.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    ndarray of int, shape (b, n)
+        How often each row is drawn in each resample (each row sums to ``n``).
+
     Examples
     --------
     >>> import numpy as np
@@ -44,10 +58,12 @@ def bootstrap_counts(ys: np.ndarray, rs: np.ndarray, counts: np.ndarray, metrics
     counts : ndarray of shape (b, n)
         How often each row appears in each resample (zeros allowed).
     metrics : list of str
+        Any of ``"drmsce"``, ``"auroc"`` and ``"auprg"``.
 
     Returns
     -------
     dict of str to ndarray of shape (b,)
+        Each metric's value in each resample.
 
     Examples
     --------
@@ -89,6 +105,26 @@ def bootstrap_group(y: np.ndarray, r: np.ndarray, metrics: list[str], n_boot: in
     """Bootstrap values of ``metrics`` (drmsce, auroc, auprg) for one group; NaN where undefined.
 
     Resamples ``y.size`` rows with replacement within the group, ``chunk`` resamples at a time.
+
+    Parameters
+    ----------
+    y : ndarray of float
+        Outcomes of the group, 0/1.
+    r : ndarray of float
+        Scores of the group.
+    metrics : list of str
+        Any of ``"drmsce"``, ``"auroc"`` and ``"auprg"``.
+    n_boot : int
+        Number of resamples.
+    rng : numpy.random.Generator
+        Source of the resamples.
+    chunk : int
+        Resamples drawn at a time (bounds memory).
+
+    Returns
+    -------
+    dict of str to ndarray of shape (n_boot,)
+        Each metric's value in each resample.
 
     Examples
     --------
