@@ -591,10 +591,10 @@ def group_labels(table: fp.ObservedTable, node: str) -> list[Any]:
         return list(cats[node])
     if node not in table.nodes:
         return []
-    cells = table.frame if hasattr(table, "frame") else None
-    if cells is not None and node in cells:
+    cells = getattr(table, "cells", None)
+    if isinstance(cells, pd.DataFrame) and node in cells:
         return sorted(int(v) for v in pd.unique(cells[node]))
-    return [0, 1]
+    return list(range(table.cardinality(node)))
 
 
 def make_metric(name: str, groups: tuple[Any, Any] | None = None) -> Any:
@@ -855,8 +855,11 @@ def conclusion(result: fp.SensitivityResult, breakdown_value: float | None = Non
     if lost.empty:
         return head + f"It keeps its sign for every {p} up to {100 * frame[p].max():.3g} % {where}."
     first_lost = lost.iloc[0]
-    upto = f"up to {100 * kept.max():.3g} % " if not kept.empty and kept.max() < first_lost[p] else ""
-    return (head + f"It keeps its sign for every {p} {upto}{where}; at {p} = {100 * first_lost[p]:.3g} % the "
+    if kept.empty or kept.max() <= 0:
+        keep = f"On this grid it keeps its sign only without bias {where}"
+    else:
+        keep = f"It keeps its sign for every {p} up to {100 * kept.max():.3g} % {where}"
+    return (head + f"{keep}; at {p} = {100 * first_lost[p]:.3g} % the "
             f"certified bounds [{first_lost['lower']:.4f}, {first_lost['upper']:.4f}] include 0, so the sign can "
             "flip.")
 
@@ -889,17 +892,21 @@ def zip_folder(folder: str | Path) -> bytes:
     return buf.getvalue()
 
 
-def sweep_report_zip(result: fp.SensitivityResult, *, breakdown: Any = None, config: fp.BiasConfig | None = None,
+def sweep_report_zip(results: fp.SensitivityResult | Sequence[fp.SensitivityResult], *,
+                     breakdowns: Mapping[str, Any] | None = None, config: fp.BiasConfig | None = None,
                      title: str = "fairprobe app: sensitivity analysis") -> bytes:
-    """The HTML report folder of a sweep (:class:`fairprobe.reporting.report.Report`), zipped in memory.
+    """The HTML report folder of sweeps (:class:`fairprobe.reporting.report.Report`), zipped in memory.
 
     Parameters
     ----------
-    result : SensitivityResult
-    breakdown : BreakdownResult, optional
+    results : SensitivityResult or list of them
+        One section each.
+    breakdowns : mapping of str to BreakdownResult, optional
+        Breakdown points by metric label.
     config : BiasConfig, optional
         The edited bias, listed in the report.
     title : str
+        Title of the page.
 
     Returns
     -------
@@ -917,23 +924,27 @@ def sweep_report_zip(result: fp.SensitivityResult, *, breakdown: Any = None, con
 
     from fairprobe.reporting.report import Report
 
+    results = [results] if isinstance(results, fp.SensitivityResult) else list(results)
+    breakdowns = dict(breakdowns or {})
     report = Report(title, command="fairprobe app")
-    report.summary = result.summary()
-    sec = report.section(f"{result.metric} under {result.bias}")
-    sec.add_parameters({"metric": result.metric, "bias": result.bias, "parameters": ", ".join(result.parameters),
-                        **{k: v for k, v in result.fixed.items()}})
-    sec.add_note(result.summary())
-    if len(result.parameters) == 1:
-        sec.add_note(conclusion(result, None if breakdown is None else breakdown.value))
-        sec.add_figure("sweep", result.plot().figure)
-    else:
-        sec.add_figure("heatmap", result.plot_heatmap().figure)
-    sec.add_table("results", result.to_frame())
-    if breakdown is not None:
-        sec.add_note(breakdown.summary())
+    report.summary = "\n\n".join(r.summary() for r in results)
+    for result in results:
+        bp = breakdowns.get(result.metric)
+        sec = report.section(f"{result.metric} under {result.bias}")
+        sec.add_parameters({"metric": result.metric, "bias": result.bias,
+                            "parameters": ", ".join(result.parameters), **dict(result.fixed)})
+        sec.add_note(result.summary())
+        if len(result.parameters) == 1:
+            sec.add_note(conclusion(result, None if bp is None else bp.value))
+            sec.add_figure("sweep", result.plot().figure)
+        else:
+            sec.add_figure("heatmap", result.plot_heatmap().figure)
+        sec.add_table("results", result.to_frame())
+        if bp is not None:
+            sec.add_note(bp.summary())
+        plt.close("all")
     if config is not None:
-        sec.add_note("bias config:\n" + config.to_json())
-    plt.close("all")
+        report.section("bias config").add_note(config.to_json())
     with tempfile.TemporaryDirectory(prefix="fairprobe-app-") as tmp:
         report.write(Path(tmp) / "report")
         return zip_folder(Path(tmp) / "report")
