@@ -587,14 +587,6 @@ class RandomSCM:
     Parameters
     ----------
     config : BiasConfig
-    seed : int
-    latent_card, noise_card : int
-    concentration : float
-        Dirichlet concentration of the random laws (small values give extreme models).
-
-    Parameters
-    ----------
-    config : BiasConfig
         The bias configuration whose DAG the model follows.
     seed : int
         Seed of the random laws and structural functions.

@@ -55,7 +55,19 @@ def one_sided_proxy_bounds(p: np.ndarray, D: float, metric: str, variant: str) -
     D : float
         Budget on ``P(Y != Z)``.
     metric : {"fpr", "fnr", "ppv"}
+        The group rate bounded.
     variant : {"missed_positives", "missed_positives_no_edge", "false_positives", "false_positives_no_edge"}
+        Which one-sided proxy bias (the name of the built-in bias without ``proxy_label_``).
+
+    Returns
+    -------
+    (float, float)
+        The lower and upper bound of the true rate.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``metric`` or ``variant``.
 
     Examples
     --------

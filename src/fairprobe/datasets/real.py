@@ -120,6 +120,11 @@ def data_home(path: str | os.PathLike | None = None) -> Path:
     path : path-like, optional
         A folder of your own copies of the files (plain or ``.gz``).
 
+    Returns
+    -------
+    Path
+        The folder to read.
+
     Raises
     ------
     DataError
@@ -203,6 +208,11 @@ def load_compas(path: str | os.PathLike | None = None, *, races: tuple[str, ...]
     races : tuple of str, optional
         Keep only these races, e.g. ``("African-American", "Caucasian")`` (5,278 rows).
 
+    Returns
+    -------
+    Dataset
+        Target ``two_year_recid``, protected ``["race", "sex"]``.
+
     Examples
     --------
     >>> d = load_compas()
@@ -241,6 +251,7 @@ def load_adult(path: str | os.PathLike | None = None, *, split: str = "train") -
     path : path-like, optional
         Folder holding ``adult.data`` and ``adult.test`` (default ``$FAIRPROBE_DATA``, else the bundled copy).
     split : {"train", "test", "both"}
+        Which file to read: ``adult.data``, ``adult.test`` or both, concatenated.
 
     Returns
     -------
@@ -284,6 +295,11 @@ def load_german(path: str | os.PathLike | None = None) -> Dataset:
     path : path-like, optional
         Folder holding ``german-credit.csv`` (default ``$FAIRPROBE_DATA``, else the bundled copy).
 
+    Returns
+    -------
+    Dataset
+        Target ``good_credit``, protected ``["sex", "age_group"]``.
+
     Examples
     --------
     >>> d = load_german()
@@ -313,6 +329,11 @@ def load_compas_binary(path: str | os.PathLike | None = None) -> Dataset:
     path : path-like, optional
         Folder holding ``compas-binary.csv`` (default ``$FAIRPROBE_DATA``, else the bundled copy).
 
+    Returns
+    -------
+    Dataset
+        Target ``recidivate-within-two-years:1``, protected ``["sex:Female"]``.
+
     Examples
     --------
     >>> d = load_compas_binary()
@@ -339,6 +360,16 @@ def load_paper_table(name: str = "fogliato_compas", path: str | os.PathLike | No
         The COMPAS predictor after Fogliato et al., or the paper's example model (the same numbers).
     path : path-like, optional
         Folder holding the ``fragile_fair-*.csv`` files (default ``$FAIRPROBE_DATA``, else the bundled copy).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Eight rows with columns ``A``, ``Y``, ``P``, ``prob``.
+
+    Raises
+    ------
+    DataError
+        An unknown ``name``, or the file is not in the data folder.
 
     Examples
     --------

@@ -115,6 +115,7 @@ def make_lending_scenario(n: int = 20_000, *, seed: int = 0, proxy_noise: float 
     n : int
         Applicants.
     seed : int
+        Seed of the random generator (the same seed gives the same applicants).
     proxy_noise : float
         Share of group 1's true non-defaulters recorded as defaulters.
     selection_rate : float
@@ -125,6 +126,16 @@ def make_lending_scenario(n: int = 20_000, *, seed: int = 0, proxy_noise: float 
         Log-scale noise of the income model for ``education == "none"`` (0.1 elsewhere).
     east_shift : float
         Logit shift of the risk score for ``region == "east"``.
+
+    Returns
+    -------
+    Scenario
+        The applicants, their covariates and the description of each injected problem.
+
+    Raises
+    ------
+    DataError
+        When ``n < 100``.
 
     Examples
     --------

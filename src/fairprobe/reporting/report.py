@@ -329,6 +329,7 @@ class Report:
     Parameters
     ----------
     title : str
+        Title of the page.
     command : str, optional
         The exact command that reproduces the report (default: this process's command line).
     summary : str, optional
