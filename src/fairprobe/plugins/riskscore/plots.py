@@ -25,6 +25,18 @@ _LOWER_IS_BETTER = {"drmsce"}
 def extreme_groups(audit: Any, metric: str = "drmsce") -> list[str]:
     """The best and the worst group by bootstrap median (excluding "all"), plus "all".
 
+    Parameters
+    ----------
+    audit : RiskScoreAudit
+        A fitted :class:`~fairprobe.plugins.riskscore.audit.RiskScoreAudit`.
+    metric : str
+        A computed metric (``"drmsce"``: lower is better; otherwise higher is).
+
+    Returns
+    -------
+    list of str
+        The best group, the worst group and ``"all"`` (only ``"all"`` without values).
+
     Examples
     --------
     >>> from fairprobe.plugins.riskscore import RiskScoreAudit
@@ -75,12 +87,36 @@ def plot_metric_panel(audit: Any, metric: str, *, ax: Any = None, top: int = 15,
 
     Every single-attribute group is shown; of the intersections, the ``top`` most extreme.
 
+    Parameters
+    ----------
+    audit : RiskScoreAudit
+        A fitted :class:`~fairprobe.plugins.riskscore.audit.RiskScoreAudit`.
+    metric : str
+        A computed metric.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+    top : int
+        Intersections shown (half from each end).
+    differences : bool
+        Show the paired difference to the whole population instead of the metric.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    ConfigError
+        ``metric`` was not computed.
+
     Examples
     --------
     >>> from fairprobe.plugins.riskscore import RiskScoreAudit
     >>> ax = plot_metric_panel(RiskScoreAudit.example().fit(), "auroc", differences=True)
     >>> len(ax.get_yticklabels())  # 2 groups, 5 regions, 4 education levels (all is the line at 0)
     11
+    >>> import matplotlib.pyplot as plt
+    >>> plt.close("all")
     """
     res = audit.differences_ if differences else audit.results_
     if metric not in set(audit.metrics):
@@ -105,7 +141,35 @@ def plot_metric_panel(audit: Any, metric: str, *, ax: Any = None, top: int = 15,
 
 
 def plot_reliability(audit: Any, groups: list[str] | None = None, *, ax: Any = None) -> Any:
-    """LOWESS reliability curves (frac = max(0.3, min(1, 250/n)), it=0) with bootstrap bands."""
+    """LOWESS reliability curves (frac = max(0.3, min(1, 250/n)), it=0) with bootstrap bands.
+
+    Parameters
+    ----------
+    audit : RiskScoreAudit
+        A fitted :class:`~fairprobe.plugins.riskscore.audit.RiskScoreAudit`.
+    groups : list of str, optional
+        Groups to draw, as in ``audit.groups_`` (default: the best and the worst by the metric, and ``"all"``).
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    ConfigError
+        The scores are not probabilities, or an unknown group.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from fairprobe.plugins.riskscore import RiskScoreAudit
+    >>> ax = plot_reliability(RiskScoreAudit.example().fit(), ["all"])
+    >>> ax.get_title()
+    'Reliability: 1 of 12 groups'
+    >>> plt.close("all")
+    """
     from statsmodels.nonparametric.smoothers_lowess import lowess
 
     if not audit.bounded_:
@@ -163,7 +227,32 @@ def _prg_points(y: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def plot_curves(audit: Any, kind: str, groups: list[str] | None = None, *, ax: Any = None) -> Any:
-    """ROC (``kind="roc"``) or PRG (``"prg"``) curves: bootstrap median and 95% band."""
+    """ROC (``kind="roc"``) or PRG (``"prg"``) curves: bootstrap median and 95% band.
+
+    Parameters
+    ----------
+    audit : RiskScoreAudit
+        A fitted :class:`~fairprobe.plugins.riskscore.audit.RiskScoreAudit`.
+    kind : {"roc", "prg"}
+        Receiver-operating-characteristic or precision-recall-gain curves.
+    groups : list of str, optional
+        Groups to draw, as in ``audit.groups_`` (default: the best and the worst by the metric, and ``"all"``).
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from fairprobe.plugins.riskscore import RiskScoreAudit
+    >>> ax = plot_curves(RiskScoreAudit.example().fit(), "prg", ["all", "group=1"])
+    >>> ax.get_title(), ax.get_xlabel()
+    ('PRG: 2 of 12 groups', 'recall gain')
+    >>> plt.close("all")
+    """
     metric = "auroc" if kind == "roc" else "auprg"
     groups, note = _check_groups(audit, groups, metric)
     ax = new_axes(ax, (5, 5))
@@ -199,7 +288,30 @@ def plot_curves(audit: Any, kind: str, groups: list[str] | None = None, *, ax: A
 
 
 def plot_representation(audit: Any, groups: list[str] | None = None, *, ax: Any = None) -> Any:
-    """p(G | R >= tau) / p(G | Y = 1) against the threshold's quantile, with bootstrap bands."""
+    """p(G | R >= tau) / p(G | Y = 1) against the threshold's quantile, with bootstrap bands.
+
+    Parameters
+    ----------
+    audit : RiskScoreAudit
+        A fitted :class:`~fairprobe.plugins.riskscore.audit.RiskScoreAudit`.
+    groups : list of str, optional
+        Groups to draw, as in ``audit.groups_`` (default: the best and the worst by the metric, and ``"all"``).
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from fairprobe.plugins.riskscore import RiskScoreAudit
+    >>> ax = plot_representation(RiskScoreAudit.example().fit())
+    >>> ax.get_title()
+    'Representation: best and worst by eur, and all: 3 of 12 groups (all = the line at 1)'
+    >>> plt.close("all")
+    """
     from fairprobe.plugins.riskscore.representation import representation_curve
 
     chosen, note = _check_groups(audit, groups, "eur")
@@ -234,7 +346,30 @@ def plot_representation(audit: Any, groups: list[str] | None = None, *, ax: Any 
 
 
 def plot_distributions(audit: Any, groups: list[str] | None = None, *, ax: Any = None) -> Any:
-    """Histogram densities of the scores per group (bins over the scores' range)."""
+    """Histogram densities of the scores per group (bins over the scores' range).
+
+    Parameters
+    ----------
+    audit : RiskScoreAudit
+        A fitted :class:`~fairprobe.plugins.riskscore.audit.RiskScoreAudit`.
+    groups : list of str, optional
+        Groups to draw, as in ``audit.groups_`` (default: the best and the worst by the metric, and ``"all"``).
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from fairprobe.plugins.riskscore import RiskScoreAudit
+    >>> ax = plot_distributions(RiskScoreAudit.example().fit(), ["group=0", "group=1"])
+    >>> ax.get_title()
+    'Score distributions: 2 of 12 groups'
+    >>> plt.close("all")
+    """
     groups, note = _check_groups(audit, groups, "drmsce")
     ax = new_axes(ax, (6, 4))
     lo, hi = audit.score_range_

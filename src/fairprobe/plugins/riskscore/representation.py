@@ -47,6 +47,26 @@ def expected_underrepresentation(r: object, y: object, group_mask: object, *, ta
     variant : {"paper", "code"}
         ``"paper"``: mean of ``min(ratio, 1)`` (1 = never under-represented);
         ``"code"``: ``1 - mean min(ratio, 1)`` over thresholds in the upper half (0 = fair).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    DataError
+        ``group_mask`` of another length, no positives (without ``target``), a group without
+        positive outcomes, or no thresholds in ``tau_range``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> g = rng.random(400) < 0.3; y = (rng.random(400) < 0.3).astype(float)
+    >>> r = rng.random(400) + 0.5 * y - 0.2 * g  # the group gets lower scores at the same outcome
+    >>> round(expected_underrepresentation(r, y, g), 3), round(expected_underrepresentation(r, y, ~g), 3)
+    (0.699, 0.999)
+    >>> round(expected_underrepresentation(r, y, g, variant="code"), 3)
+    0.503
     """
     y, r = check_scores(y, r, bounded=False)  # thresholds only rank the scores
     mask = np.asarray(group_mask, dtype=bool).ravel()
@@ -74,6 +94,33 @@ def representation_curve(r: object, y: object, group_mask: object, *, target: fl
     """Representation ratio against the threshold's quantile (ECDF of the scores).
 
     Returns ``(quantiles, ratio)`` on ``grid`` (default 100 points in [0.5, 1)).
+
+    Parameters
+    ----------
+    r, y : array-like
+        Real-valued scores (only their order matters) and binary outcomes.
+    group_mask : array-like of bool
+        Membership of the group.
+    target : float, optional
+        ``p(G | Y = 1)`` (default: from ``y`` and ``group_mask``).
+    grid : ndarray, optional
+        Quantiles of the score distribution at which to read the ratio.
+
+    Returns
+    -------
+    quantiles : ndarray
+        The grid.
+    ratio : ndarray
+        ``p(G | R >= tau) / p(G | Y = 1)`` at each quantile (interpolated).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> g = rng.random(400) < 0.3; y = (rng.random(400) < 0.3).astype(float)
+    >>> r = rng.random(400) + 0.5 * y - 0.2 * g  # the group gets lower scores at the same outcome
+    >>> quantiles, ratio = representation_curve(r, y, g, grid=np.array([0.5, 0.75, 0.9]))
+    >>> ratio.round(3).tolist()
+    [0.722, 0.559, 0.534]
     """
     y, r = check_scores(y, r, bounded=False)  # thresholds only rank the scores
     mask = np.asarray(group_mask, dtype=bool).ravel()
