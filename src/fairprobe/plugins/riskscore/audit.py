@@ -802,11 +802,39 @@ class RiskScoreAudit(Analysis):
              progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
         """The risk-score step of ``fairprobe demo`` (see :func:`~fairprobe.plugins.riskscore.demo.demo_step`).
 
+        Parameters
+        ----------
+        report : fairprobe.reporting.report.Report
+            The demo's report; the step adds its section.
+        scenario : fairprobe.datasets.Scenario
+            The demo's lending scenario.
+        facts : dict
+            Findings for ``summary.json`` (``facts["riskscore"]`` is set).
+        quick : bool
+            Fewer bootstrap resamples.
+        seed : int
+            Random seed.
+        n_jobs : int
+            Parallel workers.
+        progress : bool
+            Show progress bars.
+
         Returns
         -------
         found : dict of str to bool
+            Injected problems of the scenario this step detected (``miscalibrated_group``).
         table : DataFrame
+            The step's main table.
         lines : list of str
+            One finding line.
+
+        Examples
+        --------
+        The step takes seconds (it bootstraps every group and draws its figures); ``fairprobe demo``
+        runs it under this heading:
+
+        >>> RiskScoreAudit.demo_title, RiskScoreAudit.demo_order
+        ('risk-score audit', 40)
         """
         from fairprobe.plugins.riskscore.demo import demo_step
 
