@@ -86,7 +86,13 @@ def _update_config() -> None:
         config = logic.config_from_fields(fields, ss.get("config_base"))
     except fp.FairprobeError as exc:
         error = str(exc)
-    issues = logic.constraint_issues(fields["constraints"], config.dag.nodes if config is not None else None)
+    nodes = config.dag.nodes if config is not None else None
+    if config is None:  # the DAG alone may be fine: check the constraints against its nodes
+        try:
+            nodes = logic.config_from_fields({**fields, "constraints": ""}, ss.get("config_base")).dag.nodes
+        except fp.FairprobeError:
+            nodes = None
+    issues = logic.constraint_issues(fields["constraints"], nodes)
     ss["config"] = config if not issues else None
     ss["config_issues"], ss["config_error"] = issues, error
 
