@@ -33,8 +33,14 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
         The lending scenario (its ``audit_frame`` has ``income`` and ``income_estimate``).
     facts : dict
         Findings for ``summary.json``; ``facts["fairtree"]["splits"]`` lists each split.
-    quick, seed, n_jobs, progress
-        The demo's settings (the fluctuation test is fast: only ``seed`` is used).
+    quick : bool
+        Quick mode (unused: the fluctuation test is fast).
+    seed : int
+        Seed of the tree (the only setting this step uses).
+    n_jobs : int
+        Parallel workers.
+    progress : bool
+        Show progress bars.
 
     Returns
     -------

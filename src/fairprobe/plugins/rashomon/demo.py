@@ -26,8 +26,14 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
         :func:`fairprobe.datasets.make_lending_scenario`'s data.
     facts : dict
         Gets ``facts["multiplicity"]`` (members, ambiguity, flagged share).
-    quick, seed, n_jobs, progress
-        As for ``fairprobe demo``.
+    quick : bool
+        Fewer candidate models.
+    seed : int
+        Random seed.
+    n_jobs : int
+        Parallel workers.
+    progress : bool
+        Show progress bars.
 
     Returns
     -------

@@ -645,6 +645,7 @@ class ExactLinearMultiplicity(Analysis):
         Parameters
         ----------
         seed : int
+            Seed of the generated data and of the analysis.
 
         Returns
         -------

@@ -159,6 +159,7 @@ def plot_group_conflict(by_group: Any, ax: Any = None) -> Any:
     by_group : DataFrame
         Indexed by group, with columns ``mean_conflict`` and ``flagged_share``.
     ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
 
     Returns
     -------
@@ -189,6 +190,7 @@ def plot_status_counts(status: Any, ax: Any = None) -> Any:
     status : array of str
         ``"ambiguous"``, ``"not ambiguous"`` or ``"undecided"`` per row.
     ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
 
     Returns
     -------
@@ -214,9 +216,11 @@ def plot_weights(weights: Any, names: list[str], ax: Any = None) -> Any:
     Parameters
     ----------
     weights : array-like
+        The weights, one per feature (the intercept excluded).
     names : list of str
         One per weight.
     ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
 
     Returns
     -------

@@ -203,6 +203,7 @@ class RashomonSet(Analysis):
         Gaussian noise but are switched to another observed level with probability
         ``category_flip``. Text columns of a DataFrame are categorical anyway.
     category_flip : float, optional
+        Probability of switching a categorical value to another observed level.
     sampler : callable, optional
         ``sampler(rng) -> (X, y)`` draws a fresh training sample (``dataset_multiplicity="sampler"``),
         the paper's condition (d).
@@ -215,11 +216,13 @@ class RashomonSet(Analysis):
         ``complexity(model) -> float``; with ``penalty`` the objective becomes
         ``score - penalty * complexity`` (a sparsity-penalised Rashomon set, e.g. leaves per tree).
     penalty : float
+        Weight of ``complexity`` in the objective (0: no penalty).
     cv : int
         Folds of the reference model's search.
     threshold : float
         Rows of the audit set with a conflict ratio above it are flagged (:meth:`to_frame`).
     random_state : int, numpy Generator or None
+        Seed (or generator) of the resamples, noise and hyperparameter draws.
     n_jobs : int, optional
         joblib workers for training (-1: all cores).
     parallel_backend : str, optional
@@ -228,6 +231,7 @@ class RashomonSet(Analysis):
         Keep the fitted members (``False`` keeps only their predictions; then the methods taking a
         new ``X`` are unavailable).
     progress : bool
+        Show a progress bar.
 
     Attributes
     ----------
@@ -773,7 +777,9 @@ class RashomonSet(Analysis):
         Parameters
         ----------
         report : fairprobe.reporting.report.Report
+            The report to add the section to.
         title : str, optional
+            Section heading (default: the analysis's description).
 
         Returns
         -------
@@ -798,6 +804,7 @@ class RashomonSet(Analysis):
         Parameters
         ----------
         seed : int
+            Seed of the generated data and of the analysis.
 
         Returns
         -------

@@ -162,6 +162,7 @@ class RiskScoreAudit(Analysis):
     max_levels : int
         Numeric attributes with more distinct values are binned into quartiles.
     random_state : int, optional
+        Seed of the bootstrap resamples.
     n_jobs : int, optional
         Processes for the bootstrap (the results do not depend on it).
     progress : bool
@@ -531,6 +532,7 @@ class RiskScoreAudit(Analysis):
         Parameters
         ----------
         report : fairprobe.reporting.report.Report
+            The report to add the section to.
         title : str, optional
             Section heading (default: the analysis's description).
 
@@ -605,6 +607,7 @@ class RiskScoreAudit(Analysis):
         metric : str, optional
             Default: the first computed metric.
         ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
         top : int
             Most intersection groups shown.
 
@@ -631,6 +634,7 @@ class RiskScoreAudit(Analysis):
         metric : str, optional
             Default: the first computed metric.
         ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
         top : int
             Most intersection groups shown (every single-attribute group is).
 
@@ -660,6 +664,7 @@ class RiskScoreAudit(Analysis):
         groups : list of str, optional
             Groups to draw (names as in ``groups_``).
         ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
 
         Returns
         -------
@@ -687,7 +692,9 @@ class RiskScoreAudit(Analysis):
         Parameters
         ----------
         groups : list of str, optional
+            Groups to draw, as in ``groups_`` (default: the best and the worst, and ``"all"``).
         ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
 
         Returns
         -------
@@ -709,7 +716,9 @@ class RiskScoreAudit(Analysis):
         Parameters
         ----------
         groups : list of str, optional
+            Groups to draw, as in ``groups_`` (default: the best and the worst, and ``"all"``).
         ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
 
         Returns
         -------
@@ -731,7 +740,9 @@ class RiskScoreAudit(Analysis):
         Parameters
         ----------
         groups : list of str, optional
+            Groups to draw, as in ``groups_`` (default: the best and the worst, and ``"all"``).
         ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
 
         Returns
         -------
@@ -753,7 +764,9 @@ class RiskScoreAudit(Analysis):
         Parameters
         ----------
         groups : list of str, optional
+            Groups to draw, as in ``groups_`` (default: the best and the worst, and ``"all"``).
         ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
 
         Returns
         -------
@@ -777,6 +790,7 @@ class RiskScoreAudit(Analysis):
         Parameters
         ----------
         seed : int
+            Seed of the generated data and of the analysis.
 
         Returns
         -------

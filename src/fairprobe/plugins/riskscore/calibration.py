@@ -253,8 +253,11 @@ def drmsce(y: object, r: object, *, min_bin_size: int = 10, return_bins: bool = 
     Parameters
     ----------
     y : array-like of {0, 1}
+        Outcomes.
     r : array-like in [0, 1]
+        Predicted probabilities.
     min_bin_size : int
+        Smallest admissible bin.
     return_bins : bool
         Also return the chosen number of bins.
 
@@ -463,6 +466,10 @@ def ece(y: object, r: object, *, n_bins: int = 15, binning: str = "width", p: in
 
     Parameters
     ----------
+    y : array-like of {0, 1}
+        Outcomes.
+    r : array-like in [0, 1]
+        Predicted probabilities.
     n_bins : int
         Number of bins (ignored for ``binning="sweep"``).
     binning : {"width", "mass", "sweep", "mass_sweep"}

@@ -27,8 +27,14 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
         :func:`fairprobe.datasets.make_lending_scenario`'s data.
     facts : dict
         Receives ``facts["riskscore"]``: the worst calibrated single-attribute group and the DRMSCE of each.
-    quick, seed, n_jobs, progress
-        As for ``fairprobe demo``: ``quick`` uses 30 resamples and single attributes only.
+    quick : bool
+        30 resamples and single attributes only.
+    seed : int
+        Random seed.
+    n_jobs : int
+        Parallel workers.
+    progress : bool
+        Show progress bars.
 
     Returns
     -------
