@@ -541,6 +541,16 @@ def _shown(value: Any) -> Any:
 def missing_methods(cls: type) -> list[str]:
     """The required attributes (:data:`REQUIRED`) an analysis class lacks or leaves abstract.
 
+    Parameters
+    ----------
+    cls : type
+        The analysis class to check.
+
+    Returns
+    -------
+    list of str
+        The missing names, in the order of :data:`REQUIRED` (empty for a complete analysis).
+
     Examples
     --------
     >>> class Half:

@@ -480,6 +480,11 @@ def ece(y: object, r: object, *, n_bins: int = 15, binning: str = "width", p: in
     convention : {"standard", "paper"}
         ``"paper"`` uses the risk-score paper's edges (see the module docstring).
 
+    Returns
+    -------
+    float
+        The calibration error (0 = calibrated within every bin).
+
     Raises
     ------
     DataError
