@@ -444,14 +444,25 @@ class Analysis(abc.ABC):
 
         Examples
         --------
-        The default step, applied to a built-in analysis (which overrides it):
+        The default step of an analysis that does not override it:
 
-        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> import pandas as pd
         >>> from fairprobe.reporting.report import Report
-        >>> found, table, lines = Analysis.demo.__func__(FairTree, Report("demo"), None, {}, quick=True, seed=0,
-        ...                                              n_jobs=1, progress=False)
-        >>> found, lines[0][:40]
-        ({}, '- fairtree (its built-in example): FairT')
+        >>> class Rate(Analysis):
+        ...     name, description = "rate", "positive rate"
+        ...     def fit(self, data, *, y_true):
+        ...         self.rate_ = float(data[y_true].mean())
+        ...         return self
+        ...     def summary(self):
+        ...         return Summary(f"rate {self.rate_:.2f}")
+        ...     def to_frame(self):
+        ...         return pd.DataFrame({"rate": [self.rate_]})
+        ...     @classmethod
+        ...     def example(cls, *, seed=0):
+        ...         return Example(cls(), pd.DataFrame({"y": [0, 1, 1, 1]}), {"y_true": "y"})
+        >>> found, table, lines = Rate.demo(Report("demo"), None, {}, quick=True, seed=0, n_jobs=1, progress=False)
+        >>> found, lines
+        ({}, ['- rate (its built-in example): rate 0.75'])
         """
         fitted = cls.example(seed=seed).fit()
         sec = fitted.report_section(report)
