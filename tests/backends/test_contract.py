@@ -93,6 +93,21 @@ def test_time_limit_still_reports_a_valid_bound(name: str) -> None:
         assert res.incumbent_objective >= res.objective_bound - 1e-6
 
 
+@pytest.mark.parametrize("name", ["scip", "gurobi"])
+def test_objective_limit_stops_once_the_answer_is_known(name: str) -> None:
+    """A limit above every vertex value: the first incumbent answers "optimum <= limit?"; the bound stays valid."""
+    backend = backend_or_skip(name)
+    prog = hard_standard_quadratic(n=30 if name == "gurobi" else 60)
+    vertex_best = min(prog.objective[(i, i)] for i in range(prog.n_variables))
+    limit = vertex_best + 1.0
+    res = backend.solve(prog, SolveOptions(objective_limit=limit, time_limit=20))
+    assert res.termination in (Termination.LIMIT, Termination.OPTIMAL)
+    assert res.incumbent_objective is not None and res.incumbent_objective <= limit + 1e-9
+    assert prog.max_violation(res.incumbent) <= 1e-5
+    assert res.objective_bound <= res.incumbent_objective + 1e-9  # still a certified lower bound
+    assert res.wall_time < 5.0  # it did not run to the proof of optimality (not solvable in 0.3 s)
+
+
 def test_ortools_node_limit_reports_certified_gap() -> None:
     backend = backend_or_skip("ortools")
     prog = next(p for p in CONTRACT_PROBLEMS if p.name == "cubic_product").program

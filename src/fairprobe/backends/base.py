@@ -201,6 +201,11 @@ class SolveOptions:
         Branch-and-bound node limit.
     solver_options : mapping
         Passed through to the solver unchanged (names are the solver's own).
+    objective_limit : float, optional
+        Stop early once the answer to "is the optimum beyond this value?" is known: for a
+        minimisation, as soon as an incumbent is at most the limit or the dual bound is at least
+        it (mirrored for a maximisation). The result then has ``termination`` LIMIT and a
+        certified bound. Backends that cannot stop there solve to optimality (still correct).
 
     Examples
     --------
@@ -223,6 +228,7 @@ class SolveOptions:
     verbose: bool = False
     node_limit: int | None = None
     solver_options: Mapping[str, Any] = field(default_factory=dict)
+    objective_limit: float | None = None
 
 
 @dataclass(frozen=True)

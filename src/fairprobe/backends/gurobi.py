@@ -284,6 +284,9 @@ class GurobiBackend(Backend):
             model.Params.Seed = int(options.seed) % 2_000_000_000
             if options.threads is not None:
                 model.Params.Threads = int(options.threads)
+            if options.objective_limit is not None:  # Gurobi's "the answer is known" stops
+                model.Params.BestObjStop = float(options.objective_limit)
+                model.Params.BestBdStop = float(options.objective_limit)
             for key, value in options.solver_options.items():
                 model.setParam(key, value)
             try:
@@ -319,6 +322,7 @@ class GurobiBackend(Backend):
             GRB.MEM_LIMIT: (Termination.LIMIT, Limit.MEMORY),
             GRB.NUMERIC: (Termination.NUMERICAL_ERROR, None),
             GRB.SUBOPTIMAL: (Termination.NUMERICAL_ERROR, None),
+            GRB.USER_OBJ_LIMIT: (Termination.LIMIT, Limit.OTHER),  # objective_limit reached: the answer is known
         }
         termination, limit = mapping.get(status, (Termination.ERROR, None))
         if status == GRB.INF_OR_UNBD:

@@ -160,6 +160,9 @@ class ScipBackend(Backend):
         model.setParam("limits/gap", float(options.rel_gap))
         model.setParam("limits/absgap", float(options.abs_gap))
         model.setParam("randomization/randomseedshift", int(options.seed))
+        if options.objective_limit is not None:  # SCIP's own "the answer is known" stops
+            model.setParam("limits/primal", float(options.objective_limit))
+            model.setParam("limits/dual", float(options.objective_limit))
         for key, value in options.solver_options.items():
             try:
                 model.setParam(key, value)

@@ -69,7 +69,6 @@ from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.validate import check_number as _check_number
 from fairprobe.exceptions import ConfigError, DataError, NotFittedError, SolverError
 from fairprobe.plugins.base import Analysis, Example, Summary
-from fairprobe.plugins.rashomon.solver_limits import objective_limit_options
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -759,7 +758,8 @@ class ExactLinearMultiplicity(Analysis):
                     prog.add_constraint(self._flip_poly(points[p], h0_point[p]), ">=", gamma, name="flip")
                     programs.append(prog)
                 # Only "is the optimum <= cap?" matters: a solver may stop at the first incumbent under it.
-                results = self._solve_many(programs, objective_limit_options(self.backend, cap + 0.5), jobs, limit)
+                # a flip program only asks whether its optimum is within the budget: stop once that is known
+                results = self._solve_many(programs, {"objective_limit": cap + 0.5}, jobs, limit)
                 n_solves += len(results)
                 for res in results:  # every classifier found may certify other points
                     if certify(self._weights(res, d)) is not None:
