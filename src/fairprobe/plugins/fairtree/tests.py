@@ -223,6 +223,10 @@ class _Prepared:
             self.k = self.ends[:-1].astype(float)  # left sizes at each level boundary
             self.ok = (self.k >= spec.min_size) & (n - self.k >= spec.min_size)
             self.scale = np.where(self.ok, n / np.maximum(self.k * (n - self.k), 1.0), 0.0)
+            # the admissible boundaries only, for the permutation loop (no masking pass per block)
+            self.ok_ends = self.ends[:-1][self.ok]
+            self.ok_k = self.k[self.ok]
+            self.ok_scale = self.scale[self.ok]
 
     def level_sums(self, prefix: np.ndarray) -> np.ndarray:
         """Per-level sums from prefix sums (b x n+1) of loss rows in this covariate's order."""
@@ -248,6 +252,19 @@ class _Prepared:
         return val.max(axis=1), val.argmax(axis=1)
 
 
+def _max_stat(pr: _Prepared, prefix: np.ndarray, total: float) -> np.ndarray:
+    """The per-row maximum of :meth:`_Prepared.stat` without its argmax (all the permutation loop needs)."""
+    if pr.spec.nominal:
+        return pr.stat(prefix, total)[0]
+    if pr.ok_ends.size == 0:
+        return np.full(prefix.shape[0], -np.inf)
+    d = prefix[:, pr.ok_ends]  # a fresh array: the in-place steps below do not touch prefix
+    d -= total * pr.ok_k / pr.n  # the same arithmetic as stat(), so the same values to the last bit
+    np.abs(d, out=d)
+    d *= pr.ok_scale
+    return d.max(axis=1)
+
+
 def _prefix(block: np.ndarray) -> np.ndarray:
     out = np.zeros((block.shape[0], block.shape[1] + 1))
     np.cumsum(block, axis=1, out=out[:, 1:])
@@ -262,7 +279,7 @@ def _count_exceedances(L: np.ndarray, prepared: list[_Prepared], thresholds: np.
         prefix = _prefix(rng.permuted(np.broadcast_to(L, (b, L.size)), axis=1))
         for i, pr in enumerate(prepared):
             if np.isfinite(thresholds[i]):
-                exceed[i] += int((pr.stat(prefix, total)[0] >= thresholds[i]).sum())
+                exceed[i] += int((_max_stat(pr, prefix, total) >= thresholds[i]).sum())
     return exceed
 
 
