@@ -1,0 +1,146 @@
+"""Compiler: the program of a tiny bias and table, its data rows at a known model, and exact reductions."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from fairprobe.backends.scip import ScipBackend
+from fairprobe.core.compiler import CompiledProgram, compile_program, undefined_metric_message
+from fairprobe.core.config import BiasConfig
+from fairprobe.core.program import PolynomialProgram
+from fairprobe.core.query import Atom
+from fairprobe.core.table import ObservedTable
+from fairprobe.exceptions import UndefinedMetricError
+
+CONFOUNDED = {"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []}
+#: U confounds the treatment A with Y and P: P(Y(A=1) = 1) is only partially identified (Manski).
+CONFOUNDED_TREATMENT = {"dag_str": "A->Y, U->A, U->Y, U->P, A->P", "unob": "U", "constraints": []}
+SELECTION = {
+    "dag_str": "A->Y, A->P, A->S, U->P, U->Y, U->S, Y->S", "unob": ["U"], "cond_nodes": ["S"],
+    "attribute_node": "A", "outcome_node": "Y", "prediction_node": "P", "constraints": ["P(S = 1) >= 1 - D"],
+}
+
+
+def _table(rows: list[tuple[int, int, int, int]], **kw: object) -> ObservedTable:
+    return ObservedTable.from_counts(pd.DataFrame(rows, columns=["A", "Y", "P", "n"]), **kw)
+
+
+#: P(A, Y, P) with P = Y: cells (0,0,0) .3, (0,1,1) .1, (1,0,0) .2, (1,1,1) .4
+FOUR_CELLS = _table([(0, 0, 0, 30), (0, 1, 1, 10), (1, 0, 0, 20), (1, 1, 1, 40)])
+
+
+def _bounds(compiled: CompiledProgram) -> tuple[float, float]:
+    out = []
+    for sense in ("min", "max"):
+        res = ScipBackend().solve(compiled.program.with_sense(sense))
+        assert res.termination.value == "optimal"
+        out.append(res.objective_bound)
+    return out[0], out[1]
+
+
+def _rows(program: PolynomialProgram) -> dict[str, tuple[str, float]]:
+    return {c.name: (c.sense, c.rhs) for c in program.constraints}
+
+
+def test_reduced_program_of_a_tiny_table() -> None:
+    compiled = compile_program(BiasConfig.from_dict(CONFOUNDED), FOUR_CELLS, "P(P = 1 | Y = 1 & A = 0)", {})
+    prog = compiled.program
+    assert compiled.kind == "linear" and prog.sense == "min"
+    # A is absorbed slice by slice into the (Y, P) component; the 4 zero cells are presolved away
+    assert [v.name for v in prog.variables] == ["q_A_Y_P.0", "q_A_Y_P.3", "q_A_Y_P.4", "q_A_Y_P.7"]
+    assert all((v.lb, v.ub) == (0.0, 1.0) for v in prog.variables)
+    rows = _rows(prog)
+    assert set(rows) == {"simplex_A_Y_P", "data0", "data3", "data4", "data7"}
+    assert rows["simplex_A_Y_P"] == ("==", 1.0)
+    assert {k: (s, round(r, 12)) for k, (s, r) in rows.items() if k.startswith("data")} == {
+        "data0": ("==", 0.3), "data3": ("==", 0.1), "data4": ("==", 0.2), "data7": ("==", 0.4)}
+    # P(P = 1 | Y = 1, A = 0) = q3 / P(Y = 1, A = 0) = q3 / 0.1
+    assert prog.objective == {(prog.index("q_A_Y_P.3"),): pytest.approx(10.0)}
+    point = {"q_A_Y_P.0": 0.3, "q_A_Y_P.3": 0.1, "q_A_Y_P.4": 0.2, "q_A_Y_P.7": 0.4}
+    assert prog.max_violation(point) == pytest.approx(0.0, abs=1e-12)
+    assert prog.objective_value(point) == pytest.approx(1.0)
+    assert compiled.stats_before["n_variables"] == 18 and compiled.stats_after["n_variables"] == 4
+    assert any("absorbed" in note for note in compiled.notes)
+
+
+def test_conditions_record_the_conditioning_event_and_its_observed_probability() -> None:
+    compiled = compile_program(BiasConfig.from_dict(CONFOUNDED), FOUR_CELLS, "P(P = 1 | Y = 1 & A = 0)", {})
+    (cond,) = compiled.conditions
+    assert cond.event == "Y = 1 & A = 0"
+    assert cond.atoms == (Atom("Y", 1), Atom("A", 0))
+    assert cond.observed == pytest.approx(0.1)
+    assert not compiled.query_rows and not compiled.ratios
+
+
+def test_naive_program_data_rows_hold_at_a_known_model() -> None:
+    # the model: P(A = 1) = 0.6, and Y = A, P = A (identity response functions of both)
+    table = _table([(0, 0, 0, 40), (1, 1, 1, 60)])
+    compiled = compile_program(BiasConfig.from_dict(CONFOUNDED), table, "P(P = 1 | Y = 1 & A = 1)", {},
+                               reduce=False)
+    prog = compiled.program
+    assert compiled.kind == "linear_fractional"
+    assert [v.name for v in prog.variables] == [f"q_Y_P.{k}" for k in range(16)]  # 4 x 4 joint types
+    assert {c.name for c in prog.constraints} == {"simplex_Y_P", *(f"data{k}" for k in range(8))}
+    # joint type index = type(Y) * 4 + type(P); "identity" is response type 1 for both
+    model = {v.name: 0.0 for v in prog.variables} | {"q_Y_P.5": 1.0}
+    assert prog.max_violation(model) == pytest.approx(0.0, abs=1e-12)
+    assert prog.objective_value(model) == pytest.approx(1.0)
+    # another deterministic model (Y = A, P = 1 always: type 1 * 4 + 3) contradicts the cell (A=0, P=0)
+    wrong = {v.name: 0.0 for v in prog.variables} | {"q_Y_P.7": 1.0}
+    assert prog.max_violation(wrong) == pytest.approx(0.4)
+
+
+def test_reduced_and_naive_programs_give_the_same_manski_bounds() -> None:
+    config = BiasConfig.from_dict(CONFOUNDED_TREATMENT)
+    reduced = compile_program(config, FOUR_CELLS, "P(Y(A=1) = 1)", {})
+    naive = compile_program(config, FOUR_CELLS, "P(Y(A=1) = 1)", {}, reduce=False)
+    assert reduced.kind == naive.kind == "linear"
+    assert reduced.program.n_variables < naive.program.n_variables
+    # [P(A=1, Y=1), P(A=1, Y=1) + P(A=0)] = [0.4, 0.8]
+    low, high = _bounds(reduced)
+    assert (low, high) == pytest.approx((0.4, 0.8), abs=1e-6)
+    assert _bounds(naive) == pytest.approx((low, high), abs=1e-6)
+
+
+def test_selection_bound_matches_the_hand_computed_extremes() -> None:
+    table = _table([(0, 0, 0, 30), (0, 1, 1, 10), (0, 1, 0, 5), (1, 0, 0, 20), (1, 1, 1, 30), (1, 1, 0, 10)],
+                   given={"S": 1})
+    compiled = compile_program(BiasConfig.from_dict(SELECTION), table, "P(P = 1 | Y = 1 & A = 0)", {"D": 0.1})
+    assert compiled.kind in ("linear", "linear_fractional")
+    assert any(c.sense == ">=" and c.name.startswith("bias") for c in compiled.program.constraints)
+    # at P(S = 1) = 0.9, the unselected mass 0.1 goes to (A=0, Y=1, P=0) or to (A=0, Y=1, P=1)
+    tp, pos = 0.9 * 10 / 105, 0.9 * 15 / 105
+    low, high = _bounds(compiled)
+    assert low == pytest.approx(tp / (pos + 0.1), abs=1e-6)
+    assert high == pytest.approx((tp + 0.1) / (pos + 0.1), abs=1e-6)
+
+
+def test_max_abs_program_and_term_values() -> None:
+    compiled = compile_program(BiasConfig.from_dict(CONFOUNDED), FOUR_CELLS,
+                               ["P(P = 1 | A = 0) - P(P = 1 | A = 1)"], {}, max_abs=True)
+    assert compiled.windows and compiled.query_rows
+    assert compiled.query_rows <= {c.name for c in compiled.program.constraints}
+    point = {"q_A_Y_P.3": 0.1, "q_A_Y_P.7": 0.4, "window0_low": 0.0, "window0_high": 1.0}
+    # rates 0.1 / 0.4 and 0.4 / 0.6
+    assert compiled.term_values(point) == [pytest.approx(0.4 / 0.6 - 0.25)]
+    res = ScipBackend().solve(compiled.program)  # the lower bound of max |q|; the max-abs program only minimises
+    assert res.termination.value == "optimal"
+    assert res.objective_bound == pytest.approx(0.4 / 0.6 - 0.25, abs=1e-6)  # identified: both rates are pinned
+
+
+def test_conditioning_on_an_empty_cell_is_undefined_at_compile_time() -> None:
+    table = _table([(0, 0, 0, 30), (1, 0, 1, 20), (1, 1, 1, 40)])
+    with pytest.raises(UndefinedMetricError, match="Y = 1 & A = 0"):
+        compile_program(BiasConfig.from_dict(CONFOUNDED), table, "P(P = 1 | Y = 1 & A = 0)", {})
+
+
+def test_undefined_metric_message_names_the_group_label_and_the_empty_cell() -> None:
+    table = ObservedTable.from_frame(pd.DataFrame({"A": ["x", "y"], "Y": [0, 1], "P": [0, 1]}))
+    config = BiasConfig.from_dict({**CONFOUNDED, "name": "toy"})
+    msg = undefined_metric_message(config, table, (Atom("Y", 1), Atom("A", 0)), "at D = 0", label="TPR")
+    assert msg.startswith("The metric 'TPR' is undefined: it conditions on Y = 1 & A = 0 (group A = 0 ('x'))")
+    assert "the bias 'toy' admits at D = 0" in msg
+    assert "the table has no row with Y = 1, A = 0" in msg
+    negated = undefined_metric_message(config, table, (Atom("A", 0, negated=True),), "at D = 0")
+    assert "everyone but group A = 0" in negated
