@@ -57,6 +57,10 @@ def test_export_round_trip(app_test):
     assert exported == edited.to_dict()
     assert fp.BiasConfig.from_dict(exported) == edited
     assert exported["cardinalities"] == {"A": 3} and "P->S" in exported["dag_str"]
+    at.sidebar.radio(key="page").set_value("Data").run()
+    assert at.session_state["config"] == edited  # the other pages see the edited config
+    at.sidebar.radio(key="page").set_value("Bias workshop").run()
+    assert at.text_area(key="f_dag_str").value.endswith("P->S")
 
 
 def test_paper_table_sweep_matches_api(app_test):

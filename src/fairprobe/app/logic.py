@@ -1085,7 +1085,7 @@ def streamlit_command(*, host: str = "127.0.0.1", port: int = 8501, max_upload_m
     return [sys.executable, "-m", "streamlit", "run", str(script or SCRIPT),
             "--server.address", str(host), "--server.port", str(int(port)), "--server.headless", "true",
             "--server.maxUploadSize", str(int(max_upload_mb)), "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none", "--global.developmentMode", "false"]
+            "--server.fileWatcherType", "none", "--global.developmentMode", "false", "--client.toolbarMode", "minimal"]
 
 
 def results_json(result: fp.SensitivityResult) -> str:

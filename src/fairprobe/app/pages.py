@@ -37,9 +37,25 @@ def _ss() -> Any:
 # -- bias workshop -------------------------------------------------------------------------------------
 def _set_fields(config: fp.BiasConfig) -> None:
     ss = _ss()
-    for key, value in logic.fields_from_config(config).items():
+    ss["fields"] = logic.fields_from_config(config)
+    for key, value in ss["fields"].items():
         ss[f"f_{key}"] = value
     ss["config_base"] = config.to_dict()
+
+
+def _sync_fields() -> None:
+    """Keep the workshop's fields across pages.
+
+    Streamlit drops the state of widgets a run does not draw, so the fields are also kept under
+    ``fields`` and put back into the widget keys when the workshop is not on screen.
+    """
+    ss = _ss()
+    fields = ss.setdefault("fields", {})
+    for key in logic.FIELDS:
+        if f"f_{key}" in ss:
+            fields[key] = ss[f"f_{key}"]
+        elif key in fields:
+            ss[f"f_{key}"] = fields[key]
 
 
 def _load_registered() -> None:
@@ -73,14 +89,16 @@ def _load_uploaded() -> None:
 
 def _init_state() -> None:
     ss = _ss()
-    if "f_dag_str" not in ss:
+    if "fields" not in ss:
         _set_fields(fp.get_registry().biases["selection"]().config())
+    _sync_fields()
 
 
 def _update_config() -> None:
     """Validate the workshop's fields (every run, whatever the page): config, constraint issues, error."""
     ss = _ss()
-    fields = {k: ss.get(f"f_{k}", "") for k in logic.FIELDS}
+    _sync_fields()
+    fields = {k: ss["fields"].get(k, "") for k in logic.FIELDS}
     config, error = None, None
     try:
         config = logic.config_from_fields(fields, ss.get("config_base"))
@@ -121,9 +139,9 @@ def bias_page() -> None:
     with c2:
         st.file_uploader("or upload a bias-config JSON", type=["json"], key="bw_upload")
         st.button("Load uploaded config", key="bw_load_upload", on_click=_load_uploaded)
-    msg = ss.pop("bw_message", None)
+    msg, slot = ss.pop("bw_message", None), st.empty()  # the slot keeps the layout stable between runs
     if msg:
-        (st.success if msg[0] == "success" else st.error)(msg[1])
+        (slot.success if msg[0] == "success" else slot.error)(msg[1])
 
     left, right = st.columns([3, 2])
     with left:
@@ -145,7 +163,7 @@ def bias_page() -> None:
         st.text_area("Constraints (one per line)", key="f_constraints", height=120)
 
     _update_config()
-    fields = {k: ss.get(f"f_{k}", "") for k in logic.FIELDS}
+    fields = {k: ss["fields"].get(k, "") for k in logic.FIELDS}
     config, issues, dag_error = ss["config"], ss["config_issues"], ss["config_error"]
     with left:
         for issue in issues:
