@@ -130,7 +130,7 @@ def test_sweep_matches_api_and_report(app_page, tmp_path, app_browser):
     page.get_by_role("button", name="Run").click()
     page.locator('[data-testid="stVegaLiteChart"]').first.wait_for()
     first_point = time.perf_counter() - start
-    page.get_by_text("done: 5 of 5 points").wait_for()
+    page.get_by_text("done: 5 of 5 points in").wait_for()
     rows = _read_table(page)
     header, body = rows[0], rows[1:]
     shown = {name: [float(r[header.index(name)]) for r in body] for name in ("D", "lower", "upper")}

@@ -734,6 +734,8 @@ class SweepJob:
             self.problem.parameter_values(pt)  # every value checked before any solve
         self.outcomes: list[Any] = []
         self.first_point_time: float | None = None
+        self.compile_time = time.perf_counter() - self.started
+        self.solve_time = 0.0
 
     @property
     def solve_kwargs(self) -> dict[str, Any]:
@@ -750,7 +752,9 @@ class SweepJob:
         from fairprobe.core.sensitivity import run_tasks
 
         pt = self.points[len(self.outcomes)]
+        start = time.perf_counter()
         out = run_tasks([(self.problem, pt)], progress=False, **self.solve_kwargs)[0]
+        self.solve_time += time.perf_counter() - start
         self.outcomes.append(out)
         if self.first_point_time is None:
             self.first_point_time = time.perf_counter() - self.started

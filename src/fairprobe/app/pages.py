@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from typing import Any
 
 import pandas as pd
@@ -26,8 +27,28 @@ __all__ = ["PAGES", "main"]
 #: Serialises solves and fits across sessions; it holds no user data.
 SOLVE_LOCK = threading.Lock()
 
+def _warm_up() -> None:
+    """Import the plotting and solver libraries in the background once the server starts.
+
+    The first sweep of a fresh server would otherwise pay for these imports (about a second).
+    """
+    import importlib
+
+    for name in ("altair", "matplotlib.pyplot", "pyscipopt", "fairprobe.core.sensitivity",
+                 "fairprobe.reporting.report"):
+        try:
+            importlib.import_module(name)
+        except ImportError:  # an optional library: imported (and reported) when used
+            pass
+
+
+if st is not None:
+    threading.Thread(target=_warm_up, name="fairprobe-app-warm-up", daemon=True).start()
+
 PAGES = ("Bias workshop", "Data", "Sensitivity analysis", "Other analyses")
 WORKSHOP = "(workshop bias)"
+#: Seconds between redraws of a running sweep's chart (drawing competes with the solver for the CPU).
+REDRAW = 2.0
 
 
 def _ss() -> Any:
@@ -427,20 +448,27 @@ def sweep_page() -> None:
     bar = st.progress(sum(len(j.outcomes) for j in jobs) / total, text="solving")
     slots = {id(job): st.empty() for job in jobs}
     if sweep["running"]:
+        ticked = 0.0  # the progress bar is updated at most four times a second
         for job in jobs:
+            drawn = None  # the chart is redrawn at the first point, then at most every REDRAW seconds
             while not job.done:
                 with SOLVE_LOCK:
                     job.step()
                 done = sum(len(j.outcomes) for j in jobs)
-                bar.progress(done / total, text=f"solved {done} of {total} points")
-                frame = job.partial_frame()
-                if len(job.swept) == 1:
-                    slots[id(job)].altair_chart(_sweep_chart(frame, job.swept[0], None))
+                if time.perf_counter() - ticked >= 0.25 or done == total:
+                    bar.progress(done / total, text=f"solved {done} of {total} points")
+                    ticked = time.perf_counter()
+                if len(job.swept) == 1 and (drawn is None or time.perf_counter() - drawn >= REDRAW):
+                    slots[id(job)].altair_chart(_sweep_chart(job.partial_frame(), job.swept[0], None))
+                    drawn = time.perf_counter()
         sweep["running"] = False
     if sweep["results"] is None:
         _finish(sweep)
     done = sum(len(j.outcomes) for j in jobs)
-    bar.progress(done / total, text=("cancelled: " if sweep["cancelled"] else "done: ") + f"{done} of {total} points")
+    wall = sum(r.wall_time for r in sweep["results"] or [])
+    bar.progress(done / total, text=("cancelled: " if sweep["cancelled"] else "done: ") + f"{done} of {total} points "
+                 f"in {wall:.2f} s (compile {sum(j.compile_time for j in jobs):.2f} s, solves "
+                 f"{sum(j.solve_time for j in jobs):.2f} s)")
     for err in sweep.get("errors", []):
         st.error(err)
     _show_results(sweep, slots)
