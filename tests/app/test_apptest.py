@@ -95,3 +95,80 @@ def test_analysis_page_fairtree(app_test):
     assert not at.exception and not _errors(at)
     assert at.dataframe  # to_frame()
     assert at.get("download_button")
+
+
+def _sweep_page(at):
+    at.run()
+    at.sidebar.radio(key="page").set_value("Data").run()
+    at.button(key="data_load").click().run()
+    at.sidebar.radio(key="page").set_value("Sensitivity analysis").run()
+    return at
+
+
+def test_heat_map_of_two_biases_matches_api(app_test):
+    from fairprobe.datasets import load_paper_table
+
+    at = _sweep_page(app_test)
+    at.multiselect(key="sw_metrics").set_value(["fpr"])
+    at.multiselect(key="sw_biases").set_value(["proxy_label", "selection"]).run()
+    at.radio(key="sw_mode").set_value("2-D heat map")
+    at.number_input(key="sw_stop").set_value(0.05)
+    at.number_input(key="sw_n").set_value(2)
+    at.button(key="sw_run").click().run()
+    assert not at.exception and not _errors(at)
+    shown = at.table[0].value
+    grid = {"D_proxy_label": [0.0, 0.05], "D_selection": [0.0, 0.05]}
+    api = fp.sensitivity(["proxy_label", "selection"], "fpr", load_paper_table(), D=grid, progress=False,
+                         time_limit=10).to_frame()
+    np.testing.assert_allclose(shown["upper"].astype(float), api["upper"], atol=1e-6)
+    assert list(shown.columns[:2]) == ["D_proxy_label", "D_selection"]
+
+
+def test_breakdown_point_and_conclusion(app_test):
+    from fairprobe.datasets import load_paper_table
+
+    at = _sweep_page(app_test)
+    at.multiselect(key="sw_biases").set_value(["proxy_label"])
+    at.number_input(key="sw_n").set_value(3)
+    at.checkbox(key="sw_breakdown").check()
+    at.button(key="sw_run").click().run()
+    assert not at.exception and not _errors(at)
+    bp = fp.breakdown("proxy_label", fp.metric("fpr_parity", groups=(0, 1)), load_paper_table(), time_limit=10)
+    assert f"below {100 * bp.value:.3g} %" in at.info[0].value
+    assert "breakdown point" in at.text[0].value
+
+
+def test_cancel_keeps_solved_points(app_test):
+    at = _sweep_page(app_test)
+    at.multiselect(key="sw_biases").set_value(["proxy_label"])
+    at.button(key="sw_run").click().run()
+    sweep = at.session_state["sweep"]
+    job = sweep["jobs"][0]
+    job.outcomes = job.outcomes[:2]  # as if Cancel came after two points
+    sweep.update(running=True, results=None)
+    at.button(key="sw_cancel").click().run()
+    assert not at.exception
+    assert at.session_state["sweep"]["cancelled"]
+    assert len(at.table[0].value) == 2
+
+
+def test_time_limit_reaches_every_solve(app_test):
+    at = _sweep_page(app_test)
+    at.multiselect(key="sw_biases").set_value(["proxy_label"])
+    at.number_input(key="sw_time_limit").set_value(3.0)
+    at.number_input(key="sw_n").set_value(2)
+    at.button(key="sw_run").click().run()
+    job = at.session_state["sweep"]["jobs"][0]
+    assert job.solve_kwargs["time_limit"] == 3.0
+
+
+def test_data_errors_are_shown(app_test):
+    at = app_test
+    at.run()
+    at.sidebar.radio(key="page").set_value("Data").run()
+    at.selectbox(key="data_bundled").set_value("COMPAS, unit rows (pred = decile score >= 5)")
+    at.button(key="data_load").click().run()
+    assert not at.exception
+    token = at.session_state["data_token"]
+    at.selectbox(key=f"map_Y_{token}").set_value("race").run()  # race mapped to A and to Y
+    assert any("more than one node" in e for e in _errors(at))
