@@ -166,3 +166,21 @@ def test_analyses_page(app_page):
     page.get_by_role("button", name="Fit").click()
     page.get_by_role("button", name="Report (zip)").wait_for()
     _shot(page, "analyses")
+
+
+def test_upload_csv(app_page, tmp_path):
+    page = app_page
+    from fairprobe.datasets import load_compas
+
+    frame = load_compas(races=("African-American", "Caucasian")).frame
+    path = tmp_path / "my audit.csv"
+    frame.assign(pred=(frame.decile_score >= 5).astype(int)).head(400).to_csv(path, index=False)
+    _goto(page, "Data")
+    page.get_by_text("Upload a file", exact=True).click()
+    _idle(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    page.get_by_role("button", name="Read file").click()
+    page.get_by_text("my audit.csv: 400 rows, unit rows").wait_for()
+    page.get_by_role("heading", name="Observed table").wait_for()
+    page.get_by_text("Group compared (a0)").first.wait_for()
+    assert page.get_by_text("African-American").count() >= 1
