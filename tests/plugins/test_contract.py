@@ -118,7 +118,7 @@ def test_registry_rejects_a_bias_that_is_not_a_bias() -> None:
 def test_results_before_fit_raise_not_fitted() -> None:
     for cls in fp.get_registry().analyses.values():
         unfitted = cls.example().analysis
-        with pytest.raises(fp.NotFittedError, match=r"not fitted yet; call .*\.fit\(data"):
+        with pytest.raises(fp.NotFittedError, match=r"not fitted yet; call .*\.fit\("):
             unfitted.summary()
 
 

@@ -21,7 +21,7 @@ import pandas as pd
 
 from fairprobe.cli.options import PLOT_SUFFIXES, file_option, force_option, out_option, save_plot
 from fairprobe.core.jsonsafe import json_default, jsonable
-from fairprobe.exceptions import ConfigError, DataError
+from fairprobe.exceptions import ConfigError, DataError, FairprobeError
 
 __all__ = ["bound_command", "breakdown_command", "sweep_command"]
 
@@ -208,11 +208,12 @@ def _interval(lower: float, upper: float) -> str:
 
 
 def _conclusion(res: Any, observed: Any) -> str:
-    """The certified bounds and what they settle, in plain words."""
+    """The certified bounds and what they settle, in plain words (``observed`` may be the error it raised)."""
     setting = ", ".join(f"{k} = {v:g}" for k, v in res.parameters.items())
-    head = (f"Without bias the data give {res.metric} = {_interval(observed.lower, observed.upper)}. If the data "
-            f"are biased as far as {setting} allows, its true value lies in [{res.lower:.4f}, {res.upper:.4f}] "
-            "(certified).")
+    without = (f"Without bias {res.metric} has no value: {observed}" if isinstance(observed, Exception)
+               else f"Without bias the data give {res.metric} = {_interval(observed.lower, observed.upper)}.")
+    head = (f"{without} If the data are biased as far as {setting} allows, its true value lies in "
+            f"[{res.lower:.4f}, {res.upper:.4f}] (certified).")
     if res.nonnegative:
         tail = (f" A disparity of at least {res.lower:.4f} remains." if res.lower > 1e-6
                 else " The disparity could be 0 at this much bias.")
@@ -227,7 +228,8 @@ def _conclusion(res: Any, observed: Any) -> str:
 
 def _context(res: Any, observed: Any, table: Any, columns: str | None) -> dict[str, Any]:
     """The audit context every causal output carries: observed value, D, columns, groups, conclusion."""
-    return {"observed": {"lower": observed.lower, "upper": observed.upper},
+    return {"observed": (None if isinstance(observed, Exception)
+                         else {"lower": observed.lower, "upper": observed.upper}),
             "sensitivity": dict(res.parameters),
             "columns": _columns_text(columns, table),
             "groups": list(table.categories.get("A", [])),
@@ -311,8 +313,11 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
                 time_limit=time_limit, unmeasured=unmeasured, **_fixed(params))
     # the same metric with every sensitivity parameter at 0: what the data say without bias
-    observed = bound(_bias(biases), _metric(metric, group, grp), table, backend=backend, time_limit=time_limit,
-                     unmeasured=unmeasured, **{k: 0.0 for k in res.parameters})
+    try:
+        observed = bound(_bias(biases), _metric(metric, group, grp), table, backend=backend, time_limit=time_limit,
+                         unmeasured=unmeasured, **{k: 0.0 for k in res.parameters})
+    except FairprobeError as exc:  # e.g. undefined without bias, yet defined in some biased models
+        observed = exc
     context = _context(res, observed, table, columns)
     text = f"{res.summary()}\n{_context_text(context)}"
     if out_dir is not None:

@@ -40,12 +40,19 @@ class PluginGroup(click.Group):
     """
 
     def _load_plugins(self) -> None:
-        if getattr(self, "_plugins_loaded", False):
-            return
-        self._plugins_loaded = True
+        # Plugins registered since the last use (a notebook's get_plugin_manager().register(...)) add
+        # their commands too; each plugin object is asked once.
         from fairprobe.core.registry import get_plugin_manager
 
-        get_plugin_manager().hook.fairprobe_add_cli_commands(cli=self)
+        pm = get_plugin_manager()
+        loaded: set[int] = self.__dict__.setdefault("_loaded_plugins", set())
+        plugins = pm.get_plugins()
+        new = [p for p in plugins if id(p) not in loaded]
+        if not new:
+            return
+        old = [p for p in plugins if id(p) in loaded]
+        pm.subset_hook_caller("fairprobe_add_cli_commands", remove_plugins=old)(cli=self)
+        loaded.update(id(p) for p in new)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Names of the commands, after loading the plugins' commands on first use.
@@ -114,7 +121,7 @@ class PluginGroup(click.Group):
         True
         """
         self.commands.clear()
-        self._plugins_loaded = False
+        self.__dict__.pop("_loaded_plugins", None)
 
 
 @click.group(cls=PluginGroup, context_settings={"help_option_names": ["-h", "--help"]})
