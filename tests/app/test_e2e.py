@@ -183,4 +183,5 @@ def test_upload_csv(app_page, tmp_path):
     page.get_by_text("my audit.csv: 400 rows, unit rows").wait_for()
     page.get_by_role("heading", name="Observed table").wait_for()
     page.get_by_text("Group compared (a0)").first.wait_for()
-    assert page.get_by_text("African-American").count() >= 1
+    group = page.locator('[data-testid="stSelectbox"]').filter(has_text="Group compared (a0)").first
+    assert group.locator("input").first.input_value() == "African-American"
