@@ -184,4 +184,4 @@ def test_upload_csv(app_page, tmp_path):
     page.get_by_role("heading", name="Observed table").wait_for()
     page.get_by_text("Group compared (a0)").first.wait_for()
     group = page.locator('[data-testid="stSelectbox"]').filter(has_text="Group compared (a0)").first
-    assert group.locator("input").first.input_value() == "African-American"
+    sync_api.expect(group.locator("input").first).to_have_value("African-American", timeout=60_000)
