@@ -478,7 +478,7 @@ class TreeRashomonSet(Analysis):
         Examples
         --------
         >>> trs = TreeRashomonSet.example().fit()
-        >>> trs.ambiguity_curve([0.0, 0.5])[1][-1]
+        >>> float(trs.ambiguity_curve([0.0, 0.5])[1][-1])
         0.0
         """
         self.check_is_fitted()
