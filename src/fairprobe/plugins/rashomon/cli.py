@@ -150,9 +150,49 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
           --total-time-limit 300 --out multiplicity-report
     """
     from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
-    from fairprobe.reporting.report import Report
 
-    exact_model = None
+    exact_model = _exact_model(exact_linear, epsilon, backend, jobs, time_limit, total_time_limit)
+    _check_threshold(threshold)
+    train, test, columns, protected = _read_data(data_path, target, features, drop, sensitive, use_sensitive,
+                                                 id_column, test_path)
+    estimator, grid = build_pipeline(train[columns], model)
+    rs = RashomonSet(estimator=estimator, param_grid=grid, epsilon=epsilon, n_models=n_models, subsample=subsample,
+                     dataset_multiplicity=dataset_multiplicity, feature_subsample=feature_subsample,
+                     feature_noise=feature_noise, threshold=threshold, random_state=seed, n_jobs=jobs)
+    y = train[target].to_numpy()
+    groups = _groups(train, protected)
+    with warnings.catch_warnings(record=True) as caught:  # reported on stderr, in the JSON and in the report
+        warnings.simplefilter("always", UserWarning)
+        rs.fit(train[columns], y, sensitive_features=groups)
+    notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    for note in notes:
+        click.echo(f"warning: {note}", err=True)
+    rep, by_group = _individual_report(rs, test, columns, protected, threshold, test_path)
+    summary = _summary(rs, rep, by_group, epsilon, columns, notes)
+    exact, interrupted = None, False
+    if exact_model is not None:
+        exact, interrupted = _fit_exact(exact_model, estimator, train, columns, y, summary)
+    if out_dir is not None:
+        summary["report"] = _write_report(out_dir, rs, rep, by_group if test_path else None, notes, exact_model,
+                                          exact, interrupted)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2, default=str))
+    else:
+        for k, v in summary.items():
+            click.echo(f"{k}: {v}")
+    if interrupted:
+        where = f"; written to {summary['report']}" if out_dir is not None else ""
+        click.echo(f"interrupted: the exact linear result above is partial ({summary['exact_linear_undecided_rows']} "
+                   f"rows undecided, the rest certified){where}", err=True)
+        sys.exit(130)
+
+
+def _exact_model(exact_linear: bool, epsilon: float, backend: str, jobs: int, time_limit: float | None,
+                 total_time_limit: float | None) -> Any:
+    """The ``--exact-linear`` model, validated with its backend (None without the flag).
+
+    Separate from the command so that every check of the exact options runs before any data is read.
+    """
     if exact_linear:  # fail before training when the solver or a limit cannot be used
         from fairprobe.core.registry import get_backend
         from fairprobe.plugins.rashomon.linear_exact import ExactLinearMultiplicity
@@ -161,10 +201,21 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
                                               total_time_limit=total_time_limit, progress=False)
         _validate_exact(exact_model)
         get_backend(backend)
-    elif time_limit is not None or total_time_limit is not None:
+        return exact_model
+    if time_limit is not None or total_time_limit is not None:
         raise ConfigError("--time-limit and --total-time-limit bound the --exact-linear programs; add --exact-linear "
                           "or drop them (the Rashomon set of --model has no time limit).")
-    _check_threshold(threshold)
+    return None
+
+
+def _read_data(data_path: Path, target: str, features: str | None, drop: str | None, sensitive: str | None,
+               use_sensitive: bool, id_column: str | None,
+               test_path: Path | None) -> tuple[pd.DataFrame, pd.DataFrame, list[str], list[str]]:
+    """The training and report rows (indexed by ``--id`` or the row number), the feature and protected columns.
+
+    Separate from the command: reading the files and checking the column options is one step that
+    either yields consistent tables or raises a ``ConfigError`` / ``DataError`` naming the option.
+    """
     train = read_table(data_path)
     protected, dropped, chosen = _names(sensitive), _names(drop), _names(features)
     require_columns(train, [target], data_path)
@@ -190,28 +241,33 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
     else:  # the row number in the file (an explicit index, so the report's tables keep it)
         train.index = pd.Index(np.arange(len(train)), name="row")
         test.index = pd.Index(np.arange(len(test)), name="row")
-    estimator, grid = build_pipeline(train[columns], model)
-    rs = RashomonSet(estimator=estimator, param_grid=grid, epsilon=epsilon, n_models=n_models, subsample=subsample,
-                     dataset_multiplicity=dataset_multiplicity, feature_subsample=feature_subsample,
-                     feature_noise=feature_noise, threshold=threshold, random_state=seed, n_jobs=jobs)
-    y = train[target].to_numpy()
-    groups = _groups(train, protected)
-    with warnings.catch_warnings(record=True) as caught:  # reported on stderr, in the JSON and in the report
-        warnings.simplefilter("always", UserWarning)
-        rs.fit(train[columns], y, sensitive_features=groups)
-    notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
-    for note in notes:
-        click.echo(f"warning: {note}", err=True)
-    if test_path:  # the individual report and the groups of the --test rows
-        rep = rs.individual_report(test[columns], threshold)
-        test_groups = _groups(test, protected) if all(c in test.columns for c in protected) else None
-        if test_groups is not None:
-            rep.insert(0, test_groups.name, test_groups.to_numpy())
-        by_group = None if test_groups is None else rep.groupby(test_groups.name).agg(
-            members=("conflict_ratio", "size"), mean_conflict=("conflict_ratio", "mean"),
-            flagged_share=("flagged", "mean"))
-    else:
-        rep, by_group = rs.to_frame(), rs.by_group_
+    return train, test, columns, protected
+
+
+def _individual_report(rs: Any, test: pd.DataFrame, columns: list[str], protected: list[str], threshold: float,
+                       test_path: Path | None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The individual report and the conflict per group, of the ``--test`` rows or else the training rows.
+
+    Separate from the command because the ``--test`` rows need their own groups and aggregation.
+    """
+    if not test_path:
+        return rs.to_frame(), rs.by_group_
+    rep = rs.individual_report(test[columns], threshold)
+    test_groups = _groups(test, protected) if all(c in test.columns for c in protected) else None
+    if test_groups is not None:
+        rep.insert(0, test_groups.name, test_groups.to_numpy())
+    by_group = None if test_groups is None else rep.groupby(test_groups.name).agg(
+        members=("conflict_ratio", "size"), mean_conflict=("conflict_ratio", "mean"),
+        flagged_share=("flagged", "mean"))
+    return rep, by_group
+
+
+def _summary(rs: Any, rep: pd.DataFrame, by_group: pd.DataFrame | None, epsilon: float, columns: list[str],
+             notes: list[str]) -> dict[str, Any]:
+    """The printed (and JSON) summary of the Rashomon set's results.
+
+    Separate from the command: it only assembles the summary's keys from the fitted results.
+    """
     summary: dict[str, Any] = {
         "n_models": len(rs.scores_), "reference_score": rs.reference_score_, "baseline_score": rs.baseline_score_,
         "epsilon": epsilon, "features": columns, "ambiguity": float((rep.conflict_ratio > 0).mean()),
@@ -222,52 +278,62 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
                                         for g, r in by_group.iterrows()}
     if notes:
         summary["warnings"] = notes
-    exact, interrupted = None, False
-    if exact_model is not None:
-        from sklearn.base import clone
+    return summary
 
-        # the same encoding and scaling as the Rashomon set's models (a copy: rs.estimator stays unfitted)
-        encode = clone(estimator.named_steps["encode"])
-        X_num = pd.DataFrame(encode.fit_transform(train[columns]), index=train.index)
-        try:
-            exact_model.fit(X_num, y)
-        except KeyboardInterrupt:
-            interrupted = True
-            if "result_" not in vars(exact_model):  # stopped in the reference program: nothing certified
-                raise
-        exact = exact_model.result_
-        summary.update({"exact_linear_ambiguity": [exact.ambiguity_lower, exact.ambiguity_upper],
-                        "exact_linear_discrepancy": exact.discrepancy,
-                        "exact_linear_discrepancy_upper": exact.discrepancy_upper,
-                        "exact_linear_reference_error": exact.reference_error,
-                        "exact_linear_error_budget": exact.error_budget,
-                        "exact_linear_undecided_rows": exact.n_undecided,
-                        "exact_linear_stopped_by": exact.details.get("stopped_by")})
-    if out_dir is not None:
-        report = Report("Predictive multiplicity", command=" ".join(["fairprobe", *sys.argv[1:]]))
-        sec = rs.report_section(report, "Rashomon set and conflict ratios")
-        for note in notes:
-            sec.add_note(f"Warning: {note}")
-        sec.add_table("individual report", rep)
-        if test_path and by_group is not None:  # without --test the section has the training rows' table
-            sec.add_table("conflict by group (test rows)", by_group.round(4))
-        text = [sec.notes[0]]
-        if exact_model is not None:
-            exact_model.report_section(report, "Exact multiplicity of linear classifiers (training rows)")
-            text.append(exact.summary() + (" (partial: stopped by Ctrl-C; every decided row certified)"
-                                           if interrupted else ""))
-        report.summary = "\n".join(text)
-        summary["report"] = str(report.write(out_dir))
-    if as_json:
-        click.echo(json.dumps(summary, indent=2, default=str))
-    else:
-        for k, v in summary.items():
-            click.echo(f"{k}: {v}")
-    if interrupted:
-        where = f"; written to {summary['report']}" if out_dir is not None else ""
-        click.echo(f"interrupted: the exact linear result above is partial ({summary['exact_linear_undecided_rows']} "
-                   f"rows undecided, the rest certified){where}", err=True)
-        sys.exit(130)
+
+def _fit_exact(exact_model: Any, estimator: Any, train: pd.DataFrame, columns: list[str], y: np.ndarray,
+               summary: dict[str, Any]) -> tuple[Any, bool]:
+    """Fit the exact model on the encoded training rows; add its results to ``summary``.
+
+    Separate from the command: it owns the Ctrl-C handling (a partial result is kept unless the
+    reference program was stopped). Returns the result and whether it was interrupted.
+    """
+    from sklearn.base import clone
+
+    interrupted = False
+    # the same encoding and scaling as the Rashomon set's models (a copy: rs.estimator stays unfitted)
+    encode = clone(estimator.named_steps["encode"])
+    X_num = pd.DataFrame(encode.fit_transform(train[columns]), index=train.index)
+    try:
+        exact_model.fit(X_num, y)
+    except KeyboardInterrupt:
+        interrupted = True
+        if "result_" not in vars(exact_model):  # stopped in the reference program: nothing certified
+            raise
+    exact = exact_model.result_
+    summary.update({"exact_linear_ambiguity": [exact.ambiguity_lower, exact.ambiguity_upper],
+                    "exact_linear_discrepancy": exact.discrepancy,
+                    "exact_linear_discrepancy_upper": exact.discrepancy_upper,
+                    "exact_linear_reference_error": exact.reference_error,
+                    "exact_linear_error_budget": exact.error_budget,
+                    "exact_linear_undecided_rows": exact.n_undecided,
+                    "exact_linear_stopped_by": exact.details.get("stopped_by")})
+    return exact, interrupted
+
+
+def _write_report(out_dir: Path, rs: Any, rep: pd.DataFrame, test_by_group: pd.DataFrame | None, notes: list[str],
+                  exact_model: Any, exact: Any, interrupted: bool) -> str:
+    """Write the ``--out`` report folder; its path.
+
+    Separate from the command: it only lays out the sections (``test_by_group``: the ``--test``
+    rows' conflict per group, None without ``--test``).
+    """
+    from fairprobe.reporting.report import Report
+
+    report = Report("Predictive multiplicity", command=" ".join(["fairprobe", *sys.argv[1:]]))
+    sec = rs.report_section(report, "Rashomon set and conflict ratios")
+    for note in notes:
+        sec.add_note(f"Warning: {note}")
+    sec.add_table("individual report", rep)
+    if test_by_group is not None:  # without --test the section has the training rows' table
+        sec.add_table("conflict by group (test rows)", test_by_group.round(4))
+    text = [sec.notes[0]]
+    if exact_model is not None:
+        exact_model.report_section(report, "Exact multiplicity of linear classifiers (training rows)")
+        text.append(exact.summary() + (" (partial: stopped by Ctrl-C; every decided row certified)"
+                                       if interrupted else ""))
+    report.summary = "\n".join(text)
+    return str(report.write(out_dir))
 
 
 def _validate_exact(model: object) -> None:

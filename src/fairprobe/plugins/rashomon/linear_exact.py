@@ -320,6 +320,69 @@ class LinearMultiplicityResult:
         return "\n".join(lines)
 
 
+@dataclass
+class _ExactCheck:
+    """Exact error count of a classifier on the distinct labelled rows (a solver's answer is only a candidate).
+
+    A class of its own because the reference's re-check and every certificate of the flip search use it.
+    """
+
+    signed_rows: np.ndarray  # y_k x_k for each distinct labelled row
+    counts: np.ndarray  # training rows per distinct labelled row
+    half: Fraction  # half the margin: the margin a certificate must reach
+
+    def threshold(self, w: np.ndarray) -> Fraction:
+        """The margin ``w`` must reach: ``gamma / 2`` after normalising ``w`` to ``||w||_1 <= 1``."""
+        # margins of w / ||w||_1 >= gamma/2  <=>  margins of w >= gamma/2 * ||w||_1
+        norm = sum((Fraction(abs(float(v))) for v in w), Fraction(0))
+        return self.half * max(Fraction(1), norm)
+
+    def errors_of(self, w: np.ndarray) -> int:
+        """Training rows ``w`` gets wrong (margin below the threshold), counted exactly."""
+        right = _exact_at_least(self.signed_rows, w, self.threshold(w))
+        return int(self.counts[~right].sum())
+
+
+@dataclass
+class _FlipSearch:
+    """The flip search of one fit: statuses of the distinct points, the certificates and their counters.
+
+    A class of its own so that the steps of ``ExactLinearMultiplicity._fit_result`` (flip rounds,
+    verdicts, discrepancy) share this state instead of closures over a long function's locals.
+    """
+
+    check: _ExactCheck
+    cap: int  # error counts are integers: at most `cap` errors are allowed
+    Xu: np.ndarray  # distinct labelled rows (rescaled features and the constant column)
+    su: np.ndarray  # their labels, +1 or -1
+    d: int  # number of weights
+    points: np.ndarray  # distinct feature vectors (whatever their labels)
+    h0_point: np.ndarray  # the reference's decision on each point, +1 or -1
+    multiplicity: np.ndarray  # training rows per point
+    rejected: int = 0  # certificates that failed the exact check
+    pool_size: int = 1  # classifiers found that certified a flip (the reference counts)
+    n_solves: int = 0  # flip programs solved
+    best_flips: int = 0  # the largest certified number of flipped training rows by one classifier
+    flip_rows: np.ndarray = field(init=False)
+    status: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        """Flip rows ``-h0(x) x`` and empty statuses (no point decided yet)."""
+        self.flip_rows = -self.h0_point[:, None] * self.points
+        self.status = np.full(self.points.shape[0], "", dtype=object)
+
+    def certify(self, w: np.ndarray | None) -> np.ndarray | None:
+        """Distinct points ``w`` certifiably flips, if ``w`` is within the budget when checked exactly."""
+        if w is None:
+            return None
+        if self.check.errors_of(w) > self.cap:
+            return None
+        flips = _exact_at_least(self.flip_rows, w, self.check.threshold(w))
+        self.status[flips] = "ambiguous"
+        self.best_flips = max(self.best_flips, int(self.multiplicity[flips].sum()))
+        return flips
+
+
 class ExactLinearMultiplicity(Analysis):
     """Ambiguity and discrepancy of the exact epsilon-Rashomon set of linear classifiers.
 
@@ -662,8 +725,6 @@ class ExactLinearMultiplicity(Analysis):
 
     def _fit_result(self, X: Any, y: Any) -> LinearMultiplicityResult:
         """The programs of :meth:`fit`; returns the result (stores the partial one on Ctrl-C)."""
-        from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
-
         X, s = self._prepare(X, y)
         scale = self._scales(X)
         Xa = np.hstack([X / scale, np.ones((X.shape[0], 1))])  # exact: powers of two
@@ -671,145 +732,25 @@ class ExactLinearMultiplicity(Analysis):
         gamma = float(self.margin)
         deadline = None if self.total_time_limit is None else _clock() + float(self.total_time_limit)
 
-        def time_left() -> float | None:
-            """Seconds for the next program (per-program limit capped by the total), or None."""
-            if deadline is None:
-                return self.time_limit
-            left = deadline - _clock()
-            return left if self.time_limit is None else min(left, float(self.time_limit))
-
         # Compress duplicate (x, y) rows: one error indicator per distinct labelled point.
         rows, counts = np.unique(np.hstack([Xa, s[:, None]]), axis=0, return_counts=True)
         Xu, su = rows[:, :-1], rows[:, -1]
-        erm = self._solve(self._base_program(Xu, su, counts, "min"), time_left())
-        if erm.limit is Limit.INTERRUPTED:
-            raise KeyboardInterrupt
-        w0 = self._weights(erm, d)
-        if w0 is None:
-            raise SolverError(f"The ERM program found no classifier ({erm.message}); {_RAISE_TIME}.")
-        err0 = round(erm.incumbent_objective)
+        check = _ExactCheck(su[:, None] * Xu, counts, Fraction(gamma) / 2)
+        erm, w0, err0, rejected = self._reference(Xu, su, counts, d, check, deadline)
         budget = err0 + float(self.epsilon) * n
         cap = math.floor(budget + 1e-9)  # error counts are integers: at most `cap` errors are allowed
-        half = Fraction(gamma) / 2
-        signed_rows = su[:, None] * Xu
-
-        def threshold(w: np.ndarray) -> Fraction:
-            # margins of w / ||w||_1 >= gamma/2  <=>  margins of w >= gamma/2 * ||w||_1
-            norm = sum((Fraction(abs(float(v))) for v in w), Fraction(0))
-            return half * max(Fraction(1), norm)
-
-        def errors_of(w: np.ndarray) -> int:
-            right = _exact_at_least(signed_rows, w, threshold(w))
-            return int(counts[~right].sum())
-
-        rejected = 0
-        e0 = errors_of(w0)
-        if e0 > err0:  # the reference itself failed the exact check: polish it on its pattern
-            rejected += 1
-            z = np.array([erm.incumbent[f"z{k}"] for k in range(Xu.shape[0])])
-            w0 = self._polish(Xu, su, z < 0.5, None, time_left())
-            if w0 is None or errors_of(w0) > err0:
-                raise SolverError(
-                    f"The ERM program's classifier makes {e0} errors when re-checked exactly, not the {err0} the "
-                    f"solver reported: the solver ran into numerical trouble. Try another backend or a larger margin.")
 
         # distinct feature vectors (whatever their labels): one flip program and one h0 decision each
         points, point_of_row, multiplicity = np.unique(Xa, axis=0, return_inverse=True, return_counts=True)
         point_of_row = point_of_row.ravel()
         h0_point = np.where(_exact_at_least(points, w0, Fraction(0)), 1.0, -1.0)  # h0(x) = +1 iff w0.x >= 0
         pred_rows = h0_point[point_of_row]
-        flip_rows = -h0_point[:, None] * points
-        status = np.full(points.shape[0], "", dtype=object)
-        best_flips = [0]  # the largest certified number of flipped training rows by one classifier
+        search = _FlipSearch(check, cap, Xu, su, d, points, h0_point, multiplicity, rejected=rejected)
+        search.certify(w0)
+        stopped_by = self._flip_programs(search, deadline)
+        discrepancy, discrepancy_upper, stopped_by = self._bound_discrepancy(search, n, stopped_by, deadline)
 
-        def certify(w: np.ndarray | None) -> np.ndarray | None:
-            """Distinct points ``w`` certifiably flips, if ``w`` is within the budget when checked exactly."""
-            if w is None:
-                return None
-            if errors_of(w) > cap:
-                return None
-            flips = _exact_at_least(flip_rows, w, threshold(w))
-            status[flips] = "ambiguous"
-            best_flips[0] = max(best_flips[0], int(multiplicity[flips].sum()))
-            return flips
-
-        certify(w0)
-        pool_size = 1
-        n_solves = 0
-        if self.n_jobs in (None, 1):
-            jobs = 1
-        else:
-            jobs = (os.cpu_count() or 1) if self.n_jobs < 0 else int(self.n_jobs)
-        stopped_by = None
-        decided_before = int(np.sum(status != ""))
-        bar = tqdm(total=int(np.sum(status == "")), desc="flip programs", disable=not self.progress)
-        try:
-            while True:
-                todo = [p for p in range(points.shape[0]) if status[p] == ""][: 2 * jobs if jobs > 1 else 1]
-                if not todo:
-                    break
-                limit = time_left()
-                if limit is not None and limit <= 0:
-                    stopped_by = "total_time_limit"
-                    break
-                programs = []
-                for p in todo:
-                    prog = self._base_program(Xu, su, counts, "min")
-                    prog.add_constraint(self._flip_poly(points[p], h0_point[p]), ">=", gamma, name="flip")
-                    programs.append(prog)
-                # Only "is the optimum <= cap?" matters: a solver may stop at the first incumbent under it.
-                # a flip program only asks whether its optimum is within the budget: stop once that is known
-                results = self._solve_many(programs, {"objective_limit": cap + 0.5}, jobs, limit)
-                n_solves += len(results)
-                for res in results:  # every classifier found may certify other points
-                    if certify(self._weights(res, d)) is not None:
-                        pool_size += 1
-                for p, res in zip(todo, results, strict=True):
-                    if status[p]:
-                        continue
-                    if res.incumbent_objective is not None and res.incumbent_objective <= cap + 0.5:
-                        # the solver claims a flip its classifier failed to certify: polish the pattern
-                        rejected += 1
-                        z = np.array([res.incumbent[f"z{k}"] for k in range(Xu.shape[0])])
-                        polished = self._polish(Xu, su, z < 0.5, (points[p], h0_point[p]), time_left())
-                        flips = certify(polished)
-                        if flips is not None and flips[p]:
-                            rejected -= 1
-                            pool_size += 1
-                        else:
-                            status[p] = "undecided"
-                    # the optimum is an integer: a dual bound above `cap` (beyond tolerance) rules out `cap` errors
-                    elif res.termination is Termination.INFEASIBLE or res.objective_bound > cap + 1e-6:
-                        status[p] = "not ambiguous"
-                    else:
-                        status[p] = "undecided"
-                bar.n = int(np.sum(status != "")) - decided_before
-                bar.refresh()
-                if any(res.limit is Limit.INTERRUPTED for res in results):  # SCIP caught the Ctrl-C itself
-                    raise KeyboardInterrupt
-        except KeyboardInterrupt:
-            stopped_by = "interrupt"
-        finally:
-            bar.close()
-        status[status == ""] = "undecided"
-
-        discrepancy = discrepancy_upper = None
-        if self.discrepancy:
-            discrepancy, discrepancy_upper = best_flips[0] / n, None
-            limit = time_left()
-            if stopped_by is None and (limit is None or limit > 0):
-                try:
-                    res = self._discrepancy(Xu, su, counts, points, h0_point, multiplicity, cap, limit)
-                    if certify(self._weights(res, d)) is not None:
-                        pool_size += 1
-                    discrepancy = best_flips[0] / n
-                    if math.isfinite(res.objective_bound):
-                        discrepancy_upper = res.objective_bound / n
-                    if res.limit is Limit.INTERRUPTED:
-                        stopped_by = "interrupt"
-                except KeyboardInterrupt:
-                    stopped_by = "interrupt"
-        row_status = status[point_of_row].astype(str)
+        row_status = search.status[point_of_row].astype(str)
         lower = float(np.mean(row_status == "ambiguous"))
         upper = float(np.mean(row_status != "not ambiguous"))
         if discrepancy is not None:
@@ -820,15 +761,154 @@ class ExactLinearMultiplicity(Analysis):
             reference_error=err0, error_budget=budget, reference_optimal=erm.is_optimal,
             reference_weights=np.append(w0[:-1] / scale, w0[-1]),
             reference_predictions=(pred_rows > 0).astype(int), status=row_status, ambiguity_lower=lower,
-            ambiguity_upper=upper, discrepancy=discrepancy, discrepancy_upper=discrepancy_upper, n_solves=n_solves,
-            solver=erm.solver, interrupted=stopped_by == "interrupt",
-            details={"n_distinct_points": int(points.shape[0]), "pool_size": pool_size,
-                     "rejected_certificates": rejected, "feature_scales": scale, "stopped_by": stopped_by,
+            ambiguity_upper=upper, discrepancy=discrepancy, discrepancy_upper=discrepancy_upper,
+            n_solves=search.n_solves, solver=erm.solver, interrupted=stopped_by == "interrupt",
+            details={"n_distinct_points": int(points.shape[0]), "pool_size": search.pool_size,
+                     "rejected_certificates": search.rejected, "feature_scales": scale, "stopped_by": stopped_by,
                      "margin": gamma})
         if stopped_by == "interrupt":
             self.partial_result_ = result
             raise KeyboardInterrupt
         return result
+
+    def _time_left(self, deadline: float | None) -> float | None:
+        """Seconds for the next program (per-program limit capped by the total), or None.
+
+        A method of its own because every program of a fit asks it (one look at the clock each).
+        """
+        if deadline is None:
+            return self.time_limit
+        left = deadline - _clock()
+        return left if self.time_limit is None else min(left, float(self.time_limit))
+
+    def _reference(self, Xu: np.ndarray, su: np.ndarray, counts: np.ndarray, d: int, check: _ExactCheck,
+                   deadline: float | None) -> tuple[SolveResult, np.ndarray, int, int]:
+        """The reference ``h0``: the ERM program's solve, weights, error count and rejected certificates (0 or 1).
+
+        Separate from ``_fit_result``: the ERM solve and the exact re-check (with polishing) of its
+        classifier are one step that ends in the reference or in a ``SolverError``.
+        """
+        erm = self._solve(self._base_program(Xu, su, counts, "min"), self._time_left(deadline))
+        if erm.limit is Limit.INTERRUPTED:
+            raise KeyboardInterrupt
+        w0 = self._weights(erm, d)
+        if w0 is None:
+            raise SolverError(f"The ERM program found no classifier ({erm.message}); {_RAISE_TIME}.")
+        err0 = round(erm.incumbent_objective)
+        e0 = check.errors_of(w0)
+        if e0 <= err0:
+            return erm, w0, err0, 0
+        # the reference itself failed the exact check: polish it on its pattern
+        z = np.array([erm.incumbent[f"z{k}"] for k in range(Xu.shape[0])])
+        w0 = self._polish(Xu, su, z < 0.5, None, self._time_left(deadline))
+        if w0 is None or check.errors_of(w0) > err0:
+            raise SolverError(
+                f"The ERM program's classifier makes {e0} errors when re-checked exactly, not the {err0} the "
+                f"solver reported: the solver ran into numerical trouble. Try another backend or a larger margin.")
+        return erm, w0, err0, 1
+
+    def _flip_programs(self, search: _FlipSearch, deadline: float | None) -> str | None:
+        """Solve flip programs in rounds until every point is decided; why it stopped early, or None.
+
+        Separate from ``_fit_result``: the rounds, the progress bar and the Ctrl-C handling form one
+        loop; it leaves every point it did not decide ``"undecided"``.
+        """
+        from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
+
+        status = search.status
+        if self.n_jobs in (None, 1):
+            jobs = 1
+        else:
+            jobs = (os.cpu_count() or 1) if self.n_jobs < 0 else int(self.n_jobs)
+        stopped_by = None
+        decided_before = int(np.sum(status != ""))
+        bar = tqdm(total=int(np.sum(status == "")), desc="flip programs", disable=not self.progress)
+        try:
+            while True:
+                todo = [p for p in range(search.points.shape[0]) if status[p] == ""][: 2 * jobs if jobs > 1 else 1]
+                if not todo:
+                    break
+                limit = self._time_left(deadline)
+                if limit is not None and limit <= 0:
+                    stopped_by = "total_time_limit"
+                    break
+                programs = []
+                for p in todo:
+                    prog = self._base_program(search.Xu, search.su, search.check.counts, "min")
+                    prog.add_constraint(self._flip_poly(search.points[p], search.h0_point[p]), ">=",
+                                        float(self.margin), name="flip")
+                    programs.append(prog)
+                # Only "is the optimum <= cap?" matters: a solver may stop at the first incumbent under it.
+                # a flip program only asks whether its optimum is within the budget: stop once that is known
+                results = self._solve_many(programs, {"objective_limit": search.cap + 0.5}, jobs, limit)
+                search.n_solves += len(results)
+                for res in results:  # every classifier found may certify other points
+                    if search.certify(self._weights(res, search.d)) is not None:
+                        search.pool_size += 1
+                for p, res in zip(todo, results, strict=True):
+                    if not status[p]:
+                        self._settle(search, p, res, deadline)
+                bar.n = int(np.sum(status != "")) - decided_before
+                bar.refresh()
+                if any(res.limit is Limit.INTERRUPTED for res in results):  # SCIP caught the Ctrl-C itself
+                    raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            stopped_by = "interrupt"
+        finally:
+            bar.close()
+        status[status == ""] = "undecided"
+        return stopped_by
+
+    def _settle(self, search: _FlipSearch, p: int, res: SolveResult, deadline: float | None) -> None:
+        """Decide the still-open point ``p`` from its flip program's result ``res``.
+
+        Separate from ``_flip_programs``: the verdict (a claimed flip is polished and re-checked, a
+        dual bound rules a flip out, anything else stays undecided) is the subtle part of a round.
+        """
+        cap = search.cap
+        if res.incumbent_objective is not None and res.incumbent_objective <= cap + 0.5:
+            # the solver claims a flip its classifier failed to certify: polish the pattern
+            search.rejected += 1
+            z = np.array([res.incumbent[f"z{k}"] for k in range(search.Xu.shape[0])])
+            polished = self._polish(search.Xu, search.su, z < 0.5, (search.points[p], search.h0_point[p]),
+                                    self._time_left(deadline))
+            flips = search.certify(polished)
+            if flips is not None and flips[p]:
+                search.rejected -= 1
+                search.pool_size += 1
+            else:
+                search.status[p] = "undecided"
+        # the optimum is an integer: a dual bound above `cap` (beyond tolerance) rules out `cap` errors
+        elif res.termination is Termination.INFEASIBLE or res.objective_bound > cap + 1e-6:
+            search.status[p] = "not ambiguous"
+        else:
+            search.status[p] = "undecided"
+
+    def _bound_discrepancy(self, search: _FlipSearch, n: int, stopped_by: str | None,
+                           deadline: float | None) -> tuple[float | None, float | None, str | None]:
+        """Discrepancy (certified value, solver's upper bound or None) and the stop reason; Nones when off.
+
+        Separate from ``_fit_result``: the discrepancy program runs only if time is left and the
+        flip search was not stopped, and a Ctrl-C during it still keeps the certified value.
+        """
+        if not self.discrepancy:
+            return None, None, stopped_by
+        discrepancy, discrepancy_upper = search.best_flips / n, None
+        limit = self._time_left(deadline)
+        if stopped_by is None and (limit is None or limit > 0):
+            try:
+                res = self._discrepancy(search.Xu, search.su, search.check.counts, search.points, search.h0_point,
+                                        search.multiplicity, search.cap, limit)
+                if search.certify(self._weights(res, search.d)) is not None:
+                    search.pool_size += 1
+                discrepancy = search.best_flips / n
+                if math.isfinite(res.objective_bound):
+                    discrepancy_upper = res.objective_bound / n
+                if res.limit is Limit.INTERRUPTED:
+                    stopped_by = "interrupt"
+            except KeyboardInterrupt:
+                stopped_by = "interrupt"
+        return discrepancy, discrepancy_upper, stopped_by
 
     @staticmethod
     def _flip_poly(point: np.ndarray, h0: float) -> dict[tuple[int, ...], float]:

@@ -546,10 +546,7 @@ class RashomonSet(Analysis):
         >>> rs.audit_predictions_.shape[1], len(rs.by_group_)
         (400, 2)
         """
-        from joblib import Parallel, delayed, parallel_config
-        from sklearn.model_selection import ParameterGrid, train_test_split
-
-        from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
+        from sklearn.model_selection import ParameterGrid
 
         for attr in self._fitted_attributes():  # a refit starts clean: no stale results of an earlier fit
             delattr(self, attr)
@@ -562,6 +559,58 @@ class RashomonSet(Analysis):
         rng = np.random.default_rng(self.random_state)  # a Generator is used (and advanced) as it is
         split_seed = (int(rng.integers(0, 2**32 - 1)) if isinstance(self.random_state, np.random.Generator)
                       else self.random_state)
+        X, y, X_held, y_held, audit = self._held_out(X, y, X_held, y_held, columns, frame, split_seed)
+        audit_raw = raw_X if raw_held is None else raw_held
+        groups, group_name = self._groups(sensitive_features, audit_raw)
+        audit_index = (audit_raw.index.copy() if isinstance(audit_raw, pd.DataFrame)
+                       else pd.RangeIndex(audit.shape[0]))
+        smallest = int(np.unique(y, return_counts=True)[1].min())
+        if isinstance(self.reference, str) and smallest < self.cv:
+            raise DataError(
+                f"The smallest class has {smallest} training rows, fewer than the cv={self.cv} folds of the "
+                "reference search; give more data, lower cv, or pass reference=<score or fitted model>.")
+        grid = list(ParameterGrid(self.param_grid or {}))
+        self._reference(X, y, X_held, y_held)
+        baseline = self._baseline(y, y_held)
+        if self.reference_score_ <= baseline + 1e-12:
+            warnings.warn(f"The reference model scores {self.reference_score_:.4f} on the held-out data, no better "
+                          f"than always predicting the majority class ({baseline:.4f}): its near-optimal models "
+                          "may be near-constant, and their conflicts say little. Check the features and the "
+                          "metric (e.g. metric='balanced_accuracy' for rare classes).", UserWarning, stacklevel=2)
+        n, d = X.shape
+        how = _Perturbation(self.feature_noise, categorical, self.category_flip, self.sampler)
+        jobs = self._draw_jobs(rng, grid, n, d)
+        # the audit set is the held-out set when given; otherwise every candidate also predicts X
+        X_audit = audit if audit is not X_held else None
+        results = self._fit_candidates(jobs, X, y, X_held, y_held, how, X_audit)
+        self._select_members(results, jobs, baseline, X_audit)
+        self.audit_index_ = audit_index
+        self.n_features_in_ = d
+        if columns is not None:
+            self.feature_names_in_ = np.asarray(columns, dtype=object)
+        self.frame_mode_ = frame
+        self._first_row_ = X.iloc[:1] if frame else None  # the constants of masked columns (feature_subsample)
+        # the per-person results, computed once: to_frame, summary and figures read them
+        individual = _individual(self.audit_predictions_, float(self.threshold))
+        individual.index = audit_index
+        if groups is not None:
+            individual.insert(0, group_name, groups)
+            self.by_group_ = _by_group(individual, group_name)
+        else:
+            self.by_group_ = None
+        self.individual_ = individual
+        self.convergence_ = _convergence(self.audit_predictions_)
+        return self
+
+    def _held_out(self, X: Any, y: np.ndarray, X_held: Any, y_held: Any, columns: list[Any] | None, frame: bool,
+                  split_seed: Any) -> tuple[Any, np.ndarray, Any, np.ndarray, Any]:
+        """Training and held-out rows (given, or a stratified 25 % split of ``X``) and the audit set.
+
+        Separate from :meth:`fit`: the two ways to get held-out rows and their checks are one decision.
+        Returns ``X, y, X_held, y_held, audit``; ``audit`` is the unsplit ``X`` when no ``X_held`` is given.
+        """
+        from sklearn.model_selection import train_test_split
+
         if X_held is None:
             if y_held is not None:
                 raise DataError("y_held was given without X_held; pass both, or neither for a 25 % split of X.")
@@ -584,26 +633,16 @@ class RashomonSet(Analysis):
             if X_held.shape[1] != X.shape[1]:
                 raise DataError(f"X_held has {X_held.shape[1]} columns; X has {X.shape[1]}.")
             audit = X_held
-        audit_raw = raw_X if raw_held is None else raw_held
-        groups, group_name = self._groups(sensitive_features, audit_raw)
-        audit_index = (audit_raw.index.copy() if isinstance(audit_raw, pd.DataFrame)
-                       else pd.RangeIndex(audit.shape[0]))
-        smallest = int(np.unique(y, return_counts=True)[1].min())
-        if isinstance(self.reference, str) and smallest < self.cv:
-            raise DataError(
-                f"The smallest class has {smallest} training rows, fewer than the cv={self.cv} folds of the "
-                "reference search; give more data, lower cv, or pass reference=<score or fitted model>.")
-        grid = list(ParameterGrid(self.param_grid or {}))
-        self._reference(X, y, X_held, y_held)
-        baseline = self._baseline(y, y_held)
-        if self.reference_score_ <= baseline + 1e-12:
-            warnings.warn(f"The reference model scores {self.reference_score_:.4f} on the held-out data, no better "
-                          f"than always predicting the majority class ({baseline:.4f}): its near-optimal models "
-                          "may be near-constant, and their conflicts say little. Check the features and the "
-                          "metric (e.g. metric='balanced_accuracy' for rare classes).", UserWarning, stacklevel=2)
-        n, d = X.shape
+        return X, y, X_held, y_held, audit
+
+    def _draw_jobs(self, rng: np.random.Generator, grid: list[dict[str, Any]], n: int,
+                   d: int) -> list[tuple[dict[str, Any], np.ndarray | None, np.ndarray, int]]:
+        """Each candidate's ``(params, rows, cols, seed)``, drawn from ``rng`` in a fixed order.
+
+        Separate from :meth:`fit` so that the order of the random draws (which fixes the results
+        for a seed) sits in one short loop.
+        """
         size = max(2, round(self.subsample * n))
-        how = _Perturbation(self.feature_noise, categorical, self.category_flip, self.sampler)
         jobs = []
         for _ in range(int(self.n_models)):
             params = grid[int(rng.integers(len(grid)))] if grid else {}
@@ -616,8 +655,20 @@ class RashomonSet(Analysis):
             k = d if not self.feature_subsample else max(1, round(self.feature_subsample * d))
             cols = np.sort(rng.choice(d, size=k, replace=False)) if k < d else np.arange(d)
             jobs.append((params, rows, cols, int(rng.integers(0, 2**31 - 1))))
-        # the audit set is the held-out set when given; otherwise every candidate also predicts X
-        X_audit = audit if audit is not X_held else None
+        return jobs
+
+    def _fit_candidates(self, jobs: list[tuple[dict[str, Any], np.ndarray | None, np.ndarray, int]], X: Any,
+                        y: np.ndarray, X_held: Any, y_held: np.ndarray, how: _Perturbation,
+                        X_audit: Any) -> list[tuple[Any, ...]]:
+        """Fit and score every candidate (in parallel when ``n_jobs`` asks), with a progress bar.
+
+        Separate from :meth:`fit`: the parallel run and the translation of an estimator's refusal
+        into a ``DataError`` are one step. Returns one ``_fit_candidate`` result per job, in order.
+        """
+        from joblib import Parallel, delayed, parallel_config
+
+        from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
+
         bar = tqdm(total=len(jobs), desc="Rashomon candidates", disable=not self.progress)
         backend = self.parallel_backend or ("sequential" if self.n_jobs in (None, 1) else "loky")
         try:
@@ -638,6 +689,16 @@ class RashomonSet(Analysis):
                             "samples (subsample), fewer perturbations, or a model that accepts such data.") from None
         finally:
             bar.close()
+        return results
+
+    def _select_members(self, results: list[tuple[Any, ...]],
+                        jobs: list[tuple[dict[str, Any], np.ndarray | None, np.ndarray, int]], baseline: float,
+                        X_audit: Any) -> None:
+        """Keep the candidates within ``epsilon`` of the reference; store their scores, columns and predictions.
+
+        Separate from :meth:`fit`: it decides the Rashomon set (or raises when it is empty) and sets
+        the fitted attributes that describe its members.
+        """
         scores = np.array([r[2] for r in results])
         if self.penalty:
             scores = scores - self.penalty * np.array([float(self.complexity(r[0])) for r in results])
@@ -655,24 +716,7 @@ class RashomonSet(Analysis):
         self.held_predictions_ = np.stack([results[i][1] for i in members])
         self.audit_predictions_ = (self.held_predictions_ if X_audit is None
                                    else np.stack([results[i][3] for i in members]))
-        self.audit_index_ = audit_index
         self.models_ = [results[i][0] for i in members] if self.keep_models else None
-        self.n_features_in_ = d
-        if columns is not None:
-            self.feature_names_in_ = np.asarray(columns, dtype=object)
-        self.frame_mode_ = frame
-        self._first_row_ = X.iloc[:1] if frame else None  # the constants of masked columns (feature_subsample)
-        # the per-person results, computed once: to_frame, summary and figures read them
-        individual = _individual(self.audit_predictions_, float(self.threshold))
-        individual.index = audit_index
-        if groups is not None:
-            individual.insert(0, group_name, groups)
-            self.by_group_ = _by_group(individual, group_name)
-        else:
-            self.by_group_ = None
-        self.individual_ = individual
-        self.convergence_ = _convergence(self.audit_predictions_)
-        return self
 
     # -- the audit set (fitted state) ------------------------------------------------------------
     def check_is_fitted(self) -> None:
