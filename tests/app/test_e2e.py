@@ -105,12 +105,20 @@ def test_workshop_edit_error_fix_export(app_page, tmp_path):
     assert fp.BiasConfig.from_json(path) == _edited_config()
 
 
-def test_paper_table(app_page):
+def test_paper_table(app_page, tmp_path):
+    """Upload the bundled COMPAS Fogliato table (the seed paper's) as a user would: the sweep below runs on it."""
     page = app_page
+    from fairprobe.datasets import load_paper_table
+
+    path = tmp_path / "fogliato_compas.csv"
+    load_paper_table().to_csv(path, index=False)
     _goto(page, "Data")
-    page.get_by_role("button", name="Load data set").click()
+    page.get_by_text("Upload a file", exact=True).click()
+    _idle(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    page.get_by_role("button", name="Read file").click()
+    page.get_by_text("fogliato_compas.csv: 8 rows, cells with probabilities").wait_for()
     page.get_by_role("heading", name="Observed table").wait_for()
-    page.get_by_text("8 rows, cells with probabilities").wait_for()
     _shot(page, "data")
 
 

@@ -336,32 +336,7 @@ class TreeRashomonSet(Analysis):
         True
         """
         self._check_params()
-        if not isinstance(data, pd.DataFrame):
-            raise DataError(f"TreeRashomonSet.fit takes a DataFrame of features; got {type(data).__name__}.")
-        drop = [c for c in (y_true, sensitive_features) if isinstance(c, str) and c in data.columns]
-        if isinstance(y_true, str):
-            if y_true not in data.columns:
-                raise DataError(f"y_true column {y_true!r} is not in the data; columns: {list(data.columns)}.")
-            y = data[y_true].to_numpy()
-        elif y_true is None:
-            raise DataError("TreeRashomonSet.fit needs y_true (the label column's name or an array).")
-        else:
-            y = np.asarray(y_true).ravel()
-        if y.shape[0] != len(data):
-            raise DataError(f"y_true has {y.shape[0]} values for {len(data)} rows.")
-        if not np.isin(pd.unique(y), [0, 1]).all():
-            raise DataError(f"y_true must be 0/1; got values {sorted(map(str, pd.unique(y)))[:5]}.")
-        X = data.drop(columns=drop)
-        if X.shape[1] == 0:
-            raise DataError("No feature columns are left after removing the label and sensitive columns.")
-        Xb = self._binary(X, fit=True)
-        eval_frame = data if X_eval is None else X_eval
-        if not isinstance(eval_frame, pd.DataFrame):
-            raise DataError(f"X_eval must be a DataFrame with the training columns; got {type(X_eval).__name__}.")
-        missing = [c for c in X.columns if c not in eval_frame.columns]
-        if missing:
-            raise DataError(f"X_eval lacks the feature columns {missing}.")
-        Xe = Xb if X_eval is None else self._binary(eval_frame[X.columns], fit=False)
+        y, X, Xb, eval_frame, Xe = self._prepare(data, y_true, sensitive_features, X_eval)
 
         TREEFARMS = require_treefarms()
         t0 = time.perf_counter()
@@ -414,10 +389,48 @@ class TreeRashomonSet(Analysis):
         self.reference_index_ = int(graph.offsets[best])  # the first tree of the best objective
         self.reference_objective_ = float(metrics[best, 0])
         self.eval_index_ = eval_frame.index
+        self.individual_, self.by_group_ = self._per_person(eval_frame, sensitive_features)
+        return self
+
+
+    def _prepare(self, data: Any, y_true: Any, sensitive_features: Any,
+                 X_eval: Any) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+        """Checked label, features, binary features and evaluation rows (kept apart from the enumeration)."""
+        if not isinstance(data, pd.DataFrame):
+            raise DataError(f"TreeRashomonSet.fit takes a DataFrame of features; got {type(data).__name__}.")
+        drop = [c for c in (y_true, sensitive_features) if isinstance(c, str) and c in data.columns]
+        if isinstance(y_true, str):
+            if y_true not in data.columns:
+                raise DataError(f"y_true column {y_true!r} is not in the data; columns: {list(data.columns)}.")
+            y = data[y_true].to_numpy()
+        elif y_true is None:
+            raise DataError("TreeRashomonSet.fit needs y_true (the label column's name or an array).")
+        else:
+            y = np.asarray(y_true).ravel()
+        if y.shape[0] != len(data):
+            raise DataError(f"y_true has {y.shape[0]} values for {len(data)} rows.")
+        if not np.isin(pd.unique(y), [0, 1]).all():
+            raise DataError(f"y_true must be 0/1; got values {sorted(map(str, pd.unique(y)))[:5]}.")
+        X = data.drop(columns=drop)
+        if X.shape[1] == 0:
+            raise DataError("No feature columns are left after removing the label and sensitive columns.")
+        Xb = self._binary(X, fit=True)
+        eval_frame = data if X_eval is None else X_eval
+        if not isinstance(eval_frame, pd.DataFrame):
+            raise DataError(f"X_eval must be a DataFrame with the training columns; got {type(X_eval).__name__}.")
+        missing = [c for c in X.columns if c not in eval_frame.columns]
+        if missing:
+            raise DataError(f"X_eval lacks the feature columns {missing}.")
+        Xe = Xb if X_eval is None else self._binary(eval_frame[X.columns], fit=False)
+        return y, X, Xb, eval_frame, Xe
+
+    def _per_person(self, eval_frame: pd.DataFrame, sensitive_features: Any) -> tuple[pd.DataFrame, Any]:
+        """The individual report over the evaluation rows and, with groups, the per-group conflict table."""
+        m = self.n_trees_
         individual = pd.DataFrame({"majority": (self.ones_ * 2 > m).astype(int), "conflict_ratio": self.conflict_ratio_,
                                    "flagged": self.conflict_ratio_ > self.threshold, "share_0": 1 - self.ones_ / m,
                                    "share_1": self.ones_ / m}, index=eval_frame.index)
-        self.by_group_ = None
+        by_group = None
         if sensitive_features is not None:
             groups = (eval_frame[sensitive_features].to_numpy() if isinstance(sensitive_features, str)
                       else np.asarray(sensitive_features).ravel())
@@ -426,11 +439,10 @@ class TreeRashomonSet(Analysis):
                                 "evaluation rows.")
             name = sensitive_features if isinstance(sensitive_features, str) else "group"
             individual[name] = groups
-            self.by_group_ = individual.groupby(name, sort=True).agg(
+            by_group = individual.groupby(name, sort=True).agg(
                 members=("conflict_ratio", "size"), mean_conflict=("conflict_ratio", "mean"),
                 flagged_share=("flagged", "mean"))
-        self.individual_ = individual
-        return self
+        return individual, by_group
 
     # -- set-level measures --------------------------------------------------------------------------
     def delta_ambiguity(self, delta: float = 0.0) -> float:
