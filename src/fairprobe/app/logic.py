@@ -318,6 +318,12 @@ class ConstraintIssue:
         The line.
     message : str
         The parser's message (with the column).
+
+    Examples
+    --------
+    >>> issue = constraint_issues("P(S = 1) >= 1 - D\\nP(S = 1 >= D")[0]
+    >>> issue.line, issue.text
+    (2, 'P(S = 1 >= D')
     """
 
     line: int
@@ -739,16 +745,39 @@ class SweepJob:
 
     @property
     def solve_kwargs(self) -> dict[str, Any]:
-        """Options of every solve (as :func:`fairprobe.sensitivity` passes them)."""
+        """Options of every solve (as :func:`fairprobe.sensitivity` passes them).
+
+        Examples
+        --------
+        >>> frame, _ = load_bundled("paper")
+        >>> SweepJob("proxy_label", "fpr", frame, [0.0], time_limit=5).solve_kwargs["time_limit"]
+        5.0
+        """
         return {"backend": self.backend, "time_limit": float(self.time_limit), "gap": 1e-6, "solver_options": None}
 
     @property
     def done(self) -> bool:
-        """Whether every point is solved."""
+        """Whether every point is solved.
+
+        Examples
+        --------
+        >>> frame, _ = load_bundled("paper")
+        >>> job = SweepJob("proxy_label", "fpr", frame, [0.0])
+        >>> job.done, (job.step(), job.done)[1]
+        (False, True)
+        """
         return len(self.outcomes) >= len(self.points)
 
     def step(self) -> Any:
-        """Solve the next grid point; returns its outcome."""
+        """Solve the next grid point; returns its outcome.
+
+        Examples
+        --------
+        >>> frame, _ = load_bundled("paper")
+        >>> out = SweepJob("proxy_label", "fpr", frame, [0.05]).step()
+        >>> round(out.result.upper, 4)
+        0.3433
+        """
         from fairprobe.core.sensitivity import run_tasks
 
         pt = self.points[len(self.outcomes)]
@@ -761,12 +790,30 @@ class SweepJob:
         return out
 
     def partial_frame(self) -> pd.DataFrame:
-        """The points solved so far, as :meth:`fairprobe.SensitivityResult.to_frame` gives them."""
+        """The points solved so far, as :meth:`fairprobe.SensitivityResult.to_frame` gives them.
+
+        Examples
+        --------
+        >>> frame, _ = load_bundled("paper")
+        >>> job = SweepJob("proxy_label", "fpr", frame, [0.0, 0.05])
+        >>> _ = job.step()
+        >>> job.partial_frame()["D"].tolist()
+        [0.0]
+        """
         return fp.SensitivityResult(self.problem.metric.label, _bias_label(self.bias), self.swept,
                                     list(self.outcomes)).to_frame()
 
     def result(self) -> fp.SensitivityResult:
-        """The sweep's result over the points solved (all of them unless cancelled)."""
+        """The sweep's result over the points solved (all of them unless cancelled).
+
+        Examples
+        --------
+        >>> frame, _ = load_bundled("paper")
+        >>> job = SweepJob("proxy_label", "fpr", frame, [0.0, 0.05])
+        >>> _ = job.step()  # cancelled after one point
+        >>> len(job.result().to_frame())
+        1
+        """
         from fairprobe.core.sensitivity import run_tasks
 
         if self.outcomes and all(o.status == "undefined" for o in self.outcomes):

@@ -142,12 +142,36 @@ def current_config() -> fp.BiasConfig | None:
     Returns
     -------
     BiasConfig or None
+
+    Examples
+    --------
+    Pages run inside Streamlit; its test harness runs them headless:
+
+    >>> from streamlit.testing.v1 import AppTest
+    >>> at = AppTest.from_string(
+    ...     "import streamlit as st\\n"
+    ...     "from fairprobe.app.pages import bias_page, current_config\\n"
+    ...     "bias_page()\\n"
+    ...     "config = current_config()\\n"
+    ...     "st.write('config:', config.name if config else None)").run(timeout=60)
+    >>> at.markdown[-1].value
+    'config: `None`'
+    >>> at.button(key="bw_load").click().run(timeout=60).markdown[-1].value
+    'config: selection'
     """
     return _ss().get("config")
 
 
 def bias_page() -> None:
-    """Page 1: edit a bias (DAG, roles, cardinalities, constraints), see its DAG, export it."""
+    """Page 1: edit a bias (DAG, roles, cardinalities, constraints), see its DAG, export it.
+
+    Examples
+    --------
+    >>> from streamlit.testing.v1 import AppTest
+    >>> at = AppTest.from_string("from fairprobe.app.pages import bias_page\\nbias_page()").run(timeout=60)
+    >>> at.header[0].value, len(at.exception)
+    ('Bias workshop', 0)
+    """
     ss = _ss()
     st.header("Bias workshop")
     st.caption("Start from a registered bias or a bias-config JSON, edit every element, export the result.")
@@ -226,7 +250,15 @@ def _set_data(frame: pd.DataFrame, kind: str, name: str) -> None:
 
 
 def data_page() -> None:
-    """Page 2: a bundled data set or an uploaded table, columns mapped to DAG nodes, two groups."""
+    """Page 2: a bundled data set or an uploaded table, columns mapped to DAG nodes, two groups.
+
+    Examples
+    --------
+    >>> from streamlit.testing.v1 import AppTest
+    >>> at = AppTest.from_string("from fairprobe.app.pages import data_page\\ndata_page()").run(timeout=60)
+    >>> at.header[0].value, len(at.exception)
+    ('Data', 0)
+    """
     ss = _ss()
     st.header("Data")
     source = st.radio("Source", ["Bundled data set", "Upload a file"], key="data_source", horizontal=True)
@@ -404,7 +436,15 @@ def _finish(sweep: dict[str, Any]) -> None:
 
 
 def sweep_page() -> None:
-    """Page 3: sweeps with a progress bar and cancel, plots, breakdown points, heat map, downloads."""
+    """Page 3: sweeps with a progress bar and cancel, plots, breakdown points, heat map, downloads.
+
+    Examples
+    --------
+    >>> from streamlit.testing.v1 import AppTest
+    >>> at = AppTest.from_string("from fairprobe.app.pages import sweep_page\\nsweep_page()").run(timeout=60)
+    >>> at.header[0].value, len(at.exception)
+    ('Sensitivity analysis', 0)
+    """
     ss = _ss()
     st.header("Sensitivity analysis")
     reg = fp.get_registry()
@@ -509,7 +549,15 @@ def _show_results(sweep: dict[str, Any], slots: dict[int, Any]) -> None:
 
 # -- other analyses ------------------------------------------------------------------------------------
 def analyses_page() -> None:
-    """Page 4: every registered analysis on its example or the loaded table; summary, table, figures, report."""
+    """Page 4: every registered analysis on its example or the loaded table; summary, table, figures, report.
+
+    Examples
+    --------
+    >>> from streamlit.testing.v1 import AppTest
+    >>> at = AppTest.from_string("from fairprobe.app.pages import analyses_page\\nanalyses_page()").run(timeout=60)
+    >>> at.header[0].value, len(at.exception)
+    ('Other analyses', 0)
+    """
     import matplotlib.pyplot as plt
 
     ss = _ss()
@@ -585,7 +633,15 @@ def analyses_page() -> None:
 
 
 def main() -> None:
-    """The app: a sidebar to choose the page, then the page."""
+    """The app: a sidebar to choose the page, then the page (the workshop first).
+
+    Examples
+    --------
+    >>> from streamlit.testing.v1 import AppTest
+    >>> at = AppTest.from_string("from fairprobe.app.pages import main\\nmain()").run(timeout=60)
+    >>> at.header[0].value, len(at.exception)
+    ('Bias workshop', 0)
+    """
     _init_state()
     st.sidebar.title("fairprobe")
     st.sidebar.caption(f"fairprobe {fp.__version__}: how far can you trust a fairness assessment?")
