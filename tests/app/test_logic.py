@@ -144,3 +144,22 @@ def test_import_and_help_do_not_import_streamlit():
             "import fairprobe.app, fairprobe.app.hooks, fairprobe.app.logic\n"
             "assert 'streamlit' not in sys.modules, 'streamlit imported'\n")
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=120)
+
+
+def test_count_table_gives_the_probability_table() -> None:
+    """A table of cell counts (column ``n``) reads as the same observed table as its probabilities."""
+    from fairprobe.app import logic
+    from fairprobe.datasets import load_paper_table
+
+    cells = load_paper_table()
+    counts = cells.assign(n=(cells.prob * 10_000).round().astype(int)).drop(columns="prob")
+    assert logic.table_kind(counts) == "counts" and logic.kind_text("counts") == "cells with counts"
+    from_counts = logic.build_table(counts, "counts", {"A": "A", "Y": "Y", "P": "P"})
+    expected = counts.n / counts.n.sum()
+    np.testing.assert_allclose(from_counts.cells.prob.to_numpy(), expected.to_numpy(), atol=1e-12)
+    a = fp.bound("proxy_label", "fpr_parity", from_counts, D=0.05)
+    b = fp.bound("proxy_label", "fpr_parity", fp.ObservedTable.from_probabilities(
+        counts.assign(prob=expected).drop(columns="n")), D=0.05)
+    assert a.lower == pytest.approx(b.lower, abs=1e-6) and a.upper == pytest.approx(b.upper, abs=1e-6)  # solver gap
+    with pytest.raises(fp.DataError, match="count column named 'n' or 'count'"):
+        logic.build_table(cells.drop(columns="prob"), "counts", {"A": "A"})

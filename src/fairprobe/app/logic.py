@@ -32,6 +32,7 @@ from fairprobe.exceptions import ConfigError, DataError
 
 __all__ = [
     "BUNDLED_DATA",
+    "COUNT_COLUMNS",
     "DEFAULT_TIME_LIMIT",
     "ConstraintIssue",
     "SweepJob",
@@ -47,6 +48,7 @@ __all__ = [
     "fit_arguments",
     "format_mapping",
     "group_labels",
+    "kind_text",
     "load_bundled",
     "make_metric",
     "parse_mapping",
@@ -58,6 +60,7 @@ __all__ = [
     "split_names",
     "streamlit_command",
     "sweep_report_zip",
+    "table_kind",
     "zip_folder",
 ]
 
@@ -526,15 +529,65 @@ def load_bundled(key: str) -> tuple[pd.DataFrame, str]:
     raise DataError(f"Unknown bundled data set {key!r}; choose one of {sorted(BUNDLED_DATA.values())}.")
 
 
+#: Names of the count column of a table of cell counts.
+COUNT_COLUMNS = ("n", "count")
+
+
+def table_kind(frame: pd.DataFrame) -> str:
+    """What an uploaded table holds: ``"cells"`` (a ``prob`` column), ``"counts"`` (``n``/``count``) or ``"units"``.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The uploaded table.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> table_kind(pd.DataFrame({"A": [0, 1], "Y": [1, 0], "n": [30, 70]}))
+    'counts'
+    >>> table_kind(pd.DataFrame({"race": ["a", "b"], "y": [1, 0]}))
+    'units'
+    """
+    if "prob" in frame.columns:
+        return "cells"
+    if any(c in frame.columns for c in COUNT_COLUMNS):
+        return "counts"
+    return "units"
+
+
+def kind_text(kind: str) -> str:
+    """The words the data page uses for a table kind.
+
+    Parameters
+    ----------
+    kind : {"units", "cells", "counts"}
+        As :func:`table_kind` gives it.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> kind_text("counts")
+    'cells with counts'
+    """
+    return {"cells": "cells with probabilities", "counts": "cells with counts"}.get(kind, "unit rows")
+
+
 def build_table(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) -> fp.ObservedTable:
     """The observed table of ``frame`` with DAG nodes mapped to columns.
 
     Parameters
     ----------
     frame : DataFrame
-        Unit rows, or cells with a ``prob`` column.
-    kind : {"units", "cells"}
-        Which of the two.
+        Unit rows, cells with a ``prob`` column, or cells with a count column (``n`` or ``count``).
+    kind : {"units", "cells", "counts"}
+        Which of the three.
     mapping : mapping of str to str
         DAG node -> column.
 
@@ -552,6 +605,9 @@ def build_table(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) -> f
     >>> frame, kind = load_bundled("paper")
     >>> build_table(frame, kind, {"A": "A", "Y": "Y", "P": "P"}).nodes
     ['A', 'Y', 'P']
+    >>> counts = pd.DataFrame({"A": [0, 0, 1, 1], "P": [0, 1, 0, 1], "n": [30, 10, 20, 40]})
+    >>> build_table(counts, "counts", {"A": "A", "P": "P"}).cells.prob.round(2).tolist()
+    [0.3, 0.1, 0.2, 0.4]
     """
     mapping = {k: v for k, v in mapping.items() if v}
     if not mapping:
@@ -569,6 +625,13 @@ def build_table(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) -> f
         cells = pd.DataFrame({node: frame[col] for node, col in mapping.items()}).assign(prob=frame["prob"])
         cells = cells.groupby(list(mapping), as_index=False, sort=True)["prob"].sum()
         return fp.ObservedTable.from_probabilities(cells)
+    if kind == "counts":
+        count = next((c for c in COUNT_COLUMNS if c in frame.columns), None)
+        if count is None:
+            raise DataError("A table of cell counts needs a count column named 'n' or 'count'.")
+        cells = pd.DataFrame({node: frame[col] for node, col in mapping.items()}).assign(n=frame[count])
+        cells = cells.groupby(list(mapping), as_index=False, sort=True)["n"].sum()
+        return fp.ObservedTable.from_counts(cells, "n")
     return fp.ObservedTable.from_frame(frame, **mapping)
 
 

@@ -271,12 +271,12 @@ def data_page() -> None:
             except fp.FairprobeError as exc:
                 st.error(str(exc))
     else:
-        upload = st.file_uploader("CSV or Parquet: unit rows, or cells with a 'prob' column",
+        upload = st.file_uploader("CSV or Parquet: unit rows, cells with a 'prob' column, or cell counts ('n')",
                                   type=["csv", "tsv", "parquet", "pq"], key="data_upload")
         if upload is not None and st.button("Read file", key="data_read"):
             try:
                 frame = logic.read_upload(upload.name, upload.getvalue())
-                _set_data(frame, "cells" if "prob" in frame.columns else "units", upload.name)
+                _set_data(frame, logic.table_kind(frame), upload.name)
             except fp.FairprobeError as exc:
                 st.error(str(exc))
     frame = ss.get("data_frame")
@@ -284,14 +284,14 @@ def data_page() -> None:
         st.info("Load a data set to continue.")
         return
     kind = ss["data_kind"]
-    st.write(f"**{ss['data_name']}**: {len(frame)} rows, "
-             f"{'cells with probabilities' if kind == 'cells' else 'unit rows'}.")
+    st.write(f"**{ss['data_name']}**: {len(frame)} rows, {logic.kind_text(kind)}.")
     st.dataframe(frame.head(500), key="data_preview")
     config = current_config()
     if config is None:
         st.warning("The bias workshop's config is not valid; mapping to the default nodes A, Y, P.")
     nodes = _observed_nodes(config)
-    columns = ["(none)", *[c for c in frame.columns if c != "prob" or kind == "units"]]
+    hidden = {"cells": {"prob"}, "counts": set(logic.COUNT_COLUMNS)}.get(kind, set())
+    columns = ["(none)", *[c for c in frame.columns if c not in hidden]]
     st.subheader("Map columns to DAG nodes")
     cols = st.columns(max(1, len(nodes)))
     mapping = {}
