@@ -147,3 +147,27 @@ def test_quantile_binariser() -> None:
     assert out["x <= 2.5"].tolist() == [1, 1, 0, 0]
     with pytest.raises(ConfigError, match="n_thresholds"):
         QuantileBinariser(0).fit(X)
+
+
+@needs_treefarms
+def test_multiplicity_exact_trees_is_the_trees_command(tmp_path) -> None:
+    """``fairprobe multiplicity --exact-trees`` gives what ``fairprobe multiplicity-trees`` gives."""
+    import json
+
+    from click.testing import CliRunner
+
+    from fairprobe.cli import cli
+    from fairprobe.datasets import load_compas_binary
+
+    d = load_compas_binary()
+    path = tmp_path / "rows.csv"
+    d.frame[[*d.features, d.target]].head(300).to_csv(path, index=False)
+    runner = CliRunner()
+    via_flag = runner.invoke(cli, ["multiplicity", "--data", str(path), "--target", d.target, "--exact-trees",
+                                   "--json"])
+    direct = runner.invoke(cli, ["multiplicity-trees", "--data", str(path), "--target", d.target, "--json"])
+    assert via_flag.exit_code == 0 and direct.exit_code == 0, via_flag.output + direct.output
+    a, b = json.loads(via_flag.output), json.loads(direct.output)
+    a.pop("enumeration_seconds", None)
+    b.pop("enumeration_seconds", None)
+    assert a == b and a["trees"] > 1

@@ -113,6 +113,10 @@ def _groups(frame: pd.DataFrame, sensitive: list[str]) -> pd.Series | None:
               help="Gaussian noise s.d. on the numeric training features (in their own units).")
 @click.option("--exact-linear", is_flag=True,
               help="Also compute the exact ambiguity of linear classifiers by MIP (small data only).")
+@click.option("--exact-trees", is_flag=True,
+              help="The exact Rashomon set of sparse trees instead (TreeFARMS; runs `fairprobe multiplicity-trees` "
+                   "with --data, --target, --test, --features, --sensitive, --out and --json, and --epsilon (the "
+                   "additive bound on the penalised objective, 0.05) and --threshold (0.1) when given).")
 @click.option("--backend", default="scip", show_default=True, help="Solver for --exact-linear.")
 @click.option("--time-limit", type=float, default=None, metavar="SECONDS",
               help="--exact-linear: seconds per program; a program stopped undecided widens the ambiguity interval.")
@@ -129,7 +133,8 @@ def _groups(frame: pd.DataFrame, sensitive: list[str]) -> pd.Series | None:
 def multiplicity_command(data_path: Path, target: str, features: str | None, drop: str | None,
                          sensitive: str | None, use_sensitive: bool, id_column: str | None, model: str, n_models: int,
                          epsilon: float, subsample: float, dataset_multiplicity: str, feature_subsample: float | None,
-                         feature_noise: float | None, exact_linear: bool, backend: str, time_limit: float | None,
+                         feature_noise: float | None, exact_linear: bool, exact_trees: bool, backend: str,
+                         time_limit: float | None,
                          total_time_limit: float | None, test_path: Path | None, threshold: float, jobs: int,
                          seed: int, out_dir: Path | None, as_json: bool) -> None:
     """Build a Rashomon set and report per-row conflict ratios (predictive multiplicity).
@@ -148,7 +153,21 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
           --epsilon 0.01 --sensitive sex --drop name --test test.csv
       fairprobe multiplicity --data small.csv --target y --exact-linear --time-limit 10 \\
           --total-time-limit 300 --out multiplicity-report
+      fairprobe multiplicity --data compas-binary.csv --target y --exact-trees --test test.csv
     """
+    if exact_trees:
+        from fairprobe.plugins.rashomon.cli_trees import multiplicity_trees_command
+
+        ctx = click.get_current_context()
+
+        def given(name: str) -> bool:  # options whose defaults differ between the two commands pass only if given
+            return ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+
+        extra = {"adder": epsilon} if given("epsilon") else {}
+        extra.update({"threshold": threshold} if given("threshold") else {})
+        ctx.invoke(multiplicity_trees_command, data_path=data_path, target=target, test_path=test_path,
+                   features=features, sensitive=sensitive, out_dir=out_dir, as_json=as_json, **extra)
+        return
     from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
 
     exact_model = _exact_model(exact_linear, epsilon, backend, jobs, time_limit, total_time_limit)
