@@ -163,3 +163,22 @@ def test_count_table_gives_the_probability_table() -> None:
     assert a.lower == pytest.approx(b.lower, abs=1e-6) and a.upper == pytest.approx(b.upper, abs=1e-6)  # solver gap
     with pytest.raises(fp.DataError, match="count column named 'n' or 'count'"):
         logic.build_table(cells.drop(columns="prob"), "counts", {"A": "A"})
+
+
+@pytest.mark.parametrize("name", ["fairtree", "riskscore", "rashomon"])
+def test_analyses_fit_on_a_users_table_of_predictions(name: str) -> None:
+    """The app's role mapping fits each analysis on an uploaded table (COMPAS rows with a score and a prediction)."""
+    from fairprobe.datasets import load_compas
+
+    frame = load_compas(races=("African-American", "Caucasian")).frame.head(1500).reset_index(drop=True)
+    frame = frame.assign(score=frame.decile_score / 10, pred=(frame.decile_score >= 5).astype(int))
+    cls = fp.get_registry().analyses[name]
+    kinds = logic.role_kinds(cls)
+    chosen = {"y_true": "two_year_recid", "y_pred": "pred", "y_score": "score",
+              "sensitive_features": ["race", "sex"] if kinds.get("sensitive_features") == "columns" else "race"}
+    roles = {role: chosen[role] for role in kinds}
+    features = ["age", "priors_count", "sex"] if name != "riskscore" else ["race", "sex"]
+    data, kwargs = logic.fit_arguments(frame, kinds, roles, features)
+    analysis = cls.example().analysis  # the example's small settings (few models, resamples)
+    fitted = analysis.fit(data, **kwargs)
+    assert len(fitted.to_frame()) > 0 and str(fitted.summary()).strip()

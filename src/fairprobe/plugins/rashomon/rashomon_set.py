@@ -860,7 +860,7 @@ class RashomonSet(Analysis):
         >>> ex.fit().by_group_.index.tolist()
         [0, 1]
         """
-        from sklearn.compose import make_column_transformer
+        from sklearn.compose import make_column_selector, make_column_transformer
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import OneHotEncoder
         from sklearn.tree import DecisionTreeClassifier
@@ -869,8 +869,10 @@ class RashomonSet(Analysis):
 
         audit = make_lending_scenario(1200, seed=seed).audit_frame
         X = audit[["age", "income", "education", "region", "employed"]].astype({"education": str, "region": str})
-        encode = make_column_transformer((OneHotEncoder(handle_unknown="ignore"), ["education", "region"]),
-                                         remainder="passthrough")
+        # text columns chosen by type, not by name: the same estimator fits any table (the web app
+        # fits it on a user's columns)
+        encode = make_column_transformer((OneHotEncoder(handle_unknown="ignore"),
+                                          make_column_selector(dtype_include=object)), remainder="passthrough")
         model = make_pipeline(encode, DecisionTreeClassifier(min_samples_leaf=10))
         # balanced accuracy: defaults are rare, and plain accuracy barely beats always predicting "no default"
         rs = cls(estimator=model, param_grid={"decisiontreeclassifier__max_depth": [3, 4, 6]}, epsilon=0.02,
