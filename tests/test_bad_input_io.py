@@ -232,7 +232,7 @@ CLI = [
             r"200 resamples"),
     CliCase("riskscore-bootstrap-negative", (*RISK[:-2], "--bootstrap", "-3"), r"n_bootstrap.*-3", r"at least 1"),
     CliCase("riskscore-groups-empty", (*RISK[:8], " , ", "--bootstrap", "5"), r"names no column",
-            r"--groups sex,race"),
+            r"--sensitive sex,race"),
     CliCase("riskscore-min-group-too-large", (*RISK, "--min-group-size", "5000"),
             r"No group reaches min_group_size=5000", r"--min-group-size"),
     CliCase("riskscore-seed-negative", (*RISK, "--seed", "-1"), r"random_state.*-1", r"seed >= 0"),

@@ -111,6 +111,10 @@ def test_report_plugins_solve_and_demo_bad_input(files: dict[str, str], tmp_path
     assert ok.returncode == 0, ok.stderr
     merged = json.loads((tmp_path / "all" / "report.json").read_text())
     assert merged["title"] == "Audit" and len(merged["sections"]) == 2
+    as_json = run("report", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "all2"), "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    printed = json.loads(as_json.stdout)
+    assert printed["sections"] == 2 and printed["report"].endswith("index.html") and len(printed["parts"]) == 2
     assert_bad(run("report", files["dir"], "--out", str(tmp_path / "x")), "not a fairprobe report folder")
     assert_bad(run("report", str(tmp_path / "missing"), "--out", str(tmp_path / "x")), "does not exist")
     assert_bad(run("plugins", "--kind", "solvers"), "Invalid value for '--kind'")
@@ -132,3 +136,24 @@ def test_help_of_every_command_has_an_example() -> None:
 def test_debug_shows_the_traceback() -> None:
     out = run("--debug", "bound", "--bias", "proxy_labels", "--metric", "fpr", "--data", CELLS, "--D", "0.1")
     assert out.returncode != 0 and "Traceback" in out.stderr
+
+
+def test_demo_json_prints_what_it_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``fairprobe demo --json``: the findings as JSON (the tour itself is tested in tests/cli/test_main.py)."""
+    from click.testing import CliRunner
+
+    import fairprobe.cli.demo
+    from fairprobe.cli import cli
+
+    def fake(out_dir, **kwargs):
+        assert kwargs["progress"] is False  # nothing but the JSON on stdout
+        return fairprobe.cli.demo.DemoResult(Path(out_dir), "summary", {"selection": True}, seconds=1.5,
+                                             facts={"causal": {"breakdown": float("inf")}})
+
+    monkeypatch.setattr(fairprobe.cli.demo, "run_demo", fake)
+    out = CliRunner().invoke(cli, ["demo", "--out", str(tmp_path / "r"), "--json", "--seed", "3"])
+    assert out.exit_code == 0, out.output
+    printed = json.loads(out.output)
+    assert printed["detected"] == {"selection": True} and printed["seed"] == 3
+    assert printed["facts"]["causal"]["breakdown"] == "inf"  # JSON has no infinity
+

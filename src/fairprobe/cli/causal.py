@@ -19,7 +19,16 @@ import click
 import numpy as np
 import pandas as pd
 
-from fairprobe.cli.options import PLOT_SUFFIXES, file_option, force_option, out_option, save_plot
+from fairprobe.cli.options import (
+    PLOT_SUFFIXES,
+    data_option,
+    file_option,
+    force_option,
+    jobs_option,
+    json_option,
+    out_option,
+    save_plot,
+)
 from fairprobe.core.jsonsafe import json_default, jsonable
 from fairprobe.exceptions import ConfigError, DataError, FairprobeError
 
@@ -272,9 +281,7 @@ def common(f: Any) -> Any:
     options = [
         click.option("--bias", "biases", multiple=True, help="Bias name or JSON file; repeat to combine biases."),
         click.option("--metric", required=True, help="Metric name (see `fairprobe plugins`) or a query string."),
-        click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False,
-                                                                            path_type=Path),
-                     help="CSV of unit rows, or of cells with a 'prob' column."),
+        data_option("CSV or Parquet of unit rows, or of cells with a 'prob' column."),
         click.option("--columns", default=None, help="Node=column mapping, e.g. A=race,Y=recid,P=pred."),
         click.option("--groups", default=None,
                      help="Two attribute values to compare (codes or labels), a value and 'rest' (everyone "
@@ -286,7 +293,7 @@ def common(f: Any) -> Any:
                      help="DAG nodes with no column in the data, on purpose (comma list, e.g. Z)."),
         click.option("--backend", default="scip", show_default=True, help="Solver backend."),
         click.option("--time-limit", type=float, default=None, help="Seconds per solve (bounds stay certified)."),
-        click.option("--json", "as_json", is_flag=True, help="Print JSON."),
+        json_option(),
         out_option(),
         force_option,
     ]
@@ -330,7 +337,7 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
 @common
 @click.option("--D", "d_grid", required=True, help="Values: start:stop:count (0:0.1:21) or a comma list.")
 @click.option("--parameter", default=None, help="Parameter swept when the bias has several.")
-@click.option("--jobs", "n_jobs", type=int, default=1, show_default=True, help="Parallel workers (-1 = all).")
+@jobs_option(dest="n_jobs")
 @file_option("--plot", "plot_path", suffixes=PLOT_SUFFIXES, help="Write the sensitivity plot (PNG/PDF/SVG).")
 @file_option("--csv", "csv_path", help="Write the table of bounds (CSV).")
 def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from fairprobe.cli.options import force_option, out_option
+from fairprobe.cli.options import force_option, jobs_option, json_option, out_option, seed_option
 from fairprobe.exceptions import ConfigError
 
 __all__ = ["demo_command", "plugins_command", "report_command", "solve_command"]
@@ -18,7 +18,7 @@ __all__ = ["demo_command", "plugins_command", "report_command", "solve_command"]
 @click.command("plugins")
 @click.option("--kind", type=click.Choice(["biases", "metrics", "backends", "analyses"]),
               help="Only this kind of plugin.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@json_option("Print JSON instead of a table.")
 def plugins_command(kind: str | None, as_json: bool) -> None:
     """List registered biases, metrics, backends and analyses with their availability.
 
@@ -56,7 +56,7 @@ def _seconds(value: float | None, option: str) -> float | None:
 @click.option("--backend", default="scip", show_default=True, help="Backend name, or 'auto'.")
 @click.option("--time-limit", type=float, default=None, callback=lambda _c, _p, v: _seconds(v, "--time-limit"),
               help="Seconds per solve.")
-@click.option("--json", "as_json", is_flag=True, help="Print the SolveResult as JSON.")
+@json_option("Print the SolveResult as JSON.")
 def solve_command(program_file: Path, backend: str, time_limit: float | None, as_json: bool) -> None:
     """Solve a program written in fairprobe's LP-like text form.
 
@@ -84,10 +84,10 @@ def solve_command(program_file: Path, backend: str, time_limit: float | None, as
 @out_option(default="fairprobe-report", show_default=True, help="Report folder.")
 @force_option
 @click.option("--quick", is_flag=True, help="A smaller run (used in tests).")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1),
-              help="Seed of the synthetic data.")
-@click.option("--jobs", type=click.IntRange(1), default=None, help="Parallel workers (default 2; 1 with --quick).")
-def demo_command(out_dir: Path, quick: bool, seed: int, jobs: int | None) -> None:
+@seed_option("Seed of the synthetic data and of every random choice.", minimum=0)
+@jobs_option("Parallel workers (default 2; 1 with --quick).", default=None, minimum=1)
+@json_option("Print what the demo found as JSON (detected problems, facts, report folder) instead of text.")
+def demo_command(out_dir: Path, quick: bool, seed: int, jobs: int | None, as_json: bool) -> None:
     """Run the whole tour on built-in synthetic data and write a report folder.
 
     Certified bounds, sweeps and breakdown points under proxy, selection and ECP bias; FairTree;
@@ -100,7 +100,15 @@ def demo_command(out_dir: Path, quick: bool, seed: int, jobs: int | None) -> Non
     from fairprobe.cli.demo import run_demo
     from fairprobe.progress import is_quiet
 
-    run_demo(out_dir, quick=quick, seed=seed, n_jobs=jobs, echo=click.echo, progress=not is_quiet())
+    if not as_json:
+        run_demo(out_dir, quick=quick, seed=seed, n_jobs=jobs, echo=click.echo, progress=not is_quiet())
+        return
+    from fairprobe.core.jsonsafe import json_default, jsonable
+
+    res = run_demo(out_dir, quick=quick, seed=seed, n_jobs=jobs, echo=lambda _line: None, progress=False)
+    click.echo(json.dumps(jsonable({"report": str(res.page.resolve()), "detected": res.detected, "facts": res.facts,
+                                    "seconds": res.seconds, "seed": seed, "quick": quick}),
+                          indent=2, default=json_default))
 
 
 @click.command("report")
@@ -108,7 +116,8 @@ def demo_command(out_dir: Path, quick: bool, seed: int, jobs: int | None) -> Non
 @out_option(required=True, help="Folder of the combined report.")
 @force_option
 @click.option("--title", default="fairprobe audit report", show_default=True)
-def report_command(folders: tuple[Path, ...], out_dir: Path, title: str) -> None:
+@json_option("Print the combined report's page and parts as JSON.")
+def report_command(folders: tuple[Path, ...], out_dir: Path, title: str, as_json: bool) -> None:
     """Combine saved reports (folders written with --out) into one HTML report.
 
     \b
@@ -121,4 +130,8 @@ def report_command(folders: tuple[Path, ...], out_dir: Path, title: str) -> None
 
     reports = [load_report(f) for f in folders]
     page = combine_reports(reports, title, command=" ".join(["fairprobe", *sys.argv[1:]])).write(out_dir)
+    if as_json:
+        click.echo(json.dumps({"report": str(page.resolve()), "parts": [str(f) for f in folders],
+                               "sections": sum(len(r.sections) for r in reports)}, indent=2))
+        return
     info(f"report of {len(reports)} parts written to {page.resolve()}")

@@ -20,8 +20,8 @@ import pandas as pd
 from fairprobe.datasets.tables import PLOT_SUFFIXES, read_table
 from fairprobe.exceptions import ConfigError, DataError
 
-__all__ = ["PLOT_SUFFIXES", "file_option", "force_option", "out_option", "read_table", "require_columns", "save_plot",
-           "write_report"]
+__all__ = ["PLOT_SUFFIXES", "data_option", "file_option", "force_option", "jobs_option", "json_option", "out_option",
+           "read_table", "require_columns", "save_plot", "seed_option", "write_report"]
 
 
 def require_columns(df: pd.DataFrame, columns: list[str], path: Path) -> None:
@@ -371,3 +371,131 @@ def file_option(*names: str, suffixes: tuple[str, ...] | None = None, help: str 
 
     kwargs.setdefault("default", None)
     return click.option(*names, type=str, callback=callback, help=help, metavar="FILE", **kwargs)
+
+
+# -- the options every command shares, declared once ---------------------------------------------------
+def data_option(help: str = "CSV or Parquet file (unit rows, or cells with a 'prob' column).", *,
+                required: bool = True) -> Callable[[Any], Any]:
+    """``--data FILE``: an existing CSV or Parquet file, passed as ``data_path`` (read it with :func:`read_table`).
+
+    Parameters
+    ----------
+    help : str
+        The option's help text.
+    required : bool
+        Whether the option must be given.
+
+    Returns
+    -------
+    callable
+        The click decorator.
+
+    Examples
+    --------
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> @click.command()
+    ... @data_option()
+    ... def show(data_path):
+    ...     click.echo(data_path.suffix)
+    >>> CliRunner().invoke(show, ["--data", "missing.csv"]).exit_code
+    2
+    """
+    return click.option("--data", "data_path", required=required, help=help,
+                        type=click.Path(exists=True, dir_okay=False, path_type=Path))
+
+
+def json_option(help: str = "Print the result as JSON.") -> Callable[[Any], Any]:
+    """``--json``: print the result as JSON (``as_json``).
+
+    Parameters
+    ----------
+    help : str
+        The option's help text.
+
+    Returns
+    -------
+    callable
+        The click decorator.
+
+    Examples
+    --------
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> @click.command()
+    ... @json_option()
+    ... def show(as_json):
+    ...     click.echo(as_json)
+    >>> CliRunner().invoke(show, ["--json"]).output
+    'True\\n'
+    """
+    return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+def seed_option(help: str = "Seed of every random choice.", *, default: int = 0,
+                minimum: int | None = None) -> Callable[[Any], Any]:
+    """``--seed N`` (``seed``); with ``minimum``, values below it are refused while parsing.
+
+    Parameters
+    ----------
+    help : str
+        The option's help text.
+    default : int
+        The default seed.
+    minimum : int, optional
+        Smallest accepted value (None: the analysis checks it and names the fix).
+
+    Returns
+    -------
+    callable
+        The click decorator.
+
+    Examples
+    --------
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> @click.command()
+    ... @seed_option(minimum=0)
+    ... def show(seed):
+    ...     click.echo(seed)
+    >>> CliRunner().invoke(show, ["--seed", "-1"]).exit_code
+    2
+    """
+    kind = click.IntRange(minimum, 2**32 - 1) if minimum is not None else int
+    return click.option("--seed", "seed", type=kind, default=default, show_default=True, help=help)
+
+
+def jobs_option(help: str = "Parallel workers (-1 = all cores).", *, dest: str = "jobs", default: int | None = 1,
+                minimum: int | None = None) -> Callable[[Any], Any]:
+    """``--jobs N``: parallel workers, passed as ``dest`` (``jobs`` or ``n_jobs``).
+
+    Parameters
+    ----------
+    help : str
+        The option's help text.
+    dest : str
+        The command function's parameter name.
+    default : int or None
+        The default number of workers.
+    minimum : int, optional
+        Smallest accepted value (None: the analysis checks it and names the fix).
+
+    Returns
+    -------
+    callable
+        The click decorator.
+
+    Examples
+    --------
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> @click.command()
+    ... @jobs_option(dest="n_jobs")
+    ... def show(n_jobs):
+    ...     click.echo(n_jobs)
+    >>> CliRunner().invoke(show, ["--jobs", "2"]).output
+    '2\\n'
+    """
+    kind = click.IntRange(minimum) if minimum is not None else int
+    return click.option("--jobs", dest, type=kind, default=default, show_default=default is not None, help=help)
+

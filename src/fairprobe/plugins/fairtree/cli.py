@@ -9,12 +9,16 @@ import click
 
 from fairprobe.cli.options import (
     PLOT_SUFFIXES,
+    data_option,
     file_option,
     force_option,
+    jobs_option,
+    json_option,
     out_option,
     read_table,
     require_columns,
     save_plot,
+    seed_option,
 )
 from fairprobe.core.jsonsafe import json_default, jsonable
 from fairprobe.exceptions import DataError
@@ -23,8 +27,7 @@ __all__ = ["fairtree_command"]
 
 
 @click.command("fairtree")
-@click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="CSV or Parquet with one row per unit.")
+@data_option("CSV or Parquet with one row per unit.")
 @click.option("--target", default=None, help="Column of observed values.")
 @click.option("--prediction", default=None, help="Column of predictions (labels or probabilities).")
 @click.option("--residual", default=None, help="Column of signed residuals (instead of target/prediction).")
@@ -37,13 +40,13 @@ __all__ = ["fairtree_command"]
 @click.option("--permutations", type=int, default=5000, show_default=True)
 @click.option("--loss", type=click.Choice(["squared", "absolute", "zero_one", "log"]), default="squared",
               show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--jobs", type=int, default=1, show_default=True, help="Parallel workers for permutation tests.")
+@seed_option()
+@jobs_option("Parallel workers for permutation tests.")
 @file_option("--plot", "plot_path", suffixes=PLOT_SUFFIXES, help="Write the tree plot (PNG/PDF/SVG).")
 @file_option("--csv", "out_path", help="Write the splits table (CSV).")
 @out_option()
 @force_option
-@click.option("--json", "as_json", is_flag=True, help="Print splits and leaves as JSON.")
+@json_option("Print splits and leaves as JSON.")
 def fairtree_command(data_path: Path, target: str | None, prediction: str | None, residual: str | None,
                      covariates: str, test: str, alpha: float, min_node_size: int | None, max_depth: int | None,
                      permutations: int, loss: str, seed: int, jobs: int, plot_path: Path | None, out_path: Path | None,

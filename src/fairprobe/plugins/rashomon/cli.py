@@ -19,7 +19,16 @@ import click
 import numpy as np
 import pandas as pd
 
-from fairprobe.cli.options import force_option, out_option, read_table, require_columns
+from fairprobe.cli.options import (
+    data_option,
+    force_option,
+    jobs_option,
+    json_option,
+    out_option,
+    read_table,
+    require_columns,
+    seed_option,
+)
 from fairprobe.exceptions import ConfigError, DataError
 
 __all__ = ["build_pipeline", "multiplicity_command"]
@@ -89,8 +98,7 @@ def _groups(frame: pd.DataFrame, sensitive: list[str]) -> pd.Series | None:
 
 
 @click.command("multiplicity")
-@click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Training data (CSV or Parquet).")
+@data_option("Training data (CSV or Parquet).")
 @click.option("--target", required=True, help="Column of the class label.")
 @click.option("--features", default=None, metavar="COLS",
               help="Comma-separated feature columns (default: every column but the target, --id, --drop and "
@@ -125,11 +133,11 @@ def _groups(frame: pd.DataFrame, sensitive: list[str]) -> pd.Series | None:
 @click.option("--test", "test_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Rows to report on (default: the training data).")
 @click.option("--threshold", type=float, default=0.2, show_default=True, help="Flag rows above this conflict ratio.")
-@click.option("--jobs", type=int, default=1, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@jobs_option()
+@seed_option()
 @out_option(help="Write the report folder.")
 @force_option
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@json_option("Print the summary as JSON.")
 def multiplicity_command(data_path: Path, target: str, features: str | None, drop: str | None,
                          sensitive: str | None, use_sensitive: bool, id_column: str | None, model: str, n_models: int,
                          epsilon: float, subsample: float, dataset_multiplicity: str, feature_subsample: float | None,

@@ -13,15 +13,14 @@ from pathlib import Path
 import click
 import numpy as np
 
-from fairprobe.cli.options import force_option, out_option, read_table, require_columns
+from fairprobe.cli.options import data_option, force_option, json_option, out_option, read_table, require_columns
 from fairprobe.exceptions import DataError
 
 __all__ = ["multiplicity_trees_command"]
 
 
 @click.command("multiplicity-trees")
-@click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Training data (CSV or Parquet).")
+@data_option("Training data (CSV or Parquet).")
 @click.option("--target", required=True, help="Column of the 0/1 label.")
 @click.option("--test", "test_path", default=None, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Rows to measure multiplicity on (default: the training rows).")
@@ -43,7 +42,7 @@ __all__ = ["multiplicity_trees_command"]
 @click.option("--memory-limit-gb", type=float, default=None, help="Refuse sets needing more memory than this.")
 @out_option(help="Write the report folder.")
 @force_option
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@json_option("Print the summary as JSON.")
 def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | None, features: str | None,
                                sensitive: str | None, regularization: float, depth_budget: int, adder: float | None,
                                multiplier: float | None, time_limit: float, binarise: bool, n_thresholds: int,

@@ -8,29 +8,38 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from fairprobe.cli.options import force_option, out_option, read_table, require_columns
+from fairprobe.cli.options import (
+    data_option,
+    force_option,
+    jobs_option,
+    json_option,
+    out_option,
+    read_table,
+    require_columns,
+    seed_option,
+)
 from fairprobe.exceptions import ConfigError
 
 __all__ = ["riskscore_command"]
 
 
 @click.command("riskscore")
-@click.option("--data", "data_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="CSV or Parquet with one row per unit.")
+@data_option("CSV or Parquet with one row per unit.")
 @click.option("--target", required=True, help="Column of binary outcomes (0/1, or see --positive-label).")
 @click.option("--positive-label", default=None,
               help="Value of the target column that means 1 (e.g. yes); every other value means 0.")
 @click.option("--score", required=True,
               help="Column of risk scores: probabilities in [0, 1]; any real score ranks (calibration is then NaN).")
-@click.option("--groups", required=True, help="Comma-separated sensitive attribute columns.")
+@click.option("--sensitive", "--groups", "groups", required=True,
+              help="Comma-separated sensitive attribute columns (--groups: the earlier name).")
 @click.option("--max-intersections", type=int, default=3, show_default=True)
 @click.option("--min-group-size", type=int, default=100, show_default=True)
 @click.option("--bootstrap", type=int, default=200, show_default=True)
-@click.option("--jobs", type=int, default=1, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@jobs_option()
+@seed_option()
 @out_option(help="Write the report folder (HTML, PNG, CSV).")
 @force_option
-@click.option("--json", "as_json", is_flag=True, help="Print the results table as JSON.")
+@json_option("Print the results table as JSON.")
 def riskscore_command(data_path: Path, target: str, positive_label: str | None, score: str, groups: str,
                       max_intersections: int, min_group_size: int, bootstrap: int, jobs: int, seed: int,
                       out_dir: Path | None, as_json: bool) -> None:
@@ -38,14 +47,15 @@ def riskscore_command(data_path: Path, target: str, positive_label: str | None, 
 
     \b
     Example:
-      fairprobe riskscore --data scores.csv --target y --score r --groups sex,age_group --out report
+      fairprobe riskscore --data scores.csv --target y --score r --sensitive sex,age_group --out report
     """
     from fairprobe.plugins.riskscore.audit import RiskScoreAudit
     from fairprobe.progress import info
 
     cols = [c.strip() for c in groups.split(",") if c.strip()]
     if not cols:
-        raise ConfigError(f"--groups {groups!r} names no column; give comma-separated columns, e.g. --groups sex,race.")
+        raise ConfigError(f"--sensitive {groups!r} names no column; give comma-separated columns, e.g. "
+                          "--sensitive sex,race.")
     audit = RiskScoreAudit(sensitive_features=cols, max_intersections=max_intersections,
                            min_group_size=min_group_size, n_bootstrap=bootstrap, random_state=seed,
                            n_jobs=None if jobs == 1 else jobs, positive_label=positive_label)
