@@ -77,7 +77,7 @@ AUDIT_OPTIONS = [
     Case("audit-ci-above-one", _fit(ci=1.5), ConfigError, r"ci must be in \(0, 1\)", r"0\.95"),
     Case("audit-ci-nan", _fit(ci=float("nan")), ConfigError, r"ci must be a number.*nan"),
     Case("audit-seed-negative", _fit(random_state=-1), ConfigError, r"random_state.*-1",
-         r"None or a seed >= 0"),
+         r"None, a seed >= 0"),
     Case("audit-n-jobs-zero", _fit(n_jobs=0), ConfigError, r"n_jobs.*got 0", r"-1 \(all cores\)"),
     Case("audit-auprg-below-two", _fit(auprg_below=2), ConfigError, r"auprg_below.*\[0, 1\]"),
 ]

@@ -161,8 +161,9 @@ class RiskScoreAudit(Analysis):
         ``discrimination_metric_``).
     max_levels : int
         Numeric attributes with more distinct values are binned into quartiles.
-    random_state : int, optional
-        Seed of the bootstrap resamples.
+    random_state : int, numpy.random.Generator or None
+        Seed of the bootstrap resamples (a Generator seeds them from one draw, as the other
+        analyses take it).
     n_jobs : int, optional
         Processes for the bootstrap (the results do not depend on it).
     progress : bool
@@ -208,8 +209,9 @@ class RiskScoreAudit(Analysis):
 
     def __init__(self, *, sensitive_features: list[str] | None = None, max_intersections: int = 3,
                  min_group_size: int = 100, n_bootstrap: int = 200, metrics: tuple[str, ...] = KNOWN_METRICS,
-                 ci: float = 0.95, auprg_below: float = 0.2, max_levels: int = 10, random_state: int | None = None,
-                 n_jobs: int | None = None, progress: bool = True, positive_label: Any = None) -> None:
+                 ci: float = 0.95, auprg_below: float = 0.2, max_levels: int = 10,
+                 random_state: int | np.random.Generator | None = None, n_jobs: int | None = None,
+                 progress: bool = True, positive_label: Any = None) -> None:
         self.sensitive_features = sensitive_features
         self.max_intersections = max_intersections
         self.min_group_size = min_group_size
@@ -255,8 +257,8 @@ class RiskScoreAudit(Analysis):
             raise ConfigError(f"ci must be in (0, 1), e.g. 0.95; got {self.ci}.")
         if not 0 <= self.auprg_below <= 1:
             raise ConfigError(f"auprg_below is a base rate in [0, 1]; got {self.auprg_below}.")
-        if self.random_state is not None:
-            whole("random_state", self.random_state, 0, " Pass None or a seed >= 0.")
+        if self.random_state is not None and not isinstance(self.random_state, np.random.Generator):
+            whole("random_state", self.random_state, 0, " Pass None, a seed >= 0 or a numpy Generator.")
         if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, int | np.integer)
                                         or self.n_jobs == 0):
             raise ConfigError(f"n_jobs must be None, a positive number of processes or -1 (all cores); got "
@@ -418,7 +420,9 @@ class RiskScoreAudit(Analysis):
                 point[g]["eur"] = float(values[j])
         sizes = [min(_CHUNK, self.n_bootstrap - s) for s in range(0, self.n_bootstrap, _CHUNK)]
         # one seed per chunk: the resamples do not depend on n_jobs
-        seeds = np.random.SeedSequence(self.random_state).spawn(len(sizes))
+        entropy = (int(self.random_state.integers(0, 2**63 - 1)) if isinstance(self.random_state, np.random.Generator)
+                   else self.random_state)
+        seeds = np.random.SeedSequence(entropy).spawn(len(sizes))
         from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
         if self.n_jobs in (None, 1) or len(sizes) == 1:
