@@ -48,7 +48,7 @@ if st is not None:
 PAGES = ("Bias workshop", "Data", "Sensitivity analysis", "Other analyses")
 WORKSHOP = "(workshop bias)"
 #: Seconds between redraws of a running sweep's chart (drawing competes with the solver for the CPU).
-REDRAW = 2.0
+REDRAW = 5.0
 
 
 def _ss() -> Any:
