@@ -171,3 +171,13 @@ def test_multiplicity_exact_trees_is_the_trees_command(tmp_path) -> None:
     a.pop("enumeration_seconds", None)
     b.pop("enumeration_seconds", None)
     assert a == b and a["trees"] > 1
+
+
+@needs_treefarms
+def test_streaming_on_joblib_workers_recounts_the_graph(fitted: tuple[TreeRashomonSet, pd.DataFrame]) -> None:
+    """Every tree evaluated (two workers, small chunks) gives the graph's exact counts per row."""
+    trs, _ = fitted
+    brute = trs.predict_matrix().sum(axis=0, dtype=np.int64)
+    for n_jobs in (1, 2):
+        counts = trs.streamed_ones(n_jobs=n_jobs, chunk_size=97)
+        assert np.array_equal(counts, trs.ones_) and np.array_equal(counts, brute)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import numbers
 import os
 import sys
@@ -143,6 +144,14 @@ class _Graph:
             sel = which == j
             out[sel] = self.preds(self.pointers[j], idx[sel] - self.offsets[j])
         return out
+
+
+def _range_ones(graph: _Graph, start: int, stop: int, size: int) -> np.ndarray:
+    """Trees ``start..stop`` predicting 1, per distinct row, streamed ``size`` trees at a time."""
+    total = np.zeros(graph.Xu.shape[0], dtype=np.int64)
+    for a in range(start, stop, size):
+        total += graph.tree_preds(np.arange(a, min(a + size, stop))).sum(axis=0, dtype=np.int64)
+    return total
 
 
 @contextlib.contextmanager
@@ -532,6 +541,49 @@ class TreeRashomonSet(Analysis):
         for start in range(0, idx_all.size, size):
             idx = idx_all[start:start + size]
             yield idx, self._graph.tree_preds(idx)[:, self._inverse].astype(np.uint8)
+
+    def streamed_ones(self, n_jobs: int | None = 1, chunk_size: int | None = None) -> np.ndarray:
+        """How many trees predict 1 at each evaluation row, by evaluating every tree: the graph's counts, recomputed.
+
+        The trees are split into ``n_jobs`` contiguous ranges, each streamed in chunks of
+        ``chunk_size`` trees (leaves as bitsets over the distinct rows, shared subtrees cached) on a
+        joblib worker; inside ``joblib.parallel_config(backend="dask")`` the workers are a Dask
+        cluster's. :attr:`ones_` gives the same counts from the graph without visiting each tree.
+
+        Parameters
+        ----------
+        n_jobs : int or None
+            Workers (None or 1: this process; -1: every core).
+        chunk_size : int, optional
+            Trees per chunk (default the ``chunk_size`` parameter).
+
+        Returns
+        -------
+        ndarray of int64
+            Trees predicting 1, per evaluation row.
+
+        Examples
+        --------
+        >>> ex = TreeRashomonSet.example()
+        >>> trs = ex.fit()
+        >>> bool((trs.streamed_ones(n_jobs=2, chunk_size=5) == trs.ones_).all())
+        True
+        """
+        self.check_is_fitted()
+        size = int(chunk_size or self.chunk_size)
+        n = self.n_trees_
+        workers = 1 if n_jobs in (None, 1) else ((os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs))
+        workers = max(1, min(workers, -(-n // size)))
+        edges = np.linspace(0, n, workers + 1).astype(np.int64)
+        if workers == 1:
+            parts = [_range_ones(self._graph, 0, n, size)]
+        else:
+            from joblib import Parallel, delayed
+
+            # one task per worker: the graph is sent once to each, not once per chunk
+            parts = Parallel(n_jobs=workers)(delayed(_range_ones)(self._graph, int(a), int(b), size)
+                                             for a, b in itertools.pairwise(edges))
+        return np.sum(parts, axis=0)[self._inverse]
 
     def predict_matrix(self, trees: Any = None) -> np.ndarray:
         """Predictions (trees x evaluation rows, uint8) of some or all trees.
