@@ -66,8 +66,11 @@ bounds
   0 <= y1 <= 1
 """)
     rw = reparametrise(prog)
-    assert rw is not None
     assert [v.name for v in rw.program.variables] == ["a", "b", "c", "r"]
+    # by hand: y0 = 0 and y1 = 1, so d1: a + c = 0.5 and d2: b + r = 0.4; min/max r over b in [0, 1]
+    assert sorted(str(c).strip() for c in rw.program.to_text().split("subject to")[1].split("bounds")[0]
+                  .strip().splitlines()) == ["d1: a + c == 0.5", "d2: b + r == 0.4"]
+    assert solve_both(rw.program) == pytest.approx((0.0, 0.4), abs=1e-9)
     assert rw.program.max_degree == 1
     assert rw.recover({"a": 0.1, "b": 0.2, "c": 0.4, "r": 0.2}) == pytest.approx(
         {"a": 0.1, "b": 0.2, "c": 0.4, "r": 0.2, "y0": 0.0, "y1": 1.0})

@@ -96,9 +96,16 @@ def test_figures_with_and_without_ax(fitted: FairTree) -> None:
 
     figs = fitted.figures()
     assert set(figs) == {"tree", "process education"}  # the root splits on education
+    root = fitted.splits_.iloc[0]
+    tree_texts = [t.get_text() for t in figs["tree"]().texts]
+    assert root.left in tree_texts and root.right in tree_texts  # the drawn root rules are the fitted split's
+    drawn_sizes = {int(t.split("\n")[0][4:]) for t in tree_texts if t.startswith("n = ")}
+    assert set(fitted.leaves_.n) <= drawn_sizes  # every subgroup is drawn with its size
+    process = figs["process education"]()
+    # the drawn fluctuation process peaks at the root test's statistic
+    peak = max(float(np.abs(np.asarray(line.get_ydata(), dtype=float)).max()) for line in process.lines)
+    assert peak == pytest.approx(root.statistic, rel=1e-12)
     for plot in figs.values():
-        ax = plot()
-        assert ax is not None
         _, given = plt.subplots()
         assert plot(ax=given) is given
         plt.close("all")
