@@ -10,7 +10,8 @@ import numpy as np
 from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio, rashomon_distance
 from fairprobe.reporting.plotting import new_axes
 
-__all__ = ["plot_ambiguity_curves", "plot_conflict_histogram", "plot_conflict_scatter", "plot_distance_heatmap",
+__all__ = ["plot_ambiguity", "plot_ambiguity_curves", "plot_conflict_histogram", "plot_conflict_ratios",
+           "plot_conflict_scatter", "plot_distance_heatmap",
            "plot_group_conflict", "plot_status_counts", "plot_weights"]
 
 
@@ -36,8 +37,33 @@ def plot_conflict_histogram(predictions: np.ndarray, ax: Any = None) -> Any:
     'conflict ratio'
     >>> plt.close("all")
     """
+    return plot_conflict_ratios(conflict_ratio(predictions), ax=ax)
+
+
+def plot_conflict_ratios(ratios: np.ndarray, ax: Any = None) -> Any:
+    """Histogram of per-point conflict ratios already computed (e.g. exactly, over millions of trees).
+
+    Parameters
+    ----------
+    ratios : array-like of float in [0, 0.5]
+        One conflict ratio per point.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> ax = plot_conflict_ratios(np.array([0.0, 0.1, 0.5]))
+    >>> ax.get_ylabel()
+    'points'
+    >>> plt.close("all")
+    """
     ax = new_axes(ax, (5, 3.5))
-    ax.hist(conflict_ratio(predictions), bins=np.linspace(0, 0.5, 26), color="tab:blue")
+    ax.hist(np.asarray(ratios, dtype=float), bins=np.linspace(0, 0.5, 26), color="tab:blue")
     ax.set_xlabel("conflict ratio")
     ax.set_ylabel("points")
     return ax
@@ -66,9 +92,33 @@ def plot_ambiguity_curves(sets: Mapping[str, np.ndarray], ax: Any = None) -> Any
     ['small', 'large']
     >>> plt.close("all")
     """
+    return plot_ambiguity({name: ambiguity_curve(P) for name, P in sets.items()}, ax=ax)
+
+
+def plot_ambiguity(curves: Mapping[str, tuple[np.ndarray, np.ndarray]], ax: Any = None) -> Any:
+    """delta-ambiguity curves already computed, ``{name: (deltas, ambiguity)}``.
+
+    Parameters
+    ----------
+    curves : mapping of str to (array, array)
+        Each set's deltas and delta-ambiguity values, by name (the legend).
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> ax = plot_ambiguity({"exact": (np.array([0.0, 0.5]), np.array([0.6, 0.0]))})
+    >>> [line.get_label() for line in ax.lines]
+    ['exact']
+    >>> plt.close("all")
+    """
     ax = new_axes(ax, (5, 3.5))
-    for name, P in sets.items():
-        grid, curve = ambiguity_curve(P)
+    for name, (grid, curve) in curves.items():
         ax.plot(grid, curve, label=name)
     ax.set_xlabel("delta")
     ax.set_ylabel("delta-ambiguity")

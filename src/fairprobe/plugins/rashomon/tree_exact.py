@@ -765,26 +765,13 @@ class TreeRashomonSet(Analysis):
         ['ambiguity_curve', 'conflict_by_group', 'conflict_histogram']
         """
         self.check_is_fitted()
-        from fairprobe.plugins.rashomon.plots import plot_group_conflict
-        from fairprobe.reporting.plotting import new_axes
+        from fairprobe.plugins.rashomon.plots import plot_ambiguity, plot_conflict_ratios, plot_group_conflict
 
         def hist(*, ax: Any = None) -> Any:
-            ax = new_axes(ax, (5, 3.5))
-            ax.hist(self.conflict_ratio_, bins=np.linspace(0, 0.5, 26), color="tab:blue")
-            ax.set_xlabel("conflict ratio")
-            ax.set_ylabel("points")
-            return ax
+            return plot_conflict_ratios(self.conflict_ratio_, ax=ax)
 
         def curve(*, ax: Any = None) -> Any:
-            ax = new_axes(ax, (5, 3.5))
-            grid, amb = self.ambiguity_curve()
-            ax.plot(grid, amb, label=f"exact trees ({self.n_trees_:,})")
-            ax.set_xlabel("delta")
-            ax.set_ylabel("delta-ambiguity")
-            ax.set_xlim(0, 0.5)
-            ax.set_ylim(0, 1)
-            ax.legend(frameon=False, fontsize=8)
-            return ax
+            return plot_ambiguity({f"exact trees ({self.n_trees_:,})": self.ambiguity_curve()}, ax=ax)
 
         figs: dict[str, Callable[..., Any]] = {"conflict_histogram": hist, "ambiguity_curve": curve}
         if self.by_group_ is not None:
