@@ -128,14 +128,13 @@ def test_to_report_writes_index_html(fitted: FairTree, tmp_path: Path) -> None:
     assert "FairTree" in page.read_text()
 
 
-def test_example_fits_quickly() -> None:
-    import time
-
+def test_example_is_small_and_finds_its_split() -> None:
     ex = FairTree.example(seed=2)
     assert isinstance(ex, Example)
-    t0 = time.perf_counter()
+    # small by construction (speed itself is measured in benchmarks/, not by a wall clock here)
+    assert len(ex.data) < 5000 and ex.analysis.get_params()["test"] == "fluctuation"
+    assert ex.analysis.get_params()["max_depth"] <= 2
     tree = ex.fit()
-    assert time.perf_counter() - t0 < 2
     assert not tree.splits_.empty
 
 

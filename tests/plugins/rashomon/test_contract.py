@@ -8,7 +8,6 @@ warning, numpy Generators as random_state, and the command's --features/--drop/-
 from __future__ import annotations
 
 import json
-import time
 import warnings
 from pathlib import Path
 
@@ -184,14 +183,15 @@ def test_exact_delegates_to_its_result() -> None:
     assert "row status" in model.summary().tables
 
 
-def test_exact_default_demo_is_quick(tmp_path: Path) -> None:
+def test_exact_default_demo_fits_the_small_example(tmp_path: Path) -> None:
     from fairprobe.datasets import make_lending_scenario
     from fairprobe.reporting.report import Report
 
-    start = time.perf_counter()
+    # the demo step fits the small example: its size, not a wall clock (speed lives in benchmarks/)
+    example = ExactLinearMultiplicity.example()
+    assert len(example.data) <= 30 and example.fit().result_.n_solves <= 2 * len(example.data)
     found, table, lines = ExactLinearMultiplicity.demo(Report("demo"), make_lending_scenario(2000, seed=0), {},
                                                        quick=True, seed=0, n_jobs=1, progress=False)
-    assert time.perf_counter() - start < 5.0
     assert found == {} and len(table) and lines[0].startswith("- linear_multiplicity")
 
 
