@@ -67,7 +67,6 @@ def test_plug_in_estimators() -> None:
     ([0, 0, 1, 1], [.1, .2, .8, .9], 1.0),
     ([1, 1, 0, 0], [.1, .2, .8, .9], -0.5),
     ([0, 1, 0, 1], [.5, .5, .5, .5], 0.0),
-    ([1, 1, 1], [.1, .5, .9], 0.0),
     ([1, 1, 0, 0, 1, 0], [.8, .8, .6, .4, .4, .2], 0.7083333333),
 ])
 def test_auprg_edge_cases(y, r, expected) -> None:
@@ -77,6 +76,8 @@ def test_auprg_edge_cases(y, r, expected) -> None:
 def test_undefined_discrimination_is_nan_with_a_warning() -> None:
     with pytest.warns(RuntimeWarning, match="without positives"):
         assert np.isnan(auprg([0, 0, 0], [.1, .2, .3]))
+    with pytest.warns(RuntimeWarning, match="without negatives"):  # was 0.0: undefined, as AUROC
+        assert np.isnan(auprg([1, 1, 1], [.1, .5, .9]))
     with pytest.warns(RuntimeWarning, match="both outcomes"):
         assert np.isnan(auroc([1, 1], [.1, .2]))
 

@@ -9,10 +9,19 @@ Bootstrap: ``n_bootstrap`` resamples of the whole data set (rows drawn with repl
 group's metrics, and the whole population's, are read off the same resamples, so a group's
 difference to the population, ``metric(group) - metric(all)``, has a paired bootstrap
 distribution (``differences_``). Per group and metric ``results_`` holds the point estimate on the
-group's rows and the median and percentile interval of the resamples (a resample in which a
-metric is undefined counts as NaN and is reported in ``n_undefined``). Expected
-under-representation (EUR) is evaluated on the 100 equal-mass thresholds of the scores,
-vectorised over all groups; a group's target ``p(G | Y = 1)`` stays fixed across resamples.
+group's rows (the headline value: ``by_group_``, the summary) and the median and percentile
+interval of the resamples. Expected under-representation (EUR) is evaluated on the 100 equal-mass
+thresholds of the scores, vectorised over all groups; a group's target ``p(G | Y = 1)`` stays fixed
+across resamples.
+
+Undefined values: AUROC, AUPRG and the calibration intercept and slope need both outcome classes,
+EUR a positive outcome in the group, DRMSCE at least 10 rows. A group (or a resample) without them
+gets NaN, with the reason in the ``note`` column. Undefined resamples are counted in ``n_undefined``
+and placed beyond both ends of the percentile interval (below the lower, above the upper end): the
+interval widens with them and is undefined (NaN) once they reach into a tail, i.e. when more than
+about ``(1 - ci) / 2`` of the resamples are undefined, rather than an interval of the few defined
+ones. Undefined values and intervals are never ranked (best, worst, largest gap) nor flagged
+(``excludes_zero``); the summary lists them with the reason.
 
 Scores: the ranking measures (AUROC, AUPRG, EUR) accept any real-valued score (a decision
 function, a 1-10 decile), as scikit-learn's do; the calibration measures (DRMSCE, calibration
@@ -53,6 +62,13 @@ KNOWN_METRICS = ("drmsce", "auroc", "auprg", "eur")
 OPTIONAL_METRICS = ("calibration_intercept", "calibration_slope")
 #: Metrics that need probabilities (scores in [0, 1]); NaN otherwise.
 CALIBRATION_METRICS = ("drmsce", "calibration_intercept", "calibration_slope")
+#: Metrics that need both outcome classes in the group (and in a resample of it).
+_NEEDS_BOTH = ("auroc", "auprg", "calibration_intercept", "calibration_slope")
+#: Why a metric is undefined in a resample of a group.
+_RESAMPLE_WHY = {**dict.fromkeys(_NEEDS_BOTH, "the group's resample had a single outcome class"),
+                 "drmsce": "fewer than 10 of the group's rows drawn", "eur": "none of the group's positives drawn"}
+#: Most groups a summary line names (the tables hold all).
+_LIST_AT_MOST = 5
 #: Resamples per bootstrap task (the unit of parallel work and of the progress bar).
 _CHUNK = 25
 #: The report's and the summary's explanation of EUR.
@@ -122,19 +138,69 @@ def _chunk_task(y: np.ndarray, r: np.ndarray, groups: dict[str, np.ndarray], met
     if "eur" in metrics:
         member, target = _eur_setup(y, groups)
         values = np.array([_eur_values(member, target, r, W[i].astype(float)) for i in range(b)])
+        # a resample without any of the group's positives has p(G | Y = 1) = 0: EUR is undefined there
+        positives_drawn = np.asarray(member @ (W * y).T).T  # resamples x groups
+        values = np.where(positives_drawn > 0, values, np.nan)
         for j, g in enumerate(groups):
             out[g]["eur"] = values[:, j]
     return out
 
 
+def _order_stat(v: np.ndarray, q: float) -> float:
+    """The ``q`` quantile of sorted ``v`` (linear interpolation, as numpy's default); NaN if it touches +-inf."""
+    h = (v.size - 1) * q
+    i = min(int(np.floor(h)), v.size - 1)
+    f = h - i
+    lo = v[i]
+    if f <= 0 or i + 1 >= v.size:
+        return float(lo) if np.isfinite(lo) else np.nan
+    hi = v[i + 1]
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return np.nan
+    return float(lo + f * (hi - lo))
+
+
 def _interval(values: np.ndarray, ci: float) -> tuple[float, float, float, int]:
-    """Median, percentile interval and number of undefined (NaN) resamples."""
-    ok = values[np.isfinite(values)]
+    """Median, percentile interval and number of undefined (NaN) resamples.
+
+    Undefined resamples lie beyond both ends: below the lower end, above the upper end. Without
+    them this is the ordinary percentile interval (numpy's linear quantiles); with them it widens,
+    and it is undefined (NaN, as is the median) once a tail reaches into them.
+    """
+    ok = np.sort(values[np.isfinite(values)])
+    undefined = int(values.size - ok.size)
     if not ok.size:
-        return np.nan, np.nan, np.nan, int(values.size)
-    lo_q, hi_q = (1 - ci) / 2, 1 - (1 - ci) / 2
-    return (float(np.median(ok)), float(np.quantile(ok, lo_q)), float(np.quantile(ok, hi_q)),
-            int(values.size - ok.size))
+        return np.nan, np.nan, np.nan, undefined
+    tail = (1 - ci) / 2
+    lower = _order_stat(np.r_[np.full(undefined, -np.inf), ok], tail)
+    upper = _order_stat(np.r_[ok, np.full(undefined, np.inf)], 1 - tail)
+    if not (np.isfinite(lower) and np.isfinite(upper)):
+        return np.nan, np.nan, np.nan, undefined
+    return float(np.median(ok)), lower, upper, undefined
+
+
+def _point_reason(metric: str, n: int, n_pos: int, bounded: bool) -> str:
+    """Why ``metric`` is undefined on a group of ``n`` rows with ``n_pos`` positives."""
+    rows = f"{n} row{'s' if n != 1 else ''}"
+    if metric in CALIBRATION_METRICS and not bounded:
+        return f"undefined, the scores are not probabilities and {metric} needs scores in [0, 1]"
+    if metric in _NEEDS_BOTH and n_pos in (0, n):
+        return f"undefined, {rows} and every outcome is {int(n_pos > 0)}: {metric} needs both outcomes"
+    if metric == "eur" and n_pos == 0:
+        return f"undefined, {rows} and no positive outcomes: eur divides by p(G | Y = 1) = 0"
+    if metric == "drmsce" and n < 10:
+        return f"undefined, fewer than 10 rows ({n}): drmsce needs at least 10"
+    return f"undefined, {metric} could not be computed on the group's {rows}"
+
+
+def _resample_note(metric: str, undefined: int, b: int, ci: float, defined: bool) -> str:
+    """The note on undefined resamples ("" without any)."""
+    if not undefined:
+        return ""
+    what = f"{undefined} of {b} resamples undefined ({_RESAMPLE_WHY.get(metric, 'the metric was NaN')})"
+    if defined:
+        return f"{what}; counted beyond both ends of the interval"
+    return f"no {ci * 100:g}% interval, {what}"
 
 
 class RiskScoreAudit(Analysis):
@@ -176,15 +242,18 @@ class RiskScoreAudit(Analysis):
     Attributes
     ----------
     results_ : DataFrame
-        One row per group and metric: ``point``, bootstrap ``median``, ``lower``, ``upper``,
-        ``n_undefined``.
+        One row per group and metric: ``point`` (the estimate on the group's rows, NaN where
+        undefined), bootstrap ``median``, percentile interval ``lower``, ``upper`` (NaN when too
+        many resamples are undefined), ``n_undefined`` resamples and ``note`` (why a value or
+        interval is undefined; "" when all is defined).
     by_group_ : DataFrame
-        One row per group, one column per metric (bootstrap medians); :meth:`to_frame`.
+        One row per group, one column per metric (point estimates); :meth:`to_frame`.
     differences_ : DataFrame
         ``metric(group) - metric(all)`` per group and metric from the same resamples: ``difference``
-        (point), ``median``, ``lower``, ``upper`` and ``excludes_zero``.
+        (point), ``median``, ``lower``, ``upper``, ``n_undefined``, ``excludes_zero`` (only ever
+        True when the difference and its interval are defined) and ``note``.
     dropped_groups_ : DataFrame
-        Groups below ``min_group_size``.
+        Groups below ``min_group_size`` (``group``, ``n``); the summary names them.
     calibration_note_ : str
         Why the calibration measures are NaN ("" when the scores are probabilities).
 
@@ -401,7 +470,7 @@ class RiskScoreAudit(Analysis):
         self.discrimination_metric_ = "auprg" if base_rate < self.auprg_below else "auroc"
         self.bootstrap_ = boot
         self.results_ = self._tidy(point, boot)
-        self.by_group_ = (self.results_.pivot(index="group", columns="metric", values="median")
+        self.by_group_ = (self.results_.pivot(index="group", columns="metric", values="point")
                           .reindex(index=list(groups), columns=list(self.metrics)))
         self.by_group_.columns.name = None
         self.differences_ = self._differences(point, boot)
@@ -439,33 +508,50 @@ class RiskScoreAudit(Analysis):
         return point, boot
 
     def _tidy(self, point: dict[str, dict[str, float]], boot: dict[str, dict[str, np.ndarray]]) -> pd.DataFrame:
+        """``results_``: point estimate, bootstrap median and interval, and why anything is undefined."""
         rows = []
         for g, idx in self.groups_.items():
+            n_pos = int(self.y_[idx].sum())
             for m in self.metrics:
+                value = point[g][m]
                 med, lower, upper, undefined = _interval(boot[g][m], self.ci)
-                rows.append({"group": g, "metric": m, "n": int(idx.size), "point": point[g][m], "median": med,
-                             "lower": lower, "upper": upper, "n_undefined": undefined})
+                if not np.isfinite(value):  # no interval around an undefined value
+                    med = lower = upper = np.nan
+                    note = _point_reason(m, int(idx.size), n_pos, self.bounded_)
+                else:
+                    note = _resample_note(m, undefined, boot[g][m].size, self.ci, bool(np.isfinite(lower)))
+                rows.append({"group": g, "metric": m, "n": int(idx.size), "point": value, "median": med,
+                             "lower": lower, "upper": upper, "n_undefined": undefined, "note": note})
         return pd.DataFrame(rows, columns=["group", "metric", "n", "point", "median", "lower", "upper",
-                                           "n_undefined"])
+                                           "n_undefined", "note"])
 
     def _differences(self, point: dict[str, dict[str, float]],
                      boot: dict[str, dict[str, np.ndarray]]) -> pd.DataFrame:
-        """metric(group) - metric(all), paired over the same resamples."""
+        """metric(group) - metric(all), paired over the same resamples; flagged only when all of it is defined."""
+        notes = self.results_.set_index(["group", "metric"])["note"]
         rows = []
         for g, idx in self.groups_.items():
             if g == "all":
                 continue
             for m in self.metrics:
-                med, lower, upper, undefined = _interval(boot[g][m] - boot["all"][m], self.ci)
-                rows.append({"group": g, "metric": m, "n": int(idx.size), "difference": point[g][m] - point["all"][m],
+                paired = boot[g][m] - boot["all"][m]
+                difference = point[g][m] - point["all"][m]
+                med, lower, upper, undefined = _interval(paired, self.ci)
+                if not np.isfinite(difference):
+                    med = lower = upper = np.nan
+                    note = notes[(g, m)] if not np.isfinite(point[g][m]) else f"undefined for all: {notes[('all', m)]}"
+                else:
+                    note = _resample_note(m, undefined, paired.size, self.ci, bool(np.isfinite(lower)))
+                rows.append({"group": g, "metric": m, "n": int(idx.size), "difference": difference,
                              "median": med, "lower": lower, "upper": upper, "n_undefined": undefined,
-                             "excludes_zero": bool(lower > 0 or upper < 0)})
+                             "excludes_zero": bool(np.isfinite(difference) and (lower > 0 or upper < 0)),
+                             "note": note})
         return pd.DataFrame(rows, columns=["group", "metric", "n", "difference", "median", "lower", "upper",
-                                           "n_undefined", "excludes_zero"])
+                                           "n_undefined", "excludes_zero", "note"])
 
     # -- results ----------------------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
-        """One row per group, one column per metric (bootstrap medians): ``by_group_``.
+        """One row per group, one column per metric (point estimates on the full data): ``by_group_``.
 
         Returns
         -------
@@ -483,6 +569,10 @@ class RiskScoreAudit(Analysis):
     def summary(self) -> Summary:
         """Readable summary: overall, best and worst group and the differences to all, per metric.
 
+        Every value is the point estimate on the full data with its bootstrap interval beside it.
+        Only groups whose value and interval are defined are ranked; the others are named, per
+        metric, with the reason, and the dropped groups with their sizes.
+
         Returns
         -------
         Summary
@@ -497,30 +587,59 @@ class RiskScoreAudit(Analysis):
         res, diff = self.results_, self.differences_
         pct = f"{self.ci * 100:g}%"
         lines = [f"risk-score audit: {len(self.groups_)} groups (min size {self.min_group_size}), base rate "
-                 f"{self.base_rate_:.3f}; recommended discrimination metric: {self.discrimination_metric_}"]
+                 f"{self.base_rate_:.3f}; recommended discrimination metric: {self.discrimination_metric_}",
+                 f"  values: point estimate on the full data [{pct} bootstrap percentile interval, "
+                 f"{self.n_bootstrap} resamples of the whole data set]"]
+
+        def shown(row: pd.Series, value: str = "point", sign: str = "") -> str:
+            return (f"{row.group} {row[value]:{sign}.4f} [{row['lower']:{sign}.4f}, {row['upper']:{sign}.4f}]")
+
         for m in self.metrics:
-            sub = res[(res.metric == m) & (res.group != "all")].dropna(subset=["median"])
-            overall = res[(res.metric == m) & (res.group == "all")].iloc[0]
             if m in CALIBRATION_METRICS and not self.bounded_:
                 lines.append(f"  {m:7s} NaN: the scores are not probabilities (see the note below)")
                 continue
-            line = f"  {m:7s} all {overall['median']:.4f} [{overall['lower']:.4f}, {overall['upper']:.4f}]"
-            if not sub.empty:
-                order = sub.assign(_bad=sub["median"].map(_BADNESS[m])).sort_values("_bad")
+            rows = res[res.metric == m]
+            overall = rows[rows.group == "all"].iloc[0]
+            if _rankable(overall):
+                line = f"  {m:7s} {shown(overall)}"
+            elif np.isfinite(overall["point"]):
+                line = f"  {m:7s} all {overall['point']:.4f} ({overall.note})"
+            else:
+                line = f"  {m:7s} all NaN ({overall.note})"
+            groups = rows[rows.group != "all"]
+            ranked = groups[groups.apply(_rankable, axis=1)] if len(groups) else groups
+            if len(ranked):
+                order = ranked.assign(_bad=ranked["point"].map(_BADNESS[m])).sort_values("_bad", kind="stable")
                 best, worst = order.iloc[0], order.iloc[-1]
-                line += (f"; best {best.group} {best['median']:.4f}, worst {worst.group} {worst['median']:.4f} "
-                         f"[{worst['lower']:.4f}, {worst['upper']:.4f}]")
+                line += (f"; best {shown(best)}; worst {shown(worst)}" if len(order) > 1
+                         else f"; the one ranked group {shown(best)}")
             lines.append(line)
             d = diff[(diff.metric == m) & diff.excludes_zero]
             if len(d):
-                top = d.loc[d["median"].abs().idxmax()]
+                top = d.loc[d["difference"].abs().idxmax()]
                 lines.append(f"          group - all: {len(d)} group(s) with a {pct} interval excluding 0; largest "
-                             f"{top.group} {top['median']:+.4f} [{top['lower']:+.4f}, {top['upper']:+.4f}]")
+                             f"{shown(top, 'difference', '+')}")
             else:
-                lines.append(f"          group - all: every {pct} interval contains 0")
-        if len(self.dropped_groups_):
-            lines.append(f"  {len(self.dropped_groups_)} group(s) below {self.min_group_size} rows dropped "
-                         "(see dropped_groups_)")
+                lines.append(f"          group - all: no group with a {pct} interval excluding 0")
+            unranked = groups[~groups.group.isin(ranked.group)]
+            if len(unranked):
+                lines.append(f"          not ranked ({len(unranked)} group{'s' if len(unranked) > 1 else ''}, "
+                             "value or interval undefined):")
+                lines += [f"            {g}: {note}" for g, note in
+                          zip(unranked.group[:_LIST_AT_MOST], unranked.note[:_LIST_AT_MOST], strict=True)]
+                if len(unranked) > _LIST_AT_MOST:
+                    lines.append(f"            and {len(unranked) - _LIST_AT_MOST} more (the 'note' column of the "
+                                 "results; --json)")
+        dropped = self.dropped_groups_
+        if len(dropped):
+            largest = dropped.sort_values("n", ascending=False, kind="stable")
+            named = ", ".join(f"{g} ({n})" for g, n in zip(largest.group[:2 * _LIST_AT_MOST],
+                                                           largest.n[:2 * _LIST_AT_MOST], strict=True))
+            more = (f" and {len(dropped) - 2 * _LIST_AT_MOST} more (the 'dropped groups' table)"
+                    if len(dropped) > 2 * _LIST_AT_MOST else "")
+            lines.append(f"  {named}{more} {'has' if len(dropped) == 1 else 'have'} fewer than "
+                         f"min_group_size={self.min_group_size} rows (--min-group-size) and "
+                         f"{'is' if len(dropped) == 1 else 'are'} not ranked")
         if self.calibration_note_:
             lines.append(f"  note: {self.calibration_note_}")
         if "eur" in self.metrics:
@@ -556,9 +675,13 @@ class RiskScoreAudit(Analysis):
             "DRMSCE (debiased root-mean-square calibration error, 0 = calibrated; needs scores in [0, 1]), AUROC "
             "and AUPRG (discrimination; any real-valued score) and expected under-representation per group and "
             f"intersection of at least {self.min_group_size} rows. Every group is in the tables; figures that show "
-            "only some groups say so in their titles. Intervals are bootstrap percentile intervals "
-            f"({self.ci * 100:g}%) over {self.n_bootstrap} resamples of the whole data set; the table "
-            "'differences to all' gives metric(group) - metric(all) computed on the same resamples.")
+            "only some groups say so in their titles. Values are point estimates on the full data; intervals are "
+            f"bootstrap percentile intervals ({self.ci * 100:g}%) over {self.n_bootstrap} resamples of the whole "
+            "data set; the table 'differences to all' gives metric(group) - metric(all) computed on the same "
+            "resamples. A metric undefined for a group (AUROC, AUPRG and the calibration intercept and slope "
+            "need both outcomes, EUR a positive outcome, DRMSCE 10 rows) is NaN with the reason in the 'note' "
+            "column; undefined resamples count as beyond both ends of an interval, which is undefined once "
+            "they reach into a tail. Undefined values and intervals are never ranked nor flagged.")
         if "eur" in self.metrics:
             _add_text(sec, EUR_SENTENCE)
         if self.calibration_note_:
@@ -568,8 +691,10 @@ class RiskScoreAudit(Analysis):
 
     # -- figures ------------------------------------------------------------------------------------
     def _has_values(self, metric: str) -> bool:
+        """Whether some group (other than all) has a defined value and interval for ``metric``."""
         res = self.results_
-        return bool(res[(res.metric == metric) & (res.group != "all")]["median"].notna().any())
+        sub = res[(res.metric == metric) & (res.group != "all")]
+        return bool(sub[["point", "lower", "upper"]].notna().all(axis=1).any())
 
     def figures(self) -> dict[str, Callable[..., Any]]:
         """The named plots: metric and difference panels per metric, reliability, ROC, PRG, representation, scores.
@@ -880,6 +1005,11 @@ def _role(data: pd.DataFrame, value: Any, role: str) -> Any:
             raise DataError(f"data has several columns named {value!r}; give every column a distinct name.")
         return column.reset_index(drop=True)
     return value
+
+
+def _rankable(row: pd.Series) -> bool:
+    """A results row with a defined point estimate and interval (only those are ranked or flagged)."""
+    return bool(np.isfinite(row["point"]) and np.isfinite(row["lower"]) and np.isfinite(row["upper"]))
 
 
 def _add_text(sec: Section, text: str) -> None:

@@ -51,6 +51,9 @@ def resample_counts(n: int, b: int, rng: np.random.Generator) -> np.ndarray:
 def bootstrap_counts(ys: np.ndarray, rs: np.ndarray, counts: np.ndarray, metrics: list[str]) -> dict[str, np.ndarray]:
     """Metrics (drmsce, auroc, auprg) of the resamples given by ``counts``; NaN where undefined.
 
+    AUROC and AUPRG are undefined in a resample with a single outcome class, DRMSCE in one of
+    fewer than 10 rows.
+
     Parameters
     ----------
     ys, rs : ndarray
@@ -91,7 +94,7 @@ def bootstrap_counts(ys: np.ndarray, rs: np.ndarray, counts: np.ndarray, metrics
             tp = np.concatenate([np.zeros((b, 1)), np.cumsum(bp[:, ::-1], axis=1)], axis=1)
             fp = np.concatenate([np.zeros((b, 1)), np.cumsum(bn[:, ::-1], axis=1)], axis=1)
             for i in range(b):
-                if P[i] > 0:
+                if P[i] > 0 and N[i] > 0:  # undefined with a single class, as AUROC
                     out["auprg"][i] = area_under_prg(*prg_from_counts(tp[i], fp[i]))
     if "drmsce" in metrics:
         ints = counts.astype(np.int64)

@@ -39,7 +39,7 @@ __all__ = ["riskscore_command"]
 @seed_option()
 @out_option(help="Write the report folder (HTML, PNG, CSV).")
 @force_option
-@json_option("Print the results table as JSON.")
+@json_option("Print the results, the differences to all and the dropped groups as JSON.")
 def riskscore_command(data_path: Path, target: str, positive_label: str | None, score: str, groups: str,
                       max_intersections: int, min_group_size: int, bootstrap: int, jobs: int, seed: int,
                       out_dir: Path | None, as_json: bool) -> None:
@@ -74,6 +74,16 @@ def riskscore_command(data_path: Path, target: str, positive_label: str | None, 
         page = audit.to_report(out_dir)
         info(f"report written to {page}", err=as_json)
     if as_json:
-        click.echo(json.dumps(audit.results_.to_dict(orient="records"), indent=2, default=str))
+        from fairprobe.core.jsonsafe import json_default, jsonable
+
+        out = {"values": (f"point: the estimate on the full data (null where undefined: see note); median, lower, "
+                          f"upper: {audit.ci * 100:g}% bootstrap percentile interval over {audit.n_bootstrap} "
+                          "resamples (null when too many resamples are undefined)"),
+               "min_group_size": audit.min_group_size,
+               "results": audit.results_.to_dict(orient="records"),
+               "differences": audit.differences_.to_dict(orient="records"),
+               "dropped_groups": audit.dropped_groups_.to_dict(orient="records")}
+        # undefined values (NaN) as null: NaN is not JSON
+        click.echo(json.dumps(jsonable(out), indent=2, default=json_default, allow_nan=False))
     else:
         click.echo(audit.summary())

@@ -41,7 +41,7 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
     found : dict of str to bool
         ``{"miscalibrated_group": worst calibrated group is region=east}``.
     table : DataFrame
-        ``by_group_``.
+        ``by_group_`` (point estimates).
     lines : list of str
         One finding for the demo's summary.
 
@@ -66,7 +66,7 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
     sec = ra.report_section(report, "Risk-score audit: calibration, discrimination and representation per group")
     _add_text(sec, "DRMSCE (debiased calibration error, 0 = calibrated), AUROC and AUPRG (discrimination) and expected "
                  "under-representation (1 = never under-represented among the highest scores) for every group and "
-                 "intersection with at least 100 applicants, with bootstrap medians and 95 % intervals.")
+                 "intersection with at least 100 applicants: point estimates with 95 % bootstrap intervals.")
     single = by_group[by_group.index.map(ra.n_attributes_) == 1]
     worst = single.drmsce.idxmax()
     found = {"miscalibrated_group": worst == "region=east"}
@@ -74,6 +74,6 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
     diff = ra.differences_.set_index(["group", "metric"])
     gap = diff.loc[(worst, "drmsce")]
     lines = [f"- risk scores: worst calibrated group {worst} (DRMSCE {single.drmsce.max():.3f}, overall "
-             f"{by_group.loc['all', 'drmsce']:.3f}; difference {gap['median']:+.3f} [{gap['lower']:+.3f}, "
+             f"{by_group.loc['all', 'drmsce']:.3f}; difference {gap['difference']:+.3f} [{gap['lower']:+.3f}, "
              f"{gap['upper']:+.3f}]); lowest AUROC {single.auroc.idxmin()} ({single.auroc.min():.3f})"]
     return found, by_group, lines

@@ -77,7 +77,8 @@ def prg_curve(y: object, r: object) -> tuple[np.ndarray, np.ndarray]:
     Returns
     -------
     recall_gain, precision_gain : ndarray
-        The curve's points, recall gain ascending.
+        The curve's points, recall gain ascending (empty when a class is missing: precision and
+        recall gain are undefined without positives or without negatives).
 
     Examples
     --------
@@ -101,7 +102,8 @@ def prg_from_counts(tp: np.ndarray, fp: np.ndarray) -> tuple[np.ndarray, np.ndar
     Returns
     -------
     recall_gain, precision_gain : ndarray
-        The curve's points (empty without positives).
+        The curve's points (empty without positives or without negatives: the base rate ``pi``
+        is then 0 or 1 and the gains divide by ``pi`` or ``1 - pi``).
 
     Examples
     --------
@@ -113,10 +115,8 @@ def prg_from_counts(tp: np.ndarray, fp: np.ndarray) -> tuple[np.ndarray, np.ndar
     """
     n_pos = float(tp[-1])
     n = float(tp[-1] + fp[-1])
-    if n_pos == 0:
+    if n_pos == 0 or n_pos == n:
         return np.array([]), np.array([])
-    if n_pos == n:
-        return np.array([1.0]), np.array([0.0])
     pi = n_pos / n
     # insert the point where recall = pi (recG = 0), interpolated in contingency space
     target = pi * n_pos
@@ -146,7 +146,8 @@ def auprg(y: object, r: object) -> float:
     """Area under the precision-recall-gain curve over recall gain in [0, 1].
 
     1 for a perfect ranking, 0 when precision equals the base rate throughout, negative for
-    rankings worse than that; 0 for all-positive samples; NaN (with a warning) without positives.
+    rankings worse than that. Undefined (NaN with a warning naming the missing class) without
+    positives or without negatives, as AUROC: precision gain divides by ``1 - pi``.
     ``r`` may be any real-valued score: only the ranking matters.
 
     Parameters
@@ -166,10 +167,20 @@ def auprg(y: object, r: object) -> float:
     (1.0, -0.5)
     >>> round(auprg([1, 1, 0, 0, 1, 0], [.8, .8, .6, .4, .4, .2]), 7)
     0.7083333
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     value = auprg([1, 1, 1], [.2, .5, .7])
+    >>> value, str(caught[0].message)
+    (nan, 'AUPRG is undefined without negatives (every outcome is 1; it needs both outcomes): returning NaN.')
     """
     y, r = check_scores(y, r, bounded=False)  # ranking: any real-valued score
     if y.sum() == 0:
         warnings.warn("AUPRG is undefined without positives: returning NaN.", RuntimeWarning, stacklevel=2)
+        return float("nan")
+    if y.sum() == y.size:
+        warnings.warn("AUPRG is undefined without negatives (every outcome is 1; it needs both outcomes): "
+                      "returning NaN.", RuntimeWarning, stacklevel=2)
         return float("nan")
     return area_under_prg(*prg_curve(y, r))
 
@@ -187,7 +198,7 @@ def area_under_prg(x: np.ndarray, p: np.ndarray) -> float:
     Returns
     -------
     float
-        0 with fewer than two points.
+        NaN with fewer than two points (no curve: a class is missing).
 
     Examples
     --------
@@ -196,9 +207,11 @@ def area_under_prg(x: np.ndarray, p: np.ndarray) -> float:
     True
     >>> area_under_prg(np.array([0.0, 0.5, 1.0]), np.array([1.0, 1.0, 0.0]))
     0.75
+    >>> area_under_prg(*prg_curve([1, 1, 1], [.2, .5, .7]))  # no curve without negatives
+    nan
     """
     if x.size < 2:
-        return 0.0
+        return float("nan")
     return float(np.sum(np.diff(x) * (p[:-1] + p[1:]) / 2))
 
 

@@ -23,7 +23,9 @@ _LOWER_IS_BETTER = {"drmsce"}
 
 
 def extreme_groups(audit: Any, metric: str = "drmsce") -> list[str]:
-    """The best and the worst group by bootstrap median (excluding "all"), plus "all".
+    """The best and the worst group by point estimate (excluding "all"), plus "all".
+
+    Only groups whose value and interval are defined are ranked (as in the summary).
 
     Parameters
     ----------
@@ -44,11 +46,19 @@ def extreme_groups(audit: Any, metric: str = "drmsce") -> list[str]:
     'all'
     """
     res = audit.results_
-    sub = res[(res.metric == metric) & (res.group != "all")].dropna(subset=["median"])
+    sub = _defined(res[(res.metric == metric) & (res.group != "all")])
     if sub.empty:
         return ["all"]
-    order = sub.sort_values("median", ascending=metric in _LOWER_IS_BETTER).group.tolist()
+    from fairprobe.plugins.riskscore.audit import _BADNESS
+
+    order = sub.assign(_bad=sub["point"].map(_BADNESS[metric])).sort_values("_bad", kind="stable").group.tolist()
     return list(dict.fromkeys([order[0], order[-1], "all"]))
+
+
+def _defined(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows with a defined value (``point`` or ``difference``) and interval."""
+    value = "difference" if "difference" in frame.columns else "point"
+    return frame.dropna(subset=[value, "lower", "upper"])
 
 
 def _check_groups(audit: Any, groups: list[str] | None, metric: str) -> tuple[list[str], str]:
@@ -69,8 +79,9 @@ def _check_groups(audit: Any, groups: list[str] | None, metric: str) -> tuple[li
 
 def _rows(audit: Any, frame: pd.DataFrame, top: int) -> tuple[pd.DataFrame, str]:
     """Every single-attribute group (and all) plus the ``top`` most extreme intersections."""
+    value = "difference" if "difference" in frame.columns else "point"
     k = frame.group.map(audit.n_attributes_)
-    single, inter = frame[k <= 1], frame[k > 1].sort_values("median")
+    single, inter = frame[k <= 1], frame[k > 1].sort_values(value, kind="stable")
     n_single = int((k == 1).sum())
     note = f"all {n_single} single-attribute groups"
     if len(inter) > top:
@@ -79,13 +90,14 @@ def _rows(audit: Any, frame: pd.DataFrame, top: int) -> tuple[pd.DataFrame, str]
         inter = inter.iloc[keep]
     elif len(inter):
         note += f", all {len(inter)} intersections"
-    return pd.concat([single, inter]).sort_values("median"), note
+    return pd.concat([single, inter]).sort_values(value, kind="stable"), note
 
 
 def plot_metric_panel(audit: Any, metric: str, *, ax: Any = None, top: int = 15, differences: bool = False) -> Any:
-    """Median with percentile interval per group, sizes in the labels (``differences``: group - all).
+    """Point estimate with percentile interval per group, sizes in the labels (``differences``: group - all).
 
-    Every single-attribute group is shown; of the intersections, the ``top`` most extreme.
+    Every single-attribute group with a defined value and interval is shown; of the intersections,
+    the ``top`` most extreme. Undefined ones are left out and counted in the title.
 
     Parameters
     ----------
@@ -121,21 +133,27 @@ def plot_metric_panel(audit: Any, metric: str, *, ax: Any = None, top: int = 15,
     res = audit.differences_ if differences else audit.results_
     if metric not in set(audit.metrics):
         raise ConfigError(f"Metric {metric!r} was not computed; computed: {list(audit.metrics)}.")
-    sub, note = _rows(audit, res[res.metric == metric].dropna(subset=["median"]), top)
+    rows = res[(res.metric == metric) & (res.group != "all")]
+    defined = _defined(rows)
+    sub, note = _rows(audit, defined, top)
+    if len(defined) < len(rows):
+        note += f"; {len(rows) - len(defined)} undefined (see the table's note) not shown"
+    value = sub["difference" if differences else "point"]
     ax = new_axes(ax, (7, 0.35 * len(sub) + 1.5))
     yy = np.arange(len(sub))
-    ax.errorbar(sub["median"], yy, xerr=[sub["median"] - sub["lower"], sub["upper"] - sub["median"]], fmt="o",
-                ms=4, capsize=2, color="tab:blue")
+    # the interval as a line and the estimate as a dot: a point estimate may lie outside its percentile interval
+    ax.hlines(yy, sub["lower"], sub["upper"], color="tab:blue", lw=1.2)
+    ax.plot(value, yy, "o", ms=4, color="tab:blue")
     ax.set_yticks(yy, [f"{g} (n={n})" for g, n in zip(sub.group, sub.n, strict=True)], fontsize=7)
     pct = f"{audit.ci * 100:g}%"
     if differences:
         ax.axvline(0.0, color="grey", ls=":", lw=1)
-        ax.set_xlabel(f"{metric}(group) - {metric}(all) (paired bootstrap median, {pct} interval)")
+        ax.set_xlabel(f"{metric}(group) - {metric}(all) (point estimate, paired {pct} bootstrap interval)")
     else:
-        overall = res[(res.metric == metric) & (res.group == "all")]["median"]
-        if len(overall):
+        overall = res[(res.metric == metric) & (res.group == "all")]["point"]
+        if len(overall) and np.isfinite(overall.iloc[0]):
             ax.axvline(float(overall.iloc[0]), color="grey", ls=":", lw=1)
-        ax.set_xlabel(f"{metric} (bootstrap median, {pct} interval); dotted: all")
+        ax.set_xlabel(f"{metric} (point estimate, {pct} bootstrap interval); dotted: all")
     ax.set_title(f"{metric}{' - all' if differences else ''}: {note}", fontsize=9)
     return ax
 
