@@ -123,8 +123,14 @@ def _groups(frame: pd.DataFrame, sensitive: list[str]) -> pd.Series | None:
               help="Also compute the exact ambiguity of linear classifiers by MIP (small data only).")
 @click.option("--exact-trees", is_flag=True,
               help="The exact Rashomon set of sparse trees instead (TreeFARMS; runs `fairprobe multiplicity-trees` "
-                   "with --data, --target, --test, --features, --sensitive, --out and --json, and --epsilon (the "
-                   "additive bound on the penalised objective, 0.05) and --threshold (0.1) when given).")
+                   "with --data, --target, --test, --features, --sensitive, --binarise, --n-thresholds, --out and "
+                   "--json, and --epsilon (the additive bound on the penalised objective, 0.05) and --threshold "
+                   "(0.1) when given). The sampled set's options (--model, --n-models, ...) are refused with it; "
+                   "for --lambda, --depth-budget and the other tree options use `fairprobe multiplicity-trees`.")
+@click.option("--binarise", is_flag=True,
+              help="--exact-trees: binarise non-0/1 columns (thresholds at quantiles, one column per category).")
+@click.option("--n-thresholds", type=int, default=3, show_default=True,
+              help="--exact-trees with --binarise: quantile thresholds per numeric column.")
 @click.option("--backend", default="scip", show_default=True, help="Solver for --exact-linear.")
 @click.option("--time-limit", type=float, default=None, metavar="SECONDS",
               help="--exact-linear: seconds per program; a program stopped undecided widens the ambiguity interval.")
@@ -141,8 +147,8 @@ def _groups(frame: pd.DataFrame, sensitive: list[str]) -> pd.Series | None:
 def multiplicity_command(data_path: Path, target: str, features: str | None, drop: str | None,
                          sensitive: str | None, use_sensitive: bool, id_column: str | None, model: str, n_models: int,
                          epsilon: float, subsample: float, dataset_multiplicity: str, feature_subsample: float | None,
-                         feature_noise: float | None, exact_linear: bool, exact_trees: bool, backend: str,
-                         time_limit: float | None,
+                         feature_noise: float | None, exact_linear: bool, exact_trees: bool, binarise: bool,
+                         n_thresholds: int, backend: str, time_limit: float | None,
                          total_time_limit: float | None, test_path: Path | None, threshold: float, jobs: int,
                          seed: int, out_dir: Path | None, as_json: bool) -> None:
     """Build a Rashomon set and report per-row conflict ratios (predictive multiplicity).
@@ -155,27 +161,33 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
     stops the exact programs: the partial, still certified result is printed and written to
     --out, and the exit code is 130.
 
+    The text output says how many of the trained models are in the Rashomon set,
+    then the ambiguity of the reported rows and a table per group; --json gives
+    the same numbers (n_models_trained, n_models_within_epsilon, ...) and their
+    definitions. A status line on stderr announces each long step when progress
+    bars are shown (a terminal, or FAIRPROBE_PROGRESS=1; never with --quiet).
+
     \b
     Example:
       fairprobe multiplicity --data train.csv --target y --model decision_tree --n-models 200 \\
           --epsilon 0.01 --sensitive sex --drop name --test test.csv
       fairprobe multiplicity --data small.csv --target y --exact-linear --time-limit 10 \\
           --total-time-limit 300 --out multiplicity-report
-      fairprobe multiplicity --data compas-binary.csv --target y --exact-trees --test test.csv
+      fairprobe multiplicity --data compas.csv --target two_year_recid --exact-trees --binarise \\
+          --sensitive race --test test.csv
     """
+    ctx = click.get_current_context()
     if exact_trees:
-        from fairprobe.plugins.rashomon.cli_trees import multiplicity_trees_command
-
-        ctx = click.get_current_context()
-
-        def given(name: str) -> bool:  # options whose defaults differ between the two commands pass only if given
-            return ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
-
-        extra = {"adder": epsilon} if given("epsilon") else {}
-        extra.update({"threshold": threshold} if given("threshold") else {})
-        ctx.invoke(multiplicity_trees_command, data_path=data_path, target=target, test_path=test_path,
-                   features=features, sensitive=sensitive, out_dir=out_dir, as_json=as_json, **extra)
+        _run_exact_trees(ctx, data_path=data_path, target=target, test_path=test_path, features=features,
+                         sensitive=sensitive, binarise=binarise, n_thresholds=n_thresholds, out_dir=out_dir,
+                         as_json=as_json, epsilon=epsilon, threshold=threshold)
         return
+    tree_only = [_option_name(ctx, p) for p in ("binarise", "n_thresholds") if _given(ctx, p)]
+    if tree_only:
+        one = len(tree_only) == 1
+        raise ConfigError(f"{_and(tree_only)} {'applies' if one else 'apply'} only to --exact-trees (the sparse trees "
+                          f"need 0/1 features); add --exact-trees or drop {'it' if one else 'them'} (the sampled "
+                          "models' pipeline one-hot encodes text columns itself).")
     from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
 
     exact_model = _exact_model(exact_linear, epsilon, backend, jobs, time_limit, total_time_limit)
@@ -183,11 +195,16 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
     train, test, columns, protected = _read_data(data_path, target, features, drop, sensitive, use_sensitive,
                                                  id_column, test_path)
     estimator, grid = build_pipeline(train[columns], model)
+    if "model__random_state" in estimator.get_params():  # the reference search too: --seed fixes every result
+        estimator.set_params(model__random_state=seed)
     rs = RashomonSet(estimator=estimator, param_grid=grid, epsilon=epsilon, n_models=n_models, subsample=subsample,
                      dataset_multiplicity=dataset_multiplicity, feature_subsample=feature_subsample,
                      feature_noise=feature_noise, threshold=threshold, random_state=seed, n_jobs=jobs)
     y = train[target].to_numpy()
     groups = _groups(train, protected)
+    n_settings = int(np.prod([len(v) for v in grid.values()])) if grid else 1
+    _status(f"fitting the reference model on {len(train):,} rows (a {rs.cv}-fold search over {n_settings} {model} "
+           f"settings on three quarters of them, the rest held out for scoring), then {n_models} candidate models ...")
     with warnings.catch_warnings(record=True) as caught:  # reported on stderr, in the JSON and in the report
         warnings.simplefilter("always", UserWarning)
         rs.fit(train[columns], y, sensitive_features=groups)
@@ -196,8 +213,11 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
         click.echo(f"warning: {note}", err=True)
     rep, by_group = _individual_report(rs, test, columns, protected, threshold, test_path)
     summary = _summary(rs, rep, by_group, epsilon, columns, notes)
+    summary["definitions"] = _definitions(model, dataset_multiplicity, epsilon, rs, test_path)
     exact, interrupted = None, False
     if exact_model is not None:
+        _status(f"solving the exact linear programs on {len(train):,} training rows (one mixed-integer program per "
+               "distinct row at most) ...")
         exact, interrupted = _fit_exact(exact_model, estimator, train, columns, y, summary)
     if out_dir is not None:
         summary["report"] = _write_report(out_dir, rs, rep, by_group if test_path else None, notes, exact_model,
@@ -205,13 +225,170 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
     if as_json:
         click.echo(json.dumps(summary, indent=2, default=str))
     else:
-        for k, v in summary.items():
-            click.echo(f"{k}: {v}")
+        click.echo(_text(summary, by_group, model, dataset_multiplicity, test_path, interrupted))
     if interrupted:
         where = f"; written to {summary['report']}" if out_dir is not None else ""
         click.echo(f"interrupted: the exact linear result above is partial ({summary['exact_linear_undecided_rows']} "
                    f"rows undecided, the rest certified){where}", err=True)
         sys.exit(130)
+
+
+def _and(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    """Whether the option ``name`` was set by the user (command line or environment), not left at its default."""
+    return ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
+
+
+def _option_name(ctx: click.Context, name: str) -> str:
+    """The option's longest spelling, e.g. ``--n-models`` for the parameter ``n_models``."""
+    for param in ctx.command.params:
+        if param.name == name:
+            return max(param.opts, key=len)
+    return name
+
+
+#: ``multiplicity`` options that configure the sampled Rashomon set (or --exact-linear) and mean nothing for the
+#: exact sparse trees: refused with --exact-trees when given on the command line.
+_NOT_FOR_TREES = ("model", "n_models", "subsample", "dataset_multiplicity", "feature_subsample", "feature_noise",
+                  "exact_linear", "backend", "time_limit", "total_time_limit", "drop", "id_column", "use_sensitive",
+                  "jobs", "seed")
+
+
+def _run_exact_trees(ctx: click.Context, *, epsilon: float, threshold: float, **options: Any) -> None:
+    """``multiplicity --exact-trees``: refuse the sampled set's options, then run ``multiplicity-trees``.
+
+    Separate from the command: which options pass on (and under which name) is one decision.
+    """
+    from fairprobe.plugins.rashomon.cli_trees import multiplicity_trees_command
+
+    ignored = [_option_name(ctx, name) for name in _NOT_FOR_TREES
+               if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE]
+    if ignored:
+        one = len(ignored) == 1
+        raise ConfigError(f"--exact-trees enumerates every sparse tree, so {_and(ignored)} {'does' if one else 'do'} "
+                          f"not apply to it; drop {'it' if one else 'them'}, or drop --exact-trees for the sampled "
+                          "Rashomon set (tree options such as --lambda and --depth-budget: fairprobe "
+                          "multiplicity-trees).")
+    # options whose defaults differ between the two commands pass only if given
+    extra = {"adder": epsilon} if _given(ctx, "epsilon") else {}
+    extra.update({"threshold": threshold} if _given(ctx, "threshold") else {})
+    ctx.invoke(multiplicity_trees_command, **options, **extra)
+
+
+def _status(message: str) -> None:
+    """One status line on stderr before a long step, where progress bars would be drawn.
+
+    The conventions of :mod:`fairprobe.progress`: only on a terminal or in a notebook, or with
+    ``FAIRPROBE_PROGRESS=1``; never in quiet mode (``--quiet``, ``FAIRPROBE_QUIET=1``).
+    """
+    from fairprobe.progress import _env_flag, _in_notebook, _on_terminal, is_quiet
+
+    if not is_quiet() and (_on_terminal() or _in_notebook() or _env_flag("FAIRPROBE_PROGRESS")):
+        click.echo(message, err=True)
+
+
+def _definitions(model: str, dataset_multiplicity: str, epsilon: float, rs: Any,
+                 test_path: Path | None) -> dict[str, str]:
+    """What each number of the summary is (the ``definitions`` of ``--json``)."""
+    metric = rs.metric if isinstance(rs.metric, str) else "score"
+    rows = "the --test rows" if test_path else "the training rows"
+    drawn = {"bootstrap": "a bootstrap sample of the rows", "subsample": "a subsample of the rows",
+             "none": "all rows"}
+    return {
+        "n_models_trained": f"{model} candidates, each fitted on {drawn[dataset_multiplicity]} with a hyperparameter "
+                            "setting drawn from its grid",
+        "n_models_within_epsilon": f"the Rashomon set: candidates whose held-out {metric} is at least the reference "
+                                   f"model's minus epsilon={epsilon:g} (n_models is the same number)",
+        "reference_score": f"held-out {metric} of the reference model (the cross-validated best of the grid)",
+        "ambiguity": f"share of {rows} on which the Rashomon set's models disagree (conflict ratio > 0)",
+        "ambiguity_0.4": f"share of {rows} with conflict ratio > 0.4",
+        "exact_linear_ambiguity": "[lower, upper] certified share of the training rows that some linear classifier "
+                                  "with at most exact_linear_error_budget training errors (the least-error linear "
+                                  "classifier's errors plus epsilon x rows) decides differently from that "
+                                  "least-error classifier; a different set of models from the sampled one, so it "
+                                  "can be smaller or larger than ambiguity",
+    }
+
+
+def _group_table(by_group: pd.DataFrame, label: str) -> str:
+    """The per-group conflict as aligned columns: group label, rows, mean conflict, flagged share."""
+    header = [label or "group", "rows", "mean conflict", "flagged"]
+    body = [[str(g), f"{int(r['members']):,}", f"{float(r['mean_conflict']):.4f}",
+             f"{100 * float(r['flagged_share']):.1f}%"] for g, r in by_group.iterrows()]
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        padded = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return "  " + "  ".join(padded).rstrip()
+
+    return "\n".join(line(cells) for cells in [header, *body])
+
+
+def _fill(line: str, indent: str = "") -> str:
+    """One paragraph of the text output, wrapped at 100 characters (continuation lines indented two more)."""
+    import textwrap
+
+    return textwrap.fill(line, width=100, initial_indent=indent, subsequent_indent=indent + "  ",
+                         break_on_hyphens=False, break_long_words=False)
+
+
+def _text(summary: dict[str, Any], by_group: pd.DataFrame | None, model: str, dataset_multiplicity: str,
+          test_path: Path | None, interrupted: bool) -> str:
+    """The summary for people: the Rashomon set, the reported rows, the groups, the exact linear result."""
+    s, eps, metric = summary, f"epsilon={summary['epsilon']:g}", summary["metric"]
+    rows = f"{s['rows']:,} {'--test' if test_path else 'training'} rows"
+    lines = ["Predictive multiplicity (sampled Rashomon set)",
+             _fill(f"{s['n_models_within_epsilon']} of {s['n_models_trained']} trained models are within {eps} of "
+                   f"the reference model's held-out {metric} {s['reference_score']:.4f} (the cross-validated best "
+                   f"{model}; always predicting the majority class scores {s['baseline_score']:.4f}): the Rashomon "
+                   "set."),
+             _fill(f"On the {rows}: ambiguity {s['ambiguity']:.3f} (share of rows on which the set's models "
+                   f"disagree), 0.4-ambiguity {s['ambiguity_0.4']:.3f}; {s['flagged_rows']:,} rows "
+                   f"({s['flagged_rows'] / max(s['rows'], 1):.1%}) flagged with conflict ratio > "
+                   f"{s['threshold']:g}."),
+             _fill(f"Features ({len(s['features'])}): {', '.join(map(str, s['features']))}")]
+    if by_group is not None:
+        label = str(by_group.index.name or "group")
+        lines += ["", f"Conflict by {label} ({rows}):", _group_table(by_group, label)]
+    if "exact_linear_ambiguity" in s:
+        lines += ["", *_exact_text(s, model, dataset_multiplicity, interrupted)]
+    for note in s.get("warnings", []):
+        lines += ["", _fill(f"Warning: {note}")]
+    if "report" in s:
+        lines += ["", f"Report: {s['report']}"]
+    return "\n".join(lines)
+
+
+def _exact_text(s: dict[str, Any], model: str, dataset_multiplicity: str, interrupted: bool) -> list[str]:
+    """The ``--exact-linear`` lines, and why its ambiguity need not match the sampled one."""
+    low, high = s["exact_linear_ambiguity"]
+    err0, budget = s["exact_linear_reference_error"], s["exact_linear_error_budget"]
+    amb = f"{low:.3f}" if low == high else f"in [{low:.3f}, {high:.3f}]"
+    found = "" if s["exact_linear_reference_optimal"] else " found"
+    lines = ["Exact linear Rashomon set (mixed-integer programs on the training rows):",
+             _fill(f"certified ambiguity {amb}: share of the training rows that some linear classifier with at "
+                   f"most {int(np.floor(budget + 1e-9))} training errors (budget {err0} + epsilon x rows = "
+                   f"{budget:g}) decides differently from the reference, the least-error linear classifier{found} "
+                   f"({err0} errors).", "  ")]
+    if s.get("exact_linear_discrepancy") is not None:
+        lines.append(_fill(f"discrepancy {s['exact_linear_discrepancy']:.3f} (certified upper bound "
+                           f"{s['exact_linear_discrepancy_upper']:.3f}): the largest share of decisions one such "
+                           "classifier changes.", "  "))
+    if s["exact_linear_undecided_rows"]:
+        why = s.get("exact_linear_stopped_by") or "a time limit"
+        lines.append(_fill(f"{s['exact_linear_undecided_rows']} rows undecided (stopped by {why})"
+                           f"{'; a partial result' if interrupted else ''}: the ambiguity is an interval.", "  "))
+    how = {"bootstrap": "bootstrap samples", "subsample": "subsamples", "none": "all rows"}[dataset_multiplicity]
+    lines.append(_fill(f"Not the same quantity as the sampled ambiguity above: that set holds {model} models trained "
+                       f"on {how} and kept for a held-out {s['metric']} within epsilon of the reference model's; "
+                       "this one holds every linear classifier within a training-error budget (epsilon is a share "
+                       "of training errors here). Different sets of models, so either number can be the larger.",
+                       "  "))
+    return lines
 
 
 def _exact_model(exact_linear: bool, epsilon: float, backend: str, jobs: int, time_limit: float | None,
@@ -296,9 +473,13 @@ def _summary(rs: Any, rep: pd.DataFrame, by_group: pd.DataFrame | None, epsilon:
     Separate from the command: it only assembles the summary's keys from the fitted results.
     """
     summary: dict[str, Any] = {
-        "n_models": len(rs.scores_), "reference_score": rs.reference_score_, "baseline_score": rs.baseline_score_,
+        "n_models_trained": len(rs.candidate_scores_), "n_models_within_epsilon": len(rs.scores_),
+        "n_models": len(rs.scores_),  # the Rashomon set's size, as before (= n_models_within_epsilon)
+        "metric": rs.metric if isinstance(rs.metric, str) else "score",
+        "reference_score": rs.reference_score_, "baseline_score": rs.baseline_score_,
         "epsilon": epsilon, "features": columns, "ambiguity": float((rep.conflict_ratio > 0).mean()),
-        "ambiguity_0.4": float((rep.conflict_ratio > 0.4).mean()), "flagged_rows": int(rep.flagged.sum()),
+        "ambiguity_0.4": float((rep.conflict_ratio > 0.4).mean()), "threshold": float(rs.threshold),
+        "flagged_rows": int(rep.flagged.sum()),
         "rows": len(rep)}
     if by_group is not None:
         summary["conflict_by_group"] = {str(g): {k: (int(v) if k == "members" else float(v)) for k, v in r.items()}
@@ -332,6 +513,7 @@ def _fit_exact(exact_model: Any, estimator: Any, train: pd.DataFrame, columns: l
                     "exact_linear_discrepancy": exact.discrepancy,
                     "exact_linear_discrepancy_upper": exact.discrepancy_upper,
                     "exact_linear_reference_error": exact.reference_error,
+                    "exact_linear_reference_optimal": bool(exact.reference_optimal),
                     "exact_linear_error_budget": exact.error_budget,
                     "exact_linear_undecided_rows": exact.n_undecided,
                     "exact_linear_stopped_by": exact.details.get("stopped_by")})

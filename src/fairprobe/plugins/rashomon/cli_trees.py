@@ -1,20 +1,22 @@
 """``fairprobe multiplicity-trees``: the exact Rashomon set of sparse decision trees from the command line.
 
-A separate command (rather than ``fairprobe multiplicity --exact-trees``) so it has its own
-TreeFARMS options; it prints the set's size, ambiguity and per-group conflict, and with ``--out``
-writes the report (individual report, ambiguity curve, per-group conflict).
+A separate command (``fairprobe multiplicity --exact-trees`` runs it with the options the two
+share) so it has its own TreeFARMS options; it prints the set's summary and an aligned per-group
+table, and with ``--out`` writes the report (individual report, ambiguity curve, per-group conflict).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import click
 import numpy as np
 
 from fairprobe.cli.options import data_option, force_option, json_option, out_option, read_table, require_columns
-from fairprobe.exceptions import DataError
+from fairprobe.exceptions import ConfigError, DataError, FairprobeError
+from fairprobe.plugins.rashomon.cli import _group_table, _status
 
 __all__ = ["multiplicity_trees_command"]
 
@@ -50,13 +52,22 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
                                as_json: bool) -> None:
     """Enumerate the exact Rashomon set of sparse trees (TreeFARMS) and report its multiplicity.
 
-    Needs the optional enumerator: pip install "fairprobe[trees]". Example:
+    Needs the optional enumerator: pip install "fairprobe[trees]". The features must be 0/1
+    unless --binarise. The text output is the set's summary and, with --sensitive, a table per
+    group; --json gives the same numbers.
 
+    \b
+    Example:
       fairprobe multiplicity-trees --data compas-binary.csv --target recidivate-within-two-years:1 \\
           --lambda 0.01 --epsilon 0.05 --depth-budget 5 --out trees-report
+      fairprobe multiplicity-trees --data compas.csv --target two_year_recid --binarise \\
+          --sensitive race --json
     """
     from fairprobe.plugins.rashomon.tree_exact import TreeRashomonSet
 
+    if sensitive and "," in sensitive:
+        raise ConfigError(f"--sensitive takes one protected column for the exact trees; got {sensitive!r}. Name one "
+                          "column (or combine them into one column first).")
     train = read_table(data_path)
     test = read_table(test_path) if test_path is not None else None
     cols = [c.strip() for c in (features or "").split(",") if c.strip()] or \
@@ -77,7 +88,15 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
         raise DataError(f"--target {target!r} must hold 0/1 labels.")
     eval_frame = test if test is not None else train
     groups = eval_frame[sensitive].to_numpy() if sensitive else None
-    trs.fit(train[cols], y, sensitive_features=groups, X_eval=None if test is None else test[cols])
+    _status(f"enumerating the exact Rashomon set of sparse trees with TreeFARMS on {len(train):,} rows "
+            f"({len(cols)} feature columns, depth budget {depth_budget}) ...")
+    try:
+        trs.fit(train[cols], y, sensitive_features=groups, X_eval=None if test is None else test[cols])
+    except FairprobeError as exc:  # the analysis names its parameters; the user typed options
+        text = _option_names(str(exc))
+        if text == str(exc):
+            raise
+        raise type(exc)(text) from exc
     summary = {"trees": trs.n_trees_, "complete": trs.complete_, "best_objective": round(trs.reference_objective_, 6),
                "rows": int(trs.conflict_ratio_.size), "ambiguity": round(trs.delta_ambiguity(0.0), 6),
                "ambiguity_0.1": round(trs.delta_ambiguity(0.1), 6),
@@ -90,6 +109,31 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
         summary["report"] = str(trs.to_report(out_dir, force=True, title="fairprobe multiplicity-trees"))
     if as_json:
         click.echo(json.dumps(summary, indent=2, default=str))
-    else:
-        for k, v in summary.items():
-            click.echo(f"{k}: {v}")
+        return
+    lines = [trs.summary().as_text()]
+    if trs.by_group_ is not None:
+        rows = f"{summary['rows']:,} {'--test' if test is not None else 'training'} rows"
+        lines += ["", f"Conflict by {sensitive} ({rows}):", _group_table(trs.by_group_, str(sensitive))]
+    if out_dir is not None:
+        lines += ["", f"Report: {summary['report']}"]
+    click.echo("\n".join(lines))
+
+
+#: TreeRashomonSet's parameter names in its messages, and the options of this command that set them.
+_OPTIONS = {"binariser='quantile'": "--binarise", "n_thresholds": "--n-thresholds", "depth_budget": "--depth-budget",
+            "rashomon_bound_adder": "--epsilon", "rashomon_bound_multiplier": "--rashomon-bound-multiplier",
+            "memory_limit_gb": "--memory-limit-gb", "time_limit": "--time-limit"}
+#: Plain words that are parameter names only when a message starts with them ("threshold must be ...").
+_LEADING = {"regularization": "--lambda", "threshold": "--threshold"}
+
+
+def _option_names(message: str) -> str:
+    """``message`` with TreeRashomonSet's parameter names replaced by this command's options.
+
+    ``"Pass binariser='quantile' ..."`` becomes ``"Pass --binarise ..."``, ``"threshold must be ..."``
+    becomes ``"--threshold must be ..."``; the word "threshold" elsewhere in a sentence is left alone.
+    """
+    pattern = "|".join(re.escape(k) for k in sorted(_OPTIONS, key=len, reverse=True))
+    message = re.sub(rf"(?<![\w-])({pattern})(?!\w)", lambda m: _OPTIONS[m.group(1)], message)
+    first = message.split(" ", 1)[0]
+    return _LEADING[first] + message[len(first):] if first in _LEADING else message

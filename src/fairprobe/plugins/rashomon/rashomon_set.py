@@ -141,8 +141,8 @@ def _fit_candidate(estimator: Any, params: dict[str, Any], X: Any, y: np.ndarray
     from sklearn.base import clone
 
     model = clone(estimator).set_params(**params)
-    if "random_state" in model.get_params():
-        model.set_params(random_state=seed)
+    # also a Pipeline's steps (``model__random_state``): else their trees draw fresh randomness every run
+    model.set_params(**{k: seed for k in model.get_params() if k == "random_state" or k.endswith("__random_state")})
     rng = np.random.default_rng(seed)
     frame = isinstance(X_held, pd.DataFrame)
     if how.sampler is not None:  # a fresh sample from the data-generating process
