@@ -689,10 +689,10 @@ def make_metric(name: str, groups: tuple[Any, Any] | None = None) -> Any:
     params = inspect.signature(cls.__init__).parameters
     if groups is None:
         return cls()
+    if getattr(cls, "compares_one_group", False) and "group" in params:
+        return cls(group=groups[0])
     if "groups" in params:
         return cls(groups=tuple(groups))
-    if "group" in params:
-        return cls(group=groups[0])
     return cls()
 
 

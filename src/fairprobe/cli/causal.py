@@ -90,7 +90,7 @@ def _pairs(text: str | None, what: str) -> dict[str, str]:
     return out
 
 
-def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any, tuple[Any, Any] | str]:
+def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any, tuple[Any, Any] | str | None]:
     """Read the CSV or Parquet file, map columns to nodes, and read the compared groups.
 
     Every row is kept: the population of the bias (the ``D`` budget) is everyone in the data, also
@@ -111,8 +111,9 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
     -------
     table : ObservedTable
         The observed table.
-    groups : (value, value) or str
-        The compared groups (default ``(0, 1)``); digits become integer codes.
+    groups : (value, value), str or None
+        The compared groups (``None`` when not given: the metric's default, which is only accepted
+        for a two-valued attribute); digits become integer codes.
 
     Raises
     ------
@@ -148,7 +149,7 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
     else:
         table = ObservedTable.from_frame(frame, **mapping) if mapping else ObservedTable.from_frame(frame)
     if groups is None:
-        return table, (0, 1)
+        return table, None
     if groups in ("all", "each_vs_rest"):
         return table, groups
     labels = [g.strip() for g in groups.split(",")]
@@ -163,13 +164,17 @@ def _group_value(text: str) -> Any:
     return int(text) if text.isdigit() else text
 
 
-def _metric(name: str, group: str | None, groups: tuple[Any, Any] | str) -> Any:
+def _metric(name: str, group: str | None, groups: tuple[Any, Any] | str | None) -> Any:
     if "P(" in name.replace(" ", ""):
         return name
     from fairprobe.core.registry import metric
 
-    value: Any = 0 if group is None else _group_value(group)
-    return metric(name, group=value, groups=groups)
+    options: dict[str, Any] = {}
+    if group is not None:
+        options["group"] = _group_value(group)
+    if groups is not None:
+        options["groups"] = groups
+    return metric(name, **options)
 
 
 def _fixed(params: tuple[str, ...]) -> dict[str, float]:
@@ -216,33 +221,58 @@ def _interval(lower: float, upper: float) -> str:
     return f"{lower:.4f}" if abs(upper - lower) <= 5e-5 else f"[{lower:.4f}, {upper:.4f}]"
 
 
-def _conclusion(res: Any, observed: Any) -> str:
-    """The certified bounds and what they settle, in plain words (``observed`` may be the error it raised)."""
+def _is_rate(metric: str) -> bool:
+    """Whether ``metric`` is one group's rate (or a single probability query), not a comparison of groups."""
+    if "P(" in metric.replace(" ", ""):
+        return "-" not in metric
+    from fairprobe.core.registry import get_registry
+
+    return bool(getattr(get_registry().metrics.get(metric), "compares_one_group", False))
+
+
+def _others(parameters: dict[str, float], moved: str | None = None) -> str:
+    """Sensitivity parameters held fixed at non-zero values, as text (empty when none)."""
+    held = {k: v for k, v in parameters.items() if k != moved and v}
+    return ", ".join(f"{k} = {v:g}" for k, v in held.items())
+
+
+def _conclusion(res: Any, observed: Any, rate: bool = False) -> str:
+    """The certified bounds and what they settle, in plain words (``observed`` may be the error it raised).
+
+    A rate gets its range only; a signed disparity is compared with the sign the data show without
+    bias; a metric that has no value without bias has no observed conclusion to hold or flip.
+    """
     setting = ", ".join(f"{k} = {v:g}" for k, v in res.parameters.items())
-    without = (f"Without bias {res.metric} has no value: {observed}" if isinstance(observed, Exception)
-               else f"Without bias the data give {res.metric} = {_interval(observed.lower, observed.upper)}.")
-    head = (f"{without} If the data are biased as far as {setting} allows, its true value lies in "
-            f"[{res.lower:.4f}, {res.upper:.4f}] (certified).")
+    head = f"If the data are biased as far as {setting} allows, the true {res.metric} lies in " \
+           f"[{res.lower:.4f}, {res.upper:.4f}] (certified)."
+    if isinstance(observed, Exception):
+        return (f"Without bias {res.metric} has no value: {observed} {head} Those values come only from biased "
+                "models, so there is no observed conclusion to hold or flip.")
+    shown = _interval(observed.lower, observed.upper)
+    head = f"Without bias the data give {res.metric} = {shown}. {head}"
+    if rate:
+        return head
     if res.nonnegative:
-        tail = (f" A disparity of at least {res.lower:.4f} remains." if res.lower > 1e-6
-                else " The disparity could be 0 at this much bias.")
-    elif res.lower > 0:
-        tail = " The disparity stays positive: the observed conclusion holds at this much bias."
-    elif res.upper < 0:
-        tail = " The disparity stays negative: the observed conclusion holds at this much bias."
-    else:
-        tail = " The sign of the disparity is not determined at this much bias: the conclusion could flip."
-    return head + tail
+        return head + (f" A disparity of at least {res.lower:.4f} remains." if res.lower > 1e-6
+                       else " The disparity could be 0 at this much bias.")
+    if observed.lower > 0 or observed.upper < 0:
+        sign = "positive" if observed.lower > 0 else "negative"
+        holds = res.lower > 0 if sign == "positive" else res.upper < 0
+        return head + (f" The disparity stays {sign}: the observed conclusion holds at this much bias." if holds
+                       else f" The data show a {sign} disparity, but at this much bias it could be 0 or "
+                            "reversed: the conclusion could flip.")
+    return head + (" The data alone do not settle the sign of the disparity, so there is no observed conclusion "
+                   "to hold or flip.")
 
 
-def _context(res: Any, observed: Any, table: Any, columns: str | None) -> dict[str, Any]:
+def _context(res: Any, observed: Any, table: Any, columns: str | None, rate: bool = False) -> dict[str, Any]:
     """The audit context every causal output carries: observed value, D, columns, groups, conclusion."""
     return {"observed": (None if isinstance(observed, Exception)
                          else {"lower": observed.lower, "upper": observed.upper}),
             "sensitivity": dict(res.parameters),
             "columns": _columns_text(columns, table),
             "groups": list(table.categories.get("A", [])),
-            "conclusion": _conclusion(res, observed)}
+            "conclusion": _conclusion(res, observed, rate)}
 
 
 def _context_text(context: dict[str, Any]) -> str:
@@ -325,7 +355,7 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
                          unmeasured=unmeasured, **{k: 0.0 for k in res.parameters})
     except FairprobeError as exc:  # e.g. undefined without bias, yet defined in some biased models
         observed = exc
-    context = _context(res, observed, table, columns)
+    context = _context(res, observed, table, columns, rate=_is_rate(metric))
     text = f"{res.summary()}\n{_context_text(context)}"
     if out_dir is not None:
         _report(out_dir, "Certified bounds", text, res.to_dict(), biases, metric, data_path, context)
@@ -415,12 +445,14 @@ def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, col
 def _breakdown_conclusion(res: Any) -> str:
     """What the breakdown point means for the audit, in plain words."""
     observed = _interval(res.observed.lower, res.observed.upper)
+    others = _others(res.observed.parameters, res.parameter)
+    start = (f"With {others} and {res.parameter} = 0 the bounds give" if others else "Without bias the data give")
     if res.value == 0.0:
-        return (f"Without bias the data give {res.metric} = {observed}, which does not settle '{res.conclusion}'; "
-                "there is no conclusion to break.")
+        return (f"{start} {res.metric} = {observed}, which does not settle the conclusion; there is no "
+                "conclusion to break.")
     if math.isinf(res.value):
-        return (f"Without bias the data give {res.metric} = {observed}, so '{res.conclusion}'. The conclusion "
+        return (f"{start} {res.metric} = {observed}, so '{res.conclusion}'. The conclusion "
                 f"holds for every {res.parameter} tested: it is robust to this bias.")
-    return (f"Without bias the data give {res.metric} = {observed}, so '{res.conclusion}'. It holds while "
+    return (f"{start} {res.metric} = {observed}, so '{res.conclusion}'. It holds while "
             f"{res.parameter} < {res.value:.4g} and can flip from {res.parameter} = {res.value:.4g} on: the "
             f"conclusion survives a bias of that size, not more.")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import re
 import time
 import warnings
 from collections.abc import Mapping
@@ -83,6 +84,10 @@ class BoundResult:
     nonnegative : bool
         The metric is a largest absolute gap (equalised odds, the maximum over pairs), so it is
         at least 0 and the sign of a disparity is not what it reports.
+    few_units : dict of str to int
+        Conditioning events of the metric (their recorded part) that fewer than ``FEW_UNITS``
+        units of a unit-level table fall in, with their counts. The bounds take the observed shares
+        as exact; a rate estimated from so few units can be off by more than the bias considered.
     metric : str
         Label of the metric bounded.
     parameters : dict of str to float
@@ -126,6 +131,7 @@ class BoundResult:
     details: dict[str, Any] = field(default_factory=dict)
     excluded_events: list[str] = field(default_factory=list)
     nonnegative: bool = False
+    few_units: dict[str, int] = field(default_factory=dict)
 
     @property
     def width(self) -> float:
@@ -195,7 +201,7 @@ class BoundResult:
             "status": self.status, "gap": fix(self.gap), "kind": self.kind,
             "stats_before": self.stats_before, "stats_after": self.stats_after,
             "wall_time": self.wall_time, "notes": self.notes, "details": self.details,
-            "excluded_events": self.excluded_events,
+            "excluded_events": self.excluded_events, "few_units": self.few_units,
             "min_result": self.min_result.to_dict(), "max_result": self.max_result.to_dict(),
         }
 
@@ -231,6 +237,11 @@ class BoundResult:
             events = ", ".join(f"P({e})" for e in self.excluded_events)
             lines.append(f"partly undefined: {events} can be 0 in some admitted models; the bounds are over "
                          f"the models in which each is at least {RATIO_EPSILON:g}")
+        if self.few_units:
+            shown = ", ".join(f"{e}: {n}" for e, n in self.few_units.items())
+            lines.append(f"few units: {shown} (units in the data); the bounds take the observed shares as exact, "
+                         "and rates from so few units carry sampling error that can exceed the bias considered "
+                         "(compare a group with the rest, or merge small groups)")
         sb, sa = self.stats_before, self.stats_after
         lines.append(
             f"program: {self.kind}; {sb['n_variables']} response types -> {sa['n_variables']} variables, "
@@ -367,6 +378,60 @@ def _combined(spec: Mapping[str, Any]) -> BiasConfig:
                           outcome=spec.get("outcome"), prediction=spec.get("prediction"))
 
 
+def _node_labels(config: BiasConfig, table: ObservedTable, node: str) -> list[Any] | None:
+    """Labels of ``node`` in code order: its own column's, or those of the recorded node it takes
+    its values from (``cardinality_of``, e.g. the true attribute B of a proxy A); None if unknown."""
+    seen: set[str] = set()
+    while node not in table.categories and node in config.cardinality_of and node not in seen:
+        seen.add(node)
+        node = config.cardinality_of[node]
+    labels = table.categories.get(node)
+    return list(labels) if labels else None
+
+
+def _attribute_labels(config: BiasConfig, table: ObservedTable) -> list[Any]:
+    """The attribute's labels in code order (codes when the data have none)."""
+    return _node_labels(config, table, config.attribute_node) or list(
+        range(config.cardinality(config.attribute_node)))
+
+
+_ATOM = re.compile(r"\b([A-Za-z_]\w*)\s*(!=|=)\s*(\d+)\b")
+
+
+#: A conditioning event with fewer units than this in a unit-level table is listed in ``few_units``.
+FEW_UNITS = 30
+
+
+def _few_units(programs: list[CompiledProgram], config: BiasConfig, table: ObservedTable) -> dict[str, int]:
+    """Recorded part of each conditioning event that fewer than ``FEW_UNITS`` units of the data fall in."""
+    if not table.n:
+        return {}  # a probability table: the number of units behind it is not known
+    out: dict[str, int] = {}
+    for program in programs:
+        for cond in program.conditions:
+            atoms = [a for a in cond.atoms if a.var in table.nodes and not a.intervention and not a.negated
+                     and isinstance(a.value, int) and a.var not in table.given]
+            if not atoms:
+                continue
+            event = " & ".join(f"{a.var} = {a.value}" for a in atoms)
+            units = round(table.prob({a.var: a.value for a in atoms}) * table.n)
+            if units < FEW_UNITS:
+                out[_labelled_event(event, config, table)] = units
+    return out
+
+
+def _labelled_event(event: str, config: BiasConfig, table: ObservedTable) -> str:
+    """``event`` with codes of labelled nodes written as their labels (``A = 1`` -> ``A = Asian``)."""
+    def label(match: re.Match[str]) -> str:
+        node, op, code = match.group(1), match.group(2), int(match.group(3))
+        base = node.split("(")[0]
+        labels = _node_labels(config, table, base)
+        if not labels or code >= len(labels) or labels[code] == code:
+            return match.group(0)
+        return f"{node} {op} {labels[code]}"
+    return _ATOM.sub(label, event)
+
+
 def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None = None) -> MetricSpec:
     """A :class:`MetricSpec` from a registered name, a Metric instance or a query string.
 
@@ -417,9 +482,7 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
             )
         metric = metrics[metric]()
     if table is not None and hasattr(metric, "bind"):  # groups given by label become the table's codes
-        attr = config.attribute_node
-        metric = metric.bind(table.categories.get(attr) or list(range(config.cardinality(attr))),
-                             categories=table.categories)  # strata given by label too
+        metric = metric.bind(_attribute_labels(config, table), categories=table.categories)  # strata by label too
     terms = metric.max_abs_terms(config) if hasattr(metric, "max_abs_terms") else None
     if terms is not None:
         if not terms:
@@ -1118,7 +1181,7 @@ class BoundProblem:
             return self._solve_families(params, be, options, checked, start)
         for c in compiled:
             _check_defined(c, be, options, label, self.config, self.table, params, checked)
-        excluded = [event for event, partial in checked.items() if partial]
+        excluded = [_labelled_event(event, self.config, self.table) for event, partial in checked.items() if partial]
         sides = [_solve_compiled(c, be, options, label, n_jobs=n_jobs) for c in compiled]
         notes = list(compiled[0].notes) + sides[0].notes
         notes += _excluded_notes(excluded)
@@ -1141,6 +1204,7 @@ class BoundProblem:
             stats_before=main.stats_before, stats_after=main.stats_after, metric=label,
             parameters=params, backend=be.name, wall_time=time.perf_counter() - start, notes=notes,
             details=details, excluded_events=excluded, nonnegative=bool(self.metric.max_abs),
+            few_units=_few_units(compiled, self.config, self.table),
         )
 
     def _pair_program(self, f: int, i: int, j: int) -> ParametricProgram:
@@ -1208,7 +1272,7 @@ class BoundProblem:
         results.append(lo_res)
         lower = max(lo_res.objective_bound, separate)
         low_ach = _joint_achieved(joint, lo_res)
-        excluded = [event for event, partial in checked.items() if partial]
+        excluded = [_labelled_event(event, self.config, self.table) for event, partial in checked.items() if partial]
         notes = list(joint.notes)
         notes.append(f"upper bound: {len(solved)} of {len(candidates)} ordered pairs solved; the others cannot "
                      "exceed a value already attained (bounded by the rates' own ranges)")
@@ -1229,6 +1293,7 @@ class BoundProblem:
             stats_before=joint.stats_before, stats_after=joint.stats_after, metric=label, parameters=params,
             backend=be.name, wall_time=time.perf_counter() - start, notes=notes, details=details,
             excluded_events=excluded, nonnegative=True,
+            few_units=_few_units([c for family in rates for c in family], self.config, self.table),
         )
 
     def _max_abs(self, joint: CompiledProgram, sides: list[_Side], be: Any, options: SolveOptions) -> tuple:

@@ -139,6 +139,19 @@ class BreakdownResult:
                 "observed": self.observed.to_dict(), "n_solves": self.n_solves, "wall_time": self.wall_time}
 
 
+def _metric_name(metric: Any) -> str:
+    return metric if isinstance(metric, str) else getattr(metric, "name", type(metric).__name__)
+
+
+def _is_one_group_rate(metric: Any) -> bool:
+    """A registered one-group rate (``fpr``, ``ppv``, ...), given by name or as an instance."""
+    if isinstance(metric, str):
+        from fairprobe.core.registry import get_registry
+
+        metric = get_registry().metrics.get(metric)
+    return bool(getattr(metric, "compares_one_group", False))
+
+
 def _conclusion(res: BoundResult, threshold: float | None,
                 tolerance: float | None) -> tuple[str, Callable[[BoundResult], bool]] | None:
     """The conclusion the no-bias bounds support, and a test of whether bounds still support it."""
@@ -228,6 +241,10 @@ def breakdown(
         if bounded is not None and parameter not in bounded:
             raise ConfigError(f"{parameter} is not a probability bound; give D_max.")
         D_max = 1.0
+    if threshold is None and tolerance is None and _is_one_group_rate(metric):
+        raise ConfigError(f"{_metric_name(metric)} is the rate of one group (between 0 and 1), so the default "
+                          "conclusion 'metric > 0' says nothing; say which conclusion to test: threshold=0.2 "
+                          "(--threshold 0.2: the rate is above or below 0.2).")
     n = 0
 
     def solve(d: float) -> BoundResult:
@@ -241,7 +258,9 @@ def breakdown(
     found = _conclusion(observed, threshold, tolerance)
     label = problem.metric.label
     if found is None:
-        return BreakdownResult(0.0, parameter, "undetermined without bias: the certified interval "
+        held = ", ".join(f"{k} = {v:g}" for k, v in fixed.items() if v)
+        where = f"at {parameter} = 0 with {held}" if held else "without bias"
+        return BreakdownResult(0.0, parameter, f"undetermined {where}: the certified interval "
                                f"[{observed.lower:.6f}, {observed.upper:.6f}] straddles the threshold",
                                None, observed, observed, label, tol, n, time.perf_counter() - start)
     text, holds = found

@@ -97,6 +97,13 @@ def _code_column(node: str, column: str, values: pd.Series) -> tuple[pd.Series, 
     Numbers that are codes already (0/1, or exactly 0..k-1) and booleans keep their values, so a
     column holding only 1s stays 1 (it is not re-coded to 0). Other labels are coded in sorted order.
     """
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        # unused categories (left over from filtering) are not groups of the data; the rest keep their order
+        values = values.cat.remove_unused_categories()
+        cats = [_plain(v) for v in values.cat.categories]
+        if cats and len({_kind(v) for v in cats}) == 1 and _kind(cats[0]) not in ("bool", "number"):
+            return pd.Series(values.cat.codes.to_numpy(dtype=int), index=values.index), cats
+        values = values.astype(object)
     labels = [_plain(v) for v in pd.unique(values)]
     kinds = sorted({_kind(v) for v in labels})
     if len(kinds) > 1:

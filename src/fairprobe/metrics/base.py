@@ -179,8 +179,16 @@ class Metric:
     description: ClassVar[str] = ""
     formula: ClassVar[str] = ""
 
-    def __init__(self, *, group: Any = 0, groups: tuple[Any, Any] | str = (0, 1), outcome: str | None = None,
+    #: Whether the metric is the rate of one group (``group=``) rather than a comparison of groups (``groups=``).
+    compares_one_group: ClassVar[bool] = False
+
+    def __init__(self, *, group: Any = None, groups: tuple[Any, Any] | str | None = None, outcome: str | None = None,
                  stratum: Mapping[str, Any] | None = None, standardize: str | Sequence[str] | None = None) -> None:
+        self._check_group_options(group, groups)
+        # the defaults (group 0, groups (0, 1)) are only unambiguous for a two-valued attribute
+        self.implicit_group, self.implicit_groups = group is None, groups is None
+        group = 0 if group is None else group
+        groups = (0, 1) if groups is None else groups
         self.group = _value(group, "group")
         self.labels: list[Any] | None = None  # the attribute's labels in code order, once bound to a table
         self.categories: dict[str, list[Any]] = {}  # labels of other nodes (strata), once bound
@@ -214,6 +222,33 @@ class Metric:
             if _same(a, b):
                 raise ConfigError(f"groups must name two different attribute values; got {groups!r}.")
             self.groups = (a, b)
+
+    def _check_group_options(self, group: Any, groups: Any) -> None:
+        """Refuse ``groups=`` for a one-group rate and ``group=`` for a comparison (it would be ignored)."""
+        name = getattr(self, "name", type(self).__name__)
+        if self.compares_one_group and groups is not None:
+            raise ConfigError(f"{name} is the rate of one group: pass group=... (--group), not groups={groups!r} "
+                              f"(--groups). For the difference between two groups use {name}_parity.")
+        if not self.compares_one_group and group is not None:
+            raise ConfigError(f"{name} compares groups: pass groups=(a, b) (--groups a,b), 'all' or (a, 'rest'), "
+                              f"not group={group!r} (--group), which it would ignore.")
+
+    def _check_explicit(self, config: BiasConfig) -> None:
+        """With three or more groups the default groups (codes 0 and 1) would be an arbitrary choice: refuse it."""
+        k = config.cardinality(config.attribute_node)
+        implicit = self.implicit_group if self.compares_one_group else self.implicit_groups
+        if k <= 2 or not implicit:
+            return
+        labels = self.labels if self.labels and len(self.labels) == k else list(range(k))
+        shown = ", ".join(map(repr, labels[:8])) + (", ..." if k > 8 else "")
+        name = getattr(self, "name", type(self).__name__)
+        if self.compares_one_group:
+            raise ConfigError(f"The attribute {config.attribute_node} has {k} groups ({shown}); say whose {name} to "
+                              f"bound: group={labels[0]!r} (--group {labels[0]!s}).")
+        raise ConfigError(f"The attribute {config.attribute_node} has {k} groups ({shown}); {name} compares two, "
+                          f"and fairprobe will not pick them for you. Pass groups=({labels[0]!r}, {labels[-1]!r}) "
+                          f"(--groups '{labels[0]!s},{labels[-1]!s}'), groups='all' (largest gap over all pairs), "
+                          f"groups=({labels[0]!r}, 'rest') or groups='each_vs_rest'.")
 
     def bind(self, labels: list[Any] | None, categories: Mapping[str, Sequence[Any]] | None = None) -> Metric:
         """A copy whose groups (and strata) are codes of a table.
@@ -410,6 +445,7 @@ class Metric:
         >>> FPRParity(groups=(1, "rest")).pairs(cfg3)
         [(1, Rest(of=1))]
         """
+        self._check_explicit(config)
         k = config.cardinality(config.attribute_node)
         if self.groups == "all":
             return list(combinations(range(k), 2))

@@ -198,9 +198,11 @@ def metric_rate(metric: Metric, config: BiasConfig, a: Group, kind: str) -> str:
 
 class _GroupRate(Metric):
     kind: ClassVar[str] = ""
+    compares_one_group: ClassVar[bool] = True
 
     def query(self, config: BiasConfig) -> str:
         """``rate(group)`` as a query string."""
+        self._check_explicit(config)
         self.check_group(config, self.group)
         return self.rate(config, self.group)
 

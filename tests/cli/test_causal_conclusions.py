@@ -1,0 +1,105 @@
+"""The plain-language conclusion of the causal commands says only what the bounds settle.
+
+Found by an auditor on COMPAS: a single rate was described as a "disparity" whose "sign could
+flip"; a metric with no value without bias was said to keep "the observed conclusion"; the
+breakdown of a rate tested the empty conclusion "metric > 0"; with a second bias held fixed, the
+breakdown called its starting point "without bias"; six races compared codes 0 and 1 silently.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairprobe.datasets import BUNDLED
+from tests.bad_input import run_cli
+
+CELLS = str(BUNDLED / "fragile_fair-fogliato_compas.csv.gz")
+COLUMNS = "A=race,Y=recid,P=pred"
+
+
+@pytest.fixture(scope="module")
+def races(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three races; race 'c' has a single unit (Y = 1, P = 1), so its FPR has no value without bias."""
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 900)
+    pred = np.where(rng.random(900) < 0.7, y, 1 - y)
+    df = pd.DataFrame({"race": np.repeat(["a", "b"], 450), "recid": y, "pred": pred})
+    df = pd.concat([df, pd.DataFrame({"race": ["c"], "recid": [1], "pred": [1]})], ignore_index=True)
+    path = tmp_path_factory.mktemp("conclusions") / "races.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def bound_json(capsys: pytest.CaptureFixture, *args: str, columns: tuple[str, ...] = ("--columns", COLUMNS)) -> dict:
+    code, out, err = run_cli(["bound", "--bias", "proxy_label", *columns, "--json", *args], capsys)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_a_rate_is_given_its_range_not_a_sign(races: Path, capsys: pytest.CaptureFixture) -> None:
+    res = bound_json(capsys, "--data", str(races), "--metric", "fpr", "--group", "a", "--D", "0.02")
+    text = res["conclusion"]
+    assert text.startswith("Without bias the data give fpr (A = a) = ") and "(certified)" in text
+    assert "disparity" not in text and "flip" not in text
+    assert f"[{res['lower']:.4f}, {res['upper']:.4f}]" in text
+
+
+def test_no_observed_conclusion_when_the_metric_has_no_value_without_bias(races: Path,
+                                                                         capsys: pytest.CaptureFixture) -> None:
+    res = bound_json(capsys, "--data", str(races), "--metric", "fpr_parity", "--groups", "c,a", "--D", "0.01")
+    assert res["observed"] is None
+    text = res["conclusion"]
+    assert "has no value" in text and "no observed conclusion to hold or flip" in text
+    assert "holds at this much bias" not in text
+    assert res["few_units"] == {"A = c": 1}
+
+
+def test_a_signed_disparity_is_compared_with_the_observed_sign(capsys: pytest.CaptureFixture) -> None:
+    low = bound_json(capsys, "--data", CELLS, "--metric", "fpr_parity", "--D", "0.001", columns=())
+    assert low["observed"]["upper"] < 0 and low["upper"] < 0  # the seed paper's table: FPR gap -0.043
+    assert "stays negative: the observed conclusion holds" in low["conclusion"]
+    high = bound_json(capsys, "--data", CELLS, "--metric", "fpr_parity", "--D", "0.2", columns=())
+    assert high["upper"] >= 0 and "could be 0 or reversed: the conclusion could flip" in high["conclusion"]
+
+
+def test_six_groups_without_groups_is_an_error(races: Path, capsys: pytest.CaptureFixture) -> None:
+    code, out, err = run_cli(["bound", "--bias", "proxy_label", "--metric", "fpr_parity", "--data", str(races),
+                              "--columns", COLUMNS, "--D", "0.02"], capsys)
+    assert code == 2 and out == ""
+    assert "has 3 groups ('a', 'b', 'c')" in err and "--groups 'a,c'" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("metric", "flag", "message"), [
+    ("fpr_parity", ("--group", "a"), "fpr_parity compares groups"),
+    ("fpr", ("--groups", "a,b"), "fpr is the rate of one group"),
+])
+def test_a_group_flag_the_metric_does_not_use_is_an_error(races: Path, capsys: pytest.CaptureFixture, metric: str,
+                                                          flag: tuple[str, str], message: str) -> None:
+    code, _, err = run_cli(["bound", "--bias", "proxy_label", "--metric", metric, "--data", str(races),
+                            "--columns", COLUMNS, *flag, "--D", "0.02"], capsys)
+    assert code == 2 and message in err
+
+
+def test_breakdown_of_a_rate_needs_a_threshold(races: Path, capsys: pytest.CaptureFixture) -> None:
+    args = ["breakdown", "--bias", "proxy_label", "--metric", "fpr", "--group", "a", "--data", str(races),
+            "--columns", COLUMNS]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2 and "default conclusion 'metric > 0' says nothing" in err and "--threshold" in err
+    code, out, err = run_cli([*args, "--threshold", "0.2", "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["conclusion"].startswith("Without bias the data give fpr (A = a)")
+
+
+def test_breakdown_with_a_second_bias_held_fixed_says_so(capsys: pytest.CaptureFixture) -> None:
+    code, out, err = run_cli(["breakdown", "--bias", "proxy_label", "--bias", "selection", "--metric", "fpr_parity",
+                              "--data", CELLS, "--parameter", "D_selection", "--param", "D_proxy_label=0.01",
+                              "--tolerance", "0.05", "--json"], capsys)
+    assert code == 0, err
+    res = json.loads(out)
+    assert "without bias" not in res["conclusion"].lower()
+    assert res["conclusion"].startswith("With D_proxy_label = 0.01 and D_selection = 0 the bounds give")
