@@ -103,3 +103,27 @@ def test_breakdown_with_a_second_bias_held_fixed_says_so(capsys: pytest.CaptureF
     res = json.loads(out)
     assert "without bias" not in res["conclusion"].lower()
     assert res["conclusion"].startswith("With D_proxy_label = 0.01 and D_selection = 0 the bounds give")
+
+
+# -- errors on the command line name command-line options, not only Python keywords -----------------
+@pytest.mark.parametrize(("command", "extra", "hint"), [
+    ("bound", ("--D", "0.05"), "--param D_proxy_label=0.05 --param D_selection=0.05 instead of --D"),
+    ("sweep", ("--D", "0:0.1:3"), "--parameter D_proxy_label --param D_selection=0.05"),
+    ("breakdown", (), "--parameter D_proxy_label --param D_selection=0.05"),
+])
+def test_two_biases_errors_give_command_line_fixes(capsys: pytest.CaptureFixture, command: str,
+                                                   extra: tuple[str, ...], hint: str) -> None:
+    code, _, err = run_cli([command, "--bias", "proxy_label", "--bias", "selection", "--metric", "fpr_parity",
+                            "--data", CELLS, *extra], capsys)
+    assert code == 2 and hint in err, err
+
+
+def test_a_score_in_the_prediction_role_is_told_to_threshold(races: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture) -> None:
+    df = pd.read_csv(races)
+    df["pred"] = np.linspace(0.01, 0.99, len(df)).round(3)
+    path = tmp_path / "scores.csv"
+    df.to_csv(path, index=False)
+    code, _, err = run_cli(["bound", "--bias", "proxy_label", "--metric", "fpr_parity", "--groups", "a,b",
+                            "--data", str(path), "--columns", COLUMNS, "--D", "0.02"], capsys)
+    assert code == 2 and "threshold it first" in err and "(df[col] >= 0.5).astype(int)" in err

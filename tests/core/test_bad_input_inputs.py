@@ -298,7 +298,8 @@ OPTION_CASES = [
 ]
 
 # -- item 3: codes that do not fit a binary role ----------------------------------------------------
-BINARY = r"recode it to 0/1, or declare its cardinality with cardinalities=\{{'{}': 3\}}"
+BINARY = (r"recode it to 0/1 \(a score: threshold it first.*\), or declare its cardinality with "
+          r"cardinalities=\{{'{}': 3\}}")
 CODE_CASES = [
     Case("codes-prediction-three-values", bound(data=P_THREE, D=0.0), DataError,
          r"Column 'P' holds values \[0, 1, 2\] but 'P' is the prediction node, which is binary",

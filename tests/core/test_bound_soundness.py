@@ -47,7 +47,8 @@ def scenario(bias: str, seed: int, concentration: float):
 def test_truth_lies_within_bounds_at_realised_D(bias: str, seed: int, concentration: float, metric: str,
                                                 group: int) -> None:
     cfg, scm, table = scenario(bias, seed, concentration)
-    m = fp.metric(metric, group=group)
+    # a rate of group ``group``, or a parity metric in the order (group, other)
+    m = fp.metric(metric, groups=(group, 1 - group)) if "parity" in metric else fp.metric(metric, group=group)
     try:
         truth = scm.evaluate(m.query(cfg))
     except ZeroDivisionError:

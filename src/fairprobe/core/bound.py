@@ -538,7 +538,8 @@ def resolve_parameters(config: BiasConfig, D: Any, extra: Mapping[str, float]) -
         if len(free) != 1:
             raise ConfigError(
                 f"The bias has parameters {config.parameters}; pass D as a dict, e.g. "
-                f"D={{{', '.join(repr(p) + ': 0.05' for p in config.parameters)}}}."
+                f"D={{{', '.join(repr(p) + ': 0.05' for p in config.parameters)}}} (command line: "
+                f"{' '.join('--param ' + p + '=0.05' for p in config.parameters)} instead of --D)."
             )
         params[free[0]] = float(D)
     config.check_parameter_values(params)

@@ -230,8 +230,10 @@ def breakdown(
     free = [p for p in problem.config.parameters if p not in fixed]
     if parameter is None:
         if len(free) != 1:
+            first, *rest = problem.config.parameters
             raise ConfigError(f"The bias has parameters {problem.config.parameters}; choose one with "
-                              "parameter='...' and fix the others by keyword.")
+                              f"parameter={first!r} and fix the others by keyword (command line: --parameter "
+                              f"{first} {' '.join('--param ' + p + '=0.05' for p in rest)}).")
         parameter = free[0]
     elif parameter not in problem.config.parameters:
         raise ConfigError(f"Unknown parameter {parameter!r}; this bias has {problem.config.parameters}: pass one of "

@@ -406,9 +406,11 @@ def _grid(problem: BoundProblem, D: Any, parameter: str | None,
         free = [p for p in names if p not in fixed]
         if parameter is None:
             if len(free) != 1:
+                first, *rest = names
                 raise ConfigError(
-                    f"The bias has parameters {names}; say which to sweep (parameter='...') and fix the "
-                    "others by keyword, or pass D as a dict of value lists for a 2-D sweep.")
+                    f"The bias has parameters {names}; say which to sweep (parameter={first!r}) and fix the "
+                    "others by keyword, or pass D as a dict of value lists for a 2-D sweep (command line: "
+                    f"--parameter {first} {' '.join('--param ' + p + '=0.05' for p in rest)}).")
             parameter = free[0]
         axes = {parameter: [float(v) for v in D]}
     unknown = [p for p in axes if p not in names]

@@ -537,7 +537,8 @@ class ObservedTable:
             if node not in dag.nodes:
                 raise DataError(
                     f"Table column {node!r} is not a node of the DAG {dag.nodes}; drop it or map "
-                    "the columns to node names (from_frame(df, A='race', ...))."
+                    "the columns to node names (from_frame(df, A='race', ...); command line: "
+                    "--columns A=race,Y=label,P=pred)."
                 )
             if node in dag.unobserved:
                 raise DataError(f"Table column {node!r} is declared unobserved (unob) in the bias config; drop the "

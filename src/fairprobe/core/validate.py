@@ -494,9 +494,10 @@ def check_codes(config: BiasConfig, table: ObservedTable) -> None:
         role = _role(config, node)
         if len(shown) > 2 or (codes and codes[-1] > 1):
             raise DataError(
-                f"Column {node!r} holds values {_show(shown)} but {role}; recode it to 0/1, or "
-                f"declare its cardinality with cardinalities={{'{node}': {max(len(shown), codes[-1] + 1)}}} "
-                "in the bias config.")
+                f"Column {node!r} holds values {_show(shown)} but {role}; recode it to 0/1 (a score: "
+                f"threshold it first, e.g. df[col] = (df[col] >= 0.5).astype(int)), or declare its "
+                f"cardinality with cardinalities={{'{node}': {max(len(shown), codes[-1] + 1)}}} in the bias "
+                "config if it really has that many classes.")
         if labels is not None and not _is_binary_labels(list(labels)):
             raise DataError(
                 f"Column {node!r} holds the labels {_show(labels)} but {role}: fairprobe cannot tell "

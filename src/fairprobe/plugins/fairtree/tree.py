@@ -60,7 +60,8 @@ def _numeric(name: str, values: Any, n: int) -> np.ndarray:
     if text:
         examples = list(dict.fromkeys(text))[:3]
         raise DataError(f"{name} holds text values such as {examples}; FairTree needs numbers. Recode labels to 0/1 "
-                        f"(e.g. y == {examples[0]!r}) or convert the column with pd.to_numeric.")
+                        "with the event (positive) label as 1, e.g. (y == '<positive label>').astype(int) "
+                        "(the sign of the residuals follows this choice), or convert the column with pd.to_numeric.")
     if arr.dtype.kind in "mMc":
         raise DataError(f"{name} has dtype {arr.dtype}; FairTree needs real numbers. Convert it first.")
     try:
