@@ -67,7 +67,7 @@ def test_demo_quick_finds_every_injected_problem(tmp_path: Path) -> None:
     out = run("demo", "--quick", "--out", str(tmp_path / "rep"), "--seed", "3")
     assert out.returncode == 0, out.stderr
     rep = tmp_path / "rep"
-    assert str((rep / "index.html").resolve()) in out.stdout
+    assert f"report written to {(rep / 'index.html').resolve()}" in out.stderr  # on stderr, like every command
     summary = json.loads((rep / "summary.json").read_text())
     assert summary["detected"] == {"proxy_outcome": True, "selection": True, "biased_residuals": True,
                                    "extra_variance": True, "miscalibrated_group": True}

@@ -124,7 +124,8 @@ def test_quiet_keeps_results_and_errors(files: dict[str, str], tmp_path: Path, c
     args = ["riskscore", "--data", files["scores"], "--target", "y", "--score", "score", "--groups", "sex",
             "--bootstrap", "5", "--out", str(tmp_path / "rep")]
     code, out, err = run_cli(args, capsys)
-    assert code == 0 and "report written to" in out and "risk-score audit:" in out, err
+    assert code == 0 and "risk-score audit:" in out, err
+    assert "report written to" in err and "report written to" not in out  # information on stderr, like every command
     code, out, err = run_cli(["--quiet", *args], capsys)
     assert code == 0, err
     assert "risk-score audit:" in out and "report written to" not in out  # the result, not the information

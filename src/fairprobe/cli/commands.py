@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import click
@@ -34,6 +33,9 @@ def plugins_command(kind: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(table.to_dict(orient="records"), indent=2))
         return
+    # one width per column over every listed kind, so long names keep the columns aligned
+    name_width = max([len(str(n)) for n in table.name] or [0])
+    status_width = max([len(str(s)) for s in table.status] or [0])
     for k in [kind] if kind else list(KINDS):
         rows = table[table.kind == k]
         click.echo(f"{k} ({len(rows)})")
@@ -41,7 +43,7 @@ def plugins_command(kind: str | None, as_json: bool) -> None:
             click.echo("  (none registered)")
         for row in rows.itertuples():
             mark = "+" if row.available else "-"
-            click.echo(f"  {mark} {row.name:<12} {row.status:<34} {row.description}")
+            click.echo(f"  {mark} {row.name:<{name_width}}  {row.status:<{status_width}}  {row.description}".rstrip())
 
 
 def _seconds(value: float | None, option: str) -> float | None:
@@ -125,13 +127,23 @@ def report_command(folders: tuple[Path, ...], out_dir: Path, title: str, as_json
       fairprobe sweep ... --out r1 && fairprobe riskscore ... --out r2
       fairprobe report r1 r2 --out audit --title "Credit model audit"
     """
-    from fairprobe.progress import info
-    from fairprobe.reporting.report import combine_reports, load_report
+    from fairprobe.reporting.report import combine_reports, command_line, load_report
 
+    _check_not_an_input(out_dir, folders)
     reports = [load_report(f) for f in folders]
-    page = combine_reports(reports, title, command=" ".join(["fairprobe", *sys.argv[1:]])).write(out_dir)
-    if as_json:
+    page = combine_reports(reports, title, command=command_line()).write(out_dir)
+    if as_json:  # the "report written to" line goes to stderr (see fairprobe.cli.options)
         click.echo(json.dumps({"report": str(page.resolve()), "parts": [str(f) for f in folders],
                                "sections": sum(len(r.sections) for r in reports)}, indent=2))
-        return
-    info(f"report of {len(reports)} parts written to {page.resolve()}")
+
+
+def _check_not_an_input(out_dir: Path, folders: tuple[Path, ...]) -> None:
+    """The combined report must not replace (or be written inside) one of the reports it combines."""
+    out = out_dir.expanduser().resolve()
+    for folder in folders:
+        src = folder.expanduser().resolve()
+        if out == src or src in out.parents:
+            where, effect = ("is", "replace") if out == src else ("lies inside", "change")
+            raise ConfigError(f"--out {out_dir} {where} the input report {folder}: writing there would {effect} "
+                              f"a report being combined. Choose another --out folder, e.g. --out "
+                              f"{src.name}-combined.")

@@ -20,6 +20,7 @@ Everything goes into one report folder (HTML page, PNG figures, CSV tables, ``su
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -179,7 +180,7 @@ def run_demo(out_dir: str | Path = "fairprobe-report", *, quick: bool = False, s
     jobs = n_jobs if n_jobs is not None else (1 if quick else 2)
     scenario = make_lending_scenario(8_000 if quick else 30_000, seed=seed)
     audit = scenario.audit_frame
-    cmd = f"fairprobe demo --seed {seed}{' --quick' if quick else ''} --out {out_dir}"
+    cmd = shlex.join(["fairprobe", "demo", "--seed", str(seed), *(["--quick"] if quick else []), "--out", str(out_dir)])
     report = Report("fairprobe demo: auditing a synthetic lending model", command=cmd)
     from fairprobe.progress import is_quiet
 
@@ -217,8 +218,20 @@ def run_demo(out_dir: str | Path = "fairprobe-report", *, quick: bool = False, s
          "injected": scenario.injected}, indent=2, default=str))
     step_echo("")
     echo(summary)
-    echo(f"\nreport written to {page.resolve()} ({seconds:.0f} s)")
+    step_echo(f"\ndone in {seconds:.0f} s")
+    if not _announced_by_command_line():  # `fairprobe demo` prints the line on stderr, like every command with --out
+        step_echo(f"report written to {page.resolve()}")
     return DemoResult(Path(out_dir), summary, detected, tables, seconds, facts)
+
+
+def _announced_by_command_line() -> bool:
+    """Whether a ``fairprobe`` command with ``--out`` is running: it announces the report itself."""
+    import click
+
+    from fairprobe.reporting.report import WRITTEN_KEY
+
+    ctx = click.get_current_context(silent=True)
+    return ctx is not None and WRITTEN_KEY in ctx.meta
 
 
 def _analysis_steps() -> list[tuple[str, str, Callable[..., tuple[dict[str, bool], pd.DataFrame, list[str]]]]]:

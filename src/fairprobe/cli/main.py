@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from typing import Any
 
 import click
 
@@ -102,6 +103,40 @@ class PluginGroup(click.Group):
         """
         self._load_plugins()
         return super().get_command(ctx, cmd_name)
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        """The root context, remembering the arguments given (reports record them as the command to re-run).
+
+        Parameters
+        ----------
+        info_name : str or None
+            The program name (``"fairprobe"``).
+        args : list of str
+            The arguments after the program name.
+        parent : click.Context, optional
+            The parent context (None for the root command).
+        **extra
+            Passed to :meth:`click.Group.make_context`.
+
+        Returns
+        -------
+        click.Context
+            The context; ``ctx.meta["fairprobe.argv"]`` holds a copy of ``args``.
+
+        Examples
+        --------
+        >>> from fairprobe.cli.main import cli
+        >>> ctx = cli.make_context("fairprobe", ["report", "r1", "--title", "COMPAS audit"], resilient_parsing=True)
+        >>> ctx.meta["fairprobe.argv"]
+        ['report', 'r1', '--title', 'COMPAS audit']
+        """
+        from fairprobe.reporting.report import ARGV_KEY
+
+        argv = list(args)
+        ctx = super().make_context(info_name, args, parent=parent, **extra)
+        ctx.meta[ARGV_KEY] = argv
+        return ctx
 
     def reload_plugins(self) -> None:
         """Forget the loaded commands (after the plugin manager was reset, e.g. in tests).

@@ -5,6 +5,9 @@
 * :func:`out_option`, :func:`force_option` and :func:`file_option` are the shared declarations of
   ``--out``, ``--force`` and output files (``--plot``, ``--csv``): the paths are checked while the
   options are parsed, so an empty, unwritable or occupied destination fails before any solving.
+* Every command with ``--out`` prints one line, ``report written to <page>``, on standard error
+  when it ends (so ``--json`` output stays pure JSON; ``--quiet`` silences it): the report
+  writer records each page it writes and :func:`out_option` announces them, whatever wrote them.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ import pandas as pd
 from fairprobe.datasets.tables import PLOT_SUFFIXES, read_table
 from fairprobe.exceptions import ConfigError, DataError
 
-__all__ = ["PLOT_SUFFIXES", "data_option", "file_option", "force_option", "jobs_option", "json_option", "out_option",
-           "read_table", "require_columns", "save_plot", "seed_option", "write_report"]
+__all__ = ["PLOT_SUFFIXES", "announce_reports", "data_option", "file_option", "force_option", "jobs_option",
+           "json_option", "out_option", "read_table", "require_columns", "save_plot", "seed_option", "write_report"]
 
 
 def require_columns(df: pd.DataFrame, columns: list[str], path: Path) -> None:
@@ -98,7 +101,8 @@ def save_plot(draw: Callable[[], Any], path: Path) -> None:
     ax = draw()
     ax.figure.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    ax.figure.savefig(path, dpi=150)
+    # "tight": the image grows to hold every label (tight_layout alone leaves a label longer than the figure clipped)
+    ax.figure.savefig(path, dpi=150, bbox_inches="tight")
 
 
 def write_report(out_dir: Path, title: str, *, summary: str = "", parameters: dict[str, Any] | None = None,
@@ -142,12 +146,10 @@ def write_report(out_dir: Path, title: str, *, summary: str = "", parameters: di
     ...     print(page.name, sorted(p.name for p in page.parent.iterdir()))
     index.html ['figures', 'index.html', 'report.json', 'tables']
     """
-    import sys
-
     from fairprobe.reporting import report
 
     return report.write_report(out_dir, title, summary=summary, text=text, parameters=parameters, figures=figures,
-                               tables=tables, command=" ".join(["fairprobe", *sys.argv[1:]]))
+                               tables=tables, command=report.command_line())
 
 
 # -- shared option declarations -------------------------------------------------------------------
@@ -197,13 +199,46 @@ def force_option(f: Any) -> Any:
 def _out_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
     if value is None:
         return None
-    from fairprobe.reporting.report import check_output_folder
+    from fairprobe.reporting.report import WRITTEN_KEY, check_output_folder
 
     name = max(param.opts, key=len)
     path = check_output_folder(str(value), force=bool(ctx.meta.get(_FORCE_KEY)), option=name)
     ctx.meta[_OUT_KEY] = (name, path)
     _check_inside(ctx)
+    if WRITTEN_KEY not in ctx.meta:  # the report writer records the pages it writes; announced when the command ends
+        written: list[Path] = []
+        ctx.meta[WRITTEN_KEY] = written
+        ctx.call_on_close(lambda: announce_reports(written))
     return Path(value)
+
+
+def announce_reports(pages: list[Path]) -> None:
+    """Print ``report written to <page>`` for each report page, on standard error, unless quiet mode is on.
+
+    Every command with ``--out`` (:func:`out_option`) calls it when it ends, with the pages the
+    report writer wrote meanwhile, so all commands print the same line, also after ``--json``.
+
+    Parameters
+    ----------
+    pages : list of Path
+        The ``index.html`` pages written.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from fairprobe.cli.options import announce_reports
+    >>> from fairprobe.progress import quiet
+    >>> with quiet():  # --quiet: no informational lines
+    ...     announce_reports([Path("report/index.html")])
+    """
+    from fairprobe.progress import info
+
+    for page in dict.fromkeys(pages):
+        info(f"report written to {Path(page).resolve()}", err=True)
 
 
 _OUT_KEY, _FILES_KEY = "fairprobe.out", "fairprobe.files"

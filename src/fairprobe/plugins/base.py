@@ -466,8 +466,7 @@ class Analysis(abc.ABC):
         """
         fitted = cls.example(seed=seed).fit()
         sec = fitted.report_section(report)
-        first = sec.notes[0].strip().splitlines()[0] if sec.notes and sec.notes[0].strip() else "done"
-        return {}, fitted.to_frame(), [f"- {cls.name} (its built-in example): {first}"]
+        return {}, fitted.to_frame(), [f"- {cls.name} (its built-in example): {_first_finding(sec.notes)}"]
 
     # -- reports -----------------------------------------------------------------------------------
     def report_section(self, report: Report, title: str | None = None) -> Section:
@@ -540,6 +539,21 @@ class Analysis(abc.ABC):
         report = Report(title or f"fairprobe {self.name}")
         report.summary = self.report_section(report).notes[0]
         return report.write(out, force=force)
+
+
+def _first_finding(notes: list[str]) -> str:
+    """The summary's first line for the demo; a heading ending in ":" keeps the lines under it (joined by "; ")."""
+    lines = [line.strip() for line in (notes[0] if notes else "").strip().splitlines()]
+    if not lines or not lines[0]:
+        return "done"
+    if not lines[0].endswith(":"):
+        return lines[0]
+    body = []
+    for line in lines[1:]:
+        if not line:
+            break
+        body.append(line)
+    return f"{lines[0]} {'; '.join(body)}" if body else lines[0].rstrip(":")
 
 
 def _shown(value: Any) -> Any:

@@ -44,6 +44,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -58,10 +59,12 @@ import pandas as pd
 from fairprobe.core.jsonsafe import jsonable
 from fairprobe.exceptions import ConfigError, DataError
 
-__all__ = ["Report", "Section", "check_output_folder", "combine_reports", "environment_versions", "folder_kind",
-           "load_report", "write_report"]
+__all__ = ["Report", "Section", "check_output_folder", "combine_reports", "command_line", "environment_versions",
+           "folder_kind", "load_report", "write_report"]
 
 GENERATOR = "fairprobe"  # the signature in report.json that marks a folder fairprobe wrote
+ARGV_KEY = "fairprobe.argv"  # click context meta: the arguments the running ``fairprobe`` command was given
+WRITTEN_KEY = "fairprobe.written"  # click context meta: report pages written while the command runs
 REPORT_ENTRIES = frozenset({"index.html", "report.json", "figures", "tables", "summary.json"})
 _HARMLESS = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})  # written by file browsers, not by users
 
@@ -81,6 +84,36 @@ figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}figcaption{f
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower() or "item"
+
+
+def command_line() -> str:
+    """The running command as one shell line that can be copied and re-run.
+
+    Arguments are quoted as a POSIX shell needs them (:func:`shlex.join`), so
+    ``--title 'COMPAS audit'`` keeps its quotes. Under the ``fairprobe`` command line the line is
+    ``fairprobe`` followed by the arguments the command was given; elsewhere it is this process's
+    program name and arguments (``sys.argv``).
+
+    Returns
+    -------
+    str
+        The command line ("" when the process has no program name, e.g. an interactive session).
+
+    Examples
+    --------
+    >>> import sys
+    >>> from unittest import mock
+    >>> from fairprobe.reporting.report import command_line
+    >>> with mock.patch.object(sys, "argv", ["/usr/bin/fairprobe", "report", "r1", "--title", "COMPAS audit"]):
+    ...     print(command_line())
+    fairprobe report r1 --title 'COMPAS audit'
+    """
+    argv = _cli_meta().get(ARGV_KEY)
+    if argv is not None:
+        return shlex.join(["fairprobe", *map(str, argv)])
+    if not sys.argv or not sys.argv[0]:
+        return ""
+    return shlex.join([Path(sys.argv[0]).name, *map(str, sys.argv[1:])])
 
 
 def environment_versions() -> dict[str, str]:
@@ -316,7 +349,9 @@ class Section:
         fig = getattr(figure, "figure", figure)
         buf = io.BytesIO()
         fig.tight_layout()
-        fig.savefig(buf, format="png", dpi=dpi)
+        # "tight": the saved image grows to hold every label (tight_layout alone cannot fit a label
+        # longer than the figure, and leaves it clipped)
+        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
         plt.close(fig)
         self.figures.append(FigureItem(name, buf.getvalue(), caption))
         return self
@@ -356,7 +391,7 @@ class Report:
 
     def __post_init__(self) -> None:
         if self.command is None:
-            self.command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv and sys.argv[0] else ""
+            self.command = command_line()
 
     def section(self, title: str, text: str = "") -> Section:
         """Add and return a new section.
@@ -418,7 +453,9 @@ class Report:
         """
         out = check_output_folder(folder, force=force)
         _replace_folder(out, self._write_files, force=force)
-        return out / "index.html"
+        page = out / "index.html"
+        _record_written(page)
+        return page
 
     def _write_files(self, out: Path) -> None:
         (out / "figures").mkdir(parents=True, exist_ok=True)
@@ -519,6 +556,12 @@ def _jsonable(value: Any) -> Any:
 
 
 def _frame_html(frame: pd.DataFrame) -> str:
+    # an empty cell for a missing value: na_rep covers NaN, but pandas prints None in a text column as "None"
+    text = [k for k, kind in enumerate(frame.dtypes) if pd.api.types.is_object_dtype(kind)]
+    if text:
+        frame = frame.copy()
+        for k in text:
+            frame.isetitem(k, frame.iloc[:, k].map(lambda v: "" if v is None else v))
     return frame.to_html(index=_keep_index(frame), border=0, na_rep="", float_format=_number, max_rows=500)
 
 
@@ -529,20 +572,46 @@ def _number(v: float) -> str:
     return f"{v:.4g}"
 
 
+def _shown(value: Any) -> str:
+    """A parameter's value as shown in a report: a value that is not set (None) reads "none", never "None"."""
+    if value is None:
+        return "none"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_shown(v) if v is None or isinstance(v, list | tuple | dict) else repr(v)
+                               for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_shown(v) if v is None or isinstance(v, list | tuple | dict) else repr(v)}"
+                               for k, v in value.items()) + "}"
+    return str(value)
+
+
 def _kv_table(items: dict[str, Any]) -> str:
-    rows = "".join(f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>" for k, v in items.items())
+    rows = "".join(f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(_shown(v))}</td></tr>"
+                   for k, v in items.items())
     return f"<table class='kv'>{rows}</table>"
 
 
 # -- report folders ---------------------------------------------------------------------------------
-def _forced_by_command_line() -> bool:
-    """Whether the running ``fairprobe`` command was given ``--force`` (see :mod:`fairprobe.cli.options`)."""
+def _cli_meta() -> dict[str, Any]:
+    """The ``meta`` of the running click command (shared by its whole context chain), or an empty dict."""
     if "click" not in sys.modules:
-        return False
+        return {}
     import click
 
     ctx = click.get_current_context(silent=True)
-    return bool(ctx is not None and ctx.meta.get("fairprobe.force"))
+    return ctx.meta if ctx is not None else {}
+
+
+def _forced_by_command_line() -> bool:
+    """Whether the running ``fairprobe`` command was given ``--force`` (see :mod:`fairprobe.cli.options`)."""
+    return bool(_cli_meta().get("fairprobe.force"))
+
+
+def _record_written(page: Path) -> None:
+    """Tell the running ``fairprobe`` command that a report was written (its ``--out`` announces it once)."""
+    written = _cli_meta().get(WRITTEN_KEY)
+    if isinstance(written, list) and page not in written:
+        written.append(page)
 
 
 def folder_kind(folder: str | Path) -> str:
@@ -808,7 +877,7 @@ def load_report(folder: str | Path) -> Report:
 
 
 def combine_reports(reports: list[Report], title: str, command: str | None = None) -> Report:
-    """One report holding the sections of several, each prefixed with its report's title.
+    """One report holding the sections of several, each headed by its report's title.
 
     Parameters
     ----------
@@ -822,8 +891,10 @@ def combine_reports(reports: list[Report], title: str, command: str | None = Non
     Returns
     -------
     Report
-        Sections titled ``"<report title>: <section title>"``, each recording the command that
-        produced it under ``"produced by"``.
+        Sections titled ``"<report title>: <section title>"`` (just the report's title when the
+        section's title already starts with it, as in a one-section report), each recording the
+        command that produced it under ``"produced by"``. A heading that would appear twice (two
+        reports of the same title) is numbered: ``"... (2)"``.
 
     Examples
     --------
@@ -836,12 +907,21 @@ def combine_reports(reports: list[Report], title: str, command: str | None = Non
     >>> both = combine_reports([rep, Report("Tree audit", command="")], "All audits", command="fairprobe report")
     >>> [s.title for s in both.sections], both.sections[0].parameters
     (['FPR audit: Bounds'], {'produced by': 'fairprobe bound ...'})
+    >>> sweep = Report("Sensitivity sweep: fpr_parity", command="")
+    >>> _ = sweep.section("Sensitivity sweep: fpr_parity")  # a one-section report: the section has the page's title
+    >>> [s.title for s in combine_reports([sweep, sweep], "Audit", command="").sections]
+    ['Sensitivity sweep: fpr_parity', 'Sensitivity sweep: fpr_parity (2)']
     """
     out = Report(title, command=command)
     out.summary = "\n\n".join(f"{r.title}\n{r.summary}".strip() for r in reports if r.summary or r.title)
+    seen: dict[str, int] = {}
     for r in reports:
         for sec in r.sections:
-            copy = Section(f"{r.title}: {sec.title}", sec.text, dict(sec.parameters), list(sec.tables),
+            heading = sec.title if not r.title or sec.title.startswith(r.title) else f"{r.title}: {sec.title}"
+            seen[heading] = seen.get(heading, 0) + 1
+            if seen[heading] > 1:
+                heading = f"{heading} ({seen[heading]})"
+            copy = Section(heading, sec.text, dict(sec.parameters), list(sec.tables),
                            list(sec.figures), list(sec.notes))
             if r.command:
                 copy.parameters.setdefault("produced by", r.command)

@@ -50,7 +50,6 @@ def riskscore_command(data_path: Path, target: str, positive_label: str | None, 
       fairprobe riskscore --data scores.csv --target y --score r --sensitive sex,age_group --out report
     """
     from fairprobe.plugins.riskscore.audit import RiskScoreAudit
-    from fairprobe.progress import info
 
     cols = [c.strip() for c in groups.split(",") if c.strip()]
     if not cols:
@@ -71,8 +70,7 @@ def riskscore_command(data_path: Path, target: str, positive_label: str | None, 
             pass  # the audit names the column's values
     audit.fit(df, y_true=y, y_score=score)
     if out_dir is not None:
-        page = audit.to_report(out_dir)
-        info(f"report written to {page}", err=as_json)
+        audit.to_report(out_dir)  # `--out` prints "report written to <page>" on stderr (fairprobe.cli.options)
     if as_json:
         from fairprobe.core.jsonsafe import json_default, jsonable
 
