@@ -358,8 +358,6 @@ def _text(summary: dict[str, Any], by_group: pd.DataFrame | None, model: str, da
         lines += ["", *_exact_text(s, model, dataset_multiplicity, interrupted)]
     for note in s.get("warnings", []):
         lines += ["", _fill(f"Warning: {note}")]
-    if "report" in s:
-        lines += ["", f"Report: {s['report']}"]
     return "\n".join(lines)
 
 
@@ -527,9 +525,9 @@ def _write_report(out_dir: Path, rs: Any, rep: pd.DataFrame, test_by_group: pd.D
     Separate from the command: it only lays out the sections (``test_by_group``: the ``--test``
     rows' conflict per group, None without ``--test``).
     """
-    from fairprobe.reporting.report import Report
+    from fairprobe.reporting.report import Report, command_line
 
-    report = Report("Predictive multiplicity", command=" ".join(["fairprobe", *sys.argv[1:]]))
+    report = Report("Predictive multiplicity", command=command_line())
     sec = rs.report_section(report, "Rashomon set and conflict ratios")
     for note in notes:
         sec.add_note(f"Warning: {note}")

@@ -114,8 +114,6 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
     if trs.by_group_ is not None:
         rows = f"{summary['rows']:,} {'--test' if test is not None else 'training'} rows"
         lines += ["", f"Conflict by {sensitive} ({rows}):", _group_table(trs.by_group_, str(sensitive))]
-    if out_dir is not None:
-        lines += ["", f"Report: {summary['report']}"]
     click.echo("\n".join(lines))
 
 
