@@ -127,3 +127,37 @@ def test_a_score_in_the_prediction_role_is_told_to_threshold(races: Path, tmp_pa
     code, _, err = run_cli(["bound", "--bias", "proxy_label", "--metric", "fpr_parity", "--groups", "a,b",
                             "--data", str(path), "--columns", COLUMNS, "--D", "0.02"], capsys)
     assert code == 2 and "threshold it first" in err and "(df[col] >= 0.5).astype(int)" in err
+
+
+def test_group_options_on_a_query_string_are_an_error(capsys: pytest.CaptureFixture) -> None:
+    code, _, err = run_cli(["bound", "--bias", "proxy_label", "--metric", "P(P = 1 | Z = 0 & A = 1)",
+                            "--groups", "0,1", "--data", CELLS, "--D", "0.02"], capsys)
+    assert code == 2 and "do not apply to a query string" in err
+
+
+def test_a_single_probability_query_is_a_rate(capsys: pytest.CaptureFixture) -> None:
+    res = bound_json(capsys, "--data", CELLS, "--metric", "1 - P(P = 0 | Z = 0 & A = 1)", "--D", "0.02", columns=())
+    assert "disparity" not in res["conclusion"] and "(certified)" in res["conclusion"]
+
+
+def test_counterfactual_fairness_is_never_called_positive_or_reversed(capsys: pytest.CaptureFixture) -> None:
+    code, out, err = run_cli(["bound", "--bias", "ecp", "--metric", "counterfactual_fairness", "--data", CELLS,
+                              "--unmeasured", "T", "--D", "0.05", "--json"], capsys)
+    if code != 0:
+        pytest.skip(f"ecp needs a T column for this table: {err.strip()}")
+    text = json.loads(out)["conclusion"]
+    assert "stays positive" not in text and "reversed" not in text
+
+
+def test_a_limit_status_says_the_range_may_be_loose() -> None:
+    from types import SimpleNamespace
+
+    from fairprobe.cli.causal import _conclusion
+
+    observed = SimpleNamespace(lower=0.10, upper=0.10)
+    res = SimpleNamespace(parameters={"D": 0.1}, metric="fpr_parity (A: 0 vs 1)", lower=-0.02, upper=0.3,
+                          nonnegative=False, status="limit")
+    text = _conclusion(res, observed)
+    assert "stopped at its limit" in text and "--time-limit" in text and "could flip" in text
+    res.status, res.lower = "optimal", 1e-9  # solver noise around 0 settles no sign
+    assert "could be 0 or reversed" in _conclusion(res, observed)

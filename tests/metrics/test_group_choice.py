@@ -113,3 +113,29 @@ def test_few_units_under_selection_count_the_outcome_too() -> None:
     assert zeros >= 1
     count = round(small.prob({"A": 2, "Y": 0}) * small.n)
     assert res.few_units == {"Y = 0 & A = c": count}
+
+
+def test_an_attribute_recorded_as_1_and_2_keeps_the_defaults_as_codes() -> None:
+    """The default groups are codes 0 and 1, never the labels 0 and 1 (label 1 is code 0 here)."""
+    df = units({"a": 300, "b": 300}).assign(race=lambda d: d.race.map({"a": 1, "b": 2}))
+    t = table(df)
+    assert t.categories["A"] == [1, 2]
+    default = fp.bound("proxy_label", "fpr_parity", t, D=0.02)
+    explicit = fp.bound("proxy_label", fp.metric("fpr_parity", groups=(1, 2)), t, D=0.02)
+    assert default.metric == explicit.metric == "fpr_parity (A: 1 vs 2)"
+    assert (default.lower, default.upper) == pytest.approx((explicit.lower, explicit.upper), abs=1e-9)
+    rate = fp.bound("proxy_label", "fpr", t, D=0.02)
+    assert rate.metric == "fpr (A = 1)"
+    three = table(units({"a": 300, "b": 300, "c": 300}).assign(race=lambda d: d.race.map({"a": 1, "b": 2, "c": 3})))
+    assert fp.bound("proxy_label", fp.metric("fpr", group=2), three, D=0.02).metric == "fpr (A = 2)"
+
+
+@pytest.mark.parametrize(("name", "options"), [
+    ("fpr_parity", {}), ("fpr_parity", {"groups": ("a", "rest")}), ("fpr", {"group": "b"}), ("fpr", {}),
+    ("equalized_odds", {"groups": "all"}), ("counterfactual_fairness", {"groups": (0, 1)}),
+])
+def test_get_params_rebuilds_the_metric(name: str, options: dict) -> None:
+    m = fp.metric(name, **options)
+    again = type(m)(**m.get_params())
+    assert again.get_params() == m.get_params()
+    assert (again.group, again.groups) == (m.group, m.groups)

@@ -310,6 +310,11 @@ def data_page() -> None:
         return
     ss["table"] = table
     attribute = config.attribute_node if config is not None else "A"
+    seen: set[str] = set()  # a latent attribute (proxy_attribute's B) has the groups of its recorded node
+    while config is not None and attribute not in table.nodes and attribute in config.cardinality_of \
+            and attribute not in seen:
+        seen.add(attribute)
+        attribute = config.cardinality_of[attribute]
     labels = logic.group_labels(table, attribute) if attribute in table.nodes else []
     if len(labels) >= 2:
         g1, g2 = st.columns(2)
@@ -423,8 +428,8 @@ def _finish(sweep: dict[str, Any]) -> None:
     sweep["results"], sweep["errors"] = results, errors
     if sweep["want_breakdown"] and not sweep["cancelled"]:
         for job, res in zip(sweep["jobs"], results, strict=False):
-            if len(res.parameters) != 1:
-                continue
+            if len(res.parameters) != 1 or getattr(job.metric, "compares_one_group", False):
+                continue  # a one-group rate has no default conclusion to break (it needs a threshold)
             p = res.parameters[0]
             try:
                 with SOLVE_LOCK:

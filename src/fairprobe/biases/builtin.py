@@ -193,7 +193,8 @@ class ProxyLabelAndSelectionBias(JsonBias):
 class SelectiveLabelsBias(JsonBias):
     """Selective labels: the outcome is recorded only for selected units, missing not at random.
 
-    DAG ``A -> {P, S, Y}, U -> {P, S, Y, O}, P -> S, {S, Y} -> O``: ``S`` is the decision that
+    DAG ``A -> {P, S, Y, O}, U -> {P, S, Y, O}, P -> S, {S, Y} -> O`` (``A -> O`` is exact: the
+    constraints pin ``O = S * Y``; it lets the engine slice by group): ``S`` is the decision that
     reveals the outcome (loan granted, defendant released), ``O`` the recorded outcome
     (``Y`` where ``S = 1``, else 0, enforced by two equality constraints). Within each group the
     outcome rate of the unlabelled differs from that of the labelled by at most ``D``:

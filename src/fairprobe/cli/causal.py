@@ -166,6 +166,9 @@ def _group_value(text: str) -> Any:
 
 def _metric(name: str, group: str | None, groups: tuple[Any, Any] | str | None) -> Any:
     if "P(" in name.replace(" ", ""):
+        if group is not None or groups is not None:
+            raise ConfigError(f"--group/--groups do not apply to a query string ({name!r}): it names its groups "
+                              "itself (e.g. 'P(P = 1 | Y = 0 & A = 1)'); drop the option.")
         return name
     from fairprobe.core.registry import metric
 
@@ -221,13 +224,17 @@ def _interval(lower: float, upper: float) -> str:
     return f"{lower:.4f}" if abs(upper - lower) <= 5e-5 else f"[{lower:.4f}, {upper:.4f}]"
 
 
-def _is_rate(metric: str) -> bool:
-    """Whether ``metric`` is one group's rate (or a single probability query), not a comparison of groups."""
+def _kind(metric: str) -> str:
+    """``"rate"`` (one group's rate, or a query with one probability), ``"nonnegative"`` (a share or a
+    largest gap: its sign says nothing) or ``"disparity"`` (a signed difference)."""
     if "P(" in metric.replace(" ", ""):
-        return "-" not in metric
+        return "rate" if metric.replace(" ", "").count("P(") == 1 else "disparity"
     from fairprobe.core.registry import get_registry
 
-    return bool(getattr(get_registry().metrics.get(metric), "compares_one_group", False))
+    cls = get_registry().metrics.get(metric)
+    if getattr(cls, "compares_one_group", False):
+        return "rate"
+    return "nonnegative" if getattr(cls, "nonnegative", False) else "disparity"
 
 
 def _others(parameters: dict[str, float], moved: str | None = None) -> str:
@@ -236,7 +243,11 @@ def _others(parameters: dict[str, float], moved: str | None = None) -> str:
     return ", ".join(f"{k} = {v:g}" for k, v in held.items())
 
 
-def _conclusion(res: Any, observed: Any, rate: bool = False) -> str:
+#: A bound within this of 0 does not settle a sign (solver tolerances).
+SIGN_TOLERANCE = 1e-6
+
+
+def _conclusion(res: Any, observed: Any, kind: str = "disparity") -> str:
     """The certified bounds and what they settle, in plain words (``observed`` may be the error it raised).
 
     A rate gets its range only; a signed disparity is compared with the sign the data show without
@@ -250,14 +261,18 @@ def _conclusion(res: Any, observed: Any, rate: bool = False) -> str:
                 "models, so there is no observed conclusion to hold or flip.")
     shown = _interval(observed.lower, observed.upper)
     head = f"Without bias the data give {res.metric} = {shown}. {head}"
-    if rate:
+    if res.status != "optimal":  # stopped at a limit: certified, but maybe wider than the true range
+        head += (" The solver stopped at its limit, so the range may be wider than the true one: what it settles "
+                 "holds, what it leaves open may only be loose (raise --time-limit).")
+    tol = SIGN_TOLERANCE
+    if kind == "rate":
         return head
-    if res.nonnegative:
-        return head + (f" A disparity of at least {res.lower:.4f} remains." if res.lower > 1e-6
+    if res.nonnegative or kind == "nonnegative":
+        return head + (f" A disparity of at least {res.lower:.4f} remains." if res.lower > tol
                        else " The disparity could be 0 at this much bias.")
-    if observed.lower > 0 or observed.upper < 0:
-        sign = "positive" if observed.lower > 0 else "negative"
-        holds = res.lower > 0 if sign == "positive" else res.upper < 0
+    if observed.lower > tol or observed.upper < -tol:
+        sign = "positive" if observed.lower > tol else "negative"
+        holds = res.lower > tol if sign == "positive" else res.upper < -tol
         return head + (f" The disparity stays {sign}: the observed conclusion holds at this much bias." if holds
                        else f" The data show a {sign} disparity, but at this much bias it could be 0 or "
                             "reversed: the conclusion could flip.")
@@ -265,14 +280,14 @@ def _conclusion(res: Any, observed: Any, rate: bool = False) -> str:
                    "to hold or flip.")
 
 
-def _context(res: Any, observed: Any, table: Any, columns: str | None, rate: bool = False) -> dict[str, Any]:
+def _context(res: Any, observed: Any, table: Any, columns: str | None, kind: str = "disparity") -> dict[str, Any]:
     """The audit context every causal output carries: observed value, D, columns, groups, conclusion."""
     return {"observed": (None if isinstance(observed, Exception)
                          else {"lower": observed.lower, "upper": observed.upper}),
             "sensitivity": dict(res.parameters),
             "columns": _columns_text(columns, table),
             "groups": list(table.categories.get("A", [])),
-            "conclusion": _conclusion(res, observed, rate)}
+            "conclusion": _conclusion(res, observed, kind)}
 
 
 def _context_text(context: dict[str, Any]) -> str:
@@ -355,7 +370,7 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
                          unmeasured=unmeasured, **{k: 0.0 for k in res.parameters})
     except FairprobeError as exc:  # e.g. undefined without bias, yet defined in some biased models
         observed = exc
-    context = _context(res, observed, table, columns, rate=_is_rate(metric))
+    context = _context(res, observed, table, columns, kind=_kind(metric))
     text = f"{res.summary()}\n{_context_text(context)}"
     if out_dir is not None:
         _report(out_dir, "Certified bounds", text, res.to_dict(), biases, metric, data_path, context)

@@ -181,6 +181,8 @@ class Metric:
 
     #: Whether the metric is the rate of one group (``group=``) rather than a comparison of groups (``groups=``).
     compares_one_group: ClassVar[bool] = False
+    #: Whether the metric is never negative (a share of units, a largest absolute gap): its sign says nothing.
+    nonnegative: ClassVar[bool] = False
 
     def __init__(self, *, group: Any = None, groups: tuple[Any, Any] | str | None = None, outcome: str | None = None,
                  stratum: Mapping[str, Any] | None = None, standardize: str | Sequence[str] | None = None) -> None:
@@ -288,8 +290,11 @@ class Metric:
         if self.labels is not None and labels == self.labels:
             return out  # groups are codes already (a numeric label could be mistaken for one)
         out.labels = labels
-        out.group = out._to_code(self.group, "group")
-        if not isinstance(self.groups, str):
+        # only the option the metric uses, and only when given: a default is a code (0, or (0, 1)),
+        # never a label (an attribute recorded as 1/2 would otherwise read the default as label 1)
+        if self.compares_one_group and not self.implicit_group:
+            out.group = out._to_code(self.group, "group")
+        if not self.compares_one_group and not self.implicit_groups and not isinstance(self.groups, str):
             out.groups = (out._group_code(self.groups[0]), out._group_code(self.groups[1]))
             if out.groups[0] == out.groups[1]:
                 raise ConfigError(f"groups {self.groups!r} name the same group twice; choose two different groups.")
@@ -703,9 +708,15 @@ class Metric:
         --------
         >>> from fairprobe.metrics.rates import FPRParity
         >>> FPRParity(stratum={"X": 1}).get_params()
-        {'group': 0, 'groups': (0, 1), 'outcome': None, 'stratum': {'X': 1}, 'standardize': None}
+        {'group': None, 'groups': None, 'outcome': None, 'stratum': {'X': 1}, 'standardize': None}
+        >>> FPRParity(groups=("a", "b")).get_params()["groups"]
+        ('a', 'b')
         """
-        return {"group": self.group, "groups": self.groups, "outcome": self.outcome, "stratum": dict(self.stratum),
+        # None for an option the metric does not use or that was left at its default, so that
+        # type(m)(**m.get_params()) rebuilds the metric
+        group = None if self.implicit_group or not self.compares_one_group else self.group
+        groups = None if self.implicit_groups or self.compares_one_group else self.groups
+        return {"group": group, "groups": groups, "outcome": self.outcome, "stratum": dict(self.stratum),
                 "standardize": self.standardize or None}
 
     def outcome_of(self, config: BiasConfig) -> str:

@@ -65,6 +65,7 @@ class CounterfactualFairness(_Causal):
     'P(P(A=0) = 0 & P(A=1) = 1) + P(P(A=0) = 1 & P(A=1) = 0)'
     """
 
+    nonnegative = True  # a share of units: at least 0, its sign says nothing
     name = "counterfactual_fairness"
     description = "P(P(A=a0) != P(A=a1)), share of units whose prediction depends on their attribute"
 
