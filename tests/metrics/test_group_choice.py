@@ -139,3 +139,14 @@ def test_get_params_rebuilds_the_metric(name: str, options: dict) -> None:
     again = type(m)(**m.get_params())
     assert again.get_params() == m.get_params()
     assert (again.group, again.groups) == (m.group, m.groups)
+
+
+def test_sweeps_and_breakdowns_flag_few_units_too() -> None:
+    small = table(units({"a": 600, "b": 390, "c": 10}))
+    metric = fp.metric("fpr_parity", groups=("c", "a"))
+    sweep = fp.sensitivity("proxy_label", metric, small, D=[0.0, 0.001], progress=False)
+    assert "few units: A = c: 10" in sweep.summary()
+    broken = fp.breakdown("proxy_label", metric, small, tolerance=0.05, D_max=0.05)
+    assert "few units: A = c: 10" in broken.summary()
+    assert "few units" not in fp.sensitivity("proxy_label", fp.metric("fpr_parity", groups=("b", "a")), small,
+                                             D=[0.0], progress=False).summary()

@@ -100,9 +100,11 @@ class BreakdownResult:
           certified bounds at D = 0.00625: [0.214056, 0.246978]
           certified bounds at D = 0.0125: [0.196491, 0.262426]
         """
-        lines = [f"metric: {self.metric}", f"conclusion without bias: {self.conclusion}"]
+        held = ", ".join(f"{k} = {v:g}" for k, v in self.observed.parameters.items() if k != self.parameter and v)
+        start = f"at {self.parameter} = 0 with {held}" if held else "without bias"
+        lines = [f"metric: {self.metric}", f"conclusion {start}: {self.conclusion}"]
         if self.value == 0.0:
-            lines.append("the conclusion does not hold even without bias (breakdown point 0)")
+            lines.append(f"the conclusion does not hold even {start} (breakdown point 0)")
         elif math.isinf(self.value):
             lines.append(f"the conclusion survives every {self.parameter} up to the maximum tested")
         else:
@@ -113,6 +115,10 @@ class BreakdownResult:
         if self.above is not None and not math.isinf(self.value):
             lines.append(f"  certified bounds at {self.parameter} = {self.above.parameters[self.parameter]:.4g}: "
                          f"[{self.above.lower:.6f}, {self.above.upper:.6f}]")
+        if self.observed.few_units:
+            shown = ", ".join(f"{e}: {n}" for e, n in self.observed.few_units.items())
+            lines.append(f"few units: {shown} (units in the data); a rate from so few units carries sampling error "
+                         "that can exceed the bias considered")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:

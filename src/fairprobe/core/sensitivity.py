@@ -392,6 +392,11 @@ class SensitivityResult:
         if partly:
             lines.append(f"{partly} point(s) where the metric is undefined in some admitted models; their bounds "
                          "are over the others (see excluded_events)")
+        few = {e: n for pt in self.points if pt.result is not None for e, n in pt.result.few_units.items()}
+        if few:  # the same data at every point: one line for the sweep
+            shown = ", ".join(f"{e}: {n}" for e, n in few.items())
+            lines.append(f"few units: {shown} (units in the data); the bounds take the observed shares as exact, "
+                         "and rates from so few units carry sampling error that can exceed the bias considered")
         return "\n".join(lines)
 
 
