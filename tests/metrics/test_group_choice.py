@@ -150,3 +150,10 @@ def test_sweeps_and_breakdowns_flag_few_units_too() -> None:
     assert "few units: A = c: 10" in broken.summary()
     assert "few units" not in fp.sensitivity("proxy_label", fp.metric("fpr_parity", groups=("b", "a")), small,
                                              D=[0.0], progress=False).summary()
+
+
+def test_few_units_see_a_small_rest() -> None:
+    """Comparing the big group with its rest: the rest (b and c, 25 units) is flagged as 'A != a'."""
+    lopsided = table(units({"a": 900, "b": 15, "c": 10}))
+    res = fp.bound("proxy_label", fp.metric("fpr_parity", groups=("a", "rest")), lopsided, D=0.001)
+    assert res.few_units == {"A != a": 25}

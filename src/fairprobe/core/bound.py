@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from fairprobe.backends.base import SolveOptions, SolveResult, Termination
@@ -409,12 +410,16 @@ def _few_units(programs: list[CompiledProgram], config: BiasConfig, table: Obser
     out: dict[str, int] = {}
     for program in programs:
         for cond in program.conditions:
-            atoms = [a for a in cond.atoms if a.var in table.nodes and not a.intervention and not a.negated
+            atoms = [a for a in cond.atoms if a.var in table.nodes and not a.intervention
                      and isinstance(a.value, int) and a.var not in table.given]
             if not atoms:
                 continue
-            event = " & ".join(f"{a.var} = {a.value}" for a in atoms)
-            units = round(table.prob({a.var: a.value for a in atoms}) * table.n)
+            event = " & ".join(f"{a.var} {'!=' if a.negated else '='} {a.value}" for a in atoms)
+            inside = np.ones(len(table.cells), dtype=bool)  # "A != a" is the rest of group a
+            for a in atoms:
+                inside &= (table.cells[a.var].to_numpy() != a.value) if a.negated else \
+                    (table.cells[a.var].to_numpy() == a.value)
+            units = round(float(table.cells["prob"].to_numpy()[inside].sum()) * table.n)
             if units < FEW_UNITS:
                 out[_labelled_event(event, config, table)] = units
     return out
