@@ -126,10 +126,12 @@ class Metric:
 
     Parameters
     ----------
-    group : int or label
+    group : int or label, optional
         The group (group rates): a label of the attribute as recorded in the data (``"Caucasian"``),
-        or its integer code (``ObservedTable.categories`` lists the labels in code order).
-    groups : (value, value), "all" or "each_vs_rest"
+        or its integer code (``ObservedTable.categories`` lists the labels in code order). Default:
+        code 0, accepted only for a two-valued attribute; an error for a comparison metric.
+    groups : (value, value), "all" or "each_vs_rest", optional
+        Default: codes ``(0, 1)``, accepted only for a two-valued attribute; an error for a rate.
         The two groups compared by parity metrics, as labels or codes: value = rate(first) -
         rate(second). ``"all"`` compares every pair of the attribute's values and reports the
         largest absolute gap, ``max_{g < h} |rate(g) - rate(h)|`` (for multi-valued attributes).

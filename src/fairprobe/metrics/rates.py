@@ -15,7 +15,8 @@ prediction ``P``:
 ``accuracy``           P(P = Y | A = a)
 =====================  ===========================================
 
-A parity metric is ``rate(a0) - rate(a1)`` for ``groups=(a0, a1)`` (default ``(0, 1)``):
+A parity metric is ``rate(a0) - rate(a1)`` for ``groups=(a0, a1)`` (default ``(0, 1)`` for a
+two-valued attribute; with three or more groups ``groups=`` must be given):
 ``fpr_parity``, ``fnr_parity``, ``tpr_parity``, ``tnr_parity``, ``ppv_parity`` (positive predictive
 parity), ``npv_parity``, ``demographic_parity`` (the selection-rate difference) and
 ``accuracy_parity``. With ``groups="all"`` it is the largest absolute gap over all pairs of
