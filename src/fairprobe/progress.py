@@ -132,6 +132,52 @@ def _in_notebook() -> bool:
     return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
 
 
+def progress_shown(disable: bool = False) -> bool:
+    """Whether progress (a bar or a status line) is shown: the one rule every long step follows.
+
+    Parameters
+    ----------
+    disable : bool
+        The caller's own switch (e.g. ``progress=False``).
+
+    Returns
+    -------
+    bool
+        False when ``disable`` or quiet mode is on; else True on a terminal, in a notebook, or with
+        ``FAIRPROBE_PROGRESS=1``.
+
+    Examples
+    --------
+    >>> from fairprobe.progress import progress_shown, quiet
+    >>> with quiet():
+    ...     progress_shown()
+    False
+    """
+    return not disable and not is_quiet() and (_on_terminal() or _in_notebook() or _env_flag("FAIRPROBE_PROGRESS"))
+
+
+def status(message: str) -> None:
+    """One status line on standard error before a long step, where a progress bar would be drawn.
+
+    Parameters
+    ----------
+    message : str
+        The line, e.g. ``"fitting the reference model on 30,162 rows ..."``.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from fairprobe.progress import quiet, status
+    >>> with quiet():
+    ...     status("fitting ...")  # nothing: quiet mode
+    """
+    if progress_shown():
+        print(message, file=sys.stderr, flush=True)
+
+
 def progress_bar(iterable: Iterable[Any] | None = None, *, disable: bool = False, **kwargs: Any) -> Any:
     """A ``tqdm`` progress bar, disabled off a terminal and in quiet mode.
 
@@ -159,8 +205,7 @@ def progress_bar(iterable: Iterable[Any] | None = None, *, disable: bool = False
     """
     from tqdm.auto import tqdm
 
-    shown = not disable and not is_quiet() and (_on_terminal() or _in_notebook() or _env_flag("FAIRPROBE_PROGRESS"))
-    return tqdm(iterable, disable=not shown, **kwargs)
+    return tqdm(iterable, disable=not progress_shown(disable), **kwargs)
 
 
 def info(message: str, *, err: bool = False) -> None:

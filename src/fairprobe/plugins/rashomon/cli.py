@@ -30,6 +30,7 @@ from fairprobe.cli.options import (
     seed_option,
 )
 from fairprobe.exceptions import ConfigError, DataError
+from fairprobe.progress import status
 
 __all__ = ["build_pipeline", "multiplicity_command"]
 
@@ -203,7 +204,7 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
     y = train[target].to_numpy()
     groups = _groups(train, protected)
     n_settings = int(np.prod([len(v) for v in grid.values()])) if grid else 1
-    _status(f"fitting the reference model on {len(train):,} rows (a {rs.cv}-fold search over {n_settings} {model} "
+    status(f"fitting the reference model on {len(train):,} rows (a {rs.cv}-fold search over {n_settings} {model} "
            f"settings on three quarters of them, the rest held out for scoring), then {n_models} candidate models ...")
     with warnings.catch_warnings(record=True) as caught:  # reported on stderr, in the JSON and in the report
         warnings.simplefilter("always", UserWarning)
@@ -216,7 +217,7 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
     summary["definitions"] = _definitions(model, dataset_multiplicity, epsilon, rs, test_path)
     exact, interrupted = None, False
     if exact_model is not None:
-        _status(f"solving the exact linear programs on {len(train):,} training rows (one mixed-integer program per "
+        status(f"solving the exact linear programs on {len(train):,} training rows (one mixed-integer program per "
                "distinct row at most) ...")
         exact, interrupted = _fit_exact(exact_model, estimator, train, columns, y, summary)
     if out_dir is not None:
@@ -277,18 +278,6 @@ def _run_exact_trees(ctx: click.Context, *, epsilon: float, threshold: float, **
     extra = {"adder": epsilon} if _given(ctx, "epsilon") else {}
     extra.update({"threshold": threshold} if _given(ctx, "threshold") else {})
     ctx.invoke(multiplicity_trees_command, **options, **extra)
-
-
-def _status(message: str) -> None:
-    """One status line on stderr before a long step, where progress bars would be drawn.
-
-    The conventions of :mod:`fairprobe.progress`: only on a terminal or in a notebook, or with
-    ``FAIRPROBE_PROGRESS=1``; never in quiet mode (``--quiet``, ``FAIRPROBE_QUIET=1``).
-    """
-    from fairprobe.progress import _env_flag, _in_notebook, _on_terminal, is_quiet
-
-    if not is_quiet() and (_on_terminal() or _in_notebook() or _env_flag("FAIRPROBE_PROGRESS")):
-        click.echo(message, err=True)
 
 
 def _definitions(model: str, dataset_multiplicity: str, epsilon: float, rs: Any,

@@ -16,7 +16,8 @@ import numpy as np
 
 from fairprobe.cli.options import data_option, force_option, json_option, out_option, read_table, require_columns
 from fairprobe.exceptions import ConfigError, DataError, FairprobeError
-from fairprobe.plugins.rashomon.cli import _group_table, _status
+from fairprobe.plugins.rashomon.cli import _group_table
+from fairprobe.progress import status
 
 __all__ = ["multiplicity_trees_command"]
 
@@ -88,7 +89,7 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
         raise DataError(f"--target {target!r} must hold 0/1 labels.")
     eval_frame = test if test is not None else train
     groups = eval_frame[sensitive].to_numpy() if sensitive else None
-    _status(f"enumerating the exact Rashomon set of sparse trees with TreeFARMS on {len(train):,} rows "
+    status(f"enumerating the exact Rashomon set of sparse trees with TreeFARMS on {len(train):,} rows "
             f"({len(cols)} feature columns, depth budget {depth_budget}) ...")
     try:
         trs.fit(train[cols], y, sensitive_features=groups, X_eval=None if test is None else test[cols])
