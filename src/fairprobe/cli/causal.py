@@ -237,12 +237,6 @@ def _kind(metric: str) -> str:
     return "nonnegative" if getattr(cls, "nonnegative", False) else "disparity"
 
 
-def _others(parameters: dict[str, float], moved: str | None = None) -> str:
-    """Sensitivity parameters held fixed at non-zero values, as text (empty when none)."""
-    held = {k: v for k, v in parameters.items() if k != moved and v}
-    return ", ".join(f"{k} = {v:g}" for k, v in held.items())
-
-
 #: A bound within this of 0 does not settle a sign (solver tolerances).
 SIGN_TOLERANCE = 1e-6
 
@@ -460,7 +454,9 @@ def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, col
 def _breakdown_conclusion(res: Any) -> str:
     """What the breakdown point means for the audit, in plain words."""
     observed = _interval(res.observed.lower, res.observed.upper)
-    others = _others(res.observed.parameters, res.parameter)
+    from fairprobe.core.breakdown import held_parameters
+
+    others = held_parameters(res.observed.parameters, res.parameter)
     start = (f"With {others} and {res.parameter} = 0 the bounds give" if others else "Without bias the data give")
     if res.value == 0.0:
         return (f"{start} {res.metric} = {observed}, which does not settle the conclusion; there is no "

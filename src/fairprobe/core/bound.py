@@ -52,8 +52,8 @@ from fairprobe.exceptions import (
     UnknownPluginError,
 )
 
-__all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "declare_unmeasured", "resolve_bias", "resolve_metric",
-           "resolve_parameters"]
+__all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "declare_unmeasured", "few_units_line", "resolve_bias",
+           "resolve_metric", "resolve_parameters"]
 
 
 @dataclass
@@ -239,10 +239,7 @@ class BoundResult:
             lines.append(f"partly undefined: {events} can be 0 in some admitted models; the bounds are over "
                          f"the models in which each is at least {RATIO_EPSILON:g}")
         if self.few_units:
-            shown = ", ".join(f"{e}: {n}" for e, n in self.few_units.items())
-            lines.append(f"few units: {shown} (units in the data); the bounds take the observed shares as exact, "
-                         "and rates from so few units carry sampling error that can exceed the bias considered "
-                         "(compare a group with the rest, or merge small groups)")
+            lines.append(few_units_line(self.few_units))
         sb, sa = self.stats_before, self.stats_after
         lines.append(
             f"program: {self.kind}; {sb['n_variables']} response types -> {sa['n_variables']} variables, "
@@ -401,6 +398,29 @@ _ATOM = re.compile(r"\b([A-Za-z_]\w*)\s*(!=|=)\s*(\d+)\b")
 
 #: A conditioning event with fewer units than this in a unit-level table is listed in ``few_units``.
 FEW_UNITS = 30
+
+
+def few_units_line(few: Mapping[str, int]) -> str:
+    """The summary line of :attr:`BoundResult.few_units` (bound, sweep and breakdown summaries).
+
+    Parameters
+    ----------
+    few : mapping of str to int
+        Events and their numbers of units.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> few_units_line({"A = c": 10})[:35]
+    'few units: A = c: 10 (units in the '
+    """
+    shown = ", ".join(f"{e}: {n}" for e, n in few.items())
+    return (f"few units: {shown} (units in the data); the bounds take the observed shares as exact, and rates "
+            "from so few units carry sampling error that can exceed the bias considered (compare a group with "
+            "the rest, or merge small groups)")
 
 
 def _few_units(programs: list[CompiledProgram], config: BiasConfig, table: ObservedTable) -> dict[str, int]:

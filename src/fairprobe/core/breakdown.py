@@ -20,16 +20,16 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fairprobe.core.bound import BoundProblem, BoundResult
+from fairprobe.core.bound import BoundProblem, BoundResult, few_units_line
 from fairprobe.core.jsonsafe import json_number
 from fairprobe.core.validate import check_breakdown_options
 from fairprobe.exceptions import ConfigError
 
-__all__ = ["BreakdownResult", "breakdown"]
+__all__ = ["BreakdownResult", "breakdown", "held_parameters"]
 
 
 @dataclass
@@ -100,7 +100,7 @@ class BreakdownResult:
           certified bounds at D = 0.00625: [0.214056, 0.246978]
           certified bounds at D = 0.0125: [0.196491, 0.262426]
         """
-        held = ", ".join(f"{k} = {v:g}" for k, v in self.observed.parameters.items() if k != self.parameter and v)
+        held = held_parameters(self.observed.parameters, self.parameter)
         start = f"at {self.parameter} = 0 with {held}" if held else "without bias"
         lines = [f"metric: {self.metric}", f"conclusion {start}: {self.conclusion}"]
         if self.value == 0.0:
@@ -116,9 +116,7 @@ class BreakdownResult:
             lines.append(f"  certified bounds at {self.parameter} = {self.above.parameters[self.parameter]:.4g}: "
                          f"[{self.above.lower:.6f}, {self.above.upper:.6f}]")
         if self.observed.few_units:
-            shown = ", ".join(f"{e}: {n}" for e, n in self.observed.few_units.items())
-            lines.append(f"few units: {shown} (units in the data); a rate from so few units carries sampling error "
-                         "that can exceed the bias considered")
+            lines.append(few_units_line(self.observed.few_units))
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -143,6 +141,28 @@ class BreakdownResult:
                 "below": self.below.to_dict() if self.below else None,
                 "above": self.above.to_dict() if self.above else None,
                 "observed": self.observed.to_dict(), "n_solves": self.n_solves, "wall_time": self.wall_time}
+
+
+def held_parameters(parameters: Mapping[str, float], moved: str | None = None) -> str:
+    """The sensitivity parameters other than ``moved`` held at non-zero values, as text ("" when none).
+
+    Parameters
+    ----------
+    parameters : mapping of str to float
+        Parameter values (e.g. a result's ``parameters``).
+    moved : str, optional
+        The parameter the breakdown moves.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> held_parameters({"D_proxy_label": 0.01, "D_selection": 0.0}, "D_selection")
+    'D_proxy_label = 0.01'
+    """
+    return ", ".join(f"{k} = {v:g}" for k, v in parameters.items() if k != moved and v)
 
 
 def _metric_name(metric: Any) -> str:
@@ -266,7 +286,7 @@ def breakdown(
     found = _conclusion(observed, threshold, tolerance)
     label = problem.metric.label
     if found is None:
-        held = ", ".join(f"{k} = {v:g}" for k, v in fixed.items() if v)
+        held = held_parameters(fixed, parameter)
         where = f"at {parameter} = 0 with {held}" if held else "without bias"
         return BreakdownResult(0.0, parameter, f"undetermined {where}: the certified interval "
                                f"[{observed.lower:.6f}, {observed.upper:.6f}] straddles the threshold",

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairprobe.core.bound import BoundProblem, BoundResult
+from fairprobe.core.bound import BoundProblem, BoundResult, few_units_line
 from fairprobe.core.validate import check_sweep_options, sweep_grid
 from fairprobe.exceptions import ConfigError, FairprobeError, UndefinedMetricError
 from fairprobe.reporting.plotting import new_axes
@@ -394,9 +394,7 @@ class SensitivityResult:
                          "are over the others (see excluded_events)")
         few = {e: n for pt in self.points if pt.result is not None for e, n in pt.result.few_units.items()}
         if few:  # the same data at every point: one line for the sweep
-            shown = ", ".join(f"{e}: {n}" for e, n in few.items())
-            lines.append(f"few units: {shown} (units in the data); the bounds take the observed shares as exact, "
-                         "and rates from so few units carry sampling error that can exceed the bias considered")
+            lines.append(few_units_line(few))
         return "\n".join(lines)
 
 
