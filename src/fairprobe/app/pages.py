@@ -309,12 +309,8 @@ def data_page() -> None:
         ss.pop("table", None)
         return
     ss["table"] = table
-    attribute = config.attribute_node if config is not None else "A"
-    seen: set[str] = set()  # a latent attribute (proxy_attribute's B) has the groups of its recorded node
-    while config is not None and attribute not in table.nodes and attribute in config.cardinality_of \
-            and attribute not in seen:
-        seen.add(attribute)
-        attribute = config.cardinality_of[attribute]
+    # a latent attribute (proxy_attribute's B) has the groups of its recorded node
+    attribute = config.recorded_node(config.attribute_node, table.nodes) if config is not None else "A"
     labels = logic.group_labels(table, attribute) if attribute in table.nodes else []
     if len(labels) >= 2:
         g1, g2 = st.columns(2)

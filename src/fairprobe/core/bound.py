@@ -379,11 +379,7 @@ def _combined(spec: Mapping[str, Any]) -> BiasConfig:
 def _node_labels(config: BiasConfig, table: ObservedTable, node: str) -> list[Any] | None:
     """Labels of ``node`` in code order: its own column's, or those of the recorded node it takes
     its values from (``cardinality_of``, e.g. the true attribute B of a proxy A); None if unknown."""
-    seen: set[str] = set()
-    while node not in table.categories and node in config.cardinality_of and node not in seen:
-        seen.add(node)
-        node = config.cardinality_of[node]
-    labels = table.categories.get(node)
+    labels = table.categories.get(config.recorded_node(node, table.categories))
     return list(labels) if labels else None
 
 

@@ -27,7 +27,7 @@ import json
 import math
 import numbers
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -311,6 +311,34 @@ class BiasConfig:
                     raise ConfigError(f"Cannot read intervention {part!r} in outcome_node {text!r}.")
                 do[k.strip()] = int(v)
         return m.group(1), do
+
+    def recorded_node(self, node: str, columns: Iterable[str]) -> str:
+        """The column ``node``'s values come from: itself, or the node it follows (``cardinality_of``,
+        e.g. proxy_attribute's true attribute B takes the groups of the recorded A), transitively.
+
+        Parameters
+        ----------
+        node : str
+            A DAG node.
+        columns : iterable of str
+            The nodes the data have.
+
+        Returns
+        -------
+        str
+            ``node`` when it is a column or follows none; else the first column along ``cardinality_of``.
+
+        Examples
+        --------
+        >>> from fairprobe.core.bound import resolve_bias
+        >>> resolve_bias("proxy_attribute").recorded_node("B", ["A", "Y", "P"])
+        'A'
+        """
+        columns, seen = set(columns), set()
+        while node not in columns and node in self.cardinality_of and node not in seen:
+            seen.add(node)
+            node = self.cardinality_of[node]
+        return node
 
     def cardinality(self, node: str) -> int:
         """Number of values of ``node``: declared, else that of the node it follows (``cardinality_of``), else 2.
