@@ -36,17 +36,6 @@ def people_csv(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def small_csv(tmp_path: Path) -> Path:
-    """The 30-row problem of the exact linear tests (x0 predictive, amounts in the thousands)."""
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(30, 2))
-    y = (X[:, 0] + rng.normal(0, 1, 30) > 0).astype(int)
-    path = tmp_path / "small.csv"
-    pd.DataFrame({"x0": X[:, 0], "amount": np.round(1000 + 5000 * np.abs(X[:, 1])), "y": y}).to_csv(path, index=False)
-    return path
-
-
-@pytest.fixture
 def compas_csv(tmp_path: Path) -> Path:
     """300 COMPAS rows with non-binary columns (as the auditor's mult.csv)."""
     from fairprobe.datasets import load_compas

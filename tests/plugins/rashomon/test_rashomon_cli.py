@@ -14,16 +14,6 @@ from fairprobe.plugins.rashomon.linear_exact import ExactLinearMultiplicity, Lin
 from tests.bad_input import run_cli
 
 
-@pytest.fixture
-def small_csv(tmp_path: Path) -> Path:
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(30, 2))
-    y = (X[:, 0] + rng.normal(0, 1, 30) > 0).astype(int)
-    path = tmp_path / "small.csv"
-    pd.DataFrame({"x0": X[:, 0], "amount": np.round(1000 + 5000 * np.abs(X[:, 1])), "y": y}).to_csv(path, index=False)
-    return path
-
-
 def _argv(data: Path, *extra: str) -> list[str]:
     return ["multiplicity", "--data", str(data), "--target", "y", "--model", "logistic_regression", "--n-models", "5",
             "--epsilon", "0.1", "--exact-linear", "--json", *extra]
