@@ -153,7 +153,8 @@ def test_count_table_gives_the_probability_table() -> None:
 
     cells = load_paper_table()
     counts = cells.assign(n=(cells.prob * 10_000).round().astype(int)).drop(columns="prob")
-    assert logic.table_kind(counts) == "counts" and logic.kind_text("counts") == "cells with counts"
+    assert logic.table_kind(counts) == "units"  # never guessed from the name (bad-input S3)
+    assert logic.table_kind(counts, counts=True) == "counts" and logic.kind_text("counts") == "cells with counts"
     from_counts = logic.build_table(counts, "counts", {"A": "A", "Y": "Y", "P": "P"})
     expected = counts.n / counts.n.sum()
     np.testing.assert_allclose(from_counts.cells.prob.to_numpy(), expected.to_numpy(), atol=1e-12)

@@ -8,6 +8,7 @@ use the compiler. Bounding at the realised ``D`` must contain the truth.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 
@@ -34,8 +35,11 @@ METRICS = ["fpr", "fnr", "ppv", "npv", "selection_rate", "fpr_parity", "fnr_pari
 
 def scenario(bias: str, seed: int, concentration: float):
     cfg = resolve_bias(bias)
-    scm = RandomSCM(cfg, seed=seed, concentration=concentration)
     nodes, given_event = OBSERVED[bias]
+    if cfg.observed_nodes and set(nodes) - set(cfg.observed_nodes):
+        # the table records a node the built-in declares unmeasured (ECP's policy T): declare it measured
+        cfg = dataclasses.replace(cfg, observed_nodes=list(nodes))
+    scm = RandomSCM(cfg, seed=seed, concentration=concentration)
     return cfg, scm, scm.table(nodes, given=given_event)
 
 

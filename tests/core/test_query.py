@@ -143,10 +143,13 @@ def test_not_equal_to_a_value_outside_the_cardinality_names_the_values() -> None
 
 
 def test_counterfactual_not_equal() -> None:
+    import dataclasses
+
     from fairprobe.core.bound import resolve_bias
     from fairprobe.testing import RandomSCM
 
-    cfg = resolve_bias("ecp")
+    # the table records the policy T, which the built-in declares unmeasured: declare it measured
+    cfg = dataclasses.replace(resolve_bias("ecp"), observed_nodes=["A", "T", "Y", "P"])
     table = RandomSCM(cfg, seed=3, concentration=1.0).table(["A", "T", "Y", "P"])
     differs = fp.bound(cfg, "P(P = 1 | Y(T=1) != 1 & A = 0)", table, D=0.1)
     same = fp.bound(cfg, "P(P = 1 | Y(T=1) = 0 & A = 0)", table, D=0.1)

@@ -42,6 +42,7 @@ __all__ = [
     "config_dict_from_fields",
     "config_from_fields",
     "constraint_issues",
+    "count_column",
     "d_grid",
     "dag_dot",
     "fields_from_config",
@@ -533,8 +534,48 @@ def load_bundled(key: str) -> tuple[pd.DataFrame, str]:
 COUNT_COLUMNS = ("n", "count")
 
 
-def table_kind(frame: pd.DataFrame) -> str:
-    """What an uploaded table holds: ``"cells"`` (a ``prob`` column), ``"counts"`` (``n``/``count``) or ``"units"``.
+def table_kind(frame: pd.DataFrame, *, counts: bool = False) -> str:
+    """What an uploaded table holds: ``"cells"`` (a ``prob`` column), ``"counts"`` or ``"units"``.
+
+    A column named ``n`` or ``count`` is read as cell counts only when the user says so
+    (``counts=True``; the data page asks): in unit-level rows such a column is often a variable,
+    e.g. a number of prior arrests, and weighting every row by it would change every bound.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The uploaded table.
+    counts : bool
+        The user's answer: the table's ``n``/``count`` column holds cell counts.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    DataError
+        ``counts=True`` for a table without an ``n`` or ``count`` column.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"A": [0, 1], "Y": [1, 0], "n": [30, 70]})
+    >>> table_kind(frame), table_kind(frame, counts=True)
+    ('units', 'counts')
+    >>> table_kind(pd.DataFrame({"race": ["a", "b"], "y": [1, 0]}))
+    'units'
+    """
+    if "prob" in frame.columns:
+        return "cells"
+    if counts:
+        if count_column(frame) is None:
+            raise DataError("A table of cell counts needs a count column named 'n' or 'count'.")
+        return "counts"
+    return "units"
+
+
+def count_column(frame: pd.DataFrame) -> str | None:
+    """The column that may hold cell counts (``n`` or ``count``), or None; the data page asks the user.
 
     Parameters
     ----------
@@ -543,20 +584,16 @@ def table_kind(frame: pd.DataFrame) -> str:
 
     Returns
     -------
-    str
+    str or None
 
     Examples
     --------
-    >>> table_kind(pd.DataFrame({"A": [0, 1], "Y": [1, 0], "n": [30, 70]}))
-    'counts'
-    >>> table_kind(pd.DataFrame({"race": ["a", "b"], "y": [1, 0]}))
-    'units'
+    >>> count_column(pd.DataFrame({"A": [0], "count": [3]})), count_column(pd.DataFrame({"A": [0]}))
+    ('count', None)
     """
     if "prob" in frame.columns:
-        return "cells"
-    if any(c in frame.columns for c in COUNT_COLUMNS):
-        return "counts"
-    return "units"
+        return None
+    return next((c for c in COUNT_COLUMNS if c in frame.columns), None)
 
 
 def kind_text(kind: str) -> str:
@@ -619,6 +656,12 @@ def build_table(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) -> f
     missing = [c for c in used if c not in frame.columns]
     if missing:
         raise DataError(f"The table has no column(s) {missing}; its columns are {list(frame.columns)}.")
+    if kind in ("cells", "counts"):
+        # groupby drops rows with a missing key, and with them their units: refuse them, as the API does
+        holes = [f"{node} ({col})" for node, col in mapping.items() if frame[col].isna().any()]
+        if holes:
+            raise DataError(f"Missing values in node column(s) {', '.join(holes)}; each cell needs a value for "
+                            "every node. Fill or drop those rows first.")
     if kind == "cells":
         if "prob" not in frame.columns:
             raise DataError("A table of cells needs a 'prob' column with the probability of each cell.")

@@ -284,6 +284,12 @@ def data_page() -> None:
         st.info("Load a data set to continue.")
         return
     kind = ss["data_kind"]
+    count = logic.count_column(frame) if kind in ("units", "counts") else None
+    if count is not None:
+        # never guessed from the name: an 'n' column of unit rows is a variable (e.g. prior arrests)
+        holds = st.radio(f"The column '{count}' holds", ["a variable of unit-level rows", "cell counts"],
+                         index=1 if kind == "counts" else 0, key=f"data_counts_{ss['data_token']}", horizontal=True)
+        kind = logic.table_kind(frame, counts=holds == "cell counts")
     st.write(f"**{ss['data_name']}**: {len(frame)} rows, {logic.kind_text(kind)}.")
     st.dataframe(frame.head(500), key="data_preview")
     config = current_config()

@@ -135,10 +135,11 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
     (['A', 'Y', 'P'], ['a', 'b'], ('b', 'a'))
     """
     from fairprobe.cli.options import read_table
-    from fairprobe.core.table import ObservedTable
+    from fairprobe.core.table import ObservedTable, check_one_column_per_node
 
     frame = read_table(path)
     mapping = _pairs(columns, "column mapping")
+    check_one_column_per_node(mapping)
     missing = [col for col in mapping.values() if col not in frame.columns]
     if missing:
         raise DataError(f"Column(s) {missing} named in --columns are not in {path}; available: "
@@ -180,7 +181,7 @@ def _metric(name: str, group: str | None, groups: tuple[Any, Any] | str | None) 
     return metric(name, **options)
 
 
-def _fixed(params: tuple[str, ...]) -> dict[str, float]:
+def _fixed(params: tuple[str, ...], given_d: bool = False) -> dict[str, float]:
     out = {}
     for item in params:
         for k, v in _pairs(item, "--param").items():
@@ -188,6 +189,9 @@ def _fixed(params: tuple[str, ...]) -> dict[str, float]:
                 out[k] = float(v)
             except ValueError:
                 raise ConfigError(f"--param {k} needs a number; got {v!r}.") from None
+    if given_d and "D" in out:
+        raise ConfigError("The sensitivity value D is given twice, by --D and by --param D=...; give it once "
+                          "(--D for the value; --param is for the other parameters of a combined bias).")
     return out
 
 
@@ -357,7 +361,7 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
 
     table, grp = load_data(data_path, columns, groups)
     res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
-                time_limit=time_limit, unmeasured=unmeasured, **_fixed(params))
+                time_limit=time_limit, unmeasured=unmeasured, **_fixed(params, given_d=d_value is not None))
     # the same metric with every sensitivity parameter at 0: what the data say without bias
     try:
         observed = bound(_bias(biases), _metric(metric, group, grp), table, backend=backend, time_limit=time_limit,
@@ -396,7 +400,7 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     table, grp = load_data(data_path, columns, groups)
     res = sensitivity(_bias(biases), _metric(metric, group, grp), table, D=parse_grid(d_grid),
                       parameter=parameter, backend=backend, time_limit=time_limit, n_jobs=n_jobs,
-                      unmeasured=unmeasured, **_fixed(params))
+                      unmeasured=unmeasured, **_fixed(params, given_d=True))
     if plot_path is not None:
         save_plot(res.plot, plot_path)
     if csv_path is not None:

@@ -192,8 +192,10 @@ def force_option(f: Any) -> Any:
     'out: None\\n'
     """
     return click.option("--force", is_flag=True, is_eager=True, expose_value=False, callback=_force_callback,
-                        help="Write the report even into a folder holding files fairprobe did not write "
-                             "(its index.html, report.json, figures/, tables/ are replaced; other files kept).")(f)
+                        help="Replace existing output files (--csv, --plot) and write the report even into a "
+                             "folder holding files fairprobe did not write (its index.html, report.json, "
+                             "figures/, tables/ are replaced; other files kept). The --data input is never "
+                             "overwritten.")(f)
 
 
 def _out_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
@@ -400,7 +402,12 @@ def file_option(*names: str, suffixes: tuple[str, ...] | None = None, help: str 
         if value is None:
             return None
         name = max(param.opts, key=len)
-        ctx.meta.setdefault(_FILES_KEY, {})[name] = check_output_file(str(value), name, suffixes)
+        path = check_output_file(str(value), name, suffixes)
+        ctx.meta.setdefault(_FILES_KEY, {})[name] = path
+        _check_not_input(ctx)
+        if path.exists() and not ctx.meta.get(_FORCE_KEY):
+            raise ConfigError(f"{name} {value} already exists; fairprobe does not overwrite files. Choose another "
+                              "name, or add --force to replace it.")
         _check_inside(ctx)
         return Path(value)
 
@@ -436,8 +443,28 @@ def data_option(help: str = "CSV or Parquet file (unit rows, or cells with a 'pr
     >>> CliRunner().invoke(show, ["--data", "missing.csv"]).exit_code
     2
     """
-    return click.option("--data", "data_path", required=required, help=help,
+    def callback(ctx: click.Context, _param: click.Parameter, value: Path | None) -> Path | None:
+        if value is not None:
+            ctx.meta[_DATA_KEY] = Path(os.path.abspath(value))
+            _check_not_input(ctx)
+        return value
+
+    return click.option("--data", "data_path", required=required, help=help, callback=callback,
                         type=click.Path(exists=True, dir_okay=False, path_type=Path))
+
+
+_DATA_KEY = "fairprobe.data"
+
+
+def _check_not_input(ctx: click.Context) -> None:
+    """An output file must never be the input table, --force or not."""
+    data = ctx.meta.get(_DATA_KEY)
+    if data is None:
+        return
+    for name, path in ctx.meta.get(_FILES_KEY, {}).items():
+        if path == data or (path.exists() and data.exists() and os.path.samefile(path, data)):
+            raise ConfigError(f"{name} {path} is the --data input; fairprobe never overwrites its input. "
+                              f"Write {name} to another file.")
 
 
 def json_option(help: str = "Print the result as JSON.") -> Callable[[Any], Any]:

@@ -48,6 +48,35 @@ def _check_frame(df: Any, what: str) -> None:
                         "(e.g. df.loc[:, ~df.columns.duplicated()]).")
 
 
+def check_one_column_per_node(mapping: Mapping[str, Any]) -> None:
+    """Refuse a node-to-column mapping that maps one column to two nodes.
+
+    Parameters
+    ----------
+    mapping : mapping of str to column name
+        ``{node: column}``.
+
+    Raises
+    ------
+    DataError
+        A column named for two or more nodes.
+
+    Examples
+    --------
+    >>> check_one_column_per_node({"Y": "recid", "P": "recid"})
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.DataError: Column 'recid' is mapped to 2 nodes (Y, P); ...
+    """
+    shared: dict[Any, list[str]] = {}
+    for node, col in mapping.items():
+        shared.setdefault(col, []).append(node)
+    for col, nodes in shared.items():
+        if len(nodes) > 1:
+            raise DataError(f"Column {col!r} is mapped to {len(nodes)} nodes ({', '.join(nodes)}); each node needs "
+                            "its own column (a typo in --columns or the node=column keywords?).")
+
+
 def _check_nodes(columns: list[Any]) -> None:
     if not columns:
         raise DataError("The table has no node columns; give at least one column per DAG node besides the "
@@ -144,7 +173,12 @@ def _numeric_column(df: pd.DataFrame, column: str, what: str) -> np.ndarray:
     col = df[column]
     if pd.api.types.is_bool_dtype(col):
         raise DataError(f"The {what} column {column!r} holds True/False; give numbers.")
-    values = pd.to_numeric(col, errors="coerce")
+    try:
+        values = pd.to_numeric(col, errors="coerce")
+    except OverflowError:
+        raise DataError(f"The {what} column {column!r} holds numbers beyond the float range (about 1.8e308); "
+                        "divide the column by a common factor (the table only needs their proportions) or use "
+                        "ObservedTable.from_probabilities.") from None
     bad = col[values.isna() & col.notna()]
     if len(bad):
         raise DataError(f"The {what} column {column!r} holds text such as {_plain(bad.iloc[0])!r}; convert it to "
@@ -308,6 +342,7 @@ class ObservedTable:
         missing = [c for c in mapping.values() if c not in df.columns]
         if missing:
             raise DataError(f"Column(s) {missing} are not in the data; available: {list(df.columns)}.")
+        check_one_column_per_node(mapping)
         _check_nodes(list(mapping))
         given = _check_given(given)
         if len(df) == 0:
@@ -570,6 +605,20 @@ class ObservedTable:
                 f"(--unmeasured {','.join(absent)} on the command line), "
                 "or list the measured nodes in the config's 'observed_nodes' (the others are then unmeasured)."
             )
+        for node in self.nodes:
+            if node in unmeasured or (config.observed_nodes and node not in config.observed_nodes):
+                raise DataError(
+                    f"Table column {node!r} is named like the node {node!r}, which the bias declares unmeasured; "
+                    "bounding with it would use an unrelated column as that node. Rename or drop the column, "
+                    f"or, if it really measures {node}, declare the node measured (remove it from unmeasured= "
+                    "or add it to the config's 'observed_nodes')."
+                )
+            if node in config.cond_nodes:
+                raise DataError(
+                    f"Table column {node!r} is named like the conditioning node {node!r} of the bias; the data "
+                    f"are the units with {node} = 1, given by given={{'{node}': 1}}, not by a column. Drop or "
+                    "rename the column (keep only the selected rows and build the table with given=)."
+                )
         for node, value in self.given.items():
             if node not in config.cond_nodes:
                 raise DataError(f"The table is conditioned on {node} = {value}, but {node} is not in the bias's "

@@ -692,6 +692,17 @@ def nearest_existing(path: Path) -> Path:
     return Path(path.anchor or ".")
 
 
+def _can_create_in(folder: Path) -> bool:
+    """Whether a folder can be made in ``folder``: os.access says yes for /proc and read-only mounts."""
+    import tempfile
+
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".fairprobe-probe-", dir=folder))
+    except OSError:
+        return False
+    return True
+
+
 def check_output_folder(folder: str | Path | None, *, force: bool = False, option: str = "the report folder") -> Path:
     """Check, before any work, that a report can be written to ``folder``; return it as an absolute path.
 
@@ -746,7 +757,7 @@ def check_output_folder(folder: str | Path | None, *, force: bool = False, optio
         raise ConfigError(f"Cannot create {option} {folder}: {base} is a file, not a folder; choose another path.")
     for where in {base, base.parent} if base == path else {base}:
         # the new report goes to a temporary sibling first, so the parent must be writable too
-        if not os.access(where, os.W_OK | os.X_OK):
+        if not os.access(where, os.W_OK | os.X_OK) or not _can_create_in(where):
             raise ConfigError(f"Cannot write {option} {folder}: {where} is not writable; choose a folder you can "
                               "write to.")
     kind = folder_kind(path)

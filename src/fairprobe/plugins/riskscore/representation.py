@@ -30,6 +30,44 @@ def _ratios(r: np.ndarray, mask: np.ndarray, target: float) -> tuple[np.ndarray,
     return rs, (in_group[block_end] / flagged[block_end]) / target
 
 
+def boolean_mask(mask: object, name: str = "mask") -> np.ndarray:
+    """A group-membership mask as a boolean array; refuses labels and codes.
+
+    Parameters
+    ----------
+    mask : array-like of bool, or (array-like, value)
+        Booleans, or a pair ``(column, value)`` read as ``column == value``.
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+
+    Raises
+    ------
+    DataError
+        A mask of labels, codes or missing values.
+
+    Examples
+    --------
+    >>> boolean_mask([True, False]).tolist(), boolean_mask((["f", "m"], "f")).tolist()
+    ([True, False], [True, False])
+    """
+    if isinstance(mask, tuple) and len(mask) == 2:
+        column, value = mask
+        return (np.asarray(column, dtype=object).ravel() == value).astype(bool)
+    arr = np.asarray(mask)
+    if arr.dtype != bool:
+        if arr.dtype == object and all(isinstance(v, (bool, np.bool_)) for v in arr.ravel()):
+            return arr.astype(bool).ravel()
+        sample = list(dict.fromkeys(arr.ravel().tolist()))[:4]
+        raise DataError(
+            f"{name} must be boolean (True = in the group); got values of type {arr.dtype} such as {sample}. "
+            f"Pass a comparison such as column == value, or the pair (column, value).")
+    return arr.ravel()
+
+
 def expected_underrepresentation(r: object, y: object, group_mask: object, *, target: float | None = None,
                                  tau_range: tuple[float, float] = (0.0, 1.0), variant: str = "paper") -> float:
     """Expected under-representation of a group.
@@ -38,8 +76,10 @@ def expected_underrepresentation(r: object, y: object, group_mask: object, *, ta
     ----------
     r, y : array-like
         Real-valued scores (only their order matters) and binary outcomes.
-    group_mask : array-like of bool
-        Membership of the group.
+    group_mask : array-like of bool, or (array-like, value)
+        Membership of the group: booleans, or a pair ``(column, value)`` meaning
+        ``column == value`` (e.g. ``(df["sex"], "f")``). Labels or codes are refused, since
+        casting them to bool would make everyone a member.
     target : float, optional
         ``p(G | Y = 1)`` (default: from ``y`` and ``group_mask``).
     tau_range : (float, float)
@@ -55,7 +95,7 @@ def expected_underrepresentation(r: object, y: object, group_mask: object, *, ta
     Raises
     ------
     DataError
-        ``group_mask`` of another length, no positives (without ``target``), a group without
+        ``group_mask`` that is not boolean or of another length, no positives (without ``target``), a group without
         positive outcomes, or no thresholds in ``tau_range``.
 
     Examples
@@ -69,7 +109,7 @@ def expected_underrepresentation(r: object, y: object, group_mask: object, *, ta
     0.503
     """
     y, r = check_scores(y, r, bounded=False)  # thresholds only rank the scores
-    mask = np.asarray(group_mask, dtype=bool).ravel()
+    mask = boolean_mask(group_mask, "group_mask")
     if mask.size != r.size:
         raise DataError(f"group_mask has {mask.size} rows but the scores have {r.size}.")
     if target is None:
@@ -99,8 +139,10 @@ def representation_curve(r: object, y: object, group_mask: object, *, target: fl
     ----------
     r, y : array-like
         Real-valued scores (only their order matters) and binary outcomes.
-    group_mask : array-like of bool
-        Membership of the group.
+    group_mask : array-like of bool, or (array-like, value)
+        Membership of the group: booleans, or a pair ``(column, value)`` meaning
+        ``column == value`` (e.g. ``(df["sex"], "f")``). Labels or codes are refused, since
+        casting them to bool would make everyone a member.
     target : float, optional
         ``p(G | Y = 1)`` (default: from ``y`` and ``group_mask``).
     grid : ndarray, optional
