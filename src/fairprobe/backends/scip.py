@@ -154,7 +154,7 @@ class ScipBackend(Backend):
     @staticmethod
     def _set_params(model: Any, options: SolveOptions) -> None:
         if options.time_limit is not None:
-            model.setParam("limits/time", float(options.time_limit))
+            model.setParam("limits/time", max(0.0, float(options.time_limit)))
         if options.node_limit is not None:
             model.setParam("limits/nodes", int(options.node_limit))
         model.setParam("limits/gap", float(options.rel_gap))

@@ -159,6 +159,15 @@ def _ordered_codes(name: str, values: pd.Series) -> Covariate:
     return Covariate(name, "datetime", codes.astype(float), list(uniques))
 
 
+def _hashable(value: Any) -> bool:
+    """Whether a cell can be a category (lists, dicts and sets cannot)."""
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
 def _datetime_text(col: pd.Series) -> pd.Series | None:
     """``col`` parsed as timestamps when every distinct value is a year-first date, else ``None``."""
     uniques = pd.unique(col.to_numpy(dtype=object))
@@ -230,6 +239,11 @@ def prepare_covariates(X: pd.DataFrame | np.ndarray) -> list[Covariate]:
                 f"Covariate {name!r} has {missing} missing value(s); drop or impute those rows, or encode "
                 "'missing' as its own category (FairTree splits only on observed values)."
             )
+        if col.dtype == object and not col.map(_hashable).all():
+            example = next(v for v in col if not _hashable(v))
+            raise DataError(f"Covariate {name!r} holds {type(example).__name__} values such as {example!r}; a "
+                            "covariate needs one number, label or date per row. Expand it into columns, or "
+                            "turn each value into a label (e.g. df[col].map(str)).")
         if isinstance(col.dtype, pd.CategoricalDtype):
             cats = list(col.cat.categories)
             kind = "ordinal" if col.cat.ordered else "nominal"

@@ -778,7 +778,7 @@ class ExactLinearMultiplicity(Analysis):
         """
         if deadline is None:
             return self.time_limit
-        left = deadline - _clock()
+        left = max(deadline - _clock(), 0.0)  # a passed deadline: no time, never a negative limit
         return left if self.time_limit is None else min(left, float(self.time_limit))
 
     def _reference(self, Xu: np.ndarray, su: np.ndarray, counts: np.ndarray, d: int, check: _ExactCheck,
