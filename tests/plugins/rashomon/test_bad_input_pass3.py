@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from fairprobe.exceptions import SolverError
 from fairprobe.plugins.rashomon.linear_exact import ExactLinearMultiplicity
 
