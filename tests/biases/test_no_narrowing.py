@@ -76,7 +76,8 @@ def test_ecp_constraint_covers_every_outcome_class() -> None:
     rng = np.random.default_rng(3)
     rows = list(itertools.product(range(2), range(3), range(2), range(2)))
     table = pd.DataFrame(rows, columns=["A", "Y", "P", "T"]).assign(prob=rng.dirichlet(np.full(len(rows), 4.0)))
-    builtin = fp.BiasConfig.from_dict({**resolve_bias("ecp").to_dict(), "cardinalities": {"Y": 3}})
+    builtin = fp.BiasConfig.from_dict({**resolve_bias("ecp").to_dict(), "cardinalities": {"Y": 3},
+                                       "observed_nodes": ["A", "Y", "P", "T"]})  # the table records T
     by_hand = " + ".join(f"P(Y(T=1) = {a} & Y(T=0) = {b})" for a in range(3) for b in range(3) if a != b)
     explicit = fp.BiasConfig.from_dict({**builtin.to_dict(), "constraints": [f"{by_hand} <= D"]})
     res = fp.bound(builtin, "fpr_parity", table, D=0.02)
