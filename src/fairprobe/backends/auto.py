@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from fairprobe.backends.base import Availability, Backend, Capabilities, SolveOptions, SolveResult
+from fairprobe.backends.base import Availability, Backend, Capabilities, SolveOptions, SolveResult, check_degree
 from fairprobe.core.program import PolynomialProgram
 from fairprobe.exceptions import BackendCapabilityError, BackendUnavailableError
 
@@ -312,6 +312,7 @@ class AutoBackend(Backend):
         >>> res.objective_bound, auto.choices["scip"]
         (11.0, 1)
         """
+        check_degree(program)  # before choose(), which analyses the program
         return self._solve(program, options or SolveOptions())
 
     def _solve(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:

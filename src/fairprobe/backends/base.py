@@ -37,6 +37,40 @@ __all__ = [
 ]
 
 
+#: Largest polynomial degree any backend accepts (compiled fairprobe programs stay far below it).
+MAX_DEGREE = 400
+
+
+def check_degree(program: PolynomialProgram) -> None:
+    """Refuse a program whose degree exceeds :data:`MAX_DEGREE`, before any solver sees it.
+
+    The solvers' expression trees recurse per factor (OR-Tools and Gurobi raise ``RecursionError``)
+    and SCIP's presolve does not honour its time limit on such powers; compiled programs stay far
+    below the cap.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The program.
+
+    Raises
+    ------
+    BackendCapabilityError
+        The degree exceeds :data:`MAX_DEGREE`.
+
+    Examples
+    --------
+    >>> from fairprobe.core.program import PolynomialProgram
+    >>> check_degree(PolynomialProgram.from_text("maximize\n  x^2\nbounds\n  0 <= x <= 1")) is None
+    True
+    """
+    deg = program.max_degree
+    if deg > MAX_DEGREE:
+        raise BackendCapabilityError(
+            f"This program has degree {deg}, beyond the {MAX_DEGREE} any fairprobe backend accepts (solvers "
+            "neither finish nor honour a time limit on such powers). Rewrite the high power as a chain of "
+            "auxiliary variables (y1 = x^20, y2 = y1^20, ...), each of low degree, or simplify the program.")
+
 class Availability(enum.IntEnum):
     """Whether a backend can be used, and if not why. Falsy exactly when unusable.
 
@@ -565,6 +599,7 @@ class Backend(ABC):
         program.validate()
         caps = self.capabilities
         deg = program.max_degree
+        check_degree(program)
         if caps.max_degree is not None and deg > caps.max_degree:
             raise BackendCapabilityError(
                 f"Backend {self.name!r} accepts polynomials of degree <= {caps.max_degree}, but "
