@@ -49,7 +49,7 @@ from fairprobe.core.transforms import (
     interval_mul,
     quadratize,
 )
-from fairprobe.exceptions import BackendCapabilityError, ProgramError
+from fairprobe.exceptions import BackendCapabilityError, ProgramError, SolverError
 
 __all__ = ["OrtoolsBackend"]
 
@@ -250,6 +250,11 @@ class OrtoolsBackend(Backend):
     def _solve(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
         import ortools
 
+        if options.solver_options:
+            # MathOpt's GLOP/HiGHS runs here take fairprobe's own options only: ignoring the user's would be silent
+            raise SolverError(f"The OR-Tools backend takes no solver_options; got {dict(options.solver_options)}. "
+                              "Use SolveOptions' own fields (time_limit, rel_gap, abs_gap, threads, seed, "
+                              "node_limit), or backend='scip' / 'gurobi' for native solver parameters.")
         start = time.perf_counter()
         # one deadline for the whole call: building models and relaxations counts against the limit
         deadline = None if options.time_limit is None else start + float(options.time_limit)
