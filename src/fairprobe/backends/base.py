@@ -61,7 +61,7 @@ def check_degree(program: PolynomialProgram) -> None:
     Examples
     --------
     >>> from fairprobe.core.program import PolynomialProgram
-    >>> check_degree(PolynomialProgram.from_text("maximize\n  x^2\nbounds\n  0 <= x <= 1")) is None
+    >>> check_degree(PolynomialProgram.from_text("maximize\\n  x^2\\nbounds\\n  0 <= x <= 1")) is None
     True
     """
     deg = program.max_degree
