@@ -1167,7 +1167,7 @@ class BoundProblem:
         return resolve_parameters(self.config, D, parameters)
 
     def solve(self, params: Mapping[str, float], *, backend: str = "scip", time_limit: float | None = None,
-              gap: float = 1e-6, n_jobs: int = 1, solver_options: Mapping[str, Any] | None = None) -> BoundResult:
+              gap: float = DEFAULT_GAP, n_jobs: int = 1, solver_options: Mapping[str, Any] | None = None) -> BoundResult:
         """Certified bounds at the sensitivity values ``params``.
 
         Parameters
@@ -1366,7 +1366,7 @@ def bound(
     *,
     backend: str = "scip",
     time_limit: float | None = None,
-    gap: float = 1e-6,
+    gap: float = DEFAULT_GAP,
     reduce: bool = True,
     n_jobs: int = 1,
     solver_options: Mapping[str, Any] | None = None,
