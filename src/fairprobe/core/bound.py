@@ -1167,7 +1167,8 @@ class BoundProblem:
         return resolve_parameters(self.config, D, parameters)
 
     def solve(self, params: Mapping[str, float], *, backend: str = "scip", time_limit: float | None = None,
-              gap: float = DEFAULT_GAP, n_jobs: int = 1, solver_options: Mapping[str, Any] | None = None) -> BoundResult:
+              gap: float = DEFAULT_GAP, n_jobs: int = 1,
+              solver_options: Mapping[str, Any] | None = None) -> BoundResult:
         """Certified bounds at the sensitivity values ``params``.
 
         Parameters
