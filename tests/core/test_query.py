@@ -138,8 +138,12 @@ def test_not_equal_to_a_value_outside_the_cardinality_names_the_values() -> None
                                           r"codes 0..2\. Write A != <code>"):
         bounds("P(P = 1 | Y = 0 & A != 3)")
     labelled = fp.ObservedTable.from_frame(THREE.assign(A=THREE.A.map({0: "x", 1: "y", 2: "z"})))
-    with pytest.raises(ConfigError, match=r"with 'x'.*codes 0..2 \(labels in code order: \['x', 'y', 'z'\]\)"):
-        fp.bound("proxy_label", "P(P = 1 | Y = 0 & A != x)", labelled, D=0.1)
+    # against a labelled table a name is a label (issue 23 S1): A != x is everyone outside group x
+    by_label = fp.bound("proxy_label", "P(P = 1 | Y = 0 & A != x)", labelled, D=0.1)
+    by_code = fp.bound("proxy_label", "P(P = 1 | Y = 0 & A != 0)", labelled, D=0.1)
+    assert (by_label.lower, by_label.upper) == pytest.approx((by_code.lower, by_code.upper), abs=1e-9)
+    with pytest.raises(ConfigError, match=r"A != w is not a value of A; its labels are \['x', 'y', 'z'\]"):
+        fp.bound("proxy_label", "P(P = 1 | Y = 0 & A != w)", labelled, D=0.1)
 
 
 def test_counterfactual_not_equal() -> None:

@@ -361,8 +361,8 @@ def test_compas_each_vs_rest(races: tuple[pd.DataFrame, fp.ObservedTable]) -> No
 
 def test_compas_rest_of_a_value_the_attribute_does_not_take(races: tuple[pd.DataFrame, fp.ObservedTable]) -> None:
     _, table = races
-    with pytest.raises(ConfigError, match=r"A != 7 compares A with 7, which is not one of its values: A takes the "
-                                          r"codes 0..5 \(labels in code order: \['African-American', 'Asian'"):
+    with pytest.raises(ConfigError, match=r"A != 7 is neither a label nor a code of A: its labels are "
+                                          r"\['African-American', 'Asian'.*its codes 0..5"):
         fp.bound("proxy_label", "P(P = 1 | Y = 0 & A != 7)", table, D=0.0)
     with pytest.raises(ConfigError, match=r"groups 'Martian' is not a group of the data"):
         fp.bound("proxy_label", fp.metric("fpr_parity", groups=("Martian", "rest")), table, D=0.0)

@@ -11,6 +11,7 @@ time.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from functools import reduce
 from operator import mul
@@ -34,6 +35,11 @@ __all__ = ["ScipBackend"]
 _SCIP_INF = 1e20
 
 # SCIP status string -> (termination, limit)
+#: One SCIP optimisation at a time per process: two concurrent ``optimizeNogil`` calls crashed in
+#: testing, while one that releases the GIL lets other Python threads (the status line of a long
+#: bound, a user's GUI) run during a long solve.
+_OPTIMIZE_LOCK = threading.Lock()
+
 _STATUS: dict[str, tuple[Termination, Limit | None]] = {
     "optimal": (Termination.OPTIMAL, None),
     "gaplimit": (Termination.OPTIMAL, None),  # the user's gap tolerance was reached
@@ -112,7 +118,8 @@ class ScipBackend(Backend):
             model.setParam("limits/time", max(0.0, float(options.time_limit) - (time.perf_counter() - start)))
         failure = None
         try:
-            model.optimize()
+            with _OPTIMIZE_LOCK:
+                model.optimizeNogil()
         except Exception as exc:
             # SCIP gives up on "unresolved numerical troubles in LP" on badly scaled programs.
             # The dual bound of the tree processed so far is still valid: report it as a

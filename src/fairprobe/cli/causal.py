@@ -28,7 +28,9 @@ from fairprobe.cli.options import (
     json_option,
     out_option,
     save_plot,
+    time_limit_option,
 )
+from fairprobe.core.budget import DEFAULT_TIME_LIMIT
 from fairprobe.core.jsonsafe import json_default, jsonable
 from fairprobe.exceptions import ConfigError, DataError, FairprobeError
 
@@ -335,7 +337,7 @@ def common(f: Any) -> Any:
         click.option("--unmeasured", default=None,
                      help="DAG nodes with no column in the data, on purpose (comma list, e.g. Z)."),
         click.option("--backend", default="scip", show_default=True, help="Solver backend."),
-        click.option("--time-limit", type=float, default=None, help="Seconds per solve (bounds stay certified)."),
+        time_limit_option(DEFAULT_TIME_LIMIT),
         json_option(),
         out_option(),
         force_option,

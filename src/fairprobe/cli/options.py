@@ -561,3 +561,51 @@ def jobs_option(help: str = "Parallel workers (-1 = all cores).", *, dest: str =
     kind = click.IntRange(minimum) if minimum is not None else int
     return click.option("--jobs", dest, type=kind, default=default, show_default=default is not None, help=help)
 
+
+
+def _time_limit_callback(_ctx: click.Context, _param: click.Parameter, value: str | None) -> float | None:
+    if value is None:
+        return None
+    text = str(value).strip().lower()
+    if text in ("none", "off", "inf"):
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not (seconds > 0 and seconds < float("inf")):
+        raise click.BadParameter(f"{value!r} is not a positive number of seconds; give e.g. --time-limit 120, "
+                                 "or --time-limit none for no limit.")
+    return seconds
+
+
+def time_limit_option(default: float | None) -> Callable[[Any], Any]:
+    """``--time-limit``: seconds for the whole bound (every solve of it), or ``none``.
+
+    Parameters
+    ----------
+    default : float or None
+        Seconds when the option is left out (the API's ``DEFAULT_TIME_LIMIT``).
+
+    Returns
+    -------
+    callable
+        The click decorator.
+
+    Examples
+    --------
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> @click.command()
+    ... @time_limit_option(60.0)
+    ... def cmd(time_limit):
+    ...     click.echo(repr(time_limit))
+    >>> [CliRunner().invoke(cmd, args).output.strip() for args in ([], ["--time-limit", "5"], ["--time-limit", "none"])]
+    ['60.0', '5.0', 'None']
+    """
+    shown = "no limit" if default is None else f"{default:g}"
+    return click.option(
+        "--time-limit", "time_limit", default=None if default is None else str(default), show_default=shown,
+        callback=_time_limit_callback, metavar="SECONDS|none",
+        help="Seconds for the whole bound (each point of a sweep), shared by all its solves; a bound that "
+             "reaches it is still certified, only possibly wider (status 'limit'). 'none': no limit.")

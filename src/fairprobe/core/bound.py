@@ -33,12 +33,14 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.backends.base import SolveOptions, SolveResult, Termination
+from fairprobe.core.budget import DEFAULT_TIME_LIMIT, TimeBudget, reporting_progress
 from fairprobe.core.compiler import RATIO_EPSILON, CompiledProgram, compile_program, undefined_metric_message
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.decompose import Reduction, drop_unread_blocks
 from fairprobe.core.jsonsafe import json_number as fix
 from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.program import PolynomialProgram
+from fairprobe.core.query import query_in_codes, show_value
 from fairprobe.core.registry import get_backend, get_registry
 from fairprobe.core.table import ObservedTable
 from fairprobe.core.transforms import charnes_cooper
@@ -134,6 +136,8 @@ class BoundResult:
     excluded_events: list[str] = field(default_factory=list)
     nonnegative: bool = False
     few_units: dict[str, int] = field(default_factory=dict)
+    #: Seconds the whole call was allowed (None: no limit).
+    time_limit: float | None = None
 
     @property
     def width(self) -> float:
@@ -203,7 +207,7 @@ class BoundResult:
             "status": self.status, "gap": fix(self.gap), "kind": self.kind,
             "stats_before": self.stats_before, "stats_after": self.stats_after,
             "wall_time": self.wall_time, "notes": self.notes, "details": self.details,
-            "excluded_events": self.excluded_events, "few_units": self.few_units,
+            "excluded_events": self.excluded_events, "few_units": self.few_units, "time_limit": self.time_limit,
             "min_result": self.min_result.to_dict(), "max_result": self.max_result.to_dict(),
         }
 
@@ -235,6 +239,10 @@ class BoundResult:
         ]
         if self.lower_achieved is not None and self.upper_achieved is not None:
             lines.append(f"achieved by feasible models: [{self.lower_achieved:.6f}, {self.upper_achieved:.6f}]")
+        if self.status == "limit":
+            allowed = "no time limit" if self.time_limit is None else f"the time limit of {self.time_limit:g} s"
+            lines.append(f"stopped early ({allowed} for the whole call): certified, possibly wider than the sharp "
+                         "interval; raise time_limit (--time-limit) to tighten it")
         if self.excluded_events:
             events = ", ".join(f"P({e})" for e in self.excluded_events)
             lines.append(f"partly undefined: {events} can be 0 in some admitted models; the bounds are over "
@@ -447,10 +455,7 @@ def _labelled_event(event: str, config: BiasConfig, table: ObservedTable) -> str
     def label(match: re.Match[str]) -> str:
         node, op, code = match.group(1), match.group(2), int(match.group(3))
         base = node.split("(")[0]
-        labels = _node_labels(config, table, base)
-        if not labels or code >= len(labels) or labels[code] == code:
-            return match.group(0)
-        return f"{node} {op} {labels[code]}"
+        return f"{node} {op} {show_value(code, _node_labels(config, table, base))}"
     return _ATOM.sub(label, event)
 
 
@@ -494,7 +499,12 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
         raise ConfigError(f"Give a metric instance, not the class {metric.__name__}: e.g. {metric.__name__}() "
                           "or fp.metric('fpr_parity', groups=(0, 1)).")
     if isinstance(metric, str) and "P(" in metric.replace(" ", ""):
-        return MetricSpec(metric, (metric,))
+        if table is None:
+            return MetricSpec(metric, (metric,))
+        # values are labels, as in fp.metric(group=...); the label shown names every labelled value
+        labels = {node: _node_labels(config, table, node) for node in config.dag.nodes}
+        codes, shown = query_in_codes(metric, {k: v for k, v in labels.items() if v})
+        return MetricSpec(shown, (codes,))
     if isinstance(metric, str):
         metrics = get_registry().metrics
         if metric not in metrics:
@@ -689,6 +699,8 @@ def _solve_pair(prog: PolynomialProgram, backend: Any, options: SolveOptions,
     """Solve the min and max programs, in two worker processes when ``n_jobs >= 2``."""
     if n_jobs >= 2:
         from joblib import Parallel, delayed
+
+        options = backend.limit(options) if hasattr(backend, "limit") else options  # the call's budget
 
         lo, hi = Parallel(n_jobs=2, backend="loky")(
             delayed(_solve_one)(prog.with_sense(sense), backend.name, options) for sense in ("min", "max"))
@@ -1166,8 +1178,8 @@ class BoundProblem:
         """
         return resolve_parameters(self.config, D, parameters)
 
-    def solve(self, params: Mapping[str, float], *, backend: str = "scip", time_limit: float | None = None,
-              gap: float = DEFAULT_GAP, n_jobs: int = 1,
+    def solve(self, params: Mapping[str, float], *, backend: str = "scip",
+              time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP, n_jobs: int = 1,
               solver_options: Mapping[str, Any] | None = None) -> BoundResult:
         """Certified bounds at the sensitivity values ``params``.
 
@@ -1177,8 +1189,9 @@ class BoundProblem:
             Sensitivity values by name.
         backend : str, optional
             Backend name (default "scip").
-        time_limit : float, optional
-            Seconds per solve.
+        time_limit : float or None, optional
+            Seconds for the whole call, shared by all its solves (default
+            :data:`~fairprobe.core.budget.DEFAULT_TIME_LIMIT`); None for no limit.
         gap : float, optional
             Target optimality gap per side.
         n_jobs : int, optional
@@ -1207,9 +1220,64 @@ class BoundProblem:
         """
         start = time.perf_counter()
         params = self.parameter_values(dict(params))
-        be = get_backend(backend)
-        options = SolveOptions(time_limit=time_limit, rel_gap=gap, abs_gap=gap,
-                               solver_options=dict(solver_options or {}))
+        be = TimeBudget(get_backend(backend), time_limit)  # one deadline for every solve of the call
+        options = SolveOptions(rel_gap=gap, abs_gap=gap, solver_options=dict(solver_options or {}))
+        with reporting_progress(f"bounding {self.metric.label}", be):
+            result = self._solve(params, be, options, start, n_jobs)
+        if be.stopped_early:
+            result.notes.append(f"the time limit of {time_limit:g} s for the whole call was reached; the bounds are "
+                                "certified but may be wider than the sharp interval (raise time_limit, or "
+                                "time_limit=None for no limit)")
+        result.time_limit = time_limit
+        low, high = self.natural_range
+        if result.lower < low or result.upper > high:
+            # a solve cut short can return a dual bound past what the metric can take at all
+            # (below -1 for a difference of rates, or infinite); the metric's own range is as certified
+            result.notes.append(f"bounds clipped to the metric's own range [{low:g}, {high:g}] (a solver stopped "
+                                "before its dual bound reached it)")
+            result.lower, result.upper = max(result.lower, low), min(result.upper, high)
+            result.gap = _gap(result.lower, result.upper, result.lower_achieved, result.upper_achieved)
+        return result
+
+    @functools.cached_property
+    def natural_range(self) -> tuple[float, float]:
+        """The values the metric can take in any model at all: interval arithmetic with every
+        probability in [0, 1] (``[-1, 1]`` for a difference of two rates).
+
+        Returns
+        -------
+        (float, float)
+            A certified (possibly loose) range; ``(-inf, inf)`` when it cannot be computed.
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import load_paper_table
+        >>> BoundProblem("proxy_label", "fpr_parity", load_paper_table()).natural_range
+        (-1.0, 1.0)
+        >>> BoundProblem("proxy_label", "equalized_odds", load_paper_table()).natural_range
+        (0.0, 1.0)
+        """
+        import sympy
+
+        from fairprobe.core.query import parse_expression
+
+        lows, highs = [], []
+        for query in self.metric.queries:
+            parsed = parse_expression(query)
+            try:
+                box = sympy.sympify(parsed.expr).subs({p: sympy.AccumBounds(0, 1) for p in parsed.symbols})
+                low, high = (float(box.min), float(box.max)) if isinstance(box, sympy.AccumBounds) \
+                    else (float(box), float(box))
+            except (TypeError, ValueError, AttributeError):
+                return -math.inf, math.inf
+            lows.append(low)
+            highs.append(high)
+        if self.metric.max_abs:  # max_i |term_i|
+            return 0.0, max(max(abs(lo), abs(hi)) for lo, hi in zip(lows, highs, strict=True))
+        return lows[0], highs[0]
+
+    def _solve(self, params: dict[str, float], be: TimeBudget, options: SolveOptions, start: float,
+               n_jobs: int) -> BoundResult:
         label = self.metric.label
         try:
             compiled = [pp.at(params) for pp in self.term_programs]
@@ -1366,7 +1434,7 @@ def bound(
     D: float | Mapping[str, float] | None = None,
     *,
     backend: str = "scip",
-    time_limit: float | None = None,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
     gap: float = DEFAULT_GAP,
     reduce: bool = True,
     n_jobs: int = 1,
@@ -1389,8 +1457,11 @@ def bound(
         The sensitivity parameter (a dict for named parameters).
     backend : str
         Backend name ("scip", "gurobi", "ortools", "cvxpy", "auto").
-    time_limit : float, optional
-        Seconds per solve; a solver stopping at it still returns certified (wider) bounds.
+    time_limit : float or None, optional
+        Seconds for the whole call, shared by all its solves (default 60, see
+        :data:`~fairprobe.core.budget.DEFAULT_TIME_LIMIT`; ``None``: no limit). A call that reaches
+        it still returns certified bounds, possibly wider than the sharp ones (status ``"limit"``),
+        and prints a status line every few seconds where progress is shown.
     gap : float
         Target optimality gap per side.
     reduce : bool

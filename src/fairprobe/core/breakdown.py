@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fairprobe.core.bound import BoundProblem, BoundResult, few_units_line
+from fairprobe.core.budget import DEFAULT_TIME_LIMIT
 from fairprobe.core.jsonsafe import json_number
 from fairprobe.core.validate import check_breakdown_options
 from fairprobe.exceptions import ConfigError
@@ -201,7 +202,7 @@ def _conclusion(res: BoundResult, threshold: float | None,
 def breakdown(
     bias: Any, metric: Any, data: Any, *, threshold: float | None = None, tolerance: float | None = None,
     parameter: str | None = None, D_max: float | None = None, tol: float = 1e-4, backend: str = "scip",
-    time_limit: float | None = None, gap: float = 1e-6, unmeasured: Any = None, **fixed: float,
+    time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = 1e-6, unmeasured: Any = None, **fixed: float,
 ) -> BreakdownResult:
     """Smallest sensitivity value at which a fairness conclusion can flip.
 
@@ -221,8 +222,8 @@ def breakdown(
         Width of the final bracket.
     backend : str
         Backend name (see :func:`fairprobe.bound`).
-    time_limit : float, optional
-        Seconds per solve.
+    time_limit : float or None, optional
+        Seconds per point, shared by all the solves of that point (default 60; None: no limit).
     gap : float
         Target optimality gap per side.
     unmeasured : list of str, optional

@@ -55,6 +55,7 @@ import numpy as np
 import sympy
 
 from fairprobe.core.config import BiasConfig
+from fairprobe.core.identify import identify_interventions
 from fairprobe.core.polynomial import Poly, poly_add, poly_mul, poly_scale
 from fairprobe.core.program import Constraint, PolynomialProgram
 from fairprobe.core.query import Atom, ParsedExpression, parse_expression
@@ -515,6 +516,8 @@ class _Compiler:
         cfg = self.config
         queries = list(query) if isinstance(query, (list, tuple)) else [query]
         parsed_qs = [q if isinstance(q, ParsedExpression) else parse_expression(q) for q in queries]
+        if self.reduce and not self.table.given:  # interventions on parentless columns are conditioning (exact)
+            parsed_qs = [identify_interventions(q, self.dag, self.table.nodes, self.notes) for q in parsed_qs]
         for parsed_q in parsed_qs:
             unknown = sorted(parsed_q.variables - set(self.dag.endogenous))
             if unknown:

@@ -117,14 +117,8 @@ class DAG:
     isolated: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.nodes: list[str] = []
-        for a, b in self.edges:
-            for v in (a, b):
-                if v not in self.nodes:
-                    self.nodes.append(v)
-        for v in self.isolated:
-            if v not in self.nodes:
-                self.nodes.append(v)
+        # dicts keep first appearance and make every step linear in the DAG's size (1,000-node DAGs)
+        self.nodes: list[str] = list(dict.fromkeys([*(v for e in self.edges for v in e), *self.isolated]))
         for kind, names in (("unobserved", self.unobserved), ("conditioned", self.conditioned)):
             unknown = [v for v in names if v not in self.nodes]
             if unknown:
@@ -138,9 +132,15 @@ class DAG:
                 f"Node(s) {both} are both unobserved and conditioned on; data cannot be "
                 "conditioned on a variable that is never observed."
             )
-        self._parents = {v: [a for a, b in self.edges if b == v] for v in self.nodes}
-        self._children = {v: [b for a, b in self.edges if a == v] for v in self.nodes}
+        self._parents: dict[str, list[str]] = {v: [] for v in self.nodes}
+        self._children: dict[str, list[str]] = {v: [] for v in self.nodes}
+        for a, b in self.edges:
+            self._parents[b].append(a)
+            self._children[a].append(b)
         self.order = self._topological_order()
+        self._position = {v: i for i, v in enumerate(self.order)}
+        self._latent = set(self.unobserved)
+        self._observed_parents: dict[str, list[str]] = {}
 
     @classmethod
     def from_string(
@@ -297,8 +297,11 @@ class DAG:
         >>> DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U").observed_parents("Y")
         ['A']
         """
-        ps = set(self.parents(v))
-        return [p for p in self.order if p in ps and p not in self.unobserved]
+        self._check(v)
+        if v not in self._observed_parents:  # cached: the response model asks for it per pair of nodes
+            ps = {p for p in self._parents[v] if p not in self._latent}
+            self._observed_parents[v] = sorted(ps, key=self._position.__getitem__)
+        return list(self._observed_parents[v])
 
     def latent_parents(self, v: str) -> list[str]:
         """Latent parents of ``v``.
@@ -410,7 +413,8 @@ class DAG:
                     changed = True
                     break
         kept = [v for v in self.nodes if v not in self.unobserved]
-        isolated = [v for v in kept if not any(v in e for e in edges)]
+        linked = {v for e in edges for v in e}
+        isolated = [v for v in kept if v not in linked]
         return DAG(edges, latents, [c for c in self.conditioned], isolated)
 
     def c_components(self) -> list[list[str]]:

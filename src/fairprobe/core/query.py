@@ -8,6 +8,12 @@ Grammar::
     factor     := ("+" | "-") factor | NUMBER | PARAMETER | "P(" event ["|" event] ")" | "(" expr ")"
     event      := atom ("&" atom)*
     atom       := NAME ["(" NAME "=" VALUE ("," NAME "=" VALUE)* ")"] ("=" | "!=") VALUE
+    VALUE      := CODE | "#" CODE | LABEL | "'" LABEL "'" | '"' LABEL '"'
+
+A value is a code (``0..k-1``) or a label of the data (``A = Caucasian``, ``A = 'African-American'``).
+Against a table whose column has labels, :func:`query_in_codes` reads a number as the label it
+equals, as ``fp.metric(group=...)`` does; ``#1`` is always the code 1, and a number that is one
+label and the code of another (sex recorded as 1/2: ``A = 1``) is an error that names both readings.
 
 ``A != 2`` is the union of the other values of ``A`` (the compiler reads ``A``'s cardinality from
 the bias and the data), so ``P(P = 1 | Y = 0 & A != 2)`` is the rate of everyone outside group 2.
@@ -29,7 +35,9 @@ ProbabilityAtom(event=(Atom(var='Z', value=0), Atom(var='Y', value=0)), given=()
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import sympy
 
@@ -42,6 +50,8 @@ __all__ = [
     "ProbabilityAtom",
     "parse_constraint",
     "parse_expression",
+    "query_in_codes",
+    "show_value",
 ]
 
 
@@ -254,6 +264,7 @@ class ParsedConstraint(ParsedExpression):
 
 _TOKEN_RE = re.compile(
     r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<code>#\d+)|(?P<str>'[^']*'|\"[^\"]*\")"
     r"|(?P<op><=|>=|==|!=|[-+*/()|&=,]))"
 )
 
@@ -425,9 +436,13 @@ class _Parser:
 
     def value(self, op: str = "=") -> int | str:
         tok = self.peek()
-        if tok is None or tok[0] not in ("num", "name"):
+        if tok is None or tok[0] not in ("num", "name", "code", "str"):
             self.fail(tok[2] if tok else self.at_end_pos(), f"expected a value after '{op}'")
         self.i += 1
+        if tok[0] == "code":
+            return int(tok[1][1:])
+        if tok[0] == "str":  # a label; query_in_codes turns it into its code against a table
+            return tok[1][1:-1]
         if tok[0] == "num":
             if not re.fullmatch(r"\d+", tok[1]):
                 self.fail(tok[2], f"value {tok[1]} must be a non-negative integer or a category name")
@@ -550,3 +565,151 @@ def parse_constraint(text: str) -> ParsedConstraint:
     p.done()
     _finite(p, lhs - rhs)
     return ParsedConstraint(lhs - rhs, p.atoms, text, sense=tok[1])
+
+
+def _atom_variable(tokens: list[tuple[str, str, int]], j: int) -> str | None:
+    """The variable an ``=``/``!=`` at ``tokens[j + 1]`` compares: ``A`` in ``A = 1``, ``Y`` in
+    ``Y(A=1) = 1`` (``tokens[j]`` is then the closing parenthesis); None elsewhere."""
+    if j < 0:
+        return None
+    if tokens[j][0] == "name":
+        return tokens[j][1]
+    if tokens[j][1] != ")":
+        return None
+    depth = 0
+    for k in range(j, -1, -1):
+        depth += {")": 1, "(": -1}.get(tokens[k][1], 0)
+        if depth == 0:
+            return tokens[k - 1][1] if k > 0 and tokens[k - 1][0] == "name" else None
+    return None
+
+
+def _equals(label: Any, kind: str, raw: str) -> bool:
+    """Whether the token ``raw`` (a number or a label) spells ``label``."""
+    if kind == "num" and isinstance(label, (int, float)) and not isinstance(label, bool):
+        return float(raw) == float(label)
+    plain = label.item() if hasattr(label, "item") else label
+    return str(plain) == raw
+
+
+def show_value(code: int, labels: Sequence[Any] | None) -> str:
+    """How a value of a node prints in a query: its label, quoted when it looks like a code.
+
+    Parameters
+    ----------
+    code : int
+        The value's code.
+    labels : sequence or None
+        The node's labels in code order (None: codes only).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> show_value(0, ["f", "m"]), show_value(0, [1, 2]), show_value(1, [0, 1]), show_value(1, None)
+    ('f', "'1'", '1', '1')
+    >>> show_value(0, ["African-American", "Caucasian"])
+    "'African-American'"
+    """
+    if not labels or not 0 <= code < len(labels):
+        return str(code)
+    label = labels[code]
+    label = label.item() if hasattr(label, "item") else label
+    if str(label) == str(code):
+        return str(code)
+    text = str(label)
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        return text
+    return f"'{text}'" if "'" not in text else f'"{text}"'
+
+
+def _resolve_value(var: str, op: str, kind: str, raw: str, labels: Sequence[Any] | None,
+                   text: str) -> int | None:
+    """The code a value token of ``var`` stands for; None to leave it to the compiler (no labels)."""
+    plain = [label.item() if hasattr(label, "item") else label for label in labels or []]
+    if kind == "num" and plain == list(range(len(plain))):
+        return None  # labels are the codes: nothing to read, and the compiler names a code out of range
+    if kind == "code":
+        code = int(raw[1:])
+        if labels and code >= len(labels):
+            raise ConfigError(f"In {text!r}, {var} {op} {raw} asks for code {code}, but {var} takes the codes "
+                              f"0..{len(labels) - 1} (labels in code order: {list(labels)}).")
+        return code
+    if not labels:
+        return None
+    word = raw[1:-1] if kind == "str" else raw
+    matches = [c for c, label in enumerate(labels) if _equals(label, "num" if kind == "num" else "str", word)]
+    shown = list(labels) if len(labels) <= 20 else [*labels[:20], "..."]
+    if kind != "num":
+        if matches:
+            return matches[0]
+        raise ConfigError(f"In {text!r}, {var} {op} {raw} is not a value of {var}; its labels are {shown} "
+                          f"(codes 0..{len(labels) - 1}, written #0, #1, ...).")
+    if not re.fullmatch(r"\d+", raw):
+        return None  # the parser names the problem (not a whole number)
+    number = int(raw)
+    if matches and (matches[0] == number or number >= len(labels)):
+        return matches[0]
+    if matches:
+        raise ConfigError(
+            f"In {text!r}, {var} {op} {raw} is ambiguous: {var} is recorded with the labels {shown} (in code "
+            f"order), so {raw} is the label {raw} (code {matches[0]}) and also the code {number} (label "
+            f"{show_value(number, labels)}). Write {var} {op} '{raw}' for the label or {var} {op} #{raw} for the code.")
+    if number < len(labels):
+        return number  # not a label: a code, as fp.metric(group=...) reads it
+    raise ConfigError(f"In {text!r}, {var} {op} {raw} is neither a label nor a code of {var}: its labels are "
+                      f"{shown}, its codes 0..{len(labels) - 1}.")
+
+
+def query_in_codes(text: str, labels: Mapping[str, Sequence[Any] | None]) -> tuple[str, str]:
+    """A query written with labels, as the compiler reads it (codes) and as results show it.
+
+    Parameters
+    ----------
+    text : str
+        The query, with values given as labels (``A = Caucasian``, ``A = 'African-American'``),
+        explicit codes (``A = #1``) or numbers (the label they equal, else the code).
+    labels : mapping of str to sequence
+        Each labelled node's labels in code order (``ObservedTable.categories``).
+
+    Returns
+    -------
+    (str, str)
+        The query in codes, and the query with every labelled value written as its label.
+
+    Raises
+    ------
+    ConfigError
+        A value that is no label or code of its node, or a number that is a label of one group and
+        the code of another (the message gives both readings and how to write each).
+
+    Examples
+    --------
+    >>> query_in_codes("P(P = 1 | A = f)", {"A": ["f", "m"]})
+    ('P(P = 1 | A = 0)', 'P(P = 1 | A = f)')
+    >>> query_in_codes("P(P = 1 | A = 2)", {"A": [1, 2]})
+    ('P(P = 1 | A = 1)', "P(P = 1 | A = '2')")
+    >>> query_in_codes("P(P = 1 | A = #0)", {"A": [1, 2]})
+    ('P(P = 1 | A = 0)', "P(P = 1 | A = '1')")
+    >>> query_in_codes("P(P = 1 | A = 1)", {"A": [1, 2]})
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.ConfigError: In 'P(P = 1 | A = 1)', A = 1 is ambiguous: ...
+    """
+    tokens = _Parser(text).tokens
+    codes, shown, last = [], [], 0
+    for i, (kind, raw, pos) in enumerate(tokens):
+        if kind not in ("num", "name", "code", "str") or i < 2 or tokens[i - 1][1] not in ("=", "!="):
+            continue
+        var = _atom_variable(tokens, i - 2)
+        if var is None:
+            continue
+        code = _resolve_value(var, tokens[i - 1][1], kind, raw, labels.get(var), text)
+        if code is None:
+            continue
+        codes += [text[last:pos], str(code)]
+        shown += [text[last:pos], show_value(code, labels.get(var))]
+        last = pos + len(raw)
+    return "".join(codes) + text[last:], "".join(shown) + text[last:]

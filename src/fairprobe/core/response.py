@@ -284,26 +284,30 @@ def plan_slices(dag: DAG, districts: Sequence[Sequence[str]],
     """
     allowed = set(sliceable)
     single = {d[0] for d in districts if len(d) == 1}
-    candidates = [v for v in dag.endogenous if v in allowed & single]
+    endogenous = dag.endogenous
+    position = {v: i for i, v in enumerate(endogenous)}
+    parents = {v: set(dag.observed_parents(v)) for v in endogenous}  # sets: linear, not cubic, in the DAG
+    candidates = {v for v in endogenous if v in allowed and v in single}
     taken: set[str] = set()
     out: dict[tuple[str, ...], list[str]] = {}
-    for names in sorted(districts, key=lambda d: (-len(d), dag.endogenous.index(d[0]))):
+    for names in sorted(districts, key=lambda d: (-len(d), position[d[0]])):
         if len(names) == 1 and names[0] in taken:
             continue
-        own = [r for r in names if len(names) > 1 and r in allowed and not dag.observed_parents(r)
-               and all(r in dag.observed_parents(m) for m in names if m != r)]
+        own = [r for r in names if len(names) > 1 and r in allowed and not parents[r]
+               and all(r in parents[m] for m in names if m != r)]
         rest = [m for m in names if m not in own]
-        chosen = {v for v in candidates if v not in taken and v not in names
-                  and all(v in dag.observed_parents(m) for m in rest)}
+        # a slice variable is read by every remaining member: it lies in all their parent sets
+        common = set.intersection(*(parents[m] for m in rest)) if rest else candidates
+        chosen = {v for v in common & candidates if v not in taken and v not in names}
         changed = True
         while changed:  # close under parents
             changed = False
             for v in list(chosen):
-                if not set(dag.observed_parents(v)) <= chosen | set(own):
+                if not parents[v] <= chosen | set(own):
                     chosen.discard(v)
                     changed = True
         if own or chosen:
-            out[tuple(names)] = [v for v in dag.endogenous if v in chosen or v in own]
+            out[tuple(names)] = sorted(chosen | set(own), key=position.__getitem__)
             taken.update(chosen)
     return out
 

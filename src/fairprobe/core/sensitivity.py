@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.core.bound import BoundProblem, BoundResult, few_units_line
+from fairprobe.core.budget import DEFAULT_TIME_LIMIT
 from fairprobe.core.validate import check_sweep_options, sweep_grid
 from fairprobe.exceptions import ConfigError, FairprobeError, UndefinedMetricError
 from fairprobe.reporting.plotting import new_axes
@@ -454,8 +455,9 @@ def _bias_label(bias: Any) -> str:
 
 def sensitivity(
     bias: Any, metric: Any, data: Any, D: Iterable[float] | Mapping[str, Iterable[float]], *,
-    parameter: str | None = None, backend: str = "scip", time_limit: float | None = None, gap: float = 1e-6,
-    n_jobs: int | None = 1, parallel_backend: str | None = None, progress: bool = True, reduce: bool = True,
+    parameter: str | None = None, backend: str = "scip", time_limit: float | None = DEFAULT_TIME_LIMIT,
+    gap: float = 1e-6, n_jobs: int | None = 1, parallel_backend: str | None = None, progress: bool = True,
+    reduce: bool = True,
     solver_options: Mapping[str, Any] | None = None, unmeasured: Any = None, **fixed: float,
 ) -> SensitivityResult:
     """Certified bounds of ``metric`` under ``bias`` for every sensitivity value in ``D``.
@@ -472,8 +474,8 @@ def sensitivity(
         Which parameter a list ``D`` sweeps when the bias has several (fix the others by keyword).
     backend : str
         Backend name (see :func:`fairprobe.bound`).
-    time_limit : float, optional
-        Seconds per solve.
+    time_limit : float or None, optional
+        Seconds per point, shared by all the solves of that point (default 60; None: no limit).
     gap : float
         Target optimality gap per side.
     n_jobs : int
@@ -524,7 +526,7 @@ def sensitivity(
 
 def sensitivity_grid(
     biases: Sequence[Any], metrics: Sequence[Any], datasets: Mapping[str, Any], D: Iterable[float], *,
-    backend: str = "scip", time_limit: float | None = None, gap: float = 1e-6, n_jobs: int | None = 1,
+    backend: str = "scip", time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = 1e-6, n_jobs: int | None = 1,
     parallel_backend: str | None = None, progress: bool = True, unmeasured: Any = None,
 ) -> pd.DataFrame:
     """Sweep every (dataset, bias, metric) combination over ``D`` in one parallel run.
@@ -541,8 +543,8 @@ def sensitivity_grid(
         Sensitivity values of every sweep.
     backend : str
         Backend name (see :func:`fairprobe.bound`).
-    time_limit : float, optional
-        Seconds per solve.
+    time_limit : float or None, optional
+        Seconds per point, shared by all the solves of that point (default 60; None: no limit).
     gap : float
         Target optimality gap per side.
     n_jobs : int or None

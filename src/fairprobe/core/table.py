@@ -20,7 +20,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -336,7 +336,9 @@ class ObservedTable:
         """
         _check_frame(df, "from_frame")
         mapping = dict(columns) or {c: c for c in df.columns}
-        bad = {k: v for k, v in mapping.items() if not isinstance(v, str) and v not in df.columns}
+        # an unhashable value (nodes=["A", "Y"]) cannot be a column name; test membership only for hashables
+        bad = {k: v for k, v in mapping.items()
+               if not isinstance(v, str) and (not isinstance(v, Hashable) or v not in df.columns)}
         if bad:
             raise DataError(f"Map nodes to column names (strings), e.g. A='race'; got {bad}.")
         missing = [c for c in mapping.values() if c not in df.columns]

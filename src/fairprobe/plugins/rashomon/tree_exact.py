@@ -44,6 +44,9 @@ from fairprobe.plugins.rashomon.measures import conflict_ratio as _conflict_rati
 __all__ = ["PIP_INSTALL", "TreeRashomonSet", "require_treefarms"]
 
 #: The install line printed when the enumerator is missing.
+#: Largest per-leaf penalty accepted (exclusive): see ``TreeRashomonSet._check_params``.
+MAX_REGULARIZATION = 0.5
+
 PIP_INSTALL = 'pip install "treefarms>=0.2.4"   (or: pip install "fairprobe[trees]")'
 
 
@@ -264,6 +267,14 @@ class TreeRashomonSet(Analysis):
     # -- parameters --------------------------------------------------------------------------------
     def _check_params(self) -> None:
         _as_real(self.regularization, "regularization")
+        if self.regularization >= MAX_REGULARIZATION:
+            # a leaf misclassifies at most half its rows, so at lambda >= 0.5 no split ever pays; past an
+            # objective of 1 (lambda + minority share) TreeFARMS crashes the interpreter (segfault)
+            raise ConfigError(
+                f"regularization (lambda) = {self.regularization} is too large: at lambda >= {MAX_REGULARIZATION} "
+                "no split can lower the objective (a leaf misclassifies at most half of its rows), so the "
+                "Rashomon set holds the single-leaf tree only, and TreeFARMS crashes on such objectives. "
+                "Use a penalty per leaf below 0.5, typically 0.005 to 0.05.")
         if isinstance(self.depth_budget, bool) or not isinstance(self.depth_budget, (int, np.integer)) \
                 or self.depth_budget < 0:
             raise ConfigError(f"depth_budget must be an integer >= 0 (0: no limit), e.g. 5; got {self.depth_budget!r}.")

@@ -1,0 +1,180 @@
+"""One time budget for a whole bound: every solve of a call shares it, and a long call says so.
+
+A certified bound takes several solves (definedness checks, ratio ranges, both senses, pairs of a
+max-of-ranges metric). A limit per solve multiplies: ten solves at 20 s each is more than three
+minutes. :class:`TimeBudget` wraps a backend so that each solve gets what is left of one budget
+(never less than :data:`MIN_SOLVE_SECONDS`, so a solve that starts after the deadline still
+returns its certified, possibly wide, bound at once), and :func:`reporting_progress` prints a
+status line every few seconds while a call runs long.
+
+Examples
+--------
+>>> from fairprobe.core.registry import get_backend
+>>> budget = TimeBudget(get_backend("scip"), 30.0)
+>>> budget.name, 0 < budget.left() <= 30.0
+('scip', True)
+>>> TimeBudget(get_backend("scip"), None).left() is None
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from fairprobe.progress import progress_shown, status
+
+__all__ = ["DEFAULT_TIME_LIMIT", "MIN_SOLVE_SECONDS", "TimeBudget", "reporting_progress"]
+
+#: Seconds a bound may take in all (every solve of one ``fp.bound`` call, or of one point of a sweep)
+#: unless the caller sets ``time_limit``; ``time_limit=None`` removes the limit.
+DEFAULT_TIME_LIMIT = 60.0
+
+#: Seconds a solve is given once the budget is spent: enough for a backend to return the certified
+#: bound it has (an LP finishes; a global solve stops at its root bound).
+MIN_SOLVE_SECONDS = 0.05
+
+#: Seconds before the first status line of a long call, and between lines.
+FIRST_STATUS_AFTER = 5.0
+STATUS_EVERY = 15.0
+
+
+class TimeBudget:
+    """A backend whose solves share one deadline.
+
+    Parameters
+    ----------
+    backend : Backend
+        The backend that solves.
+    seconds : float or None
+        The budget, from now; None for no limit (each solve keeps the caller's own limit).
+
+    Attributes
+    ----------
+    solves : int
+        Solves started so far.
+    stopped_early : bool
+        Whether a solve was cut short by the budget (its limit was what was left).
+    """
+
+    def __init__(self, backend: Any, seconds: float | None) -> None:
+        self.backend = backend
+        self.seconds = seconds
+        self.start = time.perf_counter()
+        self.deadline = None if seconds is None else self.start + float(seconds)
+        self.solves = 0
+        self.stopped_early = False
+
+    def __getattr__(self, name: str) -> Any:
+        # only real attributes of the backend (name, capabilities, check_program); never dunders,
+        # so pickling and copying see a plain object
+        if name.startswith("__") or name == "backend":
+            raise AttributeError(name)
+        return getattr(self.backend, name)
+
+    def left(self) -> float | None:
+        """Seconds left of the budget (None without one).
+
+        Returns
+        -------
+        float or None
+            ``deadline - now``, at least 0.
+        """
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - time.perf_counter())
+
+    def limit(self, options: Any) -> Any:
+        """``options`` with its time limit cut to what is left of the budget.
+
+        Parameters
+        ----------
+        options : SolveOptions
+            The caller's options.
+
+        Returns
+        -------
+        SolveOptions
+            The same options; ``time_limit`` is the smaller of its own and the budget's remainder
+            (at least :data:`MIN_SOLVE_SECONDS`).
+        """
+        left = self.left()
+        if left is None:
+            return options
+        left = max(MIN_SOLVE_SECONDS, left)
+        if options.time_limit is not None and options.time_limit <= left:
+            return options
+        return dataclasses.replace(options, time_limit=left)
+
+    def solve(self, program: Any, options: Any = None) -> Any:
+        """Solve ``program`` within what is left of the budget.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            The program.
+        options : SolveOptions, optional
+            The caller's options.
+
+        Returns
+        -------
+        SolveResult
+            The backend's result (certified: a solve stopped at the deadline still bounds).
+        """
+        from fairprobe.backends.base import SolveOptions, Termination
+
+        limited = self.limit(options or SolveOptions())
+        self.solves += 1
+        result = self.backend.solve(program, limited)
+        if result.termination is Termination.LIMIT and limited is not options:
+            self.stopped_early = True
+        return result
+
+
+@contextlib.contextmanager
+def reporting_progress(what: str, budget: TimeBudget) -> Iterator[None]:
+    """Status lines on standard error while a call runs past a few seconds.
+
+    Parameters
+    ----------
+    what : str
+        What is computed, e.g. ``"bounding fpr_parity (A: 0 vs 1)"``.
+    budget : TimeBudget
+        The call's budget (its solves and deadline are reported).
+
+    Yields
+    ------
+    None
+        Lines appear only where progress is shown (:func:`fairprobe.progress.progress_shown`).
+
+    Examples
+    --------
+    >>> from fairprobe.core.registry import get_backend
+    >>> with reporting_progress("bounding", TimeBudget(get_backend("scip"), 1.0)):
+    ...     pass  # a short call prints nothing
+    """
+    if not progress_shown():
+        yield
+        return
+    done = threading.Event()
+
+    def tick() -> None:
+        wait = FIRST_STATUS_AFTER
+        while not done.wait(wait):
+            spent = time.perf_counter() - budget.start
+            limit = (f" of the {budget.seconds:g} s limit (the bounds stay certified)"
+                     if budget.seconds is not None else " (no time limit)")
+            status(f"fairprobe: {what}: {spent:.0f} s{limit}, {budget.solves} solve(s) so far ...")
+            wait = STATUS_EVERY
+
+    thread = threading.Thread(target=tick, name="fairprobe-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(timeout=1.0)

@@ -1,0 +1,95 @@
+"""Counterfactual probabilities that the data identify, rewritten as ordinary ones before compiling.
+
+An intervention on a node ``X`` with no parents at all (observed or latent) is the same as
+conditioning on it: nothing that sets ``X`` in the data also moves anything else, so
+``P(E(X=x) | F(X=x)) = P(E | F & X = x)``, and the potential outcomes do not depend on the
+recorded value either, so a factual ``X = x'`` in the conditioning event drops out
+(``P(Y(A=1) = 1 | A = 0) = P(Y = 1 | A = 1)``). The rewritten probability compiles into a
+linear-fractional program (one LP) instead of a program over counterfactual worlds, which a
+global solver can take minutes to close.
+
+The rule is applied only where ``P(X = x)`` is pinned by the data (``X`` a column of a table that
+is not conditioned on a selection event), so the rewritten ratio is defined in every admitted
+model exactly when the original is.
+
+Examples
+--------
+>>> from fairprobe.core.dag import DAG
+>>> from fairprobe.core.query import parse_expression
+>>> dag = DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U")
+>>> q = identify_interventions(parse_expression("P(P(A=1) = 1)"), dag, measured={"A", "Y", "P"})
+>>> [str(a) for a in q.atoms]
+['P(P = 1 | A = 1)']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from fairprobe.core.dag import DAG
+from fairprobe.core.query import Atom, ParsedExpression, ProbabilityAtom
+
+__all__ = ["identify_interventions"]
+
+
+def _rewrite(pa: ProbabilityAtom, dag: DAG, measured: Collection[str]) -> ProbabilityAtom | None:
+    """``pa`` with its one intervention turned into conditioning, or None when the rule does not apply."""
+    atoms = (*pa.event, *pa.given)
+    worlds = {a.intervention for a in atoms if a.intervention}
+    if len(worlds) != 1:
+        return None
+    (world,) = worlds
+    setting = dict(world)
+    if any(dag.parents(x) or x not in measured or not isinstance(v, int) for x, v in setting.items()):
+        return None
+    if any(not a.intervention and a.var not in setting for a in atoms):
+        return None  # a factual atom of another node: a cross-world event, not identified by this rule
+    if any(not a.intervention for a in pa.event):
+        return None  # P(E(x) & X = x') is a product, not one probability
+    if any(a.var in setting for a in atoms if a.intervention):
+        return None  # X(X=x) = v: trivial or impossible, left to the compiler
+    event = tuple(Atom(a.var, a.value, negated=a.negated) for a in pa.event)
+    given = tuple(Atom(a.var, a.value, negated=a.negated) for a in pa.given if a.intervention)
+    given += tuple(Atom(x, v) for x, v in sorted(setting.items()))
+    return ProbabilityAtom(event, given)
+
+
+def identify_interventions(parsed: ParsedExpression, dag: DAG, measured: Collection[str],
+                           notes: list[str] | None = None) -> ParsedExpression:
+    """``parsed`` with each probability of an intervention on a parentless measured node rewritten.
+
+    Parameters
+    ----------
+    parsed : ParsedExpression
+        A query.
+    dag : DAG
+        The bias's DAG (latent nodes included: a node with a latent parent is not parentless).
+    measured : collection of str
+        Nodes whose marginal the data pin (columns of a table without a selection event).
+    notes : list of str, optional
+        Receives one line per rewritten probability.
+
+    Returns
+    -------
+    ParsedExpression
+        The same expression over the rewritten probabilities (``parsed`` itself when none applies).
+
+    Examples
+    --------
+    >>> from fairprobe.core.dag import DAG
+    >>> from fairprobe.core.query import parse_expression
+    >>> dag = DAG.from_string("A->Y, U->A, U->Y", unob="U")  # A is confounded: not identified this way
+    >>> q = parse_expression("P(Y(A=1) = 1)")
+    >>> identify_interventions(q, dag, measured={"A", "Y"}) is q
+    True
+    """
+    rewritten = [_rewrite(pa, dag, measured) for pa in parsed.atoms]
+    if not any(rewritten):
+        return parsed
+    atoms = []
+    for old, new in zip(parsed.atoms, rewritten, strict=True):
+        if new is not None and notes is not None:
+            notes.append(f"{old} identified as {new} (the intervened node has no parents: setting it is "
+                         "conditioning on it)")
+        atoms.append(old if new is None else new)
+    return ParsedExpression(parsed.expr, atoms, parsed.source)
