@@ -56,3 +56,24 @@ def test_counts_beyond_the_float_range_are_a_clear_error() -> None:
     counts = pd.DataFrame({"A": [0, 0, 1, 1], "P": [0, 1, 0, 1], "n": [10**400, 1, 2, 3]})
     with pytest.raises(DataError, match="beyond the float range"):
         fp.ObservedTable.from_counts(counts)
+
+
+# -- found by the fuzz suite (tests/fuzz) -----------------------------------------------------------
+
+def test_a_role_node_declared_latent_is_refused() -> None:
+    spec = {"dag_str": "A->Y, A->P, U->Y, U->P", "unob": ["A", "U"], "constraints": [],
+            "attribute_node": "A", "outcome_node": "Y", "prediction_node": "P"}
+    with pytest.raises(fp.ConfigError, match=r"attribute_node 'A' is declared latent \(unob\), but a metric reads it"):
+        fp.BiasConfig.from_dict(spec)
+
+
+def test_a_value_beyond_the_float_range_is_not_a_group() -> None:
+    frame = pd.DataFrame({"A": [0.0, float("inf")], "Y": [0, 1], "P": [1, 0]})  # "1e400" in a CSV reads as inf
+    with pytest.raises(DataError, match=r"Column 'A' \(node A\) holds the value inf, which is not a finite number"):
+        fp.ObservedTable.from_frame(frame)
+
+
+def test_fractional_counts_are_refused_not_rounded() -> None:
+    """Counts 1 and 0.5 gave n = 2 units: the number of units drives few-units warnings and intervals."""
+    with pytest.raises(DataError, match=r"fractional values \(e.g. 0.5\).*from_probabilities"):
+        fp.ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [1, 0.5]}), "n")

@@ -134,3 +134,24 @@ def test_a_1000_node_dag_validates_in_under_a_second() -> None:
     config = dataclasses.replace(base, dag_str=f"{base.dag_str}, {chain}")
     assert time.process_time() - start < 1.0
     assert len(config.dag.nodes) == len(base.dag.nodes) + 1001
+
+
+@pytest.mark.parametrize("extra", [", X1->Y, X2->Y, X3->Y", ", X0->X1, X1->X2, X2->Y"])
+def test_unmeasured_noise_of_one_node_is_absorbed_and_the_bound_is_the_base_one(paper, extra) -> None:
+    """Three unmeasured parents of Y ran past 150 s; the model over the other nodes is the base
+    bias's, so the sharp answer is its [0.072060, 0.343264]."""
+    base = resolve_bias("proxy_label")
+    config = dataclasses.replace(base, dag_str=base.dag_str + extra)
+    result = fp.bound(config, "fpr", paper, D=0.05, time_limit=None)
+    reference = fp.bound(base, "fpr", paper, D=0.05)
+    assert (reference.lower, reference.upper) == pytest.approx((0.072060, 0.343264), abs=1e-6)
+    assert result.lower == pytest.approx(reference.lower, abs=1e-9)
+    assert result.upper == pytest.approx(reference.upper, abs=1e-9)
+    assert result.status == "optimal" and any("treated as its exogenous noise" in n for n in result.notes)
+
+
+def test_an_unmeasured_common_cause_is_not_absorbed(paper) -> None:
+    base = resolve_bias("proxy_label")
+    config = dataclasses.replace(base, dag_str=base.dag_str + ", W->Y, W->P")  # two children: a confounder
+    problem = BoundProblem(config, "fpr", paper)
+    assert problem.absorbed == []

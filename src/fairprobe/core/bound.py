@@ -37,6 +37,7 @@ from fairprobe.core.budget import DEFAULT_TIME_LIMIT, TimeBudget, reporting_prog
 from fairprobe.core.compiler import RATIO_EPSILON, CompiledProgram, compile_program, undefined_metric_message
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.decompose import Reduction, drop_unread_blocks
+from fairprobe.core.identify import absorbable_nodes
 from fairprobe.core.jsonsafe import json_number as fix
 from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.program import PolynomialProgram
@@ -1129,6 +1130,7 @@ class BoundProblem:
         self.table.validate_against(self.config)  # a forgotten column is an error, before any compiling
         self.metric = resolve_metric(metric, self.config, self.table)
         self.reduce = reduce
+        self.absorbed = self._absorb_noise_nodes() if reduce else []
         fixed = dict(fixed or {})
         used = sorted({str(s) for c in self.config.parsed_constraints for s in c.parameters})
         self.parameters = [p for p in self.config.parameters if p in used]
@@ -1153,6 +1155,18 @@ class BoundProblem:
                 self.joint_program = None
         except UndefinedMetricError as exc:
             raise _labelled(exc, self.metric.label) from None
+
+    def _absorb_noise_nodes(self) -> list[str]:
+        """Declare latent the unmeasured nodes that only feed one other node (exact; see
+        :func:`~fairprobe.core.identify.absorbable_nodes`), and return them."""
+        from fairprobe.core.query import parse_expression
+
+        read = {v for c in self.config.parsed_constraints for v in c.variables}
+        read |= {v for q in self.metric.queries for v in parse_expression(q).variables}
+        absorbed = absorbable_nodes(self.config, self.table.nodes, read)
+        if absorbed:
+            self.config = dataclasses.replace(self.config, unob=[*self.config.unob, *absorbed])
+        return absorbed
 
     def parameter_values(self, D: Any = None, **parameters: float) -> dict[str, float]:
         """Validated sensitivity values for this problem.
@@ -1229,6 +1243,9 @@ class BoundProblem:
                                 "certified but may be wider than the sharp interval (raise time_limit, or "
                                 "time_limit=None for no limit)")
         result.time_limit = time_limit
+        if self.absorbed:
+            result.notes.append(f"unmeasured {self.absorbed} only feed one node each: treated as its exogenous noise "
+                                "(latent; exact, the set of models over the other nodes is the same)")
         low, high = self.natural_range
         if result.lower < low or result.upper > high:
             # a solve cut short can return a dual bound past what the metric can take at all

@@ -230,6 +230,12 @@ class BiasConfig:
         for node in [outcome, *intervention]:
             if node not in self.dag.nodes:
                 raise ConfigError(f"outcome_node {self.outcome_node!r} names {node!r}, which is not in the DAG.")
+        for role, node in (("attribute_node", self.attribute_node), ("outcome_node", outcome),
+                           ("prediction_node", self.prediction_node)):
+            if node in self.unob:  # a metric reads its roles: a latent node is projected out of the model
+                raise ConfigError(f"{role} {node!r} is declared latent (unob), but a metric reads it. Drop it from "
+                                  "unob; a node with no column in the data is declared unmeasured instead "
+                                  "(observed_nodes, or unmeasured=[...] in fp.bound).")
         for node in self.observed_nodes:
             if node not in self.dag.nodes or node in self.unob:
                 raise ConfigError(f"observed_nodes names {node!r}, which is not an observed node of the DAG.")

@@ -25,11 +25,12 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import Any
 
 from fairprobe.core.dag import DAG
 from fairprobe.core.query import Atom, ParsedExpression, ProbabilityAtom
 
-__all__ = ["identify_interventions"]
+__all__ = ["absorbable_nodes", "identify_interventions"]
 
 
 def _rewrite(pa: ProbabilityAtom, dag: DAG, measured: Collection[str]) -> ProbabilityAtom | None:
@@ -93,3 +94,51 @@ def identify_interventions(parsed: ParsedExpression, dag: DAG, measured: Collect
                          "conditioning on it)")
         atoms.append(old if new is None else new)
     return ParsedExpression(parsed.expr, atoms, parsed.source)
+
+
+def absorbable_nodes(config: Any, measured: Collection[str], read: Collection[str]) -> list[str]:
+    """Unmeasured nodes that are only noise of one other node, which the model may treat as latent.
+
+    A node qualifies when it has no column, no declared cardinality or role, is named by no
+    constraint or query (``read``), has exactly one child, and all its parents qualify too (a
+    chain or tree of such nodes, rooted in nothing observed). Everything that flows from it then
+    reaches the rest of the model through one node as extra exogenous noise, which that node's
+    response functions already allow: declaring the nodes latent leaves the set of models over
+    the other nodes unchanged (the bounds stay sharp) and removes their response types from the
+    program (three such parents of Y multiply Y's types by 2^3 per parent value).
+
+    Parameters
+    ----------
+    config : BiasConfig
+        The bias.
+    measured : collection of str
+        Columns of the table.
+    read : collection of str
+        Nodes named by the bias's constraints or the metric's queries (interventions included).
+
+    Returns
+    -------
+    list of str
+        The qualifying nodes, in topological order.
+
+    Examples
+    --------
+    >>> from fairprobe.core.config import BiasConfig
+    >>> cfg = BiasConfig(dag_str="X1->X2, X2->Y, W->Y, W->P, A->Y, A->P", constraints=[])
+    >>> absorbable_nodes(cfg, measured={"A", "Y", "P"}, read={"A", "Y", "P"})  # W has two children
+    ['X1', 'X2']
+    """
+    dag = config.dag
+    roles = {config.attribute_node, config.outcome_node, config.prediction_node, *config.cond_nodes,
+             *config.cardinalities, *config.cardinality_of, *config.cardinality_of.values()}
+    latent = set(config.unob)
+    out: list[str] = []
+    chosen: set[str] = set()
+    for node in dag.order:
+        if node in latent or node in measured or node in read or node in roles:
+            continue
+        if len(dag.children(node)) != 1 or not all(p in chosen for p in dag.parents(node)):
+            continue
+        chosen.add(node)
+        out.append(node)
+    return out

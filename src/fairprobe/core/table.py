@@ -149,6 +149,10 @@ def _code_column(node: str, column: str, values: pd.Series) -> tuple[pd.Series, 
         return values.astype(bool).astype(int), [False, True]
     if kind == "number":
         finite = all(np.isfinite(float(v)) for v in labels)
+        if not finite:  # 1e400 in a CSV reads as inf: a broken value, not a group
+            bad = next(v for v in labels if not np.isfinite(float(v)))
+            raise DataError(f"Column {column!r} (node {node}) holds the value {bad!r}, which is not a finite number "
+                            "(a value beyond the float range, e.g. 1e400, reads as inf); fix or drop those rows.")
         integral = finite and all(float(v).is_integer() and v >= 0 for v in labels)
         top = int(max(labels)) if integral else -1
         # distinct integers >= 0 are exactly 0..top when there are top + 1 of them
@@ -189,8 +193,14 @@ def _numeric_column(df: pd.DataFrame, column: str, what: str) -> np.ndarray:
     if np.isinf(out).any():
         raise DataError(f"The {what} column {column!r} has infinite values; give finite {what}s.")
     if (out < 0).any():
+        plural = "probabilities" if what == "probability" else f"{what}s"
         raise DataError(f"The {what} column {column!r} has negative values (e.g. {out[out < 0][0]:g}); "
-                        f"{what}s must be non-negative (>= 0).")
+                        f"{plural} must be non-negative (>= 0).")
+    if what == "count" and (out % 1 != 0).any():
+        # the number of units drives the few-units warnings and every sampling interval: never a guess
+        raise DataError(f"The count column {column!r} has fractional values (e.g. {out[out % 1 != 0][0]:g}); counts "
+                        "are whole numbers of units. For survey weights or shares, use "
+                        "ObservedTable.from_probabilities (the number of units is then unknown).")
     return out
 
 
