@@ -100,12 +100,12 @@ class TimeBudget:
         -------
         SolveOptions
             The same options; ``time_limit`` is the smaller of its own and the budget's remainder
-            (at least :data:`MIN_SOLVE_SECONDS`).
+            (at least :data:`MIN_SOLVE_SECONDS`, or the whole budget when that is smaller).
         """
         left = self.left()
         if left is None:
             return options
-        left = max(MIN_SOLVE_SECONDS, left)
+        left = max(min(MIN_SOLVE_SECONDS, self.seconds), left)  # a budget below the floor is the floor
         if options.time_limit is not None and options.time_limit <= left:
             return options
         return dataclasses.replace(options, time_limit=left)
