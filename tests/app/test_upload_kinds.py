@@ -43,8 +43,8 @@ def test_missing_node_value_is_refused(kind: str) -> None:
 
 @pytest.mark.parametrize(("kind", "column", "values", "problem"), [
     ("cells", "prob", [-1, 1, 1], "a probability per row, a finite number >= 0; row 0 holds -1"),
-    ("counts", "n", [float("nan"), 1, 1], "a count per row, a whole number >= 0; row 0 holds nan"),
-    ("counts", "n", [1, 0.5, 1], "a count per row, a whole number >= 0; row 1 holds 0.5"),
+    ("counts", "n", [float("nan"), 1, 1], "a count per row, a finite number >= 0; row 0 holds nan"),
+    ("counts", "n", [1, -2, 1], "a count per row, a finite number >= 0; row 1 holds -2"),
 ])
 def test_weights_are_checked_row_by_row_before_cells_are_summed(kind, column, values, problem) -> None:
     frame = pd.DataFrame({"A": [0, 0, 0], "Y": [0, 0, 0], "P": [0, 0, 0], column: values})

@@ -68,10 +68,13 @@ def test_merged_report_gives_each_heading_once_and_keeps_the_quotes(tmp_path: Pa
 
 
 def test_a_parameter_that_is_not_set_is_not_shown_as_none(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    code, _, err = run_cli(sweep("proxy_label", tmp_path / "r"), capsys)  # no --time-limit
+    code, _, err = run_cli([*sweep("proxy_label", tmp_path / "r"), "--time-limit", "none"], capsys)
     assert code == 0, err
     page = (tmp_path / "r" / "index.html").read_text()
     assert "<td>time limit</td><td>none</td>" in page and ">None<" not in page
+    code, _, err = run_cli(sweep("proxy_label", tmp_path / "default"), capsys)  # no --time-limit: the default
+    assert code == 0, err
+    assert "<td>time limit</td><td>60.0</td>" in (tmp_path / "default" / "index.html").read_text()
 
 
 def command_lines(rows: str, out: Path) -> dict[str, list[str]]:

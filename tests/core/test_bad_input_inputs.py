@@ -348,7 +348,7 @@ CLI = [
             r"division by zero", r"column"),
     CliCase("cli-bound-time-limit-zero", ("bound", "--bias", "proxy_label", "--metric", "fpr", "--data",
                                           "{d}/cells.csv", "--D", "0.05", "--time-limit", "0"),
-            r"time_limit = 0\.0 must be a positive number", r"None for no limit|time_limit=60"),
+            r"--time-limit 0 must be a positive number of seconds", r"--time-limit none for no limit"),
 ]
 
 

@@ -73,7 +73,9 @@ def test_a_value_beyond_the_float_range_is_not_a_group() -> None:
         fp.ObservedTable.from_frame(frame)
 
 
-def test_fractional_counts_are_refused_not_rounded() -> None:
+def test_fractional_counts_are_weights_without_a_number_of_units() -> None:
     """Counts 1 and 0.5 gave n = 2 units: the number of units drives few-units warnings and intervals."""
-    with pytest.raises(DataError, match=r"fractional values \(e.g. 0.5\).*from_probabilities"):
-        fp.ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [1, 0.5]}), "n")
+    table = fp.ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [1, 0.5]}), "n")
+    assert table.n is None
+    assert table.cells.prob.tolist() == pytest.approx([2 / 3, 1 / 3])
+    assert fp.ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [1, 2]}), "n").n == 3

@@ -446,17 +446,15 @@ def dag_dot(dag_str: str, unob: Sequence[str] = (), cond_nodes: Sequence[str] = 
 
 
 # -- data ----------------------------------------------------------------------------------------------
-def _check_weights(values: pd.Series, column: str, what: str, *, whole: bool = False) -> None:
-    """Every row's probability or count must be a finite number >= 0 (whole for counts) before rows are
-    summed per cell: a sum hides a negative or missing entry (-1 + 1 + 1 is a valid-looking 1)."""
+def _check_weights(values: pd.Series, column: str, what: str) -> None:
+    """Every row's probability or count must be a finite number >= 0 before rows are summed per
+    cell: a sum hides a negative or missing entry (-1 + 1 + 1 is a valid-looking 1)."""
     numbers = pd.to_numeric(values, errors="coerce")
-    bad = values[numbers.isna() | ~np.isfinite(numbers.fillna(0)) | (numbers < 0)
-                 | ((numbers % 1 != 0) if whole else False)]
+    bad = values[numbers.isna() | ~np.isfinite(numbers.fillna(0)) | (numbers < 0)]
     if len(bad):
-        kind = "a whole number >= 0" if whole else "a finite number >= 0"
         first = bad.iloc[0].item() if hasattr(bad.iloc[0], "item") else bad.iloc[0]
-        raise DataError(f"Column {column!r} must hold {what} per row, {kind}; row {bad.index[0]} holds "
-                        f"{first!r} ({len(bad)} such row(s)). Fix or drop those rows.")
+        raise DataError(f"Column {column!r} must hold {what} per row, a finite number >= 0; row {bad.index[0]} "
+                        f"holds {first!r} ({len(bad)} such row(s)). Fix or drop those rows.")
 
 
 def read_upload(name: str, data: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> pd.DataFrame:
@@ -686,7 +684,7 @@ def build_table(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) -> f
         count = next((c for c in COUNT_COLUMNS if c in frame.columns), None)
         if count is None:
             raise DataError("A table of cell counts needs a count column named 'n' or 'count'.")
-        _check_weights(frame[count], count, "a count", whole=True)
+        _check_weights(frame[count], count, "a count")
         cells = pd.DataFrame({node: frame[col] for node, col in mapping.items()}).assign(n=frame[count])
         cells = cells.groupby(list(mapping), as_index=False, sort=True)["n"].sum()
         return fp.ObservedTable.from_counts(cells, "n")

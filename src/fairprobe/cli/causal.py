@@ -320,8 +320,8 @@ def common(f: Any) -> Any:
     ... @common
     ... def show(**options):
     ...     click.echo(sorted(options))
-    >>> print(CliRunner().invoke(show, ["--help"]).output.splitlines()[3])
-      --bias TEXT         Bias name or JSON file; repeat to combine biases.
+    >>> print(CliRunner().invoke(show, ["--help"]).output.splitlines()[3])  # doctest: +NORMALIZE_WHITESPACE
+      --bias TEXT Bias name or JSON file; repeat to combine biases.
     """
     options = [
         click.option("--bias", "biases", multiple=True, help="Bias name or JSON file; repeat to combine biases."),

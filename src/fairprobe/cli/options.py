@@ -573,9 +573,9 @@ def _time_limit_callback(_ctx: click.Context, _param: click.Parameter, value: st
         seconds = float(text)
     except ValueError:
         seconds = float("nan")
-    if not (seconds > 0 and seconds < float("inf")):
-        raise click.BadParameter(f"{value!r} is not a positive number of seconds; give e.g. --time-limit 120, "
-                                 "or --time-limit none for no limit.")
+    if not (seconds > 0 and seconds < float("inf")):  # one line on standard error, exit code 2
+        raise ConfigError(f"--time-limit {value} must be a positive number of seconds; give e.g. --time-limit 120, "
+                          "or --time-limit none for no limit.")
     return seconds
 
 

@@ -41,7 +41,8 @@ def _rewrite(pa: ProbabilityAtom, dag: DAG, measured: Collection[str]) -> Probab
         return None
     (world,) = worlds
     setting = dict(world)
-    if any(dag.parents(x) or x not in measured or not isinstance(v, int) for x, v in setting.items()):
+    if any(x not in dag.nodes or dag.parents(x) or x not in measured or not isinstance(v, int)
+           for x, v in setting.items()):  # an unknown node is left to the compiler's message
         return None
     if any(not a.intervention and a.var not in setting for a in atoms):
         return None  # a factual atom of another node: a cross-world event, not identified by this rule

@@ -196,11 +196,6 @@ def _numeric_column(df: pd.DataFrame, column: str, what: str) -> np.ndarray:
         plural = "probabilities" if what == "probability" else f"{what}s"
         raise DataError(f"The {what} column {column!r} has negative values (e.g. {out[out < 0][0]:g}); "
                         f"{plural} must be non-negative (>= 0).")
-    if what == "count" and (out % 1 != 0).any():
-        # the number of units drives the few-units warnings and every sampling interval: never a guess
-        raise DataError(f"The count column {column!r} has fractional values (e.g. {out[out % 1 != 0][0]:g}); counts "
-                        "are whole numbers of units. For survey weights or shares, use "
-                        "ObservedTable.from_probabilities (the number of units is then unknown).")
     return out
 
 
@@ -378,7 +373,8 @@ class ObservedTable:
         """Cell counts (one column per node plus ``count``) -> table.
 
         Probabilities are ``count / total``, computed without overflow even when the total
-        exceeds the float range (``n`` is then unknown, ``None``).
+        exceeds the float range (``n`` is then unknown, ``None``). Fractional counts are read as
+        weights: the shares are theirs, and ``n`` is ``None`` (no number of units is known).
 
         Parameters
         ----------
@@ -421,7 +417,10 @@ class ObservedTable:
             total = float(np.sum(counts))
         cells = df.drop(columns=[count]).copy()
         cells[_PROB] = scaled / scaled.sum()
-        n = round(total) if np.isfinite(total) else None
+        # fractional counts are weights (survey weights, shares): they give shares but no number of
+        # units, which the few-units warnings and sampling intervals would otherwise take as real
+        whole = bool(np.all(counts % 1 == 0))
+        n = round(total) if np.isfinite(total) and whole else None
         return cls(cells, given=dict(given or {}), n=n)
 
     @classmethod
