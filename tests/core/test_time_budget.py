@@ -155,3 +155,31 @@ def test_an_unmeasured_common_cause_is_not_absorbed(paper) -> None:
     config = dataclasses.replace(base, dag_str=base.dag_str + ", W->Y, W->P")  # two children: a confounder
     problem = BoundProblem(config, "fpr", paper)
     assert problem.absorbed == []
+
+
+def test_an_intervention_on_a_group_the_data_lack_is_not_rewritten(paper) -> None:
+    """P(A = 1) = 0 in the data: conditioning on A = 1 is undefined where the intervention is not."""
+    only_a0 = paper[paper["A"] == 0].assign(prob=lambda d: d["prob"] / d["prob"].sum())
+    result = fp.bound("proxy_label", "P(P(A=1) = 1)", only_a0, D=0.05, time_limit=None)
+    assert not any("identified as" in n for n in result.notes)
+    assert (result.lower, result.upper) == pytest.approx((0.0, 1.0), abs=1e-7)  # nothing is known about group 1
+
+
+def test_a_large_program_is_not_built_once_the_budget_is_spent() -> None:
+    from fairprobe.backends.base import Termination
+    from fairprobe.core.program import PolynomialProgram
+
+    class Refusing:
+        name = "refusing"
+
+        def solve(self, program, options=None):
+            raise AssertionError("a solve after the deadline reached the backend")
+
+    spent = budget.TimeBudget(Refusing(), 1e-6)
+    time.sleep(0.01)
+    names = [f"x{i}" for i in range(budget.SKIP_ABOVE_VARIABLES + 1)]
+    program = PolynomialProgram.from_text("maximize\n  " + " + ".join(names) + "\nbounds\n"
+                                          + "\n".join(f"  0 <= {x} <= 1" for x in names))
+    result = spent.solve(program)
+    assert result.termination is Termination.LIMIT and result.objective_bound == math.inf
+    assert spent.stopped_early

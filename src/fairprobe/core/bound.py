@@ -705,6 +705,8 @@ def _solve_pair(prog: PolynomialProgram, backend: Any, options: SolveOptions,
 
         lo, hi = Parallel(n_jobs=2, backend="loky")(
             delayed(_solve_one)(prog.with_sense(sense), backend.name, options) for sense in ("min", "max"))
+        if hasattr(backend, "note_stopped"):
+            backend.note_stopped([lo, hi])
         return lo, hi
     # Processes, not threads: two SCIP instances optimising concurrently in one process (with
     # pyscipopt's optimizeNogil) crashed in testing.
@@ -1194,7 +1196,7 @@ class BoundProblem:
 
     def solve(self, params: Mapping[str, float], *, backend: str = "scip",
               time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP, n_jobs: int = 1,
-              solver_options: Mapping[str, Any] | None = None) -> BoundResult:
+              solver_options: Mapping[str, Any] | None = None, progress: bool = True) -> BoundResult:
         """Certified bounds at the sensitivity values ``params``.
 
         Parameters
@@ -1212,6 +1214,9 @@ class BoundProblem:
             ``2`` solves the two sides of polynomial problems in two processes.
         solver_options : mapping, optional
             Backend-specific parameters.
+        progress : bool, optional
+            Status lines past a few seconds where progress is shown (False: none, as in sweeps,
+            whose progress bar says it).
 
         Returns
         -------
@@ -1236,7 +1241,7 @@ class BoundProblem:
         params = self.parameter_values(dict(params))
         be = TimeBudget(get_backend(backend), time_limit)  # one deadline for every solve of the call
         options = SolveOptions(rel_gap=gap, abs_gap=gap, solver_options=dict(solver_options or {}))
-        with reporting_progress(f"bounding {self.metric.label}", be):
+        with reporting_progress(f"bounding {self.metric.label}", be, disable=not progress):
             result = self._solve(params, be, options, start, n_jobs)
         if be.stopped_early:
             result.notes.append(f"the time limit of {time_limit:g} s for the whole call was reached; the bounds are "

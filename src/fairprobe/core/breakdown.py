@@ -281,7 +281,8 @@ def breakdown(
         n += 1
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return problem.solve({**fixed, parameter: d}, backend=backend, time_limit=time_limit, gap=gap)
+            return problem.solve({**fixed, parameter: d}, backend=backend, time_limit=time_limit, gap=gap,
+                                 progress=False)  # one status line per bisection step would be noise
 
     observed = solve(0.0)
     found = _conclusion(observed, threshold, tolerance)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -37,6 +38,12 @@ DEFAULT_TIME_LIMIT = 60.0
 #: Seconds a solve is given once the budget is spent: enough for a backend to return the certified
 #: bound it has (an LP finishes; a global solve stops at its root bound).
 MIN_SOLVE_SECONDS = 0.05
+
+#: Programs with more variables than this are not handed to a backend once the budget is spent:
+#: building and presolving one can take seconds before its own time limit starts. The skipped
+#: solve returns the trivial certified bound (-inf for a minimum, +inf for a maximum), which the
+#: result then clips to the metric's own range.
+SKIP_ABOVE_VARIABLES = 2_000
 
 #: Seconds before the first status line of a long call, and between lines.
 FIRST_STATUS_AFTER = 5.0
@@ -125,18 +132,38 @@ class TimeBudget:
         SolveResult
             The backend's result (certified: a solve stopped at the deadline still bounds).
         """
-        from fairprobe.backends.base import SolveOptions, Termination
+        from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
 
-        limited = self.limit(options or SolveOptions())
         self.solves += 1
+        if self.left() == 0.0 and program.n_variables > SKIP_ABOVE_VARIABLES:
+            self.stopped_early = True
+            return SolveResult(Termination.LIMIT, -math.inf if program.sense == "min" else math.inf,
+                               limit=Limit.TIME, solver=getattr(self.backend, "name", ""), sense=program.sense,
+                               message="not solved: the call's time budget was spent (trivial certified bound)")
+        limited = self.limit(options or SolveOptions())
         result = self.backend.solve(program, limited)
         if result.termination is Termination.LIMIT and limited is not options:
             self.stopped_early = True
         return result
 
+    def note_stopped(self, results: Any) -> None:
+        """Record solves made outside :meth:`solve` (worker processes) that stopped at the budget.
+
+        Parameters
+        ----------
+        results : iterable of SolveResult
+            Their results.
+        """
+        from fairprobe.backends.base import Termination
+
+        results = list(results)
+        self.solves += len(results)
+        if self.deadline is not None and any(r.termination is Termination.LIMIT for r in results):
+            self.stopped_early = True
+
 
 @contextlib.contextmanager
-def reporting_progress(what: str, budget: TimeBudget) -> Iterator[None]:
+def reporting_progress(what: str, budget: TimeBudget, *, disable: bool = False) -> Iterator[None]:
     """Status lines on standard error while a call runs past a few seconds.
 
     Parameters
@@ -145,6 +172,8 @@ def reporting_progress(what: str, budget: TimeBudget) -> Iterator[None]:
         What is computed, e.g. ``"bounding fpr_parity (A: 0 vs 1)"``.
     budget : TimeBudget
         The call's budget (its solves and deadline are reported).
+    disable : bool
+        The caller's own switch (``progress=False`` of a sweep).
 
     Yields
     ------
@@ -157,7 +186,7 @@ def reporting_progress(what: str, budget: TimeBudget) -> Iterator[None]:
     >>> with reporting_progress("bounding", TimeBudget(get_backend("scip"), 1.0)):
     ...     pass  # a short call prints nothing
     """
-    if not progress_shown():
+    if not progress_shown(disable):
         yield
         return
     done = threading.Event()

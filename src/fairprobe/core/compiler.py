@@ -517,7 +517,9 @@ class _Compiler:
         queries = list(query) if isinstance(query, (list, tuple)) else [query]
         parsed_qs = [q if isinstance(q, ParsedExpression) else parse_expression(q) for q in queries]
         if self.reduce and not self.table.given:  # interventions on parentless columns are conditioning (exact)
-            parsed_qs = [identify_interventions(q, self.dag, self.table.nodes, self.notes) for q in parsed_qs]
+            cells = self.table.cells
+            margins = {v: cells.groupby(v)["prob"].sum().to_dict() for v in self.table.nodes}
+            parsed_qs = [identify_interventions(q, self.dag, margins, self.notes) for q in parsed_qs]
         for parsed_q in parsed_qs:
             unknown = sorted(parsed_q.variables - set(self.dag.endogenous))
             if unknown:

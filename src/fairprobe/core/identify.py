@@ -9,22 +9,22 @@ linear-fractional program (one LP) instead of a program over counterfactual worl
 global solver can take minutes to close.
 
 The rule is applied only where ``P(X = x)`` is pinned by the data (``X`` a column of a table that
-is not conditioned on a selection event), so the rewritten ratio is defined in every admitted
-model exactly when the original is.
+is not conditioned on a selection event) and positive, as is every factual ``X`` event it drops,
+so the rewritten ratio is defined in every admitted model exactly when the original is.
 
 Examples
 --------
 >>> from fairprobe.core.dag import DAG
 >>> from fairprobe.core.query import parse_expression
 >>> dag = DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U")
->>> q = identify_interventions(parse_expression("P(P(A=1) = 1)"), dag, measured={"A", "Y", "P"})
+>>> q = identify_interventions(parse_expression("P(P(A=1) = 1)"), dag, {"A": {0: 0.4, 1: 0.6}})
 >>> [str(a) for a in q.atoms]
 ['P(P = 1 | A = 1)']
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from fairprobe.core.dag import DAG
@@ -33,7 +33,14 @@ from fairprobe.core.query import Atom, ParsedExpression, ProbabilityAtom
 __all__ = ["absorbable_nodes", "identify_interventions"]
 
 
-def _rewrite(pa: ProbabilityAtom, dag: DAG, measured: Collection[str]) -> ProbabilityAtom | None:
+def _positive(margins: Mapping[str, Mapping[int, float]], var: str, value: Any, negated: bool) -> bool:
+    """Whether the data give ``var = value`` (``!=`` when ``negated``) a positive probability."""
+    shares = margins.get(var, {})
+    share = shares.get(value, 0.0) if isinstance(value, int) else 0.0
+    return (sum(shares.values()) - share if negated else share) > 0
+
+
+def _rewrite(pa: ProbabilityAtom, dag: DAG, margins: Mapping[str, Mapping[int, float]]) -> ProbabilityAtom | None:
     """``pa`` with its one intervention turned into conditioning, or None when the rule does not apply."""
     atoms = (*pa.event, *pa.given)
     worlds = {a.intervention for a in atoms if a.intervention}
@@ -41,8 +48,14 @@ def _rewrite(pa: ProbabilityAtom, dag: DAG, measured: Collection[str]) -> Probab
         return None
     (world,) = worlds
     setting = dict(world)
-    if any(x not in dag.nodes or dag.parents(x) or x not in measured or not isinstance(v, int)
+    if any(x not in dag.nodes or dag.parents(x) or x not in margins or not isinstance(v, int)
            for x, v in setting.items()):  # an unknown node is left to the compiler's message
+        return None
+    # conditioning on X = x (and on a factual X = x') is only the same where the data give it mass;
+    # otherwise the original is defined (or undefined) where the rewrite is not
+    if not all(_positive(margins, x, v, False) for x, v in setting.items()):
+        return None
+    if not all(_positive(margins, a.var, a.value, a.negated) for a in pa.given if not a.intervention):
         return None
     if any(not a.intervention and a.var not in setting for a in atoms):
         return None  # a factual atom of another node: a cross-world event, not identified by this rule
@@ -56,7 +69,7 @@ def _rewrite(pa: ProbabilityAtom, dag: DAG, measured: Collection[str]) -> Probab
     return ProbabilityAtom(event, given)
 
 
-def identify_interventions(parsed: ParsedExpression, dag: DAG, measured: Collection[str],
+def identify_interventions(parsed: ParsedExpression, dag: DAG, margins: Mapping[str, Mapping[int, float]],
                            notes: list[str] | None = None) -> ParsedExpression:
     """``parsed`` with each probability of an intervention on a parentless measured node rewritten.
 
@@ -66,8 +79,8 @@ def identify_interventions(parsed: ParsedExpression, dag: DAG, measured: Collect
         A query.
     dag : DAG
         The bias's DAG (latent nodes included: a node with a latent parent is not parentless).
-    measured : collection of str
-        Nodes whose marginal the data pin (columns of a table without a selection event).
+    margins : mapping of str to mapping of int to float
+        The data's marginal law of each measured node (a table without a selection event), by code.
     notes : list of str, optional
         Receives one line per rewritten probability.
 
@@ -82,10 +95,10 @@ def identify_interventions(parsed: ParsedExpression, dag: DAG, measured: Collect
     >>> from fairprobe.core.query import parse_expression
     >>> dag = DAG.from_string("A->Y, U->A, U->Y", unob="U")  # A is confounded: not identified this way
     >>> q = parse_expression("P(Y(A=1) = 1)")
-    >>> identify_interventions(q, dag, measured={"A", "Y"}) is q
+    >>> identify_interventions(q, dag, {"A": {0: 0.5, 1: 0.5}, "Y": {0: 0.5, 1: 0.5}}) is q
     True
     """
-    rewritten = [_rewrite(pa, dag, measured) for pa in parsed.atoms]
+    rewritten = [_rewrite(pa, dag, margins) for pa in parsed.atoms]
     if not any(rewritten):
         return parsed
     atoms = []

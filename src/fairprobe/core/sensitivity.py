@@ -63,7 +63,7 @@ def _solve_point(problem: BoundProblem, params: Mapping[str, float], solve_kwarg
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # limits are reported per point instead
         try:
-            res = problem.solve(params, **solve_kwargs)
+            res = problem.solve(params, **solve_kwargs, progress=False)  # the sweep's bar shows progress
         except FairprobeError as exc:
             status = {"InfeasibleError": "infeasible", "UndefinedMetricError": "undefined"}.get(type(exc).__name__,
                                                                                                   "error")

@@ -43,10 +43,10 @@ from fairprobe.plugins.rashomon.measures import conflict_ratio as _conflict_rati
 
 __all__ = ["PIP_INSTALL", "TreeRashomonSet", "require_treefarms"]
 
-#: The install line printed when the enumerator is missing.
 #: Largest per-leaf penalty accepted (exclusive): see ``TreeRashomonSet._check_params``.
 MAX_REGULARIZATION = 0.5
 
+#: The install line printed when the enumerator is missing.
 PIP_INSTALL = 'pip install "treefarms>=0.2.4"   (or: pip install "fairprobe[trees]")'
 
 
@@ -273,7 +273,8 @@ class TreeRashomonSet(Analysis):
             raise ConfigError(
                 f"regularization (lambda) = {self.regularization} is too large: at lambda >= {MAX_REGULARIZATION} "
                 "no split can lower the objective (a leaf misclassifies at most half of its rows), so the "
-                "Rashomon set holds the single-leaf tree only, and TreeFARMS crashes on such objectives. "
+                "optimum is the single leaf and the set holds only trees within epsilon of it, and TreeFARMS "
+                "crashes (a segmentation fault) on such objectives. "
                 "Use a penalty per leaf below 0.5, typically 0.005 to 0.05.")
         if isinstance(self.depth_budget, bool) or not isinstance(self.depth_budget, (int, np.integer)) \
                 or self.depth_budget < 0:
