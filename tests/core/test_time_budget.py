@@ -117,7 +117,7 @@ def test_every_built_in_pair_on_the_paper_table_returns_within_a_short_limit(pap
     pairs = _pairs()
     assert len(pairs) >= 80
     for bias, metric in pairs:
-        _check_pair(paper, bias, metric, limit=2.0)
+        _check_pair(paper, bias, metric, limit=1.0)
 
 
 @pytest.mark.slow
