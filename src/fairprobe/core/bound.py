@@ -710,6 +710,8 @@ def _solve_pair(prog: PolynomialProgram, backend: Any, options: SolveOptions,
         return lo, hi
     # Processes, not threads: two SCIP instances optimising concurrently in one process (with
     # pyscipopt's optimizeNogil) crashed in testing.
+    if isinstance(backend, TimeBudget):  # the lower side may use half of what is left, the upper the rest
+        return backend.solve(prog.with_sense("min"), options, share=0.5), backend.solve(prog.with_sense("max"), options)
     return backend.solve(prog.with_sense("min"), options), backend.solve(prog.with_sense("max"), options)
 
 

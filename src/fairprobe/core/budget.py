@@ -95,13 +95,16 @@ class TimeBudget:
             return None
         return max(0.0, self.deadline - time.perf_counter())
 
-    def limit(self, options: Any) -> Any:
-        """``options`` with its time limit cut to what is left of the budget.
+    def limit(self, options: Any, share: float = 1.0) -> Any:
+        """``options`` with its time limit cut to (a share of) what is left of the budget.
 
         Parameters
         ----------
         options : SolveOptions
             The caller's options.
+        share : float, optional
+            The fraction of what is left this solve may use (0.5 for the first of the two sides of a
+            bound, so the second is not left with nothing).
 
         Returns
         -------
@@ -112,13 +115,13 @@ class TimeBudget:
         left = self.left()
         if left is None:
             return options
-        left = max(min(MIN_SOLVE_SECONDS, self.seconds), left)  # a budget below the floor is the floor
+        left = max(min(MIN_SOLVE_SECONDS, self.seconds), left * share)  # a budget below the floor is the floor
         if options.time_limit is not None and options.time_limit <= left:
             return options
         return dataclasses.replace(options, time_limit=left)
 
-    def solve(self, program: Any, options: Any = None) -> Any:
-        """Solve ``program`` within what is left of the budget.
+    def solve(self, program: Any, options: Any = None, share: float = 1.0) -> Any:
+        """Solve ``program`` within (a share of) what is left of the budget.
 
         Parameters
         ----------
@@ -126,6 +129,8 @@ class TimeBudget:
             The program.
         options : SolveOptions, optional
             The caller's options.
+        share : float, optional
+            See :meth:`limit`.
 
         Returns
         -------
@@ -140,7 +145,7 @@ class TimeBudget:
             return SolveResult(Termination.LIMIT, -math.inf if program.sense == "min" else math.inf,
                                limit=Limit.TIME, solver=getattr(self.backend, "name", ""), sense=program.sense,
                                message="not solved: the call's time budget was spent (trivial certified bound)")
-        limited = self.limit(options or SolveOptions())
+        limited = self.limit(options or SolveOptions(), share)
         result = self.backend.solve(program, limited)
         if result.termination is Termination.LIMIT and limited is not options:
             self.stopped_early = True
