@@ -701,11 +701,11 @@ def _solve_pair(prog: PolynomialProgram, backend: Any, options: SolveOptions,
     if n_jobs >= 2:
         from joblib import Parallel, delayed
 
-        options = backend.limit(options) if hasattr(backend, "limit") else options  # the call's budget
+        options = backend.limit(options) if isinstance(backend, TimeBudget) else options  # the call's budget
 
         lo, hi = Parallel(n_jobs=2, backend="loky")(
             delayed(_solve_one)(prog.with_sense(sense), backend.name, options) for sense in ("min", "max"))
-        if hasattr(backend, "note_stopped"):
+        if isinstance(backend, TimeBudget):
             backend.note_stopped([lo, hi])
         return lo, hi
     # Processes, not threads: two SCIP instances optimising concurrently in one process (with

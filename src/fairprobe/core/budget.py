@@ -27,6 +27,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
 from fairprobe.progress import progress_shown, status
 
 __all__ = ["DEFAULT_TIME_LIMIT", "MIN_SOLVE_SECONDS", "TimeBudget", "reporting_progress"]
@@ -137,8 +138,6 @@ class TimeBudget:
         SolveResult
             The backend's result (certified: a solve stopped at the deadline still bounds).
         """
-        from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
-
         self.solves += 1
         if self.left() == 0.0 and program.n_variables > SKIP_ABOVE_VARIABLES:
             self.stopped_early = True
@@ -159,8 +158,6 @@ class TimeBudget:
         results : iterable of SolveResult
             Their results.
         """
-        from fairprobe.backends.base import Termination
-
         results = list(results)
         self.solves += len(results)
         if self.deadline is not None and any(r.termination is Termination.LIMIT for r in results):

@@ -516,7 +516,8 @@ class _Compiler:
         cfg = self.config
         queries = list(query) if isinstance(query, (list, tuple)) else [query]
         parsed_qs = [q if isinstance(q, ParsedExpression) else parse_expression(q) for q in queries]
-        if self.reduce and not self.table.given:  # interventions on parentless columns are conditioning (exact)
+        counterfactual = any(a.intervention for q in parsed_qs for pa in q.atoms for a in (*pa.event, *pa.given))
+        if self.reduce and counterfactual and not self.table.given:  # parentless interventions are conditioning
             cells = self.table.cells
             margins = {v: cells.groupby(v)["prob"].sum().to_dict() for v in self.table.nodes}
             parsed_qs = [identify_interventions(q, self.dag, margins, self.notes) for q in parsed_qs]

@@ -143,7 +143,8 @@ def absorbable_nodes(config: Any, measured: Collection[str], read: Collection[st
     ['X1', 'X2']
     """
     dag = config.dag
-    roles = {config.attribute_node, config.outcome_node, config.prediction_node, *config.cond_nodes,
+    outcome, intervened = config.parse_outcome(config.outcome_node)  # "Y(T=1)": Y and T
+    roles = {config.attribute_node, outcome, *intervened, config.prediction_node, *config.cond_nodes,
              *config.cardinalities, *config.cardinality_of, *config.cardinality_of.values()}
     latent = set(config.unob)
     out: list[str] = []
