@@ -4,7 +4,7 @@ For an attribute with k groups (FPR parity between the first and the last group 
 and under selection) and for a covariate X with k levels (X -> A, Y, P, Z under proxy labels, with
 and without a latent X <-> Y confounder), prints the program size after reduction, the compile time
 and the solve time per certified bound, and the same for the previous engine (every response type
-enumerated, ``fairprobe.core.compiler.SLICING = False``) in the same process where it runs at all
+enumerated, ``CompileOptions(slicing=False)``) in the same process where it runs at all
 (it refuses more than 2,000,000 joint response types; ``--baseline-limit`` caps its solves).
 
 Run: ``python benchmarks/causal_scale.py [--groups 2,3,4,5,6,8,16,64,256] [--levels 2,4,8,16,64]``.
@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 
 import fairprobe as fp
-from fairprobe.core import compiler
 from fairprobe.core.bound import BoundProblem
 from fairprobe.core.config import BiasConfig
+from fairprobe.core.options import CompileOptions
 from fairprobe.exceptions import FairprobeError
 
 
@@ -49,9 +49,9 @@ def covariate_bias(latent: bool) -> BiasConfig:
         "constraints": ["P(Z = Y) >= 1 - D"], "observed_nodes": ["X", "A", "Y", "P"], "cardinality_of": {"Z": "Y"}})
 
 
-def measure(bias, metric, table, D: float, time_limit: float) -> dict:
+def measure(bias, metric, table, D: float, time_limit: float, options: CompileOptions | None = None) -> dict:
     start = time.perf_counter()
-    problem = BoundProblem(bias, metric, table)
+    problem = BoundProblem(bias, metric, table, compile_options=options)
     compiled = time.perf_counter() - start
     res = problem.solve({"D": D}, time_limit=time_limit)
     return {"vars": res.stats_after.get("n_variables"), "cons": res.stats_after.get("n_constraints"),
@@ -60,9 +60,8 @@ def measure(bias, metric, table, D: float, time_limit: float) -> dict:
 
 
 def _baseline(queue, bias, metric, table, D: float, time_limit: float) -> None:
-    compiler.SLICING = False
     try:
-        queue.put(measure(bias, metric, table, D, time_limit))
+        queue.put(measure(bias, metric, table, D, time_limit, CompileOptions(slicing=False)))
     except FairprobeError as exc:
         queue.put(f"refused: {str(exc)[:60]}...")
 

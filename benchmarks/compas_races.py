@@ -21,8 +21,6 @@ import time
 import warnings
 
 import fairprobe as fp
-from fairprobe.core import bound as bound_module
-from fairprobe.core import compiler
 from fairprobe.datasets import load_compas
 
 BIASES = ["proxy_label", "selection", "ecp"]
@@ -37,11 +35,8 @@ def tables() -> tuple[fp.ObservedTable, fp.ObservedTable]:
 
 def previous_all_pairs(bias: str, metric: str, data: fp.ObservedTable, limit: float) -> fp.BoundResult:
     """The maximum over all pairs as before: every pair bounded alone, one row pair per term."""
-    try:
-        compiler.WINDOWS = bound_module.RATE_RANGES = False
-        return fp.bound(bias, fp.metric(metric, groups="all"), data, D=0.05, time_limit=limit)
-    finally:
-        compiler.WINDOWS = bound_module.RATE_RANGES = True
+    return fp.bound(bias, fp.metric(metric, groups="all"), data, D=0.05, time_limit=limit,
+                    compile_options=fp.CompileOptions(windows=False, rate_ranges=False))
 
 
 def main() -> None:

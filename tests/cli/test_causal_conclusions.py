@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import fairprobe as fp
+
 from fairprobe.datasets import BUNDLED
 from tests.bad_input import run_cli
 
@@ -52,7 +54,8 @@ def test_a_rate_is_given_its_range_not_a_sign(races: Path, capsys: pytest.Captur
 def test_no_observed_conclusion_when_the_metric_has_no_value_without_bias(races: Path,
                                                                          capsys: pytest.CaptureFixture) -> None:
     res = bound_json(capsys, "--data", str(races), "--metric", "fpr_parity", "--groups", "c,a", "--D", "0.01")
-    assert res["observed"] is None
+    assert res["observed"]["lower"] is None and "is undefined" in res["observed"]["error"]  # and why
+    assert res["verdict"] == "undetermined"
     text = res["conclusion"]
     assert "has no value" in text and "no observed conclusion to hold or flip" in text
     assert "holds at this much bias" not in text
@@ -150,14 +153,16 @@ def test_counterfactual_fairness_is_never_called_positive_or_reversed(capsys: py
 
 
 def test_a_limit_status_says_the_range_may_be_loose() -> None:
-    from types import SimpleNamespace
+    import dataclasses
 
-    from fairprobe.cli.causal import _conclusion
+    from fairprobe.datasets import load_paper_table
 
-    observed = SimpleNamespace(lower=0.10, upper=0.10)
-    res = SimpleNamespace(parameters={"D": 0.1}, metric="fpr_parity (A: 0 vs 1)", lower=-0.02, upper=0.3,
-                          nonnegative=False, status="limit")
-    text = _conclusion(res, observed)
-    assert "stopped at its limit" in text and "--time-limit" in text and "could flip" in text
-    res.status, res.lower = "optimal", 1e-9  # solver noise around 0 settles no sign
-    assert "could be 0 or reversed" in _conclusion(res, observed)
+    real = fp.bound("proxy_label", "fpr_parity", load_paper_table(), D=0.1)
+    res = dataclasses.replace(real, lower=-0.02, upper=0.3, status="limit")
+    res.set_observed(fp.ObservedValue(0.10, 0.10))
+    text = res.conclusion().text
+    assert "stopped at its limit" in text and "raise the time limit" in text and "could flip" in text
+    assert res.conclusion().verdict == "can_flip" and res.conclusion().notes
+    res = dataclasses.replace(real, lower=1e-9, upper=0.3)  # solver noise around 0 settles no sign
+    res.set_observed(fp.ObservedValue(0.10, 0.10))
+    assert "could be 0 or reversed" in res.conclusion().text

@@ -21,7 +21,7 @@ def test_breakdown_matches_closed_form(t: float) -> None:
     p00, p01 = P[0, 0, 0], P[0, 0, 1]
     exact = (p01 - t * (p00 + p01)) / (1 - t)
     res = fp.breakdown("proxy_label_missed_positives", fp.metric("fpr", group=0), CELLS, threshold=t, tol=1e-5)
-    assert res.conclusion == f"metric > {t:g}"
+    assert res.claim == f"metric > {t:g}"
     assert exact <= res.value <= exact + 1e-5
     assert res.below.lower > t >= res.above.lower
     assert "breakdown point" in res.summary()
@@ -30,12 +30,12 @@ def test_breakdown_matches_closed_form(t: float) -> None:
 def test_breakdown_infinite_and_zero() -> None:
     # demographic parity does not involve the outcome: proxy labels cannot move it
     res = fp.breakdown("proxy_label", "demographic_parity", CELLS, tolerance=0.05)
-    assert math.isinf(res.value) and "parity holds" in res.conclusion
+    assert math.isinf(res.value) and "parity holds" in res.claim
     res = fp.breakdown("proxy_label", "demographic_parity", CELLS, threshold=0.0322)
-    assert res.value == 0.0 or res.conclusion.startswith("metric")
+    assert res.value == 0.0 or res.claim.startswith("metric")
     straddle = fp.breakdown("proxy_label", "demographic_parity", CELLS, threshold=float(
         fp.bound("proxy_label", "demographic_parity", CELLS, D=0).lower))
-    assert straddle.value == 0.0 and "undetermined" in straddle.conclusion
+    assert straddle.value == 0.0 and "undetermined" in straddle.claim
 
 
 def test_breakdown_agrees_with_a_sweep() -> None:
@@ -43,7 +43,7 @@ def test_breakdown_agrees_with_a_sweep() -> None:
     grid = np.linspace(0, 0.05, 26)
     frame = fp.sensitivity("selection", "fpr_parity", CELLS, D=grid, progress=False).to_frame()
     flipped = frame[frame.upper >= 0].D
-    assert res.conclusion == "metric < 0"
+    assert res.claim == "metric < 0"
     assert flipped.min() - 0.002 - 1e-4 <= res.value <= flipped.min() + 1e-4
 
 

@@ -17,8 +17,6 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
-from fairprobe.core import bound as bound_module
-from fairprobe.core import compiler
 from tests.core.test_scale_soundness import proxy_model
 
 
@@ -28,10 +26,8 @@ def true_rates(rng: np.random.Generator, k: int) -> tuple[pd.DataFrame, float, d
     return cells, disagree, {"fpr": [fpr[a] for a in range(k)]}
 
 
-def previous_formulation(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every pair solved on its own and one row pair per term in the joint program."""
-    monkeypatch.setattr(compiler, "WINDOWS", False)
-    monkeypatch.setattr(bound_module, "RATE_RANGES", False)
+#: Every pair solved on its own and one row pair per term in the joint program.
+PREVIOUS_FORMULATION = fp.CompileOptions(windows=False, rate_ranges=False)
 
 
 def _cells(seed: int, k: int) -> pd.DataFrame:
@@ -47,14 +43,13 @@ CASES = [(bias, metric, seed) for bias in ("proxy_label", "selection") for metri
 
 
 @pytest.mark.parametrize(("bias", "metric", "seed"), CASES)
-def test_same_bounds_as_every_pair_solved(bias: str, metric: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_same_bounds_as_every_pair_solved(bias: str, metric: str, seed: int) -> None:
     cells = _cells(seed, 3)
     data = fp.ObservedTable.from_probabilities(cells, given={"S": 1}) if bias == "selection" else cells
     tight = {"numerics/feastol": 1e-9}  # the default 1e-6 row tolerance moves both by a few 1e-6
     new = fp.bound(bias, fp.metric(metric, groups="all"), data, D=0.05, time_limit=60, solver_options=tight)
-    with monkeypatch.context() as m:
-        previous_formulation(m)
-        old = fp.bound(bias, fp.metric(metric, groups="all"), data, D=0.05, time_limit=60, solver_options=tight)
+    old = fp.bound(bias, fp.metric(metric, groups="all"), data, D=0.05, time_limit=60, solver_options=tight,
+                   compile_options=PREVIOUS_FORMULATION)
     assert "pairs_solved" in new.details and "pairs_solved" not in old.details  # both paths really ran
     assert new.status == "optimal" and new.gap <= 1e-5
     if old.status == "optimal":
@@ -95,9 +90,8 @@ def test_compas_all_races_same_as_every_pair_solved(monkeypatch: pytest.MonkeyPa
     data = fp.ObservedTable(table.cells, given={"S": 1}, categories=table.categories)
     tight = {"numerics/feastol": 1e-9}  # tiny groups magnify the default 1e-6 row tolerance in their rates
     new = fp.bound("selection", fp.metric("fpr_parity", groups="all"), data, D=0.05, solver_options=tight)
-    with monkeypatch.context() as m:
-        previous_formulation(m)
-        old = fp.bound("selection", fp.metric("fpr_parity", groups="all"), data, D=0.05, solver_options=tight)
+    old = fp.bound("selection", fp.metric("fpr_parity", groups="all"), data, D=0.05, solver_options=tight,
+                   compile_options=PREVIOUS_FORMULATION)
     assert new.status == old.status == "optimal"
     assert new.lower == pytest.approx(old.lower, abs=1e-6) and new.upper == pytest.approx(old.upper, abs=1e-6)
     assert new.details["pairs_solved"] < new.details["pairs_total"]

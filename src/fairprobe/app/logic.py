@@ -4,14 +4,13 @@ Everything here goes through fairprobe's public API (``fp.BiasConfig``, ``fp.Bou
 ``fp.SensitivityResult``, ``fp.breakdown``, the plugin registry, :mod:`fairprobe.datasets`) and
 keeps no state between calls: the pages hold each user's objects in ``st.session_state``.
 Nothing a user types is evaluated as code; constraints go through
-:func:`fairprobe.core.query.parse_constraint`.
+:func:`fairprobe.parse_constraint`.
 """
 
 from __future__ import annotations
 
 import inspect
 import io
-import math
 import re
 import sys
 import tempfile
@@ -20,7 +19,6 @@ import uuid
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +32,7 @@ __all__ = [
     "BUNDLED_DATA",
     "COUNT_COLUMNS",
     "DEFAULT_TIME_LIMIT",
+    "GROUP_MODES",
     "ConstraintIssue",
     "SweepJob",
     "analysis_report_zip",
@@ -365,8 +364,7 @@ def constraint_issues(text: str, nodes: Sequence[str] | None = None) -> list[Con
     >>> constraint_issues("P(Q = 1) <= D", nodes=["A", "Y"])[0].message
     "Constraint 'P(Q = 1) <= D' names ['Q'], which are not nodes of the DAG ['A', 'Y']."
     """
-    from fairprobe.core.query import parse_constraint
-    from fairprobe.core.templates import expand_constraint
+    parse_constraint, expand_constraint = fp.parse_constraint, fp.expand_constraint
 
     issues = []
     for number, raw in enumerate((text or "").splitlines(), start=1):
@@ -490,7 +488,7 @@ def read_upload(name: str, data: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) ->
     ...
     fairprobe.exceptions.DataError: Cannot read 'x.exe': upload a .csv, .tsv, .parquet or .pq file.
     """
-    from fairprobe.datasets.tables import read_table
+    from fairprobe.datasets import read_table
 
     shown = Path(str(name)).name
     lowered = shown.lower()
@@ -722,15 +720,21 @@ def group_labels(table: fp.ObservedTable, node: str) -> list[Any]:
     return list(range(table.cardinality(node)))
 
 
-def make_metric(name: str, groups: tuple[Any, Any] | None = None) -> Any:
+#: How the Data page compares more than two groups: two chosen groups, or the API's multi-group forms.
+GROUP_MODES: dict[str, str | None] = {"two groups": None, "all pairs (largest gap)": "all",
+                                      "each group against the rest": "each_vs_rest"}
+
+
+def make_metric(name: str, groups: tuple[Any, Any] | str | None = None) -> Any:
     """A registered metric comparing ``groups`` (or the metric's default groups).
 
     Parameters
     ----------
     name : str
         Registered metric name.
-    groups : tuple, optional
-        The two groups, by label.
+    groups : tuple or str, optional
+        The two groups, by label, or ``"all"`` / ``"each_vs_rest"``. None leaves the choice to the
+        metric's own rule, which refuses to pick two of more than two groups.
 
     Returns
     -------
@@ -745,6 +749,11 @@ def make_metric(name: str, groups: tuple[Any, Any] | None = None) -> Any:
     params = inspect.signature(cls.__init__).parameters
     if groups is None:
         return cls()
+    if isinstance(groups, str):
+        if getattr(cls, "compares_one_group", False):
+            raise ConfigError(f"{name} is the rate of one group; choose two groups on the Data page (the first is "
+                              "the group whose rate is bounded), not all pairs.")
+        return cls(groups=groups) if "groups" in params else cls()
     if getattr(cls, "compares_one_group", False) and "group" in params:
         return cls(group=groups[0])
     if "groups" in params:
@@ -786,21 +795,15 @@ def d_grid(start: float, stop: float, n: int) -> list[float]:
 
 
 # -- sweeps --------------------------------------------------------------------------------------------
-def _bias_label(bias: Any) -> str:
-    if isinstance(bias, (list, tuple)):
-        return "+".join(_bias_label(b) for b in bias)
-    if isinstance(bias, str):
-        return bias
-    return getattr(bias, "name", None) or "custom"
-
-
 @dataclass
 class SweepJob:
     """A sensitivity sweep solved one point at a time (for a progress bar and a cancel button).
 
-    It does what :func:`fairprobe.sensitivity` does with ``n_jobs=1``: compile once
-    (:class:`fairprobe.BoundProblem`), solve each grid point with the same options, and assemble a
-    :class:`fairprobe.SensitivityResult`; so its numbers are those of ``fp.sensitivity``.
+    It runs the public problem API that :func:`fairprobe.sensitivity` runs: compile once
+    (:class:`fairprobe.BoundProblem`), take the grid from :meth:`~fairprobe.BoundProblem.points`,
+    solve each point with :meth:`~fairprobe.BoundProblem.solve_point` and assemble the result with
+    :meth:`fairprobe.SensitivityResult.from_points`; so its numbers, observed value and conclusion
+    are those of ``fp.sensitivity``.
 
     Parameters
     ----------
@@ -841,22 +844,8 @@ class SweepJob:
             raise ConfigError(f"The time limit must lie in (0, {MAX_TIME_LIMIT:g}] seconds.")
         self.started = time.perf_counter()
         self.problem = fp.BoundProblem(self.bias, self.metric, self.data, fixed=self.fixed)
-        names = self.problem.config.parameters
-        if isinstance(self.grid, Mapping):
-            axes = {str(k): [float(v) for v in vals] for k, vals in self.grid.items()}
-        else:
-            free = [p for p in names if p not in self.fixed]
-            parameter = self.parameter or (free[0] if len(free) == 1 else None)
-            if parameter is None:
-                raise ConfigError(f"The bias has parameters {names}; choose the one to sweep and fix the others.")
-            axes = {parameter: [float(v) for v in self.grid]}
-        unknown = [p for p in axes if p not in names]
-        if unknown:
-            raise ConfigError(f"Unknown sensitivity parameter(s) {unknown}; this bias has {names}.")
-        self.swept = list(axes)
-        self.points = [{**self.fixed, **dict(zip(self.swept, combo, strict=True))} for combo in product(*axes.values())]
-        for pt in self.points:
-            self.problem.parameter_values(pt)  # every value checked before any solve
+        grid = self.grid if isinstance(self.grid, Mapping) else list(self.grid)
+        self.swept, self.points = self.problem.points(grid, parameter=self.parameter)
         self.outcomes: list[Any] = []
         self.first_point_time: float | None = None
         self.compile_time = time.perf_counter() - self.started
@@ -872,7 +861,7 @@ class SweepJob:
         >>> SweepJob("proxy_label", "fpr", frame, [0.0], time_limit=5).solve_kwargs["time_limit"]
         5.0
         """
-        return {"backend": self.backend, "time_limit": float(self.time_limit), "gap": 1e-6, "solver_options": None}
+        return fp.RunOptions(backend=self.backend, time_limit=float(self.time_limit)).point_kwargs()
 
     @property
     def done(self) -> bool:
@@ -897,11 +886,9 @@ class SweepJob:
         >>> round(out.result.upper, 4)
         0.3433
         """
-        from fairprobe.core.sensitivity import run_tasks
-
         pt = self.points[len(self.outcomes)]
         start = time.perf_counter()
-        out = run_tasks([(self.problem, pt)], progress=False, **self.solve_kwargs)[0]
+        out = self.problem.solve_point(pt, **self.solve_kwargs)
         self.solve_time += time.perf_counter() - start
         self.outcomes.append(out)
         if self.first_point_time is None:
@@ -919,8 +906,7 @@ class SweepJob:
         >>> job.partial_frame()["D"].tolist()
         [0.0]
         """
-        return fp.SensitivityResult(self.problem.metric.label, _bias_label(self.bias), self.swept,
-                                    list(self.outcomes)).to_frame()
+        return fp.SensitivityResult.from_points(self.problem, self.bias, self.swept, self.outcomes, None).to_frame()
 
     def result(self) -> fp.SensitivityResult:
         """The sweep's result over the points solved (all of them unless cancelled).
@@ -933,20 +919,11 @@ class SweepJob:
         >>> len(job.result().to_frame())
         1
         """
-        from fairprobe.core.sensitivity import run_tasks
-
         if self.outcomes and all(o.status == "undefined" for o in self.outcomes):
             raise fp.UndefinedMetricError(self.outcomes[0].error or "The metric is undefined.")
-        zero = {p: 0.0 for p in self.problem.config.parameters}
-        out = next((o for o in self.outcomes if all(o.params.get(p, 0.0) == 0.0 for p in zero)), None)
-        if out is None:
-            out = run_tasks([(self.problem, zero)], progress=False, **self.solve_kwargs)[0]
-        observed = None
-        if out.result is not None and out.result.width <= 1e-6:
-            observed = 0.5 * (out.result.lower + out.result.upper)
-        return fp.SensitivityResult(self.problem.metric.label, _bias_label(self.bias), self.swept,
-                                    list(self.outcomes), observed, dict(self.fixed),
-                                    time.perf_counter() - self.started)
+        observed = self.problem.observed(self.outcomes, **self.solve_kwargs)
+        return fp.SensitivityResult.from_points(self.problem, self.bias, self.swept, self.outcomes, observed,
+                                                time.perf_counter() - self.started)
 
 
 def results_frame(result: fp.SensitivityResult, digits: int = 8) -> pd.DataFrame:
@@ -979,12 +956,12 @@ def results_frame(result: fp.SensitivityResult, digits: int = 8) -> pd.DataFrame
 
 
 def conclusion(result: fp.SensitivityResult, breakdown_value: float | None = None) -> str:
-    """A plain-language conclusion of a 1-D sweep: does the sign of the metric survive the bias?
+    """The sweep's own conclusion (:meth:`fairprobe.SensitivityResult.conclusion`), as the page prints it.
 
     Parameters
     ----------
     result : SensitivityResult
-        A 1-D sweep.
+        A sweep.
     breakdown_value : float, optional
         The breakdown point (:func:`fairprobe.breakdown`), when computed.
 
@@ -996,42 +973,10 @@ def conclusion(result: fp.SensitivityResult, breakdown_value: float | None = Non
     --------
     >>> frame, kind = load_bundled("paper")
     >>> res = fp.sensitivity("proxy_label", "fpr_parity", frame, D=[0.0, 0.01, 0.05], progress=False)
-    >>> print(conclusion(res))  # doctest: +NORMALIZE_WHITESPACE
-    Without bias fpr_parity (A: 0 vs 1) is -0.0426 (negative). It keeps its sign for every D up to 1 % under
-    proxy_label bias (D is the sensitivity parameter); at D = 5 % the certified bounds [-0.2014, 0.1421]
-    include 0, so the sign can flip.
+    >>> conclusion(res) == res.conclusion().text
+    True
     """
-    if len(result.parameters) != 1:
-        return "A two-parameter sweep: read the heat map."
-    p = result.parameters[0]
-    frame = result.to_frame().sort_values(p)
-    obs = result.observed
-    if obs is None:
-        first = frame.iloc[0]
-        return (f"{result.metric} is not point-identified without bias; at {p} = {first[p]:g} it lies in "
-                f"[{first['lower']:.4f}, {first['upper']:.4f}].")
-    if obs == 0:
-        return f"Without bias {result.metric} is 0: there is no sign to keep."
-    sign = "positive" if obs > 0 else "negative"
-    keeps = (frame["lower"] > 0) if obs > 0 else (frame["upper"] < 0)
-    head = f"Without bias {result.metric} is {obs:.4f} ({sign}). "
-    where = f"under {result.bias} bias ({p} is the sensitivity parameter)"
-    if breakdown_value is not None:
-        if math.isinf(breakdown_value):
-            return head + f"It keeps its sign for every {p} searched {where}."
-        return head + f"It keeps its sign for any {p} below {100 * breakdown_value:.3g} % {where} (breakdown point)."
-    kept = frame[p][keeps.to_numpy()]
-    lost = frame[~keeps.to_numpy()]
-    if lost.empty:
-        return head + f"It keeps its sign for every {p} up to {100 * frame[p].max():.3g} % {where}."
-    first_lost = lost.iloc[0]
-    if kept.empty or kept.max() <= 0:
-        keep = f"On this grid it keeps its sign only without bias {where}"
-    else:
-        keep = f"It keeps its sign for every {p} up to {100 * kept.max():.3g} % {where}"
-    return (head + f"{keep}; at {p} = {100 * first_lost[p]:.3g} % the "
-            f"certified bounds [{first_lost['lower']:.4f}, {first_lost['upper']:.4f}] include 0, so the sign can "
-            "flip.")
+    return result.conclusion(breakdown_value).text
 
 
 def zip_folder(folder: str | Path) -> bytes:

@@ -318,7 +318,25 @@ def data_page() -> None:
     # a latent attribute (proxy_attribute's B) has the groups of its recorded node
     attribute = config.recorded_node(config.attribute_node, table.nodes) if config is not None else "A"
     labels = logic.group_labels(table, attribute) if attribute in table.nodes else []
-    if len(labels) >= 2:
+    if len(labels) > 2:
+        # the API's rule: with more than two groups fairprobe does not pick two for you; the user chooses
+        how = st.radio(f"{attribute} has {len(labels)} groups; compare", list(logic.GROUP_MODES),
+                       key=f"group_mode_{token}", horizontal=True)
+        ss["groups"] = logic.GROUP_MODES[how]
+        if ss["groups"] is None:
+            g1, g2 = st.columns(2)
+            a0 = g1.selectbox("Group compared (a0)", labels, index=None, placeholder="choose a group",
+                              key=f"group0_{token}")
+            a1 = g2.selectbox("against (a1)", labels, index=None, placeholder="choose a group",
+                              key=f"group1_{token}")
+            if a0 is None or a1 is None:
+                st.warning(f"Choose the two groups to compare: fairprobe does not pick two of {len(labels)} "
+                           "groups for you (or compare all pairs, or each group against the rest).")
+            elif a0 == a1:
+                st.error("Pick two different groups.")
+            else:
+                ss["groups"] = (a0, a1)
+    elif len(labels) == 2:
         g1, g2 = st.columns(2)
         a0 = g1.selectbox("Group compared (a0)", labels, index=0, key=f"group0_{token}")
         a1 = g2.selectbox("against (a1)", labels, index=1, key=f"group1_{token}")
@@ -392,9 +410,7 @@ def _start_sweep() -> None:
         time_limit = float(ss.get("sw_time_limit") or logic.DEFAULT_TIME_LIMIT)
         fixed, parameter = {}, None
         if len(biases) == 2:
-            from fairprobe.core.bound import resolve_bias
-
-            params = resolve_bias(bias).parameters
+            params = fp.resolve_bias(bias).parameters
             if ss.get("sw_mode") == "2-D heat map":
                 grid = {params[0]: grid, params[1]: grid}
             else:
@@ -466,9 +482,7 @@ def sweep_page() -> None:
         m1.radio("Sweep", ["1-D sweep", "2-D heat map"], key="sw_mode")
         if ss.get("sw_mode") != "2-D heat map":
             try:
-                from fairprobe.core.bound import resolve_bias
-
-                params = resolve_bias([_bias_choice(b) for b in biases]).parameters
+                params = fp.resolve_bias([_bias_choice(b) for b in biases]).parameters
                 m2.selectbox("Parameter swept", params, key="sw_param")
                 m3.number_input("Other parameter fixed at", 0.0, 1.0, 0.0, step=0.01, key="sw_fixed", format="%.4f")
             except fp.FairprobeError as exc:

@@ -11,7 +11,6 @@ with no column, on purpose; a node of the bias missing from the data is otherwis
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ from fairprobe.cli.options import (
 )
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
 from fairprobe.core.jsonsafe import json_default, jsonable
-from fairprobe.exceptions import ConfigError, DataError, FairprobeError
+from fairprobe.exceptions import ConfigError, DataError
 
 __all__ = ["bound_command", "breakdown_command", "sweep_command"]
 
@@ -226,68 +225,15 @@ def _columns_text(columns: str | None, table: Any) -> str:
     return ", ".join(f"{node} = {mapping.get(node, node)}" for node in table.nodes)
 
 
-def _interval(lower: float, upper: float) -> str:
-    return f"{lower:.4f}" if abs(upper - lower) <= 5e-5 else f"[{lower:.4f}, {upper:.4f}]"
-
-
-def _kind(metric: str) -> str:
-    """``"rate"`` (one group's rate, or a query with one probability), ``"nonnegative"`` (a share or a
-    largest gap: its sign says nothing) or ``"disparity"`` (a signed difference)."""
-    if "P(" in metric.replace(" ", ""):
-        return "rate" if metric.replace(" ", "").count("P(") == 1 else "disparity"
-    from fairprobe.core.registry import get_registry
-
-    cls = get_registry().metrics.get(metric)
-    if getattr(cls, "compares_one_group", False):
-        return "rate"
-    return "nonnegative" if getattr(cls, "nonnegative", False) else "disparity"
-
-
-#: A bound within this of 0 does not settle a sign (solver tolerances).
-SIGN_TOLERANCE = 1e-6
-
-
-def _conclusion(res: Any, observed: Any, kind: str = "disparity") -> str:
-    """The certified bounds and what they settle, in plain words (``observed`` may be the error it raised).
-
-    A rate gets its range only; a signed disparity is compared with the sign the data show without
-    bias; a metric that has no value without bias has no observed conclusion to hold or flip.
-    """
-    setting = ", ".join(f"{k} = {v:g}" for k, v in res.parameters.items())
-    head = f"If the data are biased as far as {setting} allows, the true {res.metric} lies in " \
-           f"[{res.lower:.4f}, {res.upper:.4f}] (certified)."
-    if isinstance(observed, Exception):
-        return (f"Without bias {res.metric} has no value: {observed} {head} Those values come only from biased "
-                "models, so there is no observed conclusion to hold or flip.")
-    shown = _interval(observed.lower, observed.upper)
-    head = f"Without bias the data give {res.metric} = {shown}. {head}"
-    if res.status != "optimal":  # stopped at a limit: certified, but maybe wider than the true range
-        head += (" The solver stopped at its limit, so the range may be wider than the true one: what it settles "
-                 "holds, what it leaves open may only be loose (raise --time-limit).")
-    tol = SIGN_TOLERANCE
-    if kind == "rate":
-        return head
-    if res.nonnegative or kind == "nonnegative":
-        return head + (f" A disparity of at least {res.lower:.4f} remains." if res.lower > tol
-                       else " The disparity could be 0 at this much bias.")
-    if observed.lower > tol or observed.upper < -tol:
-        sign = "positive" if observed.lower > tol else "negative"
-        holds = res.lower > tol if sign == "positive" else res.upper < -tol
-        return head + (f" The disparity stays {sign}: the observed conclusion holds at this much bias." if holds
-                       else f" The data show a {sign} disparity, but at this much bias it could be 0 or "
-                            "reversed: the conclusion could flip.")
-    return head + (" The data alone do not settle the sign of the disparity, so there is no observed conclusion "
-                   "to hold or flip.")
-
-
-def _context(res: Any, observed: Any, table: Any, columns: str | None, kind: str = "disparity") -> dict[str, Any]:
-    """The audit context every causal output carries: observed value, D, columns, groups, conclusion."""
-    return {"observed": (None if isinstance(observed, Exception)
-                         else {"lower": observed.lower, "upper": observed.upper}),
+def _context(res: Any, table: Any, columns: str | None) -> dict[str, Any]:
+    """The audit context every causal output carries: observed value, D, columns, groups and the
+    result's own conclusion (decided in :mod:`fairprobe.core.interpret`, only printed here)."""
+    observed = res.observed
+    return {"observed": None if observed is None else observed.to_dict(),
             "sensitivity": dict(res.parameters),
             "columns": _columns_text(columns, table),
             "groups": list(table.categories.get("A", [])),
-            "conclusion": _conclusion(res, observed, kind)}
+            "conclusion": res.conclusion().text, "verdict": res.conclusion().verdict}
 
 
 def _context_text(context: dict[str, Any]) -> str:
@@ -364,13 +310,7 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     table, grp = load_data(data_path, columns, groups)
     res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
                 time_limit=time_limit, unmeasured=unmeasured, **_fixed(params, given_d=d_value is not None))
-    # the same metric with every sensitivity parameter at 0: what the data say without bias
-    try:
-        observed = bound(_bias(biases), _metric(metric, group, grp), table, backend=backend, time_limit=time_limit,
-                         unmeasured=unmeasured, **{k: 0.0 for k in res.parameters})
-    except FairprobeError as exc:  # e.g. undefined without bias, yet defined in some biased models
-        observed = exc
-    context = _context(res, observed, table, columns, kind=_kind(metric))
+    context = _context(res, table, columns)
     text = f"{res.summary()}\n{_context_text(context)}"
     if out_dir is not None:
         _report(out_dir, "Certified bounds", text, res.to_dict(), biases, metric, data_path, context)
@@ -449,27 +389,9 @@ def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, col
                     unmeasured=unmeasured, **_fixed(params))
     context = {"observed": {"lower": res.observed.lower, "upper": res.observed.upper},
                "columns": _columns_text(columns, table), "groups": list(table.categories.get("A", [])),
-               "conclusion": _breakdown_conclusion(res)}
+               "conclusion": res.conclusion().text, "verdict": res.conclusion().verdict}
     text = f"{res.summary()}\n{_context_text(context)}"
     if out_dir is not None:
         _report(out_dir, "Breakdown point", text, res.to_dict(), biases, metric, data_path, context)
     click.echo(json.dumps(jsonable({**res.to_dict(), **context}), indent=2, default=json_default) if as_json
                else text)
-
-
-def _breakdown_conclusion(res: Any) -> str:
-    """What the breakdown point means for the audit, in plain words."""
-    observed = _interval(res.observed.lower, res.observed.upper)
-    from fairprobe.core.breakdown import held_parameters
-
-    others = held_parameters(res.observed.parameters, res.parameter)
-    start = (f"With {others} and {res.parameter} = 0 the bounds give" if others else "Without bias the data give")
-    if res.value == 0.0:
-        return (f"{start} {res.metric} = {observed}, which does not settle the conclusion; there is no "
-                "conclusion to break.")
-    if math.isinf(res.value):
-        return (f"{start} {res.metric} = {observed}, so '{res.conclusion}'. The conclusion "
-                f"holds for every {res.parameter} tested: it is robust to this bias.")
-    return (f"{start} {res.metric} = {observed}, so '{res.conclusion}'. It holds while "
-            f"{res.parameter} < {res.value:.4g} and can flip from {res.parameter} = {res.value:.4g} on: the "
-            f"conclusion survives a bias of that size, not more.")

@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import math
-import re
 import time
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from fairprobe.backends.base import SolveOptions, SolveResult, Termination
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT, TimeBudget, reporting_progress
@@ -38,395 +36,36 @@ from fairprobe.core.compiler import RATIO_EPSILON, CompiledProgram, compile_prog
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.decompose import Reduction, drop_unread_blocks
 from fairprobe.core.identify import absorbable_nodes
-from fairprobe.core.jsonsafe import json_number as fix
+from fairprobe.core.inputs import (  # noqa: F401  (re-exported: these lived here before)
+    MetricSpec,
+    _attribute_labels,
+    _fit_cardinalities,
+    _labelled_event,
+    _node_labels,
+    as_table,
+    declare_unmeasured,
+    resolve_bias,
+    resolve_metric,
+    resolve_parameters,
+    unmeasured_names,
+)
+from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options
 from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.program import PolynomialProgram
-from fairprobe.core.query import query_in_codes, show_value
-from fairprobe.core.registry import get_backend, get_registry
+from fairprobe.core.registry import get_backend
+from fairprobe.core.results import FEW_UNITS, BoundResult, ObservedValue, PointOutcome, few_units_line
 from fairprobe.core.table import ObservedTable
 from fairprobe.core.transforms import charnes_cooper
-from fairprobe.core.validate import check_bound_options, check_codes
+from fairprobe.core.validate import sensitivity_values
 from fairprobe.exceptions import (
     ConfigError,
-    DataError,
     InfeasibleError,
     SolverError,
     UndefinedMetricError,
-    UnknownPluginError,
 )
 
 __all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "declare_unmeasured", "few_units_line", "resolve_bias",
            "resolve_metric", "resolve_parameters"]
-
-
-@dataclass
-class BoundResult:
-    """Certified bounds on a fairness metric under a bias.
-
-    Attributes
-    ----------
-    lower, upper : float
-        Certified outer bounds.
-    lower_achieved, upper_achieved : float or None
-        Metric values attained by feasible models (inner bounds).
-    status : str
-        "optimal" when both sides were proved optimal, "limit" when a solver stopped early
-        (the bounds stay certified, only wider), "gap" when a loosened ``gap`` was met but the
-        bounds lie more than 1e-5 beyond achieved values (certified, not sharp).
-    gap : float
-        Largest distance between a certified bound and the achieved value on its side.
-    min_result, max_result : SolveResult
-        The backend's results of the minimisation and the maximisation.
-    kind : str
-        Program structure ("linear", "linear_fractional", "polynomial").
-    stats_before, stats_after : dict
-        Program size before and after reduction.
-    excluded_events : list of str
-        Conditioning events of the metric that have probability 0 (below ``1e-9``) in some of the
-        models the bias admits. The metric is undefined in those models; the bounds are over the
-        others, in which each of these events has probability at least ``1e-9``. Empty when the
-        metric is defined in every admitted model.
-    nonnegative : bool
-        The metric is a largest absolute gap (equalised odds, the maximum over pairs), so it is
-        at least 0 and the sign of a disparity is not what it reports.
-    few_units : dict of str to int
-        Conditioning events of the metric (their recorded part) that fewer than ``FEW_UNITS``
-        units of a unit-level table fall in, with their counts. The bounds take the observed shares
-        as exact; a rate estimated from so few units can be off by more than the bias considered.
-    metric : str
-        Label of the metric bounded.
-    parameters : dict of str to float
-        The sensitivity values.
-    backend : str
-        Name of the backend that solved the programs.
-    wall_time : float
-        Seconds spent.
-    notes : list of str
-        Remarks on the reductions and on how the bounds were obtained.
-    details : dict
-        Extra information of max-abs metrics.
-
-    Examples
-    --------
-    >>> import fairprobe as fp
-    >>> from fairprobe.datasets import load_paper_table
-    >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
-    >>> res
-    BoundResult(lower=0.0720601, upper=0.343264, status='optimal', metric='fpr (A = 0)')
-    >>> round(res.lower_achieved, 6), round(res.upper_achieved, 6), res.kind
-    (0.07206, 0.343264, 'linear_fractional')
-    """
-
-    lower: float
-    upper: float
-    lower_achieved: float | None
-    upper_achieved: float | None
-    status: str
-    gap: float
-    min_result: SolveResult
-    max_result: SolveResult
-    kind: str
-    stats_before: dict[str, int]
-    stats_after: dict[str, Any]
-    metric: str
-    parameters: dict[str, float]
-    backend: str
-    wall_time: float
-    notes: list[str] = field(default_factory=list)
-    details: dict[str, Any] = field(default_factory=dict)
-    excluded_events: list[str] = field(default_factory=list)
-    nonnegative: bool = False
-    few_units: dict[str, int] = field(default_factory=dict)
-    #: Seconds the whole call was allowed (None: no limit).
-    time_limit: float | None = None
-
-    @property
-    def width(self) -> float:
-        """``upper - lower``.
-
-        Returns
-        -------
-        float
-            Width of the certified interval (``inf`` when a side is unbounded).
-
-        Examples
-        --------
-        >>> import fairprobe as fp
-        >>> from fairprobe.datasets import load_paper_table
-        >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
-        >>> round(res.width, 4)
-        0.2712
-        """
-        return self.upper - self.lower
-
-    def contains(self, value: float, tol: float = 0.0) -> bool:
-        """Whether ``value`` lies in the certified interval (with tolerance).
-
-        Parameters
-        ----------
-        value : float
-            A value of the metric, e.g. a hypothesised true rate.
-        tol : float, optional
-            Slack added on both sides of the interval (default 0).
-
-        Returns
-        -------
-        bool
-            ``lower - tol <= value <= upper + tol``.
-
-        Examples
-        --------
-        >>> import fairprobe as fp
-        >>> from fairprobe.datasets import load_paper_table
-        >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
-        >>> res.contains(0.3), res.contains(0.35), res.contains(0.35, tol=0.01)
-        (True, False, True)
-        """
-        return self.lower - tol <= value <= self.upper + tol
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly summary.
-
-        Returns
-        -------
-        dict
-            Every field, with infinite bounds as ``"inf"``/``"-inf"`` and the solver results as dicts.
-
-        Examples
-        --------
-        >>> import fairprobe as fp
-        >>> from fairprobe.datasets import load_paper_table
-        >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
-        >>> d = res.to_dict()
-        >>> d["metric"], d["parameters"], round(d["upper"], 6)
-        ('fpr (A = 0)', {'D': 0.05}, 0.343264)
-        """
-        return {
-            "metric": self.metric, "parameters": self.parameters, "backend": self.backend,
-            "lower": fix(self.lower), "upper": fix(self.upper),
-            "lower_achieved": fix(self.lower_achieved), "upper_achieved": fix(self.upper_achieved),
-            "status": self.status, "gap": fix(self.gap), "kind": self.kind,
-            "stats_before": self.stats_before, "stats_after": self.stats_after,
-            "wall_time": self.wall_time, "notes": self.notes, "details": self.details,
-            "excluded_events": self.excluded_events, "few_units": self.few_units, "time_limit": self.time_limit,
-            "min_result": self.min_result.to_dict(), "max_result": self.max_result.to_dict(),
-        }
-
-    def summary(self) -> str:
-        """A short readable report.
-
-        Returns
-        -------
-        str
-            Metric, sensitivity, certified and achieved bounds, program size and timing, one per line.
-
-        Examples
-        --------
-        >>> import fairprobe as fp
-        >>> from fairprobe.datasets import load_paper_table
-        >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
-        >>> print(res.summary())  # doctest: +ELLIPSIS
-        metric: fpr (A = 0)
-        sensitivity: D=0.05
-        certified bounds: [0.072060, 0.343264]  (status optimal, gap ...)
-        achieved by feasible models: [0.072060, 0.343264]
-        program: linear_fractional; 258 response types -> 16 variables, 10 constraints, degree 1; backend scip, ...s
-        """
-        params = ", ".join(f"{k}={v:g}" for k, v in self.parameters.items())
-        lines = [
-            f"metric: {self.metric}",
-            f"sensitivity: {params}",
-            f"certified bounds: [{self.lower:.6f}, {self.upper:.6f}]  (status {self.status}, gap {self.gap:.1e})",
-        ]
-        if self.lower_achieved is not None and self.upper_achieved is not None:
-            lines.append(f"achieved by feasible models: [{self.lower_achieved:.6f}, {self.upper_achieved:.6f}]")
-        if self.status == "limit":
-            allowed = "no time limit" if self.time_limit is None else f"the time limit of {self.time_limit:g} s"
-            lines.append(f"stopped early ({allowed} for the whole call): certified, possibly wider than the sharp "
-                         "interval; raise time_limit (--time-limit) to tighten it")
-        if self.excluded_events:
-            events = ", ".join(f"P({e})" for e in self.excluded_events)
-            lines.append(f"partly undefined: {events} can be 0 in some admitted models; the bounds are over "
-                         f"the models in which each is at least {RATIO_EPSILON:g}")
-        if self.few_units:
-            lines.append(few_units_line(self.few_units))
-        sb, sa = self.stats_before, self.stats_after
-        lines.append(
-            f"program: {self.kind}; {sb['n_variables']} response types -> {sa['n_variables']} variables, "
-            f"{sa['n_constraints']} constraints, degree {sa['max_degree']}; backend {self.backend}, "
-            f"{self.wall_time:.3f}s"
-        )
-        return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        return (f"BoundResult(lower={self.lower:.6g}, upper={self.upper:.6g}, status={self.status!r}, "
-                f"metric={self.metric!r})")
-
-
-@dataclass(frozen=True)
-class MetricSpec:
-    """A resolved metric: its label and its query (or, for max-abs metrics, its terms).
-
-    Parameters
-    ----------
-    label : str
-        Readable name of the metric, used in reports.
-    queries : tuple of str
-        The query (one) or, for a max-abs metric, the terms whose largest absolute value is bounded.
-    max_abs : bool, optional
-        Whether the metric is ``max_i |queries[i]|`` (default False).
-    families : tuple of tuple of str, optional
-        For max-abs metrics that are ranges of rates: the rate queries of each family.
-
-    Examples
-    --------
-    >>> spec = MetricSpec("fpr (A = 0)", ("P(P = 1 | Y = 0 & A = 0)",))
-    >>> spec.max_abs, spec.query
-    (False, 'P(P = 1 | Y = 0 & A = 0)')
-    """
-
-    label: str
-    queries: tuple[str, ...]
-    max_abs: bool = False
-    #: For max-abs metrics that are ranges of rates (see ``Metric.max_abs_families``): the rate
-    #: queries of each family.
-    families: tuple[tuple[str, ...], ...] = ()
-
-    @property
-    def query(self) -> str:
-        """The single query of an ordinary metric.
-
-        Returns
-        -------
-        str
-            ``queries[0]``.
-
-        Examples
-        --------
-        >>> MetricSpec("selection rate", ("P(P = 1 | A = 0)",)).query
-        'P(P = 1 | A = 0)'
-        """
-        return self.queries[0]
-
-
-def resolve_bias(bias: Any) -> BiasConfig:
-    """A BiasConfig from a config, dict, JSON path/string, Bias instance, registered name, or a list.
-
-    A list (``["proxy_label", "selection"]``) combines the biases into one model with one
-    sensitivity parameter per bias (``D_proxy_label``, ``D_selection``); see
-    :func:`fairprobe.core.combine.combine_biases`.
-
-    Parameters
-    ----------
-    bias : BiasConfig, dict, str, path, Bias or list
-        A config; a config dict (or ``{"combine": [...], "outcome": ...}``); a JSON file or JSON text;
-        an object with a ``config()`` method; a registered bias name; or a list of any of these.
-
-    Returns
-    -------
-    BiasConfig
-        The resolved (or combined) bias.
-
-    Raises
-    ------
-    UnknownPluginError
-        ``bias`` is a name no bias is registered under.
-    ConfigError
-        ``bias`` cannot be read as a bias (an empty list, an unsupported type, a bad config).
-
-    Examples
-    --------
-    >>> config = resolve_bias("proxy_label")
-    >>> config.name, config.parameters, config.constraints
-    ('proxy_label', ['D'], ['P(Z = Y) >= 1 - D'])
-    >>> resolve_bias(["proxy_label", "selection"]).parameters
-    ['D_proxy_label', 'D_selection']
-    >>> resolve_bias(config.to_dict()).outcome_node
-    'Z'
-    """
-    if isinstance(bias, BiasConfig):
-        return bias
-    if isinstance(bias, Mapping) and "combine" in bias:
-        return _combined(bias)
-    if isinstance(bias, Mapping):
-        return BiasConfig.from_dict(bias)
-    if isinstance(bias, (list, tuple)):
-        from fairprobe.core.combine import combine_biases
-
-        if not bias:
-            raise ConfigError("The list of biases is empty; give at least one bias name.")
-        if len(bias) == 1:
-            return resolve_bias(bias[0])
-        return combine_biases([resolve_bias(b) for b in bias])
-    if hasattr(bias, "config") and callable(bias.config):
-        return bias.config()
-    if isinstance(bias, Path) or (isinstance(bias, str) and (bias.endswith(".json") or bias.lstrip().startswith("{"))):
-        data = BiasConfig.read_json(bias)  # read once: a config or a combination of biases
-        return _combined(data) if isinstance(data, Mapping) and "combine" in data else BiasConfig.from_dict(data)
-    if isinstance(bias, str):
-        biases = get_registry().biases
-        if bias not in biases:
-            raise UnknownPluginError(f"Unknown bias {bias!r}; registered biases: {sorted(biases)}.")
-        return biases[bias]().config()
-    raise ConfigError(f"Cannot use {type(bias).__name__} as a bias; give a name, a BiasConfig or a JSON path.")
-
-
-def _combined(spec: Mapping[str, Any]) -> BiasConfig:
-    """``{"combine": [bias, ...], "outcome": node, ...}``: several biases with chosen role nodes."""
-    from fairprobe.core.combine import combine_biases
-
-    extra = sorted(set(spec) - {"combine", "attribute", "outcome", "prediction"})
-    if extra:
-        raise ConfigError(f"A combination of biases takes the keys 'combine', 'attribute', 'outcome' and "
-                          f"'prediction'; drop {extra}.")
-    members = spec["combine"]
-    if not isinstance(members, (list, tuple)) or len(members) < 2:
-        raise ConfigError(f"'combine' needs a list of at least two biases; got {members!r}.")
-    return combine_biases([resolve_bias(b) for b in members], attribute=spec.get("attribute"),
-                          outcome=spec.get("outcome"), prediction=spec.get("prediction"))
-
-
-def _node_labels(config: BiasConfig, table: ObservedTable, node: str) -> list[Any] | None:
-    """Labels of ``node`` in code order: its own column's, or those of the recorded node it takes
-    its values from (``cardinality_of``, e.g. the true attribute B of a proxy A); None if unknown."""
-    labels = table.categories.get(config.recorded_node(node, table.categories))
-    return list(labels) if labels else None
-
-
-def _attribute_labels(config: BiasConfig, table: ObservedTable) -> list[Any]:
-    """The attribute's labels in code order (codes when the data have none)."""
-    return _node_labels(config, table, config.attribute_node) or list(
-        range(config.cardinality(config.attribute_node)))
-
-
-_ATOM = re.compile(r"\b([A-Za-z_]\w*)\s*(!=|=)\s*(\d+)\b")
-
-
-#: A conditioning event with fewer units than this in a unit-level table is listed in ``few_units``.
-FEW_UNITS = 30
-
-
-def few_units_line(few: Mapping[str, int]) -> str:
-    """The summary line of :attr:`BoundResult.few_units` (bound, sweep and breakdown summaries).
-
-    Parameters
-    ----------
-    few : mapping of str to int
-        Events and their numbers of units.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> few_units_line({"A = c": 10})[:35]
-    'few units: A = c: 10 (units in the '
-    """
-    shown = ", ".join(f"{e}: {n}" for e, n in few.items())
-    return (f"few units: {shown} (units in the data); the bounds take the observed shares as exact, and rates "
-            "from so few units carry sampling error that can exceed the bias considered (compare a group with "
-            "the rest, or merge small groups)")
 
 
 def _few_units(programs: list[CompiledProgram], config: BiasConfig, table: ObservedTable) -> dict[str, int]:
@@ -449,246 +88,6 @@ def _few_units(programs: list[CompiledProgram], config: BiasConfig, table: Obser
             if units < FEW_UNITS:
                 out[_labelled_event(event, config, table)] = units
     return out
-
-
-def _labelled_event(event: str, config: BiasConfig, table: ObservedTable) -> str:
-    """``event`` with codes of labelled nodes written as their labels (``A = 1`` -> ``A = Asian``)."""
-    def label(match: re.Match[str]) -> str:
-        node, op, code = match.group(1), match.group(2), int(match.group(3))
-        base = node.split("(")[0]
-        return f"{node} {op} {show_value(code, _node_labels(config, table, base))}"
-    return _ATOM.sub(label, event)
-
-
-def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None = None) -> MetricSpec:
-    """A :class:`MetricSpec` from a registered name, a Metric instance or a query string.
-
-    Parameters
-    ----------
-    metric : str or Metric
-        Registered metric name, configured metric (e.g. ``fp.metric("fpr", group=1)``) or a query
-        string containing ``P(``.
-    config : BiasConfig
-        The bias; it names the attribute, outcome and prediction nodes the metric refers to.
-    table : ObservedTable, optional
-        The data; with it, groups given by label become the table's codes.
-
-    Returns
-    -------
-    MetricSpec
-        The metric's label and its query (or terms).
-
-    Raises
-    ------
-    UnknownPluginError
-        ``metric`` is a name no metric is registered under.
-    ConfigError
-        ``metric`` is a class instead of an instance, or not a metric at all.
-
-    Examples
-    --------
-    >>> import fairprobe as fp
-    >>> config = resolve_bias("proxy_label")
-    >>> resolve_metric("fpr", config)
-    MetricSpec(label='fpr (A = 0)', queries=('P(P = 1 | Z = 0 & A = 0)',), max_abs=False, families=())
-    >>> resolve_metric(fp.metric("fpr", group=1), config).query
-    'P(P = 1 | Z = 0 & A = 1)'
-    >>> resolve_metric("P(P = 1 | A = 0)", config).label
-    'P(P = 1 | A = 0)'
-    """
-    if isinstance(metric, type):
-        raise ConfigError(f"Give a metric instance, not the class {metric.__name__}: e.g. {metric.__name__}() "
-                          "or fp.metric('fpr_parity', groups=(0, 1)).")
-    if isinstance(metric, str) and "P(" in metric.replace(" ", ""):
-        if table is None:
-            return MetricSpec(metric, (metric,))
-        # values are labels, as in fp.metric(group=...); the label shown names every labelled value
-        labels = {node: _node_labels(config, table, node) for node in config.dag.nodes}
-        codes, shown = query_in_codes(metric, {k: v for k, v in labels.items() if v})
-        return MetricSpec(shown, (codes,))
-    if isinstance(metric, str):
-        metrics = get_registry().metrics
-        if metric not in metrics:
-            raise UnknownPluginError(
-                f"Unknown metric {metric!r}; registered metrics: {sorted(metrics)}, or give a query "
-                "string such as 'P(P = 1 | Y = 0 & A = 0)'."
-            )
-        metric = metrics[metric]()
-    if table is not None and hasattr(metric, "bind"):  # groups given by label become the table's codes
-        metric = metric.bind(_attribute_labels(config, table), categories=table.categories)  # strata by label too
-    terms = metric.max_abs_terms(config) if hasattr(metric, "max_abs_terms") else None
-    if terms is not None:
-        if not terms:
-            raise ConfigError(f"Metric {metric!r} has no terms for this bias.")
-        families = metric.max_abs_families(config) if hasattr(metric, "max_abs_families") else None
-        return MetricSpec(metric.label(config), tuple(terms), max_abs=True,
-                          families=tuple(tuple(f) for f in families or ()))
-    if hasattr(metric, "query"):
-        return MetricSpec(metric.label(config), (metric.query(config),))
-    raise ConfigError(f"Cannot use {type(metric).__name__} as a metric; give a registered name ('fpr_parity'), "
-                      "fp.metric('fnr', group=1), or a query string such as 'P(P = 1 | Y = 0 & A = 0)'.")
-
-
-def resolve_parameters(config: BiasConfig, D: Any, extra: Mapping[str, float]) -> dict[str, float]:
-    """Sensitivity values by name from ``D`` (a number or a dict) and keyword values.
-
-    Parameters
-    ----------
-    config : BiasConfig
-        The bias whose parameters are named.
-    D : float, dict or None
-        The value of the bias's single free parameter, or values by name.
-    extra : mapping of str to float
-        Values given by keyword (e.g. ``D_selection=0.1``).
-
-    Returns
-    -------
-    dict of str to float
-        Validated values by parameter name.
-
-    Raises
-    ------
-    ConfigError
-        An unknown parameter, a number ``D`` for a bias with several free parameters, or a value
-        out of range.
-
-    Examples
-    --------
-    >>> resolve_parameters(resolve_bias("proxy_label"), 0.05, {})
-    {'D': 0.05}
-    >>> both = resolve_bias(["proxy_label", "selection"])
-    >>> resolve_parameters(both, {"D_proxy_label": 0.05}, {"D_selection": 0.1})
-    {'D_selection': 0.1, 'D_proxy_label': 0.05}
-    """
-    params: dict[str, float] = {str(k): float(v) for k, v in extra.items()}
-    unknown = sorted(set(params) - set(config.parameters))
-    if unknown:
-        raise ConfigError(f"Unknown sensitivity parameter(s) {unknown}; this bias has {config.parameters}.")
-    if isinstance(D, Mapping):
-        params.update({str(k): float(v) for k, v in D.items()})
-    elif D is not None:
-        free = [p for p in config.parameters if p not in params]
-        if len(free) != 1:
-            raise ConfigError(
-                f"The bias has parameters {config.parameters}; pass D as a dict, e.g. "
-                f"D={{{', '.join(repr(p) + ': 0.05' for p in config.parameters)}}} (command line: "
-                f"{' '.join('--param ' + p + '=0.05' for p in config.parameters)} instead of --D)."
-            )
-        params[free[0]] = float(D)
-    config.check_parameter_values(params)
-    return params
-
-
-def as_table(data: Any, config: BiasConfig) -> ObservedTable:
-    """An ObservedTable for ``config`` from a table or a data frame.
-
-    A table (or frame) without the config's conditioning nodes is taken as observed only where
-    they hold (``given={"S": 1}``): selected data have no unselected rows.
-
-    Parameters
-    ----------
-    data : ObservedTable or pandas.DataFrame
-        A table, a frame of cell probabilities (with a ``prob`` column) or a frame of rows.
-    config : BiasConfig
-        The bias the table is for.
-
-    Returns
-    -------
-    ObservedTable
-        The table, conditioned on the config's conditioning nodes it lacks.
-
-    Raises
-    ------
-    DataError
-        ``data`` is neither a table nor a data frame.
-
-    Examples
-    --------
-    >>> from fairprobe.datasets import load_paper_table
-    >>> table = as_table(load_paper_table(), resolve_bias("selection"))
-    >>> table.nodes, table.given
-    (['A', 'Y', 'P'], {'S': 1})
-    """
-    if isinstance(data, pd.DataFrame):
-        data = ObservedTable.from_probabilities(data) if "prob" in data.columns else ObservedTable.from_frame(data)
-    if not isinstance(data, ObservedTable):
-        raise DataError(f"data must be an ObservedTable or a pandas DataFrame; got {type(data).__name__}. Build "
-                        "one with ObservedTable.from_frame(df, A='race', Y='label', P='pred') or pass the frame.")
-    missing = {c: 1 for c in config.cond_nodes if c not in data.given and c not in data.nodes}
-    if missing:
-        data = dataclasses.replace(data, given={**data.given, **missing})
-    return data
-
-
-def declare_unmeasured(config: BiasConfig, unmeasured: Any) -> BiasConfig:
-    """``config`` with the nodes ``unmeasured`` declared unmeasured (no column in the table).
-
-    An unmeasured node stays a variable of the model (its law is left free by the data), unlike a
-    latent ``unob`` node, which is projected out. The declaration is stored as the config's
-    ``observed_nodes`` (the measured nodes; every other node is unmeasured).
-
-    Parameters
-    ----------
-    config : BiasConfig
-        The bias.
-    unmeasured : list of str, str or None
-        Node names, or one comma-separated string; None (or an empty list) changes nothing.
-
-    Returns
-    -------
-    BiasConfig
-        ``config`` itself when nothing is declared, else a new config with ``observed_nodes`` set.
-
-    Raises
-    ------
-    ConfigError
-        A name that is not a node, is latent, is conditioned on, or leaves no measured node.
-
-    Examples
-    --------
-    >>> config = resolve_bias("selection")
-    >>> declare_unmeasured(config, ["Y"]).observed_nodes
-    ['A', 'P']
-    >>> declare_unmeasured(config, None) is config
-    True
-    """
-    if unmeasured is None:
-        return config
-    if isinstance(unmeasured, str):
-        names = [n.strip() for n in unmeasured.split(",") if n.strip()]
-    elif isinstance(unmeasured, (list, tuple, set, frozenset)) and all(isinstance(n, str) for n in unmeasured):
-        names = [n.strip() for n in unmeasured]
-    else:
-        raise ConfigError(f"unmeasured must be a list of node names (e.g. ['Z']); got {unmeasured!r}.")
-    if not names:
-        return config
-    dag = config.dag
-    for node in names:
-        if node not in dag.nodes:
-            raise ConfigError(f"unmeasured names {node!r}, which is not a node of the bias DAG {dag.nodes}; "
-                              "fix the name (nodes are case-sensitive).")
-        if node in dag.unobserved:
-            raise ConfigError(f"unmeasured names {node!r}, which the config already declares latent (unob); "
-                              "drop it from unmeasured.")
-        if node in config.cond_nodes:
-            raise ConfigError(f"unmeasured names {node!r}, which the data are conditioned on (cond_nodes); a "
-                              "conditioning node is known to hold in every row, so drop it from unmeasured.")
-    measured = config.observed_nodes or [n for n in dag.nodes if n not in dag.unobserved and n not in config.cond_nodes]
-    keep = [n for n in measured if n not in names]
-    if not keep:
-        raise ConfigError(f"unmeasured={names} leaves no measured node; the table must have at least one "
-                          "column of the bias DAG.")
-    return BiasConfig.from_dict({**config.to_dict(), "observed_nodes": keep})
-
-
-def _fit_cardinalities(config: BiasConfig, table: ObservedTable) -> BiasConfig:
-    """Widen the config's cardinalities to the table's (e.g. a three-valued attribute)."""
-    check_codes(config, table)  # P = 2 in a binary role is an error, not "not 1"
-    wider = {n: table.cardinality(n) for n in table.nodes
-             if n in config.dag.nodes and table.cardinality(n) > config.cardinality(n)}
-    if not wider:
-        return config
-    return BiasConfig.from_dict({**config.to_dict(), "cardinalities": {**config.cardinalities, **wider}})
 
 
 def _solve_one(prog: PolynomialProgram, backend_name: str, options: SolveOptions) -> SolveResult:
@@ -844,11 +243,6 @@ def _infeasible_message() -> str:
             "model satisfies both. Increase D (allow more bias), or check that the table's columns are "
             "mapped to the right DAG nodes.")
 
-
-#: Bound maxima of rate ranges (max over pairs, equalised odds) from the rates' own ranges and
-#: pruned pairs (False: every term bounded on its own, the previous driver, kept as the baseline of
-#: benchmarks and exactness tests together with ``compiler.WINDOWS``).
-RATE_RANGES = True
 
 #: Largest row violation of an incumbent whose metric value is reported as achieved. Solvers
 #: check rows against 1e-6 relative to their size; rows that sum many probabilities (P(S = 1) of a
@@ -1026,7 +420,7 @@ def _excluded_notes(excluded: list[str]) -> list[str]:
 
 
 #: The default optimality gap of a bound, and the distance above which a loosened gap makes it "gap".
-DEFAULT_GAP, LOOSE_GAP = 1e-6, 1e-5
+LOOSE_GAP = 1e-5
 
 
 def _gap(lower: float, upper: float, low_ach: float | None, up_ach: float | None) -> float:
@@ -1090,10 +484,10 @@ def _status(results: list[SolveResult]) -> str:
     return "limit"
 
 
-def _compile_at(config: BiasConfig, table: ObservedTable, queries: Any, reduce: bool, max_abs: bool,
+def _compile_at(config: BiasConfig, table: ObservedTable, queries: Any, options: CompileOptions, max_abs: bool,
                 params: Mapping[str, float]) -> CompiledProgram:
-    # module level (not a closure) so problems pickle to worker processes
-    return compile_program(config, table, queries, params, reduce=reduce, max_abs=max_abs)
+    # module level (not a closure) so problems pickle to worker processes, with the caller's options
+    return compile_program(config, table, queries, params, max_abs=max_abs, options=options)
 
 
 class BoundProblem:
@@ -1109,6 +503,9 @@ class BoundProblem:
         Sensitivity values compiled in as constants (the others are swept affinely).
     unmeasured : list of str, optional
         As for :func:`bound`.
+    compile_options : CompileOptions, optional
+        Every compile switch (default: all exact reductions on; ``reduce=False`` turns them off).
+        The options travel with the problem, so worker processes compile as the caller asked.
 
     Examples
     --------
@@ -1122,32 +519,38 @@ class BoundProblem:
     """
 
     def __init__(self, bias: Any, metric: Any, data: Any, *, reduce: bool = True,
-                 fixed: Mapping[str, float] | None = None, unmeasured: Any = None) -> None:
-        config = declare_unmeasured(resolve_bias(bias), unmeasured)
+                 fixed: Mapping[str, float] | None = None, unmeasured: Any = None,
+                 compile_options: CompileOptions | None = None) -> None:
+        options = compile_options if compile_options is not None else CompileOptions(reduce=bool(reduce))
+        if not reduce and options.reduce:
+            options = dataclasses.replace(options, reduce=False)
+        self.compile_options = options
+        declared = unmeasured_names(unmeasured)
+        config = declare_unmeasured(resolve_bias(bias), declared)
         self.table = as_table(data, config)
-        if unmeasured is not None:
-            given = [n for n in config.dag.nodes if n not in config.observed_nodes and n in self.table.nodes]
-            if given:
-                raise ConfigError(f"Node(s) {given} are declared unmeasured but the table has them as columns; "
-                                  "drop them from unmeasured (or the columns from the table).")
+        given = [n for n in declared if n in self.table.nodes]
+        if given:
+            raise ConfigError(f"Node(s) {given} are declared unmeasured but the table has them as columns; "
+                              "drop them from unmeasured (or the columns from the table).")
         self.config = _fit_cardinalities(config, self.table)
         self.table.validate_against(self.config)  # a forgotten column is an error, before any compiling
         self.metric = resolve_metric(metric, self.config, self.table)
-        self.reduce = reduce
-        self.absorbed = self._absorb_noise_nodes() if reduce else []
+        self.reduce = options.reduce
+        self.absorbed = self._absorb_noise_nodes() if options.reduce else []
         fixed = dict(fixed or {})
+        self.fixed = fixed
         used = sorted({str(s) for c in self.config.parsed_constraints for s in c.parameters})
         self.parameters = [p for p in self.config.parameters if p in used]
 
         def build(queries: Any, max_abs: bool = False) -> ParametricProgram:
-            fn = functools.partial(_compile_at, self.config, self.table, queries, reduce, max_abs)
+            fn = functools.partial(_compile_at, self.config, self.table, queries, options, max_abs)
             return ParametricProgram.build(fn, self.config, self.parameters, fixed)
 
         self._build = build
         self.rate_programs: list[list[ParametricProgram]] = []
         self._pair_programs: dict[tuple[int, int, int], ParametricProgram] = {}
         try:
-            if self.metric.max_abs and self.metric.families and reduce and RATE_RANGES:
+            if self.metric.max_abs and self.metric.families and options.uses("rate_ranges"):
                 self.rate_programs = [[build(q) for q in family] for family in self.metric.families]
                 self.term_programs = []  # the pairs are compiled when they can decide the upper bound
                 self.joint_program: ParametricProgram | None = build(list(self.metric.queries), max_abs=True)
@@ -1195,6 +598,154 @@ class BoundProblem:
         ({'D': 0.05}, {'D': 0.1})
         """
         return resolve_parameters(self.config, D, parameters)
+
+    def points(self, D: Any, *, parameter: str | None = None,
+               fixed: Mapping[str, float] | None = None) -> tuple[list[str], list[dict[str, float]]]:
+        """The grid of a sweep: which parameters move and the sensitivity values of every point.
+
+        Parameters
+        ----------
+        D : list of float or dict of str to list of float
+            Values of the swept parameter, or ``{"D_a": [...], "D_b": [...]}`` for a 2-D grid.
+        parameter : str, optional
+            The parameter a list ``D`` sweeps when the bias has several.
+        fixed : mapping, optional
+            Values of the parameters not swept (default: the problem's ``fixed``).
+
+        Returns
+        -------
+        swept : list of str
+            The swept parameters, in grid order.
+        points : list of dict
+            Every point's values by name (checked before any solve).
+
+        Raises
+        ------
+        ConfigError
+            A parameter that is unknown, neither swept nor fixed, or ambiguous, or an empty list.
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import load_paper_table
+        >>> BoundProblem("proxy_label", "fpr", load_paper_table()).points([0.0, 0.1])
+        (['D'], [{'D': 0.0}, {'D': 0.1}])
+        """
+        from fairprobe.core.validate import sweep_grid
+
+        fixed = dict(self.fixed if fixed is None else fixed)
+        D = sweep_grid(D)
+        names = self.config.parameters
+        if isinstance(D, Mapping):
+            axes = {str(k): [float(v) for v in vals] for k, vals in D.items()}
+        else:
+            if D is None or isinstance(D, (int, float)):
+                raise ConfigError("Give D as a list of sensitivity values, e.g. D=np.linspace(0, 0.1, 21).")
+            free = [p for p in names if p not in fixed]
+            if parameter is None:
+                if len(free) != 1:
+                    first, *rest = names
+                    raise ConfigError(
+                        f"The bias has parameters {names}; say which to sweep (parameter={first!r}) and fix the "
+                        "others by keyword, or pass D as a dict of value lists for a 2-D sweep (command line: "
+                        f"--parameter {first} {' '.join('--param ' + p + '=0.05' for p in rest)}).")
+                parameter = free[0]
+            axes = {parameter: [float(v) for v in D]}
+        unknown = [p for p in axes if p not in names]
+        if unknown:
+            raise ConfigError(f"Unknown sensitivity parameter(s) {unknown}; this bias has {names}.")
+        for p, vals in axes.items():
+            if not vals:
+                raise ConfigError(f"The list of values for {p} is empty; give at least one sensitivity value.")
+        missing = [p for p in names if p not in axes and p not in fixed and p in self.parameters]
+        if missing:
+            raise ConfigError(f"Give fixed values for {missing} (e.g. {missing[0]}=0.02) or sweep them too.")
+        swept = list(axes)
+        grid = [{**fixed, **dict(zip(swept, combo, strict=True))} for combo in itertools.product(*axes.values())]
+        for pt in grid:
+            self.parameter_values(pt)  # validate every value before any solve
+        return swept, grid
+
+    @property
+    def zero_point(self) -> dict[str, float]:
+        """Every sensitivity parameter at 0: the data with no bias.
+
+        Returns
+        -------
+        dict of str to float
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import load_paper_table
+        >>> BoundProblem("proxy_label", "fpr", load_paper_table()).zero_point
+        {'D': 0.0}
+        """
+        return {p: 0.0 for p in self.config.parameters}
+
+    def solve_point(self, params: Mapping[str, float], **solve_kwargs: Any) -> PointOutcome:
+        """One grid point of a sweep: its bounds, or the reason it has none (infeasible, undefined).
+
+        Only what a grid point may legitimately be is caught, by type: the data contradicting the
+        bias at this value (:class:`~fairprobe.exceptions.InfeasibleError`) and a metric undefined
+        there (:class:`~fairprobe.exceptions.UndefinedMetricError`). Anything else (a bad solver
+        option, a missing backend) is the caller's error and is raised, as :func:`bound` raises it.
+
+        Parameters
+        ----------
+        params : mapping of str to float
+            The point's sensitivity values.
+        **solve_kwargs : Any
+            Options of :meth:`solve` (``backend``, ``time_limit``, ``gap``, ``solver_options``).
+
+        Returns
+        -------
+        PointOutcome
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import load_paper_table
+        >>> out = BoundProblem("proxy_label", "fpr", load_paper_table()).solve_point({"D": 0.05})
+        >>> out.status, round(out.result.upper, 4)
+        ('optimal', 0.3433)
+        """
+        kwargs = {**solve_kwargs, "n_jobs": 1, "progress": False}  # a sweep's workers are its points; its bar
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # limits are reported per point instead
+            try:
+                res = self.solve(params, **kwargs)
+            except InfeasibleError as exc:
+                return PointOutcome(dict(params), None, str(exc), "infeasible")
+            except UndefinedMetricError as exc:
+                return PointOutcome(dict(params), None, str(exc), "undefined")
+        return PointOutcome(dict(params), res, None, res.status)
+
+    def observed(self, outcomes: Any = (), **solve_kwargs: Any) -> ObservedValue:
+        """The metric with no bias: certified bounds at :attr:`zero_point`, or why there are none.
+
+        Parameters
+        ----------
+        outcomes : sequence of PointOutcome, optional
+            Points already solved; the all-zero one is reused when present.
+        **solve_kwargs : Any
+            Options of :meth:`solve` (``backend``, ``time_limit``, ...).
+
+        Returns
+        -------
+        ObservedValue
+            Its ``error`` is set when the metric is undefined (or the data infeasible) without bias.
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import load_paper_table
+        >>> round(BoundProblem("proxy_label", "fpr", load_paper_table()).observed().point, 6)
+        0.230869
+        """
+        zero = self.zero_point
+        out = next((o for o in outcomes if all(o.params.get(p, 0.0) == 0.0 for p in zero)), None)
+        if out is None:
+            out = self.solve_point(zero, **solve_kwargs)
+        if out.result is None:
+            return ObservedValue(None, None, out.error)
+        return ObservedValue(out.result.lower, out.result.upper)
 
     def solve(self, params: Mapping[str, float], *, backend: str = "scip",
               time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP, n_jobs: int = 1,
@@ -1250,6 +801,9 @@ class BoundProblem:
                                 "certified but may be wider than the sharp interval (raise time_limit, or "
                                 "time_limit=None for no limit)")
         result.time_limit = time_limit
+        result.metric_kind = self.metric.kind
+        if all(v == 0.0 for v in params.values()):
+            result.set_observed(ObservedValue(result.lower, result.upper))  # this is the no-bias point
         if self.absorbed:
             result.notes.append(f"unmeasured {self.absorbed} only feed one node each: treated as its exogenous noise "
                                 "(latent; exact, the set of models over the other nodes is the same)")
@@ -1464,6 +1018,9 @@ def bound(
     n_jobs: int = 1,
     solver_options: Mapping[str, Any] | None = None,
     unmeasured: Any = None,
+    progress: bool = True,
+    compile_options: CompileOptions | None = None,
+    fixed: Mapping[str, float] | None = None,
     **parameters: float,
 ) -> BoundResult:
     """Certified bounds on ``metric`` under ``bias`` given ``data`` at sensitivity ``D``.
@@ -1504,10 +1061,20 @@ def bound(
         on must be a column: a forgotten column is an error, not an unmeasured variable. The
         config's ``observed_nodes`` declares the same thing from the other side (the built-in
         biases list their measured nodes there).
+    progress : bool
+        Status lines past a few seconds (where progress is shown).
+    compile_options : CompileOptions, optional
+        Every compile switch (see :class:`~fairprobe.core.options.CompileOptions`).
+    fixed : dict, optional
+        Values of the other sensitivity parameters of a combined bias (the same as keywords).
+    **parameters : float
+        Sensitivity values by name, e.g. ``D_selection=0.05``.
 
     Returns
     -------
     BoundResult
+        Its :attr:`~BoundResult.observed` value (the same metric with no bias) is computed on first
+        use, e.g. by :meth:`~BoundResult.conclusion` or :meth:`~BoundResult.summary`.
 
     Raises
     ------
@@ -1532,15 +1099,26 @@ def bound(
     >>> round(res.lower, 6), round(res.upper, 6)
     (0.2, 0.2)
     """
-    check_bound_options(D=D, parameters=parameters, backend=backend, time_limit=time_limit, gap=gap, reduce=reduce,
-                        n_jobs=n_jobs, solver_options=solver_options)
+    opts = run_options(backend=backend, time_limit=time_limit, gap=gap, solver_options=solver_options, n_jobs=n_jobs,
+                       progress=progress, reduce=reduce, compile_options=compile_options)
+    parameters = merge_fixed(fixed, parameters)
+    sensitivity_values(D, parameters)
     config = resolve_bias(bias)  # resolved once (a JSON file is read once); BoundProblem declares unmeasured
     try:
-        fixed = resolve_parameters(config, D, parameters)  # the parameters do not depend on the declaration
+        at = resolve_parameters(config, D, parameters)  # the parameters do not depend on the declaration
     except ConfigError:
-        fixed = None  # reported below, after the data and the metric are checked, as before
+        at = None  # reported below, after the data and the metric are checked, as before
     # One value of D: compile each program once at it (a sweep compiles twice and moves the rows).
-    problem = BoundProblem(config, metric, data, reduce=reduce, unmeasured=unmeasured, fixed=fixed)
+    problem = BoundProblem(config, metric, data, unmeasured=unmeasured, fixed=at, compile_options=opts.compile)
     params = problem.parameter_values(D, **parameters)
-    return problem.solve(params, backend=backend, time_limit=time_limit, gap=gap, n_jobs=n_jobs,
-                         solver_options=solver_options)
+    result = problem.solve(params, progress=opts.progress, **opts.solve_kwargs())
+    if result.observed is None:
+        result.set_observed(functools.partial(_observed_of, config, metric, data, unmeasured, opts))
+    return result
+
+
+def _observed_of(config: BiasConfig, metric: Any, data: Any, unmeasured: Any, opts: RunOptions) -> ObservedValue:
+    """The metric with no bias for :func:`bound` (compiled at 0, solved with the same options)."""
+    zero = {p: 0.0 for p in config.parameters}
+    problem = BoundProblem(config, metric, data, unmeasured=unmeasured, fixed=zero, compile_options=opts.compile)
+    return problem.observed(**opts.point_kwargs())

@@ -20,21 +20,26 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fairprobe.core.bound import BoundProblem, BoundResult, few_units_line
+import pandas as pd
+
+from fairprobe.core.bound import BoundProblem, BoundResult
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
+from fairprobe.core.interpret import threshold_test
 from fairprobe.core.jsonsafe import json_number
-from fairprobe.core.validate import check_breakdown_options
+from fairprobe.core.options import DEFAULT_GAP, CompileOptions, merge_fixed, run_options
+from fairprobe.core.results import Conclusion, Explained, ObservedValue, Summary, few_units_line
+from fairprobe.core.validate import check_breakdown_target, check_sweep_target
 from fairprobe.exceptions import ConfigError
 
 __all__ = ["BreakdownResult", "breakdown", "held_parameters"]
 
 
 @dataclass
-class BreakdownResult:
+class BreakdownResult(Explained):
     """Result of :func:`breakdown`.
 
     Attributes
@@ -44,8 +49,9 @@ class BreakdownResult:
         ``0`` if it does not even hold without bias).
     parameter : str
         The sensitivity parameter moved.
-    conclusion : str
-        The conclusion tested, in words.
+    claim : str
+        The conclusion tested, in words (``"metric < 0"``); :meth:`conclusion` says what the
+        breakdown point means for it.
     below, above : BoundResult or None
         Certified bounds just below (conclusion holds) and at ``value`` (it can fail).
     observed : BoundResult
@@ -63,8 +69,8 @@ class BreakdownResult:
     --------
     >>> import fairprobe as fp
     >>> from fairprobe.datasets import load_paper_table
-    >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, tol=0.01, D_max=0.1)
-    >>> res.conclusion, res.value, res.n_solves
+    >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, xtol=0.01, D_max=0.1)
+    >>> res.claim, res.value, res.n_solves
     ('metric > 0.2', 0.0125, 6)
     >>> round(res.above.lower, 6)
     0.196491
@@ -72,7 +78,7 @@ class BreakdownResult:
 
     value: float
     parameter: str
-    conclusion: str
+    claim: str
     below: BoundResult | None
     above: BoundResult | None
     observed: BoundResult
@@ -81,29 +87,73 @@ class BreakdownResult:
     n_solves: int
     wall_time: float
 
-    def summary(self) -> str:
-        """A short readable report for an audit.
+    def conclusion(self) -> Conclusion:
+        """What the breakdown point means for the audit (see :func:`fairprobe.core.interpret.breakdown_conclusion`).
 
         Returns
         -------
-        str
-            The conclusion, the breakdown point and the certified bounds on both sides of it.
+        Conclusion
 
         Examples
         --------
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
-        >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, tol=0.01, D_max=0.1)
+        >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, xxtol=0.01, D_max=0.1)
+        >>> res.conclusion().verdict
+        'can_flip'
+        """
+        from fairprobe.core.interpret import breakdown_conclusion
+
+        return breakdown_conclusion(self)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per bound the result keeps: without bias, just below and at the breakdown point.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``point`` (``observed``, ``below``, ``above``), the moved parameter, ``lower``, ``upper``,
+            ``status``.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, xxtol=0.01, D_max=0.1)
+        >>> res.to_frame()["point"].tolist()
+        ['observed', 'below', 'above']
+        """
+        rows = [{"point": name, self.parameter: r.parameters.get(self.parameter, math.nan), "lower": r.lower,
+                 "upper": r.upper, "status": r.status}
+                for name, r in (("observed", self.observed), ("below", self.below), ("above", self.above))
+                if r is not None]
+        return pd.DataFrame(rows)
+
+    def summary(self) -> Summary:
+        """A short readable report for an audit.
+
+        Returns
+        -------
+        Summary
+            The conclusion tested, the breakdown point, the certified bounds on both sides of it and
+            what it means; renders as HTML too.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, xtol=0.01, D_max=0.1)
         >>> print(res.summary())
         metric: fpr (A = 0)
         conclusion without bias: metric > 0.2
         breakdown point: D = 0.0125 (within 0.01)
           certified bounds at D = 0.00625: [0.214056, 0.246978]
           certified bounds at D = 0.0125: [0.196491, 0.262426]
+        conclusion: Without bias the data give fpr (A = 0) = 0.2309, so 'metric > 0.2'. It holds while D < 0.0125 ...
         """
         held = held_parameters(self.observed.parameters, self.parameter)
         start = f"at {self.parameter} = 0 with {held}" if held else "without bias"
-        lines = [f"metric: {self.metric}", f"conclusion {start}: {self.conclusion}"]
+        lines = [f"metric: {self.metric}", f"conclusion {start}: {self.claim}"]
         if self.value == 0.0:
             lines.append(f"the conclusion does not hold even {start} (breakdown point 0)")
         elif math.isinf(self.value):
@@ -118,7 +168,8 @@ class BreakdownResult:
                          f"[{self.above.lower:.6f}, {self.above.upper:.6f}]")
         if self.observed.few_units:
             lines.append(few_units_line(self.observed.few_units))
-        return "\n".join(lines)
+        lines.append(f"conclusion: {self.conclusion().text}")
+        return Summary("\n".join(lines), title=f"Breakdown point: {self.metric}", tables={"bounds": self.to_frame()})
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form.
@@ -132,16 +183,17 @@ class BreakdownResult:
         --------
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
-        >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, tol=0.01, D_max=0.1)
+        >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, xtol=0.01, D_max=0.1)
         >>> d = res.to_dict()
         >>> d["value"], d["parameter"], sorted(d["below"])[:3]
-        (0.0125, 'D', ['backend', 'details', 'excluded_events'])
+        (0.0125, 'D', ['backend', 'conclusion', 'details'])
         """
-        return {"metric": self.metric, "parameter": self.parameter, "conclusion": self.conclusion,
+        return {"metric": self.metric, "parameter": self.parameter, "claim": self.claim,
                 "value": json_number(self.value), "tol": self.tol,
                 "below": self.below.to_dict() if self.below else None,
                 "above": self.above.to_dict() if self.above else None,
-                "observed": self.observed.to_dict(), "n_solves": self.n_solves, "wall_time": self.wall_time}
+                "observed": self.observed.to_dict(), "n_solves": self.n_solves, "wall_time": self.wall_time,
+                "conclusion": self.conclusion().text, "verdict": self.conclusion().verdict}
 
 
 def held_parameters(parameters: Mapping[str, float], moved: str | None = None) -> str:
@@ -170,39 +222,13 @@ def _metric_name(metric: Any) -> str:
     return metric if isinstance(metric, str) else getattr(metric, "name", type(metric).__name__)
 
 
-def _is_one_group_rate(metric: Any) -> bool:
-    """A registered one-group rate (``fpr``, ``ppv``, ...), given by name or as an instance."""
-    if isinstance(metric, str):
-        from fairprobe.core.registry import get_registry
-
-        metric = get_registry().metrics.get(metric)
-    return bool(getattr(metric, "compares_one_group", False))
-
-
-def _conclusion(res: BoundResult, threshold: float | None,
-                tolerance: float | None) -> tuple[str, Callable[[BoundResult], bool]] | None:
-    """The conclusion the no-bias bounds support, and a test of whether bounds still support it."""
-    if tolerance is not None:
-        eps = float(tolerance)
-        if res.lower >= -eps and res.upper <= eps:
-            return f"|metric| <= {eps:g} (parity holds within tolerance)", lambda r: r.lower >= -eps and r.upper <= eps
-        if res.lower > eps:
-            return f"metric > {eps:g} (parity violated)", lambda r: r.lower > eps
-        if res.upper < -eps:
-            return f"metric < {-eps:g} (parity violated)", lambda r: r.upper < -eps
-        return None
-    t = float(threshold if threshold is not None else 0.0)
-    if res.lower > t:
-        return f"metric > {t:g}", lambda r: r.lower > t
-    if res.upper < t:
-        return f"metric < {t:g}", lambda r: r.upper < t
-    return None
-
-
 def breakdown(
-    bias: Any, metric: Any, data: Any, *, threshold: float | None = None, tolerance: float | None = None,
-    parameter: str | None = None, D_max: float | None = None, tol: float = 1e-4, backend: str = "scip",
-    time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = 1e-6, unmeasured: Any = None, **fixed: float,
+    bias: Any, metric: Any, data: Any, D: float | None = None, *, threshold: float | None = None,
+    tolerance: float | None = None, parameter: str | None = None, D_max: float | None = None, xtol: float = 1e-4,
+    backend: str = "scip", time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP,
+    reduce: bool = True, n_jobs: int | None = 1, solver_options: Mapping[str, Any] | None = None,
+    unmeasured: Any = None, progress: bool = True, compile_options: CompileOptions | None = None,
+    fixed: Mapping[str, float] | None = None, tol: float | None = None, **parameters: float,
 ) -> BreakdownResult:
     """Smallest sensitivity value at which a fairness conclusion can flip.
 
@@ -210,6 +236,9 @@ def breakdown(
     ----------
     bias, metric, data : Any
         The bias, the metric and the observed data, as for :func:`fairprobe.bound`.
+    D : float, optional
+        The sensitivity values searched: ``[0, D]`` (the same as ``D_max``; default 1, the maximum
+        of a probability bound).
     threshold : float, optional
         Conclusion "metric above/below threshold" (default 0 when ``tolerance`` is not given).
     tolerance : float, optional
@@ -217,19 +246,18 @@ def breakdown(
     parameter : str, optional
         Parameter to move when the bias has several (fix the others by keyword).
     D_max : float, optional
-        Largest value searched (default 1, the maximum of a probability bound).
-    tol : float
-        Width of the final bracket.
-    backend : str
-        Backend name (see :func:`fairprobe.bound`).
-    time_limit : float or None, optional
-        Seconds per point, shared by all the solves of that point (default 60; None: no limit).
-    gap : float
-        Target optimality gap per side.
-    unmeasured : list of str, optional
-        DAG nodes without a column in the table, on purpose (see :func:`fairprobe.bound`).
-    **fixed : float
-        Values of the parameters that are not moved.
+        Largest value searched (see ``D``).
+    xtol : float
+        Width of the final bisection bracket (as in :func:`scipy.optimize.bisect`).
+    backend, time_limit, gap, reduce, n_jobs, solver_options, unmeasured, progress, compile_options
+        As for :func:`fairprobe.bound`; ``time_limit`` is per bisection step and ``n_jobs`` the
+        worker processes of each step.
+    fixed : dict, optional
+        Values of the parameters that are not moved (the same as keywords).
+    tol : float, optional
+        Old name of ``xtol``.
+    **parameters : float
+        Values of the parameters that are not moved, by name.
 
     Returns
     -------
@@ -242,69 +270,76 @@ def breakdown(
     >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2,
     ...                       "P": [0, 1] * 4, "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
     >>> res = fp.breakdown("proxy_label", "fpr_parity", cells)
-    >>> res.conclusion, round(res.value, 3)
+    >>> res.claim, round(res.value, 3)
     ('metric < 0', 0.062)
     """
-    check_breakdown_options(threshold=threshold, tolerance=tolerance, parameter=parameter, D_max=D_max, tol=tol,
-                            backend=backend, time_limit=time_limit, gap=gap, fixed=fixed)
-    if threshold is not None and tolerance is not None:
-        raise ConfigError("Give either threshold= or tolerance=, not both.")
-    if tolerance is not None and tolerance < 0:
-        raise ConfigError(f"tolerance must be >= 0; got {tolerance}. It is the largest |metric| that counts as "
-                          "parity, e.g. tolerance=0.05.")
+    if tol is not None:
+        xtol = tol  # the old name keeps working
+    if D is not None:
+        if D_max is not None and D_max != D:
+            raise ConfigError(f"D = {D} and D_max = {D_max} both give the largest value searched; give one.")
+        D_max = D
+    opts = run_options(backend=backend, time_limit=time_limit, gap=gap, solver_options=solver_options, n_jobs=n_jobs,
+                       progress=progress, reduce=reduce, compile_options=compile_options)
+    fixed = merge_fixed(fixed, parameters)
+    check_sweep_target(parameter=parameter, fixed=fixed)
+    check_breakdown_target(threshold=threshold, tolerance=tolerance, D_max=D_max, xtol=xtol)
     start = time.perf_counter()
-    problem = BoundProblem(bias, metric, data, fixed=fixed, unmeasured=unmeasured)
-    free = [p for p in problem.config.parameters if p not in fixed]
+    problem = BoundProblem(bias, metric, data, fixed=fixed, unmeasured=unmeasured, compile_options=opts.compile)
+    names = problem.config.parameters
+    if parameter is not None and parameter not in names:
+        raise ConfigError(f"Unknown parameter {parameter!r}; this bias has {names}: pass one of them as parameter=.")
     if parameter is None:
-        if len(free) != 1:
-            first, *rest = problem.config.parameters
-            raise ConfigError(f"The bias has parameters {problem.config.parameters}; choose one with "
-                              f"parameter={first!r} and fix the others by keyword (command line: --parameter "
-                              f"{first} {' '.join('--param ' + p + '=0.05' for p in rest)}).")
-        parameter = free[0]
-    elif parameter not in problem.config.parameters:
-        raise ConfigError(f"Unknown parameter {parameter!r}; this bias has {problem.config.parameters}: pass one of "
-                          "them as parameter=.")
+        if len([p for p in names if p not in fixed]) != 1:
+            first, *rest = names
+            raise ConfigError(f"The bias has parameters {names}; choose one with parameter={first!r} and fix the "
+                              f"others by keyword (command line: --parameter {first} "
+                              f"{' '.join('--param ' + p + '=0.05' for p in rest)}).")
+    (parameter,), _ = problem.points([0.0], parameter=parameter)
     bounded = problem.config.probability_parameters
     if D_max is None:
         if bounded is not None and parameter not in bounded:
             raise ConfigError(f"{parameter} is not a probability bound; give D_max.")
         D_max = 1.0
-    if threshold is None and tolerance is None and _is_one_group_rate(metric):
+    if threshold is None and tolerance is None and problem.metric.kind == "rate":
         raise ConfigError(f"{_metric_name(metric)} is the rate of one group (between 0 and 1), so the default "
                           "conclusion 'metric > 0' says nothing; say which conclusion to test: threshold=0.2 "
                           "(--threshold 0.2: the rate is above or below 0.2).")
     n = 0
+    solve_kwargs = opts.solve_kwargs()
 
     def solve(d: float) -> BoundResult:
         nonlocal n
         n += 1
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return problem.solve({**fixed, parameter: d}, backend=backend, time_limit=time_limit, gap=gap,
-                                 progress=False)  # one status line per bisection step would be noise
+            res = problem.solve({**fixed, parameter: d}, progress=False, **solve_kwargs)  # one line per step: noise
+        if observed is not None:
+            res.set_observed(ObservedValue(observed.lower, observed.upper))
+        return res
 
+    observed: BoundResult | None = None
     observed = solve(0.0)
-    found = _conclusion(observed, threshold, tolerance)
+    found = threshold_test(observed, threshold, tolerance)
     label = problem.metric.label
     if found is None:
         held = held_parameters(fixed, parameter)
         where = f"at {parameter} = 0 with {held}" if held else "without bias"
         return BreakdownResult(0.0, parameter, f"undetermined {where}: the certified interval "
                                f"[{observed.lower:.6f}, {observed.upper:.6f}] straddles the threshold",
-                               None, observed, observed, label, tol, n, time.perf_counter() - start)
+                               None, observed, observed, label, xtol, n, time.perf_counter() - start)
     text, holds = found
     top = solve(D_max)
     if holds(top):
-        return BreakdownResult(math.inf, parameter, text, top, None, observed, label, tol, n,
+        return BreakdownResult(math.inf, parameter, text, top, None, observed, label, xtol, n,
                                time.perf_counter() - start)
     lo, hi, lo_res, hi_res = 0.0, float(D_max), observed, top
-    while hi - lo > tol:
+    while hi - lo > xtol:
         mid = 0.5 * (lo + hi)
         res = solve(mid)
         if holds(res):
             lo, lo_res = mid, res
         else:
             hi, hi_res = mid, res
-    return BreakdownResult(hi, parameter, text, lo_res, hi_res, observed, label, tol, n,
+    return BreakdownResult(hi, parameter, text, lo_res, hi_res, observed, label, xtol, n,
                            time.perf_counter() - start)

@@ -13,7 +13,7 @@ Pipeline (all exact unless stated):
    programs linear and many groups or covariate levels cheap.
 3. **Fixing**: a root variable without latent parents whose law the (unconditioned) table
    reports gets its observed probabilities as constants.
-4. **Absorbing roots** (only when slicing is off, ``SLICING = False``, the previous engine kept
+4. **Absorbing roots** (only when slicing is off, ``CompileOptions(slicing=False)``, the previous engine kept
    as the benchmark baseline): the same absorption after enumerating every response type.
 5. **Merging types**: joint types that no event in the program distinguishes are merged into one
    variable (their total probability). Exact: every polynomial depends on the types only through
@@ -44,6 +44,7 @@ bounds are outer (sound) and may be wider than the sharp bounds under that extra
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -56,6 +57,7 @@ import sympy
 
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.identify import identify_interventions
+from fairprobe.core.options import CompileOptions
 from fairprobe.core.polynomial import Poly, poly_add, poly_mul, poly_scale
 from fairprobe.core.program import Constraint, PolynomialProgram
 from fairprobe.core.query import Atom, ParsedExpression, parse_expression
@@ -65,19 +67,6 @@ from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, UndefinedMetricError
 
 __all__ = ["CompiledProgram", "Condition", "compile_program", "undefined_metric_message"]
-
-#: Build sliced c-components (see :class:`~fairprobe.core.response.Component`). ``False`` restores
-#: the engine that enumerates every response type, kept as the baseline of ``benchmarks/causal_scale.py``.
-SLICING = True
-
-#: Write a max over all pairs of rate gaps as family windows (False: one row pair per term, the
-#: previous formulation, kept as the baseline of benchmarks and exactness tests).
-WINDOWS = True
-
-#: Rewrite one-sided measurement laws through structural zeros and reciprocals
-#: (:mod:`fairprobe.core.reparametrise`; False: the bilinear program, kept as the baseline of
-#: benchmarks and exactness tests).
-REPARAMETRISE = True
 
 #: Lower bound imposed on conditioning events of auxiliary ratio variables.
 RATIO_EPSILON = 1e-9
@@ -346,8 +335,9 @@ def _event_key(atoms: Sequence[Atom]) -> EventKey:
 
 class _Compiler:
     def __init__(self, config: BiasConfig, table: ObservedTable, params: Mapping[str, float],
-                 reduce: bool = True) -> None:
-        self.reduce = reduce
+                 options: CompileOptions) -> None:
+        self.options = options
+        self.reduce = options.reduce
         self.config = config
         self.table = table
         self.params = dict(params)
@@ -375,7 +365,7 @@ class _Compiler:
         """The response model, with every variable that no event intervenes on allowed as a slice."""
         intervened = {k for expr in parsed for pa in expr.atoms for a in (*pa.event, *pa.given)
                       for k, _ in a.intervention}
-        sliceable = [v for v in self.dag.endogenous if v not in intervened] if self.reduce and SLICING else []
+        sliceable = [v for v in self.dag.endogenous if v not in intervened] if self.options.uses("slicing") else []
         model = ResponseModel(self.dag, self.cards, sliceable=sliceable)
         for comp in model.components:
             if comp.slice_vars:
@@ -653,7 +643,7 @@ class _Compiler:
         if removed:
             self.notes.append(f"presolve removed {removed} variables forced to zero by the data")
             conditions = [Condition(c.event, c.atoms, remap(c.poly), c.observed) for c in conditions]
-        rewrite = reparametrise(prog) if self.reduce and REPARAMETRISE else None
+        rewrite = reparametrise(prog) if self.options.uses("reparametrise") else None
         if rewrite is not None:
             before = [v.name for v in prog.variables]
             prog = rewrite.program
@@ -1004,7 +994,7 @@ class _Compiler:
         One joint program, so the terms are evaluated on the *same* model; combining separate
         bounds of each term would only give ``max_i dist(0, [lo_i, hi_i])``, which can be lower.
         """
-        families = self._window_families(parsed, keys) if self.reduce and WINDOWS else None
+        families = self._window_families(parsed, keys) if self.options.uses("windows") else None
         if families is not None:
             self.window_fractions = self._set_window_objective(prog, families)
             return []
@@ -1102,6 +1092,7 @@ def _detect_kind(prog: PolynomialProgram) -> str:
 def compile_program(
     config: BiasConfig, table: ObservedTable, query: str | ParsedExpression | Sequence[str],
     params: Mapping[str, float], *, reduce: bool = True, max_abs: bool = False,
+    options: CompileOptions | None = None,
 ) -> CompiledProgram:
     """Compile ``query`` under ``config`` and ``table`` at sensitivity ``params``.
 
@@ -1121,6 +1112,8 @@ def compile_program(
     max_abs : bool
         ``query`` is a list of terms ``q_i`` and the program minimises ``max_i |q_i|`` (used for
         the sharp lower bound of equalised odds and of max-over-pairs parity).
+    options : CompileOptions, optional
+        Every compile switch (default: all reductions on, or all off when ``reduce=False``).
 
     Returns
     -------
@@ -1151,5 +1144,9 @@ def compile_program(
     >>> naive.program.n_variables > compiled.program.n_variables
     True
     """
-    return _Compiler(config, table, params, reduce=reduce).build(query, max_abs=max_abs)
+    if options is None:
+        options = CompileOptions(reduce=bool(reduce))
+    elif not reduce:
+        options = dataclasses.replace(options, reduce=False)
+    return _Compiler(config, table, params, options).build(query, max_abs=max_abs)
 

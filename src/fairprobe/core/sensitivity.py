@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import math
 import time
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product
@@ -19,56 +18,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairprobe.core.bound import BoundProblem, BoundResult, few_units_line
+from fairprobe.core.bound import BoundProblem
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
-from fairprobe.core.validate import check_sweep_options, sweep_grid
-from fairprobe.exceptions import ConfigError, FairprobeError, UndefinedMetricError
-from fairprobe.reporting.plotting import new_axes
+from fairprobe.core.options import DEFAULT_GAP, CompileOptions, merge_fixed, run_options
+from fairprobe.core.plotting import new_axes
+from fairprobe.core.results import Conclusion, Explained, ObservedValue, PointOutcome, Summary, few_units_line
+from fairprobe.core.validate import check_sweep_target, sweep_grid
+from fairprobe.exceptions import ConfigError, UndefinedMetricError
 
-__all__ = ["SensitivityResult", "run_tasks", "sensitivity", "sensitivity_grid"]
-
-
-@dataclass
-class PointOutcome:
-    """One grid point: its parameters and either a result or the error that stopped it.
-
-    Parameters
-    ----------
-    params : dict of str to float
-        Sensitivity values of the point.
-    result : BoundResult or None
-        The certified bounds, or None when the point failed.
-    error : str, optional
-        The error message of a failed point.
-    status : str, optional
-        "optimal", "limit", "infeasible", "undefined" or "error".
-
-    Examples
-    --------
-    >>> import fairprobe as fp
-    >>> from fairprobe.datasets import load_paper_table
-    >>> res = fp.sensitivity("proxy_label", "fpr", load_paper_table(), D=[0.0, 0.05], progress=False)
-    >>> point = res.points[1]
-    >>> point.params, point.status, point.error, round(point.result.upper, 6)
-    ({'D': 0.05}, 'optimal', None, 0.343264)
-    """
-
-    params: dict[str, float]
-    result: BoundResult | None
-    error: str | None = None
-    status: str = "optimal"
+__all__ = ["PointOutcome", "SensitivityResult", "bias_label", "run_tasks", "sensitivity", "sensitivity_grid"]
 
 
-def _solve_point(problem: BoundProblem, params: Mapping[str, float], solve_kwargs: Mapping[str, Any]) -> PointOutcome:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # limits are reported per point instead
-        try:
-            res = problem.solve(params, **solve_kwargs, progress=False)  # the sweep's bar shows progress
-        except FairprobeError as exc:
-            status = {"InfeasibleError": "infeasible", "UndefinedMetricError": "undefined"}.get(type(exc).__name__,
-                                                                                                  "error")
-            return PointOutcome(dict(params), None, str(exc), status)
-    return PointOutcome(dict(params), res, None, res.status)
+def _solve_task(problem: BoundProblem, params: Mapping[str, float], solve_kwargs: Mapping[str, Any]) -> PointOutcome:
+    return problem.solve_point(params, **solve_kwargs)  # a module function: joblib pickles it by name
 
 
 def run_tasks(tasks: Sequence[tuple[BoundProblem, Mapping[str, float]]], *, n_jobs: int | None = 1,
@@ -112,7 +74,7 @@ def run_tasks(tasks: Sequence[tuple[BoundProblem, Mapping[str, float]]], *, n_jo
         if (n_jobs in (None, 1)) and parallel_backend is None:
             out = []
             for problem, params in tasks:
-                out.append(_solve_point(problem, params, solve_kwargs))
+                out.append(problem.solve_point(params, **solve_kwargs))
                 bar.update()
             return out
         from joblib import Parallel, delayed, parallel_config
@@ -120,7 +82,7 @@ def run_tasks(tasks: Sequence[tuple[BoundProblem, Mapping[str, float]]], *, n_jo
         with parallel_config(backend=parallel_backend or "loky", n_jobs=n_jobs if n_jobs is not None else -1):
             # Processes, not threads: concurrent SCIP instances in one process are unsafe.
             gen = Parallel(return_as="generator")(
-                delayed(_solve_point)(problem, params, solve_kwargs) for problem, params in tasks)
+                delayed(_solve_task)(problem, params, solve_kwargs) for problem, params in tasks)
             out = []
             for item in gen:
                 out.append(item)
@@ -131,7 +93,7 @@ def run_tasks(tasks: Sequence[tuple[BoundProblem, Mapping[str, float]]], *, n_jo
 
 
 @dataclass
-class SensitivityResult:
+class SensitivityResult(Explained):
     """Certified bounds of one metric under one bias over a grid of sensitivity values.
 
     Attributes
@@ -146,6 +108,8 @@ class SensitivityResult:
         Values of the parameters that were not swept.
     wall_time : float
         Seconds spent.
+    observed_value : ObservedValue or None
+        The certified bounds with no bias, or why the metric has none (``observed`` is its point).
 
     Examples
     --------
@@ -163,6 +127,74 @@ class SensitivityResult:
     observed: float | None = None
     fixed: dict[str, float] = field(default_factory=dict)
     wall_time: float = 0.0
+    observed_value: ObservedValue | None = None
+
+    def __post_init__(self) -> None:
+        if self.observed_value is None and self.observed is not None:
+            self.observed_value = ObservedValue(self.observed, self.observed)
+        for pt in self.points:  # every point's conclusion reads the same no-bias value
+            if pt.result is not None and self.observed_value is not None and pt.result.observed is None:
+                pt.result.set_observed(self.observed_value)
+
+    @classmethod
+    def from_points(cls, problem: BoundProblem, bias: Any, swept: list[str], outcomes: Sequence[PointOutcome],
+                    observed: ObservedValue | None, wall_time: float = 0.0) -> SensitivityResult:
+        """Assemble a sweep's result from its solved points (what :func:`sensitivity` returns).
+
+        Parameters
+        ----------
+        problem : BoundProblem
+            The compiled problem.
+        bias : Any
+            The bias as the caller gave it (for its label).
+        swept : list of str
+            The swept parameters.
+        outcomes : sequence of PointOutcome
+            The points solved so far (all of them unless cancelled).
+        observed : ObservedValue or None
+            The metric with no bias (:meth:`BoundProblem.observed`).
+        wall_time : float
+            Seconds spent.
+
+        Returns
+        -------
+        SensitivityResult
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import load_paper_table
+        >>> problem = BoundProblem("proxy_label", "fpr", load_paper_table())
+        >>> swept, grid = problem.points([0.0, 0.05])
+        >>> outs = run_tasks([(problem, pt) for pt in grid], progress=False)
+        >>> round(SensitivityResult.from_points(problem, "proxy_label", swept, outs, problem.observed()).observed, 6)
+        0.230869
+        """
+        return cls(problem.metric.label, bias_label(bias), list(swept), list(outcomes),
+                   None if observed is None else observed.point, dict(problem.fixed), wall_time, observed)
+
+    def conclusion(self, breakdown_value: float | None = None) -> Conclusion:
+        """Up to which sensitivity value the conclusion the data show without bias holds (1-D sweeps).
+
+        Parameters
+        ----------
+        breakdown_value : float, optional
+            The breakdown point of the same question (:func:`fairprobe.breakdown`), when computed.
+
+        Returns
+        -------
+        Conclusion
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> res = fp.sensitivity("proxy_label", "fpr_parity", load_paper_table(), D=[0.0, 0.05], progress=False)
+        >>> res.conclusion().verdict
+        'can_flip'
+        """
+        from fairprobe.core.interpret import sweep_conclusion
+
+        return sweep_conclusion(self, breakdown_value)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per grid point: parameters, lower, upper, achieved values, status, time.
@@ -209,14 +241,17 @@ class SensitivityResult:
         >>> from fairprobe.datasets import load_paper_table
         >>> res = fp.sensitivity("proxy_label", "fpr", load_paper_table(), D=[0.0, 0.05], progress=False)
         >>> d = res.to_dict()
-        >>> sorted(d)
-        ['bias', 'fixed', 'metric', 'observed', 'parameters', 'points', 'wall_time']
+        >>> sorted(d)  # doctest: +NORMALIZE_WHITESPACE
+        ['bias', 'conclusion', 'fixed', 'metric', 'observed', 'observed_value', 'parameters', 'points', 'verdict',
+         'wall_time']
         >>> d["points"][1]["D"], round(d["points"][1]["upper"], 4)
         (0.05, 0.3433)
         """
         frame = self.to_frame().replace({np.nan: None})
         return {"metric": self.metric, "bias": self.bias, "parameters": self.parameters, "fixed": self.fixed,
-                "observed": self.observed, "wall_time": self.wall_time, "points": frame.to_dict(orient="records")}
+                "observed": self.observed, "wall_time": self.wall_time, "points": frame.to_dict(orient="records"),
+                "observed_value": None if self.observed_value is None else self.observed_value.to_dict(),
+                "conclusion": self.conclusion().text, "verdict": self.conclusion().verdict}
 
     def to_json(self, path: str | None = None) -> str:
         """Serialise (and write to ``path`` when given).
@@ -357,13 +392,14 @@ class SensitivityResult:
                 ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=7, color="w" if dark else "k")
         return ax
 
-    def summary(self) -> str:
+    def summary(self) -> Summary:
         """A short readable report.
 
         Returns
         -------
-        str
-            Grid size and time, the observed value, the bounds at the last point and any failed points.
+        Summary
+            Grid size and time, the observed value, the bounds at the last point, any failed points and
+            the conclusion; renders as HTML too, with the table of bounds.
 
         Examples
         --------
@@ -374,6 +410,7 @@ class SensitivityResult:
         sensitivity of fpr (A = 0) under proxy_label: 2 points over ['D'], ...s
         observed value (no bias): 0.230869
         at D=0.05: [0.072060, 0.343264]
+        conclusion: Without bias fpr (A = 0) is 0.2309. At D = 5 % under proxy_label bias ...
         """
         frame = self.to_frame()
         bad = int((frame["status"] != "optimal").sum())
@@ -396,58 +433,30 @@ class SensitivityResult:
         few = {e: n for pt in self.points if pt.result is not None for e, n in pt.result.few_units.items()}
         if few:  # the same data at every point: one line for the sweep
             lines.append(few_units_line(few))
-        return "\n".join(lines)
+        lines.append(f"conclusion: {self.conclusion().text}")
+        return Summary("\n".join(lines), title=f"Sensitivity of {self.metric} under {self.bias}",
+                       tables={"bounds": frame})
 
 
-def _grid(problem: BoundProblem, D: Any, parameter: str | None,
-          fixed: Mapping[str, float]) -> tuple[list[str], list[dict[str, float]]]:
-    names = problem.config.parameters
-    if isinstance(D, Mapping):
-        axes = {str(k): [float(v) for v in vals] for k, vals in D.items()}
-    else:
-        if D is None or isinstance(D, (int, float)):
-            raise ConfigError("Give D as a list of sensitivity values, e.g. D=np.linspace(0, 0.1, 21).")
-        free = [p for p in names if p not in fixed]
-        if parameter is None:
-            if len(free) != 1:
-                first, *rest = names
-                raise ConfigError(
-                    f"The bias has parameters {names}; say which to sweep (parameter={first!r}) and fix the "
-                    "others by keyword, or pass D as a dict of value lists for a 2-D sweep (command line: "
-                    f"--parameter {first} {' '.join('--param ' + p + '=0.05' for p in rest)}).")
-            parameter = free[0]
-        axes = {parameter: [float(v) for v in D]}
-    unknown = [p for p in axes if p not in names]
-    if unknown:
-        raise ConfigError(f"Unknown sensitivity parameter(s) {unknown}; this bias has {names}.")
-    for p, vals in axes.items():
-        if not vals:
-            raise ConfigError(f"The list of values for {p} is empty; give at least one sensitivity value.")
-    missing = [p for p in names if p not in axes and p not in fixed and p in problem.parameters]
-    if missing:
-        raise ConfigError(f"Give fixed values for {missing} (e.g. {missing[0]}=0.02) or sweep them too.")
-    swept = list(axes)
-    points = [{**fixed, **dict(zip(swept, combo, strict=True))} for combo in product(*axes.values())]
-    for pt in points:
-        problem.parameter_values(pt)  # validate every value before any solve
-    return swept, points
+def bias_label(bias: Any) -> str:
+    """The name a bias is shown under: a registered name, ``a+b`` for combined biases, else its ``name``.
 
+    Parameters
+    ----------
+    bias : Any
+        A bias as the causal drivers accept it.
 
-def _observed(problem: BoundProblem, outcomes: Sequence[PointOutcome],
-              solve_kwargs: Mapping[str, Any]) -> float | None:
-    """The metric with no bias: from the grid when it has the all-zero point, else one more solve."""
-    zero = {p: 0.0 for p in problem.config.parameters}
-    out = next((o for o in outcomes if all(o.params.get(p, 0.0) == 0.0 for p in zero)), None)
-    if out is None:
-        out = _solve_point(problem, zero, solve_kwargs)
-    if out.result is None or out.result.width > 1e-6:
-        return None
-    return 0.5 * (out.result.lower + out.result.upper)
+    Returns
+    -------
+    str
 
-
-def _bias_label(bias: Any) -> str:
+    Examples
+    --------
+    >>> bias_label(["proxy_label", "selection"]), bias_label('{"dag_str": "A->Y"}')
+    ('proxy_label+selection', 'custom')
+    """
     if isinstance(bias, (list, tuple)):
-        return "+".join(_bias_label(b) for b in bias)
+        return "+".join(bias_label(b) for b in bias)
     if isinstance(bias, str) and not bias.lstrip().startswith("{"):
         return bias
     return getattr(bias, "name", None) or "custom"
@@ -456,9 +465,9 @@ def _bias_label(bias: Any) -> str:
 def sensitivity(
     bias: Any, metric: Any, data: Any, D: Iterable[float] | Mapping[str, Iterable[float]], *,
     parameter: str | None = None, backend: str = "scip", time_limit: float | None = DEFAULT_TIME_LIMIT,
-    gap: float = 1e-6, n_jobs: int | None = 1, parallel_backend: str | None = None, progress: bool = True,
-    reduce: bool = True,
-    solver_options: Mapping[str, Any] | None = None, unmeasured: Any = None, **fixed: float,
+    gap: float = DEFAULT_GAP, reduce: bool = True, n_jobs: int | None = 1, parallel_backend: str | None = None,
+    solver_options: Mapping[str, Any] | None = None, unmeasured: Any = None, progress: bool = True,
+    compile_options: CompileOptions | None = None, fixed: Mapping[str, float] | None = None, **parameters: float,
 ) -> SensitivityResult:
     """Certified bounds of ``metric`` under ``bias`` for every sensitivity value in ``D``.
 
@@ -478,24 +487,34 @@ def sensitivity(
         Seconds per point, shared by all the solves of that point (default 60; None: no limit).
     gap : float
         Target optimality gap per side.
-    n_jobs : int
-        Grid points solved in parallel (joblib processes; ``-1`` = all cores).
-    parallel_backend : str, optional
-        joblib backend, e.g. ``"dask"`` to run on the active ``dask.distributed`` client.
-    progress : bool
-        Show a progress bar.
     reduce : bool
         Apply the exact program reductions (see :func:`fairprobe.bound`).
+    n_jobs : int
+        Worker processes: grid points solved in parallel (joblib; ``-1`` = all cores).
+    parallel_backend : str, optional
+        joblib backend, e.g. ``"dask"`` to run on the active ``dask.distributed`` client.
     solver_options : dict, optional
-        Backend-specific parameters (see :func:`fairprobe.bound`).
+        Backend-specific parameters (see :func:`fairprobe.bound`). A bad one is an error, as there.
     unmeasured : list of str, optional
         DAG nodes without a column in the table, on purpose (see :func:`fairprobe.bound`).
-    **fixed
-        Values of parameters that are not swept.
+    progress : bool
+        Show a progress bar.
+    compile_options : CompileOptions, optional
+        Every compile switch; travels with the problem to the worker processes.
+    fixed : dict, optional
+        Values of parameters that are not swept (the same as keywords).
+    **parameters : float
+        Values of parameters that are not swept, by name.
 
     Returns
     -------
     SensitivityResult
+
+    Raises
+    ------
+    UndefinedMetricError
+        The metric is undefined at every point. Points that are infeasible or undefined are rows
+        with their reason; every other error (a bad solver option, say) is raised.
 
     Examples
     --------
@@ -508,63 +527,59 @@ def sensitivity(
     """
     start = time.perf_counter()
     D = sweep_grid(D)
-    check_sweep_options(parameter=parameter, fixed=fixed, backend=backend, time_limit=time_limit, gap=gap,
-                        n_jobs=n_jobs, parallel_backend=parallel_backend, progress=progress, reduce=reduce,
-                        solver_options=solver_options)
-    problem = BoundProblem(bias, metric, data, reduce=reduce, fixed=fixed, unmeasured=unmeasured)
-    swept, points = _grid(problem, D, parameter, fixed)
-    solve_kwargs = {"backend": backend, "time_limit": time_limit, "gap": gap, "solver_options": solver_options}
-    outcomes = run_tasks([(problem, pt) for pt in points], n_jobs=n_jobs, parallel_backend=parallel_backend,
-                         progress=progress, desc=f"{problem.metric.label}", **solve_kwargs)
+    opts = run_options(backend=backend, time_limit=time_limit, gap=gap, solver_options=solver_options, n_jobs=n_jobs,
+                       parallel_backend=parallel_backend, progress=progress, reduce=reduce,
+                       compile_options=compile_options)
+    fixed = merge_fixed(fixed, parameters)
+    check_sweep_target(parameter=parameter, fixed=fixed)
+    problem = BoundProblem(bias, metric, data, fixed=fixed, unmeasured=unmeasured, compile_options=opts.compile)
+    swept, points = problem.points(D, parameter=parameter)
+    solve_kwargs = opts.point_kwargs()
+    outcomes = run_tasks([(problem, pt) for pt in points], n_jobs=opts.n_jobs, parallel_backend=opts.parallel_backend,
+                         progress=opts.progress, desc=f"{problem.metric.label}", **solve_kwargs)
     if all(o.status == "undefined" for o in outcomes):
         # no grid point has a value: an error, not a table of NaN
         raise UndefinedMetricError(outcomes[0].error or f"The metric {problem.metric.label!r} is undefined.")
-    observed = _observed(problem, outcomes, solve_kwargs)
-    return SensitivityResult(problem.metric.label, _bias_label(bias), swept, outcomes, observed, dict(fixed),
-                             time.perf_counter() - start)
+    observed = problem.observed(outcomes, **solve_kwargs)
+    return SensitivityResult.from_points(problem, bias, swept, outcomes, observed, time.perf_counter() - start)
 
 
 def sensitivity_grid(
     biases: Sequence[Any], metrics: Sequence[Any], datasets: Mapping[str, Any], D: Iterable[float], *,
-    backend: str = "scip", time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = 1e-6, n_jobs: int | None = 1,
-    parallel_backend: str | None = None, progress: bool = True, unmeasured: Any = None,
+    backend: str = "scip", time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP,
+    reduce: bool = True, n_jobs: int | None = 1, parallel_backend: str | None = None,
+    solver_options: Mapping[str, Any] | None = None, unmeasured: Any = None, progress: bool = True,
+    compile_options: CompileOptions | None = None, fixed: Mapping[str, float] | None = None, **parameters: float,
 ) -> pd.DataFrame:
     """Sweep every (dataset, bias, metric) combination over ``D`` in one parallel run.
 
     Parameters
     ----------
     biases : sequence
-        Biases with one sensitivity parameter each (names, configs, ...; see :func:`fairprobe.bound`).
+        Biases (names, configs, ...; see :func:`fairprobe.bound`); each has one free sensitivity
+        parameter once the ``fixed`` ones are held.
     metrics : sequence
         Metrics (names, configured metrics or query strings).
     datasets : mapping of str to table or data frame
         The data, by the name used in the ``dataset`` column.
     D : list of float
         Sensitivity values of every sweep.
-    backend : str
-        Backend name (see :func:`fairprobe.bound`).
-    time_limit : float or None, optional
-        Seconds per point, shared by all the solves of that point (default 60; None: no limit).
-    gap : float
-        Target optimality gap per side.
-    n_jobs : int or None
-        Grid points solved in parallel (joblib processes; ``-1`` = all cores).
-    parallel_backend : str, optional
-        joblib backend, e.g. ``"dask"``.
-    progress : bool
-        Show a progress bar.
-    unmeasured : list of str, optional
-        DAG nodes that no dataset has as a column (see :func:`fairprobe.bound`).
+    backend, time_limit, gap, reduce, n_jobs, parallel_backend, solver_options, unmeasured, progress, compile_options
+        As for :func:`sensitivity`.
+    fixed : dict, optional
+        Values of parameters held fixed in every sweep that has them (the same as keywords).
+    **parameters : float
+        Held values by name.
 
     Returns
     -------
     pandas.DataFrame
-        A long frame: dataset, bias, metric, D, lower, upper, status, error.
+        A long frame: dataset, bias, metric, D, lower, upper, status, error, conclusion.
 
     Raises
     ------
     ConfigError
-        ``D`` is empty or a dict, or a bias has several sensitivity parameters.
+        ``D`` is empty or a dict, or a bias has several free sensitivity parameters.
 
     Examples
     --------
@@ -581,21 +596,41 @@ def sensitivity_grid(
         raise ConfigError("sensitivity_grid sweeps one parameter: give D as a list of values, e.g. D=[0, 0.05].")
     if not D:
         raise ConfigError("The list of sensitivity values D is empty; give at least one value, e.g. D=[0, 0.05].")
-    tasks, keys = [], []
+    opts = run_options(backend=backend, time_limit=time_limit, gap=gap, solver_options=solver_options, n_jobs=n_jobs,
+                       parallel_backend=parallel_backend, progress=progress, reduce=reduce,
+                       compile_options=compile_options)
+    fixed = merge_fixed(fixed, parameters)
+    check_sweep_target(parameter=None, fixed=fixed)
+    tasks, keys, problems = [], [], []
     for (name, data), bias, metric in product(datasets.items(), biases, metrics):
-        problem = BoundProblem(bias, metric, data, unmeasured=unmeasured)
-        if len(problem.config.parameters) != 1:
-            raise ConfigError(f"sensitivity_grid sweeps one parameter; {_bias_label(bias)} has "
-                              f"{problem.config.parameters}: sweep it with fp.sensitivity(..., D={{name: values}}).")
-        p = problem.config.parameters[0]
-        for d in D:
-            tasks.append((problem, {p: d}))
-            keys.append({"dataset": name, "bias": _bias_label(bias), "metric": problem.metric.label, "D": d})
-    outcomes = run_tasks(tasks, n_jobs=n_jobs, parallel_backend=parallel_backend, progress=progress,
-                         desc="sensitivity grid", backend=backend, time_limit=time_limit, gap=gap)
+        probe = BoundProblem(bias, metric, data, unmeasured=unmeasured, compile_options=opts.compile)
+        held = {k: v for k, v in fixed.items() if k in probe.config.parameters}
+        free = [p for p in probe.config.parameters if p not in held]
+        if len(free) != 1:
+            raise ConfigError(f"sensitivity_grid sweeps one parameter; {bias_label(bias)} has free parameters "
+                              f"{free}: hold the others (fixed={{{free[-1]!r}: 0.02}}) or sweep it with "
+                              "fp.sensitivity(..., D={name: values}).")
+        problem = BoundProblem(bias, metric, data, unmeasured=unmeasured, fixed=held,
+                               compile_options=opts.compile) if held else probe
+        _, grid = problem.points(list(D))
+        problems.append((problem, len(tasks), len(grid)))
+        for pt in grid:
+            tasks.append((problem, pt))
+            keys.append({"dataset": name, "bias": bias_label(bias), "metric": problem.metric.label,
+                         "D": pt[free[0]], **{k: v for k, v in held.items()}})
+    solve_kwargs = opts.point_kwargs()
+    outcomes = run_tasks(tasks, n_jobs=opts.n_jobs, parallel_backend=opts.parallel_backend, progress=opts.progress,
+                         desc="sensitivity grid", **solve_kwargs)
+    for problem, first, count in problems:  # one no-bias value per sweep, for the conclusions
+        mine = outcomes[first:first + count]
+        observed = problem.observed(mine, **solve_kwargs)
+        for out in mine:
+            if out.result is not None:
+                out.result.set_observed(observed)
     rows = []
     for key, out in zip(keys, outcomes, strict=True):
         r = out.result
         rows.append({**key, "lower": r.lower if r else math.nan, "upper": r.upper if r else math.nan,
-                     "status": out.status, "error": out.error})
+                     "status": out.status, "error": out.error,
+                     "conclusion": r.conclusion().text if r else out.error})
     return pd.DataFrame(rows)

@@ -29,10 +29,10 @@ if TYPE_CHECKING:
     from fairprobe.core.table import ObservedTable
 
 __all__ = [
-    "check_bound_options",
-    "check_breakdown_options",
+    "check_breakdown_target",
     "check_codes",
-    "check_sweep_options",
+    "check_run_options",
+    "check_sweep_target",
     "sensitivity_value",
     "sensitivity_values",
     "sweep_grid",
@@ -268,77 +268,29 @@ def _flag(name: str, value: Any) -> None:
         raise ConfigError(f"{name} = {value!r} must be True or False.")
 
 
-def check_bound_options(*, D: Any, parameters: Mapping[str, Any], backend: Any, time_limit: Any, gap: Any,
-                        reduce: Any, n_jobs: Any, solver_options: Any) -> None:
-    """Arguments of :func:`~fairprobe.bound` other than bias, metric and data.
+def check_run_options(*, backend: Any, time_limit: Any, gap: Any, solver_options: Any, n_jobs: Any,
+                      parallel_backend: Any, progress: Any, reduce: Any) -> None:
+    """The options :func:`~fairprobe.bound`, :func:`~fairprobe.sensitivity`, :func:`~fairprobe.sensitivity_grid`
+    and :func:`~fairprobe.breakdown` share (one check, one message per bad value).
 
     Parameters
     ----------
-    D : Any
-        The sensitivity value(s): a number, a dict of numbers or None.
-    parameters : mapping of str to Any
-        Sensitivity values given as keywords.
     backend : str
         Name of the solver backend, e.g. ``"scip"``.
     time_limit : float or None
-        Seconds per solve (positive), or None for no limit.
+        Seconds per bound (positive), or None for no limit.
     gap : float
         Relative optimality gap, >= 0.
-    reduce : bool
-        Whether the program is reduced before solving.
-    n_jobs : int
-        Number of parallel jobs (positive, or -1 for all cores).
     solver_options : mapping or None
         Backend parameters with string keys.
-
-    Raises
-    ------
-    ConfigError
-        Naming the first bad argument.
-
-    Examples
-    --------
-    >>> check_bound_options(D=0.05, parameters={}, backend="scip", time_limit=None, gap=1e-6, reduce=True,
-    ...                     n_jobs=1, solver_options=None)
-    >>> check_bound_options(D=0.05, parameters={}, backend="scip", time_limit=None, gap=1e-6, reduce=True,
-    ...                     n_jobs=0, solver_options=None)
-    Traceback (most recent call last):
-    ...
-    fairprobe.exceptions.ConfigError: n_jobs = 0 must be a positive integer (or -1 for all cores); ...
-    """
-    sensitivity_values(D, parameters)
-    _common(backend, time_limit, gap, solver_options)
-    _flag("reduce", reduce)
-    _n_jobs(n_jobs, allow_none=False)
-
-
-def check_sweep_options(*, parameter: Any, fixed: Mapping[str, Any], backend: Any, time_limit: Any, gap: Any,
-                        n_jobs: Any, parallel_backend: Any, progress: Any, reduce: Any,
-                        solver_options: Any) -> None:
-    """Arguments of :func:`~fairprobe.sensitivity` other than bias, metric, data and the grid.
-
-    Parameters
-    ----------
-    parameter : str or None
-        The parameter swept.
-    fixed : mapping of str to Any
-        Values of the other sensitivity parameters.
-    backend : str
-        Name of the solver backend, e.g. ``"scip"``.
-    time_limit : float or None
-        Seconds per solve (positive), or None for no limit.
-    gap : float
-        Relative optimality gap, >= 0.
     n_jobs : int or None
-        Number of parallel jobs (positive, -1 for all cores, or None).
+        Worker processes (positive, -1 for all cores, or None).
     parallel_backend : str or None
         A joblib backend name.
     progress : bool
-        Whether to show a progress bar.
+        Whether to show progress.
     reduce : bool
         Whether programs are reduced before solving.
-    solver_options : mapping or None
-        Backend parameters with string keys.
 
     Raises
     ------
@@ -347,16 +299,12 @@ def check_sweep_options(*, parameter: Any, fixed: Mapping[str, Any], backend: An
 
     Examples
     --------
-    >>> check_sweep_options(parameter="D", fixed={}, backend="scip", time_limit=None, gap=1e-6, n_jobs=None,
-    ...                     parallel_backend=None, progress="yes", reduce=True, solver_options=None)
+    >>> check_run_options(backend="scip", time_limit=None, gap=1e-6, solver_options=None, n_jobs=None,
+    ...                   parallel_backend=None, progress="yes", reduce=True)
     Traceback (most recent call last):
     ...
     fairprobe.exceptions.ConfigError: progress = 'yes' must be True or False.
     """
-    if parameter is not None and not isinstance(parameter, str):
-        raise ConfigError(f"parameter = {parameter!r} must be the name of a sensitivity parameter, e.g. 'D'.")
-    for k, v in fixed.items():
-        sensitivity_value(k, v)
     _common(backend, time_limit, gap, solver_options)
     _n_jobs(n_jobs, allow_none=True)
     if parallel_backend is not None and not isinstance(parallel_backend, str):
@@ -365,28 +313,13 @@ def check_sweep_options(*, parameter: Any, fixed: Mapping[str, Any], backend: An
     _flag("reduce", reduce)
 
 
-def check_breakdown_options(*, threshold: Any, tolerance: Any, parameter: Any, D_max: Any, tol: Any,
-                            backend: Any, time_limit: Any, gap: Any, fixed: Mapping[str, Any]) -> None:
-    """Arguments of :func:`~fairprobe.breakdown` other than bias, metric and data.
+def check_sweep_target(*, parameter: Any, fixed: Mapping[str, Any]) -> None:
+    """The swept (or moved) parameter and the values held fixed.
 
     Parameters
     ----------
-    threshold : float or None
-        Metric value the conclusion compares with.
-    tolerance : float or None
-        Parity tolerance.
     parameter : str or None
-        The parameter searched.
-    D_max : float or None
-        Largest sensitivity value searched (> 0).
-    tol : float
-        Width of the final bisection bracket (at least :data:`MIN_TOL`).
-    backend : str
-        Name of the solver backend, e.g. ``"scip"``.
-    time_limit : float or None
-        Seconds per solve (positive), or None for no limit.
-    gap : float
-        Relative optimality gap, >= 0.
+        The parameter swept.
     fixed : mapping of str to Any
         Values of the other sensitivity parameters.
 
@@ -397,31 +330,61 @@ def check_breakdown_options(*, threshold: Any, tolerance: Any, parameter: Any, D
 
     Examples
     --------
-    >>> check_breakdown_options(threshold=0.0, tolerance=None, parameter="D", D_max=0.5, tol=1e-4,
-    ...                         backend="scip", time_limit=None, gap=1e-6, fixed={})
-    >>> check_breakdown_options(threshold=0.0, tolerance=None, parameter="D", D_max=0.5, tol=0,
-    ...                         backend="scip", time_limit=None, gap=1e-6, fixed={})
+    >>> check_sweep_target(parameter=3, fixed={})
     Traceback (most recent call last):
     ...
-    fairprobe.exceptions.ConfigError: tol = 0 must be at least 1e-12 (bisection stops at that width); ...
+    fairprobe.exceptions.ConfigError: parameter = 3 must be the name of a sensitivity parameter, e.g. 'D'.
+    """
+    if parameter is not None and not isinstance(parameter, str):
+        raise ConfigError(f"parameter = {parameter!r} must be the name of a sensitivity parameter, e.g. 'D'.")
+    for k, v in fixed.items():
+        sensitivity_value(k, v)
+
+
+def check_breakdown_target(*, threshold: Any, tolerance: Any, D_max: Any, xtol: Any) -> None:
+    """What :func:`~fairprobe.breakdown` tests and how far and how finely it searches.
+
+    Parameters
+    ----------
+    threshold : float or None
+        Metric value the conclusion compares with.
+    tolerance : float or None
+        Parity tolerance.
+    D_max : float or None
+        Largest sensitivity value searched (> 0).
+    xtol : float
+        Width of the final bisection bracket (at least :data:`MIN_TOL`).
+
+    Raises
+    ------
+    ConfigError
+        Naming the first bad argument.
+
+    Examples
+    --------
+    >>> check_breakdown_target(threshold=0.0, tolerance=None, D_max=0.5, xtol=1e-4)
+    >>> check_breakdown_target(threshold=0.0, tolerance=None, D_max=0.5, xtol=0)
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.ConfigError: xtol = 0 must be at least 1e-12 (bisection stops at that width); ...
     """
     if threshold is not None:
         _real("threshold", threshold, "the metric value the conclusion compares with, e.g. threshold=0.0")
     if tolerance is not None:
         _real("tolerance", tolerance, "a parity tolerance such as tolerance=0.05")
-    if parameter is not None and not isinstance(parameter, str):
-        raise ConfigError(f"parameter = {parameter!r} must be the name of a sensitivity parameter, e.g. 'D'.")
+    if threshold is not None and tolerance is not None:
+        raise ConfigError("Give either threshold= or tolerance=, not both.")
+    if tolerance is not None and tolerance < 0:
+        raise ConfigError(f"tolerance must be >= 0; got {tolerance}. It is the largest |metric| that counts as "
+                          "parity, e.g. tolerance=0.05.")
     if D_max is not None:
         top = _real("D_max", D_max, "the largest sensitivity value to search, e.g. D_max=0.5")
         if top <= 0:
             raise ConfigError(f"D_max = {D_max!r} must be > 0; give the largest value to search, e.g. D_max=0.5.")
-    t = _real("tol", tol, "the width of the final bracket, e.g. tol=1e-4")
+    t = _real("xtol", xtol, "the width of the final bracket, e.g. xtol=1e-4")
     if not t >= MIN_TOL:
-        raise ConfigError(f"tol = {tol!r} must be at least {MIN_TOL:g} (bisection stops at that width); "
-                          "give e.g. tol=1e-4.")
-    for k, v in fixed.items():
-        sensitivity_value(k, v)
-    _common(backend, time_limit, gap, None)
+        raise ConfigError(f"xtol = {xtol!r} must be at least {MIN_TOL:g} (bisection stops at that width); "
+                          "give e.g. xtol=1e-4.")
 
 
 # -- codes of the table against the roles of the bias -----------------------------------------

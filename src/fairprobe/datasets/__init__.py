@@ -19,6 +19,7 @@ from fairprobe.datasets.real import (
     load_table,
 )
 from fairprobe.datasets.synthetic import Scenario, make_lending_scenario
+from fairprobe.datasets.tables import read_table
 
 __all__ = ["BUNDLED", "Dataset", "Scenario", "data_home", "load_adult", "load_compas", "load_compas_binary",
-           "load_german", "load_paper_table", "load_table", "make_lending_scenario"]
+           "load_german", "load_paper_table", "load_table", "make_lending_scenario", "read_table"]

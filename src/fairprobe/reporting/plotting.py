@@ -1,39 +1,11 @@
-"""Small plotting helper shared by every analysis (matplotlib is imported lazily)."""
+"""Small plotting helper shared by every analysis (matplotlib is imported lazily).
+
+The helper lives in :mod:`fairprobe.core.plotting` (core results plot themselves, and core never
+imports reporting); it is re-exported here for the analyses and reports.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from fairprobe.core.plotting import new_axes
 
 __all__ = ["new_axes"]
-
-
-def new_axes(ax: Any = None, size: tuple[float, float] = (5, 3.5)) -> Any:
-    """``ax`` itself, or the axes of a new figure of ``size`` inches when ``ax`` is None.
-
-    Parameters
-    ----------
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw on; returned unchanged.
-    size : (float, float)
-        Width and height in inches of a new figure.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        Where to draw.
-
-    Examples
-    --------
-    >>> import matplotlib.pyplot as plt
-    >>> from fairprobe.reporting.plotting import new_axes
-    >>> ax = new_axes(size=(4, 3))
-    >>> ax.figure.get_size_inches().tolist(), new_axes(ax) is ax
-    ([4.0, 3.0], True)
-    >>> plt.close("all")
-    """
-    if ax is not None:
-        return ax
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots(figsize=size)
-    return ax

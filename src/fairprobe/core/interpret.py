@@ -1,0 +1,309 @@
+"""What a causal result settles, decided in one place.
+
+Every front end (the command line, the app, reports) prints the :class:`~fairprobe.core.results.Conclusion`
+these functions return and never decides itself. The rules:
+
+* A **rate** (one group's rate, or a query with one probability) gets its range: it has no sign to
+  keep or flip (verdict ``"range"``).
+* A **never-negative gap** (equalised odds, the largest gap over pairs) has no sign: the question
+  is whether a gap remains (``"survives"``) or it could be 0 (``"could_be_zero"``).
+* A **signed disparity** is compared with the sign the data show without bias: it keeps it
+  (``"survives"``) or it can flip (``"can_flip"``); when the data alone do not settle the sign, or
+  the metric has no value without bias, there is nothing to hold or flip (``"undetermined"``).
+* A bound within :data:`SIGN_TOLERANCE` of 0 does not settle a sign (solver tolerances).
+* A solver stopped at its limit keeps its bounds certified but maybe loose: what they settle
+  holds, what they leave open may only be loose; the text says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from fairprobe.core.results import BoundResult, Conclusion, ObservedValue
+
+if TYPE_CHECKING:
+    from fairprobe.core.breakdown import BreakdownResult
+    from fairprobe.core.sensitivity import SensitivityResult
+
+__all__ = ["SIGN_TOLERANCE", "bound_conclusion", "breakdown_conclusion", "metric_kind", "sweep_conclusion",
+           "threshold_test"]
+
+#: A bound within this of 0 does not settle a sign (solver tolerances).
+SIGN_TOLERANCE = 1e-6
+
+_LIMIT_NOTE = ("The solver stopped at its limit, so the range may be wider than the true one: what it settles "
+               "holds, what it leaves open may only be loose (raise the time limit).")
+
+
+def _setting(parameters: dict[str, float]) -> str:
+    return ", ".join(f"{k} = {v:g}" for k, v in parameters.items())
+
+
+def _observed_sign(obs: ObservedValue) -> str | None:
+    """``"positive"``/``"negative"`` when the bounds with no bias settle the sign, else None."""
+    if not obs.defined:
+        return None
+    if obs.lower > SIGN_TOLERANCE:
+        return "positive"
+    if obs.upper < -SIGN_TOLERANCE:
+        return "negative"
+    return None
+
+
+def _keeps(sign: str, lower: float, upper: float) -> bool:
+    return lower > SIGN_TOLERANCE if sign == "positive" else upper < -SIGN_TOLERANCE
+
+
+def bound_conclusion(res: BoundResult) -> Conclusion:
+    """The conclusion of one certified bound, read against its value with no bias.
+
+    Parameters
+    ----------
+    res : BoundResult
+        The bounds (their :attr:`~BoundResult.observed` value is computed if needed).
+
+    Returns
+    -------
+    Conclusion
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> from fairprobe.datasets import load_paper_table
+    >>> res = fp.bound("proxy_label", "fpr_parity", load_paper_table(), D=0.01)
+    >>> c = bound_conclusion(res)
+    >>> c.verdict, c.text.split(". ")[0]
+    ('survives', 'Without bias the data give fpr_parity (A: 0 vs 1) = -0.0426')
+    """
+    head = (f"If the data are biased as far as {_setting(res.parameters)} allows, the true {res.metric} lies in "
+            f"[{res.lower:.4f}, {res.upper:.4f}] (certified).")
+    notes: tuple[str, ...] = ()
+    obs = res.observed
+    if obs is None or not obs.defined:
+        why = f" {obs.error}" if obs is not None and obs.error else ""
+        return Conclusion("undetermined", f"Without bias {res.metric} has no value:{why} {head} Those values come "
+                          "only from biased models, so there is no observed conclusion to hold or flip.")
+    head = f"Without bias the data give {res.metric} = {obs.text()}. {head}"
+    if res.status != "optimal":
+        head += f" {_LIMIT_NOTE}"
+        notes = (_LIMIT_NOTE,)
+    if res.metric_kind == "rate":
+        return Conclusion("range", head, notes)
+    if res.nonnegative or res.metric_kind == "nonnegative":
+        if res.lower > SIGN_TOLERANCE:
+            return Conclusion("survives", head + f" A disparity of at least {res.lower:.4f} remains.", notes)
+        return Conclusion("could_be_zero", head + " The disparity could be 0 at this much bias.", notes)
+    sign = _observed_sign(obs)
+    if sign is None:
+        return Conclusion("undetermined", head + " The data alone do not settle the sign of the disparity, so there "
+                          "is no observed conclusion to hold or flip.", notes)
+    if _keeps(sign, res.lower, res.upper):
+        return Conclusion("survives", head + f" The disparity stays {sign}: the observed conclusion holds at this "
+                          "much bias.", notes)
+    return Conclusion("can_flip", head + f" The data show a {sign} disparity, but at this much bias it could be 0 "
+                      "or reversed: the conclusion could flip.", notes)
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.3g} %"
+
+
+def sweep_conclusion(sweep: SensitivityResult, breakdown_value: float | None = None) -> Conclusion:
+    """The conclusion of a 1-D sweep: up to which sensitivity value the observed conclusion holds.
+
+    Parameters
+    ----------
+    sweep : SensitivityResult
+        The sweep.
+    breakdown_value : float, optional
+        The breakdown point (:func:`fairprobe.breakdown`) of the same question, when computed: it
+        replaces the grid's resolution.
+
+    Returns
+    -------
+    Conclusion
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> from fairprobe.datasets import load_paper_table
+    >>> res = fp.sensitivity("proxy_label", "fpr_parity", load_paper_table(), D=[0.0, 0.01, 0.05], progress=False)
+    >>> print(sweep_conclusion(res))  # doctest: +NORMALIZE_WHITESPACE
+    Without bias fpr_parity (A: 0 vs 1) is -0.0426 (negative). It keeps its sign for every D up to 1 % under
+    proxy_label bias (D is the sensitivity parameter); at D = 5 % the certified bounds [-0.2014, 0.1421]
+    include 0, so the sign can flip.
+    """
+    if len(sweep.parameters) != 1:
+        return Conclusion("undetermined", "A two-parameter sweep: read the heat map (one conclusion per cell: "
+                          "fp.bound at that point).")
+    p = sweep.parameters[0]
+    solved = sorted((pt for pt in sweep.points if pt.result is not None), key=lambda pt: pt.params[p])
+    limited = sum(1 for pt in solved if pt.result.status != "optimal")
+    notes = ((f"At {limited} point(s) the solver stopped at its limit: their bounds are certified but may be wider "
+              "than the true range (raise the time limit)."),) if limited else ()
+    tail = f" {notes[0]}" if notes else ""
+    where = f"under {sweep.bias} bias ({p} is the sensitivity parameter)"
+    obs = sweep.observed_value
+    if not solved:
+        return Conclusion("undetermined", f"No point of the sweep could be bounded ({sweep.points[0].error}).")
+    if obs is None or obs.point is None:
+        first = solved[0].result
+        if obs is not None and obs.defined:
+            why = f"is only bounded, [{obs.lower:.4f}, {obs.upper:.4f}], without bias"
+        else:
+            why = "has no value without bias" + (f" ({obs.error})" if obs is not None and obs.error else "")
+        return Conclusion("undetermined", f"{sweep.metric} {why}; at {p} = {solved[0].params[p]:g} it lies in "
+                          f"[{first.lower:.4f}, {first.upper:.4f}], so there is no observed conclusion to hold or "
+                          f"flip.{tail}", notes)
+    value = obs.point
+    kind = solved[0].result.metric_kind
+    nonnegative = solved[0].result.nonnegative or kind == "nonnegative"
+    if kind == "rate":
+        last = solved[-1]
+        return Conclusion("range", f"Without bias {sweep.metric} is {value:.4f}. At {p} = {_pct(last.params[p])} "
+                          f"{where} its certified range is [{last.result.lower:.4f}, {last.result.upper:.4f}]; a "
+                          f"rate has no sign to keep.{tail}", notes)
+    if nonnegative:
+        head = f"Without bias {sweep.metric} is {value:.4f}. "
+        keeps = [pt.result.lower > SIGN_TOLERANCE for pt in solved]
+        what, lost_text = "A gap remains", "include 0, so the disparity could be 0"
+        verdict_lost = "could_be_zero"
+    else:
+        sign = "positive" if value > SIGN_TOLERANCE else "negative" if value < -SIGN_TOLERANCE else None
+        if sign is None:
+            return Conclusion("undetermined", f"Without bias {sweep.metric} is 0: there is no sign to keep.{tail}",
+                              notes)
+        head = f"Without bias {sweep.metric} is {value:.4f} ({sign}). "
+        keeps = [_keeps(sign, pt.result.lower, pt.result.upper) for pt in solved]
+        what, lost_text = "It keeps its sign", "include 0, so the sign can flip"
+        verdict_lost = "can_flip"
+    if breakdown_value is not None:
+        if math.isinf(breakdown_value):
+            return Conclusion("survives", head + f"{what} for every {p} searched {where}.{tail}", notes)
+        return Conclusion(verdict_lost, head + f"{what} for any {p} below {_pct(breakdown_value)} {where} "
+                          f"(breakdown point).{tail}", notes)
+    if all(keeps):
+        return Conclusion("survives", head + f"{what} for every {p} up to {_pct(solved[-1].params[p])} "
+                          f"{where}.{tail}", notes)
+    first_lost = next(pt for pt, k in zip(solved, keeps, strict=True) if not k)
+    kept = [pt.params[p] for pt, k in zip(solved, keeps, strict=True) if k and pt.params[p] < first_lost.params[p]]
+    if not kept or max(kept) <= 0:
+        keep = f"On this grid {what[0].lower() + what[1:]} only without bias {where}"
+    else:
+        keep = f"{what} for every {p} up to {_pct(max(kept))} {where}"
+    bounds = f"[{first_lost.result.lower:.4f}, {first_lost.result.upper:.4f}]"
+    return Conclusion(verdict_lost, head + f"{keep}; at {p} = {_pct(first_lost.params[p])} the certified bounds "
+                      f"{bounds} {lost_text}.{tail}", notes)
+
+
+def breakdown_conclusion(res: BreakdownResult) -> Conclusion:
+    """What a breakdown point means for the audit.
+
+    Parameters
+    ----------
+    res : BreakdownResult
+
+    Returns
+    -------
+    Conclusion
+        ``"undetermined"`` when there is no conclusion to break, ``"survives"`` when it holds over
+        the whole range searched, ``"can_flip"`` with the breakdown point otherwise.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> from fairprobe.datasets import load_paper_table
+    >>> res = fp.breakdown("proxy_label", "fpr_parity", load_paper_table(), xtol=0.01)
+    >>> breakdown_conclusion(res).verdict
+    'can_flip'
+    """
+    from fairprobe.core.breakdown import held_parameters
+
+    observed = ObservedValue(res.observed.lower, res.observed.upper).text()
+    others = held_parameters(res.observed.parameters, res.parameter)
+    start = f"With {others} and {res.parameter} = 0 the bounds give" if others else "Without bias the data give"
+    limited = [r for r in (res.below, res.above, res.observed) if r is not None and r.status != "optimal"]
+    notes = (_LIMIT_NOTE,) if limited else ()
+    tail = f" {_LIMIT_NOTE}" if limited else ""
+    if res.value == 0.0:
+        return Conclusion("undetermined", f"{start} {res.metric} = {observed}, which does not settle the conclusion; "
+                          f"there is no conclusion to break.{tail}", notes)
+    if math.isinf(res.value):
+        return Conclusion("survives", f"{start} {res.metric} = {observed}, so '{res.claim}'. The conclusion "
+                          f"holds for every {res.parameter} tested: it is robust to this bias.{tail}", notes)
+    return Conclusion("can_flip", f"{start} {res.metric} = {observed}, so '{res.claim}'. It holds while "
+                      f"{res.parameter} < {res.value:.4g} and can flip from {res.parameter} = {res.value:.4g} on: "
+                      f"the conclusion survives a bias of that size, not more.{tail}", notes)
+
+
+def threshold_test(res: BoundResult, threshold: float | None,
+                   tolerance: float | None) -> tuple[str, Callable[[BoundResult], bool]] | None:
+    """The claim the no-bias bounds support, and a test of whether other bounds still support it.
+
+    Parameters
+    ----------
+    res : BoundResult
+        The bounds with no bias.
+    threshold : float or None
+        Claim "metric above/below threshold" (default 0).
+    tolerance : float or None
+        Claim "``|metric| <= tolerance``" (parity holds) or its negation.
+
+    Returns
+    -------
+    (str, callable) or None
+        The claim in words and its test; None when the bounds straddle the threshold (no claim).
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> from fairprobe.datasets import load_paper_table
+    >>> res = fp.bound("proxy_label", "fpr_parity", load_paper_table(), D=0.0)
+    >>> threshold_test(res, None, None)[0], threshold_test(res, None, 0.05)[0]
+    ('metric < 0', '|metric| <= 0.05 (parity holds within tolerance)')
+    """
+    if tolerance is not None:
+        eps = float(tolerance)
+        if res.lower >= -eps and res.upper <= eps:
+            return f"|metric| <= {eps:g} (parity holds within tolerance)", lambda r: r.lower >= -eps and r.upper <= eps
+        if res.lower > eps:
+            return f"metric > {eps:g} (parity violated)", lambda r: r.lower > eps
+        if res.upper < -eps:
+            return f"metric < {-eps:g} (parity violated)", lambda r: r.upper < -eps
+        return None
+    t = float(threshold if threshold is not None else 0.0)
+    if res.lower > t:
+        return f"metric > {t:g}", lambda r: r.lower > t
+    if res.upper < t:
+        return f"metric < {t:g}", lambda r: r.upper < t
+    return None
+
+
+def metric_kind(metric: Any, *, max_abs: bool = False) -> str:
+    """``"rate"``, ``"nonnegative"`` or ``"disparity"`` for a resolved metric.
+
+    Parameters
+    ----------
+    metric : str or Metric
+        A query string or a metric instance.
+    max_abs : bool
+        The metric is a largest absolute value (never negative).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> metric_kind("P(P = 1 | A = 0)"), metric_kind("P(P = 1 | A = 0) - P(P = 1 | A = 1)")
+    ('rate', 'disparity')
+    """
+    if max_abs:
+        return "nonnegative"
+    if isinstance(metric, str):
+        return "rate" if metric.replace(" ", "").count("P(") == 1 else "disparity"
+    if getattr(metric, "compares_one_group", False):
+        return "rate"
+    return "nonnegative" if getattr(metric, "nonnegative", False) else "disparity"

@@ -1,0 +1,245 @@
+"""What the data show without any bias model: every group's rates and sizes from one table.
+
+:func:`observed` is the plain group-metric table an auditor reads first (what fairlearn's
+``MetricFrame`` gives: ``overall``, ``by_group``, ``difference()``, ``ratio()``), computed from the
+same :class:`~fairprobe.core.table.ObservedTable` the causal bounds use, with no solver call. A rate
+whose conditioning event has no unit is NaN (undefined), never 0; a group with fewer than
+:data:`~fairprobe.core.results.FEW_UNITS` units behind a rate is listed in ``few_units``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fairprobe.core.results import FEW_UNITS, Conclusion, Explained, Summary
+from fairprobe.core.table import ObservedTable
+from fairprobe.exceptions import ConfigError, DataError
+
+__all__ = ["RATES", "GroupRates", "observed"]
+
+#: Rate name -> (prediction or label event, conditioning event), over the nodes Y and P.
+RATES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
+    "base_rate": ({"Y": 1}, {}),
+    "selection_rate": ({"P": 1}, {}),
+    "tpr": ({"P": 1}, {"Y": 1}),
+    "fpr": ({"P": 1}, {"Y": 0}),
+    "fnr": ({"P": 0}, {"Y": 1}),
+    "tnr": ({"P": 0}, {"Y": 0}),
+    "ppv": ({"Y": 1}, {"P": 1}),
+    "npv": ({"Y": 0}, {"P": 0}),
+}
+
+
+@dataclass(repr=False)
+class GroupRates(Explained):
+    """Every group's observed rates and sizes (see :func:`observed`).
+
+    Attributes
+    ----------
+    by_group : pandas.DataFrame
+        One row per group (by label): ``units`` (None for a probability table), ``share``,
+        ``accuracy`` and every rate of :data:`RATES`.
+    overall : pandas.Series
+        The same over everyone.
+    attribute : str
+        The attribute node.
+    few_units : dict of str to int
+        ``"group: rate"`` entries computed from fewer than ``FEW_UNITS`` units.
+    """
+
+    by_group: pd.DataFrame
+    overall: pd.Series
+    attribute: str = "A"
+    few_units: dict[str, int] = field(default_factory=dict)
+
+    def difference(self, method: str = "between_groups") -> pd.Series:
+        """Largest gap of each rate: between any two groups, or of a group against the overall value.
+
+        Parameters
+        ----------
+        method : {"between_groups", "to_overall"}
+
+        Returns
+        -------
+        pandas.Series
+            One value per rate (NaN when a group's rate is undefined).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> rows = pd.DataFrame({"A": list("aabb"), "Y": [0, 1, 0, 1], "P": [0, 1, 1, 1]})
+        >>> float(observed(rows).difference()["fpr"])
+        1.0
+        """
+        rates = self.by_group[list(RATES)]
+        if method == "between_groups":
+            return rates.max(skipna=False) - rates.min(skipna=False)
+        if method == "to_overall":
+            return (rates - self.overall[list(RATES)]).abs().max(skipna=False)
+        raise ConfigError(f"method = {method!r} must be 'between_groups' or 'to_overall'.")
+
+    def ratio(self) -> pd.Series:
+        """Smallest over largest group value of each rate (1 is parity; NaN when undefined).
+
+        Returns
+        -------
+        pandas.Series
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> rows = pd.DataFrame({"A": list("aabb"), "Y": [0, 1, 0, 1], "P": [0, 1, 1, 1]})
+        >>> float(observed(rows).ratio()["selection_rate"])
+        0.5
+        """
+        rates = self.by_group[list(RATES)]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return rates.min(skipna=False) / rates.max(skipna=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """``by_group`` with the overall row last.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> rows = pd.DataFrame({"A": list("aabb"), "Y": [0, 1, 0, 1], "P": [0, 1, 1, 1]})
+        >>> observed(rows).to_frame().index.tolist()
+        ['a', 'b', 'overall']
+        """
+        return pd.concat([self.by_group, self.overall.to_frame("overall").T])
+
+    def conclusion(self) -> Conclusion:
+        """The largest observed gaps, with no bias model (``"finding"``).
+
+        Returns
+        -------
+        Conclusion
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> rows = pd.DataFrame({"A": list("aabb"), "Y": [0, 1, 0, 1], "P": [0, 1, 1, 1]})
+        >>> print(observed(rows).conclusion())  # doctest: +ELLIPSIS
+        Observed without any bias model: the largest gaps between groups of A are fpr 1.0000, ...
+        """
+        gaps = self.difference().dropna().sort_values(ascending=False)
+        shown = ", ".join(f"{k} {v:.4f}" for k, v in gaps.head(3).items()) or "none defined"
+        text = f"Observed without any bias model: the largest gaps between groups of {self.attribute} are {shown}."
+        if self.few_units:
+            text += (f" {len(self.few_units)} rate(s) rest on fewer than {FEW_UNITS} units, so their sampling error "
+                     "can exceed the gap itself.")
+        return Conclusion("finding", text)
+
+    def summary(self) -> Summary:
+        """The group table as text (and HTML), with the largest gaps.
+
+        Returns
+        -------
+        Summary
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> rows = pd.DataFrame({"A": list("aabb"), "Y": [0, 1, 0, 1], "P": [0, 1, 1, 1]})
+        >>> print(observed(rows).summary().splitlines()[0])
+        observed rates by group of A (no bias model, no solver):
+        """
+        lines = [f"observed rates by group of {self.attribute} (no bias model, no solver):",
+                 self.to_frame().round(4).to_string(), self.conclusion().text]
+        return Summary("\n".join(lines), title="Observed group rates", tables={"by group": self.to_frame()})
+
+
+def _rate(cells: pd.DataFrame, event: dict[str, int], given: dict[str, int]) -> tuple[float, float]:
+    """P(event | given) over ``cells`` and the probability of ``given`` (NaN when it is 0)."""
+    inside = np.ones(len(cells), dtype=bool)
+    for node, value in given.items():
+        inside &= cells[node].to_numpy() == value
+    denominator = float(cells["prob"].to_numpy()[inside].sum())
+    for node, value in event.items():
+        inside &= cells[node].to_numpy() == value
+    numerator = float(cells["prob"].to_numpy()[inside].sum())
+    return (numerator / denominator if denominator > 0 else math.nan), denominator
+
+
+def _row(cells: pd.DataFrame, n: int | None, label: str, few: dict[str, int]) -> dict[str, Any]:
+    total = float(cells["prob"].sum())
+    part = cells.assign(prob=cells["prob"] / total) if total > 0 else cells
+    row: dict[str, Any] = {"units": None if n is None else round(total * n), "share": total}
+    for name, (event, given) in RATES.items():
+        value, mass = _rate(part, event, given)
+        row[name] = value
+        if n is not None and round(mass * total * n) < FEW_UNITS and given:
+            few[f"{label}: {name}"] = round(mass * total * n)
+    row["accuracy"] = float(part["prob"][part["Y"] == part["P"]].sum()) if total > 0 else math.nan
+    return row
+
+
+def observed(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P") -> GroupRates:
+    """Every group's observed rates and sizes, from one table, with no bias model and no solver.
+
+    Parameters
+    ----------
+    data : ObservedTable or pandas.DataFrame
+        The table the causal bounds use, unit-level rows, or cells with a ``prob`` column.
+    A, Y, P : str
+        Columns (of a frame of rows) holding the attribute, the label and the binary prediction.
+
+    Returns
+    -------
+    GroupRates
+        ``by_group``, ``overall``, ``difference()``, ``ratio()``, ``summary()``.
+
+    Raises
+    ------
+    DataError
+        A table without the nodes, or a label or prediction that is not 0/1.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> from fairprobe.datasets import load_paper_table
+    >>> rates = fp.observed(load_paper_table())
+    >>> rates.by_group[["fpr", "fnr"]].round(4).values.tolist()
+    [[0.2309, 0.4895], [0.2734, 0.549]]
+    """
+    if isinstance(data, pd.DataFrame):
+        if "prob" in data.columns:
+            table = ObservedTable.from_probabilities(data.rename(columns={A: "A", Y: "Y", P: "P"}))
+        else:
+            missing = [c for c in (A, Y, P) if c not in data.columns]
+            if missing:
+                raise DataError(f"Column(s) {missing} are not in the data; name the attribute, label and prediction "
+                                f"columns with A=, Y=, P= (the data have {list(data.columns)}).")
+            table = ObservedTable.from_frame(data, A=A, Y=Y, P=P)
+    elif isinstance(data, ObservedTable):
+        table = data
+    else:
+        raise DataError(f"data must be an ObservedTable or a pandas DataFrame; got {type(data).__name__}.")
+    missing = [v for v in ("A", "Y", "P") if v not in table.nodes]
+    if missing:
+        raise DataError(f"The table has no node(s) {missing}; observed() reads the attribute A, the label Y and the "
+                        f"prediction P (the table has {table.nodes}).")
+    cells = table.cells
+    for node in ("Y", "P"):
+        bad = sorted(set(cells[node].unique()) - {0, 1})
+        if bad:
+            raise DataError(f"{node} must be coded 0/1 for observed rates; it has the code(s) {bad}.")
+    labels = list(table.categories.get("A", [])) or sorted(int(v) for v in cells["A"].unique())
+    n = table.n or None
+    few: dict[str, int] = {}
+    rows = {}
+    for code, label in enumerate(labels) if table.categories.get("A") else ((v, v) for v in labels):
+        rows[label] = _row(cells[cells["A"] == code], n, str(label), few)
+    by_group = pd.DataFrame.from_dict(rows, orient="index")
+    by_group.index.name = "A"
+    overall = pd.Series(_row(cells, n, "overall", {}), name="overall")
+    return GroupRates(by_group, overall, "A", few)
