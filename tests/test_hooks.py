@@ -14,9 +14,9 @@ import pytest
 import fairprobe
 from fairprobe import hookimpl, hookspecs
 from fairprobe.backends.base import Availability, Backend, Capabilities, SolveResult, Termination
-from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.registry import get_registry
 from fairprobe.exceptions import DuplicatePluginError
+from fairprobe.program.model import PolynomialProgram
 from fairprobe.testing import fresh_plugin_manager
 
 HOOKS = sorted(n for n, f in vars(hookspecs).items() if n.startswith("fairprobe_") and callable(f))

@@ -37,7 +37,7 @@ from fairprobe.hookspecs import hookimpl
 __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
-    "PolynomialProgram": "fairprobe.core.program",
+    "PolynomialProgram": "fairprobe.program.model",
     "BiasConfig": "fairprobe.core.config",
     "bound": "fairprobe.core.bound",
     "BoundResult": "fairprobe.core.results",
@@ -64,7 +64,7 @@ _LAZY: dict[str, str] = {
     "parse_constraint": "fairprobe.core.query",
     "parse_expression": "fairprobe.core.query",
     "expand_constraint": "fairprobe.core.templates",
-    "ProgramStats": "fairprobe.core.program",
+    "ProgramStats": "fairprobe.program.model",
     "get_plugin_manager": "fairprobe.core.registry",
     "create_plugin_manager": "fairprobe.core.registry",
     "get_registry": "fairprobe.core.registry",

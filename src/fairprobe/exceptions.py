@@ -69,7 +69,7 @@ class DataError(FairprobeError, ValueError):
 
 
 class ProgramError(FairprobeError, ValueError):
-    """A :class:`~fairprobe.core.program.PolynomialProgram` is malformed.
+    """A :class:`~fairprobe.program.model.PolynomialProgram` is malformed.
 
     Examples
     --------

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     import click
 
-    from fairprobe.core.program import PolynomialProgram
+    from fairprobe.program.model import PolynomialProgram
 
 hookspec = pluggy.HookspecMarker("fairprobe")
 hookimpl = pluggy.HookimplMarker("fairprobe")

@@ -8,10 +8,10 @@ import pytest
 from fairprobe.backends.scip import ScipBackend
 from fairprobe.core.compiler import CompiledProgram, compile_program, undefined_metric_message
 from fairprobe.core.config import BiasConfig
-from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.query import Atom
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import UndefinedMetricError
+from fairprobe.program.model import PolynomialProgram
 
 CONFOUNDED = {"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []}
 #: U confounds the treatment A with Y and P: P(Y(A=1) = 1) is only partially identified (Manski).

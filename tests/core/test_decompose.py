@@ -12,7 +12,7 @@ import fairprobe as fp
 from fairprobe.backends.base import SolveOptions
 from fairprobe.core import bound as bound_module
 from fairprobe.core.decompose import drop_unread_blocks
-from fairprobe.core.program import PolynomialProgram
+from fairprobe.program.model import PolynomialProgram
 
 OPTIONS = SolveOptions(rel_gap=1e-9, abs_gap=1e-9)
 

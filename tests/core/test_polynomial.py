@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fairprobe.core.polynomial import (
+from fairprobe.program.polynomial import (
     canonical_items,
     constant,
     degree,

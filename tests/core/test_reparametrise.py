@@ -8,9 +8,9 @@ import pytest
 
 import fairprobe as fp
 from fairprobe.backends.base import SolveOptions
-from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.registry import get_backend
 from fairprobe.core.reparametrise import reparametrise
+from fairprobe.program.model import PolynomialProgram
 
 MEASUREMENT = """
 minimize

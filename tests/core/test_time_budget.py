@@ -167,7 +167,7 @@ def test_an_intervention_on_a_group_the_data_lack_is_not_rewritten(paper) -> Non
 
 def test_a_large_program_is_not_built_once_the_budget_is_spent() -> None:
     from fairprobe.backends.base import Termination
-    from fairprobe.core.program import PolynomialProgram
+    from fairprobe.program.model import PolynomialProgram
 
     class Refusing:
         name = "refusing"

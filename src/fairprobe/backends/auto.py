@@ -35,8 +35,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from fairprobe.backends.base import Availability, Backend, Capabilities, SolveOptions, SolveResult, check_degree
-from fairprobe.core.program import PolynomialProgram
 from fairprobe.exceptions import BackendCapabilityError, BackendUnavailableError
+from fairprobe.program.model import PolynomialProgram
 
 if TYPE_CHECKING:
     import pluggy
@@ -159,11 +159,12 @@ class AutoBackend(Backend):
     description = "the best certified backend installed here, chosen for each program"
 
     def __init__(self, pm: pluggy.PluginManager | None = None, backends: Mapping[str, type] | None = None) -> None:
-        from fairprobe.core.registry import get_plugin_manager, get_registry
-
-        self._pm = pm or get_plugin_manager()
+        # The registry builds it with its plugin manager and the usable registered backends
+        # (``fp.get_backend("auto")``); built alone, it chooses among the usable built-ins by the
+        # built-in rule. A backend never imports the registry (the layers of DESIGN.md).
+        self._pm = pm
         if backends is None:
-            backends = {n: cls for n, cls in get_registry(self._pm).backends.items() if cls.availability()}
+            backends = {cls.name: cls for cls in builtin_backends() if cls.availability()}
         self._classes = dict(backends)
         self._usable = sorted(self._classes)
         self._instances: dict[str, Backend] = {}
@@ -184,9 +185,7 @@ class AutoBackend(Backend):
         >>> AutoBackend.availability()  # SCIP, a required dependency, is always there
         <Availability.AVAILABLE: 2>
         """
-        from fairprobe.core.registry import get_registry
-
-        usable = any(b.availability() for b in get_registry().backends.values())
+        usable = any(b.availability() for b in builtin_backends())
         return Availability.AVAILABLE if usable else Availability.NOT_INSTALLED
 
     def choose(self, program: PolynomialProgram) -> str:
@@ -216,7 +215,10 @@ class AutoBackend(Backend):
         >>> auto.choose(CONTRACT_PROBLEMS[0].program)
         'scip'
         """
-        chosen = self._pm.hook.fairprobe_select_backend(program=program, available=list(self._usable))
+        if self._pm is None:
+            chosen = choose_backend(program, list(self._usable))
+        else:
+            chosen = self._pm.hook.fairprobe_select_backend(program=program, available=list(self._usable))
         if chosen is None:
             raise BackendUnavailableError(
                 f"No fairprobe_select_backend plugin chose a backend for this program; usable backends here: "
@@ -339,3 +341,13 @@ class AutoBackend(Backend):
     def __repr__(self) -> str:
         used = ", ".join(f"{n}: {k}" for n, k in sorted(self.choices.items())) or "nothing solved yet"
         return f"<AutoBackend name='auto' ({used})>"
+
+
+def builtin_backends() -> list[type]:
+    """The built-in backend classes (their modules import no solver library until they solve)."""
+    from fairprobe.backends.cvxpy import CvxpyBackend
+    from fairprobe.backends.gurobi import GurobiBackend
+    from fairprobe.backends.ortools import OrtoolsBackend
+    from fairprobe.backends.scip import ScipBackend
+
+    return [ScipBackend, GurobiBackend, OrtoolsBackend, CvxpyBackend]

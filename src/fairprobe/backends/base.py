@@ -1,6 +1,6 @@
 """The one interface every optimisation backend implements.
 
-A backend turns a :class:`~fairprobe.core.program.PolynomialProgram` into a frozen
+A backend turns a :class:`~fairprobe.program.model.PolynomialProgram` into a frozen
 :class:`SolveResult`. The contract that makes fairprobe's bounds *certified*:
 
 * ``objective_bound`` is always a valid outer bound on the optimum (a lower bound when
@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from fairprobe.core.program import PolynomialProgram
 from fairprobe.exceptions import BackendCapabilityError, BackendUnavailableError
+from fairprobe.program.model import PolynomialProgram
 
 __all__ = [
     "Availability",
@@ -60,7 +60,7 @@ def check_degree(program: PolynomialProgram) -> None:
 
     Examples
     --------
-    >>> from fairprobe.core.program import PolynomialProgram
+    >>> from fairprobe.program.model import PolynomialProgram
     >>> check_degree(PolynomialProgram.from_text("maximize\\n  x^2\\nbounds\\n  0 <= x <= 1")) is None
     True
     """
@@ -380,7 +380,7 @@ class SolveResult:
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly dict (infinities as strings).
+        """The result as a dict of plain values (an infinite bound stays a float: see the comment below).
 
         Returns
         -------
@@ -397,14 +397,13 @@ class SolveResult:
         >>> d["termination"], d["objective_bound"], d["sense"]
         ('optimal', 11.0, 'max')
         """
-
-        from fairprobe.core.jsonsafe import json_number as fix
-
+        # numbers as they are (a bound may be infinite): JSON writers pass this through
+        # fairprobe.core.jsonsafe.jsonable, the one rule for non-finite numbers (backends see only the program layer)
         return {
             "termination": self.termination.value,
             "limit": self.limit.value if self.limit else None,
-            "objective_bound": fix(self.objective_bound),
-            "incumbent_objective": fix(self.incumbent_objective),
+            "objective_bound": self.objective_bound,
+            "incumbent_objective": self.incumbent_objective,
             "solver": self.solver,
             "solver_version": self.solver_version,
             "wall_time": self.wall_time,

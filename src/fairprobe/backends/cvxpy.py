@@ -29,10 +29,10 @@ from fairprobe.backends.base import (
     no_bound,
     stopped,
 )
-from fairprobe.core.polynomial import Poly
-from fairprobe.core.program import PolynomialProgram, point_from_values
-from fairprobe.core.transforms import charnes_cooper
 from fairprobe.exceptions import BackendCapabilityError, ProgramError
+from fairprobe.program.model import PolynomialProgram, point_from_values
+from fairprobe.program.polynomial import Poly
+from fairprobe.program.transforms import charnes_cooper
 
 __all__ = ["CvxpyBackend"]
 

@@ -1,7 +1,7 @@
 """Gurobi backend (gurobipy): nonconvex quadratic programs with global bounds.
 
 Monomials of degree > 2 are reduced exactly to quadratic ones with auxiliary variables
-(:func:`~fairprobe.core.transforms.quadratize`); fractional objectives become an epigraph
+(:func:`~fairprobe.program.transforms.quadratize`); fractional objectives become an epigraph
 constraint. ``objective_bound`` is Gurobi's ``ObjBound``. The licence that ships with the pip
 wheel is size-limited: linear programs up to 2000 variables and 2000 constraints, but programs
 with any quadratic term (every nonconvex one) only up to 200 variables (see
@@ -29,9 +29,9 @@ from fairprobe.backends.base import (
     no_bound,
     stop_bound,
 )
-from fairprobe.core.program import PolynomialProgram
-from fairprobe.core.transforms import fraction_to_epigraph, quadratize
 from fairprobe.exceptions import BackendLicenseError, SolverError
+from fairprobe.program.model import PolynomialProgram
+from fairprobe.program.transforms import fraction_to_epigraph, quadratize
 
 __all__ = [
     "LICENCE_MAX_CONSTRAINTS",

@@ -10,12 +10,9 @@ from fairprobe.hookspecs import hookimpl
 @hookimpl
 def fairprobe_register_backends() -> Sequence[type]:
     """The four built-in backends: SCIP (default), Gurobi, OR-Tools and cvxpy."""
-    from fairprobe.backends.cvxpy import CvxpyBackend
-    from fairprobe.backends.gurobi import GurobiBackend
-    from fairprobe.backends.ortools import OrtoolsBackend
-    from fairprobe.backends.scip import ScipBackend
+    from fairprobe.backends.auto import builtin_backends
 
-    return [ScipBackend, GurobiBackend, OrtoolsBackend, CvxpyBackend]
+    return builtin_backends()
 
 
 @hookimpl(trylast=True)

@@ -6,7 +6,7 @@ spatial branch-and-bound for nonconvex polynomial programs.
 * Linear-fractional objectives (linear numerator and denominator, linear constraints) become one
   LP by the Charnes-Cooper transformation, after an LP check that the denominator is positive
   on the feasible set.
-* Anything else is reduced exactly to degree two (:func:`~fairprobe.core.transforms.quadratize`)
+* Anything else is reduced exactly to degree two (:func:`~fairprobe.program.transforms.quadratize`)
   and solved by spatial branch-and-bound over McCormick LP relaxations. The lower (min) or upper
   (max) bound reported is the worst LP bound over all leaves of the tree, so it is certified
   whenever the search stops, at a limit included. Feasible points come from the relaxation
@@ -41,15 +41,15 @@ from fairprobe.backends.base import (
     no_bound,
     stopped,
 )
-from fairprobe.core.polynomial import Poly
-from fairprobe.core.program import PolynomialProgram, point_from_values
-from fairprobe.core.transforms import (
+from fairprobe.exceptions import BackendCapabilityError, ProgramError, SolverError
+from fairprobe.program.model import PolynomialProgram, point_from_values
+from fairprobe.program.polynomial import Poly
+from fairprobe.program.transforms import (
     charnes_cooper,
     fraction_to_epigraph,
     interval_mul,
     quadratize,
 )
-from fairprobe.exceptions import BackendCapabilityError, ProgramError, SolverError
 
 __all__ = ["OrtoolsBackend"]
 
@@ -507,7 +507,7 @@ class _SpatialBranchAndBound:
         cons = []
         for c in prog.constraints:
             def g(x: np.ndarray, c: Any = c) -> float:
-                from fairprobe.core.polynomial import evaluate
+                from fairprobe.program.polynomial import evaluate
 
                 val = evaluate(c.poly, x) - c.rhs
                 return val if c.sense != "<=" else -val
@@ -534,7 +534,7 @@ class _SpatialBranchAndBound:
         for x in candidates:
             if prog.max_violation(list(x)) <= _FEAS_TOL:
                 if prog.is_fractional:
-                    from fairprobe.core.polynomial import evaluate
+                    from fairprobe.program.polynomial import evaluate
 
                     if evaluate(prog.objective_denominator or {}, list(x)) <= 0:
                         continue

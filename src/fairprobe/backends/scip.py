@@ -27,8 +27,8 @@ from fairprobe.backends.base import (
     Termination,
     stop_bound,
 )
-from fairprobe.core.program import PolynomialProgram
 from fairprobe.exceptions import SolverError
+from fairprobe.program.model import PolynomialProgram
 
 __all__ = ["ScipBackend"]
 

@@ -67,15 +67,17 @@ def solve_command(program_file: Path, backend: str, time_limit: float | None, as
       fairprobe solve program.txt --backend ortools --time-limit 10
     """
     from fairprobe.backends.base import SolveOptions
-    from fairprobe.core.program import PolynomialProgram
     from fairprobe.core.registry import get_backend
+    from fairprobe.program.model import PolynomialProgram
 
     prog = PolynomialProgram.from_text(program_file.read_text())
     res = get_backend(backend).solve(prog, SolveOptions(time_limit=time_limit))
     if as_json:
+        from fairprobe.core.jsonsafe import jsonable
+
         out = res.to_dict()
         out["incumbent"] = dict(res.incumbent) if res.incumbent else None
-        click.echo(json.dumps(out, indent=2))
+        click.echo(json.dumps(jsonable(out), indent=2))
     else:
         click.echo(f"{res.termination.value}: bound {res.objective_bound:.10g}, incumbent "
                    f"{res.incumbent_objective if res.incumbent_objective is not None else 'none'} "

@@ -12,7 +12,9 @@ every method on them and reports which problems it found:
    (the biased and the high-variance subgroups), **predictive multiplicity** (a Rashomon set of
    decision trees and the applicants whose decision depends on the arbitrary choice of model)
    and the **risk-score audit** (calibration, discrimination and representation per group: the
-   miscalibrated region). An analysis without a demo step of its own fits its ``example()``.
+   miscalibrated region). An analysis without a demo step of its own fits its ``example()``;
+   one whose optional packages are not installed (``availability()``, e.g. the exact tree
+   Rashomon set without ``treefarms``) is skipped with a line naming the extra that installs it.
 
 Everything goes into one report folder (HTML page, PNG figures, CSV tables, ``summary.json``).
 """
@@ -31,8 +33,8 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.backends.base import SolveOptions, Termination
-from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.registry import get_backend, get_registry
+from fairprobe.program.model import PolynomialProgram
 from fairprobe.reporting.report import Report
 
 __all__ = ["DemoResult", "fpr_range_program", "run_demo"]
@@ -193,6 +195,9 @@ def run_demo(out_dir: str | Path = "fairprobe-report", *, quick: bool = False, s
     steps = [("causal", "causal sensitivity (certified bounds, sweeps, breakdown points)", _causal),
              *_analysis_steps()]
     lines: list[str] = []
+    for name, reason in _unavailable_analyses():  # a plain install lacks optional extras: say so, do not fail
+        step_echo(f"skipping {name}: {reason}")
+        lines.append(f"- {name}: skipped, {reason}")
     for k, (key, title, step) in enumerate(steps, start=1):
         t0 = time.perf_counter()
         step_echo(f"[{k}/{len(steps)}] {title} ...")
@@ -235,9 +240,21 @@ def _announced_by_command_line() -> bool:
 
 
 def _analysis_steps() -> list[tuple[str, str, Callable[..., tuple[dict[str, bool], pd.DataFrame, list[str]]]]]:
-    """One demo step per registered analysis, in ``demo_order``: a blocked plugin is not run."""
+    """One demo step per registered, available analysis, in ``demo_order``: a blocked plugin is not run."""
     analyses = sorted(get_registry().analyses.items(), key=lambda item: (item[1].demo_order, item[0]))
-    return [(name, cls.demo_title or f"{name}: {cls.description}", cls.demo) for name, cls in analyses]
+    return [(name, cls.demo_title or f"{name}: {cls.description}", cls.demo) for name, cls in analyses
+            if _available(cls)]
+
+
+def _unavailable_analyses() -> list[tuple[str, str]]:
+    """``(name, why)`` of every registered analysis whose optional packages are missing (the demo skips them)."""
+    return [(name, cls.availability_reason()) for name, cls in sorted(get_registry().analyses.items())
+            if not _available(cls)]
+
+
+def _available(cls: type) -> bool:
+    """An analysis without ``availability()`` (not derived from Analysis) counts as available."""
+    return bool(cls.availability()) if hasattr(cls, "availability") else True
 
 
 # -- sections -------------------------------------------------------------------------------------

@@ -51,11 +51,9 @@ from fairprobe.core.inputs import (  # noqa: F401  (re-exported: these lived her
 )
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options
 from fairprobe.core.parametric import ParametricProgram
-from fairprobe.core.program import PolynomialProgram
 from fairprobe.core.registry import get_backend
 from fairprobe.core.results import FEW_UNITS, BoundResult, ObservedValue, PointOutcome, few_units_line
 from fairprobe.core.table import ObservedTable
-from fairprobe.core.transforms import charnes_cooper
 from fairprobe.core.validate import sensitivity_values
 from fairprobe.exceptions import (
     ConfigError,
@@ -63,6 +61,8 @@ from fairprobe.exceptions import (
     SolverError,
     UndefinedMetricError,
 )
+from fairprobe.program.model import PolynomialProgram
+from fairprobe.program.transforms import charnes_cooper
 
 __all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "declare_unmeasured", "few_units_line", "resolve_bias",
            "resolve_metric", "resolve_parameters"]
@@ -263,7 +263,7 @@ def _achieved(compiled: CompiledProgram, res: SolveResult, lp: PolynomialProgram
     if prog.max_violation(point) > ACHIEVED_TOLERANCE:
         return None
     if prog.is_fractional:
-        from fairprobe.core.polynomial import evaluate
+        from fairprobe.program.polynomial import evaluate
 
         values = [point[v.name] for v in prog.variables]
         if evaluate(prog.objective_denominator or {}, values) <= 0:

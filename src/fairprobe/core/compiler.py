@@ -58,13 +58,13 @@ import sympy
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.identify import identify_interventions
 from fairprobe.core.options import CompileOptions
-from fairprobe.core.polynomial import Poly, poly_add, poly_mul, poly_scale
-from fairprobe.core.program import Constraint, PolynomialProgram
 from fairprobe.core.query import Atom, ParsedExpression, parse_expression
 from fairprobe.core.reparametrise import reparametrise
 from fairprobe.core.response import EventTerm, ResponseModel
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, UndefinedMetricError
+from fairprobe.program.model import Constraint, PolynomialProgram
+from fairprobe.program.polynomial import Poly, poly_add, poly_mul, poly_scale
 
 __all__ = ["CompiledProgram", "Condition", "compile_program", "undefined_metric_message"]
 

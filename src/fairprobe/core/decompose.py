@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fairprobe.backends.base import SolveOptions, Termination
-from fairprobe.core.program import Constraint, PolynomialProgram
+from fairprobe.program.model import Constraint, PolynomialProgram
 
 __all__ = ["Reduction", "drop_unread_blocks"]
 
@@ -60,7 +60,7 @@ class Reduction:
 
     Examples
     --------
-    >>> from fairprobe.core.program import PolynomialProgram
+    >>> from fairprobe.program.model import PolynomialProgram
     >>> small = PolynomialProgram()
     >>> small.add_variable("x", 0.0, 1.0)
     0
@@ -88,7 +88,7 @@ class Reduction:
 
         Examples
         --------
-        >>> from fairprobe.core.program import PolynomialProgram
+        >>> from fairprobe.program.model import PolynomialProgram
         >>> red = Reduction(PolynomialProgram(), {"y": 0.0}, 1)
         >>> red.complete({"x": 0.5}), red.complete(None)
         ({'y': 0.0, 'x': 0.5}, None)
@@ -193,7 +193,7 @@ def drop_unread_blocks(prog: PolynomialProgram, backend: Any, options: SolveOpti
     where it spends at least ``min y = 0``:
 
     >>> from fairprobe.backends.base import SolveOptions
-    >>> from fairprobe.core.program import PolynomialProgram
+    >>> from fairprobe.program.model import PolynomialProgram
     >>> from fairprobe.core.registry import get_backend
     >>> prog = PolynomialProgram.from_text('''
     ... maximize

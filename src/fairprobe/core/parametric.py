@@ -18,9 +18,9 @@ import sympy
 
 from fairprobe.core.compiler import CompiledProgram
 from fairprobe.core.config import BiasConfig
-from fairprobe.core.polynomial import Poly
-from fairprobe.core.program import Constraint
 from fairprobe.exceptions import FairprobeError
+from fairprobe.program.model import Constraint
+from fairprobe.program.polynomial import Poly
 
 __all__ = ["ParametricProgram", "affine_in_parameters"]
 

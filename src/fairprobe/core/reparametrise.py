@@ -28,9 +28,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from fairprobe.core.polynomial import Monomial, Poly
-from fairprobe.core.program import Constraint, PolynomialProgram, Variable
 from fairprobe.exceptions import InfeasibleError
+from fairprobe.program.model import Constraint, PolynomialProgram, Variable
+from fairprobe.program.polynomial import Monomial, Poly
 
 __all__ = ["Rewrite", "reparametrise"]
 
@@ -64,7 +64,7 @@ class Rewrite:
 
     Examples
     --------
-    >>> from fairprobe.core.program import PolynomialProgram
+    >>> from fairprobe.program.model import PolynomialProgram
     >>> prog = PolynomialProgram.from_text('''
     ... minimize
     ...   x
@@ -105,7 +105,7 @@ class Rewrite:
 
         Examples
         --------
-        >>> from fairprobe.core.program import PolynomialProgram
+        >>> from fairprobe.program.model import PolynomialProgram
         >>> prog = PolynomialProgram.from_text('''
         ... minimize
         ...   x
@@ -148,7 +148,7 @@ class Rewrite:
 
         Examples
         --------
-        >>> from fairprobe.core.program import PolynomialProgram
+        >>> from fairprobe.program.model import PolynomialProgram
         >>> prog = PolynomialProgram.from_text('''
         ... minimize
         ...   x
@@ -318,7 +318,7 @@ def self_consistent(prog: PolynomialProgram, occ: dict[int, list[tuple[str, Mono
 
     Examples
     --------
-    >>> from fairprobe.core.program import PolynomialProgram
+    >>> from fairprobe.program.model import PolynomialProgram
     >>> prog = PolynomialProgram.from_text('''
     ... minimize
     ...   x
@@ -480,7 +480,7 @@ def reparametrise(prog: PolynomialProgram) -> Rewrite | None:
 
     Examples
     --------
-    >>> from fairprobe.core.program import PolynomialProgram
+    >>> from fairprobe.program.model import PolynomialProgram
     >>> prog = PolynomialProgram.from_text('''
     ... minimize
     ...   x

@@ -549,7 +549,7 @@ class BoundResult(Explained):
             "metric_kind": self.metric_kind,
             "observed": None if self.observed is None else self.observed.to_dict(),
             "conclusion": self.conclusion().text, "verdict": self.conclusion().verdict,
-            "min_result": self.min_result.to_dict(), "max_result": self.max_result.to_dict(),
+            "min_result": jsonable(self.min_result.to_dict()), "max_result": jsonable(self.max_result.to_dict()),
         }
 
     def summary(self) -> Summary:

@@ -65,10 +65,10 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
-from fairprobe.core.program import PolynomialProgram
-from fairprobe.core.validate import check_number as _check_number
+from fairprobe.core.validate import check_number
 from fairprobe.exceptions import ConfigError, DataError, NotFittedError, SolverError
-from fairprobe.plugins.base import Analysis, Example, Summary
+from fairprobe.plugins.base import Analysis, Example, Summary, columns_by_role, positional_roles
+from fairprobe.program.model import PolynomialProgram
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -424,7 +424,7 @@ class ExactLinearMultiplicity(Analysis):
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([0, 0, 1, 1])
-    >>> res = ExactLinearMultiplicity(epsilon=0.25, progress=False).fit(X, y).result_
+    >>> res = ExactLinearMultiplicity(epsilon=0.25, progress=False).fit(X, y_true=y).result_
     >>> res.reference_error, res.ambiguity
     (0, 0.5)
     """
@@ -454,12 +454,12 @@ class ExactLinearMultiplicity(Analysis):
         --------
         >>> ExactLinearMultiplicity(epsilon=0.1).validate()
         """
-        _check_number("epsilon", self.epsilon, low=0.0, high=1.0,
+        check_number("epsilon", self.epsilon, low=0.0, high=1.0,
                       hint=" (a share of the training rows, in [0, 1], e.g. 0.01)")
-        _check_number("margin", self.margin, low=1e-5, high=0.1,
+        check_number("margin", self.margin, low=1e-5, high=0.1,
                       hint=" (the margin in rescaled units, in [1e-5, 0.1]; the default 1e-4 suits most data)")
         for name in ("time_limit", "total_time_limit"):
-            _check_number(name, getattr(self, name), low=0.0, low_open=True, optional=True,
+            check_number(name, getattr(self, name), low=0.0, low_open=True, optional=True,
                           hint=" (seconds; leave it None for no limit)")
         jobs = self.n_jobs
         if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral)
@@ -576,17 +576,20 @@ class ExactLinearMultiplicity(Analysis):
         return self._weights(res, d)
 
     # -- fit -------------------------------------------------------------------------------------
-    def fit(self, X: Any, y_true: Any) -> ExactLinearMultiplicity:
-        """Solve the ERM, flip and (optionally) discrepancy programs on ``(X, y_true)``; store ``result_``.
+    @positional_roles("y_true")
+    def fit(self, data: Any, *, y_true: Any = None) -> ExactLinearMultiplicity:
+        """Solve the ERM, flip and (optionally) discrepancy programs on ``(data, y_true)``; store ``result_``.
 
         Parameters
         ----------
-        X : array-like or DataFrame (n, d)
+        data : array-like or DataFrame (n, d)
             Numeric features (a constant column is added; columns are rescaled internally by
             powers of two, so their units do not matter). A DataFrame's index identifies the rows
-            of :meth:`to_frame`.
-        y_true : array-like (n,)
-            Binary labels (the larger label is the positive class).
+            of :meth:`to_frame`; the column named by ``y_true`` is not a feature.
+        y_true : str or array-like (n,)
+            Binary labels (the larger label is the positive class): a column name of ``data`` or
+            one label per row. ``fit(X, y)`` with positional labels still works, with a
+            ``DeprecationWarning``.
 
         Returns
         -------
@@ -601,13 +604,18 @@ class ExactLinearMultiplicity(Analysis):
         Examples
         --------
         >>> import numpy as np
-        >>> m = ExactLinearMultiplicity(epsilon=0.0, progress=False).fit(np.array([[0.0], [1.0]]), [0, 1])
+        >>> m = ExactLinearMultiplicity(epsilon=0.0, progress=False).fit(np.array([[0.0], [1.0]]), y_true=[0, 1])
         >>> m.result_.ambiguity
         0.0
         """
         for attr in self._fitted_attributes():  # a refit starts clean
             delattr(self, attr)
         self.validate()
+        if y_true is None:
+            raise DataError("ExactLinearMultiplicity.fit needs y_true: a column name of the data or one label per "
+                            "row, e.g. fit(X, y_true=y).")
+        X, roles = columns_by_role(data, {"y_true": y_true})
+        y_true = roles["y_true"]
         index = X.index.copy() if isinstance(X, pd.DataFrame) else None
         names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
         try:
@@ -639,7 +647,7 @@ class ExactLinearMultiplicity(Analysis):
         """
         if "result_" not in vars(self):
             raise NotFittedError(f"This {type(self).__name__} is not fitted yet; call "
-                                 f"{type(self).__name__}(...).fit(X, y_true) before using its results.")
+                                 f"{type(self).__name__}(...).fit(data, y_true=...) before using its results.")
 
     # -- results ---------------------------------------------------------------------------------
     def summary(self) -> Summary:
