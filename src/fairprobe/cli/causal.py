@@ -237,9 +237,9 @@ def _context(res: Any, table: Any, columns: str | None) -> dict[str, Any]:
 
 
 def _context_text(context: dict[str, Any]) -> str:
+    # the conclusion is already the summary's last line (the result renders it, not the CLI)
     return "\n".join([f"data columns: {context['columns']}",
-                      f"groups of A: {', '.join(map(str, context['groups'])) or 'codes'}",
-                      f"conclusion: {context['conclusion']}"])
+                      f"groups of A: {', '.join(map(str, context['groups'])) or 'codes'}"])
 
 
 def common(f: Any) -> Any:
