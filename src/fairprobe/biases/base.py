@@ -103,10 +103,10 @@ class JsonBias(Bias):
         """
         if self.path is not None:
             return BiasConfig.from_json(self.path)
-        return BiasConfig.from_json(_packaged_config(self.resource))
+        return BiasConfig.from_json(packaged_config(self.resource))
 
 
 @functools.cache
-def _packaged_config(resource: str) -> str:
+def packaged_config(resource: str) -> str:
     """Text of a packaged JSON config, read once per process (sweeps resolve biases repeatedly)."""
     return resources.files("fairprobe.biases").joinpath("configs", resource).read_text()

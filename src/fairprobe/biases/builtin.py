@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fairprobe.biases.base import Bias, JsonBias, _packaged_config
+from fairprobe.biases.base import Bias, JsonBias, packaged_config
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import DataError
@@ -148,7 +148,7 @@ class EcpBias(JsonBias):
         >>> EcpBias(monotone=True).config().constraints[1]
         'P(Y(T=1)=0&Y(T=0)=1) == 0'
         """
-        data = BiasConfig.from_json(_packaged_config("ecp_monotone.json" if self.monotone else self.resource)).to_dict()
+        data = BiasConfig.from_json(packaged_config("ecp_monotone.json" if self.monotone else self.resource)).to_dict()
         if self.observed_policy:
             data["observed_nodes"] = ["A", "Y", "P", "T"]
             data["name"] = data["name"] + "_observed_policy"

@@ -36,14 +36,14 @@ from fairprobe.core.compiler import RATIO_EPSILON, CompiledProgram, compile_prog
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.decompose import Reduction, drop_unread_blocks
 from fairprobe.core.identify import absorbable_nodes
-from fairprobe.core.inputs import (  # noqa: F401  (re-exported: these lived here before)
+from fairprobe.core.inputs import (  # noqa: F401  (some re-exported: they lived here before)
     MetricSpec,
-    _attribute_labels,
-    _fit_cardinalities,
-    _labelled_event,
-    _node_labels,
     as_table,
+    attribute_labels,
     declare_unmeasured,
+    fit_cardinalities,
+    labelled_event,
+    node_labels,
     resolve_bias,
     resolve_metric,
     resolve_parameters,
@@ -86,7 +86,7 @@ def _few_units(programs: list[CompiledProgram], config: BiasConfig, table: Obser
                     (table.cells[a.var].to_numpy() == a.value)
             units = round(float(table.cells["prob"].to_numpy()[inside].sum()) * table.n)
             if units < FEW_UNITS:
-                out[_labelled_event(event, config, table)] = units
+                out[labelled_event(event, config, table)] = units
     return out
 
 
@@ -532,7 +532,7 @@ class BoundProblem:
         if given:
             raise ConfigError(f"Node(s) {given} are declared unmeasured but the table has them as columns; "
                               "drop them from unmeasured (or the columns from the table).")
-        self.config = _fit_cardinalities(config, self.table)
+        self.config = fit_cardinalities(config, self.table)
         self.table.validate_against(self.config)  # a forgotten column is an error, before any compiling
         self.metric = resolve_metric(metric, self.config, self.table)
         self.reduce = options.reduce
@@ -866,7 +866,7 @@ class BoundProblem:
             return self._solve_families(params, be, options, checked, start)
         for c in compiled:
             _check_defined(c, be, options, label, self.config, self.table, params, checked)
-        excluded = [_labelled_event(event, self.config, self.table) for event, partial in checked.items() if partial]
+        excluded = [labelled_event(event, self.config, self.table) for event, partial in checked.items() if partial]
         sides = [_solve_compiled(c, be, options, label, n_jobs=n_jobs) for c in compiled]
         notes = list(compiled[0].notes) + sides[0].notes
         notes += _excluded_notes(excluded)
@@ -958,7 +958,7 @@ class BoundProblem:
         results.append(lo_res)
         lower = max(lo_res.objective_bound, separate)
         low_ach = _joint_achieved(joint, lo_res)
-        excluded = [_labelled_event(event, self.config, self.table) for event, partial in checked.items() if partial]
+        excluded = [labelled_event(event, self.config, self.table) for event, partial in checked.items() if partial]
         notes = list(joint.notes)
         notes.append(f"upper bound: {len(solved)} of {len(candidates)} ordered pairs solved; the others cannot "
                      "exceed a value already attained (bounded by the rates' own ranges)")

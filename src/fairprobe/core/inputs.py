@@ -26,8 +26,8 @@ from fairprobe.core.table import ObservedTable
 from fairprobe.core.validate import check_codes
 from fairprobe.exceptions import ConfigError, DataError, UnknownPluginError
 
-__all__ = ["MetricSpec", "as_table", "declare_unmeasured", "resolve_bias", "resolve_metric", "resolve_parameters",
-           "unmeasured_names"]
+__all__ = ["MetricSpec", "as_table", "attribute_labels", "declare_unmeasured", "fit_cardinalities", "labelled_event",
+           "node_labels", "resolve_bias", "resolve_metric", "resolve_parameters", "unmeasured_names"]
 
 
 @dataclass(frozen=True)
@@ -155,16 +155,51 @@ def _combined(spec: Mapping[str, Any]) -> BiasConfig:
                           outcome=spec.get("outcome"), prediction=spec.get("prediction"))
 
 
-def _node_labels(config: BiasConfig, table: ObservedTable, node: str) -> list[Any] | None:
+def node_labels(config: BiasConfig, table: ObservedTable, node: str) -> list[Any] | None:
     """Labels of ``node`` in code order: its own column's, or those of the recorded node it takes
-    its values from (``cardinality_of``, e.g. the true attribute B of a proxy A); None if unknown."""
+    its values from (``cardinality_of``, e.g. the true attribute B of a proxy A); None if unknown.
+
+    Parameters
+    ----------
+    config : BiasConfig
+    table : ObservedTable
+    node : str
+
+    Returns
+    -------
+    list or None
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = ObservedTable.from_frame(pd.DataFrame({"A": ["x", "y"], "Y": [0, 1], "P": [1, 0]}))
+    >>> node_labels(resolve_bias("proxy_label"), t, "A")
+    ['x', 'y']
+    """
     labels = table.categories.get(config.recorded_node(node, table.categories))
     return list(labels) if labels else None
 
 
-def _attribute_labels(config: BiasConfig, table: ObservedTable) -> list[Any]:
-    """The attribute's labels in code order (codes when the data have none)."""
-    return _node_labels(config, table, config.attribute_node) or list(
+def attribute_labels(config: BiasConfig, table: ObservedTable) -> list[Any]:
+    """The attribute's labels in code order (codes when the data have none).
+
+    Parameters
+    ----------
+    config : BiasConfig
+    table : ObservedTable
+
+    Returns
+    -------
+    list
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = ObservedTable.from_frame(pd.DataFrame({"A": [0, 1], "Y": [0, 1], "P": [1, 0]}))
+    >>> attribute_labels(resolve_bias("proxy_label"), t)
+    [0, 1]
+    """
+    return node_labels(config, table, config.attribute_node) or list(
         range(config.cardinality(config.attribute_node)))
 
 
@@ -172,12 +207,33 @@ _ATOM = re.compile(r"\b([A-Za-z_]\w*)\s*(!=|=)\s*(\d+)\b")
 
 
 
-def _labelled_event(event: str, config: BiasConfig, table: ObservedTable) -> str:
-    """``event`` with codes of labelled nodes written as their labels (``A = 1`` -> ``A = Asian``)."""
+def labelled_event(event: str, config: BiasConfig, table: ObservedTable) -> str:
+    """``event`` with codes of labelled nodes written as their labels (``A = 1`` -> ``A = Asian``).
+
+    Parameters
+    ----------
+    event : str
+        Atoms ``node = code`` (or ``!=``) joined by ``&``.
+    config : BiasConfig
+    table : ObservedTable
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = ObservedTable.from_frame(pd.DataFrame({"A": ["x", "y"], "Y": [0, 1], "P": [1, 0]}))
+    >>> labelled_event("Y = 0 & A = 1", resolve_bias("proxy_label"), t)
+    'Y = 0 & A = y'
+
+    """
+
     def label(match: re.Match[str]) -> str:
         node, op, code = match.group(1), match.group(2), int(match.group(3))
         base = node.split("(")[0]
-        return f"{node} {op} {show_value(code, _node_labels(config, table, base))}"
+        return f"{node} {op} {show_value(code, node_labels(config, table, base))}"
     return _ATOM.sub(label, event)
 
 
@@ -224,7 +280,7 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
         if table is None:
             return MetricSpec(metric, (metric,), kind=metric_kind(metric))
         # values are labels, as in fp.metric(group=...); the label shown names every labelled value
-        labels = {node: _node_labels(config, table, node) for node in config.dag.nodes}
+        labels = {node: node_labels(config, table, node) for node in config.dag.nodes}
         codes, shown = query_in_codes(metric, {k: v for k, v in labels.items() if v})
         return MetricSpec(shown, (codes,), kind=metric_kind(metric))
     if isinstance(metric, str):
@@ -236,7 +292,7 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
             )
         metric = metrics[metric]()
     if table is not None and hasattr(metric, "bind"):  # groups given by label become the table's codes
-        metric = metric.bind(_attribute_labels(config, table), categories=table.categories)  # strata by label too
+        metric = metric.bind(attribute_labels(config, table), categories=table.categories)  # strata by label too
     terms = metric.max_abs_terms(config) if hasattr(metric, "max_abs_terms") else None
     if terms is not None:
         if not terms:
@@ -428,8 +484,31 @@ def declare_unmeasured(config: BiasConfig, unmeasured: Any) -> BiasConfig:
     return BiasConfig.from_dict({**config.to_dict(), "observed_nodes": keep})
 
 
-def _fit_cardinalities(config: BiasConfig, table: ObservedTable) -> BiasConfig:
-    """Widen the config's cardinalities to the table's (e.g. a three-valued attribute)."""
+def fit_cardinalities(config: BiasConfig, table: ObservedTable) -> BiasConfig:
+    """Widen the config's cardinalities to the table's (e.g. a three-valued attribute).
+
+    Parameters
+    ----------
+    config : BiasConfig
+    table : ObservedTable
+
+    Returns
+    -------
+    BiasConfig
+        ``config`` itself when it already fits.
+
+    Raises
+    ------
+    DataError
+        A code the role of its node does not allow (e.g. ``P = 2`` for a binary prediction).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = ObservedTable.from_frame(pd.DataFrame({"A": [0, 1, 2], "Y": [0, 1, 0], "P": [1, 0, 1]}))
+    >>> fit_cardinalities(resolve_bias("proxy_label"), t).cardinality("A")
+    3
+    """
     check_codes(config, table)  # P = 2 in a binary role is an error, not "not 1"
     wider = {n: table.cardinality(n) for n in table.nodes
              if n in config.dag.nodes and table.cardinality(n) > config.cardinality(n)}
