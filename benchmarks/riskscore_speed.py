@@ -46,10 +46,10 @@ def main() -> None:
     frame = pd.DataFrame({f"a{j}": rng.integers(0, k, n) for j, k in enumerate(levels)})
     risk = rng.beta(2, 5, n)
     outcome = (rng.random(n) < np.clip(risk * (1 + 0.2 * frame.a0), 0, 1)).astype(int)
-    audit = RiskScoreAudit(sensitive_features=list(frame.columns), max_intersections=3, min_group_size=2000,
-                           n_bootstrap=args.bootstrap, random_state=0, n_jobs=args.jobs)
+    audit = RiskScoreAudit(max_intersections=3, min_group_size=2000, n_bootstrap=args.bootstrap, random_state=0,
+                           n_jobs=args.jobs)
     t0 = time.perf_counter()
-    audit.fit(outcome, risk, frame)
+    audit.fit(frame, y_true=outcome, y_score=risk, sensitive_features=list(frame.columns))
     elapsed = time.perf_counter() - t0
     print(f"audit: {n} rows, {len(levels)} attributes, {len(audit.groups_)} groups kept, "
           f"{len(audit.dropped_groups_)} dropped, {args.bootstrap} bootstraps, 4 metrics: {elapsed:.1f} s "

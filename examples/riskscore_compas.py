@@ -39,9 +39,10 @@ def main() -> None:
     model = HistGradientBoostingClassifier(max_depth=3, learning_rate=0.05, random_state=0).fit(X_tr, y_tr)
     calibrated = CalibratedClassifierCV(FrozenEstimator(model), method="isotonic").fit(X_val, y_val)
     risk = calibrated.predict_proba(X_te)[:, 1]
-    audit = RiskScoreAudit(sensitive_features=["sex", "age_group", "race"], min_group_size=100, n_bootstrap=200,
+    audit = RiskScoreAudit(min_group_size=100, n_bootstrap=200,
                            random_state=0, n_jobs=2)
-    audit.fit(g_te.reset_index(drop=True), y_true=y_te, y_score=risk)
+    audit.fit(g_te.reset_index(drop=True), y_true=y_te, y_score=risk,
+              sensitive_features=["sex", "age_group", "race"])
     print(audit.summary())
     print(audit.to_frame().round(3).to_string())
     page = audit.to_report(Path(__file__).with_name("riskscore_compas_report"))

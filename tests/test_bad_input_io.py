@@ -39,12 +39,12 @@ Y, R, FRAME = ROWS["y"], ROWS["score"], ROWS[["sex", "age"]]
 
 
 def _audit(**kw: object) -> RiskScoreAudit:
-    kw.setdefault("sensitive_features", ["sex"])
     return RiskScoreAudit(n_bootstrap=kw.pop("n_bootstrap", 5), progress=False, **kw)
 
 
 def _fit(y: object = Y, r: object = R, frame: object = FRAME, **kw: object) -> object:
-    return lambda: _audit(**kw).fit(frame, y_true=y, y_score=r)
+    features = kw.pop("sensitive_features", ["sex"])  # a role of fit, not a parameter
+    return lambda: _audit(**kw).fit(frame, y_true=y, y_score=r, sensitive_features=features)
 
 
 def _dup_frame() -> pd.DataFrame:
@@ -64,8 +64,8 @@ AUDIT_OPTIONS = [
          r"at least 1"),
     Case("audit-max-intersections-zero", _fit(max_intersections=0), ConfigError,
          r"max_intersections must be at least 1", r"1 for single attributes"),
-    Case("audit-features-a-string", _fit(sensitive_features="sex"), ConfigError,
-         r"sensitive_features must be a non-empty list.*got 'sex'", r"e\.g\. \['sex'\]"),
+    Case("audit-features-a-number", _fit(sensitive_features=3), DataError,
+         r"sensitive_features must be column names or one row of attributes per unit", r"got an array of shape"),
     Case("audit-features-empty", _fit(sensitive_features=[]), ConfigError, r"non-empty list",
          r"\['sex'\]"),
     Case("audit-features-repeated", _fit(sensitive_features=["sex", "sex"]), ConfigError,

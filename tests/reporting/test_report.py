@@ -182,11 +182,11 @@ def test_analysis_reports_follow_the_folder_rules(tmp_path: Path) -> None:
     frame = pd.DataFrame({"sex": rng.choice(["f", "m"], n)})
     r = rng.random(n)
     y = (rng.random(n) < r).astype(int)
-    audit = RiskScoreAudit(sensitive_features=["sex"], n_bootstrap=5, metrics=("drmsce",), random_state=0,
-                           progress=False).fit(frame, y_true=y, y_score=r)
+    audit = RiskScoreAudit(n_bootstrap=5, metrics=("drmsce",), random_state=0,
+                           progress=False).fit(frame, y_true=y, y_score=r, sensitive_features=["sex"])
     X = rng.normal(size=(n, 2))
     rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=2), n_models=4, epsilon=0.2, random_state=0,
-                     progress=False).fit(X, (X[:, 0] > 0).astype(int))
+                     progress=False).fit(X, y_true=(X[:, 0] > 0).astype(int))
     for write in (lambda out, **kw: audit.to_report(out, **kw), lambda out, **kw: rs.to_report(out, **kw)):
         out = tmp_path / f"r{len(list(tmp_path.iterdir()))}"
         out.mkdir()

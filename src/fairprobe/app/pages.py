@@ -583,7 +583,11 @@ def analyses_page() -> None:
 
     ss = _ss()
     st.header("Other analyses")
-    analyses = fp.get_registry().analyses
+    registered = fp.get_registry().analyses
+    # an analysis whose optional packages are missing is not offered; the caption names its extra
+    analyses = {n: c for n, c in registered.items() if not hasattr(c, "availability") or c.availability()}
+    for skipped in sorted(set(registered) - set(analyses)):
+        st.caption(f"{skipped} is not offered: {registered[skipped].availability_reason()}")
     names = sorted(analyses)
     name = st.selectbox("Analysis", names, key="an_name",
                         index=names.index("fairtree") if "fairtree" in names else 0)
@@ -607,7 +611,7 @@ def analyses_page() -> None:
         used = {c for v in roles.values() if v for c in ([v] if isinstance(v, str) else v)}
         features = st.multiselect("Feature columns", cols, default=[c for c in cols if c not in used][:20],
                                   key=f"an_{name}_features")
-    params = example.analysis.get_params()
+    params = example.analysis.get_params(deep=False)  # the constructor's own (nested ones are shown within)
     edited = {}
     with st.expander("Parameters (the example's values)"):
         for key, value in params.items():

@@ -25,8 +25,10 @@ The registry rejects an analysis class that lacks any of :data:`REQUIRED` (see
 from __future__ import annotations
 
 import abc
-import html
+import functools
+import importlib.util
 import inspect
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,89 +36,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
-from fairprobe.exceptions import ConfigError, NotFittedError
+from fairprobe.core.results import Summary
+from fairprobe.exceptions import ConfigError, DataError, NotFittedError
 
 if TYPE_CHECKING:
+    from fairprobe.backends.base import Availability
     from fairprobe.reporting.report import Report, Section
 
-__all__ = ["REQUIRED", "Analysis", "Example", "Summary", "missing_methods"]
+__all__ = ["REQUIRED", "Analysis", "Example", "Summary", "columns_by_role", "missing_methods", "positional_roles"]
 
 #: Methods and class attributes every registered analysis class must have.
 REQUIRED: tuple[str, ...] = ("name", "description", "fit", "get_params", "set_params", "check_is_fitted",
                              "summary", "to_frame", "figures", "to_report", "example")
-
-
-class Summary(str):
-    """A printable summary that also renders as HTML (statsmodels' ``Summary`` is the model).
-
-    It *is* the text (a ``str``), so ``print(s)`` and ``"bias" in s`` work; :meth:`as_html` and
-    ``_repr_html_`` (notebooks) render the title, the text and the tables.
-
-    Parameters
-    ----------
-    text : str
-        The plain-text summary.
-    title : str
-        Heading of the HTML rendering.
-    tables : dict of str to DataFrame, optional
-        Tables shown below the text in HTML (and in reports).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> s = Summary("2 groups, gap 0.1", title="Rates", tables={"rates": pd.DataFrame({"rate": [0.2, 0.3]})})
-    >>> print(s)
-    2 groups, gap 0.1
-    >>> "<table" in s.as_html()
-    True
-    """
-
-    title: str
-    tables: dict[str, pd.DataFrame]
-
-    def __new__(cls, text: str, title: str = "", tables: Mapping[str, pd.DataFrame] | None = None) -> Summary:
-        obj = super().__new__(cls, text)
-        obj.title = title
-        obj.tables = dict(tables or {})
-        return obj
-
-    def as_text(self) -> str:
-        """The summary as plain text.
-
-        Returns
-        -------
-        str
-            The text without the title and tables.
-
-        Examples
-        --------
-        >>> Summary("gap 0.1", title="Rates").as_text()
-        'gap 0.1'
-        """
-        return str.__str__(self)
-
-    def as_html(self) -> str:
-        """The summary as an HTML fragment (title, pre-formatted text, tables).
-
-        Returns
-        -------
-        str
-            HTML with the escaped title (``<h4>``), the text (``<pre>``) and each table.
-
-        Examples
-        --------
-        >>> print(Summary("a < b", title="Rates").as_html())
-        <h4>Rates</h4>
-        <pre>a &lt; b</pre>
-        """
-        parts = [f"<h4>{html.escape(self.title)}</h4>"] if self.title else []
-        parts.append(f"<pre>{html.escape(self.as_text())}</pre>")
-        for name, frame in self.tables.items():
-            parts.append(f"<p><b>{html.escape(name)}</b></p>{frame.to_html(border=0)}")
-        return "\n".join(parts)
-
-    def _repr_html_(self) -> str:
-        return self.as_html()
 
 
 @dataclass
@@ -213,29 +144,41 @@ class Analysis(abc.ABC):
                 if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """The constructor's parameters and their current values.
+        """The constructor's parameters and their current values (scikit-learn's ``get_params``).
 
         Parameters
         ----------
         deep : bool
-            Accepted for scikit-learn compatibility (nested estimators are returned as objects).
+            Also return the parameters of nested estimators (any parameter value with a
+            ``get_params`` method, e.g. a scikit-learn model) as ``<parameter>__<name>``.
 
         Returns
         -------
         dict
-            Parameter name to value, in the constructor's order.
+            Parameter name to value, in the constructor's order (each nested estimator's
+            parameters right after it when ``deep``).
 
         Examples
         --------
-        >>> from fairprobe.plugins.fairtree.tree import FairTree
-        >>> params = FairTree(max_depth=2).get_params()
-        >>> params["max_depth"]
-        2
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
+        >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3))
+        >>> rs.get_params()["estimator__max_depth"], "estimator__max_depth" in rs.get_params(deep=False)
+        (3, False)
         """
-        return {name: getattr(self, name) for name in self._param_names()}
+        out: dict[str, Any] = {}
+        for name in self._param_names():
+            value = getattr(self, name)
+            out[name] = value
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                out.update((f"{name}__{key}", inner) for key, inner in value.get_params(deep=True).items())
+        return out
 
     def set_params(self, **params: Any) -> Analysis:
         """Set parameters by name (as scikit-learn's ``set_params``); returns ``self``.
+
+        ``<parameter>__<name>`` sets ``name`` of the nested estimator held by ``parameter``
+        (``set_params(estimator__max_depth=5)``).
 
         Parameters
         ----------
@@ -250,7 +193,8 @@ class Analysis(abc.ABC):
         Raises
         ------
         ConfigError
-            A name that is not a parameter of this analysis.
+            A name that is not a parameter of this analysis, or a nested name whose parameter holds
+            no estimator.
 
         Examples
         --------
@@ -261,18 +205,117 @@ class Analysis(abc.ABC):
         Traceback (most recent call last):
         ...
         fairprobe.exceptions.ConfigError: FairTree has no parameter 'depth'; its parameters are ['test', ...].
+        >>> from sklearn.tree import DecisionTreeClassifier
+        >>> from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
+        >>> RashomonSet(estimator=DecisionTreeClassifier()).set_params(estimator__max_depth=5).estimator.max_depth
+        5
         """
         valid = self._param_names()
+        nested: dict[str, dict[str, Any]] = {}
         for key, value in params.items():
-            if key not in valid:
-                raise ConfigError(f"{type(self).__name__} has no parameter {key!r}; its parameters are {valid}.")
-            setattr(self, key, value)
+            outer, sep, inner = key.partition("__")
+            if outer not in valid:
+                raise ConfigError(f"{type(self).__name__} has no parameter {outer!r}; its parameters are {valid}.")
+            if sep:
+                nested.setdefault(outer, {})[inner] = value
+            else:
+                setattr(self, key, value)
+        # nested values last, so set_params(estimator=new, estimator__max_depth=5) sets the new estimator's
+        for outer, values in nested.items():
+            holder = getattr(self, outer)
+            if not hasattr(holder, "set_params") or isinstance(holder, type):
+                raise ConfigError(f"{type(self).__name__}.{outer} is {holder!r}, which has no parameters to set; "
+                                  f"{', '.join(f'{outer}__{k}' for k in values)} need an estimator there.")
+            holder.set_params(**values)
         return self
+
+    # -- optional dependencies ---------------------------------------------------------------------
+    #: Import names of the optional packages this analysis needs; :meth:`availability` looks them
+    #: up without importing them.
+    requires: ClassVar[tuple[str, ...]] = ()
+    #: The extra of fairprobe that installs :attr:`requires` (``pip install "fairprobe[<extra>]"``).
+    extra: ClassVar[str] = ""
+
+    @classmethod
+    def missing_requirements(cls) -> list[str]:
+        """The packages of :attr:`requires` that are not installed (never imports them).
+
+        Returns
+        -------
+        list of str
+            Import names, in the order of :attr:`requires`.
+
+        Examples
+        --------
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> FairTree.missing_requirements()
+        []
+        """
+        return [module for module in cls.requires if not _installed(module)]
+
+    @classmethod
+    def availability(cls) -> Availability:
+        """Whether the analysis can run here: its optional packages are installed. Never raises.
+
+        Returns
+        -------
+        fairprobe.backends.base.Availability
+            ``AVAILABLE``, or ``NOT_INSTALLED`` (falsy) when a package of :attr:`requires` is missing.
+
+        Examples
+        --------
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> FairTree.availability()
+        <Availability.AVAILABLE: 2>
+        """
+        from fairprobe.backends.base import Availability
+
+        return Availability.NOT_INSTALLED if cls.missing_requirements() else Availability.AVAILABLE
+
+    @classmethod
+    def install_hint(cls) -> str:
+        """How to install what the analysis needs (``pip install "fairprobe[<extra>]"``).
+
+        Returns
+        -------
+        str
+            The pip command ("" when the analysis needs nothing optional).
+
+        Examples
+        --------
+        >>> from fairprobe.plugins.rashomon.tree_exact import TreeRashomonSet
+        >>> TreeRashomonSet.install_hint()
+        'pip install "fairprobe[trees]"'
+        """
+        if cls.extra:
+            return f'pip install "fairprobe[{cls.extra}]"'
+        return f"pip install {' '.join(cls.requires)}" if cls.requires else ""
+
+    @classmethod
+    def availability_reason(cls) -> str:
+        """Why the analysis is (un)available, for listings and skip messages.
+
+        Returns
+        -------
+        str
+            ``"available"``, or what is missing and the extra that installs it.
+
+        Examples
+        --------
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> FairTree.availability_reason()
+        'available'
+        """
+        missing = cls.missing_requirements()
+        if not missing:
+            return "available"
+        # the backends' wording (Backend.availability_reason), so listings read alike
+        return f"not installed (needs {', '.join(missing)}); install with: {cls.install_hint()}"
 
     def __repr__(self) -> str:
         sig = inspect.signature(type(self).__init__)
         shown = []
-        for name, value in self.get_params().items():
+        for name, value in self.get_params(deep=False).items():
             default = sig.parameters[name].default
             try:
                 same = default is not inspect.Parameter.empty and bool(default == value)
@@ -497,7 +540,7 @@ class Analysis(abc.ABC):
         self.check_is_fitted()
         summary = self.summary()
         sec = report.section(title or f"{self.name}: {self.description}")
-        sec.add_parameters({k: _shown(v) for k, v in self.get_params().items()})
+        sec.add_parameters({k: _shown(v) for k, v in self.get_params(deep=False).items()})
         sec.add_note(summary.as_text() if isinstance(summary, Summary) else str(summary))
         for fig_name, plot in self.figures().items():
             sec.add_figure(fig_name, plot())
@@ -556,6 +599,14 @@ def _first_finding(notes: list[str]) -> str:
     return f"{lines[0]} {'; '.join(body)}" if body else lines[0].rstrip(":")
 
 
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it (an optional package's probe)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing, or a broken ``__spec__``
+        return False
+
+
 def _shown(value: Any) -> Any:
     """A parameter as shown in a report's key-value table."""
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -586,3 +637,113 @@ def missing_methods(cls: type) -> list[str]:
     """
     abstract = getattr(cls, "__abstractmethods__", frozenset())
     return [attr for attr in REQUIRED if not hasattr(cls, attr) or attr in abstract]
+
+
+def positional_roles(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Let an older ``fit(data, a, b)`` call keep working as ``fit(data, a=..., b=...)``, with a warning.
+
+    Decorates a ``fit(self, data, *, <roles>)`` whose roles were once positional: extra positional
+    arguments are mapped to ``names`` in order and a :class:`DeprecationWarning` names the keyword
+    spelling. The signature seen by :func:`inspect.signature` stays keyword-only.
+
+    Parameters
+    ----------
+    *names : str
+        The roles the old positional arguments stood for, in order.
+
+    Returns
+    -------
+    callable
+        The decorator.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> class Rate:
+    ...     @positional_roles("y_true")
+    ...     def fit(self, data, *, y_true=None):
+    ...         return y_true
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     Rate().fit(None, [1, 0])
+    [1, 0]
+    >>> print(caught[0].message)
+    Rate.fit(data, y_true) with positional roles is deprecated; pass them by keyword: fit(data, y_true=...).
+    >>> import inspect
+    >>> str(inspect.signature(Rate.fit))
+    '(self, data, *, y_true=None)'
+    """
+    def decorate(fit: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fit)
+        def wrapper(self: Any, data: Any = None, *args: Any, **roles: Any) -> Any:
+            if args:
+                if len(args) > len(names):
+                    raise TypeError(f"{type(self).__name__}.fit takes the data and at most {len(names)} positional "
+                                    f"role(s) ({', '.join(names)}); got {1 + len(args)} positional arguments.")
+                given = names[:len(args)]
+                twice = [n for n in given if n in roles]
+                if twice:
+                    raise TypeError(f"{type(self).__name__}.fit got {twice[0]!r} both by position and by keyword.")
+                warnings.warn(f"{type(self).__name__}.fit(data, {', '.join(given)}) with positional roles is "
+                              f"deprecated; pass them by keyword: fit(data, {'=..., '.join(given)}=...).",
+                              DeprecationWarning, stacklevel=2)
+                roles.update(zip(given, args, strict=False))
+            return fit(self, data, **roles)
+
+        return wrapper
+
+    return decorate
+
+
+def columns_by_role(data: Any, roles: Mapping[str, Any], *, keep: tuple[str, ...] = ()) -> tuple[Any, dict[str, Any]]:
+    """Resolve roles given as column names of ``data``: the columns' values, taken out of the features.
+
+    The one rule every analysis applies to its roles: a string names a column of ``data`` (a
+    DataFrame), anything else is one value per row and is returned unchanged. A column named by a
+    role leaves the features (the returned data), except for the roles in ``keep``.
+
+    Parameters
+    ----------
+    data : object
+        The data ``fit`` takes first (a DataFrame when any role is a column name).
+    roles : mapping of str to object
+        Role -> column name, values, or None (not given).
+    keep : tuple of str
+        Roles whose named columns stay among the features (e.g. a sensitive feature a model may use).
+
+    Returns
+    -------
+    features : object
+        ``data`` without the named columns (``data`` itself when no role names a column).
+    values : dict of str to object
+        Role -> the named column (a Series) or the value given.
+
+    Raises
+    ------
+    DataError
+        A role names a column but ``data`` is not a DataFrame, or the column is missing or repeated.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"x": [1, 2], "y": [0, 1], "g": ["a", "b"]})
+    >>> X, values = columns_by_role(df, {"y_true": "y", "sensitive_features": "g"}, keep=("sensitive_features",))
+    >>> list(X.columns), values["y_true"].tolist(), values["sensitive_features"].tolist()
+    (['x', 'g'], [0, 1], ['a', 'b'])
+    """
+    named = {role: v for role, v in roles.items() if isinstance(v, str)}
+    if not named:
+        return data, dict(roles)
+    if not isinstance(data, pd.DataFrame):
+        raise DataError(f"{', '.join(f'{k}={v!r}' for k, v in named.items())} name columns, but the data is a "
+                        f"{type(data).__name__}, not a DataFrame; pass the values as arrays instead.")
+    missing = [v for v in named.values() if v not in data.columns]
+    if missing:
+        raise DataError(f"Column(s) {missing} are not in the data (columns: {list(data.columns)[:20]}); pass an "
+                        "existing column name or an array.")
+    repeated = sorted({v for v in named.values() if isinstance(data[v], pd.DataFrame)})
+    if repeated:
+        raise DataError(f"The data has several columns named {repeated}; give every column a distinct name.")
+    values = {role: (data[v] if role in named else v) for role, v in roles.items()}
+    drop = list(dict.fromkeys(v for role, v in named.items() if role not in keep))
+    return (data.drop(columns=drop) if drop else data), values

@@ -43,7 +43,7 @@ def test_contract_by_hand(cls: type, tmp_path: Path) -> None:
     assert issubclass(cls, Analysis) and cls.name and cls.description and cls.demo_title
     ex = cls.example()
     assert isinstance(ex, Example)
-    unfitted = type(ex.analysis)(**ex.analysis.get_params())
+    unfitted = type(ex.analysis)(**ex.analysis.get_params(deep=False))
     for call in (unfitted.summary, unfitted.to_frame, unfitted.figures, unfitted.check_is_fitted,
                  lambda: unfitted.to_report(tmp_path / "never")):
         with pytest.raises(NotFittedError, match="not fitted"):

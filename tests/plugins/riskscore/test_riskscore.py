@@ -122,8 +122,8 @@ def audit_data(n: int = 3000, seed: int = 0) -> tuple[np.ndarray, np.ndarray, pd
 
 def test_audit_groups_intervals_and_detection() -> None:
     y, r, frame = audit_data()
-    audit = RiskScoreAudit(sensitive_features=["sex", "age", "race"], min_group_size=100, n_bootstrap=60,
-                           random_state=0, progress=False).fit(frame, y_true=y, y_score=r)
+    audit = RiskScoreAudit(min_group_size=100, n_bootstrap=60, random_state=0, progress=False).fit(
+        frame, y_true=y, y_score=r, sensitive_features=["sex", "age", "race"])
     res = audit.results_
     assert {"group", "metric", "n", "point", "median", "lower", "upper", "n_undefined"} <= set(res.columns)
     assert "all" in set(res.group) and any(g.startswith("age=(17.999, ") for g in res.group)  # quartile bins
@@ -141,23 +141,22 @@ def test_audit_groups_intervals_and_detection() -> None:
 def test_audit_bad_input_and_small_groups() -> None:
     y, r, frame = audit_data(400)
     with pytest.raises(fp.DataError, match="single value"):
-        RiskScoreAudit(sensitive_features=["one"], progress=False).fit(frame.assign(one="x"), y_true=y, y_score=r)
+        RiskScoreAudit(progress=False).fit(frame.assign(one="x"), y_true=y, y_score=r, sensitive_features=["one"])
     with pytest.raises(fp.DataError, match="not columns"):
-        RiskScoreAudit(sensitive_features=["nope"], progress=False).fit(frame, y_true=y, y_score=r)
+        RiskScoreAudit(progress=False).fit(frame, y_true=y, y_score=r, sensitive_features=["nope"])
     with pytest.raises(fp.DataError, match=r"No group reaches min_group_size=1000.*lower min_group_size"):
-        RiskScoreAudit(sensitive_features=["sex"], min_group_size=1000, n_bootstrap=5,
-                       progress=False).fit(frame, y_true=y, y_score=r)
+        RiskScoreAudit(min_group_size=1000, n_bootstrap=5,
+                       progress=False).fit(frame, y_true=y, y_score=r, sensitive_features=["sex"])
     with pytest.raises(fp.ConfigError, match="Unknown metric"):
-        RiskScoreAudit(sensitive_features=["sex"], metrics=("brier",), progress=False).fit(frame, y_true=y,
-                                                                                            y_score=r)
+        RiskScoreAudit(metrics=("brier",), progress=False).fit(frame, y_true=y, y_score=r, sensitive_features=["sex"])
     with pytest.raises(fp.DataError, match=r"y_score='nope' is not a column of data"):
-        RiskScoreAudit(sensitive_features=["sex"], progress=False).fit(frame, y_true=y, y_score="nope")
+        RiskScoreAudit(progress=False).fit(frame, y_true=y, y_score="nope", sensitive_features=["sex"])
 
 
 def test_audit_report_and_plots(tmp_path) -> None:
     y, r, frame = audit_data(2000, 1)
-    audit = RiskScoreAudit(sensitive_features=["sex", "race"], n_bootstrap=30, random_state=0,
-                           progress=False, n_jobs=2).fit(frame, y_true=y, y_score=r)
+    audit = RiskScoreAudit(n_bootstrap=30, random_state=0,
+                           progress=False, n_jobs=2).fit(frame, y_true=y, y_score=r, sensitive_features=["sex", "race"])
     page = audit.to_report(tmp_path / "report")
     html = (tmp_path / "report" / "index.html").read_text()
     assert page.name == "index.html" and "data:image/png;base64" in html and "riskscore" in html
@@ -223,9 +222,10 @@ def test_weighted_drmsce_equals_drmsce_on_repeated_rows() -> None:
 
 def test_audit_calibration_intercept_and_slope_per_group() -> None:
     y, r, frame = audit_data(4000, 3)
-    audit = RiskScoreAudit(sensitive_features=["sex"], metrics=("drmsce", "calibration_intercept",
+    audit = RiskScoreAudit(metrics=("drmsce", "calibration_intercept",
                                                                  "calibration_slope"),
-                           n_bootstrap=20, random_state=0, progress=False).fit(frame, y_true=y, y_score=r)
+                           n_bootstrap=20, random_state=0, progress=False).fit(frame, y_true=y, y_score=r,
+                                                                              sensitive_features=["sex"])
     table = audit.by_group_
     assert abs(table.loc["sex=f", "calibration_intercept"]) < 0.2  # women: calibrated (Y ~ Bernoulli(R))
     assert table.loc["sex=m", "calibration_intercept"] < -0.5  # men: Y ~ Bernoulli(R^2), over-predicted
@@ -237,8 +237,8 @@ def test_empty_input_is_an_error_not_perfect_calibration() -> None:
         with pytest.raises(fp.DataError, match=r"undefined for an empty sample.*at least one row"):
             fn([], [])
     with pytest.raises(fp.DataError, match="empty sample"):
-        RiskScoreAudit(sensitive_features=["sex"], progress=False).fit(pd.DataFrame({"sex": []}), y_true=[],
-                                                                       y_score=[])
+        RiskScoreAudit(progress=False).fit(pd.DataFrame({"sex": []}), y_true=[],
+                                                                       y_score=[], sensitive_features=["sex"])
 
 
 def test_text_outcomes_need_positive_label(tmp_path, capsys) -> None:
@@ -305,18 +305,43 @@ def test_contract_results_figures_and_report(fitted: RiskScoreAudit, tmp_path) -
     assert RiskScoreAudit.demo_order == 40 and RiskScoreAudit.name == "riskscore"
 
 
-def test_sensitive_features_from_fit_or_constructor(fitted: RiskScoreAudit) -> None:
+def test_sensitive_features_are_a_role_of_fit_names_or_values() -> None:
     y, r, frame = audit_data(1500, 4)
     data = frame.assign(y=y, r=r)
     kw = {"n_bootstrap": 10, "random_state": 0, "progress": False, "metrics": ("auroc",)}
     a = RiskScoreAudit(**kw).fit(data, y_true="y", y_score="r", sensitive_features=["sex"])
-    b = RiskScoreAudit(sensitive_features=["sex"], **kw).fit(data, y_true=data.y.to_numpy(), y_score="r")
-    pd.testing.assert_frame_equal(a.results_, b.results_)
-    c = RiskScoreAudit(sensitive_features=["race"], **kw).fit(data, y_true="y", y_score="r",
-                                                             sensitive_features=["sex"])
-    assert c.sensitive_features_ == ["sex"] and c.sensitive_features == ["race"]  # fit's wins, param unchanged
+    assert "sensitive_features" not in a.get_params() and a.sensitive_features_ == ["sex"]
+    same = [RiskScoreAudit(**kw).fit(data, y_true=data.y.to_numpy(), y_score="r", sensitive_features=["sex"]),
+            RiskScoreAudit(**kw).fit(data, y_true="y", y_score="r", sensitive_features="sex"),  # one name
+            RiskScoreAudit(**kw).fit(None, y_true=y, y_score=r, sensitive_features=data["sex"]),  # all values
+            RiskScoreAudit(**kw).fit(data, y_true="y", y_score="r", sensitive_features=data[["sex"]])]
+    for other in same:
+        pd.testing.assert_frame_equal(other.results_, a.results_)
+    values = RiskScoreAudit(**kw).fit(None, y_true=y, y_score=r, sensitive_features=data["sex"].to_numpy())
+    assert values.sensitive_features_ == ["group"] and set(values.groups_) == {"all", "group=f", "group=m"}
+    with pytest.raises(fp.DataError, match=r"holds 10 row\(s\) of 1 attribute\(s\); give one row per score"):
+        RiskScoreAudit(**kw).fit(None, y_true=y, y_score=r, sensitive_features=data["sex"].to_numpy()[:10])
+    with pytest.raises(fp.DataError, match="data must be a DataFrame"):
+        RiskScoreAudit(**kw).fit(None, y_true=y, y_score=r, sensitive_features=["sex"])
     with pytest.raises(fp.ConfigError, match=r"needs sensitive features.*sensitive_features=\['sex'"):
         RiskScoreAudit(**kw).fit(data, y_true="y", y_score="r")
+
+
+def test_the_constructors_sensitive_features_still_work_with_a_deprecation_warning() -> None:
+    y, r, frame = audit_data(1500, 4)
+    data = frame.assign(y=y, r=r)
+    kw = {"n_bootstrap": 10, "random_state": 0, "progress": False, "metrics": ("auroc",)}
+    with pytest.warns(DeprecationWarning, match=r"RiskScoreAudit\(sensitive_features=...\) is deprecated; pass the "
+                                                r"groups to fit"):
+        old = RiskScoreAudit(sensitive_features=["sex"], **kw)
+    assert "sensitive_features" not in old.get_params()  # one place for each parameter: fit's role
+    new = RiskScoreAudit(**kw).fit(data, y_true="y", y_score="r", sensitive_features=["sex"])
+    pd.testing.assert_frame_equal(old.fit(data, y_true="y", y_score="r").results_, new.results_)
+    with pytest.warns(DeprecationWarning):
+        both = RiskScoreAudit(sensitive_features=["race"], **kw)
+    assert both.fit(data, y_true="y", y_score="r", sensitive_features=["sex"]).sensitive_features_ == ["sex"]
+    with pytest.warns(DeprecationWarning), pytest.raises(fp.ConfigError, match="non-empty list"):
+        RiskScoreAudit(sensitive_features=[], **kw).fit(data, y_true="y", y_score="r")
 
 
 def test_ranking_measures_accept_real_valued_scores() -> None:
@@ -343,8 +368,8 @@ def test_ranking_measures_accept_real_valued_scores() -> None:
 def test_audit_of_deciles_reports_calibration_as_nan_with_a_note(tmp_path) -> None:
     y, r, frame = audit_data(2000, 5)
     data = frame.assign(y=y, decile=np.ceil(r * 10).clip(1, 10))
-    audit = RiskScoreAudit(sensitive_features=["sex", "race"], n_bootstrap=20, random_state=0,
-                           progress=False).fit(data, y_true="y", y_score="decile")
+    audit = RiskScoreAudit(n_bootstrap=20, random_state=0,
+                           progress=False).fit(data, y_true="y", y_score="decile", sensitive_features=["sex", "race"])
     table = audit.by_group_
     assert table["drmsce"].isna().all() and table["auroc"].notna().all() and table["eur"].notna().all()
     assert table.loc["all", "auroc"] > 0.7
@@ -360,8 +385,9 @@ def test_audit_of_deciles_reports_calibration_as_nan_with_a_note(tmp_path) -> No
 
 def test_differences_to_all_are_paired_bootstrap_intervals() -> None:
     y, r, frame = audit_data(3000, 6)
-    audit = RiskScoreAudit(sensitive_features=["sex"], n_bootstrap=40, random_state=0, progress=False,
-                           metrics=("drmsce", "auroc", "eur")).fit(frame, y_true=y, y_score=r)
+    audit = RiskScoreAudit(n_bootstrap=40, random_state=0, progress=False,
+                           metrics=("drmsce", "auroc", "eur")).fit(frame, y_true=y, y_score=r,
+                                                                   sensitive_features=["sex"])
     diff = audit.differences_
     assert set(diff.group) == {"sex=f", "sex=m"} and set(diff.metric) == {"drmsce", "auroc", "eur"}
     row = diff.set_index(["group", "metric"]).loc[("sex=m", "drmsce")]
@@ -375,7 +401,8 @@ def test_differences_to_all_are_paired_bootstrap_intervals() -> None:
     assert row["difference"] == pytest.approx(point["sex=m", "drmsce"] - point["all", "drmsce"])
     assert "group - all:" in audit.summary()
     # the results do not depend on n_jobs (one seed per chunk of resamples)
-    again = RiskScoreAudit(**{**audit.get_params(), "n_jobs": 2}).fit(frame, y_true=y, y_score=r)
+    again = RiskScoreAudit(**{**audit.get_params(), "n_jobs": 2}).fit(frame, y_true=y, y_score=r,
+                                                                      sensitive_features=["sex"])
     pd.testing.assert_frame_equal(again.differences_, diff)
 
 
@@ -383,8 +410,8 @@ def test_report_shows_every_single_attribute_group_and_explains_eur(tmp_path) ->
     from fairprobe.reporting.report import load_report
 
     y, r, frame = audit_data(6000, 7)
-    audit = RiskScoreAudit(sensitive_features=["sex", "age", "race"], n_bootstrap=10, random_state=0,
-                           progress=False, min_group_size=50).fit(frame, y_true=y, y_score=r)
+    audit = RiskScoreAudit(n_bootstrap=10, random_state=0, progress=False, min_group_size=50).fit(
+        frame, y_true=y, y_score=r, sensitive_features=["sex", "age", "race"])
     singles = [g for g, k in audit.n_attributes_.items() if k == 1]
     ax = audit.plot_metrics("drmsce", top=4)
     labels = [t.get_text().split(" (n=")[0] for t in ax.get_yticklabels()]

@@ -75,8 +75,9 @@ def small_group_data(seed: int = 0) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def small_groups() -> RiskScoreAudit:
-    return RiskScoreAudit(sensitive_features=["race"], min_group_size=1, n_bootstrap=20, random_state=0,
-                          metrics=ALL_METRICS, progress=False).fit(small_group_data(), y_true="y", y_score="r")
+    return RiskScoreAudit(min_group_size=1, n_bootstrap=20, random_state=0,
+                          metrics=ALL_METRICS, progress=False).fit(small_group_data(), y_true="y", y_score="r",
+                                                                   sensitive_features=["race"])
 
 
 def test_single_class_groups_are_undefined_with_the_reason(small_groups: RiskScoreAudit) -> None:
@@ -197,8 +198,8 @@ def test_headline_is_the_point_estimate_with_the_interval_beside_it() -> None:
     from sklearn.metrics import roc_auc_score
 
     frame, y, r = headline_data()
-    audit = RiskScoreAudit(sensitive_features=["sex", "race"], n_bootstrap=20, random_state=0,
-                           progress=False).fit(frame, y_true=y, y_score=r)
+    audit = RiskScoreAudit(n_bootstrap=20, random_state=0,
+                           progress=False).fit(frame, y_true=y, y_score=r, sensitive_features=["sex", "race"])
     point = roc_auc_score(y, r)
     res = audit.results_.set_index(["group", "metric"])
     assert res.loc[("all", "auroc"), "point"] == pytest.approx(point, abs=1e-12)

@@ -2,7 +2,9 @@
 
 The scenario (:func:`fairprobe.datasets.make_lending_scenario`) injects biased residuals for
 ``age < 25`` and extra variance for ``education == "none"``; the step reports whether FairTree
-finds both.
+finds both. It gets the analysis class from :meth:`FairTree.demo
+<fairprobe.plugins.fairtree.tree.FairTree.demo>` rather than importing it, so this module and
+:mod:`~fairprobe.plugins.fairtree.tree` do not import each other.
 """
 
 from __future__ import annotations
@@ -21,12 +23,14 @@ __all__ = ["COVARIATES", "demo_step"]
 COVARIATES = ["age", "education", "region", "employed", "group"]
 
 
-def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
-              progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
+def demo_step(cls: type, report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int,
+              n_jobs: int, progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
     """Audit the scenario's income model with FairTree and add a section to ``report``.
 
     Parameters
     ----------
+    cls : type
+        :class:`~fairprobe.plugins.fairtree.tree.FairTree` (or a subclass).
     report : fairprobe.reporting.report.Report
         The demo's report.
     scenario : fairprobe.datasets.Scenario
@@ -55,16 +59,15 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
     Examples
     --------
     >>> from fairprobe.datasets import make_lending_scenario
+    >>> from fairprobe.plugins.fairtree.tree import FairTree
     >>> from fairprobe.reporting.report import Report
-    >>> found, table, lines = demo_step(Report("demo"), make_lending_scenario(8000, seed=0), {}, quick=True,
-    ...                                 seed=0, n_jobs=1, progress=False)
+    >>> found, table, lines = demo_step(FairTree, Report("demo"), make_lending_scenario(8000, seed=0), {},
+    ...                                 quick=True, seed=0, n_jobs=1, progress=False)
     >>> found
     {'biased_residuals': True, 'extra_variance': True}
     """
-    from fairprobe.plugins.fairtree.tree import FairTree
-
     audit = scenario.audit_frame
-    tree = FairTree(random_state=seed, max_depth=3, min_node_size=100).fit(
+    tree = cls(random_state=seed, max_depth=3, min_node_size=100).fit(
         audit[COVARIATES], y_true=np.log(audit.income.to_numpy()), y_pred=np.log(audit.income_estimate.to_numpy()))
     splits = tree.splits_
     sec = report.section(

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.exceptions import ConfigError, DataError
-from fairprobe.plugins.base import Analysis, Example, Summary
+from fairprobe.plugins.base import Analysis, Example, Summary, columns_by_role, positional_roles
 from fairprobe.plugins.fairtree.covariates import Covariate, prepare_covariates
 from fairprobe.plugins.fairtree.tests import PermutationSpec, fluctuation_test, permutation_node_test
 
@@ -328,15 +328,17 @@ class FairTree(Analysis):
                 raise ConfigError(f"random_state (--seed) must be None, a non-negative integer or a numpy Generator; "
                                   f"got {rs!r}. Pass e.g. random_state=0.") from None
 
-    def fit(self, X: pd.DataFrame | np.ndarray, y_true: Any = None, y_pred: Any = None, *,
+    @positional_roles("y_true", "y_pred")
+    def fit(self, data: pd.DataFrame | np.ndarray, *, y_true: Any = None, y_pred: Any = None,
             residuals: Any = None, loss_values: Any = None) -> FairTree:
         """Grow the audit tree.
 
         Parameters
         ----------
-        X : DataFrame or 2-D array
-            The data: covariates to audit along (any types). Columns named by a role below are
-            taken out of the covariates.
+        data : DataFrame or 2-D array
+            The covariates to audit along (any types). Columns named by a role below are taken
+            out of the covariates. (``fit(X, y_true, y_pred)`` with positional roles still works,
+            with a ``DeprecationWarning``.)
         y_true, y_pred : array-like or str
             Observed values and predictions (labels or probabilities for classifiers), or the
             names of columns of ``X`` holding them.
@@ -364,7 +366,7 @@ class FairTree(Analysis):
         for attr in self._fitted_attributes():  # a failed refit must not leave half of the old results
             delattr(self, attr)
         roles = {"y_true": y_true, "y_pred": y_pred, "residuals": residuals, "loss_values": loss_values}
-        X, roles = _columns_by_name(X, roles)
+        X, roles = columns_by_role(data, roles)
         y_true, y_pred, residuals, loss_values = roles.values()
         covariates = prepare_covariates(X)
         n = len(covariates[0].key)
@@ -968,22 +970,7 @@ class FairTree(Analysis):
         {'biased_residuals': True, 'extra_variance': True}
         >>> plt.close("all")
         """
-        from fairprobe.plugins.fairtree.demo import demo_step
+        from fairprobe.plugins.fairtree.demo import demo_step  # the step module does not import this one
 
-        return demo_step(report, scenario, facts, quick=quick, seed=seed, n_jobs=n_jobs, progress=progress)
+        return demo_step(cls, report, scenario, facts, quick=quick, seed=seed, n_jobs=n_jobs, progress=progress)
 
-
-def _columns_by_name(X: Any, roles: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-    """Roles given as column names of ``X`` replaced by those columns, which leave the covariates."""
-    named = {role: v for role, v in roles.items() if isinstance(v, str)}
-    if not named:
-        return X, roles
-    if not isinstance(X, pd.DataFrame):
-        raise DataError(f"{', '.join(f'{k}={v!r}' for k, v in named.items())} name columns, but the data is a "
-                        f"{type(X).__name__}, not a DataFrame; pass the values as arrays instead.")
-    missing = [v for v in named.values() if v not in X.columns]
-    if missing:
-        raise DataError(f"Column(s) {missing} are not in the data (columns: {list(X.columns)[:20]}); pass an "
-                        "existing column name or an array.")
-    out = {role: (X[v] if role in named else v) for role, v in roles.items()}
-    return X.drop(columns=list(dict.fromkeys(named.values()))), out

@@ -30,6 +30,7 @@ from fairprobe.cli.options import (
     seed_option,
 )
 from fairprobe.exceptions import ConfigError, DataError
+from fairprobe.plugins.rashomon.text import group_table
 from fairprobe.progress import status
 
 __all__ = ["build_pipeline", "multiplicity_command"]
@@ -208,7 +209,7 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
            f"settings on three quarters of them, the rest held out for scoring), then {n_models} candidate models ...")
     with warnings.catch_warnings(record=True) as caught:  # reported on stderr, in the JSON and in the report
         warnings.simplefilter("always", UserWarning)
-        rs.fit(train[columns], y, sensitive_features=groups)
+        rs.fit(train[columns], y_true=y, sensitive_features=groups)
     notes = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
     for note in notes:
         click.echo(f"warning: {note}", err=True)
@@ -303,20 +304,6 @@ def _definitions(model: str, dataset_multiplicity: str, epsilon: float, rs: Any,
     }
 
 
-def _group_table(by_group: pd.DataFrame, label: str) -> str:
-    """The per-group conflict as aligned columns: group label, rows, mean conflict, flagged share."""
-    header = [label or "group", "rows", "mean conflict", "flagged"]
-    body = [[str(g), f"{int(r['members']):,}", f"{float(r['mean_conflict']):.4f}",
-             f"{100 * float(r['flagged_share']):.1f}%"] for g, r in by_group.iterrows()]
-    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        padded = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
-        return "  " + "  ".join(padded).rstrip()
-
-    return "\n".join(line(cells) for cells in [header, *body])
-
-
 def _fill(line: str, indent: str = "") -> str:
     """One paragraph of the text output, wrapped at 100 characters (continuation lines indented two more)."""
     import textwrap
@@ -342,7 +329,7 @@ def _text(summary: dict[str, Any], by_group: pd.DataFrame | None, model: str, da
              _fill(f"Features ({len(s['features'])}): {', '.join(map(str, s['features']))}")]
     if by_group is not None:
         label = str(by_group.index.name or "group")
-        lines += ["", f"Conflict by {label} ({rows}):", _group_table(by_group, label)]
+        lines += ["", f"Conflict by {label} ({rows}):", group_table(by_group, label)]
     if "exact_linear_ambiguity" in s:
         lines += ["", *_exact_text(s, model, dataset_multiplicity, interrupted)]
     for note in s.get("warnings", []):
@@ -490,7 +477,7 @@ def _fit_exact(exact_model: Any, estimator: Any, train: pd.DataFrame, columns: l
     encode = clone(estimator.named_steps["encode"])
     X_num = pd.DataFrame(encode.fit_transform(train[columns]), index=train.index)
     try:
-        exact_model.fit(X_num, y)
+        exact_model.fit(X_num, y_true=y)
     except KeyboardInterrupt:
         interrupted = True
         if "result_" not in vars(exact_model):  # stopped in the reference program: nothing certified

@@ -16,7 +16,7 @@ import numpy as np
 
 from fairprobe.cli.options import data_option, force_option, json_option, out_option, read_table, require_columns
 from fairprobe.exceptions import ConfigError, DataError, FairprobeError
-from fairprobe.plugins.rashomon.cli import _group_table
+from fairprobe.plugins.rashomon.text import group_table
 from fairprobe.progress import status
 
 __all__ = ["multiplicity_trees_command"]
@@ -53,7 +53,8 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
                                as_json: bool) -> None:
     """Enumerate the exact Rashomon set of sparse trees (TreeFARMS) and report its multiplicity.
 
-    Needs the optional enumerator: pip install "fairprobe[trees]". The features must be 0/1
+    Needs the optional enumerator: pip install "fairprobe[trees]" (without it the command says so and
+    does nothing, with exit status 0). The features must be 0/1
     unless --binarise. The text output is the set's summary and, with --sensitive, a table per
     group; --json gives the same numbers.
 
@@ -66,6 +67,11 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
     """
     from fairprobe.plugins.rashomon.tree_exact import TreeRashomonSet
 
+    if not TreeRashomonSet.availability():  # a plain install: say which extra runs this command, do not fail
+        reason = f"the exact tree Rashomon set is {TreeRashomonSet.availability_reason()}"
+        click.echo(json.dumps({"skipped": True, "reason": reason}, indent=2) if as_json
+                   else f"multiplicity-trees skipped: {reason}")
+        return
     if sensitive and "," in sensitive:
         raise ConfigError(f"--sensitive takes one protected column for the exact trees; got {sensitive!r}. Name one "
                           "column (or combine them into one column first).")
@@ -92,7 +98,7 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
     status(f"enumerating the exact Rashomon set of sparse trees with TreeFARMS on {len(train):,} rows "
             f"({len(cols)} feature columns, depth budget {depth_budget}) ...")
     try:
-        trs.fit(train[cols], y, sensitive_features=groups, X_eval=None if test is None else test[cols])
+        trs.fit(train[cols], y_true=y, sensitive_features=groups, X_eval=None if test is None else test[cols])
     except FairprobeError as exc:  # the analysis names its parameters; the user typed options
         text = _option_names(str(exc))
         if text == str(exc):
@@ -114,7 +120,7 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
     lines = [trs.summary().as_text()]
     if trs.by_group_ is not None:
         rows = f"{summary['rows']:,} {'--test' if test is not None else 'training'} rows"
-        lines += ["", f"Conflict by {sensitive} ({rows}):", _group_table(trs.by_group_, str(sensitive))]
+        lines += ["", f"Conflict by {sensitive} ({rows}):", group_table(trs.by_group_, str(sensitive))]
     click.echo("\n".join(lines))
 
 

@@ -14,12 +14,14 @@ if TYPE_CHECKING:
 __all__ = ["demo_step"]
 
 
-def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
-              progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
+def demo_step(cls: type, report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int,
+              n_jobs: int, progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
     """A Rashomon set of decision trees on the scenario's recorded defaults; conflicts per applicant and group.
 
     Parameters
     ----------
+    cls : type
+        :class:`~fairprobe.plugins.rashomon.rashomon_set.RashomonSet` (or a subclass).
     report : fairprobe.reporting.report.Report
         Gets the step's section.
     scenario : fairprobe.datasets Scenario
@@ -47,15 +49,14 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
     Examples
     --------
     >>> from fairprobe.datasets import make_lending_scenario
+    >>> from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
     >>> from fairprobe.reporting.report import Report
-    >>> found, table, lines = demo_step(Report("demo"), make_lending_scenario(3000, seed=0), {}, quick=True, seed=0,
-    ...                                 n_jobs=1, progress=False)
+    >>> found, table, lines = demo_step(RashomonSet, Report("demo"), make_lending_scenario(3000, seed=0), {},
+    ...                                 quick=True, seed=0, n_jobs=1, progress=False)
     >>> lines[0].startswith("- multiplicity: "), list(table.columns)
     (True, ['applicants', 'mean_conflict', 'flagged_share'])
     """
     from sklearn.tree import DecisionTreeClassifier
-
-    from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
 
     audit = scenario.audit_frame
     X = audit[["age", "income", "education", "region", "employed"]].assign(
@@ -63,15 +64,16 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
     rng = np.random.default_rng(seed)
     test = rng.random(len(audit)) < 0.3
     n_models = 40 if quick else 150
-    rs = RashomonSet(estimator=DecisionTreeClassifier(), param_grid={"max_depth": [3, 4, 5, 6, 8],
-                                                                     "min_samples_leaf": [10, 30, 100]},
-                     epsilon=0.01, n_models=n_models, subsample=0.5, categorical_features=["education", "region"],
-                     threshold=0.2, random_state=seed, n_jobs=n_jobs, progress=progress)
+    rs = cls(estimator=DecisionTreeClassifier(), param_grid={"max_depth": [3, 4, 5, 6, 8],
+                                                             "min_samples_leaf": [10, 30, 100]},
+             epsilon=0.01, n_models=n_models, subsample=0.5, categorical_features=["education", "region"],
+             threshold=0.2, random_state=seed, n_jobs=n_jobs, progress=progress)
     y = audit.default.to_numpy()
     # the held-out applicants score the trees and are the audit set; their group gives the per-group table
     with warnings.catch_warnings(record=True) as caught:  # the report says it; the demo's output stays clean
         warnings.simplefilter("always", UserWarning)
-        rs.fit(X[~test], y[~test], X_held=X[test], y_held=y[test], sensitive_features=audit.group[test].to_numpy())
+        rs.fit(X[~test], y_true=y[~test], X_held=X[test], y_held=y[test],
+               sensitive_features=audit.group[test].to_numpy())
     P = rs.audit_predictions_
     described = audit.loc[test, ["age", "income", "education", "region"]]
     individual = pd.concat([rs.to_frame(), described], axis=1)

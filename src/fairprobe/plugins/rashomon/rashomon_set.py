@@ -10,6 +10,10 @@ held-out data form the Rashomon set (Definition 4.1 of the seed paper).
 stores the members' predictions on the *audit set* (the held-out rows when given, else ``X``)
 and everything the per-person results need, so :meth:`RashomonSet.summary`,
 :meth:`RashomonSet.to_frame` and :meth:`RashomonSet.figures` take no data.
+
+Models fitted elsewhere form a set too: ``RashomonSet(models=[m1, m2, ...]).fit(X_audit)`` audits
+exactly those models (no training, no epsilon filter), with the same per-person results as the
+prediction-matrix functions of :mod:`~fairprobe.plugins.rashomon.measures` on their predictions.
 """
 
 from __future__ import annotations
@@ -24,9 +28,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from fairprobe.core.validate import check_number as _check_number
+from fairprobe.core.validate import check_number
 from fairprobe.exceptions import ConfigError, DataError, FairprobeError, NotFittedError
-from fairprobe.plugins.base import Analysis, Example, Summary
+from fairprobe.plugins.base import Analysis, Example, Summary, columns_by_role, positional_roles
 from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio, delta_ambiguity
 
 if TYPE_CHECKING:
@@ -178,9 +182,14 @@ class RashomonSet(Analysis):
     Parameters
     ----------
     estimator : scikit-learn classifier or Pipeline
-        The model class (required). A :class:`~sklearn.pipeline.Pipeline` (e.g. a
-        ``ColumnTransformer`` one-hot encoding text columns, then a classifier) takes ``X`` as a
-        DataFrame with text columns.
+        The model class (required unless ``models`` is given). A
+        :class:`~sklearn.pipeline.Pipeline` (e.g. a ``ColumnTransformer`` one-hot encoding text
+        columns, then a classifier) takes ``X`` as a DataFrame with text columns.
+    models : list of fitted classifiers, optional
+        A set of models you already fitted (anything with ``predict``), used as the Rashomon set
+        as it is: :meth:`fit` only predicts the audit rows with each of them (and scores them when
+        labels are given). ``estimator``, ``epsilon``, the resampling and the reference search do
+        not apply; give either ``estimator`` or ``models``.
     param_grid : dict of lists, optional
         Hyperparameters searched for the reference model and drawn for each candidate (a
         Pipeline's are named ``step__parameter``).
@@ -255,11 +264,18 @@ class RashomonSet(Analysis):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(600, 2)); y = (X[:, 0] + rng.normal(0, 1, 600) > 0).astype(int)
     >>> rs = RashomonSet(estimator=DecisionTreeClassifier(), param_grid={"max_depth": [2, 3, 4]}, epsilon=0.05,
-    ...                  n_models=30, random_state=0, progress=False).fit(X, y)
+    ...                  n_models=30, random_state=0, progress=False).fit(X, y_true=y)
     >>> 0 < len(rs.scores_) <= 30, float(rs.conflict_ratio(X).max()) <= 0.5
     (True, True)
     >>> rs.to_frame().shape[0], "conflict ratios" in rs.figures()
     (600, True)
+
+    A set of models fitted elsewhere, audited on the same rows:
+
+    >>> own = [DecisionTreeClassifier(max_depth=d, random_state=0).fit(X, y) for d in (2, 3, 4)]
+    >>> given = RashomonSet(models=own).fit(X, y_true=y)
+    >>> given.audit_predictions_.shape, len(given.scores_)
+    ((3, 600), 3)
     """
 
     name: ClassVar[str] = "rashomon"
@@ -267,7 +283,8 @@ class RashomonSet(Analysis):
     demo_title: ClassVar[str] = "predictive multiplicity (Rashomon set)"
     demo_order: ClassVar[int] = 30
 
-    def __init__(self, *, estimator: Any = None, param_grid: dict[str, list[Any]] | None = None,
+    def __init__(self, *, estimator: Any = None, models: list[Any] | None = None,
+                 param_grid: dict[str, list[Any]] | None = None,
                  epsilon: float = 0.01, n_models: int = 200, dataset_multiplicity: str = "bootstrap",
                  subsample: float = 1.0, feature_subsample: float | None = None, feature_noise: float | None = None,
                  categorical_features: list[int | str] | None = None, category_flip: float | None = None,
@@ -277,6 +294,7 @@ class RashomonSet(Analysis):
                  n_jobs: int | None = None, parallel_backend: str | None = None, keep_models: bool = True,
                  progress: bool = True) -> None:
         self.estimator = estimator
+        self.models = models
         self.param_grid = param_grid
         self.epsilon = epsilon
         self.n_models = n_models
@@ -302,6 +320,9 @@ class RashomonSet(Analysis):
     def _check_params(self) -> None:
         """Every parameter, before any data is touched; ConfigError naming the parameter and the fix."""
         est = self.estimator
+        if self.models is not None:
+            self._check_models()
+            return
         if est is None:
             raise ConfigError("RashomonSet needs estimator=<a scikit-learn classifier>, e.g. "
                               "RashomonSet(estimator=DecisionTreeClassifier(), param_grid={'max_depth': [3, 5]}).")
@@ -335,22 +356,22 @@ class RashomonSet(Analysis):
         if self.sampler is not None and not callable(self.sampler):
             raise ConfigError("sampler must be a function sampler(rng) -> (X, y); got "
                               f"{type(self.sampler).__name__}.")
-        _check_number("epsilon", self.epsilon, low=0.0, hint=" (the tolerance in score units, e.g. 0.01)")
+        check_number("epsilon", self.epsilon, low=0.0, hint=" (the tolerance in score units, e.g. 0.01)")
         if isinstance(self.n_models, bool) or not isinstance(self.n_models, numbers.Integral) or self.n_models < 1:
             raise ConfigError(f"n_models must be a positive integer (e.g. 200); got {self.n_models!r}.")
         if self.dataset_multiplicity == "bootstrap":
-            _check_number("subsample", self.subsample, low=0.0, low_open=True,
+            check_number("subsample", self.subsample, low=0.0, low_open=True,
                           hint=" (the bootstrap size as a share of the training rows, e.g. 1.0)")
         else:
-            _check_number("subsample", self.subsample, low=0.0, high=1.0, low_open=True,
+            check_number("subsample", self.subsample, low=0.0, high=1.0, low_open=True,
                           hint=" (a share of the training rows, in (0, 1])")
-        _check_number("feature_subsample", self.feature_subsample, low=0.0, high=1.0, low_open=True, optional=True,
+        check_number("feature_subsample", self.feature_subsample, low=0.0, high=1.0, low_open=True, optional=True,
                       hint=" (the share of features each model sees, in (0, 1])")
-        _check_number("feature_noise", self.feature_noise, low=0.0, optional=True,
+        check_number("feature_noise", self.feature_noise, low=0.0, optional=True,
                       hint=" (a standard deviation, >= 0)")
-        _check_number("category_flip", self.category_flip, low=0.0, high=1.0, optional=True,
+        check_number("category_flip", self.category_flip, low=0.0, high=1.0, optional=True,
                       hint=" (a probability, in [0, 1])")
-        _check_number("penalty", self.penalty, low=0.0, hint=" (the weight of complexity(model), >= 0)")
+        check_number("penalty", self.penalty, low=0.0, hint=" (the weight of complexity(model), >= 0)")
         if self.penalty and self.complexity is None:
             raise ConfigError("penalty needs complexity=callable(model) -> float (e.g. the number of leaves).")
         if self.complexity is not None and not callable(self.complexity):
@@ -373,6 +394,23 @@ class RashomonSet(Analysis):
                                                    for j in cats):
             raise ConfigError(f"categorical_features must be a list of column positions (integers), e.g. [0, 3]; "
                               f"got {cats!r}.")
+
+    def _check_models(self) -> None:
+        """``models``: a non-empty list of fitted classifiers, and no ``estimator`` beside it."""
+        if self.estimator is not None:
+            raise ConfigError("Give estimator= (RashomonSet trains the set) or models= (your own fitted models), "
+                              "not both.")
+        models = self.models
+        if isinstance(models, str) or not isinstance(models, list | tuple) or not models:
+            raise ConfigError(f"models must be a non-empty list of fitted classifiers, e.g. models=[tree, forest]; "
+                              f"got {type(models).__name__}.")
+        bad = [i for i, m in enumerate(models) if isinstance(m, type) or not hasattr(m, "predict")]
+        if bad:
+            raise ConfigError(f"models[{bad[0]}] is {models[bad[0]]!r}, which cannot predict; pass fitted "
+                              "classifiers (objects with predict).")
+        if not callable(self.metric) and self.metric not in _METRICS:
+            raise ConfigError(f"metric must be one of {_METRICS} or a callable(y_true, y_pred); got {self.metric!r}.")
+        _check_threshold(self.threshold)
 
     def _frame_mode(self, X: Any) -> bool:
         """Whether ``X`` stays a DataFrame: it has text columns, or the estimator is a Pipeline."""
@@ -514,21 +552,31 @@ class RashomonSet(Analysis):
                             "(e.g. 'unknown') or drop those rows.")
         return groups, str(name) if isinstance(name, str) else "group"
 
-    def fit(self, X: Any, y_true: Any = None, *, X_held: Any = None, y_held: Any = None,
+    @positional_roles("y_true")
+    def fit(self, data: Any, *, y_true: Any = None, X_held: Any = None, y_held: Any = None,
             sensitive_features: Any = None) -> RashomonSet:
         """Find the reference model, train the candidates, keep the Rashomon set and its audit results.
 
+        With ``models=`` the given models are the set: ``fit`` predicts the audit rows (``X_held``
+        when given, else ``data``) with each and scores them when their labels are given.
+
         Parameters
         ----------
-        X : array-like or DataFrame (n, d)
-            Training features (a DataFrame with text columns needs a Pipeline that encodes them).
-        y_true : array-like (n,)
-            Training labels.
+        data : array-like or DataFrame (n, d)
+            Training features (a DataFrame with text columns needs a Pipeline that encodes them);
+            the column named by ``y_true`` is not a feature.
+        y_true : str or array-like (n,)
+            Training labels: a column name of ``data`` or one label per row (optional with
+            ``models=``). ``fit(X, y)`` with positional labels still works, with a
+            ``DeprecationWarning``.
         X_held, y_held : optional
             Rows that score the models and form the audit set. Without them a stratified 25 % split
-            of ``X`` scores the models and the audit set is the whole of ``X``.
+            of ``data`` scores the models and the audit set is the whole of ``data``. ``y_held``
+            may name a column of ``X_held``; by default a column of ``X_held`` named like
+            ``y_true`` holds its labels.
         sensitive_features : str or array-like, optional
-            A column name of the audit set, or one group per audit row: gives ``by_group_``.
+            A column name of the audit set (it stays a feature: drop it from the data first if the
+            models must not see it), or one group per audit row: gives ``by_group_``.
 
         Returns
         -------
@@ -542,7 +590,7 @@ class RashomonSet(Analysis):
         >>> rng = np.random.default_rng(1)
         >>> X = rng.normal(size=(400, 2)); y = (X[:, 0] > 0).astype(int)
         >>> rs = RashomonSet(estimator=DecisionTreeClassifier(), n_models=10, epsilon=0.05, random_state=0,
-        ...                  progress=False).fit(X, y, sensitive_features=X[:, 1] > 0)
+        ...                  progress=False).fit(X, y_true=y, sensitive_features=X[:, 1] > 0)
         >>> rs.audit_predictions_.shape[1], len(rs.by_group_)
         (400, 2)
         """
@@ -551,6 +599,9 @@ class RashomonSet(Analysis):
         for attr in self._fitted_attributes():  # a refit starts clean: no stale results of an earlier fit
             delattr(self, attr)
         self._check_params()
+        X, X_held, y_true, y_held = _labels_by_name(data, X_held, y_true, y_held)
+        if self.models is not None:
+            return self._fit_given(X, y_true, X_held, y_held, sensitive_features)
         frame = self._frame_mode(X)
         columns = list(X.columns) if isinstance(X, pd.DataFrame) else None
         raw_X, raw_held = X, X_held  # the row identifiers and a sensitive column come from these
@@ -590,9 +641,72 @@ class RashomonSet(Analysis):
             self.feature_names_in_ = np.asarray(columns, dtype=object)
         self.frame_mode_ = frame
         self._first_row_ = X.iloc[:1] if frame else None  # the constants of masked columns (feature_subsample)
-        # the per-person results, computed once: to_frame, summary and figures read them
+        self._set_individual(groups, group_name)
+        return self
+
+    def _fit_given(self, X: Any, y_true: Any, X_held: Any, y_held: Any, sensitive_features: Any) -> RashomonSet:
+        """``models=``: predict the audit rows with every given model; score them when labels are given.
+
+        No training and no epsilon filter: the user's models are the set. The per-person results
+        are computed as in :meth:`fit`, from the same prediction matrix.
+        """
+        audit_raw, labels = (X, y_true) if X_held is None else (X_held, y_held)
+        if X_held is None and y_held is not None:
+            raise DataError("y_held was given without X_held; with models= the audit rows are X_held when given, "
+                            "else the data, and their labels y_true.")
+        audit = audit_raw if isinstance(audit_raw, pd.DataFrame) else np.asarray(audit_raw)
+        if audit.ndim != 2 or audit.shape[0] == 0:
+            raise DataError(f"The audit rows must be 2-D with at least one row; got shape {audit.shape}.")
+        P = []
+        for i, model in enumerate(self.models):
+            try:
+                P.append(np.asarray(model.predict(audit)).ravel())
+            except FairprobeError:
+                raise
+            except Exception as exc:  # an unfitted model, or columns it was not fitted on
+                detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+                raise DataError(f"models[{i}] ({type(model).__name__}) could not predict the audit rows: {detail}. "
+                                "Pass fitted models and rows with the columns they were fitted on.") from None
+        if {p.shape for p in P} != {(audit.shape[0],)}:
+            raise DataError(f"Every model must predict one label per audit row ({audit.shape[0]}); got "
+                            f"{sorted({p.size for p in P})} predictions.")
+        P = np.stack(P)
+        if labels is not None:
+            y = np.asarray(labels).ravel()
+            if y.size != audit.shape[0]:
+                raise DataError(f"The labels have {y.size} values for {audit.shape[0]} audit rows; give one per row.")
+            scores = np.array([_score(self.metric, y, p) for p in P])
+            with warnings.catch_warnings():  # f1 of a constant prediction warns about an undefined precision
+                warnings.simplefilter("ignore")
+                labels_, counts = np.unique(y, return_counts=True)
+                baseline = _score(self.metric, y, np.full(y.shape, labels_[counts.argmax()]))
+        else:
+            scores, baseline = np.full(len(P), np.nan), np.nan
+        groups, group_name = self._groups(sensitive_features, audit_raw)
+        self.reference_params_ = {}
+        self.reference_score_ = float(np.max(scores)) if labels is not None else np.nan
+        self.candidate_scores_ = scores
+        self.baseline_score_ = float(baseline)
+        self.scores_ = scores
+        d = audit.shape[1]
+        self.columns_ = [np.arange(d)] * len(P)
+        self.params_ = [{} for _ in P]
+        self.held_predictions_ = self.audit_predictions_ = P
+        self.models_ = list(self.models) if self.keep_models else None
+        self.audit_index_ = (audit_raw.index.copy() if isinstance(audit_raw, pd.DataFrame)
+                             else pd.RangeIndex(audit.shape[0]))
+        self.n_features_in_ = d
+        if isinstance(audit_raw, pd.DataFrame):
+            self.feature_names_in_ = np.asarray(audit_raw.columns, dtype=object)
+        self.frame_mode_ = isinstance(audit_raw, pd.DataFrame)
+        self._first_row_ = audit_raw.iloc[:1] if self.frame_mode_ else None
+        self._set_individual(groups, group_name)
+        return self
+
+    def _set_individual(self, groups: np.ndarray | None, group_name: str) -> None:
+        """The per-person results of the audit set, computed once: to_frame, summary and figures read them."""
         individual = _individual(self.audit_predictions_, float(self.threshold))
-        individual.index = audit_index
+        individual.index = self.audit_index_
         if groups is not None:
             individual.insert(0, group_name, groups)
             self.by_group_ = _by_group(individual, group_name)
@@ -600,7 +714,6 @@ class RashomonSet(Analysis):
             self.by_group_ = None
         self.individual_ = individual
         self.convergence_ = _convergence(self.audit_predictions_)
-        return self
 
     def _held_out(self, X: Any, y: np.ndarray, X_held: Any, y_held: Any, columns: list[Any] | None, frame: bool,
                   split_seed: Any) -> tuple[Any, np.ndarray, Any, np.ndarray, Any]:
@@ -732,8 +845,8 @@ class RashomonSet(Analysis):
         not fitted
         """
         if "individual_" not in vars(self):  # a fit that failed half-way leaves no usable state
-            raise NotFittedError(f"This {type(self).__name__} is not fitted yet; call "
-                                 f"{type(self).__name__}(estimator=...).fit(X, y_true) before using its results.")
+            raise NotFittedError(f"This {type(self).__name__} is not fitted yet; call {type(self).__name__}"
+                                 "(estimator=...).fit(data, y_true=...) before using its results.")
 
     def _predictions(self, X: Any) -> np.ndarray:
         """The members' predictions on ``X``, or on the audit set when ``X`` is None."""
@@ -756,8 +869,16 @@ class RashomonSet(Analysis):
         self.check_is_fitted()
         table = self.individual_
         metric = self.metric if isinstance(self.metric, str) else "score"
-        lines = [f"{len(self.scores_)} of {self.n_models} models within {self.epsilon:g} of the reference {metric} "
-                 f"{self.reference_score_:.4f} (majority-class baseline {self.baseline_score_:.4f})",
+        if self.models is None:
+            head = (f"{len(self.scores_)} of {self.n_models} models within {self.epsilon:g} of the reference {metric} "
+                    f"{self.reference_score_:.4f} (majority-class baseline {self.baseline_score_:.4f})")
+        elif np.isfinite(self.scores_).all():
+            head = (f"{len(self.scores_)} given models (fitted by the user, not filtered): {metric} "
+                    f"{np.min(self.scores_):.4f} to {np.max(self.scores_):.4f} on the audit set (majority-class "
+                    f"baseline {self.baseline_score_:.4f})")
+        else:
+            head = f"{len(self.scores_)} given models (fitted by the user, not filtered; no labels, so no scores)"
+        lines = [head,
                  f"audit set: {len(table)} rows; ambiguity {float(np.mean(table.conflict_ratio > 0)):.3f}; "
                  f"{int(table.flagged.sum())} rows ({table.flagged.mean():.1%}) with conflict ratio > "
                  f"{float(self.threshold):g}"]
@@ -917,9 +1038,9 @@ class RashomonSet(Analysis):
         >>> RashomonSet.demo_title, RashomonSet.demo_order
         ('predictive multiplicity (Rashomon set)', 30)
         """
-        from fairprobe.plugins.rashomon.demo import demo_step
+        from fairprobe.plugins.rashomon.demo import demo_step  # the step module does not import this one
 
-        return demo_step(report, scenario, facts, quick=quick, seed=seed, n_jobs=n_jobs, progress=progress)
+        return demo_step(cls, report, scenario, facts, quick=quick, seed=seed, n_jobs=n_jobs, progress=progress)
 
     # -- measures (on new data, or on the audit set when X is None) ------------------------------
     def predict_matrix(self, X: Any = None) -> np.ndarray:
@@ -949,7 +1070,7 @@ class RashomonSet(Analysis):
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
         >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
-        ...                  random_state=0, progress=False).fit(X, y)
+        ...                  random_state=0, progress=False).fit(X, y_true=y)
         >>> rs.predict_matrix(X[:5]).shape, rs.predict_matrix().shape
         ((10, 5), (10, 300))
         """
@@ -1002,7 +1123,7 @@ class RashomonSet(Analysis):
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
         >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
-        ...                  random_state=0, progress=False).fit(X, y)
+        ...                  random_state=0, progress=False).fit(X, y_true=y)
         >>> rs.conflict_ratio(X[:5]).tolist()
         [0.1, 0.3, 0.0, 0.0, 0.0]
         """
@@ -1029,7 +1150,7 @@ class RashomonSet(Analysis):
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
         >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
-        ...                  random_state=0, progress=False).fit(X, y)
+        ...                  random_state=0, progress=False).fit(X, y_true=y)
         >>> round(rs.delta_ambiguity(), 3), round(rs.delta_ambiguity(X, delta=0.2), 3)
         (0.487, 0.28)
         """
@@ -1057,7 +1178,7 @@ class RashomonSet(Analysis):
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
         >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
-        ...                  random_state=0, progress=False).fit(X, y)
+        ...                  random_state=0, progress=False).fit(X, y_true=y)
         >>> grid, amb = rs.ambiguity_curve(deltas=[0, 0.1, 0.3])
         >>> amb.round(3).tolist()
         [0.487, 0.38, 0.2]
@@ -1096,7 +1217,7 @@ class RashomonSet(Analysis):
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
         >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
-        ...                  random_state=0, progress=False).fit(X, y)
+        ...                  random_state=0, progress=False).fit(X, y_true=y)
         >>> table = rs.convergence(steps=3)
         >>> table["n_models"].tolist(), list(table.columns[:3])
         ([1, 6, 10], ['n_models', 'mean_conflict', 'ambiguity_0'])
@@ -1132,7 +1253,7 @@ class RashomonSet(Analysis):
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
         >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
-        ...                  random_state=0, progress=False).fit(X, y)
+        ...                  random_state=0, progress=False).fit(X, y_true=y)
         >>> print(rs.individual_report(X[:3], threshold=0.1))
            majority  conflict_ratio  flagged  share_0  share_1
         0         1             0.1    False      0.1      0.9
@@ -1173,7 +1294,7 @@ class RashomonSet(Analysis):
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
         >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
-        ...                  random_state=0, progress=False).fit(X, y)
+        ...                  random_state=0, progress=False).fit(X, y_true=y)
         >>> rs.plot_conflict_histogram().get_xlabel()
         'conflict ratio'
         >>> plt.close("all")
@@ -1206,7 +1327,7 @@ class RashomonSet(Analysis):
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
         >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
-        ...                  random_state=0, progress=False).fit(X, y)
+        ...                  random_state=0, progress=False).fit(X, y_true=y)
         >>> [line.get_label() for line in rs.plot_ambiguity_curve(label="trees").lines]
         ['trees']
         >>> plt.close("all")
@@ -1244,7 +1365,7 @@ class RashomonSet(Analysis):
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(300, 2)); y = (X[:, 0] + rng.normal(0, 1, 300) > 0).astype(int)
         >>> rs = RashomonSet(estimator=DecisionTreeClassifier(max_depth=3), epsilon=0.05, n_models=10, reference=0.7,
-        ...                  random_state=0, progress=False).fit(X, y)
+        ...                  random_state=0, progress=False).fit(X, y_true=y)
         >>> rs.plot_scatter(X, features=(0, 1)).get_xlabel()
         'feature 0'
         >>> plt.close("all")
@@ -1260,6 +1381,23 @@ class RashomonSet(Analysis):
         return plot_conflict_scatter(np.asarray(values, dtype=float), P, (0, 1), ax=ax)
 
 
+def _labels_by_name(data: Any, X_held: Any, y_true: Any, y_held: Any) -> tuple[Any, Any, Any, Any]:
+    """Labels given as column names, taken out of the features: ``y_true`` of ``data``, ``y_held`` of ``X_held``.
+
+    Without ``y_held``, a column of ``X_held`` named like ``y_true`` holds the held-out labels.
+    """
+    X, values = columns_by_role(data, {"y_true": y_true})
+    held_name = y_held if isinstance(y_held, str) else None
+    if y_held is None and isinstance(y_true, str) and isinstance(X_held, pd.DataFrame) and y_true in X_held.columns:
+        held_name = y_true
+    if held_name is not None:
+        if X_held is None:
+            raise DataError(f"y_held={held_name!r} names a column of X_held, but no X_held was given.")
+        X_held, held = columns_by_role(X_held, {"y_held": held_name})
+        y_held = held["y_held"]
+    return X, X_held, values["y_true"], y_held
+
+
 def _allows_nan(estimator: Any) -> bool:
     """Whether a scikit-learn estimator declares that it fits data with missing values."""
     try:
@@ -1270,7 +1408,7 @@ def _allows_nan(estimator: Any) -> bool:
 
 def _check_threshold(threshold: Any, name: str = "threshold") -> float:
     """A conflict-ratio threshold: a number in [0, 1)."""
-    return _check_number(name, threshold, low=0.0, high=1.0 - 1e-12,
+    return check_number(name, threshold, low=0.0, high=1.0 - 1e-12,
                          hint=" (a conflict ratio, in [0, 0.5] for two classes, e.g. 0.2)")
 
 

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.exceptions import BackendUnavailableError, ConfigError, DataError
-from fairprobe.plugins.base import Analysis, Example, Summary
+from fairprobe.plugins.base import Analysis, Example, Summary, positional_roles
 from fairprobe.plugins.rashomon.binarise import QuantileBinariser, is_binary_frame
 from fairprobe.plugins.rashomon.measures import conflict_ratio as _conflict_ratio_matrix
 
@@ -246,6 +246,9 @@ class TreeRashomonSet(Analysis):
     name = "tree_rashomon"
     description = "exact Rashomon set of sparse decision trees (TreeFARMS) and its predictive multiplicity"
     demo_order = 95
+    # the enumerator is an optional package: availability() finds it without importing it
+    requires = ("treefarms",)
+    extra = "trees"
 
     def __init__(self, *, regularization: float = 0.01, depth_budget: int = 5,
                  rashomon_bound_adder: float | None = 0.05, rashomon_bound_multiplier: float | None = None,
@@ -320,7 +323,8 @@ class TreeRashomonSet(Analysis):
             return pd.DataFrame(self.binariser_.fit_transform(X)).astype(np.uint8)
         return pd.DataFrame(self.binariser_.transform(X)).astype(np.uint8)
 
-    def fit(self, data: Any, y_true: Any = None, *, sensitive_features: Any = None,
+    @positional_roles("y_true")
+    def fit(self, data: Any, *, y_true: Any = None, sensitive_features: Any = None,
             X_eval: Any = None) -> TreeRashomonSet:
         """Enumerate the Rashomon set on ``data`` and compute its multiplicity on ``X_eval``.
 

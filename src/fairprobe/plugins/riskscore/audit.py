@@ -45,6 +45,7 @@ from fairprobe.exceptions import ConfigError, DataError
 from fairprobe.plugins.base import Analysis, Example, Summary
 from fairprobe.plugins.riskscore.bootstrap import bootstrap_counts, resample_counts
 from fairprobe.plugins.riskscore.calibration import as_outcomes, check_scores, drmsce
+from fairprobe.plugins.riskscore.common import BADNESS, add_text
 from fairprobe.plugins.riskscore.discrimination import auprg, auroc, calibration_intercept_slope
 
 if TYPE_CHECKING:
@@ -76,10 +77,6 @@ EUR_SENTENCE = ("EUR (expected under-representation) averages, over thresholds a
                 "min(1, p(G | R >= threshold) / p(G | Y = 1)): the group's share among those flagged divided by "
                 "its share among the actual positives; 1 means the group is never under-represented among the "
                 "flagged, 0.8 that it is flagged on average 20% less often than its share of positives warrants.")
-# distance from the ideal value, per metric (smaller is better)
-_BADNESS: dict[str, Callable[[float], float]] = {
-    "drmsce": lambda v: v, "auroc": lambda v: -v, "auprg": lambda v: -v, "eur": lambda v: -v,
-    "calibration_intercept": abs, "calibration_slope": lambda v: abs(v - 1)}
 
 
 def _quiet(fn: Callable[[np.ndarray, np.ndarray], float], y: np.ndarray, r: np.ndarray) -> float:
@@ -203,13 +200,33 @@ def _resample_note(metric: str, undefined: int, b: int, ci: float, defined: bool
     return f"no {ci * 100:g}% interval, {what}"
 
 
+def _legacy_sensitive_features(init: Callable[..., None]) -> Callable[..., None]:
+    """``RiskScoreAudit(sensitive_features=[...])``, the earlier spelling: still accepted, with a warning.
+
+    The groups are a role of :meth:`RiskScoreAudit.fit` (one place for each parameter); the
+    constructor's value is kept out of the parameters and used by ``fit`` when it gets none.
+    """
+    @functools.wraps(init)
+    def wrapper(self: RiskScoreAudit, **params: Any) -> None:
+        legacy = params.pop("sensitive_features", None)
+        init(self, **params)
+        if legacy is not None:
+            warnings.warn("RiskScoreAudit(sensitive_features=...) is deprecated; pass the groups to fit: "
+                          "audit.fit(data, y_true=..., y_score=..., sensitive_features=[...]).",
+                          DeprecationWarning, stacklevel=2)
+            self._sensitive_features = legacy
+
+    return wrapper
+
+
 class RiskScoreAudit(Analysis):
     """Calibration, discrimination and representation of a risk score for every group.
 
+    The groups come from :meth:`fit`'s ``sensitive_features`` (the constructor's
+    ``sensitive_features=`` of earlier versions still works, with a ``DeprecationWarning``).
+
     Parameters
     ----------
-    sensitive_features : list of str, optional
-        Columns of ``data`` defining the groups; used when :meth:`fit` is not given any.
     max_intersections : int
         Largest number of attributes combined in one group.
     min_group_size : int
@@ -276,12 +293,12 @@ class RiskScoreAudit(Analysis):
     demo_title: ClassVar[str] = "risk-score audit"
     demo_order: ClassVar[int] = 40
 
-    def __init__(self, *, sensitive_features: list[str] | None = None, max_intersections: int = 3,
-                 min_group_size: int = 100, n_bootstrap: int = 200, metrics: tuple[str, ...] = KNOWN_METRICS,
-                 ci: float = 0.95, auprg_below: float = 0.2, max_levels: int = 10,
+    @_legacy_sensitive_features
+    def __init__(self, *, max_intersections: int = 3, min_group_size: int = 100, n_bootstrap: int = 200,
+                 metrics: tuple[str, ...] = KNOWN_METRICS, ci: float = 0.95,
+                 auprg_below: float = 0.2, max_levels: int = 10,
                  random_state: int | np.random.Generator | None = None, n_jobs: int | None = None,
                  progress: bool = True, positive_label: Any = None) -> None:
-        self.sensitive_features = sensitive_features
         self.max_intersections = max_intersections
         self.min_group_size = min_group_size
         self.n_bootstrap = n_bootstrap
@@ -296,16 +313,14 @@ class RiskScoreAudit(Analysis):
 
     # -- parameters -----------------------------------------------------------------------------
     def _check_params(self) -> None:
-        """Raise a ``ConfigError`` naming the first option out of range (the fix is in the message).
-
-        ``sensitive_features`` is checked when given (it may also come from :meth:`fit`).
-        """
+        """Raise a ``ConfigError`` naming the first option out of range (the fix is in the message)."""
         def whole(name: str, value: Any, low: int, hint: str = "") -> None:
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
                 raise ConfigError(f"{name} must be at least {low} (a whole number); got {value!r}.{hint}")
 
-        if self.sensitive_features is not None:
-            _check_features(self.sensitive_features)
+        legacy = vars(self).get("_sensitive_features")
+        if legacy is not None:
+            _check_features(legacy)
         whole("max_intersections", self.max_intersections, 1, " Use 1 for single attributes.")
         whole("min_group_size", self.min_group_size, 1)
         whole("n_bootstrap", self.n_bootstrap, 1, " Use at least 200 resamples for 95% intervals.")
@@ -342,7 +357,12 @@ class RiskScoreAudit(Analysis):
         dupes = sorted({str(c) for c in frame.columns[frame.columns.duplicated()] if c in features})
         if dupes:
             raise DataError(f"The frame has several columns named {dupes}; give every column a distinct name.")
+        return self._code_attributes(frame[features])
+
+    def _code_attributes(self, frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
+        """Each attribute as text labels (numeric ones with many values binned into quartiles)."""
         out, binned = {}, {}
+        features = list(frame.columns)
         for col in features:
             s = frame[col]
             if s.isna().any():
@@ -375,22 +395,25 @@ class RiskScoreAudit(Analysis):
         return groups, k_of, pd.DataFrame(dropped, columns=["group", "n"])
 
     # -- fitting ------------------------------------------------------------------------------------
-    def fit(self, data: pd.DataFrame, *, y_true: Any, y_score: Any,
-            sensitive_features: list[str] | None = None) -> RiskScoreAudit:
+    def fit(self, data: pd.DataFrame | None, *, y_true: Any, y_score: Any,
+            sensitive_features: Any = None) -> RiskScoreAudit:
         """Audit the scores ``y_score`` against the outcomes ``y_true`` for the groups of ``data``.
 
         Parameters
         ----------
-        data : DataFrame
+        data : DataFrame or None
             One row per unit; holds the sensitive features (and possibly the outcome and score).
+            ``None`` when every role is given as values.
         y_true : str or array-like
             Binary outcomes: a column name of ``data`` or one value per row.
         y_score : str or array-like
             Risk scores: a column name of ``data`` or one value per row. Any real-valued score
             ranks (AUROC, AUPRG, EUR); the calibration measures need probabilities in [0, 1] and
             are NaN otherwise (see ``calibration_note_``).
-        sensitive_features : list of str, optional
-            Columns of ``data`` defining the groups (default: the constructor's).
+        sensitive_features : str, list of str, Series, DataFrame or array
+            The attributes defining the groups: column names of ``data`` (one name or a list), or
+            the values themselves (a Series or 1-D array for one attribute, a DataFrame with one
+            column per attribute), one row per unit.
 
         Returns
         -------
@@ -405,7 +428,7 @@ class RiskScoreAudit(Analysis):
             constant; no group reaching ``min_group_size``; a single outcome class when a
             discrimination or representation metric is requested.
         ConfigError
-            An option out of range, or no sensitive features given here or to the constructor.
+            An option out of range, or no sensitive features given.
 
         Examples
         --------
@@ -416,22 +439,30 @@ class RiskScoreAudit(Analysis):
         for attr in self._fitted_attributes():  # a failed refit must not look fitted
             delattr(self, attr)
         self._check_params()
-        features = self.sensitive_features if sensitive_features is None else sensitive_features
-        if features is None:
+        if sensitive_features is None:  # the constructor's (deprecated) spelling
+            sensitive_features = vars(self).get("_sensitive_features")
+        if sensitive_features is None:
             raise ConfigError("RiskScoreAudit needs sensitive features: pass fit(data, y_true=..., y_score=..., "
-                              "sensitive_features=['sex', ...]) or RiskScoreAudit(sensitive_features=[...]).")
-        features = list(_check_features(features))
-        if not isinstance(data, pd.DataFrame):
+                              "sensitive_features=['sex', ...]).")
+        named = [v for v in (y_true, y_score) if isinstance(v, str)]
+        by_name = isinstance(sensitive_features, str | list | tuple)
+        if not isinstance(data, pd.DataFrame) and (data is not None or named or by_name):
             raise DataError(f"data must be a DataFrame with the sensitive features as columns; got "
                             f"{type(data).__name__}.")
         y_raw, r_raw = _role(data, y_true, "y_true"), _role(data, y_score, "y_score")
         # as_outcomes names the outcome column in its messages; check_scores then sees clean 0/1 values
         y, r = check_scores(as_outcomes(y_raw, self.positive_label), r_raw, what="The risk-score audit",
                             bounded=False)
-        if len(data) != y.size:
+        if data is not None and len(data) != y.size:
             raise DataError(f"data must be a DataFrame with one row per score ({y.size}); got "
                             f"{type(data).__name__} with {len(data)} rows.")
-        attrs, binned = self._attributes(data.reset_index(drop=True), features)
+        if by_name:
+            features = list(_check_features([sensitive_features] if isinstance(sensitive_features, str)
+                                            else sensitive_features))
+            attrs, binned = self._attributes(data.reset_index(drop=True), features)
+        else:
+            attrs, binned = self._code_attributes(_attribute_values(sensitive_features, y.size))
+            features = list(attrs.columns)
         groups, k_of, dropped = self._groups(attrs)
         if len(groups) == 1:
             # only 'all' would be audited: an answer about no group at all
@@ -609,7 +640,7 @@ class RiskScoreAudit(Analysis):
             groups = rows[rows.group != "all"]
             ranked = groups[groups.apply(_rankable, axis=1)] if len(groups) else groups
             if len(ranked):
-                order = ranked.assign(_bad=ranked["point"].map(_BADNESS[m])).sort_values("_bad", kind="stable")
+                order = ranked.assign(_bad=ranked["point"].map(BADNESS[m])).sort_values("_bad", kind="stable")
                 best, worst = order.iloc[0], order.iloc[-1]
                 line += (f"; best {shown(best)}; worst {shown(worst)}" if len(order) > 1
                          else f"; the one ranked group {shown(best)}")
@@ -671,7 +702,7 @@ class RiskScoreAudit(Analysis):
         True
         """
         sec = super().report_section(report, title)
-        _add_text(sec,
+        add_text(sec,
             "DRMSCE (debiased root-mean-square calibration error, 0 = calibrated; needs scores in [0, 1]), AUROC "
             "and AUPRG (discrimination; any real-valued score) and expected under-representation per group and "
             f"intersection of at least {self.min_group_size} rows. Every group is in the tables; figures that show "
@@ -683,9 +714,9 @@ class RiskScoreAudit(Analysis):
             "column; undefined resamples count as beyond both ends of an interval, which is undefined once "
             "they reach into a tail. Undefined values and intervals are never ranked nor flagged.")
         if "eur" in self.metrics:
-            _add_text(sec, EUR_SENTENCE)
+            add_text(sec, EUR_SENTENCE)
         if self.calibration_note_:
-            _add_text(sec, f"Note: {self.calibration_note_}")
+            add_text(sec, f"Note: {self.calibration_note_}")
         sec.add_table("all results (long form)", self.results_.round(4))
         return sec
 
@@ -979,9 +1010,31 @@ class RiskScoreAudit(Analysis):
         >>> RiskScoreAudit.demo_title, RiskScoreAudit.demo_order
         ('risk-score audit', 40)
         """
-        from fairprobe.plugins.riskscore.demo import demo_step
+        from fairprobe.plugins.riskscore.demo import demo_step  # the step module does not import this one
 
-        return demo_step(report, scenario, facts, quick=quick, seed=seed, n_jobs=n_jobs, progress=progress)
+        return demo_step(cls, report, scenario, facts, quick=quick, seed=seed, n_jobs=n_jobs, progress=progress)
+
+
+def _attribute_values(values: Any, n: int) -> pd.DataFrame:
+    """Sensitive attributes given as values: one column per attribute, one row per unit."""
+    if isinstance(values, pd.DataFrame):
+        frame = values.reset_index(drop=True)
+    elif isinstance(values, pd.Series):
+        frame = values.reset_index(drop=True).to_frame(values.name if isinstance(values.name, str) else "group")
+    else:
+        arr = np.asarray(values, dtype=object)
+        if arr.ndim == 1:
+            frame = pd.DataFrame({"group": arr})
+        elif arr.ndim == 2:
+            frame = pd.DataFrame(arr, columns=[f"group{j}" for j in range(arr.shape[1])])
+        else:
+            raise DataError(f"sensitive_features must be column names or one row of attributes per unit; got an "
+                            f"array of shape {arr.shape}.")
+    if len(frame) != n or frame.shape[1] == 0:
+        raise DataError(f"sensitive_features holds {len(frame)} row(s) of {frame.shape[1]} attribute(s); give one "
+                        f"row per score ({n}), or the column names of data.")
+    frame.columns = [str(c) for c in frame.columns]
+    return frame
 
 
 def _check_features(feats: Any) -> list[str]:
@@ -994,9 +1047,9 @@ def _check_features(feats: Any) -> list[str]:
     return list(feats)
 
 
-def _role(data: pd.DataFrame, value: Any, role: str) -> Any:
+def _role(data: pd.DataFrame | None, value: Any, role: str) -> Any:
     """A role given as a column name of ``data`` (its column) or as values (unchanged)."""
-    if isinstance(value, str):
+    if isinstance(value, str) and data is not None:
         if value not in data.columns:
             raise DataError(f"{role}={value!r} is not a column of data (columns: {list(data.columns)}); pass a "
                             "column name or one value per row.")
@@ -1011,7 +1064,3 @@ def _rankable(row: pd.Series) -> bool:
     """A results row with a defined point estimate and interval (only those are ranked or flagged)."""
     return bool(np.isfinite(row["point"]) and np.isfinite(row["lower"]) and np.isfinite(row["upper"]))
 
-
-def _add_text(sec: Section, text: str) -> None:
-    """Append a paragraph to a report section's text."""
-    sec.text = f"{sec.text}\n\n{text}" if sec.text else text

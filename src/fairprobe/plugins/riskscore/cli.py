@@ -55,7 +55,7 @@ def riskscore_command(data_path: Path, target: str, positive_label: str | None, 
     if not cols:
         raise ConfigError(f"--sensitive {groups!r} names no column; give comma-separated columns, e.g. "
                           "--sensitive sex,race.")
-    audit = RiskScoreAudit(sensitive_features=cols, max_intersections=max_intersections,
+    audit = RiskScoreAudit(max_intersections=max_intersections,
                            min_group_size=min_group_size, n_bootstrap=bootstrap, random_state=seed,
                            n_jobs=None if jobs == 1 else jobs, positive_label=positive_label)
     audit._check_params()  # options first: a bad option fails before the file is read
@@ -68,7 +68,7 @@ def riskscore_command(data_path: Path, target: str, positive_label: str | None, 
             y = y.astype(float)
         except ValueError:
             pass  # the audit names the column's values
-    audit.fit(df, y_true=y, y_score=score)
+    audit.fit(df, y_true=y, y_score=score, sensitive_features=cols)
     if out_dir is not None:
         audit.to_report(out_dir)  # `--out` prints "report written to <page>" on stderr (fairprobe.cli.options)
     if as_json:

@@ -1,10 +1,16 @@
-"""The risk-score audit's step of ``fairprobe demo`` (:meth:`RiskScoreAudit.demo` delegates here)."""
+"""The risk-score audit's step of ``fairprobe demo`` (:meth:`RiskScoreAudit.demo` delegates here).
+
+The step gets the analysis class from :meth:`RiskScoreAudit.demo` rather than importing it, so this
+module and :mod:`~fairprobe.plugins.riskscore.audit` do not import each other.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+from fairprobe.plugins.riskscore.common import add_text
 
 if TYPE_CHECKING:
     from fairprobe.reporting.report import Report
@@ -15,12 +21,14 @@ __all__ = ["FEATURES", "demo_step"]
 FEATURES = ["group", "region", "education"]
 
 
-def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
-              progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
+def demo_step(cls: type, report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool,
+              seed: int, n_jobs: int, progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
     """Audit the scenario's risk score per group; detect the miscalibrated region (east).
 
     Parameters
     ----------
+    cls : type
+        :class:`~fairprobe.plugins.riskscore.audit.RiskScoreAudit` (or a subclass).
     report : fairprobe.reporting.report.Report
         Receives the step's section.
     scenario : fairprobe.datasets.Scenario
@@ -48,23 +56,22 @@ def demo_step(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bo
     Examples
     --------
     >>> from fairprobe.datasets import make_lending_scenario
+    >>> from fairprobe.plugins.riskscore.audit import RiskScoreAudit
     >>> from fairprobe.reporting.report import Report
     >>> facts = {}
-    >>> found, table, lines = demo_step(Report("demo"), make_lending_scenario(4000, seed=0), facts, quick=True,
-    ...                                 seed=0, n_jobs=1, progress=False)
+    >>> found, table, lines = demo_step(RiskScoreAudit, Report("demo"), make_lending_scenario(4000, seed=0), facts,
+    ...                                 quick=True, seed=0, n_jobs=1, progress=False)
     >>> found, facts["riskscore"]["worst_calibrated"]
     ({'miscalibrated_group': True}, 'region=east')
     """
-    from fairprobe.plugins.riskscore.audit import RiskScoreAudit, _add_text
-
     audit = scenario.audit_frame
     data = audit.assign(**{c: audit[c].astype(str) for c in FEATURES})
-    ra = RiskScoreAudit(sensitive_features=FEATURES, max_intersections=1 if quick else 2, min_group_size=100,
-                        n_bootstrap=30 if quick else 200, random_state=seed, n_jobs=n_jobs,
-                        progress=progress).fit(data, y_true="default", y_score="score")
+    ra = cls(max_intersections=1 if quick else 2, min_group_size=100, n_bootstrap=30 if quick else 200,
+             random_state=seed, n_jobs=n_jobs, progress=progress).fit(data, y_true="default", y_score="score",
+                                                                      sensitive_features=FEATURES)
     by_group = ra.by_group_
     sec = ra.report_section(report, "Risk-score audit: calibration, discrimination and representation per group")
-    _add_text(sec, "DRMSCE (debiased calibration error, 0 = calibrated), AUROC and AUPRG (discrimination) and expected "
+    add_text(sec, "DRMSCE (debiased calibration error, 0 = calibrated), AUROC and AUPRG (discrimination) and expected "
                  "under-representation (1 = never under-represented among the highest scores) for every group and "
                  "intersection with at least 100 applicants: point estimates with 95 % bootstrap intervals.")
     single = by_group[by_group.index.map(ra.n_attributes_) == 1]

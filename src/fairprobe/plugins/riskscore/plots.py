@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.exceptions import ConfigError
+from fairprobe.plugins.riskscore.common import BADNESS
 from fairprobe.reporting.plotting import new_axes
 
 __all__ = ["extreme_groups", "plot_curves", "plot_distributions", "plot_metric_panel", "plot_reliability",
@@ -49,9 +50,7 @@ def extreme_groups(audit: Any, metric: str = "drmsce") -> list[str]:
     sub = _defined(res[(res.metric == metric) & (res.group != "all")])
     if sub.empty:
         return ["all"]
-    from fairprobe.plugins.riskscore.audit import _BADNESS
-
-    order = sub.assign(_bad=sub["point"].map(_BADNESS[metric])).sort_values("_bad", kind="stable").group.tolist()
+    order = sub.assign(_bad=sub["point"].map(BADNESS[metric])).sort_values("_bad", kind="stable").group.tolist()
     return list(dict.fromkeys([order[0], order[-1], "all"]))
 
 
