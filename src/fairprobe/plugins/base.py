@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
-from fairprobe.core.results import Summary
+from fairprobe.core.results import Conclusion, Explained, Summary
 from fairprobe.exceptions import ConfigError, DataError, NotFittedError
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ class Example:
         return self.analysis.fit(self.data, **self.roles)
 
 
-class Analysis(abc.ABC):
+class Analysis(Explained):
     """Base class of analysis plugins (see the module docstring for the contract).
 
     Subclasses set the class attributes ``name`` and ``description`` and implement :meth:`fit`,
@@ -390,6 +390,22 @@ class Analysis(abc.ABC):
         >>> isinstance(FairTree.example().fit().summary(), Summary)
         True
         """
+
+    def conclusion(self) -> Conclusion:
+        """The analysis' headline finding (the first line of its summary; verdict ``"finding"``).
+
+        Returns
+        -------
+        Conclusion
+
+        Examples
+        --------
+        >>> from fairprobe.plugins.fairtree.tree import FairTree
+        >>> FairTree.example().fit().conclusion().verdict
+        'finding'
+        """
+        self.check_is_fitted()
+        return Conclusion("finding", _first_finding([self.summary().as_text()]))
 
     @abc.abstractmethod
     def to_frame(self) -> pd.DataFrame:
