@@ -242,12 +242,18 @@ class ObservedValue:
 
         Examples
         --------
-        >>> ObservedValue(0.23087, 0.23087).text(), ObservedValue(0.1, 0.3).text()
-        ('0.2309', '[0.1000, 0.3000]')
+        >>> ObservedValue(0.23087, 0.23087).text(), ObservedValue(0.1, 0.3).text(), ObservedValue(-1e-9, 0.0).text()
+        ('0.2309', '[0.1000, 0.3000]', '0.0000')
         """
         if not self.defined:
             return "undefined"
-        return f"{self.lower:.4f}" if abs(self.upper - self.lower) <= 5e-5 else f"[{self.lower:.4f}, {self.upper:.4f}]"
+
+        def shown(x: float) -> str:
+            return f"{0.0 if abs(x) < 5e-5 else x:.4f}"  # never "-0.0000" for solver noise around 0
+
+        if abs(self.upper - self.lower) <= 5e-5:
+            return shown(self.lower)
+        return f"[{shown(self.lower)}, {shown(self.upper)}]"
 
     def to_dict(self) -> dict[str, Any]:
         """``{"lower", "upper", "error"}`` (JSON-safe).
