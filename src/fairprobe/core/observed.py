@@ -241,5 +241,7 @@ def observed(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P") -> GroupRat
         rows[label] = _row(cells[cells["A"] == code], n, str(label), few)
     by_group = pd.DataFrame.from_dict(rows, orient="index")
     by_group.index.name = "A"
+    if n is not None:
+        by_group["units"] = by_group["units"].astype("Int64")  # counts, not floats
     overall = pd.Series(_row(cells, n, "overall", {}), name="overall")
     return GroupRates(by_group, overall, "A", few)
