@@ -73,7 +73,7 @@ def synthetic(args: argparse.Namespace) -> bool:
         t0 = time.perf_counter()
         rs = RashomonSet(estimator=DecisionTreeClassifier(), reference=reference, random_state=args.seed + k,
                          **common, **kw)
-        rs.fit(X, y, X_held=Xt, y_held=yt)
+        rs.fit(X, y_true=y, X_held=Xt, y_held=yt)
         reference = rs.reference_score_  # one bar for every condition
         P = rs.audit_predictions_  # the members on the held-out rows
         c = conflict_ratio(P)
@@ -137,7 +137,7 @@ def adult(args: argparse.Namespace) -> None:
     for k, (name, kw) in enumerate(conditions.items()):
         rs = RashomonSet(estimator=DecisionTreeClassifier(), reference=reference, random_state=args.seed + k,
                          **common, **kw)
-        rs.fit(Xv[train], yv[train], X_held=Xv[test], y_held=yv[test])
+        rs.fit(Xv[train], y_true=yv[train], X_held=Xv[test], y_held=yv[test])
         reference = rs.reference_score_
         P = rs.audit_predictions_
         c = conflict_ratio(P)
@@ -157,7 +157,7 @@ def adult(args: argparse.Namespace) -> None:
         t0 = time.perf_counter()
         RashomonSet(estimator=DecisionTreeClassifier(), reference=reference, dataset_multiplicity="none",
                     param_grid=GRID, epsilon=0.1, n_models=253, n_jobs=jobs, random_state=0, progress=False).fit(
-            Xv[train], yv[train], X_held=Xv[test], y_held=yv[test])
+            Xv[train], y_true=yv[train], X_held=Xv[test], y_held=yv[test])
         times[jobs] = time.perf_counter() - t0
     print(f"\n253 trees on 7,000 rows: n_jobs=1 {times[1]:.2f} s, n_jobs=2 {times[2]:.2f} s, "
           f"speed-up {times[1] / times[2]:.2f}x")

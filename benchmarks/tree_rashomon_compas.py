@@ -78,7 +78,7 @@ def main() -> None:
         Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y[tr], y[te]
         trs = TreeRashomonSet(regularization=0.01, depth_budget=args.depth_budget, rashomon_bound_adder=0.05)
         t0 = time.perf_counter()
-        trs.fit(Xtr, ytr, X_eval=Xte)
+        trs.fit(Xtr, y_true=ytr, X_eval=Xte)
         wall = time.perf_counter() - t0
         print(f"\nsplit {split}: train {len(tr):,} / test {len(te):,}; exact set {trs.n_trees_:,} trees "
               f"({trs.n_graph_nodes_:,} graph nodes), best objective {trs.reference_objective_:.4f}; "
@@ -102,7 +102,7 @@ def main() -> None:
             rs = RashomonSet(estimator=DecisionTreeClassifier(), param_grid=GRID, epsilon=0.05, n_models=k,
                              subsample=0.5, reference=acc0, random_state=split, progress=False, n_jobs=1)
             t1 = time.perf_counter()
-            rs.fit(Xtr.to_numpy(), ytr, X_held=Xte.to_numpy(), y_held=yte)
+            rs.fit(Xtr.to_numpy(), y_true=ytr, X_held=Xte.to_numpy(), y_held=yte)
             P = rs.audit_predictions_
             print(f"  ad-hoc {k:>3} candidates -> {P.shape[0]:>3} members: A_0 = {delta_ambiguity(P, 0):.4f}, "
                   f"A_0.1 = {delta_ambiguity(P, 0.1):.4f}, distance to exact {trs.rashomon_distance(P):.4f} "

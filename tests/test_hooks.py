@@ -145,7 +145,13 @@ def test_hook_select_backend() -> None:
 
     pm = fresh_plugin_manager(Prefer())
     assert pm.hook.fairprobe_select_backend(program=None, available=["ortools", "scip"]) == "ortools"
-    assert fairprobe.get_backend("auto", pm=pm).name in {"ortools", "scip"}
+    # get_backend asks the plugin with the backends usable here: it fixes OR-Tools only where OR-Tools is
+    # installed; on a bare install it declines and "auto" chooses program by program
+    chosen = fairprobe.get_backend("auto", pm=pm)
+    if get_registry(pm).backends["ortools"].availability():
+        assert chosen.name == "ortools"
+    else:
+        assert chosen.name == "auto" and chosen.choices == {}  # an AutoBackend that has solved nothing yet
 
 
 def test_hook_add_cli_commands() -> None:

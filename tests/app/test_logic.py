@@ -56,13 +56,18 @@ def test_read_upload_never_uses_the_name(tmp_path, monkeypatch):
     frame = logic.read_upload("../evil name.csv", b"A,Y,P\n0,1,1\n1,0,0\n")
     assert frame.shape == (2, 3)
     assert not list(tmp_path.iterdir())
-    buf = io.BytesIO()
-    pd.DataFrame({"A": [0, 1], "prob": [0.5, 0.5]}).to_parquet(buf)
-    assert list(logic.read_upload("cells.parquet", buf.getvalue()).columns) == ["A", "prob"]
     with pytest.raises(fp.DataError, match=r"'bad\.csv'"):
         logic.read_upload("bad.csv", b"")
     with pytest.raises(fp.DataError, match="larger"):
         logic.read_upload("x.csv", b"A\n1\n", max_bytes=2)
+
+
+def test_read_upload_reads_parquet():
+    # pandas reads Parquet through pyarrow, which the app extra (streamlit) brings; a bare install has none
+    pytest.importorskip("pyarrow", reason="Parquet needs pyarrow (pip install 'fairprobe[app]' brings it)")
+    buf = io.BytesIO()
+    pd.DataFrame({"A": [0, 1], "prob": [0.5, 0.5]}).to_parquet(buf)
+    assert list(logic.read_upload("cells.parquet", buf.getvalue()).columns) == ["A", "prob"]
 
 
 def test_build_table_and_groups():

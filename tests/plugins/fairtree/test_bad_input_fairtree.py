@@ -25,8 +25,8 @@ Y = RNG.normal(size=N)
 P = Y + RNG.normal(0, 0.5, N)
 
 
-def fit(*args, tree: dict | None = None, **kwargs) -> FairTree:
-    return FairTree(**(tree or {})).fit(*args, **kwargs)
+def fit(data, y_true=None, y_pred=None, *, tree: dict | None = None, **kwargs) -> FairTree:
+    return FairTree(**(tree or {})).fit(data, y_true=y_true, y_pred=y_pred, **kwargs)
 
 
 def bad(**params: object) -> Callable[[], FairTree]:

@@ -143,8 +143,15 @@ def test_roles_as_column_names() -> None:
     tree = FairTree(max_depth=1, random_state=0).fit(ex.data, y_true="log_income", y_pred="log_estimate")
     assert [c.name for c in tree.covariates_] == ["age", "education", "region", "employed", "group"]
     arrays = FairTree(max_depth=1, random_state=0).fit(ex.data.drop(columns=["log_income", "log_estimate"]),
-                                                       ex.data.log_income, ex.data.log_estimate)
+                                                       y_true=ex.data.log_income, y_pred=ex.data.log_estimate)
     assert arrays.splits_.equals(tree.splits_)
+    # the earlier positional spelling still works, with a DeprecationWarning naming the keyword one
+    with pytest.warns(DeprecationWarning, match=r"FairTree\.fit\(data, y_true, y_pred\) with positional roles is "
+                                                r"deprecated; pass them by keyword: fit\(data, y_true=\.\.\., "
+                                                r"y_pred=\.\.\.\)"):
+        old = FairTree(max_depth=1, random_state=0).fit(ex.data.drop(columns=["log_income", "log_estimate"]),
+                                                        ex.data.log_income, ex.data.log_estimate)
+    assert old.splits_.equals(tree.splits_)
     with pytest.raises(DataError, match=r"\['nope'\] are not in the data"):
         FairTree().fit(ex.data, y_true="nope", y_pred="log_estimate")
     with pytest.raises(DataError, match="not a DataFrame"):

@@ -103,7 +103,7 @@ def test_classifier_losses() -> None:
     y = rng.integers(0, 2, 800)
     prob = np.clip(np.where(X.g == 1, 0.5, 0.15) + 0.7 * y * (X.g == 0), 0.01, 0.99)
     for loss in ("zero_one", "log", "absolute", lambda yt, yp: (yt - yp) ** 2):
-        tree = FairTree(test="permutation", loss=loss, n_permutations=199, random_state=0).fit(X, y, prob)
+        tree = FairTree(test="permutation", loss=loss, n_permutations=199, random_state=0).fit(X, y_true=y, y_pred=prob)
         assert tree.splits_.covariate.tolist()[:1] == ["g"], loss
 
 

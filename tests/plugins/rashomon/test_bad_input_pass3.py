@@ -22,7 +22,7 @@ def test_tiny_total_time_limit_is_a_clear_error() -> None:
     # SCIP stops at once: either a clear "raise the limit" error, or a fit whose points are undecided;
     # before the fix, a negative remaining time reached SCIP and raised its raw ValueError
     try:
-        fitted = ExactLinearMultiplicity(total_time_limit=1e-4).fit(X, y)
+        fitted = ExactLinearMultiplicity(total_time_limit=1e-4).fit(X, y_true=y)
     except SolverError as err:
         assert "raise time_limit / total_time_limit" in str(err)
     else:

@@ -30,7 +30,7 @@ def _rs(estimator: object = None, **kw: object) -> RashomonSet:
 
 
 def _fit(X: object = X, y: object = Y, estimator: object = None, **kw: object) -> object:
-    return lambda: _rs(estimator, **kw).fit(X, y)
+    return lambda: _rs(estimator, **kw).fit(X, y_true=y)
 
 
 _FITTED: list[RashomonSet] = []
@@ -38,7 +38,7 @@ _FITTED: list[RashomonSet] = []
 
 def _fitted() -> RashomonSet:
     if not _FITTED:
-        _FITTED.append(_rs().fit(X, Y))
+        _FITTED.append(_rs().fit(X, y_true=Y))
     return _FITTED[0]
 
 
@@ -108,9 +108,10 @@ RASHOMON_DATA = [
     Case("rs-labels-one-short", _fit(X, Y[:-1]), DataError, r"one row per label", r"X \(80, 3\) and y \(79,\)"),
     Case("rs-too-few-rows-to-split", _fit(X[:3], np.array([0, 1, 1]), reference=0.5), DataError,
          r"too few for a stratified 25 % held-out split", r"X_held and y_held"),
-    Case("rs-held-out-without-labels", lambda: _rs().fit(X, Y, X_held=X), DataError, r"Labels for X_held",
+    Case("rs-held-out-without-labels", lambda: _rs().fit(X, y_true=Y, X_held=X), DataError, r"Labels for X_held",
          r"pass y_held"),
-    Case("rs-held-labels-without-rows", lambda: _rs().fit(X, Y, y_held=Y), DataError, r"y_held was given without",
+    Case("rs-held-labels-without-rows", lambda: _rs().fit(X, y_true=Y, y_held=Y), DataError,
+         r"y_held was given without",
          r"pass both"),
     Case("rs-f1-on-three-classes", _fit(X, np.arange(80) % 3, metric="f1"), DataError, r"f1.*3 classes",
          r"binary target"),
@@ -139,7 +140,7 @@ MEASURES = [
 
 # -- ExactLinearMultiplicity -----------------------------------------------------------------------
 def _exact(X: object = X[:12], y: object = Y[:12], **kw: object) -> object:
-    return lambda: ExactLinearMultiplicity(progress=False, **kw).fit(X, y)
+    return lambda: ExactLinearMultiplicity(progress=False, **kw).fit(X, y_true=y)
 
 
 EXACT = [

@@ -76,7 +76,7 @@ def test_estimator_is_keyword_only_and_required() -> None:
     with pytest.raises(TypeError):
         RashomonSet(DecisionTreeClassifier())  # type: ignore[misc]
     with pytest.raises(ConfigError, match=r"needs estimator=.*RashomonSet\(estimator=DecisionTreeClassifier"):
-        RashomonSet().fit(np.zeros((10, 1)), np.arange(10) % 2)
+        RashomonSet().fit(np.zeros((10, 1)), y_true=np.arange(10) % 2)
     with pytest.raises(TypeError):
         ExactLinearMultiplicity(0.05)  # type: ignore[misc]
 
@@ -93,7 +93,7 @@ def test_fitted_state_on_the_audit_set_with_row_identifiers_and_groups() -> None
     kw = dict(estimator=DecisionTreeClassifier(), param_grid={"max_depth": [2, 4]}, epsilon=0.05, n_models=15,
               random_state=0, progress=False)
     groups = np.where(X.b > 0, "high", "low")
-    rs = RashomonSet(**kw).fit(X, y, sensitive_features=groups)
+    rs = RashomonSet(**kw).fit(X, y_true=y, sensitive_features=groups)
     assert rs.audit_predictions_.shape == (len(rs.scores_), len(X))  # no held-out rows: the audit set is X
     frame = rs.to_frame()
     assert list(frame.index[:2]) == ["id0", "id1"] and frame.index.equals(X.index)
@@ -108,13 +108,13 @@ def test_fitted_state_on_the_audit_set_with_row_identifiers_and_groups() -> None
     assert rs.to_frame() is not rs.individual_  # a copy: callers cannot change the fitted state
 
     held, y_held = _numeric(200, seed=1)
-    rs2 = RashomonSet(**kw).fit(X, y, X_held=held, y_held=y_held, sensitive_features="b")
+    rs2 = RashomonSet(**kw).fit(X, y_true=y, X_held=held, y_held=y_held, sensitive_features="b")
     assert rs2.audit_predictions_.shape[1] == 200 and rs2.to_frame().index.equals(held.index)
     assert rs2.by_group_.members.sum() == 200  # the column of the audit set (X_held)
     with pytest.raises(DataError, match="one group per row of the audit set"):
-        RashomonSet(**kw).fit(X, y, sensitive_features=groups[:10])
+        RashomonSet(**kw).fit(X, y_true=y, sensitive_features=groups[:10])
     with pytest.raises(DataError, match="not a column of the audit set"):
-        RashomonSet(**kw).fit(X, y, sensitive_features="nope")
+        RashomonSet(**kw).fit(X, y_true=y, sensitive_features="nope")
 
 
 def _applicants(n: int = 800, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
@@ -132,7 +132,7 @@ def test_pipeline_over_a_dataframe_with_text_columns() -> None:
     model = make_pipeline(encode, LogisticRegression())
     rs = RashomonSet(estimator=model, param_grid={"logisticregression__C": [0.1, 1.0]}, epsilon=0.05, n_models=10,
                      feature_noise=1.0, category_flip=0.05, feature_subsample=0.7, random_state=0,
-                     progress=False).fit(X, y, sensitive_features="city")
+                     progress=False).fit(X, y_true=y, sensitive_features="city")
     assert len(rs.scores_) >= 1 and rs.to_frame().shape[0] == len(X)
     new, _ = _applicants(50, seed=3)
     P = rs.predict_matrix(new[["city", "job", "income"]])  # columns by name, in any order
@@ -147,30 +147,30 @@ def test_warns_when_the_reference_is_no_better_than_the_majority_class() -> None
     y = (rng.random(400) < 0.15).astype(int)  # labels independent of X: trees predict the majority
     kw = dict(estimator=DecisionTreeClassifier(max_depth=1), n_models=5, epsilon=0.05, random_state=0, progress=False)
     with pytest.warns(UserWarning, match="no better than always predicting the majority class"):
-        RashomonSet(**kw).fit(X, y)
+        RashomonSet(**kw).fit(X, y_true=y)
     Xi, yi = _numeric()
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
-        RashomonSet(**kw).fit(Xi, yi)  # an informative model: no warning
+        RashomonSet(**kw).fit(Xi, y_true=yi)  # an informative model: no warning
 
 
 def test_random_state_int_none_or_generator() -> None:
     X, y = _numeric(300)
     kw = dict(estimator=DecisionTreeClassifier(), param_grid={"max_depth": [2, 4]}, epsilon=0.05, n_models=6,
               progress=False)
-    a = RashomonSet(random_state=np.random.default_rng(5), **kw).fit(X, y)
-    b = RashomonSet(random_state=np.random.default_rng(5), **kw).fit(X, y)
+    a = RashomonSet(random_state=np.random.default_rng(5), **kw).fit(X, y_true=y)
+    b = RashomonSet(random_state=np.random.default_rng(5), **kw).fit(X, y_true=y)
     np.testing.assert_array_equal(a.audit_predictions_, b.audit_predictions_)
-    RashomonSet(random_state=None, **kw).fit(X, y)
+    RashomonSet(random_state=None, **kw).fit(X, y_true=y)
     with pytest.raises(ConfigError, match="numpy Generator"):
-        RashomonSet(random_state="seed", **kw).fit(X, y)
+        RashomonSet(random_state="seed", **kw).fit(X, y_true=y)
 
 
 def test_refit_replaces_the_fitted_state() -> None:
     X, y = _numeric(300)
     rs = RashomonSet(estimator=DecisionTreeClassifier(), n_models=4, epsilon=0.1, random_state=0, progress=False)
-    rs.fit(X, y, sensitive_features=X.b > 0)
-    rs.fit(X, y)
+    rs.fit(X, y_true=y, sensitive_features=X.b > 0)
+    rs.fit(X, y_true=y)
     assert rs.by_group_ is None and "group" not in rs.to_frame().columns
 
 

@@ -112,7 +112,7 @@ def _check_against_truth(res, truth: dict) -> None:
 @pytest.mark.parametrize("epsilon", [0.0, 0.125, 0.2, 0.25])  # 0.2 * 8 rows: a fractional error budget
 def test_exact_mip_agrees_with_brute_force(epsilon: float) -> None:
     X, y = _tiny_data()
-    res = ExactLinearMultiplicity(epsilon=epsilon, margin=GAMMA, progress=False).fit(X, y).result_
+    res = ExactLinearMultiplicity(epsilon=epsilon, margin=GAMMA, progress=False).fit(X, y_true=y).result_
     h0 = np.where(res.reference_predictions == 1, 1, -1)
     truth = _brute_force(X, y, epsilon, h0)
     assert truth["err0"] >= 1  # the duplicated row forces an error
@@ -128,7 +128,7 @@ def test_exact_mip_agrees_with_brute_force_on_unscaled_and_scaled_features(units
     X, y = _unscaled_data()
     if units == "standardized":
         X = (X - X.mean(axis=0)) / X.std(axis=0)
-    res = ExactLinearMultiplicity(epsilon=epsilon, margin=GAMMA, progress=False).fit(X, y).result_
+    res = ExactLinearMultiplicity(epsilon=epsilon, margin=GAMMA, progress=False).fit(X, y_true=y).result_
     h0 = np.where(res.reference_predictions == 1, 1, -1)
     truth = _brute_force(X, y, epsilon, h0)
     assert truth["err0"] == 1
@@ -144,7 +144,7 @@ def test_no_error_allowed_means_no_flip_on_unscaled_features(seed: int) -> None:
     flag = rng.integers(0, 2, 8).astype(float)
     X = np.column_stack([amount, flag, rng.integers(19, 75, 8).astype(float)])
     y = ((amount / 18000 - 0.5 * flag + rng.normal(0, 0.3, 8)) > 0).astype(int)
-    res = ExactLinearMultiplicity(epsilon=0.0, progress=False).fit(X, y).result_
+    res = ExactLinearMultiplicity(epsilon=0.0, progress=False).fit(X, y_true=y).result_
     assert res.reference_error == 0 and res.error_budget == 0
     assert res.ambiguity == 0.0 and res.discrepancy == 0.0
     assert (res.status == "not ambiguous").all()
@@ -164,7 +164,7 @@ def test_german_credit_rows_unscaled() -> None:
         pytest.skip(f"German credit is not bundled here: {exc}")
     X = data.X().to_numpy(dtype=float)[:60]
     y = data.y[:60]
-    res = ExactLinearMultiplicity(epsilon=0.01, progress=False, time_limit=60).fit(X, y).result_
+    res = ExactLinearMultiplicity(epsilon=0.01, progress=False, time_limit=60).fit(X, y_true=y).result_
     assert res.error_budget < res.reference_error + 1
     if res.reference_error == 0:  # every member fits every row, so none can flip one
         assert res.ambiguity_upper == 0.0 and res.discrepancy_upper == 0.0
@@ -188,7 +188,7 @@ def test_a_solver_flip_that_fails_the_exact_check_is_not_reported(monkeypatch: p
     monkeypatch.setattr(ExactLinearMultiplicity, "_solve_many", lying)
     X, y = _unscaled_data()
     X, y = X[:-1], y[:-1]  # separable: the truth is "nothing flips"
-    res = ExactLinearMultiplicity(epsilon=0.0, progress=False, discrepancy=False).fit(X, y).result_
+    res = ExactLinearMultiplicity(epsilon=0.0, progress=False, discrepancy=False).fit(X, y_true=y).result_
     assert res.reference_error == 0
     assert res.ambiguity_lower == 0.0 and not (res.status == "ambiguous").any()
     assert res.details["rejected_certificates"] >= 1 and (res.status == "undecided").any()
@@ -197,14 +197,14 @@ def test_a_solver_flip_that_fails_the_exact_check_is_not_reported(monkeypatch: p
 def test_parallel_flip_programs_give_the_same_answer() -> None:
     X, y = _tiny_data()
     kw = dict(epsilon=0.125, margin=GAMMA, discrepancy=False, progress=False)
-    seq = ExactLinearMultiplicity(**kw).fit(X, y).result_
-    par = ExactLinearMultiplicity(n_jobs=2, **kw).fit(X, y).result_
+    seq = ExactLinearMultiplicity(**kw).fit(X, y_true=y).result_
+    par = ExactLinearMultiplicity(n_jobs=2, **kw).fit(X, y_true=y).result_
     assert (par.status == seq.status).all() and par.ambiguity == seq.ambiguity
 
 
 def test_ambiguity_grows_with_epsilon() -> None:
     X, y = _tiny_data()
-    values = [ExactLinearMultiplicity(epsilon=e, margin=GAMMA, discrepancy=False, progress=False).fit(X, y)
+    values = [ExactLinearMultiplicity(epsilon=e, margin=GAMMA, discrepancy=False, progress=False).fit(X, y_true=y)
               .result_.ambiguity
               for e in (0.0, 0.125, 0.25, 0.5)]
     assert values == sorted(values) and values[-1] > values[0]
@@ -220,7 +220,8 @@ def test_exact_ambiguity_bounds_the_ad_hoc_estimate() -> None:
     X = rng.normal(size=(16, 2))
     y = (X[:, 0] + X[:, 1] + rng.normal(0, 1.0, 16) > 0).astype(int)
     epsilon = 0.125
-    res = ExactLinearMultiplicity(epsilon=epsilon, margin=GAMMA, discrepancy=False, progress=False).fit(X, y).result_
+    res = ExactLinearMultiplicity(epsilon=epsilon, margin=GAMMA, discrepancy=False,
+                                  progress=False).fit(X, y_true=y).result_
     Xa = np.hstack([X, np.ones((16, 1))])
     s = np.where(y == 1, 1, -1)
     members = []
@@ -240,13 +241,15 @@ def test_exact_ambiguity_bounds_the_ad_hoc_estimate() -> None:
 
 @pytest.mark.parametrize("backend", ["ortools", "gurobi"])
 def test_other_backends_agree_with_scip(backend: str) -> None:
-    from fairprobe.core.registry import get_backend
+    from fairprobe.core.registry import get_registry
 
-    if not get_backend(backend).availability():
-        pytest.skip(f"{backend} is not installed (optional extra)")
+    cls = get_registry().backends[backend]  # the class: get_backend raises for an uninstalled backend
+    if not cls.availability():
+        pytest.skip(f"backend {backend!r} unavailable here: {cls.availability_reason()}")
     X, y = _tiny_data()
-    ref = ExactLinearMultiplicity(epsilon=0.25, margin=GAMMA, progress=False).fit(X, y).result_
-    other = ExactLinearMultiplicity(epsilon=0.25, margin=GAMMA, backend=backend, progress=False).fit(X, y).result_
+    ref = ExactLinearMultiplicity(epsilon=0.25, margin=GAMMA, progress=False).fit(X, y_true=y).result_
+    other = ExactLinearMultiplicity(epsilon=0.25, margin=GAMMA, backend=backend,
+                                    progress=False).fit(X, y_true=y).result_
     assert (other.reference_error, other.ambiguity, other.discrepancy) == (
         ref.reference_error, ref.ambiguity, ref.discrepancy)
 
@@ -254,11 +257,11 @@ def test_other_backends_agree_with_scip(backend: str) -> None:
 def test_bad_input_is_named() -> None:
     X, y = _tiny_data()
     with pytest.raises(DataError, match="binary target"):
-        ExactLinearMultiplicity(progress=False).fit(X, np.arange(len(y)) % 3)
+        ExactLinearMultiplicity(progress=False).fit(X, y_true=np.arange(len(y)) % 3)
     with pytest.raises(DataError, match="one row per label"):
-        ExactLinearMultiplicity(progress=False).fit(X, y[:-1])
+        ExactLinearMultiplicity(progress=False).fit(X, y_true=y[:-1])
     with pytest.raises(ConfigError, match="epsilon"):
-        ExactLinearMultiplicity(epsilon=2.0, progress=False).fit(X, y)
+        ExactLinearMultiplicity(epsilon=2.0, progress=False).fit(X, y_true=y)
 
 
 def test_integer_backend_capability_error() -> None:
@@ -267,7 +270,7 @@ def test_integer_backend_capability_error() -> None:
     pytest.importorskip("cvxpy", reason="cvxpy is an optional extra")
     X, y = _tiny_data()
     with pytest.raises(BackendCapabilityError, match="integer"):
-        ExactLinearMultiplicity(backend="cvxpy", progress=False).fit(X, y)
+        ExactLinearMultiplicity(backend="cvxpy", progress=False).fit(X, y_true=y)
 
 
 def test_command_line_exact_linear_with_a_text_column(tmp_path) -> None:
@@ -322,7 +325,7 @@ def test_total_time_limit_leaves_unreached_points_undecided(monkeypatch: pytest.
     X, y = _tiny_data()
     # deadline at 2.5: the reference program at t=1, one flip program at t=2, then the budget is spent
     res = ExactLinearMultiplicity(epsilon=0.125, margin=GAMMA, time_limit=30, total_time_limit=2.5,
-                                  progress=False).fit(X, y).result_
+                                  progress=False).fit(X, y_true=y).result_
     assert res.details["stopped_by"] == "total_time_limit" and not res.interrupted
     assert res.n_solves == 1 and seen == [1.5, 0.5]  # each program gets min(time_limit, what is left)
     assert (res.status == "undecided").any() and res.ambiguity_lower < res.ambiguity_upper
@@ -356,7 +359,7 @@ def test_ctrl_c_keeps_a_certified_partial_result(monkeypatch: pytest.MonkeyPatch
     X, y = _tiny_data()
     model = ExactLinearMultiplicity(epsilon=0.125, margin=GAMMA, progress=False)
     with pytest.raises(KeyboardInterrupt):
-        model.fit(X, y)
+        model.fit(X, y_true=y)
     part = model.partial_result_
     assert part is not None and part.interrupted and part.details["stopped_by"] == "interrupt"
     assert part.n_solves == (1 if how == "python" else 2)
@@ -370,4 +373,4 @@ def test_parameters_are_checked_before_solving() -> None:
     for kwargs, word in [({"time_limit": 0}, "time_limit"), ({"total_time_limit": float("nan")}, "total_time_limit"),
                          ({"margin": 0.0}, "margin"), ({"n_jobs": 0}, "n_jobs"), ({"epsilon": "0.1"}, "epsilon")]:
         with pytest.raises(ConfigError, match=word):
-            ExactLinearMultiplicity(progress=False, **kwargs).fit(X, y)
+            ExactLinearMultiplicity(progress=False, **kwargs).fit(X, y_true=y)

@@ -25,7 +25,7 @@ def test_bootstrap_rashomon_set_finds_the_overlap() -> None:
     X, y = synthetic(4000, 0)
     grid = {"max_depth": [3, 5, 8], "criterion": ["gini", "entropy"]}
     rs = RashomonSet(estimator=DecisionTreeClassifier(), param_grid=grid, epsilon=0.1, n_models=60, subsample=0.1,
-                     random_state=0, progress=False).fit(X, y)
+                     random_state=0, progress=False).fit(X, y_true=y)
     Xt, _ = synthetic(2000, 1)
     c = rs.conflict_ratio(Xt)
     overlap = np.linalg.norm(Xt - 5, axis=1) < 1.0
@@ -41,14 +41,14 @@ def test_bootstrap_rashomon_set_finds_the_overlap() -> None:
 def test_rashomon_set_errors() -> None:
     X, y = synthetic(400, 2)
     with pytest.raises(fp.ConfigError, match="no fit/predict"):
-        RashomonSet(estimator=object(), progress=False).fit(X, y)
+        RashomonSet(estimator=object(), progress=False).fit(X, y_true=y)
     with pytest.raises(fp.DataError, match="single class"):
-        RashomonSet(estimator=DecisionTreeClassifier(), progress=False).fit(X, np.zeros(400))
+        RashomonSet(estimator=DecisionTreeClassifier(), progress=False).fit(X, y_true=np.zeros(400))
     with pytest.raises(fp.DataError, match="one row per label"):
-        RashomonSet(estimator=DecisionTreeClassifier(), progress=False).fit(X, y[:-1])
+        RashomonSet(estimator=DecisionTreeClassifier(), progress=False).fit(X, y_true=y[:-1])
     with pytest.raises(fp.DataError, match="Rashomon set is empty"):
         RashomonSet(estimator=DecisionTreeClassifier(max_depth=1), epsilon=0.0, n_models=3, subsample=0.01,
-                    random_state=0, progress=False).fit(X, y)
+                    random_state=0, progress=False).fit(X, y_true=y)
 
 
 def test_plots_and_report(tmp_path) -> None:
@@ -59,7 +59,7 @@ def test_plots_and_report(tmp_path) -> None:
 
     X, y = synthetic(1500, 3)
     rs = RashomonSet(estimator=DecisionTreeClassifier(), param_grid={"max_depth": [3, 6]}, epsilon=0.1, n_models=20,
-                     subsample=0.2, random_state=0, progress=False).fit(X, y)
+                     subsample=0.2, random_state=0, progress=False).fit(X, y_true=y)
     page = rs.to_report(tmp_path / "mult")
     assert page.name == "index.html"
     assert (tmp_path / "mult" / "figures" / "s1_ambiguity.png").stat().st_size > 3000
@@ -103,7 +103,7 @@ def test_fresh_samples_recover_the_true_conflict_ratio() -> None:
     X, y = synthetic(2000, 5)
     rs = RashomonSet(estimator=DecisionTreeClassifier(), param_grid={"max_depth": [4, 6]}, epsilon=0.1, n_models=40,
                      dataset_multiplicity="sampler", sampler=lambda rng: synthetic(2000, int(rng.integers(1 << 30))),
-                     random_state=0, progress=False).fit(X, y)
+                     random_state=0, progress=False).fit(X, y_true=y)
     Xt, _ = synthetic(2000, 6)
     c = rs.conflict_ratio(Xt)
     overlap, far = _overlap_masks(Xt)
@@ -117,22 +117,22 @@ def test_noise_category_flips_metric_reference_and_penalty() -> None:
     common = dict(param_grid={"max_depth": [3, 5]}, epsilon=0.05, n_models=15, subsample=0.5, random_state=0,
                   progress=False)
     rs = RashomonSet(estimator=DecisionTreeClassifier(), feature_noise=0.5, categorical_features=[2], category_flip=0.2,
-                     metric="balanced_accuracy", **common).fit(X, y)
+                     metric="balanced_accuracy", **common).fit(X, y_true=y)
     assert 0.7 <= rs.reference_score_ <= 0.8 and np.all(rs.scores_ >= rs.reference_score_ - 0.05)
     fixed = RashomonSet(estimator=DecisionTreeClassifier(), reference=0.74, metric=lambda t, p: np.mean(t == p),
-                        **common).fit(X, y)
+                        **common).fit(X, y_true=y)
     assert fixed.reference_score_ == 0.74 and fixed.reference_params_ == {}
     leaves = RashomonSet(estimator=DecisionTreeClassifier(), complexity=lambda m: m.get_n_leaves(), penalty=1e-3,
-                         **common).fit(X, y)
+                         **common).fit(X, y_true=y)
     assert leaves.scores_.max() < rs.candidate_scores_.max() + 0.05  # the penalty lowers every objective
     with pytest.raises(fp.ConfigError, match="categorical_features"):
-        RashomonSet(estimator=DecisionTreeClassifier(), categorical_features=[5], **common).fit(X, y)
+        RashomonSet(estimator=DecisionTreeClassifier(), categorical_features=[5], **common).fit(X, y_true=y)
     with pytest.raises(fp.ConfigError, match="sampler"):
-        RashomonSet(estimator=DecisionTreeClassifier(), dataset_multiplicity="sampler", **common).fit(X, y)
+        RashomonSet(estimator=DecisionTreeClassifier(), dataset_multiplicity="sampler", **common).fit(X, y_true=y)
     with pytest.raises(fp.ConfigError, match="penalty needs complexity"):
-        RashomonSet(estimator=DecisionTreeClassifier(), penalty=0.1, **common).fit(X, y)
+        RashomonSet(estimator=DecisionTreeClassifier(), penalty=0.1, **common).fit(X, y_true=y)
     with pytest.raises(fp.DataError, match="binary target"):
-        RashomonSet(estimator=DecisionTreeClassifier(), metric="f1", **common).fit(X, np.arange(len(y)) % 3)
+        RashomonSet(estimator=DecisionTreeClassifier(), metric="f1", **common).fit(X, y_true=np.arange(len(y)) % 3)
     with pytest.raises(fp.DataError, match="3 columns, as in fit"):
         rs.predict_matrix(X[:, :2])
 
@@ -151,8 +151,8 @@ def test_parallel_training_equals_sequential() -> None:
     X, y = synthetic(800, 8)
     kw = dict(param_grid={"max_depth": [3, 5]}, epsilon=0.1, n_models=12, subsample=0.5, random_state=0,
               progress=False)
-    seq = RashomonSet(estimator=DecisionTreeClassifier(), **kw).fit(X, y)
-    par = RashomonSet(estimator=DecisionTreeClassifier(), n_jobs=2, **kw).fit(X, y)
+    seq = RashomonSet(estimator=DecisionTreeClassifier(), **kw).fit(X, y_true=y)
+    par = RashomonSet(estimator=DecisionTreeClassifier(), n_jobs=2, **kw).fit(X, y_true=y)
     np.testing.assert_array_equal(seq.predict_matrix(X), par.predict_matrix(X))
 
 
@@ -165,6 +165,6 @@ def test_training_on_a_local_dask_cluster() -> None:
               progress=False)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster):
-        dist = RashomonSet(estimator=DecisionTreeClassifier(), parallel_backend="dask", **kw).fit(X, y)
-    seq = RashomonSet(estimator=DecisionTreeClassifier(), **kw).fit(X, y)
+        dist = RashomonSet(estimator=DecisionTreeClassifier(), parallel_backend="dask", **kw).fit(X, y_true=y)
+    seq = RashomonSet(estimator=DecisionTreeClassifier(), **kw).fit(X, y_true=y)
     np.testing.assert_array_equal(seq.predict_matrix(X), dist.predict_matrix(X))

@@ -33,7 +33,7 @@ def fitted() -> tuple[TreeRashomonSet, pd.DataFrame]:
     pytest.importorskip("treefarms", reason='treefarms is not installed (pip install "fairprobe[trees]")')
     X, y, X_test = _compas_small()
     trs = TreeRashomonSet(regularization=0.01, depth_budget=4, rashomon_bound_adder=0.03, chunk_size=500)
-    trs.fit(X, y, X_eval=X_test)
+    trs.fit(X, y_true=y, X_eval=X_test)
     return trs, X_test
 
 
@@ -87,9 +87,9 @@ def test_binariser_path_and_multiplier() -> None:
     X = pd.DataFrame({"age": rng.integers(18, 70, 300), "city": rng.choice(["a", "b", "c"], 300)})
     y = ((X["age"] < 35) ^ (rng.random(300) < 0.2)).astype(int).to_numpy()
     with pytest.raises(DataError, match=r"needs 0/1 features; columns \['age', 'city'\].*binariser='quantile'"):
-        TreeRashomonSet(depth_budget=3).fit(X, y)
+        TreeRashomonSet(depth_budget=3).fit(X, y_true=y)
     trs = TreeRashomonSet(depth_budget=3, binariser="quantile", rashomon_bound_adder=None,
-                          rashomon_bound_multiplier=0.1).fit(X, y)
+                          rashomon_bound_multiplier=0.1).fit(X, y_true=y)
     assert len(trs.binary_features_) == 6 and trs.binary_features_[0].startswith("age <= ")
     assert trs.binary_features_[3:] == ["city == a", "city == b", "city == c"]
     assert trs.n_trees_ >= 1 and trs.conflict_ratio_.shape == (300,)
@@ -99,7 +99,7 @@ def test_binariser_path_and_multiplier() -> None:
 def test_memory_limit_refuses_a_large_set() -> None:
     X, y, X_test = _compas_small()
     with pytest.raises(ConfigError, match=r"needs about .* GiB to evaluate, above memory_limit_gb=1e-06"):
-        TreeRashomonSet(depth_budget=4, memory_limit_gb=1e-6).fit(X, y, X_eval=X_test)
+        TreeRashomonSet(depth_budget=4, memory_limit_gb=1e-6).fit(X, y_true=y, X_eval=X_test)
 
 
 def test_missing_enumerator_names_the_pip_line(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -246,13 +246,13 @@ def test_text_outcomes_need_positive_label(tmp_path, capsys) -> None:
 
     y, r, frame = audit_data(600, 3)
     text = pd.Series(np.where(y == 1, "yes", "no"), name="recid")
-    kw = {"sensitive_features": ["sex"], "metrics": ("drmsce", "auroc"), "n_bootstrap": 10, "random_state": 0,
-          "progress": False}
+    kw = {"metrics": ("drmsce", "auroc"), "n_bootstrap": 10, "random_state": 0, "progress": False}
+    groups = {"sensitive_features": ["sex"]}
     with pytest.raises(fp.DataError, match=r"column 'recid' holds non-numeric values \['no', 'yes'\].*positive_label"):
-        RiskScoreAudit(**kw).fit(frame, y_true=text, y_score=r)
-    coded = RiskScoreAudit(**kw).fit(frame, y_true=y, y_score=r).results_
+        RiskScoreAudit(**kw).fit(frame, y_true=text, y_score=r, **groups)
+    coded = RiskScoreAudit(**kw).fit(frame, y_true=y, y_score=r, **groups).results_
     mapped = RiskScoreAudit(**kw, positive_label="yes").fit(frame.assign(recid=text), y_true="recid",
-                                                           y_score=r).results_
+                                                           y_score=r, **groups).results_
     pd.testing.assert_frame_equal(coded, mapped)
     path = tmp_path / "scores.csv"
     frame.assign(recid=text, r=r).to_csv(path, index=False)
