@@ -81,3 +81,21 @@ def test_tree_commands_say_which_extra_they_need(command: list[str], tmp_path: P
     code, out, err = run_cli([*command, "--data", str(data), "--target", "y", "--json"], capsys)
     assert code == 0 and json.loads(out) == {"skipped": True, "reason": (
         'the exact tree Rashomon set is not installed (needs treefarms); install with: pip install "fairprobe[trees]"')}
+
+
+def test_the_solver_cross_check_names_the_solvers_it_could_not_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fairprobe.backends.ortools import OrtoolsBackend
+    from fairprobe.backends.scip import ScipBackend
+    from fairprobe.cli import demo
+    from fairprobe.reporting.report import Report
+
+    monkeypatch.setattr(OrtoolsBackend, "availability", classmethod(lambda cls: Availability.NOT_INSTALLED))
+    registry = SimpleNamespace(backends={"scip": ScipBackend, "ortools": OrtoolsBackend}, analyses={})
+    monkeypatch.setattr(demo, "get_registry", lambda: registry)
+    table = pd.DataFrame({"A": [1, 1, 1, 1], "Y": [0, 0, 1, 1], "P": [0, 1, 0, 1]})
+    sec = Report("demo").section("causal")
+    names, spread = demo._backend_cross_check(sec, table)
+    assert names == ["scip"] and spread == 0.0
+    cross = sec.tables[-1]
+    assert cross.name == "solver cross-check" and list(cross.frame.backend) == ["scip"]
+    assert cross.caption.endswith('Not installed, so not run: ortools (pip install "fairprobe[ortools]").')
