@@ -67,11 +67,6 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
     """
     from fairprobe.plugins.rashomon.tree_exact import TreeRashomonSet
 
-    if not TreeRashomonSet.availability():  # a plain install: say which extra runs this command, do not fail
-        reason = f"the exact tree Rashomon set is {TreeRashomonSet.availability_reason()}"
-        click.echo(json.dumps({"skipped": True, "reason": reason}, indent=2) if as_json
-                   else f"multiplicity-trees skipped: {reason}")
-        return
     if sensitive and "," in sensitive:
         raise ConfigError(f"--sensitive takes one protected column for the exact trees; got {sensitive!r}. Name one "
                           "column (or combine them into one column first).")
@@ -95,6 +90,12 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
         raise DataError(f"--target {target!r} must hold 0/1 labels.")
     eval_frame = test if test is not None else train
     groups = eval_frame[sensitive].to_numpy() if sensitive else None
+    # a plain install: the options and columns were checked above; say which extra runs the rest, do not fail
+    if not TreeRashomonSet.availability():
+        reason = f"the exact tree Rashomon set is {TreeRashomonSet.availability_reason()}"
+        click.echo(json.dumps({"skipped": True, "reason": reason}, indent=2) if as_json
+                   else f"multiplicity-trees skipped: {reason}")
+        return
     status(f"enumerating the exact Rashomon set of sparse trees with TreeFARMS on {len(train):,} rows "
             f"({len(cols)} feature columns, depth budget {depth_budget}) ...")
     try:
