@@ -1,6 +1,7 @@
-"""Code-health figures of the package: long functions and numpydoc coverage of the public API.
+"""Code-health figures of the package: long functions and classes, import cycles, private
+cross-module imports, dependency-rule violations and numpydoc coverage of the public API.
 
-Prints, for ``src/fairprobe`` (or ``--root``):
+Prints, for ``src/fairprobe`` (or ``--src`` of another checkout):
 
 * every function or method longer than ``--max-lines`` (80) lines of code (its signature and
   body without the docstring, blank and comment-only lines), with its length and location
@@ -10,15 +11,30 @@ Prints, for ``src/fairprobe`` (or ``--root``):
   options and by the hook specification, and are not counted) whose docstring has a numpydoc
   ``Parameters`` section (among those that take arguments) and an ``Examples`` section.
 
-Run: ``python benchmarks/code_health.py [--root src/fairprobe] [--max-lines 80]``. Compare two
-revisions by running it in a checkout of each (``git worktree add /tmp/old <rev>``).
+* classes longer than ``--max-class-lines`` (500) lines;
+* import cycles (function-level imports included), imports of another module's private names and
+  imports that break the dependency rules of DESIGN.md, read with ``ast`` by
+  ``tests/import_graph.py`` (the module ``tests/test_layers.py`` asserts the same on).
+
+Run: ``python benchmarks/code_health.py [--src path/to/checkout/src] [--max-lines 80] [--json]``.
+Compare two revisions by pointing ``--src`` at a checkout of each
+(``git worktree add /tmp/old <rev>``). It is a static analysis; the CPU and wall time it took are
+printed for the record.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import json
+import sys
+import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests/import_graph.py: the one import-graph reader, shared with the tests
+
+from tests.import_graph import cycles, private_imports, read_graph, violations  # noqa: E402
 
 
 def _public(name: str) -> bool:
@@ -62,6 +78,8 @@ def _code_lines(func: ast.AST, lines: list[str]) -> int:
 class _Counts:
     def __init__(self) -> None:
         self.long: list[tuple[int, str]] = []
+        self.long_classes: list[tuple[int, str]] = []
+        self.max_class_lines = 500
         self.with_args = self.with_params = self.total = self.with_examples = 0
 
 
@@ -74,6 +92,8 @@ def _visit(node: ast.AST, public_scope: bool, in_function: bool, lines: list[str
             length = _code_lines(child, lines)
             if length > max_lines and "# long:" not in lines[child.lineno - 1]:
                 counts.long.append((length, f"{where}:{child.lineno} {child.name}"))
+        elif child.end_lineno - child.lineno + 1 > counts.max_class_lines:
+            counts.long_classes.append((child.end_lineno - child.lineno + 1, f"{where}:{child.lineno} {child.name}"))
         public = (public_scope and not in_function and _public(child.name) and child.name != "__init__"
                   and not _documented_elsewhere(child))
         if public:
@@ -87,29 +107,66 @@ def _visit(node: ast.AST, public_scope: bool, in_function: bool, lines: list[str
                lines, where, max_lines, counts)
 
 
-def scan(root: Path, max_lines: int) -> tuple[list[tuple[int, str]], int, int, int, int]:
-    """Long functions, and counts: public callables with arguments, with Parameters, all, with Examples."""
+def scan(root: Path, max_lines: int, max_class_lines: int = 500) -> dict:
+    """Every figure for the package folder ``root`` (``.../src/fairprobe``)."""
     counts = _Counts()
-    for path in sorted(root.rglob("*.py")):
+    counts.max_class_lines = max_class_lines
+    n_lines = 0
+    paths = sorted(root.rglob("*.py"))
+    for path in paths:
         source = path.read_text()
+        n_lines += len(source.splitlines())
         module_public = not path.name.startswith("_") or path.name == "__init__.py"
         _visit(ast.parse(source), module_public, False, source.splitlines(), path.relative_to(root.parent),
                max_lines, counts)
-    return sorted(counts.long, reverse=True), counts.with_args, counts.with_params, counts.total, counts.with_examples
+    graph = read_graph(root.parent)
+    return {
+        "modules": len(paths), "lines": n_lines,
+        "long_functions": sorted(counts.long, reverse=True),
+        "long_classes": sorted(counts.long_classes, reverse=True),
+        "cycles": cycles(graph),
+        "private_imports": [f"{e} takes {', '.join(e.names)}" for e in private_imports(graph)],
+        "rule_violations": [f"[{r.name}] {e}" for r, e in violations(graph)],
+        "public_with_arguments": counts.with_args, "with_parameters": counts.with_params,
+        "public": counts.total, "with_examples": counts.with_examples,
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--root", default=str(Path(__file__).resolve().parents[1] / "src" / "fairprobe"))
+    ap.add_argument("--src", default=str(ROOT / "src"), help="The src folder of a checkout.")
     ap.add_argument("--max-lines", type=int, default=80)
+    ap.add_argument("--max-class-lines", type=int, default=500)
+    ap.add_argument("--json", action="store_true", help="Print the figures as JSON.")
     args = ap.parse_args()
-    long, with_args, with_params, total, with_examples = scan(Path(args.root), args.max_lines)
-    print(f"functions over {args.max_lines} lines: {len(long)}")
-    for length, where in long:
+    cpu, wall = time.process_time(), time.perf_counter()
+    figures = scan(Path(args.src) / "fairprobe", args.max_lines, args.max_class_lines)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    if args.json:
+        print(json.dumps({**figures, "cpu_s": cpu, "wall_s": wall}, indent=2))
+        return
+    print(f"{figures['modules']} modules, {figures['lines']} lines ({args.src})")
+    print(f"functions over {args.max_lines} code lines: {len(figures['long_functions'])}")
+    for length, where in figures["long_functions"]:
         print(f"  {length:4d}  {where}")
+    print(f"classes over {args.max_class_lines} lines: {len(figures['long_classes'])}")
+    for length, where in figures["long_classes"]:
+        print(f"  {length:4d}  {where}")
+    print(f"import cycles (function-level imports included): {len(figures['cycles'])}")
+    for cycle in figures["cycles"]:
+        print(f"  {' <-> '.join(cycle)}")
+    print(f"private cross-module imports: {len(figures['private_imports'])}")
+    for line in figures["private_imports"]:
+        print(f"  {line}")
+    print(f"dependency-rule violations: {len(figures['rule_violations'])}")
+    for line in figures["rule_violations"]:
+        print(f"  {line}")
+    with_args, with_params = figures["public_with_arguments"], figures["with_parameters"]
+    total, with_examples = figures["public"], figures["with_examples"]
     print(f"public callables: {total}; with arguments: {with_args}")
     print(f"  Parameters section: {with_params}/{with_args} = {with_params / max(with_args, 1):.0%}")
     print(f"  Examples section:   {with_examples}/{total} = {with_examples / max(total, 1):.0%}")
+    print(f"analysis took {cpu:.2f} s CPU, {wall:.2f} s wall")
 
 
 if __name__ == "__main__":

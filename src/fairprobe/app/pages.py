@@ -249,6 +249,34 @@ def _set_data(frame: pd.DataFrame, kind: str, name: str) -> None:
     ss.pop("table", None)
 
 
+def _choose_groups(labels: list[Any], attribute: str, token: int) -> tuple[Any, Any] | str | None:
+    """The groups the sweeps compare: two of two by default; among more, only what the user chooses
+    (the API's rule: fairprobe does not pick two groups for you)."""
+    if len(labels) > 2:
+        how = st.radio(f"{attribute} has {len(labels)} groups; compare", list(logic.GROUP_MODES),
+                       key=f"group_mode_{token}", horizontal=True)
+        if logic.GROUP_MODES[how] is not None:
+            return logic.GROUP_MODES[how]
+        g1, g2 = st.columns(2)
+        a0 = g1.selectbox("Group compared (a0)", labels, index=None, placeholder="choose a group",
+                          key=f"group0_{token}")
+        a1 = g2.selectbox("against (a1)", labels, index=None, placeholder="choose a group", key=f"group1_{token}")
+        if a0 is None or a1 is None:
+            st.warning(f"Choose the two groups to compare: fairprobe does not pick two of {len(labels)} "
+                       "groups for you (or compare all pairs, or each group against the rest).")
+            return None
+    elif len(labels) == 2:
+        g1, g2 = st.columns(2)
+        a0 = g1.selectbox("Group compared (a0)", labels, index=0, key=f"group0_{token}")
+        a1 = g2.selectbox("against (a1)", labels, index=1, key=f"group1_{token}")
+    else:
+        return None
+    if a0 == a1:
+        st.error("Pick two different groups.")
+        return None
+    return (a0, a1)
+
+
 def data_page() -> None:
     """Page 2: a bundled data set or an uploaded table, columns mapped to DAG nodes, two groups.
 
@@ -318,33 +346,7 @@ def data_page() -> None:
     # a latent attribute (proxy_attribute's B) has the groups of its recorded node
     attribute = config.recorded_node(config.attribute_node, table.nodes) if config is not None else "A"
     labels = logic.group_labels(table, attribute) if attribute in table.nodes else []
-    if len(labels) > 2:
-        # the API's rule: with more than two groups fairprobe does not pick two for you; the user chooses
-        how = st.radio(f"{attribute} has {len(labels)} groups; compare", list(logic.GROUP_MODES),
-                       key=f"group_mode_{token}", horizontal=True)
-        ss["groups"] = logic.GROUP_MODES[how]
-        if ss["groups"] is None:
-            g1, g2 = st.columns(2)
-            a0 = g1.selectbox("Group compared (a0)", labels, index=None, placeholder="choose a group",
-                              key=f"group0_{token}")
-            a1 = g2.selectbox("against (a1)", labels, index=None, placeholder="choose a group",
-                              key=f"group1_{token}")
-            if a0 is None or a1 is None:
-                st.warning(f"Choose the two groups to compare: fairprobe does not pick two of {len(labels)} "
-                           "groups for you (or compare all pairs, or each group against the rest).")
-            elif a0 == a1:
-                st.error("Pick two different groups.")
-            else:
-                ss["groups"] = (a0, a1)
-    elif len(labels) == 2:
-        g1, g2 = st.columns(2)
-        a0 = g1.selectbox("Group compared (a0)", labels, index=0, key=f"group0_{token}")
-        a1 = g2.selectbox("against (a1)", labels, index=1, key=f"group1_{token}")
-        ss["groups"] = (a0, a1) if a0 != a1 else None
-        if a0 == a1:
-            st.error("Pick two different groups.")
-    else:
-        ss["groups"] = None
+    ss["groups"] = _choose_groups(labels, attribute, token)
     st.subheader("Observed table")
     shown = table.cells.copy()
     for node, cats in (table.categories or {}).items():

@@ -344,7 +344,13 @@ class AutoBackend(Backend):
 
 
 def builtin_backends() -> list[type]:
-    """The built-in backend classes (their modules import no solver library until they solve)."""
+    """The built-in backend classes (their modules import no solver library until they solve).
+
+    Examples
+    --------
+    >>> [cls.name for cls in builtin_backends()]
+    ['scip', 'gurobi', 'ortools', 'cvxpy']
+    """
     from fairprobe.backends.cvxpy import CvxpyBackend
     from fairprobe.backends.gurobi import GurobiBackend
     from fairprobe.backends.ortools import OrtoolsBackend

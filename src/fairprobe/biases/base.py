@@ -108,5 +108,20 @@ class JsonBias(Bias):
 
 @functools.cache
 def packaged_config(resource: str) -> str:
-    """Text of a packaged JSON config, read once per process (sweeps resolve biases repeatedly)."""
+    """Text of a packaged JSON config, read once per process (sweeps resolve biases repeatedly).
+
+    Parameters
+    ----------
+    resource : str
+        File name under ``fairprobe/biases/configs``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> '"dag_str"' in packaged_config("proxy_label.json")
+    True
+    """
     return resources.files("fairprobe.biases").joinpath("configs", resource).read_text()

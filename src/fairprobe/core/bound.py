@@ -54,7 +54,7 @@ from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.registry import get_backend
 from fairprobe.core.results import FEW_UNITS, BoundResult, ObservedValue, PointOutcome, few_units_line
 from fairprobe.core.table import ObservedTable
-from fairprobe.core.validate import sensitivity_values
+from fairprobe.core.validate import sensitivity_values, sweep_grid
 from fairprobe.exceptions import (
     ConfigError,
     InfeasibleError,
@@ -630,40 +630,7 @@ class BoundProblem:
         >>> BoundProblem("proxy_label", "fpr", load_paper_table()).points([0.0, 0.1])
         (['D'], [{'D': 0.0}, {'D': 0.1}])
         """
-        from fairprobe.core.validate import sweep_grid
-
-        fixed = dict(self.fixed if fixed is None else fixed)
-        D = sweep_grid(D)
-        names = self.config.parameters
-        if isinstance(D, Mapping):
-            axes = {str(k): [float(v) for v in vals] for k, vals in D.items()}
-        else:
-            if D is None or isinstance(D, (int, float)):
-                raise ConfigError("Give D as a list of sensitivity values, e.g. D=np.linspace(0, 0.1, 21).")
-            free = [p for p in names if p not in fixed]
-            if parameter is None:
-                if len(free) != 1:
-                    first, *rest = names
-                    raise ConfigError(
-                        f"The bias has parameters {names}; say which to sweep (parameter={first!r}) and fix the "
-                        "others by keyword, or pass D as a dict of value lists for a 2-D sweep (command line: "
-                        f"--parameter {first} {' '.join('--param ' + p + '=0.05' for p in rest)}).")
-                parameter = free[0]
-            axes = {parameter: [float(v) for v in D]}
-        unknown = [p for p in axes if p not in names]
-        if unknown:
-            raise ConfigError(f"Unknown sensitivity parameter(s) {unknown}; this bias has {names}.")
-        for p, vals in axes.items():
-            if not vals:
-                raise ConfigError(f"The list of values for {p} is empty; give at least one sensitivity value.")
-        missing = [p for p in names if p not in axes and p not in fixed and p in self.parameters]
-        if missing:
-            raise ConfigError(f"Give fixed values for {missing} (e.g. {missing[0]}=0.02) or sweep them too.")
-        swept = list(axes)
-        grid = [{**fixed, **dict(zip(swept, combo, strict=True))} for combo in itertools.product(*axes.values())]
-        for pt in grid:
-            self.parameter_values(pt)  # validate every value before any solve
-        return swept, grid
+        return sweep_points(self, D, parameter, self.fixed if fixed is None else fixed)
 
     @property
     def zero_point(self) -> dict[str, float]:
@@ -1003,6 +970,65 @@ class BoundProblem:
             "separate_lower": separate, "joint_lower": lo.objective_bound,
         }
         return lower, upper, low_ach, up_ach, lo, sides[best].hi, details
+
+
+def sweep_points(problem: BoundProblem, D: Any, parameter: str | None,
+                 fixed: Mapping[str, float]) -> tuple[list[str], list[dict[str, float]]]:
+    """The grid of a sweep of ``problem`` (what :meth:`BoundProblem.points` returns).
+
+    Parameters
+    ----------
+    problem : BoundProblem
+    D : list of float or dict of str to list of float
+        The swept values.
+    parameter : str or None
+        The parameter a list ``D`` sweeps.
+    fixed : mapping of str to float
+        Values of the parameters not swept.
+
+    Returns
+    -------
+    (list of str, list of dict)
+        The swept parameters and every point's values.
+
+    Examples
+    --------
+    >>> from fairprobe.datasets import load_paper_table
+    >>> sweep_points(BoundProblem("proxy_label", "fpr", load_paper_table()), {"D": [0.0, 0.1]}, None, {})[1]
+    [{'D': 0.0}, {'D': 0.1}]
+    """
+    fixed = dict(fixed)
+    D = sweep_grid(D)
+    names = problem.config.parameters
+    if isinstance(D, Mapping):
+        axes = {str(k): [float(v) for v in vals] for k, vals in D.items()}
+    else:
+        if D is None or isinstance(D, (int, float)):
+            raise ConfigError("Give D as a list of sensitivity values, e.g. D=np.linspace(0, 0.1, 21).")
+        free = [p for p in names if p not in fixed]
+        if parameter is None:
+            if len(free) != 1:
+                first, *rest = names
+                raise ConfigError(
+                    f"The bias has parameters {names}; say which to sweep (parameter={first!r}) and fix the "
+                    "others by keyword, or pass D as a dict of value lists for a 2-D sweep (command line: "
+                    f"--parameter {first} {' '.join('--param ' + p + '=0.05' for p in rest)}).")
+            parameter = free[0]
+        axes = {parameter: [float(v) for v in D]}
+    unknown = [p for p in axes if p not in names]
+    if unknown:
+        raise ConfigError(f"Unknown sensitivity parameter(s) {unknown}; this bias has {names}.")
+    for p, vals in axes.items():
+        if not vals:
+            raise ConfigError(f"The list of values for {p} is empty; give at least one sensitivity value.")
+    missing = [p for p in names if p not in axes and p not in fixed and p in problem.parameters]
+    if missing:
+        raise ConfigError(f"Give fixed values for {missing} (e.g. {missing[0]}=0.02) or sweep them too.")
+    swept = list(axes)
+    grid = [{**fixed, **dict(zip(swept, combo, strict=True))} for combo in itertools.product(*axes.values())]
+    for pt in grid:
+        problem.parameter_values(pt)  # validate every value before any solve
+    return swept, grid
 
 
 def bound(

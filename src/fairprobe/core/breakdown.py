@@ -28,7 +28,7 @@ import pandas as pd
 
 from fairprobe.core.bound import BoundProblem, BoundResult
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
-from fairprobe.core.interpret import threshold_test
+from fairprobe.core.interpret import breakdown_conclusion, held_parameters, threshold_test
 from fairprobe.core.jsonsafe import json_number
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, merge_fixed, run_options
 from fairprobe.core.results import Conclusion, Explained, ObservedValue, Summary, few_units_line
@@ -102,8 +102,6 @@ class BreakdownResult(Explained):
         >>> res.conclusion().verdict
         'can_flip'
         """
-        from fairprobe.core.interpret import breakdown_conclusion
-
         return breakdown_conclusion(self)
 
     def to_frame(self) -> pd.DataFrame:
@@ -194,28 +192,6 @@ class BreakdownResult(Explained):
                 "above": self.above.to_dict() if self.above else None,
                 "observed": self.observed.to_dict(), "n_solves": self.n_solves, "wall_time": self.wall_time,
                 "conclusion": self.conclusion().text, "verdict": self.conclusion().verdict}
-
-
-def held_parameters(parameters: Mapping[str, float], moved: str | None = None) -> str:
-    """The sensitivity parameters other than ``moved`` held at non-zero values, as text ("" when none).
-
-    Parameters
-    ----------
-    parameters : mapping of str to float
-        Parameter values (e.g. a result's ``parameters``).
-    moved : str, optional
-        The parameter the breakdown moves.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> held_parameters({"D_proxy_label": 0.01, "D_selection": 0.0}, "D_selection")
-    'D_proxy_label = 0.01'
-    """
-    return ", ".join(f"{k} = {v:g}" for k, v in parameters.items() if k != moved and v)
 
 
 def _metric_name(metric: Any) -> str:

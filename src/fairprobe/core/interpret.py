@@ -18,20 +18,194 @@ these functions return and never decides itself. The rules:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fairprobe.core.results import BoundResult, Conclusion, ObservedValue
+from fairprobe.core.jsonsafe import json_number as fix
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the results import this module, never the other way round
     from fairprobe.core.breakdown import BreakdownResult
+    from fairprobe.core.results import BoundResult
     from fairprobe.core.sensitivity import SensitivityResult
 
-__all__ = ["SIGN_TOLERANCE", "bound_conclusion", "breakdown_conclusion", "metric_kind", "sweep_conclusion",
-           "threshold_test"]
+__all__ = [
+    "SIGN_TOLERANCE",
+    "Conclusion",
+    "ObservedValue",
+    "bound_conclusion",
+    "breakdown_conclusion",
+    "held_parameters",
+    "metric_kind",
+    "sweep_conclusion",
+    "threshold_test",
+]
 
 #: A bound within this of 0 does not settle a sign (solver tolerances).
 SIGN_TOLERANCE = 1e-6
+
+#: Width below which the bounds with no bias are read as one value (solver tolerances).
+POINT_WIDTH = 1e-6
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    """What a result settles, in words, with a machine-readable verdict.
+
+    Attributes
+    ----------
+    verdict : str
+        ``"survives"`` (the conclusion the data show without bias still holds), ``"could_be_zero"``
+        (a never-negative gap: at this bias it could vanish), ``"can_flip"`` (a signed disparity
+        whose sign can flip), ``"undetermined"`` (the data alone do not settle it, or the metric has
+        no value without bias), ``"range"`` (a rate: its range is the answer, there is no sign to
+        keep) or ``"finding"`` (an analysis' headline).
+    text : str
+        The conclusion in plain words; every front end prints exactly this.
+    notes : tuple of str
+        Caveats that qualify it (a solver stopped at its limit, few units, ...), already in ``text``.
+
+    Examples
+    --------
+    >>> c = Conclusion("survives", "The disparity stays negative.")
+    >>> str(c), c.to_dict()["verdict"]
+    ('The disparity stays negative.', 'survives')
+    """
+
+    verdict: str
+    text: str
+    notes: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return self.text
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"verdict", "text", "notes"}``.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> Conclusion("range", "fpr lies in [0.1, 0.2].").to_dict()
+        {'verdict': 'range', 'text': 'fpr lies in [0.1, 0.2].', 'notes': []}
+        """
+        return {"verdict": self.verdict, "text": self.text, "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
+class ObservedValue:
+    """The metric with no bias (every sensitivity parameter 0): certified bounds, or why it has none.
+
+    Attributes
+    ----------
+    lower, upper : float or None
+        Certified bounds with no bias (equal up to solver tolerances when the data identify it).
+    error : str or None
+        Why the metric has no value without bias (e.g. it is undefined there).
+
+    Examples
+    --------
+    >>> ObservedValue(0.25, 0.25).point, ObservedValue(0.1, 0.3).point, ObservedValue(None, None, "undefined").defined
+    (0.25, None, False)
+    """
+
+    lower: float | None
+    upper: float | None
+    error: str | None = None
+
+    @property
+    def defined(self) -> bool:
+        """Whether the metric has bounds without bias.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> ObservedValue(0.0, 0.1).defined
+        True
+        """
+        return self.error is None and self.lower is not None and self.upper is not None
+
+    @property
+    def point(self) -> float | None:
+        """The value when the bounds with no bias are one point (within 1e-6), else None.
+
+        Returns
+        -------
+        float or None
+
+        Examples
+        --------
+        >>> round(ObservedValue(0.2, 0.2 + 1e-9).point, 6)
+        0.2
+        """
+        if not self.defined or not (self.upper - self.lower <= POINT_WIDTH):
+            return None
+        return 0.5 * (self.lower + self.upper) if self.upper != self.lower else self.lower
+
+    def text(self) -> str:
+        """``0.2309`` for a point, ``[0.1, 0.3]`` for an interval (4 decimals), ``undefined`` without value.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> ObservedValue(0.23087, 0.23087).text(), ObservedValue(0.1, 0.3).text(), ObservedValue(-1e-9, 0.0).text()
+        ('0.2309', '[0.1000, 0.3000]', '0.0000')
+        """
+        if not self.defined:
+            return "undefined"
+
+        def shown(x: float) -> str:
+            return f"{0.0 if abs(x) < 5e-5 else x:.4f}"  # never "-0.0000" for solver noise around 0
+
+        if abs(self.upper - self.lower) <= 5e-5:
+            return shown(self.lower)
+        return f"[{shown(self.lower)}, {shown(self.upper)}]"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"lower", "upper", "error"}`` (JSON-safe).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> ObservedValue(0.2, 0.2).to_dict()
+        {'lower': 0.2, 'upper': 0.2, 'error': None}
+        """
+        return {"lower": fix(self.lower), "upper": fix(self.upper), "error": self.error}
+
+
+
+def held_parameters(parameters: Mapping[str, float], moved: str | None = None) -> str:
+    """The sensitivity parameters other than ``moved`` held at non-zero values, as text ("" when none).
+
+    Parameters
+    ----------
+    parameters : mapping of str to float
+        Parameter values (e.g. a result's ``parameters``).
+    moved : str, optional
+        The parameter the breakdown moves.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> held_parameters({"D_proxy_label": 0.01, "D_selection": 0.0}, "D_selection")
+    'D_proxy_label = 0.01'
+    """
+    return ", ".join(f"{k} = {v:g}" for k, v in parameters.items() if k != moved and v)
+
 
 _LIMIT_NOTE = ("The solver stopped at its limit, so the range may be wider than the true one: what it settles "
                "holds, what it leaves open may only be loose (raise the time limit).")
@@ -219,8 +393,6 @@ def breakdown_conclusion(res: BreakdownResult) -> Conclusion:
     >>> breakdown_conclusion(res).verdict
     'can_flip'
     """
-    from fairprobe.core.breakdown import held_parameters
-
     observed = ObservedValue(res.observed.lower, res.observed.upper).text()
     others = held_parameters(res.observed.parameters, res.parameter)
     start = f"With {others} and {res.parameter} = 0 the bounds give" if others else "Without bias the data give"

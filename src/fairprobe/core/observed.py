@@ -50,6 +50,13 @@ class GroupRates(Explained):
         The attribute node.
     few_units : dict of str to int
         ``"group: rate"`` entries computed from fewer than ``FEW_UNITS`` units.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> from fairprobe.datasets import load_paper_table
+    >>> fp.observed(load_paper_table()).by_group.index.tolist()
+    [0, 1]
     """
 
     by_group: pd.DataFrame

@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from fairprobe.backends.base import SolveResult
+from fairprobe.core.interpret import Conclusion, ObservedValue, bound_conclusion
 from fairprobe.core.jsonsafe import json_number as fix
 from fairprobe.core.jsonsafe import jsonable
 
@@ -31,9 +32,6 @@ __all__ = ["FEW_UNITS", "BoundResult", "Conclusion", "Explained", "ObservedValue
 
 #: A conditioning event with fewer units than this in a unit-level table is listed in ``few_units``.
 FEW_UNITS = 30
-
-#: Width below which the bounds with no bias are read as one value (solver tolerances).
-POINT_WIDTH = 1e-6
 
 
 def few_units_line(few: Mapping[str, int]) -> str:
@@ -132,162 +130,58 @@ class Summary(str):
         return self.as_html()
 
 
-
-
-@dataclass(frozen=True)
-class Conclusion:
-    """What a result settles, in words, with a machine-readable verdict.
-
-    Attributes
-    ----------
-    verdict : str
-        ``"survives"`` (the conclusion the data show without bias still holds), ``"could_be_zero"``
-        (a never-negative gap: at this bias it could vanish), ``"can_flip"`` (a signed disparity
-        whose sign can flip), ``"undetermined"`` (the data alone do not settle it, or the metric has
-        no value without bias), ``"range"`` (a rate: its range is the answer, there is no sign to
-        keep) or ``"finding"`` (an analysis' headline).
-    text : str
-        The conclusion in plain words; every front end prints exactly this.
-    notes : tuple of str
-        Caveats that qualify it (a solver stopped at its limit, few units, ...), already in ``text``.
-
-    Examples
-    --------
-    >>> c = Conclusion("survives", "The disparity stays negative.")
-    >>> str(c), c.to_dict()["verdict"]
-    ('The disparity stays negative.', 'survives')
-    """
-
-    verdict: str
-    text: str
-    notes: tuple[str, ...] = ()
-
-    def __str__(self) -> str:
-        return self.text
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"verdict", "text", "notes"}``.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> Conclusion("range", "fpr lies in [0.1, 0.2].").to_dict()
-        {'verdict': 'range', 'text': 'fpr lies in [0.1, 0.2].', 'notes': []}
-        """
-        return {"verdict": self.verdict, "text": self.text, "notes": list(self.notes)}
-
-
-@dataclass(frozen=True)
-class ObservedValue:
-    """The metric with no bias (every sensitivity parameter 0): certified bounds, or why it has none.
-
-    Attributes
-    ----------
-    lower, upper : float or None
-        Certified bounds with no bias (equal up to solver tolerances when the data identify it).
-    error : str or None
-        Why the metric has no value without bias (e.g. it is undefined there).
-
-    Examples
-    --------
-    >>> ObservedValue(0.25, 0.25).point, ObservedValue(0.1, 0.3).point, ObservedValue(None, None, "undefined").defined
-    (0.25, None, False)
-    """
-
-    lower: float | None
-    upper: float | None
-    error: str | None = None
-
-    @property
-    def defined(self) -> bool:
-        """Whether the metric has bounds without bias.
-
-        Returns
-        -------
-        bool
-
-        Examples
-        --------
-        >>> ObservedValue(0.0, 0.1).defined
-        True
-        """
-        return self.error is None and self.lower is not None and self.upper is not None
-
-    @property
-    def point(self) -> float | None:
-        """The value when the bounds with no bias are one point (within 1e-6), else None.
-
-        Returns
-        -------
-        float or None
-
-        Examples
-        --------
-        >>> round(ObservedValue(0.2, 0.2 + 1e-9).point, 6)
-        0.2
-        """
-        if not self.defined or not (self.upper - self.lower <= POINT_WIDTH):
-            return None
-        return 0.5 * (self.lower + self.upper) if self.upper != self.lower else self.lower
-
-    def text(self) -> str:
-        """``0.2309`` for a point, ``[0.1, 0.3]`` for an interval (4 decimals), ``undefined`` without value.
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> ObservedValue(0.23087, 0.23087).text(), ObservedValue(0.1, 0.3).text(), ObservedValue(-1e-9, 0.0).text()
-        ('0.2309', '[0.1000, 0.3000]', '0.0000')
-        """
-        if not self.defined:
-            return "undefined"
-
-        def shown(x: float) -> str:
-            return f"{0.0 if abs(x) < 5e-5 else x:.4f}"  # never "-0.0000" for solver noise around 0
-
-        if abs(self.upper - self.lower) <= 5e-5:
-            return shown(self.lower)
-        return f"[{shown(self.lower)}, {shown(self.upper)}]"
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"lower", "upper", "error"}`` (JSON-safe).
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> ObservedValue(0.2, 0.2).to_dict()
-        {'lower': 0.2, 'upper': 0.2, 'error': None}
-        """
-        return {"lower": fix(self.lower), "upper": fix(self.upper), "error": self.error}
-
-
 class Explained(abc.ABC):
     """The interface every result has: it explains itself.
 
     Subclasses implement :meth:`summary`, :meth:`to_frame` and :meth:`conclusion`;
     :meth:`to_dict` defaults to the summary text and tables, ``_repr_html_`` renders the summary.
+    :class:`BoundResult`, :class:`~fairprobe.core.sensitivity.SensitivityResult`,
+    :class:`~fairprobe.core.breakdown.BreakdownResult`, :class:`~fairprobe.core.observed.GroupRates`
+    and every :class:`~fairprobe.plugins.base.Analysis` are ``Explained``.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> from fairprobe.datasets import load_paper_table
+    >>> isinstance(fp.observed(load_paper_table()), Explained)
+    True
     """
 
     @abc.abstractmethod
     def summary(self) -> Summary:
-        """A :class:`Summary` (text, HTML, tables)."""
+        """A :class:`Summary` (text, HTML, tables).
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> fp.observed(load_paper_table()).summary().title
+        'Observed group rates'
+        """
 
     @abc.abstractmethod
     def to_frame(self) -> pd.DataFrame:
-        """The main result table."""
+        """The main result table.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> len(fp.observed(load_paper_table()).to_frame())
+        3
+        """
 
     @abc.abstractmethod
     def conclusion(self) -> Conclusion:
-        """What the result settles (see :class:`Conclusion`)."""
+        """What the result settles (see :class:`Conclusion`).
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> fp.observed(load_paper_table()).conclusion().verdict
+        'finding'
+        """
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form: the summary text, its tables as records and the conclusion.
@@ -295,6 +189,13 @@ class Explained(abc.ABC):
         Returns
         -------
         dict
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.datasets import load_paper_table
+        >>> sorted(fp.observed(load_paper_table()).to_dict())
+        ['conclusion', 'summary', 'tables', 'verdict']
         """
         summary = self.summary()
         conclusion = self.conclusion()
@@ -455,8 +356,6 @@ class BoundResult(Explained):
         >>> res.conclusion().verdict
         'can_flip'
         """
-        from fairprobe.core.interpret import bound_conclusion
-
         return bound_conclusion(self)
 
     def to_frame(self) -> pd.DataFrame:

@@ -20,6 +20,7 @@ import pandas as pd
 
 from fairprobe.core.bound import BoundProblem
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
+from fairprobe.core.interpret import sweep_conclusion
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, merge_fixed, run_options
 from fairprobe.core.plotting import new_axes
 from fairprobe.core.results import Conclusion, Explained, ObservedValue, PointOutcome, Summary, few_units_line
@@ -192,8 +193,6 @@ class SensitivityResult(Explained):
         >>> res.conclusion().verdict
         'can_flip'
         """
-        from fairprobe.core.interpret import sweep_conclusion
-
         return sweep_conclusion(self, breakdown_value)
 
     def to_frame(self) -> pd.DataFrame:

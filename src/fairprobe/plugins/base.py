@@ -392,11 +392,8 @@ class Analysis(Explained):
         """
 
     def conclusion(self) -> Conclusion:
-        """The analysis' headline finding (the first line of its summary; verdict ``"finding"``).
-
-        Returns
-        -------
-        Conclusion
+        """The analysis' headline finding: a :class:`Conclusion` with verdict ``"finding"`` and the
+        first line of the summary as its text.
 
         Examples
         --------
@@ -404,8 +401,7 @@ class Analysis(Explained):
         >>> FairTree.example().fit().conclusion().verdict
         'finding'
         """
-        self.check_is_fitted()
-        return Conclusion("finding", _first_finding([self.summary().as_text()]))
+        return Conclusion("finding", _first_finding([self.summary().as_text()]))  # summary() checks fitted
 
     @abc.abstractmethod
     def to_frame(self) -> pd.DataFrame:

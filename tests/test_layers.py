@@ -1,0 +1,77 @@
+"""The layers of DESIGN.md hold: no wrong-way import, no import cycle (inside functions included), no
+private name borrowed from another module. The checker itself is tested on a fake package."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.import_graph import RULES, cycle_edges, cycles, private_imports, read_graph, violations
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return read_graph(SRC)
+
+
+def test_the_whole_package_is_read(graph) -> None:
+    assert len(graph.modules) > 100 and "fairprobe.core.bound" in graph.modules and "fairprobe.program" in graph.modules
+    assert any(e.in_function for e in graph.edges) and any(e.type_checking for e in graph.edges)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.name for r in RULES])
+def test_dependency_rule(graph, rule) -> None:
+    broken = [str(e) for r, e in violations(graph, [rule])]
+    assert not broken, f"{rule.reason}:\n  " + "\n  ".join(broken)
+
+
+def test_no_import_cycles(graph) -> None:
+    found = cycles(graph)
+    shown = "\n".join(f"{c}:\n    " + "\n    ".join(map(str, cycle_edges(graph, c))) for c in found)
+    assert not found, f"import cycles (function-level imports included):\n{shown}"
+
+
+def test_no_private_names_from_other_modules(graph) -> None:
+    found = [f"{e} takes {', '.join(e.names)}" for e in private_imports(graph)]
+    assert not found, "make the name public in its owner, or use the public API:\n  " + "\n  ".join(found)
+
+
+def _fake_package(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / "fairprobe" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    for folder in {p.parent for p in (root / "fairprobe").rglob("*.py")} | {root / "fairprobe"}:
+        (folder / "__init__.py").touch()
+    return root
+
+
+def test_the_checker_flags_a_wrong_way_import_a_cycle_and_a_private_name(tmp_path: Path) -> None:
+    src = _fake_package(tmp_path, {
+        "core/bound.py": "from fairprobe.cli import main\nfrom fairprobe.core.a import _helper\n",
+        "core/a.py": "def f():\n    from fairprobe.core import b\n",
+        "core/b.py": "from . import a\n",
+        "backends/scip.py": "import sympy\n\ndef solve():\n    import pyscipopt\n",
+        "program/model.py": "from fairprobe.core import bound\n",
+        "app/pages.py": "import fairprobe\nfrom fairprobe.core.table import ObservedTable\n",
+        "cli/main.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from fairprobe.core import bound\n",
+        "plugins/x.py": "import gurobipy\n",
+        "core/table.py": "class ObservedTable:\n    pass\n",
+    })
+    graph = read_graph(src)
+    broken = {(rule.name, e.importer, e.imported) for rule, e in violations(graph)}
+    assert ("core-front-ends", "fairprobe.core.bound", "fairprobe.cli.main") in broken
+    assert ("backends", "fairprobe.backends.scip", "sympy") in broken
+    assert ("program", "fairprobe.program.model", "fairprobe.core.bound") in broken
+    assert ("app", "fairprobe.app.pages", "fairprobe.core.table") in broken
+    assert ("solver-imports", "fairprobe.plugins.x", "gurobipy") in broken
+    assert not any(imported == "pyscipopt" for _, _, imported in broken)  # inside solve(): allowed
+    assert not any(importer == "fairprobe.app.pages" and imported == "fairprobe" for _, importer, imported in broken)
+    assert cycles(graph) == [["fairprobe.core.a", "fairprobe.core.b"]]  # a -> b inside a function, b -> a
+    assert [(e.importer, e.names) for e in private_imports(graph)] == [("fairprobe.core.bound", ("_helper",))]
+    tc = [e for e in graph.edges if e.importer == "fairprobe.cli.main" and e.imported == "fairprobe.core.bound"]
+    assert tc and tc[0].type_checking and not cycles(graph)[0].count("fairprobe.cli.main")
