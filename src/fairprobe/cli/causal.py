@@ -10,7 +10,6 @@ with no column, on purpose; a node of the bias missing from the data is otherwis
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,7 @@ from fairprobe.cli.options import (
     time_limit_option,
 )
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
-from fairprobe.core.jsonsafe import json_default, jsonable
+from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import ConfigError, DataError
 
 __all__ = ["bound_command", "breakdown_command", "sweep_command"]
@@ -210,11 +209,11 @@ def _report(out_dir: Path, title: str, summary: str, result: dict[str, Any], bia
 
     from fairprobe.cli.options import write_report
 
-    flat = {k: (json.dumps(jsonable(v), default=json_default) if isinstance(v, dict | list) else v)
+    flat = {k: (dumps(v) if isinstance(v, dict | list) else v)
             for k, v in result.items()}
     parameters = {"bias": " + ".join(biases), "metric": metric, "data": str(data_path)}
     for key, value in (context or {}).items():
-        parameters[key.replace("_", " ")] = value if isinstance(value, str) else json.dumps(jsonable(value))
+        parameters[key.replace("_", " ")] = value if isinstance(value, str) else dumps(value)
     write_report(out_dir, title, summary=summary, parameters=parameters,
                  tables={"result": pd.DataFrame([flat]).T.rename(columns={0: "value"})})
 
@@ -314,7 +313,7 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     text = f"{res.summary()}\n{_context_text(context)}"
     if out_dir is not None:
         _report(out_dir, "Certified bounds", text, res.to_dict(), biases, metric, data_path, context)
-    click.echo(json.dumps(jsonable({**res.to_dict(), **context}), indent=2, default=json_default) if as_json
+    click.echo(dumps({**res.to_dict(), **context}, indent=2) if as_json
                else text)
 
 
@@ -393,5 +392,5 @@ def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, col
     text = f"{res.summary()}\n{_context_text(context)}"
     if out_dir is not None:
         _report(out_dir, "Breakdown point", text, res.to_dict(), biases, metric, data_path, context)
-    click.echo(json.dumps(jsonable({**res.to_dict(), **context}), indent=2, default=json_default) if as_json
+    click.echo(dumps({**res.to_dict(), **context}, indent=2) if as_json
                else text)

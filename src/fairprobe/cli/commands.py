@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import click
 
 from fairprobe.cli.options import force_option, jobs_option, json_option, out_option, seed_option
+from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import ConfigError
 
 __all__ = ["demo_command", "plugins_command", "report_command", "solve_command"]
@@ -31,7 +31,7 @@ def plugins_command(kind: str | None, as_json: bool) -> None:
     if kind:
         table = table[table.kind == kind]
     if as_json:
-        click.echo(json.dumps(table.to_dict(orient="records"), indent=2))
+        click.echo(dumps(table.to_dict(orient="records"), indent=2))
         return
     # one width per column over every listed kind, so long names keep the columns aligned
     name_width = max([len(str(n)) for n in table.name] or [0])
@@ -73,11 +73,9 @@ def solve_command(program_file: Path, backend: str, time_limit: float | None, as
     prog = PolynomialProgram.from_text(program_file.read_text())
     res = get_backend(backend).solve(prog, SolveOptions(time_limit=time_limit))
     if as_json:
-        from fairprobe.core.jsonsafe import jsonable
-
         out = res.to_dict()
         out["incumbent"] = dict(res.incumbent) if res.incumbent else None
-        click.echo(json.dumps(jsonable(out), indent=2))
+        click.echo(dumps(out, indent=2))
     else:
         click.echo(f"{res.termination.value}: bound {res.objective_bound:.10g}, incumbent "
                    f"{res.incumbent_objective if res.incumbent_objective is not None else 'none'} "
@@ -107,12 +105,9 @@ def demo_command(out_dir: Path, quick: bool, seed: int, jobs: int | None, as_jso
     if not as_json:
         run_demo(out_dir, quick=quick, seed=seed, n_jobs=jobs, echo=click.echo, progress=not is_quiet())
         return
-    from fairprobe.core.jsonsafe import json_default, jsonable
-
     res = run_demo(out_dir, quick=quick, seed=seed, n_jobs=jobs, echo=lambda _line: None, progress=False)
-    click.echo(json.dumps(jsonable({"report": str(res.page.resolve()), "detected": res.detected, "facts": res.facts,
-                                    "seconds": res.seconds, "seed": seed, "quick": quick}),
-                          indent=2, default=json_default))
+    click.echo(dumps({"report": str(res.page.resolve()), "detected": res.detected, "facts": res.facts,
+                      "seconds": res.seconds, "seed": seed, "quick": quick}, indent=2))
 
 
 @click.command("report")
@@ -135,7 +130,7 @@ def report_command(folders: tuple[Path, ...], out_dir: Path, title: str, as_json
     reports = [load_report(f) for f in folders]
     page = combine_reports(reports, title, command=command_line()).write(out_dir)
     if as_json:  # the "report written to" line goes to stderr (see fairprobe.cli.options)
-        click.echo(json.dumps({"report": str(page.resolve()), "parts": [str(f) for f in folders],
+        click.echo(dumps({"report": str(page.resolve()), "parts": [str(f) for f in folders],
                                "sections": sum(len(r.sections) for r in reports)}, indent=2))
 
 

@@ -21,7 +21,6 @@ Everything goes into one report folder (HTML page, PNG figures, CSV tables, ``su
 
 from __future__ import annotations
 
-import json
 import shlex
 import time
 from collections.abc import Callable
@@ -33,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.backends.base import SolveOptions, Termination
+from fairprobe.core.jsonsafe import dumps
 from fairprobe.core.registry import get_backend, get_registry
 from fairprobe.program.model import PolynomialProgram
 from fairprobe.reporting.report import Report
@@ -218,9 +218,9 @@ def run_demo(out_dir: str | Path = "fairprobe-report", *, quick: bool = False, s
     report.summary = summary
     page = report.write(out_dir)
     seconds = time.perf_counter() - start
-    (Path(out_dir) / "summary.json").write_text(json.dumps(
+    (Path(out_dir) / "summary.json").write_text(dumps(
         {"detected": detected, "facts": facts, "seed": seed, "quick": quick, "seconds": seconds,
-         "injected": scenario.injected}, indent=2, default=str))
+         "injected": scenario.injected}, indent=2))
     step_echo("")
     echo(summary)
     step_echo(f"\ndone in {seconds:.0f} s")

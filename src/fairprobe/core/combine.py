@@ -29,11 +29,11 @@ to 0, i.e. no such bias), so its bounds are never tighter than either single bia
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 
 from fairprobe.core.config import BiasConfig
+from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import ConfigError, FairprobeError
 
 __all__ = ["combine_biases", "rename_parameters"]
@@ -129,7 +129,7 @@ def _resolve_role(role: str, configs: Sequence[BiasConfig], labels: Sequence[str
     if len(winners) != 1:
         owners = {v: [lab for lab, c in zip(labels, configs, strict=True) if getattr(c, role) == v] for v in distinct}
         which = " or ".join(f"{v!r} (of {', '.join(owners[v])})" for v in distinct)
-        example = json.dumps({"combine": list(labels), short: distinct[0]})
+        example = dumps({"combine": list(labels), short: distinct[0]})
         raise ConfigError(
             f"The biases disagree on the {short} ({detail}) and none is a proxy or the counterfactual of the "
             f"others, so combining them would change which node the metric is about. Say which: {short}= "

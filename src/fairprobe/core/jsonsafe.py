@@ -2,16 +2,19 @@
 
 Standard JSON has no infinity or NaN (Python's ``json`` writes the invalid tokens ``Infinity``
 and ``NaN``). A certified bound can be infinite (no bound was proved) and an undefined rate is
-NaN, so every JSON writer of fairprobe goes through :func:`json_number` (one value) or
-:func:`json_default` (``json.dumps(..., default=json_default)``).
+NaN. The one rule: an infinity keeps its sign as a string, NaN (undefined) becomes ``null``.
+Every JSON writer of fairprobe (``--json`` of every command, ``summary.json``, ``report.json``,
+``to_json``) goes through :func:`dumps`, which applies it and refuses any other non-finite value
+(``allow_nan=False``), so no writer can emit invalid JSON.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
-__all__ = ["json_default", "json_number", "jsonable"]
+__all__ = ["dumps", "json_default", "json_number", "jsonable"]
 
 
 def json_number(x: Any) -> Any:
@@ -92,3 +95,27 @@ def json_default(x: Any) -> Any:
     if hasattr(x, "tolist"):
         return jsonable(x.tolist())
     return str(x)
+
+
+def dumps(obj: Any, **kwargs: Any) -> str:
+    """``json.dumps`` under the one rule for non-finite numbers (the only JSON writer fairprobe uses).
+
+    Parameters
+    ----------
+    obj : Any
+        Dicts, lists, numbers (numpy included), strings; anything else is written as its text.
+    **kwargs : Any
+        Passed to :func:`json.dumps` (``indent``, ``sort_keys``).
+
+    Returns
+    -------
+    str
+        Standard JSON: no ``Infinity`` or ``NaN`` token.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> dumps({"upper": float("inf"), "rate": float("nan"), "a": np.array([0.5, -np.inf])})
+    '{"upper": "inf", "rate": null, "a": [0.5, "-inf"]}'
+    """
+    return json.dumps(jsonable(obj), default=json_default, allow_nan=False, **kwargs)

@@ -7,7 +7,6 @@ joblib (``n_jobs``; ``parallel_backend="dask"`` runs on the active ``dask.distri
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,6 +20,7 @@ import pandas as pd
 from fairprobe.core.bound import BoundProblem
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
 from fairprobe.core.interpret import sweep_conclusion
+from fairprobe.core.jsonsafe import dumps
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, merge_fixed, run_options
 from fairprobe.core.plotting import new_axes
 from fairprobe.core.results import Conclusion, Explained, ObservedValue, PointOutcome, Summary, few_units_line
@@ -278,7 +278,7 @@ class SensitivityResult(Explained):
         >>> same, json.loads(text)["parameters"]
         (True, ['D'])
         """
-        text = json.dumps(self.to_dict(), indent=2, default=str)
+        text = dumps(self.to_dict(), indent=2)
         if path is not None:
             with open(path, "w") as fh:
                 fh.write(text)

@@ -56,7 +56,7 @@ from typing import Any
 
 import pandas as pd
 
-from fairprobe.core.jsonsafe import jsonable
+from fairprobe.core.jsonsafe import dumps, jsonable
 from fairprobe.exceptions import ConfigError, DataError
 
 __all__ = ["Report", "Section", "check_output_folder", "combine_reports", "command_line", "environment_versions",
@@ -486,7 +486,7 @@ class Report:
                 (out / "figures" / f"{stem}.png").write_bytes(f.png)
                 entry["figures"].append({"name": f.name, "caption": f.caption, "file": f"figures/{stem}.png"})
             manifest["sections"].append(entry)
-        (out / "report.json").write_text(json.dumps(manifest, indent=2))
+        (out / "report.json").write_text(dumps(manifest, indent=2))
         (out / "index.html").write_text(self.to_html())
 
     def to_html(self) -> str:
@@ -549,7 +549,7 @@ def _keep_index(frame: pd.DataFrame) -> bool:
 def _jsonable(value: Any) -> Any:
     value = jsonable(value)
     try:
-        json.dumps(value)
+        dumps(value)
         return value
     except TypeError:
         return str(value)

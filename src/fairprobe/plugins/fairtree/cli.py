@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -20,7 +19,7 @@ from fairprobe.cli.options import (
     save_plot,
     seed_option,
 )
-from fairprobe.core.jsonsafe import json_default, jsonable
+from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import DataError
 
 __all__ = ["fairtree_command"]
@@ -92,6 +91,6 @@ def fairtree_command(data_path: Path, target: str | None, prediction: str | None
         out = {"splits": tree.splits_.to_dict(orient="records"), "leaves": tree.leaves_.to_dict(orient="records"),
                "ranking": tree.covariate_ranking().to_dict(orient="records")}
         # NaN (a nominal split's threshold, the permutation test's p_bias) as null: NaN is not JSON
-        click.echo(json.dumps(jsonable(out), indent=2, default=json_default, allow_nan=False))
+        click.echo(dumps(out, indent=2))
     else:
         click.echo(tree.summary())

@@ -9,7 +9,6 @@ per group.
 
 from __future__ import annotations
 
-import json
 import sys
 import warnings
 from pathlib import Path
@@ -29,6 +28,7 @@ from fairprobe.cli.options import (
     require_columns,
     seed_option,
 )
+from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import ConfigError, DataError
 from fairprobe.plugins.rashomon.text import group_table
 from fairprobe.progress import status
@@ -225,7 +225,7 @@ def multiplicity_command(data_path: Path, target: str, features: str | None, dro
         summary["report"] = _write_report(out_dir, rs, rep, by_group if test_path else None, notes, exact_model,
                                           exact, interrupted)
     if as_json:
-        click.echo(json.dumps(summary, indent=2, default=str))
+        click.echo(dumps(summary, indent=2))
     else:
         click.echo(_text(summary, by_group, model, dataset_multiplicity, test_path, interrupted))
     if interrupted:

@@ -7,7 +7,6 @@ table, and with ``--out`` writes the report (individual report, ambiguity curve,
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import click
 import numpy as np
 
 from fairprobe.cli.options import data_option, force_option, json_option, out_option, read_table, require_columns
+from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import ConfigError, DataError, FairprobeError
 from fairprobe.plugins.rashomon.text import group_table
 from fairprobe.progress import status
@@ -93,7 +93,7 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
     # a plain install: the options and columns were checked above; say which extra runs the rest, do not fail
     if not TreeRashomonSet.availability():
         reason = f"the exact tree Rashomon set is {TreeRashomonSet.availability_reason()}"
-        click.echo(json.dumps({"skipped": True, "reason": reason}, indent=2) if as_json
+        click.echo(dumps({"skipped": True, "reason": reason}, indent=2) if as_json
                    else f"multiplicity-trees skipped: {reason}")
         return
     status(f"enumerating the exact Rashomon set of sparse trees with TreeFARMS on {len(train):,} rows "
@@ -116,7 +116,7 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
     if out_dir is not None:
         summary["report"] = str(trs.to_report(out_dir, force=True, title="fairprobe multiplicity-trees"))
     if as_json:
-        click.echo(json.dumps(summary, indent=2, default=str))
+        click.echo(dumps(summary, indent=2))
         return
     lines = [trs.summary().as_text()]
     if trs.by_group_ is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -72,7 +71,7 @@ def riskscore_command(data_path: Path, target: str, positive_label: str | None, 
     if out_dir is not None:
         audit.to_report(out_dir)  # `--out` prints "report written to <page>" on stderr (fairprobe.cli.options)
     if as_json:
-        from fairprobe.core.jsonsafe import json_default, jsonable
+        from fairprobe.core.jsonsafe import dumps
 
         out = {"values": (f"point: the estimate on the full data (null where undefined: see note); median, lower, "
                           f"upper: {audit.ci * 100:g}% bootstrap percentile interval over {audit.n_bootstrap} "
@@ -82,6 +81,6 @@ def riskscore_command(data_path: Path, target: str, positive_label: str | None, 
                "differences": audit.differences_.to_dict(orient="records"),
                "dropped_groups": audit.dropped_groups_.to_dict(orient="records")}
         # undefined values (NaN) as null: NaN is not JSON
-        click.echo(json.dumps(jsonable(out), indent=2, default=json_default, allow_nan=False))
+        click.echo(dumps(out, indent=2))
     else:
         click.echo(audit.summary())
