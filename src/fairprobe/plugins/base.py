@@ -561,7 +561,7 @@ class Analysis(Explained):
             sec.add_table(table_name, frame)
         return sec
 
-    def to_report(self, out: str | Path, *, force: bool = False, title: str | None = None) -> Path:
+    def to_report(self, out: str | Path, *, force: bool | None = None, title: str | None = None) -> Path:
         """Write this analysis's report folder (HTML page, PNG figures, CSV tables, ``report.json``).
 
         Parameters

@@ -1,0 +1,327 @@
+"""The rules of report folders: what may be written where, and how a report replaces an old one.
+
+* :func:`check_output_folder` checks, before any work, that a report can be written to a folder:
+  a new or empty folder, or one fairprobe wrote (signed ``report.json``); a folder holding other
+  files only with ``force``.
+* :func:`replace_folder` writes a report into a temporary sibling and moves it into place, so a
+  failure never leaves half a report; the folder gets the user's umask (like ``mkdir``).
+* :func:`folder_kind` says what a folder holds.
+
+``force=None`` follows the running ``fairprobe`` command's ``--force``; an explicit
+``force=False`` is always honoured.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fairprobe.exceptions import ConfigError
+
+__all__ = ["ARGV_KEY", "GENERATOR", "REPORT_ENTRIES", "WRITTEN_KEY", "check_output_folder", "cli_meta", "folder_kind",
+           "nearest_existing", "record_written", "replace_folder"]
+
+GENERATOR = "fairprobe"  # the signature in report.json that marks a folder fairprobe wrote
+ARGV_KEY = "fairprobe.argv"  # click context meta: the arguments the running ``fairprobe`` command was given
+WRITTEN_KEY = "fairprobe.written"  # click context meta: report pages written while the command runs
+REPORT_ENTRIES = frozenset({"index.html", "report.json", "figures", "tables", "summary.json"})
+_HARMLESS = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})  # written by file browsers, not by users
+
+
+def _umask() -> int:
+    current = os.umask(0)  # reading the umask means setting it; put it straight back
+    os.umask(current)
+    return current
+
+
+# -- report folders ---------------------------------------------------------------------------------
+def cli_meta() -> dict[str, Any]:
+    """The ``meta`` of the running click command (shared by its whole context chain), or an empty dict.
+
+    Only the command line's own bookkeeping travels this way (the arguments, the pages written, the
+    ``--force`` flag when a writer leaves ``force=None``); click is never imported here.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> cli_meta()  # outside a command
+    {}
+    """
+    if "click" not in sys.modules:
+        return {}
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta if ctx is not None else {}
+
+
+def _forced_by_command_line() -> bool:
+    """Whether the running ``fairprobe`` command was given ``--force`` (see :mod:`fairprobe.cli.options`)."""
+    return bool(cli_meta().get("fairprobe.force"))
+
+
+def record_written(page: Path) -> None:
+    """Tell the running ``fairprobe`` command that a report was written (its ``--out`` announces it once).
+
+    Parameters
+    ----------
+    page : Path
+        The ``index.html`` written.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> record_written(Path("index.html"))  # outside a command: nothing to tell
+    """
+    written = cli_meta().get(WRITTEN_KEY)
+    if isinstance(written, list) and page not in written:
+        written.append(page)
+
+
+def folder_kind(folder: str | Path) -> str:
+    """What a report folder holds: ``"absent"``, ``"empty"``, ``"fairprobe"`` or ``"foreign"``.
+
+    ``"fairprobe"`` means a signed ``report.json`` (or one of the unsigned format fairprobe wrote
+    before the signature) and no entry other than a report's own (``index.html``, ``report.json``,
+    ``figures/``, ``tables/``, ``summary.json``). Anything else in a non-empty folder is
+    ``"foreign"``: fairprobe did not write it.
+
+    Parameters
+    ----------
+    folder : path
+        The folder to inspect (it need not exist).
+
+    Returns
+    -------
+    str
+        ``"absent"``, ``"empty"``, ``"fairprobe"`` or ``"foreign"``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from fairprobe.reporting.report import Report, folder_kind
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     before = folder_kind(Path(tmp) / "report")
+    ...     _ = Report("Audit", command="").write(Path(tmp) / "report")
+    ...     _ = (Path(tmp) / "notes.txt").write_text("mine")
+    ...     print(before, folder_kind(Path(tmp) / "report"), folder_kind(tmp))
+    absent fairprobe foreign
+    """
+    path = Path(folder)
+    if not path.exists():
+        return "absent"
+    if not path.is_dir():
+        return "foreign"
+    names = {p.name for p in path.iterdir()} - _HARMLESS
+    if not names:
+        return "empty"
+    if not names <= REPORT_ENTRIES or "report.json" not in names:
+        return "foreign"
+    try:
+        manifest = json.loads((path / "report.json").read_text())
+    except (OSError, ValueError):
+        return "foreign"
+    if not isinstance(manifest, dict):
+        return "foreign"
+    legacy = {"title", "sections", "versions"} <= set(manifest) and "fairprobe" in (manifest.get("versions") or {})
+    return "fairprobe" if manifest.get("generator") == GENERATOR or legacy else "foreign"
+
+
+def nearest_existing(path: Path) -> Path:
+    """``path`` or its closest existing ancestor (where a new file or folder would be created).
+
+    Parameters
+    ----------
+    path : Path
+        A path that may not exist yet.
+
+    Returns
+    -------
+    Path
+        The first of ``path``, its parent, grandparent, ... that exists.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from fairprobe.reporting.report import nearest_existing
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(nearest_existing(Path(tmp) / "a" / "b") == Path(tmp))
+    True
+    """
+    for parent in [path, *path.parents]:
+        if parent.exists():
+            return parent
+    return Path(path.anchor or ".")
+
+
+def _can_create_in(folder: Path) -> bool:
+    """Whether a folder can be made in ``folder``: os.access says yes for /proc and read-only mounts."""
+    import tempfile
+
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".fairprobe-probe-", dir=folder))
+    except OSError:
+        return False
+    return True
+
+
+def check_output_folder(folder: str | Path | None, *, force: bool | None = None,
+                        option: str = "the report folder") -> Path:
+    """Check, before any work, that a report can be written to ``folder``; return it as an absolute path.
+
+    Parameters
+    ----------
+    folder : path
+        The report folder (it need not exist).
+    force : bool or None
+        Accept a folder holding files fairprobe did not write. None (the default) follows the
+        running ``fairprobe`` command's ``--force`` (False outside a command); an explicit value
+        always wins.
+    option : str
+        How the folder is named in messages (``"--out"`` on the command line).
+
+    Raises
+    ------
+    ConfigError
+        The name is empty; the path is a file or lies under a file; the folder (or the nearest
+        existing folder above it) is not writable; or the folder holds files fairprobe did not write
+        and ``force`` is false.
+
+    Returns
+    -------
+    Path
+        The folder as an absolute path.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from fairprobe.exceptions import ConfigError
+    >>> from fairprobe.reporting.report import check_output_folder
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(check_output_folder(Path(tmp) / "new").name)
+    ...     _ = (Path(tmp) / "notes.txt").write_text("mine")
+    ...     try:
+    ...         check_output_folder(tmp)
+    ...     except ConfigError as err:
+    ...         print("refused:", "fairprobe did not write (notes.txt)" in str(err))
+    ...     print(check_output_folder(tmp, force=True) == Path(tmp).resolve())
+    new
+    refused: True
+    True
+    """
+    if folder is None or not str(folder).strip():
+        raise ConfigError(f"The name given for {option} is empty; give a folder name, e.g. {_example(option)}"
+                          " (it is created).")
+    force = _forced_by_command_line() if force is None else bool(force)
+    path = Path(os.path.abspath(Path(str(folder)).expanduser()))
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{option} {folder} is a file, not a folder; give the name of a new or empty folder.")
+    base = nearest_existing(path)
+    if not base.is_dir():
+        raise ConfigError(f"Cannot create {option} {folder}: {base} is a file, not a folder; choose another path.")
+    for where in {base, base.parent} if base == path else {base}:
+        # the new report goes to a temporary sibling first, so the parent must be writable too
+        if not os.access(where, os.W_OK | os.X_OK) or not _can_create_in(where):
+            raise ConfigError(f"Cannot write {option} {folder}: {where} is not writable; choose a folder you can "
+                              "write to.")
+    kind = folder_kind(path)
+    if kind == "foreign" and not force:
+        names = sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir() if p.name not in _HARMLESS)
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        raise ConfigError(f"{option} {folder} holds files fairprobe did not write ({shown}); choose a new or empty "
+                          "folder, or pass --force (force=True in Python) to write the report into it anyway "
+                          "(its index.html, report.json, figures/ and tables/ are replaced, other files are kept).")
+    return path
+
+
+def _example(option: str) -> str:
+    return f"{option} report" if option.startswith("--") else "'report'"
+
+
+def _move(src: Path, dst: Path) -> None:
+    try:
+        os.replace(src, dst)
+    except OSError:  # another file system (e.g. the folder is a mount point)
+        shutil.move(str(src), str(dst))
+
+
+def replace_folder(out: Path, write: Callable[[Path], None], *, force: bool | None) -> None:
+    """Write a report with ``write(tmp)`` into a temporary sibling of ``out``, then move it into place.
+
+    An absent ``out`` is created by one rename. An existing one keeps its own inode (it may be the
+    current directory or a mount point): its entries are moved aside, the new ones moved in, and
+    the old ones deleted; a failure puts the old entries back. Only a report's own entries are
+    touched in a folder written into with ``force``.
+
+    Parameters
+    ----------
+    out : Path
+        The report folder.
+    write : callable
+        Writes the report's files into the folder it is given.
+    force : bool or None
+        As in :func:`check_output_folder`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     replace_folder(Path(tmp) / "r", lambda d: (d / "index.html").write_text("<p>hi</p>"), force=None)
+    ...     print(sorted(p.name for p in (Path(tmp) / "r").iterdir()))
+    ['index.html']
+    """
+    parent = out.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.fairprobe-new-", dir=parent))
+    os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private (0o700); the report gets the user's umask
+    try:
+        write(tmp)
+        if not out.exists():
+            try:
+                os.rename(tmp, out)
+                return
+            except OSError:
+                if not out.is_dir():  # created meanwhile: fall through to the entry-wise replacement
+                    raise
+        kind = folder_kind(out)
+        if kind == "foreign" and not (_forced_by_command_line() if force is None else force):  # appeared since
+            check_output_folder(out, force=False)
+        new = [p.name for p in tmp.iterdir()]
+        old = [p for p in out.iterdir()
+               if kind != "foreign" or p.name in REPORT_ENTRIES or p.name in new]
+        trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.fairprobe-old-", dir=parent))
+        moved: list[str] = []
+        installed: list[str] = []
+        try:
+            for p in old:
+                _move(p, trash / p.name)
+                moved.append(p.name)
+            for name in new:
+                _move(tmp / name, out / name)
+                installed.append(name)
+        except OSError as exc:
+            for name in installed:  # put the previous report back
+                target = out / name
+                shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
+            for name in moved:
+                _move(trash / name, out / name)
+            raise ConfigError(f"Cannot write the report into {out}: {exc}; check the folder's permissions and free "
+                              "space.") from None
+        finally:
+            shutil.rmtree(trash, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
