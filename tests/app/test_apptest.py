@@ -172,3 +172,31 @@ def test_data_errors_are_shown(app_test):
     token = at.session_state["data_token"]
     at.selectbox(key=f"map_Y_{token}").set_value("race").run()  # race mapped to A and to Y
     assert any("more than one node" in e for e in _errors(at))
+
+
+def test_the_bias_picker_offers_no_select_all(app_test):
+    """It took only the first bias (ecp): with at most two biases, "Select all" cannot mean all."""
+    at = _sweep_page(app_test)
+    assert not at.multiselect(key="sw_biases").proto.select_all
+    assert at.multiselect(key="sw_metrics").proto.select_all  # where it works, it stays
+
+
+def test_missing_roles_are_named_before_fitting(app_test):
+    from fairprobe.app import logic
+
+    at = app_test
+    at.run()
+    at.sidebar.radio(key="page").set_value("Data").run()
+    frame, kind = logic.load_bundled("compas")
+    at.session_state["data_frame"], at.session_state["data_kind"] = frame, kind
+    at.session_state["data_name"], at.session_state["data_token"] = "compas", 7
+    at.sidebar.radio(key="page").set_value("Other analyses").run()
+    at.selectbox(key="an_name").set_value("fairtree").run()
+    at.radio(key="an_source_fairtree").set_value("The table from the Data page").run()
+    assert not at.exception
+    warning = " ".join(w.value for w in at.warning)
+    assert "Choose a column for y_true, y_pred" in warning  # was a raw TypeError after "Fit"
+    assert at.button(key="an_fit").disabled
+    at.selectbox(key="an_fairtree_y_true").set_value("two_year_recid")
+    at.selectbox(key="an_fairtree_y_pred").set_value("pred").run()
+    assert not at.button(key="an_fit").disabled and not at.warning

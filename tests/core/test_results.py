@@ -37,7 +37,7 @@ def test_every_result_explains_itself(results: dict, kind: str) -> None:
     assert isinstance(res, fp.Explained)
     summary = res.summary()
     assert isinstance(summary, fp.Summary) and summary.title
-    assert "<pre>" in res._repr_html_() and "<table" in res._repr_html_()
+    assert "<pre " in res._repr_html_() and "<table" in res._repr_html_()
     assert isinstance(res.to_frame(), pd.DataFrame) and len(res.to_frame()) >= 1
     conclusion = res.conclusion()
     assert isinstance(conclusion, fp.Conclusion) and conclusion.text

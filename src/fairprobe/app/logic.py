@@ -51,6 +51,7 @@ __all__ = [
     "kind_text",
     "load_bundled",
     "make_metric",
+    "missing_roles",
     "parse_mapping",
     "read_upload",
     "results_frame",
@@ -1123,6 +1124,28 @@ def role_kinds(cls: type) -> dict[str, str]:
         else:
             kinds[role] = "array"
     return kinds
+
+
+def missing_roles(kinds: Mapping[str, str], roles: Mapping[str, Any]) -> list[str]:
+    """The roles of ``fit`` left without a column (what the page asks for before fitting).
+
+    Parameters
+    ----------
+    kinds : mapping
+        :func:`role_kinds` of the analysis (the roles its example is fitted with).
+    roles : mapping
+        Role -> chosen column(s), None or empty when left at "(none)".
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> missing_roles({"y_true": "column", "y_pred": "column"}, {"y_true": "y", "y_pred": None})
+    ['y_pred']
+    """
+    return [role for role in kinds if not roles.get(role)]
 
 
 def fit_arguments(frame: pd.DataFrame, kinds: Mapping[str, str], roles: Mapping[str, Any],

@@ -476,7 +476,7 @@ def sweep_page() -> None:
     c1, c2 = st.columns(2)
     c1.multiselect("Metrics", sorted(reg.metrics), default=["fpr_parity"], key="sw_metrics")
     options = [WORKSHOP, *sorted(reg.biases)]
-    c2.multiselect("Bias(es): one, or two combined", options, default=[WORKSHOP], key="sw_biases",
+    c2.multiselect("Bias(es): one, or two combined", options, default=[WORKSHOP], key="sw_biases", select_all=False,
                    max_selections=2)
     biases = ss.get("sw_biases") or []
     if len(biases) == 2:
@@ -625,7 +625,11 @@ def analyses_page() -> None:
                 edited[key] = float(st.number_input(key, value=value, key=f"an_{name}_p_{key}", format="%.6g"))
             else:
                 st.text(f"{key} = {value!r}")
-    if st.button("Fit", key="an_fit", type="primary"):
+    missing = logic.missing_roles(kinds, roles) if source != "Its example data" else []
+    if missing:
+        st.warning(f"Choose a column for {', '.join(missing)} (what {name} is fitted on), or fit it on its "
+                   "example data.")
+    if st.button("Fit", key="an_fit", type="primary", disabled=bool(missing)):
         try:
             analysis = type(example.analysis)(**{**params, **edited})
             with st.spinner(f"fitting {name}"), SOLVE_LOCK:

@@ -118,10 +118,11 @@ class Summary(str):
         --------
         >>> print(Summary("a < b", title="Rates").as_html())
         <h4>Rates</h4>
-        <pre>a &lt; b</pre>
+        <pre style="white-space:pre-wrap;overflow-wrap:anywhere">a &lt; b</pre>
         """
         parts = [f"<h4>{html.escape(self.title)}</h4>"] if self.title else []
-        parts.append(f"<pre>{html.escape(self.as_text())}</pre>")
+        # long lines wrap instead of running off the page (the app, notebooks, reports)
+        parts.append(f'<pre style="white-space:pre-wrap;overflow-wrap:anywhere">{html.escape(self.as_text())}</pre>')
         for name, frame in self.tables.items():
             parts.append(f"<p><b>{html.escape(name)}</b></p>{frame.to_html(border=0)}")
         return "\n".join(parts)

@@ -82,7 +82,7 @@ def test_random_state_kinds(random_state: object) -> None:
 def test_summary_is_a_summary(fitted: FairTree) -> None:
     s = fitted.summary()
     assert isinstance(s, Summary) and isinstance(s, str)
-    assert s.title and "<table" in s.as_html() and "<pre>" in s._repr_html_()
+    assert s.title and "<table" in s.as_html() and "<pre " in s._repr_html_()
     assert set(s.tables) == {"splits", "subgroups", "covariate ranking"}
 
 

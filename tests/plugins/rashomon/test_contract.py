@@ -54,7 +54,7 @@ def test_contract_by_hand(cls: type, tmp_path: Path) -> None:
     fitted = ex.fit()
     assert fitted is ex.analysis
     summary = fitted.summary()
-    assert isinstance(summary, Summary) and "<pre>" in summary.as_html() and summary.tables
+    assert isinstance(summary, Summary) and "<pre " in summary.as_html() and summary.tables
     frame = fitted.to_frame()
     assert isinstance(frame, pd.DataFrame) and len(frame)
     import matplotlib.pyplot as plt
