@@ -264,7 +264,7 @@ def test_a_missing_optional_package_makes_the_analysis_unavailable_without_impor
     assert _NeedsAMissingPackage.missing_requirements() == ["fairprobe_no_such_package_xyz"]
     assert _NeedsAMissingPackage.availability_reason() == (
         'not installed (needs fairprobe_no_such_package_xyz); install with: pip install "fairprobe[nothere]"')
-    assert _Rates.availability() and _Rates.availability_reason() == "available" and _Rates.install_hint() == ""
+    assert _Rates.availability() and _Rates.availability_reason() == "available" and _Rates.install_hint == ""
     assert "fairprobe_no_such_package_xyz" not in sys.modules
 
 
@@ -272,7 +272,7 @@ def test_tree_rashomon_declares_treefarms_and_its_extra() -> None:
     from fairprobe.plugins.rashomon.tree_exact import TreeRashomonSet
 
     assert TreeRashomonSet.requires == ("treefarms",)
-    assert TreeRashomonSet.install_hint() == 'pip install "fairprobe[trees]"'
+    assert TreeRashomonSet.install_hint == 'pip install "fairprobe[trees]"'
     assert bool(TreeRashomonSet.availability()) == (importlib.util.find_spec("treefarms") is not None)
     # every other built-in needs only fairprobe's own dependencies
     others = {name for name, cls in fp.get_registry().analyses.items() if cls.requires}

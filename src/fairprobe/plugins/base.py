@@ -235,6 +235,15 @@ class Analysis(Explained):
     requires: ClassVar[tuple[str, ...]] = ()
     #: The extra of fairprobe that installs :attr:`requires` (``pip install "fairprobe[<extra>]"``).
     extra: ClassVar[str] = ""
+    #: How to install what the analysis needs, as backends have it; set from :attr:`extra` (or
+    #: :attr:`requires`) unless a subclass sets it, "" when it needs nothing optional.
+    install_hint: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "install_hint" not in vars(cls):  # derived from this class's own (or inherited) extra
+            cls.install_hint = (f'pip install "fairprobe[{cls.extra}]"' if cls.extra
+                                else f"pip install {' '.join(cls.requires)}" if cls.requires else "")
 
     @classmethod
     def missing_requirements(cls) -> list[str]:
@@ -273,25 +282,6 @@ class Analysis(Explained):
         return Availability.NOT_INSTALLED if cls.missing_requirements() else Availability.AVAILABLE
 
     @classmethod
-    def install_hint(cls) -> str:
-        """How to install what the analysis needs (``pip install "fairprobe[<extra>]"``).
-
-        Returns
-        -------
-        str
-            The pip command ("" when the analysis needs nothing optional).
-
-        Examples
-        --------
-        >>> from fairprobe.plugins.rashomon.tree_exact import TreeRashomonSet
-        >>> TreeRashomonSet.install_hint()
-        'pip install "fairprobe[trees]"'
-        """
-        if cls.extra:
-            return f'pip install "fairprobe[{cls.extra}]"'
-        return f"pip install {' '.join(cls.requires)}" if cls.requires else ""
-
-    @classmethod
     def availability_reason(cls) -> str:
         """Why the analysis is (un)available, for listings and skip messages.
 
@@ -303,14 +293,15 @@ class Analysis(Explained):
         Examples
         --------
         >>> from fairprobe.plugins.fairtree.tree import FairTree
-        >>> FairTree.availability_reason()
-        'available'
+        >>> from fairprobe.plugins.rashomon.tree_exact import TreeRashomonSet
+        >>> FairTree.availability_reason(), TreeRashomonSet.install_hint
+        ('available', 'pip install "fairprobe[trees]"')
         """
         missing = cls.missing_requirements()
         if not missing:
             return "available"
         # the backends' wording (Backend.availability_reason), so listings read alike
-        return f"not installed (needs {', '.join(missing)}); install with: {cls.install_hint()}"
+        return f"not installed (needs {', '.join(missing)}); install with: {cls.install_hint}"
 
     def __repr__(self) -> str:
         sig = inspect.signature(type(self).__init__)

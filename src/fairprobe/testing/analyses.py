@@ -145,7 +145,7 @@ def _check_available(cls: type, who: str) -> None:
     state = cls.availability()
     assert isinstance(state, Availability), f"{who}: availability() must return fairprobe.backends.base.Availability"
     if getattr(cls, "requires", ()):
-        assert cls.install_hint(), f"{who}: an analysis with optional requirements needs an install hint (extra)"
+        assert cls.install_hint, f"{who}: an analysis with optional requirements needs an install hint (extra)"
     assert state, f"{who} is unavailable here ({cls.availability_reason()}); install it to check its contract"
 
 
