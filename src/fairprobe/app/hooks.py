@@ -16,7 +16,7 @@ import click
 from fairprobe.exceptions import ConfigError
 from fairprobe.hookspecs import hookimpl
 
-__all__ = ["app_command", "fairprobe_add_cli_commands", "streamlit_available"]
+__all__ = ["app_command", "fairprobe_add_cli_commands", "run_server", "streamlit_available"]
 
 INSTALL_HINT = 'pip install "fairprobe[app]"'
 
@@ -74,11 +74,55 @@ def app_command(host: str, port: int, no_browser: bool, max_upload_mb: int) -> N
     click.echo(f"fairprobe app: serving on {url} (Ctrl+C stops it)", err=True)
     if not no_browser:
         threading.Thread(target=_open_when_ready, args=(url,), daemon=True).start()
+    sys.exit(run_server(cmd))
+
+
+def run_server(cmd: list[str]) -> int:
+    """Run the Streamlit server ``cmd`` and stop it when this process is told to stop.
+
+    ``kill -TERM``, ``kill -HUP`` or Ctrl+C on ``fairprobe app`` stop the server too (a plain
+    ``subprocess.call`` left it running, orphaned, on its port): the signal is passed on, the
+    server gets five seconds to exit, then it is killed.
+
+    Parameters
+    ----------
+    cmd : list of str
+        The server's command line (:func:`fairprobe.app.logic.streamlit_command`).
+
+    Returns
+    -------
+    int
+        The exit code: the server's own, or 128 + the signal's number when stopped by one.
+
+    Examples
+    --------
+    >>> import sys
+    >>> run_server([sys.executable, "-c", "raise SystemExit(3)"])
+    3
+    """
+    import signal
+
+    proc = subprocess.Popen(cmd)
+    stopped: list[int] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        stopped.append(signum)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+
+    handled = [getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)]
+    previous = {sig: signal.signal(sig, stop) for sig in handled}
     try:
-        rc = subprocess.call(cmd)
-    except KeyboardInterrupt:
-        rc = 130
-    sys.exit(rc)
+        while True:
+            try:
+                rc = proc.wait(timeout=5 if stopped else None)
+                break
+            except subprocess.TimeoutExpired:  # asked to stop and did not: no orphan on the port
+                proc.kill()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 128 + stopped[0] if stopped else rc
 
 
 @hookimpl

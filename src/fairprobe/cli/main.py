@@ -55,6 +55,67 @@ class PluginGroup(click.Group):
         pm.subset_hook_caller("fairprobe_add_cli_commands", remove_plugins=old)(cli=self)
         loaded.update(id(p) for p in new)
 
+    def add_lazy_command(self, name: str, target: str, short_help: str) -> None:
+        """Add a command whose module is imported only when the command is used.
+
+        ``fairprobe --help`` lists it by ``short_help``; anything else (running it, its own
+        ``--help``, walking the click tree) imports ``target`` first. A plugin's
+        ``fairprobe_add_cli_commands`` may use it to keep the help fast, or ``add_command``.
+
+        Parameters
+        ----------
+        name : str
+            The command's name.
+        target : str
+            ``"module:attribute"`` of the click command.
+        short_help : str
+            Its one-line help in the command list (the first line of the command's docstring).
+
+        Examples
+        --------
+        >>> import click
+        >>> group = PluginGroup("demo")
+        >>> group.add_lazy_command("hello", "fairprobe.cli.commands:plugins_command", "List registered plugins.")
+        >>> "hello" in group.list_commands(click.Context(group)), "hello" in group.commands
+        (True, False)
+        """
+        self.__dict__.setdefault("_lazy_commands", {})[name] = (target, short_help)
+
+    def _lazy(self) -> dict[str, tuple[str, str]]:
+        return self.__dict__.setdefault("_lazy_commands", {})
+
+    def _resolve_lazy(self, name: str) -> click.Command | None:
+        import importlib
+
+        target, _ = self._lazy().pop(name)
+        module, _, attr = target.partition(":")
+        command = getattr(importlib.import_module(module), attr)
+        self.add_command(command, name)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``--help``: lazy commands by their short help, without importing them.
+
+        Parameters
+        ----------
+        ctx : click.Context
+        formatter : click.HelpFormatter
+
+        Examples
+        --------
+        >>> import click
+        >>> from fairprobe.cli.main import cli
+        >>> "bound" in cli.get_help(click.Context(cli))
+        True
+        """
+        self._load_plugins()
+        rows = [(name, short) for name, (_, short) in self._lazy().items()]
+        loaded = [self.commands[name] for name in super().list_commands(ctx) if not self.commands[name].hidden]
+        rows += [(cmd.name or "", cmd.get_short_help_str(1000)) for cmd in loaded]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(sorted(rows))
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Names of the commands, after loading the plugins' commands on first use.
 
@@ -76,7 +137,7 @@ class PluginGroup(click.Group):
         True
         """
         self._load_plugins()
-        return super().list_commands(ctx)
+        return sorted({*super().list_commands(ctx), *self._lazy()})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """The command named ``cmd_name``, after loading the plugins' commands on first use.
@@ -102,6 +163,8 @@ class PluginGroup(click.Group):
         ('bound', None)
         """
         self._load_plugins()
+        if cmd_name in self._lazy():
+            return self._resolve_lazy(cmd_name)
         return super().get_command(ctx, cmd_name)
 
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
@@ -131,7 +194,7 @@ class PluginGroup(click.Group):
         >>> ctx.meta["fairprobe.argv"]
         ['report', 'r1', '--title', 'COMPAS audit']
         """
-        from fairprobe.reporting.report import ARGV_KEY
+        from fairprobe.reporting.folders import ARGV_KEY
 
         argv = list(args)
         ctx = super().make_context(info_name, args, parent=parent, **extra)

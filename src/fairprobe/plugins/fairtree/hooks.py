@@ -15,9 +15,17 @@ def fairprobe_register_analyses() -> Sequence[type]:
     return [FairTree]
 
 
+#: Commands of this plugin: name -> (module:attribute, short help).
+COMMANDS = {
+    "fairtree": ("fairprobe.plugins.fairtree.cli:fairtree_command",
+        "Audit model performance across subgroups (FairTree) and classify bias vs variance."),
+}
+
+
 @hookimpl
 def fairprobe_add_cli_commands(cli: object) -> None:
     """``fairprobe fairtree``."""
-    from fairprobe.plugins.fairtree.cli import fairtree_command
+    from fairprobe.cli.hooks import add_commands  # lazily: listed by --help without importing the analysis
 
-    cli.add_command(fairtree_command)  # type: ignore[attr-defined]
+    add_commands(cli, COMMANDS)
+

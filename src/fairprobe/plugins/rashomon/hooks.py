@@ -17,11 +17,19 @@ def fairprobe_register_analyses() -> Sequence[type]:
     return [RashomonSet, ExactLinearMultiplicity, TreeRashomonSet]
 
 
+#: Commands of this plugin: name -> (module:attribute, short help).
+COMMANDS = {
+    "multiplicity": ("fairprobe.plugins.rashomon.cli:multiplicity_command",
+        "Build a Rashomon set and report per-row conflict ratios (predictive multiplicity)."),
+    "multiplicity-trees": ("fairprobe.plugins.rashomon.cli_trees:multiplicity_trees_command",
+        "Enumerate the exact Rashomon set of sparse trees (TreeFARMS) and report its multiplicity."),
+}
+
+
 @hookimpl
 def fairprobe_add_cli_commands(cli: object) -> None:
     """``fairprobe multiplicity`` and ``fairprobe multiplicity-trees``."""
-    from fairprobe.plugins.rashomon.cli import multiplicity_command
-    from fairprobe.plugins.rashomon.cli_trees import multiplicity_trees_command
+    from fairprobe.cli.hooks import add_commands  # lazily: listed by --help without importing the analysis
 
-    cli.add_command(multiplicity_command)  # type: ignore[attr-defined]
-    cli.add_command(multiplicity_trees_command)  # type: ignore[attr-defined]
+    add_commands(cli, COMMANDS)
+

@@ -15,9 +15,17 @@ def fairprobe_register_analyses() -> Sequence[type]:
     return [RiskScoreAudit]
 
 
+#: Commands of this plugin: name -> (module:attribute, short help).
+COMMANDS = {
+    "riskscore": ("fairprobe.plugins.riskscore.cli:riskscore_command",
+        "Per-group calibration (DRMSCE), AUROC/AUPRG and under-representation with bootstrap intervals."),
+}
+
+
 @hookimpl
 def fairprobe_add_cli_commands(cli: object) -> None:
     """``fairprobe riskscore``."""
-    from fairprobe.plugins.riskscore.cli import riskscore_command
+    from fairprobe.cli.hooks import add_commands  # lazily: listed by --help without importing the analysis
 
-    cli.add_command(riskscore_command)  # type: ignore[attr-defined]
+    add_commands(cli, COMMANDS)
+
