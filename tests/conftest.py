@@ -1,8 +1,35 @@
-"""Shared fixtures: isolate tests from entry-point plugins installed on the machine."""
+"""Shared fixtures: isolate tests from entry-point plugins installed on the machine; the demo, run once."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
 import pytest
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    """One ``fairprobe demo --out <folder>`` (the README's main job) and what it printed."""
+
+    out: Path
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    """The full demo, run once per test session by whichever test needs it first (the README's quick
+    start in ``tests/test_docs.py`` and the demo's own checks in ``tests/cli/test_main.py``)."""
+    out = tmp_path_factory.mktemp("demo") / "fairprobe-report"
+    env = dict(os.environ, MPLBACKEND="Agg", FAIRPROBE_DISABLE_PLUGIN_AUTOLOAD="1")
+    proc = subprocess.run([sys.executable, "-m", "fairprobe.cli", "demo", "--out", str(out)], capture_output=True,
+                          text=True, timeout=1200, env=env)
+    return DemoRun(out, proc.returncode, proc.stdout, proc.stderr)
 
 
 @pytest.fixture(autouse=True)

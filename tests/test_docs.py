@@ -91,7 +91,8 @@ def missing_extra(block: Block) -> str | None:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
-def test_every_block_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_block_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                          request: pytest.FixtureRequest) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -108,6 +109,9 @@ def test_every_block_runs(page: Path, tmp_path: Path, monkeypatch: pytest.Monkey
             continue
         if block.lang == "python":
             run_python(block, namespace)
+        elif block.lang in SHELL and shell_command(block) == "fairprobe demo":
+            demo = request.getfixturevalue("demo_run")  # the session's one run of the main job
+            assert demo.returncode == 0, f"{block.page} line {block.line}: fairprobe demo failed:\n{demo.stderr}"
         elif block.lang in SHELL:
             run_shell(block, tmp_path)
         elif block.lang == "toml":

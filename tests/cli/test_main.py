@@ -63,10 +63,9 @@ def test_every_command_has_help_with_example() -> None:
         assert out.returncode == 0 and "Example:" in out.stdout, cmd
 
 
-def test_demo_quick_finds_every_injected_problem(tmp_path: Path) -> None:
-    out = run("demo", "--quick", "--out", str(tmp_path / "rep"), "--seed", "3")
+def test_demo_finds_every_injected_problem(demo_run) -> None:
+    out, rep = demo_run, demo_run.out  # the full demo, run once per session (tests/conftest.py)
     assert out.returncode == 0, out.stderr
-    rep = tmp_path / "rep"
     assert f"report written to {(rep / 'index.html').resolve()}" in out.stderr  # on stderr, like every command
     def refuse(token: str) -> None:
         raise ValueError(f"summary.json holds the invalid JSON token {token}")
