@@ -16,7 +16,6 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
-
 from fairprobe.datasets import BUNDLED
 from tests.bad_input import run_cli
 
