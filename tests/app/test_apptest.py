@@ -200,3 +200,17 @@ def test_missing_roles_are_named_before_fitting(app_test):
     at.selectbox(key="an_fairtree_y_true").set_value("two_year_recid")
     at.selectbox(key="an_fairtree_y_pred").set_value("pred").run()
     assert not at.button(key="an_fit").disabled and not at.warning
+
+
+def test_copyable_text_shows_every_character_as_typed(app_test):
+    """No ligature turns '>=' into one '≥'-like glyph in code, constraints or inputs; the text itself is ASCII."""
+    from fairprobe.app.pages import NO_LIGATURES
+
+    at = app_test
+    at.run()
+    styles = [h.proto.body for h in at.get("html")]
+    assert NO_LIGATURES in styles and "font-variant-ligatures: none" in NO_LIGATURES
+    at.selectbox(key="bw_start").set_value("selection")
+    at.button(key="bw_load").click().run()
+    shown = at.text_area(key="f_constraints").value + "".join(c.value for c in at.code)
+    assert ">=" in shown and "≥" not in shown and "≤" not in shown

@@ -663,6 +663,13 @@ def analyses_page() -> None:
                        key="an_dl_report")
 
 
+#: Monospace fonts with ligatures draw ``>=`` as one glyph that looks like ``≥``: in code,
+#: constraints and inputs a user copies, every character is shown as typed.
+NO_LIGATURES = ("<style>code, pre, kbd, samp, textarea, input, .stCode, .stCodeBlock {"
+                "font-variant-ligatures: none !important; font-feature-settings: 'liga' 0, 'calt' 0 !important;}"
+                "</style>")
+
+
 def main() -> None:
     """The app: a sidebar to choose the page, then the page (the workshop first).
 
@@ -674,6 +681,7 @@ def main() -> None:
     ('Bias workshop', 0)
     """
     _init_state()
+    st.html(NO_LIGATURES)
     st.sidebar.title("fairprobe")
     st.sidebar.caption(f"fairprobe {fp.__version__}: how far can you trust a fairness assessment?")
     page = st.sidebar.radio("Page", PAGES, key="page")
