@@ -100,7 +100,7 @@ def test_no_progress_bar_off_a_terminal(files: dict[str, str], capsys: pytest.Ca
 
 
 def test_progress_bar_factory(monkeypatch: pytest.MonkeyPatch) -> None:
-    from fairprobe.progress import is_quiet, progress_bar, quiet
+    from fairprobe.core.progress import is_quiet, progress_bar, quiet
 
     monkeypatch.delenv("FAIRPROBE_QUIET", raising=False)
     monkeypatch.setenv("FAIRPROBE_PROGRESS", "1")  # forced on although stderr is not a terminal ...
@@ -118,7 +118,7 @@ def test_progress_bar_factory(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_quiet_keeps_results_and_errors(files: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from fairprobe.progress import is_quiet
+    from fairprobe.core.progress import is_quiet
 
     monkeypatch.setenv("FAIRPROBE_PROGRESS", "1")  # bars would be drawn, but --quiet wins
     args = ["riskscore", "--data", files["scores"], "--target", "y", "--score", "score", "--groups", "sex",

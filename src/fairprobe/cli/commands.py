@@ -100,7 +100,7 @@ def demo_command(out_dir: Path, quick: bool, seed: int, jobs: int | None, as_jso
       fairprobe demo --out report --seed 1
     """
     from fairprobe.cli.demo import run_demo
-    from fairprobe.progress import is_quiet
+    from fairprobe.core.progress import is_quiet
 
     if not as_json:
         run_demo(out_dir, quick=quick, seed=seed, n_jobs=jobs, echo=click.echo, progress=not is_quiet())

@@ -184,7 +184,7 @@ def run_demo(out_dir: str | Path = "fairprobe-report", *, quick: bool = False, s
     audit = scenario.audit_frame
     cmd = shlex.join(["fairprobe", "demo", "--seed", str(seed), *(["--quick"] if quick else []), "--out", str(out_dir)])
     report = Report("fairprobe demo: auditing a synthetic lending model", command=cmd)
-    from fairprobe.progress import is_quiet
+    from fairprobe.core.progress import is_quiet
 
     step_echo = (lambda _line: None) if is_quiet() else echo  # --quiet keeps the findings, not the steps
     step_echo(f"fairprobe demo: {len(scenario.frame):,} synthetic applicants, {len(audit):,} with recorded outcomes")

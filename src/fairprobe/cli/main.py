@@ -255,7 +255,7 @@ def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
     ctx.obj["debug"] = debug
     ctx.obj["quiet"] = quiet
     if quiet:
-        from fairprobe.progress import quiet as quiet_mode
+        from fairprobe.core.progress import quiet as quiet_mode
 
         ctx.with_resource(quiet_mode(True))  # left when the command ends: in-process callers get their mode back
 

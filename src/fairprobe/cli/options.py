@@ -233,11 +233,11 @@ def announce_reports(pages: list[Path]) -> None:
     --------
     >>> from pathlib import Path
     >>> from fairprobe.cli.options import announce_reports
-    >>> from fairprobe.progress import quiet
+    >>> from fairprobe.core.progress import quiet
     >>> with quiet():  # --quiet: no informational lines
     ...     announce_reports([Path("report/index.html")])
     """
-    from fairprobe.progress import info
+    from fairprobe.core.progress import info
 
     for page in dict.fromkeys(pages):
         info(f"report written to {Path(page).resolve()}", err=True)

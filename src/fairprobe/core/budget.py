@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
-from fairprobe.progress import progress_shown, status
+from fairprobe.core.progress import progress_shown, status
 
 __all__ = ["DEFAULT_TIME_LIMIT", "MIN_SOLVE_SECONDS", "TimeBudget", "reporting_progress"]
 
@@ -180,7 +180,7 @@ def reporting_progress(what: str, budget: TimeBudget, *, disable: bool = False) 
     Yields
     ------
     None
-        Lines appear only where progress is shown (:func:`fairprobe.progress.progress_shown`).
+        Lines appear only where progress is shown (:func:`fairprobe.core.progress.progress_shown`).
 
     Examples
     --------

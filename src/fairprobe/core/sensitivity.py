@@ -68,7 +68,7 @@ def run_tasks(tasks: Sequence[tuple[BoundProblem, Mapping[str, float]]], *, n_jo
     >>> [(o.status, round(o.result.upper, 4)) for o in out]
     [('optimal', 0.2309), ('optimal', 0.3433)]
     """
-    from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
+    from fairprobe.core.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
     bar = tqdm(total=len(tasks), desc=desc, disable=not progress, leave=False)
     try:

@@ -29,9 +29,9 @@ from fairprobe.cli.options import (
     seed_option,
 )
 from fairprobe.core.jsonsafe import dumps
+from fairprobe.core.progress import status
 from fairprobe.exceptions import ConfigError, DataError
 from fairprobe.plugins.rashomon.text import group_table
-from fairprobe.progress import status
 
 __all__ = ["build_pipeline", "multiplicity_command"]
 

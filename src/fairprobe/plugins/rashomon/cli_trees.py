@@ -15,9 +15,9 @@ import numpy as np
 
 from fairprobe.cli.options import data_option, force_option, json_option, out_option, read_table, require_columns
 from fairprobe.core.jsonsafe import dumps
+from fairprobe.core.progress import status
 from fairprobe.exceptions import ConfigError, DataError, FairprobeError
 from fairprobe.plugins.rashomon.text import group_table
-from fairprobe.progress import status
 
 __all__ = ["multiplicity_trees_command"]
 

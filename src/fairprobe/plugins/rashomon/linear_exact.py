@@ -821,7 +821,7 @@ class ExactLinearMultiplicity(Analysis):
         Separate from ``_fit_result``: the rounds, the progress bar and the Ctrl-C handling form one
         loop; it leaves every point it did not decide ``"undecided"``.
         """
-        from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
+        from fairprobe.core.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
         status = search.status
         if self.n_jobs in (None, 1):

@@ -780,7 +780,7 @@ class RashomonSet(Analysis):
         """
         from joblib import Parallel, delayed, parallel_config
 
-        from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
+        from fairprobe.core.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
         bar = tqdm(total=len(jobs), desc="Rashomon candidates", disable=not self.progress)
         backend = self.parallel_backend or ("sequential" if self.n_jobs in (None, 1) else "loky")

@@ -250,7 +250,7 @@ class RiskScoreAudit(Analysis):
     n_jobs : int, optional
         Processes for the bootstrap (the results do not depend on it).
     progress : bool
-        Show a progress bar (only ever drawn on a terminal; see :mod:`fairprobe.progress`).
+        Show a progress bar (only ever drawn on a terminal; see :mod:`fairprobe.core.progress`).
     positive_label : optional
         The value of the outcome that means 1 (e.g. ``"yes"``); every other value means 0. Without
         it the outcomes must already be 0/1 (or booleans): text labels are an error rather than a
@@ -523,7 +523,7 @@ class RiskScoreAudit(Analysis):
         entropy = (int(self.random_state.integers(0, 2**63 - 1)) if isinstance(self.random_state, np.random.Generator)
                    else self.random_state)
         seeds = np.random.SeedSequence(entropy).spawn(len(sizes))
-        from fairprobe.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
+        from fairprobe.core.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
         if self.n_jobs in (None, 1) or len(sizes) == 1:
             parts = [_chunk_task(y, r, sorted_groups, metrics, b, s)
