@@ -2,11 +2,13 @@
 
 Every ``import`` of a fairprobe module is an edge: at module level and inside functions (an import
 in a function still ties the two modules together, it only runs later), relative imports resolved,
-``from package import module`` resolved to the module, ``importlib.import_module("fairprobe....")``
-literals included. Imports under ``if TYPE_CHECKING:`` are recorded but never run, so they do not
-count for cycles or rules.
+``from package import module`` resolved to the module, ``importlib.import_module("...")`` string
+literals included (fairprobe modules and libraries alike). Imports under ``if TYPE_CHECKING:`` are
+recorded but never run, so they do not count for cycles or rules.
 
-:data:`RULES` are the dependency rules of DESIGN.md as data: who may not import what, and why.
+:data:`RULES` are the dependency rules of DESIGN.md as data: who may not import what, and why. The
+program layer is the package ``fairprobe.program``, or, in a checkout that predates it, the core
+modules it was made of (:func:`program_layer`).
 ``tests/test_layers.py`` asserts there are no violations, cycles or private cross-module imports;
 ``benchmarks/code_health.py`` prints the same figures for any checkout (``--src``).
 """
@@ -15,10 +17,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-__all__ = ["RULES", "Edge", "Graph", "Rule", "cycle_edges", "cycles", "private_imports", "read_graph", "violations"]
+__all__ = ["LEGACY_PROGRAM_LAYER", "PROGRAM", "PROGRAM_PACKAGE", "RULES", "Edge", "Graph", "Rule", "cycle_edges",
+           "cycles", "private_imports", "program_layer", "read_graph", "violations"]
 
 SOLVER_LIBRARIES = ("pyscipopt", "gurobipy", "ortools", "cvxpy", "highspy", "treefarms")
 
@@ -39,19 +42,42 @@ class Edge:
         return f"{self.importer}:{self.line} imports {self.imported} ({where})"
 
 
+#: Stands, in :data:`RULES`, for the modules of the solver-neutral program layer (see :func:`program_layer`).
+PROGRAM = "<program>"
+#: The program layer's package, and where the layer lived before it had one (polynomials, ``PolynomialProgram``
+#: with its text form and parser, solver-neutral rewrites), used when the package is absent (older checkouts).
+PROGRAM_PACKAGE = "fairprobe.program"
+LEGACY_PROGRAM_LAYER = ("fairprobe.core.polynomial", "fairprobe.core.program", "fairprobe.core.transforms")
+
+
 @dataclass(frozen=True)
 class Rule:
-    """Modules under ``importer`` may not import modules under any of ``forbidden``, except ``allowed``."""
+    """Modules under ``importer`` (but not under ``exempt``) may not import modules under ``forbidden``,
+    except those under ``allowed`` ("x=" in ``allowed`` allows exactly the module x, not its children).
+    :data:`PROGRAM` in any field stands for the modules of the program layer."""
 
     name: str
-    importer: str
+    importer: tuple[str, ...]
     forbidden: tuple[str, ...]
     allowed: tuple[str, ...]
     reason: str
     module_level_only: bool = False  # e.g. solver libraries may be imported inside ``solve``
+    exempt: tuple[str, ...] = ()  # importers the rule does not bind (e.g. the registry, which loads concretes)
+
+    def expanded(self, program: tuple[str, ...]) -> Rule:
+        """The rule with :data:`PROGRAM` replaced by the modules of the program layer."""
+
+        def expand(prefixes: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(q for p in prefixes for q in (program if p == PROGRAM else (p,)))
+
+        return replace(self, importer=expand(self.importer), forbidden=expand(self.forbidden),
+                       allowed=expand(self.allowed), exempt=expand(self.exempt))
 
     def breaks(self, edge: Edge) -> bool:
-        if edge.type_checking or not _under(edge.importer, self.importer):
+        """Whether ``edge`` breaks the rule (call it on an :meth:`expanded` rule)."""
+        if edge.type_checking or not any(_under(edge.importer, p) for p in self.importer):
+            return False
+        if any(_under(edge.importer, p) for p in self.exempt):
             return False
         if self.module_level_only and edge.in_function:
             return False
@@ -64,27 +90,26 @@ def _under(module: str, prefix: str) -> bool:
     return module == prefix or module.startswith(prefix + ".")
 
 
-#: The dependency rules of DESIGN.md ("x=" in ``allowed`` allows exactly the module x, not its children).
+#: The dependency rules of DESIGN.md: (name, importers, forbidden, allowed, reason[, options]).
 RULES: tuple[Rule, ...] = (
-    Rule("program", "fairprobe.program", ("fairprobe",), ("fairprobe.program", "fairprobe.exceptions"),
+    Rule("program", (PROGRAM,), ("fairprobe",), (PROGRAM, "fairprobe.exceptions"),
          "the solver-neutral program layer imports nothing of fairprobe but exceptions"),
-    Rule("core-front-ends", "fairprobe.core", ("fairprobe.cli", "fairprobe.app", "fairprobe.reporting"), (),
+    Rule("core-front-ends", ("fairprobe.core",), ("fairprobe.cli", "fairprobe.app", "fairprobe.reporting"), (),
          "core never imports the front ends or the report layer (they render core's results)"),
-    Rule("core-concrete", "fairprobe.core",
-         ("fairprobe.biases.builtin", "fairprobe.biases.hooks", "fairprobe.metrics.rates", "fairprobe.metrics.causal",
-          "fairprobe.metrics.hooks", "fairprobe.backends.scip", "fairprobe.backends.gurobi",
-          "fairprobe.backends.ortools", "fairprobe.backends.cvxpy", "fairprobe.backends.highs",
-          "fairprobe.backends.hooks", "fairprobe.plugins.fairtree", "fairprobe.plugins.rashomon",
-          "fairprobe.plugins.riskscore"), (),
-         "core reaches concrete biases, metrics, backends and analyses only through the registry"),
-    Rule("backends", "fairprobe.backends", ("fairprobe", "sympy"),
-         ("fairprobe.backends", "fairprobe.program", "fairprobe.exceptions", "fairprobe.hookspecs"),
-         "backends see only the program layer (never DAGs, queries, the registry or sympy)"),
-    Rule("app", "fairprobe.app", ("fairprobe",),
+    Rule("core-concrete", ("fairprobe.core",),
+         ("fairprobe.biases", "fairprobe.metrics", "fairprobe.backends", "fairprobe.plugins"),
+         ("fairprobe.biases.base", "fairprobe.metrics.base", "fairprobe.backends.base", "fairprobe.plugins.base"),
+         "core reaches concrete biases, metrics, backends and analyses only through the registry "
+         "(the interfaces, the ``base`` modules, it may import)", exempt=("fairprobe.core.registry",)),
+    Rule("backends", ("fairprobe.backends",), ("fairprobe", "sympy"),
+         ("fairprobe.backends", PROGRAM, "fairprobe.exceptions", "fairprobe.hookspecs"),
+         "backends see only the program layer, exceptions and the hook markers (never DAGs, queries, the "
+         "registry or sympy)"),
+    Rule("app", ("fairprobe.app",), ("fairprobe",),
          ("fairprobe=", "fairprobe.app", "fairprobe.core.registry", "fairprobe.plugins.base", "fairprobe.reporting",
           "fairprobe.exceptions", "fairprobe.hookspecs", "fairprobe.datasets="),
          "the app uses only the public API (``import fairprobe``), the registry and the report layer"),
-    Rule("solver-imports", "fairprobe", SOLVER_LIBRARIES, (),
+    Rule("solver-imports", ("fairprobe",), SOLVER_LIBRARIES, (),
          "no module imports a solver library at import time (availability is checked with find_spec)",
          module_level_only=True),
 )
@@ -160,7 +185,7 @@ class _Visitor(ast.NodeVisitor):
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         if name == "import_module" and node.args and isinstance(node.args[0], ast.Constant) \
-                and isinstance(node.args[0].value, str) and node.args[0].value.startswith("fairprobe"):
+                and isinstance(node.args[0].value, str) and not node.args[0].value.startswith("."):
             self._add(self._known(node.args[0].value), node.lineno)
         self.generic_visit(node)
 
@@ -268,7 +293,7 @@ def cycle_edges(graph: Graph, component: Iterable[str]) -> list[Edge]:
 
 
 def private_imports(graph: Graph) -> list[Edge]:
-    """``from fairprobe.x import _name`` in another module (dunders and private modules' own package excepted).
+    """``from fairprobe.x import _name`` in another module: any underscore name but a dunder (``__all__``).
 
     Parameters
     ----------
@@ -288,16 +313,43 @@ def private_imports(graph: Graph) -> list[Edge]:
     return out
 
 
-def violations(graph: Graph, rules: Iterable[Rule] = RULES) -> list[tuple[Rule, Edge]]:
+def program_layer(graph: Graph) -> tuple[str, ...]:
+    """The modules of the solver-neutral program layer: the package ``fairprobe.program`` when the checkout has it,
+    else the modules it was made of (:data:`LEGACY_PROGRAM_LAYER`).
+
+    Parameters
+    ----------
+    graph : Graph
+
+    Returns
+    -------
+    tuple of str
+        Module names (prefixes: a package stands for its modules).
+    """
+    if PROGRAM_PACKAGE in graph.modules:
+        return (PROGRAM_PACKAGE,)
+    return tuple(m for m in LEGACY_PROGRAM_LAYER if m in graph.modules)
+
+
+def violations(graph: Graph, rules: Iterable[Rule] = RULES,
+               program: tuple[str, ...] | None = None) -> list[tuple[Rule, Edge]]:
     """Every import that breaks a rule.
 
     Parameters
     ----------
     graph : Graph
     rules : iterable of Rule
+    program : tuple of str, optional
+        The modules of the program layer; by default :func:`program_layer` of the graph.
 
     Returns
     -------
     list of (Rule, Edge)
+        The rule as given (not expanded) and the offending import.
     """
-    return [(rule, e) for rule in rules for e in graph.edges if rule.breaks(e)]
+    layer = program_layer(graph) if program is None else tuple(program)
+    out = []
+    for rule in rules:
+        concrete = rule.expanded(layer)
+        out.extend((rule, e) for e in graph.edges if concrete.breaks(e))
+    return out

@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.import_graph import RULES, cycle_edges, cycles, private_imports, read_graph, violations
+from tests.import_graph import (
+    LEGACY_PROGRAM_LAYER,
+    RULES,
+    cycle_edges,
+    cycles,
+    private_imports,
+    program_layer,
+    read_graph,
+    violations,
+)
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -19,7 +28,9 @@ def graph():
 
 
 def test_the_whole_package_is_read(graph) -> None:
+    assert set(graph.modules.values()) == set((SRC / "fairprobe").rglob("*.py"))  # every file parsed by ast
     assert len(graph.modules) > 100 and "fairprobe.core.bound" in graph.modules and "fairprobe.program" in graph.modules
+    assert program_layer(graph) == ("fairprobe.program",)
     assert any(e.in_function for e in graph.edges) and any(e.type_checking for e in graph.edges)
 
 
@@ -61,6 +72,12 @@ def test_the_checker_flags_a_wrong_way_import_a_cycle_and_a_private_name(tmp_pat
         "cli/main.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from fairprobe.core import bound\n",
         "plugins/x.py": "import gurobipy\n",
         "core/table.py": "class ObservedTable:\n    pass\n",
+        "core/sensitivity.py": "from fairprobe.biases.base import Bias\n\n"
+                               "def f():\n    from fairprobe.metrics import rates\n",
+        "core/registry.py": "import importlib\n\ndef load():\n    importlib.import_module('fairprobe.backends.scip')\n",
+        "core/budget.py": "import importlib\nimportlib.import_module('highspy')\n",
+        "biases/base.py": "class Bias:\n    pass\n",
+        "metrics/rates.py": "",
     })
     graph = read_graph(src)
     broken = {(rule.name, e.importer, e.imported) for rule, e in violations(graph)}
@@ -69,9 +86,30 @@ def test_the_checker_flags_a_wrong_way_import_a_cycle_and_a_private_name(tmp_pat
     assert ("program", "fairprobe.program.model", "fairprobe.core.bound") in broken
     assert ("app", "fairprobe.app.pages", "fairprobe.core.table") in broken
     assert ("solver-imports", "fairprobe.plugins.x", "gurobipy") in broken
+    assert ("solver-imports", "fairprobe.core.budget", "highspy") in broken  # importlib literal at import time
+    assert ("core-concrete", "fairprobe.core.sensitivity", "fairprobe.metrics.rates") in broken  # inside a function
+    assert not any(imported == "fairprobe.biases.base" for _, _, imported in broken)  # an interface: allowed
+    assert not any(importer == "fairprobe.core.registry" for _, importer, _ in broken)  # the registry loads concretes
     assert not any(imported == "pyscipopt" for _, _, imported in broken)  # inside solve(): allowed
     assert not any(importer == "fairprobe.app.pages" and imported == "fairprobe" for _, importer, imported in broken)
     assert cycles(graph) == [["fairprobe.core.a", "fairprobe.core.b"]]  # a -> b inside a function, b -> a
     assert [(e.importer, e.names) for e in private_imports(graph)] == [("fairprobe.core.bound", ("_helper",))]
     tc = [e for e in graph.edges if e.importer == "fairprobe.cli.main" and e.imported == "fairprobe.core.bound"]
     assert tc and tc[0].type_checking and not cycles(graph)[0].count("fairprobe.cli.main")
+
+
+def test_the_program_layer_of_a_checkout_without_its_package(tmp_path: Path) -> None:
+    """Before ``fairprobe.program`` existed the layer was core's polynomial, program and transforms modules."""
+    src = _fake_package(tmp_path, {
+        "core/polynomial.py": "",
+        "core/program.py": "from fairprobe.core.polynomial import Poly\nfrom fairprobe.exceptions import Error\n",
+        "core/transforms.py": "from fairprobe.core import dag\n",
+        "core/dag.py": "",
+        "exceptions.py": "",
+        "backends/scip.py": "from fairprobe.core.program import PolynomialProgram\nfrom fairprobe.core import dag\n",
+    })
+    graph = read_graph(src)
+    assert program_layer(graph) == LEGACY_PROGRAM_LAYER
+    broken = {(rule.name, e.importer, e.imported) for rule, e in violations(graph)}
+    assert broken == {("program", "fairprobe.core.transforms", "fairprobe.core.dag"),
+                      ("backends", "fairprobe.backends.scip", "fairprobe.core.dag")}
