@@ -133,7 +133,8 @@ def test_cli_app_runs_streamlit(monkeypatch):
 
     calls = []
     monkeypatch.setattr(hooks, "streamlit_available", lambda: True)
-    monkeypatch.setattr(hooks.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    # the server is never started: run_server is what would start it (and it is tested on its own)
+    monkeypatch.setattr(hooks, "run_server", lambda cmd: calls.append(cmd) or 0)
     with pytest.raises(SystemExit) as exc:
         main(["app", "--no-browser", "--port", "8765", "--max-upload-mb", "10"])
     assert exc.value.code == 0
