@@ -14,6 +14,13 @@ the decision ``S`` (1 = released) follows the prediction and the outcome ``O`` i
 for released people.
 
 Run: ``python benchmarks/causal_engine.py [--repeats 5] [--baseline-limit 5] [--no-baseline]``.
+
+``--tables N`` instead times every bias x metric on N seeded random two-group tables (cells
+A, Y, P from a Dirichlet(1) draw): CPU time (``time.process_time``) and wall time of one certified
+bound with the LP fast path (HiGHS, verified bounds; :mod:`fairprobe.core.routing`) against the
+engine without it (every program on SCIP: ``lp_fast_path=False``), both in this process, medians
+over the tables per pair, then the median and worst over all bounds, and the largest difference
+between the two engines' bounds. ``--biases a,b`` restricts the biases.
 """
 
 from __future__ import annotations
@@ -23,10 +30,11 @@ import statistics
 import time
 import warnings
 
+import numpy as np
 import pandas as pd
 
 import fairprobe as fp
-from fairprobe.core.bound import resolve_bias
+from fairprobe.core.bound import BoundProblem, resolve_bias
 from fairprobe.datasets import load_paper_table
 
 METRICS = ["fpr_parity", "ppv_parity", "equalized_odds", "demographic_parity"]
@@ -59,6 +67,79 @@ def timed(repeats: int, **kwargs) -> tuple[float, fp.BoundResult]:
     return statistics.median(times), res
 
 
+def random_cells(seed: int) -> pd.DataFrame:
+    """Eight cells over (A, Y, P), probabilities from a seeded Dirichlet(1) draw (every cell > 0.5 %)."""
+    rng = np.random.default_rng(seed)
+    probs = rng.dirichlet(np.ones(8))
+    while probs.min() < 0.005:
+        probs = rng.dirichlet(np.ones(8))
+    rows = [{"A": a, "Y": y, "P": p} for a in (0, 1) for y in (0, 1) for p in (0, 1)]
+    return pd.DataFrame(rows).assign(prob=probs)
+
+
+def one_bound(bias: str, metric: str, table: fp.ObservedTable, D: float, fast: bool,
+              time_limit: float) -> tuple[float, float, fp.BoundResult]:
+    """CPU and wall seconds of one certified bound (problem built and solved, as ``fp.bound`` does)."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = BoundProblem(bias, metric, table).solve({"D": D}, lp_fast_path=fast, time_limit=time_limit,
+                                                      progress=False)
+    return time.process_time() - cpu, time.perf_counter() - wall, res
+
+
+def tables_main(args: argparse.Namespace) -> None:
+    biases = args.biases.split(",") if args.biases else sorted(fp.get_registry().biases)
+    tables = [random_cells(seed) for seed in range(args.tables)]
+    print(f"{args.tables} seeded random two-group tables; D = {args.D}; every bias x {METRICS}; CPU ms per "
+          "certified bound, median over the tables (fast path | without it | ratio)\n")
+    header = f"{'bias':<38}{'metric':<20}{'fast cpu':>9}{'fast wall':>10}{'base cpu':>9}{'base wall':>10}{'x':>6}" \
+             f"{'max |diff|':>11}  kinds"
+    print(header)
+    print("-" * len(header))
+    BoundProblem("proxy_label", "fpr", fp.ObservedTable.from_probabilities(tables[0])).solve({"D": args.D})  # warm-up
+    all_fast, all_base, worst_diff, n_unsound = [], [], 0.0, 0
+    for bias in biases:
+        for metric in METRICS:
+            fast_cpu, fast_wall, base_cpu, base_wall, kinds, diff = [], [], [], [], set(), 0.0
+            for cells in tables:
+                table = table_for(bias, cells)
+                try:
+                    fc, fw, fres = one_bound(bias, metric, table, args.D, True, args.time_limit)
+                    bc, bw, bres = one_bound(bias, metric, table, args.D, False, args.time_limit)
+                except fp.FairprobeError as exc:
+                    kinds.add(type(exc).__name__)
+                    continue
+                fast_cpu.append(fc)
+                fast_wall.append(fw)
+                base_cpu.append(bc)
+                base_wall.append(bw)
+                kinds.add(fres.kind)
+                diff = max(diff, abs(fres.lower - bres.lower), abs(fres.upper - bres.upper))
+                # sound: each engine's bound contains the other's achieved values (1e-9: the achieved models'
+                # own row violations)
+                for r, other in ((fres, bres), (bres, fres)):
+                    for ach in (other.lower_achieved, other.upper_achieved):
+                        if ach is not None and not r.lower - 1e-9 <= ach <= r.upper + 1e-9:
+                            n_unsound += 1
+            if not fast_cpu:
+                print(f"{bias:<38}{metric:<20}  {', '.join(sorted(kinds))}")
+                continue
+            all_fast += fast_cpu
+            all_base += base_cpu
+            worst_diff = max(worst_diff, diff)
+            med = statistics.median
+            print(f"{bias:<38}{metric:<20}{med(fast_cpu) * 1e3:>9.1f}{med(fast_wall) * 1e3:>10.1f}"
+                  f"{med(base_cpu) * 1e3:>9.1f}{med(base_wall) * 1e3:>10.1f}{med(base_cpu) / med(fast_cpu):>6.1f}"
+                  f"{diff:>11.1e}  {','.join(sorted(kinds))}", flush=True)
+    med = statistics.median
+    print(f"\n{len(all_fast)} certified bounds (CPU): fast path median {med(all_fast) * 1e3:.1f} ms, worst "
+          f"{max(all_fast) * 1e3:.0f} ms; without it median {med(all_base) * 1e3:.1f} ms, worst "
+          f"{max(all_base) * 1e3:.0f} ms; median ratio {med(all_base) / med(all_fast):.1f}x")
+    print(f"largest difference between the engines' bounds: {worst_diff:.1e}; achieved values outside the other "
+          f"engine's bound: {n_unsound}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
@@ -66,7 +147,13 @@ def main() -> None:
     parser.add_argument("--no-baseline", action="store_true", help="skip the naive-program baseline")
     parser.add_argument("--D", type=float, default=0.05)
     parser.add_argument("--backend", default="scip", help="backend of the timed bounds (scip, auto, ...)")
+    parser.add_argument("--tables", type=int, default=0, help="time on this many seeded random tables instead")
+    parser.add_argument("--biases", default="", help="comma-separated biases (with --tables; default all)")
+    parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per bound (with --tables)")
     args = parser.parse_args()
+    if args.tables:
+        tables_main(args)
+        return
     cells = load_paper_table()
     biases = sorted(fp.get_registry().biases)
     print(f"table: the seed paper's COMPAS table; D = {args.D}; backend {args.backend}; {args.repeats} repeats\n")

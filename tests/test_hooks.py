@@ -122,7 +122,7 @@ class _EchoBackend(Backend):
 
 def test_hook_register_backends() -> None:
     pm = fresh_plugin_manager(_plugin("fairprobe_register_backends", [_EchoBackend]))
-    assert set(get_registry(pm).backends) == {"scip", "gurobi", "ortools", "cvxpy", "echo"}
+    assert set(get_registry(pm).backends) == {"scip", "highs", "gurobi", "ortools", "cvxpy", "echo"}
     backend = fairprobe.get_backend("echo", pm=pm)
     prog = PolynomialProgram.from_text("minimize\n  4.5\n")
     assert backend.solve(prog).objective_bound == 4.5

@@ -12,7 +12,7 @@ from fairprobe.backends.base import Limit, SolveOptions, Termination
 from fairprobe.core.registry import get_registry
 from fairprobe.testing import CONTRACT_PROBLEMS, check_backend_class, declares_capable
 
-BACKENDS = ["scip", "gurobi", "ortools", "cvxpy"]
+BACKENDS = ["scip", "highs", "gurobi", "ortools", "cvxpy"]
 
 
 def backend_or_skip(name: str) -> fp.Backend:

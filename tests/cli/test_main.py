@@ -21,7 +21,7 @@ def test_plugins_lists_backends_with_availability() -> None:
     out = run("plugins", "--kind", "backends")
     assert out.returncode == 0, out.stderr
     lines = {line.split()[1]: line for line in out.stdout.splitlines() if line.startswith("  ")}
-    assert set(lines) == {"scip", "gurobi", "ortools", "cvxpy"}
+    assert set(lines) == {"scip", "highs", "gurobi", "ortools", "cvxpy"}
     assert lines["scip"].startswith("  + scip")
     assert "licence" in lines["gurobi"] or "not installed" in lines["gurobi"]
 
@@ -29,7 +29,7 @@ def test_plugins_lists_backends_with_availability() -> None:
 def test_plugins_json() -> None:
     out = run("plugins", "--json")
     rows = json.loads(out.stdout)
-    assert {r["name"] for r in rows if r["kind"] == "backends"} == {"scip", "gurobi", "ortools", "cvxpy"}
+    assert {r["name"] for r in rows if r["kind"] == "backends"} == {"scip", "highs", "gurobi", "ortools", "cvxpy"}
 
 
 def test_solve_text_program(tmp_path: Path) -> None:

@@ -66,7 +66,7 @@ def usable_backends() -> list[str]:
     return [n for n, c in sorted(get_registry().backends.items()) if c.availability()]
 
 
-@pytest.mark.parametrize("backend", ["scip", "gurobi", "ortools", "cvxpy"])
+@pytest.mark.parametrize("backend", ["scip", "highs", "gurobi", "ortools", "cvxpy"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_group_rates_match_closed_forms(backend: str, seed: int) -> None:
     if backend not in usable_backends():

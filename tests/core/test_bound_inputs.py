@@ -57,7 +57,9 @@ def test_multi_character_names_and_roles_are_honoured() -> None:
     # the attribute role is used, not the letter "A": swapping group codes flips the parity sign
     flipped = fp.bound(renamed, fp.metric("fpr_parity", groups=(1, 0)), t2, D=0.1)
     straight = fp.bound(renamed, "fpr_parity", t2, D=0.1)
-    assert flipped.lower == pytest.approx(-straight.upper, abs=1e-6)
+    # both sides come from SCIP's nonconvex solves, each within SCIP's own tolerances (about 1e-6 in a row,
+    # a few 1e-6 in a rate): equal to 1e-5, opposite in sign
+    assert flipped.lower == pytest.approx(-straight.upper, abs=1e-5) and straight.upper > 0.04
 
 
 def test_four_chained_latents_compile_and_solve() -> None:

@@ -166,6 +166,10 @@ def test_polynomial_incumbents_are_feasible_and_attain_the_achieved_values() -> 
     res = fp.bound(cfg, query, table, D=D)
     for side, achieved in ((res.min_result, res.lower_achieved), (res.max_result, res.upper_achieved)):
         assert compiled.program.max_violation(side.incumbent) <= 1e-6
-        assert compiled.program.objective_value(side.incumbent) == pytest.approx(achieved, abs=1e-12)
-    assert res.gap <= 1e-5
+        # the achieved value is the metric at SCIP's point repaired into a model (every row to 1e-9): within
+        # SCIP's tolerance of the point's own value, and inside the certified bounds
+        assert compiled.program.objective_value(side.incumbent) == pytest.approx(achieved, abs=1e-4)
+        assert res.lower <= achieved <= res.upper
+    assert res.details["max_violation"] <= 1e-9
+    assert res.gap <= 5e-5
     assert math.isfinite(res.lower) and math.isfinite(res.upper)

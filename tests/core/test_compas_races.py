@@ -37,7 +37,12 @@ def test_certified_parity_between_two_races(compas: fp.ObservedTable, bias: str,
     data = fp.ObservedTable(compas.cells, given={"S": 1}, categories=compas.categories) if bias == "selection" \
         else compas
     res = fp.bound(bias, fp.metric(metric, groups=("Hispanic", "Caucasian")), data, D=0.02)
-    assert res.status == "optimal" and res.gap <= 1e-5
+    # gap: SCIP's certified bound against a model that satisfies every row to 1e-9 (SCIP's own point, accepted
+    # at 1e-6 per row, is repaired first), so a few 1e-5 in the 31- and 11-person groups' neighbours
+    assert res.status == "optimal" and res.gap <= 5e-5
+    # equalized odds: its joint window program has auxiliary variables beyond the rates, which the repair
+    # does not handle yet; its points are SCIP's own (rows to 1e-5, ACHIEVED_TOLERANCE)
+    assert res.details.get("max_violation", 0.0) <= (1e-5 if metric == "equalized_odds" else 1e-9)
     assert "Hispanic vs Caucasian" in res.metric and "Hispanic vs Caucasian" in res.summary()
     at_zero = fp.bound(bias, fp.metric(metric, groups=("Hispanic", "Caucasian")), data, D=0.0)
     assert at_zero.lower - 1e-6 <= at_zero.upper + 1e-6

@@ -11,7 +11,7 @@ from fairprobe.backends.base import Availability
 def test_list_plugins_lists_the_four_backends_with_state() -> None:
     table = fp.list_plugins()
     backends = table[table.kind == "backends"].set_index("name")
-    assert set(backends.index) == {"scip", "gurobi", "ortools", "cvxpy"}
+    assert set(backends.index) == {"scip", "highs", "gurobi", "ortools", "cvxpy"}
     assert bool(backends.loc["scip", "available"]) is True
     for name in backends.index:
         cls = fp.get_registry().backends[name]

@@ -84,7 +84,8 @@ def test_categorical_column_with_unused_categories() -> None:
     plain = table(two.astype({"race": str}))
     res = fp.bound("proxy_label", fp.metric("fpr_parity", groups=("a", "b")), t, D=0.02)
     ref = fp.bound("proxy_label", fp.metric("fpr_parity", groups=("a", "b")), plain, D=0.02)
-    assert (res.lower, res.upper) == pytest.approx((ref.lower, ref.upper), abs=1e-9)
+    # the same program up to the order of its variables: equal to the nonconvex solves' gap (1e-6)
+    assert (res.lower, res.upper) == pytest.approx((ref.lower, ref.upper), abs=1e-6)
 
 
 def test_partly_undefined_events_name_the_group_by_label() -> None:

@@ -349,11 +349,12 @@ def builtin_backends() -> list[type]:
     Examples
     --------
     >>> [cls.name for cls in builtin_backends()]
-    ['scip', 'gurobi', 'ortools', 'cvxpy']
+    ['scip', 'highs', 'gurobi', 'ortools', 'cvxpy']
     """
     from fairprobe.backends.cvxpy import CvxpyBackend
     from fairprobe.backends.gurobi import GurobiBackend
+    from fairprobe.backends.highs import HighsBackend
     from fairprobe.backends.ortools import OrtoolsBackend
     from fairprobe.backends.scip import ScipBackend
 
-    return [ScipBackend, GurobiBackend, OrtoolsBackend, CvxpyBackend]
+    return [ScipBackend, HighsBackend, GurobiBackend, OrtoolsBackend, CvxpyBackend]

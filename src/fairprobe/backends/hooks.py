@@ -9,7 +9,7 @@ from fairprobe.hookspecs import hookimpl
 
 @hookimpl
 def fairprobe_register_backends() -> Sequence[type]:
-    """The four built-in backends: SCIP (default), Gurobi, OR-Tools and cvxpy."""
+    """The five built-in backends: SCIP (default), HiGHS, Gurobi, OR-Tools and cvxpy."""
     from fairprobe.backends.auto import builtin_backends
 
     return builtin_backends()

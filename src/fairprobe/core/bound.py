@@ -51,8 +51,10 @@ from fairprobe.core.inputs import (  # noqa: F401  (some re-exported: they lived
 )
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options
 from fairprobe.core.parametric import ParametricProgram
-from fairprobe.core.registry import get_backend
+from fairprobe.core.registry import get_backend, get_registry
+from fairprobe.core.repair import REPAIRED_TOLERANCE, repair_point
 from fairprobe.core.results import FEW_UNITS, BoundResult, ObservedValue, PointOutcome, few_units_line
+from fairprobe.core.routing import LinearFastPath, with_lp_fast_path
 from fairprobe.core.table import ObservedTable
 from fairprobe.core.validate import sensitivity_values, sweep_grid
 from fairprobe.exceptions import (
@@ -165,7 +167,8 @@ def tighten_ratio_bounds(compiled: CompiledProgram, backend: Any, options: Solve
     --------
     >>> from fairprobe.backends.base import SolveOptions
     >>> from fairprobe.core.compiler import compile_program
-    >>> from fairprobe.core.registry import get_backend
+    >>> from fairprobe.core.registry import get_backend, get_registry
+from fairprobe.core.repair import REPAIRED_TOLERANCE, repair_point
     >>> from fairprobe.datasets import load_paper_table
     >>> config = resolve_bias("proxy_label_false_positives_no_edge")
     >>> table = as_table(load_paper_table(), config)
@@ -197,7 +200,7 @@ def tighten_ratio_bounds(compiled: CompiledProgram, backend: Any, options: Solve
             continue
         lfp = base.copy()
         lfp.objective, lfp.objective_denominator = num, den
-        lp = charnes_cooper(lfp)
+        lp = lfp if _fast_path(backend) else charnes_cooper(lfp)  # HiGHS verifies the ratio in its own variables
         lo = backend.solve(lp.with_sense("min"), options)
         hi = backend.solve(lp.with_sense("max"), options)
         if lo.termination is Termination.INFEASIBLE or hi.termination is Termination.INFEASIBLE:
@@ -251,6 +254,10 @@ ACHIEVED_TOLERANCE = 1e-5
 
 
 def _achieved(compiled: CompiledProgram, res: SolveResult, lp: PolynomialProgram | None) -> float | None:
+    """The metric's value at the solver's point, when that point is a model (repaired to 1e-9 if needed).
+
+    The point's largest row violation (after repair) is recorded in ``res.extra["achieved_violation"]``.
+    """
     if res.incumbent is None:
         return None
     prog = compiled.program
@@ -260,7 +267,8 @@ def _achieved(compiled: CompiledProgram, res: SolveResult, lp: PolynomialProgram
         if t <= 1e-12:
             return None
         point = {v.name: point[v.name] / t for v in prog.variables}
-    if prog.max_violation(point) > ACHIEVED_TOLERANCE:
+    point = _model_point(compiled, point, res)
+    if point is None:
         return None
     if prog.is_fractional:
         from fairprobe.program.polynomial import evaluate
@@ -269,6 +277,24 @@ def _achieved(compiled: CompiledProgram, res: SolveResult, lp: PolynomialProgram
         if evaluate(prog.objective_denominator or {}, values) <= 0:
             return None
     return prog.objective_value(point)
+
+
+def _model_point(compiled: CompiledProgram, point: dict[str, float], res: SolveResult) -> dict[str, float] | None:
+    """``point`` if it satisfies every row to 1e-9, else its repair (:mod:`fairprobe.core.repair`), else the
+    point within :data:`ACHIEVED_TOLERANCE`, else None; the violation is recorded on ``res``."""
+    prog = compiled.program
+    viol = prog.max_violation(point)
+    if viol > REPAIRED_TOLERANCE and compiled.ratios:
+        highs = get_registry().backends.get("highs")
+        if highs is not None and highs.availability():
+            fixed = repair_point(prog, compiled.ratios, point, highs())
+            if fixed is not None:
+                point, viol = fixed, prog.max_violation(fixed)
+    if viol > ACHIEVED_TOLERANCE:
+        return None
+    if isinstance(res.extra, dict):  # what the achieved value rests on, for the result's details
+        res.extra["achieved_violation"] = max(viol, res.extra.get("achieved_violation", 0.0))
+    return point
 
 
 @dataclass
@@ -350,9 +376,9 @@ def _solve_compiled(compiled: CompiledProgram, be: Any, options: SolveOptions, l
     notes: list[str] = []
     lp = None
     if compiled.kind == "linear_fractional":
-        lp = _lf_to_lp(compiled)
+        program, lp = _fractional(compiled, be)
         notes.append("linear-fractional program solved exactly as one LP (Charnes-Cooper)")
-        lo, hi = _solve_pair(lp, be, options)
+        lo, hi = _solve_pair(program, be, options)
     else:
         program = tighten_ratio_bounds(compiled, be, options)
         if program is not compiled.program:
@@ -395,17 +421,33 @@ def _solve_sense(compiled: CompiledProgram, prepared: tuple[PolynomialProgram, R
                  options: SolveOptions, label: str, sense: str) -> tuple[float, float | None, SolveResult]:
     """Certified bound, achieved value and result of one side of a prepared program (see :func:`_prepared`)."""
     program, red = prepared
-    lp = program if compiled.kind == "linear_fractional" else None
+    lp = program if compiled.kind == "linear_fractional" and not program.is_fractional else None
     res = _solve_reduced(program, be, options, sense, red)
     _check_results([res], label, compiled, lp, be, options)
     return res.objective_bound, _achieved(compiled, res, lp), res
+
+
+def _fast_path(be: Any) -> bool:
+    return isinstance(be.backend if isinstance(be, TimeBudget) else be, LinearFastPath)
+
+
+def _fractional(compiled: CompiledProgram, be: Any) -> tuple[PolynomialProgram, PolynomialProgram | None]:
+    """What a backend solves for a linear-fractional program, and the Charnes-Cooper LP when that is it.
+
+    On the LP fast path HiGHS takes the ratio itself (Charnes-Cooper inside, its bound verified in
+    the model's own variables); any other backend gets the Charnes-Cooper LP.
+    """
+    if _fast_path(be):
+        return compiled.program, None
+    lp = _lf_to_lp(compiled)
+    return lp, lp
 
 
 def _prepared(compiled: CompiledProgram, be: Any,
               options: SolveOptions) -> tuple[PolynomialProgram, Reduction | None]:
     """The program a backend solves (the Charnes-Cooper LP or the ratio-tightened program) and its reduction."""
     if compiled.kind == "linear_fractional":
-        return _lf_to_lp(compiled), None
+        return _fractional(compiled, be)[0], None
     program = tighten_ratio_bounds(compiled, be, options)
     return program, _reduction(program, be, options)
 
@@ -431,9 +473,12 @@ def _gap(lower: float, upper: float, low_ach: float | None, up_ach: float | None
 
 def _joint_achieved(joint: CompiledProgram, res: SolveResult) -> float | None:
     """``max_i |q_i|`` at the incumbent of a joint max-abs program, when it is a model (within tolerance)."""
-    if res.incumbent is None or joint.program.max_violation(dict(res.incumbent)) > ACHIEVED_TOLERANCE:
+    if res.incumbent is None:
         return None
-    return max(abs(v) for v in joint.term_values(dict(res.incumbent)))
+    point = _model_point(joint, dict(res.incumbent), res)
+    if point is None:
+        return None
+    return max(abs(v) for v in joint.term_values(point))
 
 
 def _bound_windows(program: PolynomialProgram, ranges: list[list[_Side]], lower: float,
@@ -716,7 +761,8 @@ class BoundProblem:
 
     def solve(self, params: Mapping[str, float], *, backend: str = "scip",
               time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP, n_jobs: int = 1,
-              solver_options: Mapping[str, Any] | None = None, progress: bool = True) -> BoundResult:
+              solver_options: Mapping[str, Any] | None = None, progress: bool = True,
+              lp_fast_path: bool = True) -> BoundResult:
         """Certified bounds at the sensitivity values ``params``.
 
         Parameters
@@ -737,6 +783,10 @@ class BoundProblem:
         progress : bool, optional
             Status lines past a few seconds where progress is shown (False: none, as in sweeps,
             whose progress bar says it).
+        lp_fast_path : bool, optional
+            Solve the linear programs of the bound with HiGHS, verified
+            (:mod:`fairprobe.core.routing`; default True). False sends every program to ``backend``
+            (the engine before the fast path, kept for benchmarks and cross-checks).
 
         Returns
         -------
@@ -759,7 +809,9 @@ class BoundProblem:
         """
         start = time.perf_counter()
         params = self.parameter_values(dict(params))
-        be = TimeBudget(get_backend(backend), time_limit)  # one deadline for every solve of the call
+        # one deadline for every solve of the call; its LPs on HiGHS with verified bounds (core.routing)
+        chosen = get_backend(backend)
+        be = TimeBudget(with_lp_fast_path(chosen, backend, solver_options) if lp_fast_path else chosen, time_limit)
         options = SolveOptions(rel_gap=gap, abs_gap=gap, solver_options=dict(solver_options or {}))
         with reporting_progress(f"bounding {self.metric.label}", be, disable=not progress):
             result = self._solve(params, be, options, start, n_jobs)
@@ -768,6 +820,16 @@ class BoundProblem:
                                 "certified but may be wider than the sharp interval (raise time_limit, or "
                                 "time_limit=None for no limit)")
         result.time_limit = time_limit
+        routed = be.backend
+        if isinstance(routed, LinearFastPath) and routed.lp_solves:
+            others = f"; {routed.main_solves} by {backend}" if routed.main_solves else ""
+            result.notes.append(f"{routed.lp_solves} linear program(s) solved by HiGHS with verified (outward-rounded) "
+                                f"bounds{others}")
+        violations = [r.extra.get("achieved_violation", r.extra.get("max_violation"))
+                      for r in (result.min_result, result.max_result)
+                      if r is not None and r.extra.get("achieved_violation", r.extra.get("max_violation")) is not None]
+        if violations:  # how far the achieved models are from satisfying every row exactly
+            result.details["max_violation"] = max(violations)
         result.metric_kind = self.metric.kind
         if all(v == 0.0 for v in params.values()):
             result.set_observed(ObservedValue(result.lower, result.upper))  # this is the no-bias point
@@ -1063,7 +1125,7 @@ def bound(
     D : float or dict
         The sensitivity parameter (a dict for named parameters).
     backend : str
-        Backend name ("scip", "gurobi", "ortools", "cvxpy", "auto").
+        Backend name ("scip", "highs", "gurobi", "ortools", "cvxpy", "auto").
     time_limit : float or None, optional
         Seconds for the whole call, shared by all its solves (default 60, see
         :data:`~fairprobe.core.budget.DEFAULT_TIME_LIMIT`; ``None``: no limit). A call that reaches

@@ -1,0 +1,359 @@
+"""HiGHS backend (``highspy``): linear programs with *verified* bounds, linear-fractional
+programs exactly, mixed-integer linear programs by HiGHS's branch and bound.
+
+* **LPs.** HiGHS's simplex solves the program; the reported bound is not HiGHS's objective but a
+  verified dual bound computed from its dual vector with outward rounding
+  (:func:`fairprobe.program.safe_bounds.verified_lower_bound`, the Neumaier-Shcherbina
+  construction), so floating-point error can only widen it. The primal point is returned as the
+  incumbent with its largest constraint violation (``extra["max_violation"]``); HiGHS runs at
+  feasibility tolerances of 1e-10 by default, so that point is a model to about that accuracy.
+* **Linear-fractional objectives** (linear numerator, denominator and rows): one Charnes-Cooper LP
+  gives the optimum ``lam``; its row duals certify ``N - lam D >= beta`` on the feasible set, and a
+  verified lower bound on the denominator turns that into a verified bound on ``N / D``.
+* **MILPs**: HiGHS's MIP dual bound (certified by the solver, valid at a limit; not re-verified).
+
+A column whose box is infinite on a side its reduced cost cannot rule out leaves nothing to
+verify with; the result then carries HiGHS's own dual bound and ``extra["verified"] = False``.
+Nonlinear programs are refused (use SCIP).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import os
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from fairprobe.backends.base import (
+    Availability,
+    Backend,
+    Capabilities,
+    Limit,
+    SolveOptions,
+    SolveResult,
+    Termination,
+    stopped,
+)
+from fairprobe.exceptions import BackendCapabilityError, ProgramError, SolverError
+from fairprobe.program.model import PolynomialProgram, point_from_values
+from fairprobe.program.polynomial import poly_add
+from fairprobe.program.safe_bounds import (
+    LinearArrays,
+    fractional_lower_bound,
+    linear_arrays,
+    verified_lower_bound,
+)
+from fairprobe.program.transforms import charnes_cooper
+
+__all__ = ["HighsBackend"]
+
+#: Primal and dual feasibility tolerances HiGHS runs at unless ``solver_options`` say otherwise
+#: (HiGHS's defaults are 1e-7; a rate over 11 people turns a 1e-7 slack into 1e-5).
+FEASIBILITY_TOLERANCE = 1e-10
+
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def _quiet_stdout():
+    """Silence the C-level standard output (HiGHS prints its banner when an instance is made)."""
+    try:
+        fd = os.dup(1)
+    except OSError:  # no standard output at all: nothing to silence
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            yield
+    finally:
+        os.dup2(fd, 1)
+        os.close(fd)
+
+
+def _instance() -> Any:
+    """One HiGHS instance per thread, made quietly and reused (making one costs more than a small LP)."""
+    h = getattr(_local, "highs", None)
+    if h is None:
+        import highspy
+
+        with _quiet_stdout():
+            h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        _local.highs = h
+    return h
+
+
+class _Run:
+    """The outcome of one HiGHS run on a minimisation."""
+
+    def __init__(self, status: str, x: np.ndarray | None, y: np.ndarray | None, objective: float,
+                 dual_bound: float, message: str, iterations: int) -> None:
+        self.status, self.x, self.y = status, x, y
+        self.objective, self.dual_bound, self.message, self.iterations = objective, dual_bound, message, iterations
+
+
+def _run(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions, deadline: float | None) -> _Run:
+    """Minimise ``arr`` with HiGHS (rows and columns as given)."""
+    import highspy
+
+    h = _instance()
+    h.clearModel()
+    h.resetOptions()
+    h.setOptionValue("output_flag", bool(options.verbose))
+    h.setOptionValue("primal_feasibility_tolerance", FEASIBILITY_TOLERANCE)
+    h.setOptionValue("dual_feasibility_tolerance", FEASIBILITY_TOLERANCE)
+    h.setOptionValue("random_seed", int(options.seed))
+    if integer is not None:
+        h.setOptionValue("mip_rel_gap", float(options.rel_gap))
+        h.setOptionValue("mip_abs_gap", float(options.abs_gap))
+        if options.node_limit is not None:
+            h.setOptionValue("mip_max_nodes", int(options.node_limit))
+    if options.threads is not None:
+        h.setOptionValue("threads", int(options.threads))
+    if deadline is not None:
+        h.setOptionValue("time_limit", max(deadline - time.perf_counter(), 1e-3))
+    for key, value in dict(options.solver_options).items():
+        if h.setOptionValue(str(key), value) != highspy.HighsStatus.kOk:
+            raise SolverError(f"HiGHS does not accept the option {key!r} = {value!r}; see the HiGHS options list "
+                              "(https://ergo-code.github.io/HiGHS/stable/options/definitions/).")
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    n, m = arr.n_cols, arr.n_rows
+    lp.num_col_, lp.num_row_ = n, m
+    lp.col_cost_ = arr.c
+    lp.offset_ = arr.c0
+    lp.col_lower_ = np.where(np.isfinite(arr.lb), arr.lb, -inf)
+    lp.col_upper_ = np.where(np.isfinite(arr.ub), arr.ub, inf)
+    lp.row_lower_ = np.where(np.isfinite(arr.row_lo), arr.row_lo, -inf)
+    lp.row_upper_ = np.where(np.isfinite(arr.row_hi), arr.row_hi, inf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, m
+    lp.a_matrix_.start_ = arr.indptr
+    lp.a_matrix_.index_ = arr.indices
+    lp.a_matrix_.value_ = arr.data
+    if integer is not None:
+        lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
+                           for i in integer]
+    h.passModel(lp)
+    h.run()
+    status = h.getModelStatus()
+    text = h.modelStatusToString(status)
+    info = h.getInfo()
+    S = highspy.HighsModelStatus
+    name = {S.kOptimal: "optimal", S.kInfeasible: "infeasible", S.kUnbounded: "unbounded",
+            S.kUnboundedOrInfeasible: "unbounded_or_infeasible", S.kTimeLimit: "time",
+            S.kIterationLimit: "iteration", S.kSolutionLimit: "solution", S.kModelEmpty: "empty",
+            S.kInterrupt: "interrupted"}.get(status, "error")
+    sol = h.getSolution()
+    x = np.asarray(sol.col_value, dtype=float) if sol.value_valid and len(sol.col_value) == n else None
+    y = np.asarray(sol.row_dual, dtype=float) if sol.dual_valid and len(sol.row_dual) == m else None
+    dual_bound = float(info.mip_dual_bound) if integer is not None else math.nan
+    iterations = int(getattr(info, "simplex_iteration_count", 0))
+    return _Run(name, x, y, float(info.objective_function_value), dual_bound, f"HiGHS: {text}", iterations)
+
+
+_LIMITS = {"time": Limit.TIME, "iteration": Limit.ITERATION, "solution": Limit.SOLUTION,
+           "interrupted": Limit.INTERRUPTED}
+
+
+class HighsBackend(Backend):
+    """HiGHS through highspy: verified LP bounds, exact linear-fractional programs, MILPs.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> prog = fp.PolynomialProgram.from_text('''
+    ... maximize
+    ...   x + y
+    ... subject to
+    ...   x + 2*y <= 1
+    ... bounds
+    ...   0 <= x <= 0.5
+    ...   0 <= y <= 1
+    ... ''')
+    >>> res = fp.get_backend("highs").solve(prog)
+    >>> res.termination.value, res.objective_bound >= 0.75, res.objective_bound - 0.75 < 1e-12
+    ('optimal', True, True)
+    >>> res.extra["verified"], res.extra["max_violation"] <= 1e-10
+    (True, True)
+    """
+
+    name = "highs"
+    capabilities = Capabilities(max_degree=1, global_bound=True, convex_only=True, fractional_objective=True,
+                                integer_variables=True)
+    install_hint = "pip install highspy"
+    description = "HiGHS: LPs with verified dual bounds, Charnes-Cooper for ratios, MILPs"
+
+    @classmethod
+    def availability(cls) -> Availability:
+        """Available when highspy can be found (it is not imported).
+
+        Returns
+        -------
+        Availability
+
+        Examples
+        --------
+        >>> from fairprobe.backends.highs import HighsBackend
+        >>> bool(HighsBackend.availability())
+        True
+        """
+        return Availability.AVAILABLE if cls._module_installed("highspy") else Availability.NOT_INSTALLED
+
+    def check_program(self, program: PolynomialProgram) -> None:
+        """Refuse nonlinear programs and fractional objectives with integer variables.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        BackendCapabilityError
+            A nonlinear row or objective, or a fractional objective over integer variables.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> from fairprobe.backends.highs import HighsBackend
+        >>> prog = fp.PolynomialProgram.from_text("maximize\\n  x*y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
+        >>> try:
+        ...     HighsBackend().check_program(prog)
+        ... except fp.BackendCapabilityError as err:
+        ...     print(str(err)[:63])
+        Backend 'highs' accepts polynomials of degree <= 1, but this pr
+        """
+        super().check_program(program)
+        if program.is_fractional and program.has_integers:
+            raise BackendCapabilityError("The highs backend solves linear-fractional objectives over continuous "
+                                         "variables only; use backend='scip' for integer ones.")
+
+    def _solve(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
+        start = time.perf_counter()
+        deadline = None if options.time_limit is None else start + float(options.time_limit)
+        if program.is_fractional:
+            result = self._solve_fractional(program, options, deadline)
+        else:
+            result = self._solve_linear(program, options, deadline)
+        return result.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})",
+                                   wall_time=time.perf_counter() - start)
+
+    # -- linear -------------------------------------------------------------------------------
+    def _solve_linear(self, program: PolynomialProgram, options: SolveOptions, deadline: float | None) -> SolveResult:
+        sign = 1.0 if program.sense == "min" else -1.0
+        arr = linear_arrays(program, sign=sign)
+        integer = np.array([v.integer for v in program.variables]) if program.has_integers else None
+        run = _run(arr, integer, options, deadline)
+        return self._result(program, arr, run, sign, integer is not None)
+
+    def _result(self, program: PolynomialProgram, arr: LinearArrays, run: _Run, sign: float,
+                mip: bool) -> SolveResult:
+        sense = program.sense
+        if run.status == "infeasible":
+            return stopped(Termination.INFEASIBLE, sense, message=run.message)
+        if run.status in ("unbounded", "unbounded_or_infeasible"):
+            return stopped(Termination.UNBOUNDED, sense, message=run.message)
+        if run.status == "error":
+            return stopped(Termination.ERROR, sense, message=run.message)
+        incumbent = inc_obj = None
+        extra: dict[str, Any] = {"status": run.status, "iterations": run.iterations}
+        if (run.x is not None and run.status in ("optimal", "empty")) or (mip and run.x is not None):
+            point = point_from_values(program, run.x.tolist())
+            viol = program.max_violation(point)
+            extra["max_violation"] = viol
+            if viol <= 1e-6:  # a limit may leave HiGHS with an infeasible point: never an incumbent
+                incumbent, inc_obj = point, program.objective_value(point)
+        if mip:
+            bound_min = run.dual_bound if math.isfinite(run.dual_bound) else -math.inf
+            extra["verified"] = False  # HiGHS's own MIP bound
+        elif run.status in ("optimal", "empty"):
+            y = run.y if run.y is not None else np.zeros(arr.n_rows)
+            bound_min = verified_lower_bound(arr, y)
+            extra["verified"] = math.isfinite(bound_min)
+            if not extra["verified"]:  # an infinite box end: HiGHS's own bound is all there is
+                bound_min = run.objective
+        else:  # a limit in the simplex: its current duals are not optimal, but any dual vector bounds
+            bound_min = verified_lower_bound(arr, run.y) if run.y is not None else -math.inf
+            extra["verified"] = math.isfinite(bound_min)
+        termination = Termination.OPTIMAL if run.status in ("optimal", "empty") else Termination.LIMIT
+        if mip and termination is Termination.OPTIMAL and incumbent is None:
+            termination = Termination.ERROR
+        limit = None if termination is not Termination.LIMIT else _LIMITS.get(run.status, Limit.OTHER)
+        extra["highs_objective"] = sign * run.objective
+        return SolveResult(termination, sign * bound_min, incumbent_objective=inc_obj, incumbent=incumbent,
+                           limit=limit, sense=sense, message=run.message, extra=extra)
+
+    # -- linear-fractional ----------------------------------------------------------------------
+    def _solve_fractional(self, program: PolynomialProgram, options: SolveOptions,
+                          deadline: float | None) -> SolveResult:
+        sense = program.sense
+        sign = 1.0 if sense == "min" else -1.0
+        m = len(program.constraints)
+        den = program.objective_denominator or {}
+        # Charnes-Cooper is exact only where the denominator is positive: check it first (verified)
+        den_arr = linear_arrays(program, objective=den)
+        den_run = _run(den_arr, None, options, deadline)
+        if den_run.status == "infeasible":
+            return stopped(Termination.INFEASIBLE, sense, message=den_run.message)
+        if den_run.status != "optimal":
+            return stopped(Termination.LIMIT, sense, limit=_LIMITS.get(den_run.status, Limit.OTHER),
+                           message="stopped while checking the denominator: " + den_run.message)
+        den_min = verified_lower_bound(den_arr, den_run.y if den_run.y is not None else np.zeros(m))
+        if den_run.objective < -1e-9:
+            raise ProgramError(
+                "The objective denominator is not strictly positive on the feasible set (its minimum is "
+                f"{den_run.objective:.3g}), so the ratio changes sign; a fractional objective needs a positive "
+                "denominator. Add a row that keeps it positive.")
+        # a denominator that reaches 0 (a probability): Charnes-Cooper optimises over the points where it is
+        # positive, where the ratio is defined; the bound is then verified only when beta >= 0 below
+        cc = charnes_cooper(program)
+        cc_arr = linear_arrays(cc, sign=sign)
+        run = _run(cc_arr, None, options, deadline)
+        if run.status != "optimal" or run.x is None:
+            # no optimum of the Charnes-Cooper LP: the ratio is bounded only trivially (a limit) or not at all
+            if run.status in ("infeasible", "unbounded", "unbounded_or_infeasible", "error"):
+                term = {"infeasible": Termination.INFEASIBLE, "error": Termination.ERROR}.get(run.status,
+                                                                                             Termination.UNBOUNDED)
+                return stopped(term, sense, message=run.message + " (Charnes-Cooper LP)")
+            return stopped(Termination.LIMIT, sense, limit=_LIMITS.get(run.status, Limit.OTHER),
+                           message=run.message + " (Charnes-Cooper LP)")
+        lam = run.objective  # min of sign * N / D
+        mu = run.y[1:1 + m] if run.y is not None else np.zeros(m)
+        # N - lam D >= beta on the feasible set, certified by the Charnes-Cooper duals of the original rows
+        shifted = poly_add({k: sign * v for k, v in program.objective.items()}, {k: -lam * v for k, v in den.items()})
+        beta = verified_lower_bound(linear_arrays(program, objective=shifted), mu)
+        bound_min = fractional_lower_bound(lam, beta, den_min)
+        verified = math.isfinite(bound_min)
+        if not verified:
+            bound_min = lam
+        t = run.x[-1]
+        extra: dict[str, Any] = {"status": run.status, "iterations": run.iterations, "verified": verified,
+                                 "highs_objective": sign * lam, "charnes_cooper": True}
+        incumbent = inc_obj = None
+        if t > 0:
+            point = point_from_values(program, (run.x[:-1] / t).tolist())
+            extra["max_violation"] = program.max_violation(point)
+            if extra["max_violation"] <= 1e-6:
+                incumbent, inc_obj = point, program.objective_value(point)
+        return SolveResult(Termination.OPTIMAL, sign * bound_min, incumbent_objective=inc_obj, incumbent=incumbent,
+                           sense=sense, message=run.message + " (Charnes-Cooper LP)", extra=extra)
+
+
+@functools.lru_cache(maxsize=1)
+def _version() -> str:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("highspy")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - found by availability()
+        return "unknown"

@@ -1,0 +1,121 @@
+"""The exact LP fast path: the linear programs of a bound go to HiGHS, with verified bounds.
+
+A certified bound solves several programs: single-ratio ranges and Charnes-Cooper programs
+(linear), definedness checks (linear), and the main program, which is linear or a nonconvex
+polynomial. SCIP, the global solver, takes about 4 ms per LP of this size through pyscipopt; HiGHS
+takes a tenth of that, and its bounds are verified with outward rounding
+(:mod:`fairprobe.program.safe_bounds`), which SCIP's are not. :class:`LinearFastPath` sends each
+continuous linear or linear-fractional program (Charnes-Cooper, verified) to HiGHS and everything
+else to the chosen backend.
+
+It applies to the default global solvers (``backend="scip"`` and ``"auto"``) and only when no
+``solver_options`` are given (those name one solver's parameters, and that solver must read them).
+A user who names another backend (``"gurobi"``, ``"ortools"``, ``"cvxpy"``, ``"highs"``) gets
+that backend for every program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["FAST_PATH_BACKENDS", "LinearFastPath", "with_lp_fast_path"]
+
+#: Backends whose LPs take the fast path.
+FAST_PATH_BACKENDS = ("scip", "auto")
+
+
+class LinearFastPath:
+    """A backend whose continuous linear programs are solved by HiGHS instead.
+
+    Parameters
+    ----------
+    main : Backend
+        Solves every program that is not a continuous LP.
+    lp : Backend
+        Solves the continuous LPs (HiGHS).
+
+    Attributes
+    ----------
+    lp_solves, main_solves : int
+        Programs each one solved so far.
+
+    Examples
+    --------
+    >>> from fairprobe.core.registry import get_backend
+    >>> from fairprobe.program.model import PolynomialProgram
+    >>> be = LinearFastPath(get_backend("scip"), get_backend("highs"))
+    >>> lp = PolynomialProgram.from_text("maximize\\n  x + y\\nsubject to\\n  x + y <= 1\\n"
+    ...                                  "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
+    >>> be.solve(lp).solver, be.name, be.lp_solves
+    ('highs', 'scip', 1)
+    """
+
+    def __init__(self, main: Any, lp: Any) -> None:
+        self.main = main
+        self.lp = lp
+        self.lp_solves = 0
+        self.main_solves = 0
+
+    def __getattr__(self, name: str) -> Any:
+        # the chosen backend's own attributes (name, capabilities, check_program); never dunders
+        if name.startswith("__") or name in ("main", "lp"):
+            raise AttributeError(name)
+        return getattr(self.main, name)
+
+    @staticmethod
+    def is_lp(program: Any) -> bool:
+        """Whether ``program`` is a continuous linear or linear-fractional program (no integers)."""
+        return program.max_degree <= 1 and not program.has_integers
+
+    def solve(self, program: Any, options: Any = None) -> Any:
+        """Solve ``program`` with HiGHS when it is a continuous LP, else with the chosen backend.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+        options : SolveOptions, optional
+
+        Returns
+        -------
+        SolveResult
+        """
+        if self.is_lp(program):
+            self.lp_solves += 1
+            return self.lp.solve(program, options)
+        self.main_solves += 1
+        return self.main.solve(program, options)
+
+
+def with_lp_fast_path(backend: Any, name: str, solver_options: Mapping[str, Any] | None) -> Any:
+    """``backend`` with the LP fast path where it applies (see the module docstring), else ``backend``.
+
+    Parameters
+    ----------
+    backend : Backend
+        The chosen backend.
+    name : str
+        Its name as the caller gave it.
+    solver_options : mapping or None
+        The caller's solver options.
+
+    Returns
+    -------
+    Backend or LinearFastPath
+
+    Examples
+    --------
+    >>> from fairprobe.core.registry import get_backend
+    >>> type(with_lp_fast_path(get_backend("scip"), "scip", None)).__name__
+    'LinearFastPath'
+    >>> type(with_lp_fast_path(get_backend("scip"), "scip", {"limits/nodes": 5})).__name__
+    'ScipBackend'
+    """
+    if name not in FAST_PATH_BACKENDS or solver_options:
+        return backend
+    from fairprobe.core.registry import get_registry
+
+    highs = get_registry().backends.get("highs")  # through the registry: a plugin may replace it
+    if highs is None or not highs.availability():
+        return backend
+    return LinearFastPath(backend, highs())

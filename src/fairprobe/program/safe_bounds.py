@@ -1,0 +1,254 @@
+"""Verified LP bounds: a rigorous lower bound from an approximate dual, whatever the solver's rounding.
+
+An LP solver returns a dual vector ``y`` that is optimal only to its tolerances, so its reported
+objective can lie on the wrong side of the true optimum (by 1e-9 or, after scaling, far more). The
+Neumaier-Shcherbina construction turns *any* ``y`` into a bound that is valid by weak duality:
+for ``min c.x + c0`` over ``lo <= A x <= hi`` and a box ``l <= x <= u``,
+
+    c.x = y.(A x) + r.x   with   r = c - A^T y,
+
+so ``c.x >= sum_i y_i * (lo_i if y_i > 0 else hi_i) + sum_j min(r_j l_j, r_j u_j)`` at every feasible
+``x``. A row whose needed side is infinite gets ``y_i = 0`` (still a dual vector, only weaker). ``r``
+is computed in floating point with a proven bound on its error, every product and the sum carry
+their own error bound, and the result is rounded outward: floating-point error can only widen it.
+
+A column with an infinite box end whose reduced cost may have the wrong sign makes the bound
+``-inf`` (nothing is certified); compiled fairprobe programs are probabilities in ``[0, 1]``.
+
+:func:`fractional_lower_bound` verifies the optimum of a linear-fractional program in the same way:
+``N(x) >= lam * D(x) + beta`` on the feasible set (a verified LP bound ``beta`` for ``N - lam D``)
+gives ``N/D >= lam + beta / D(x) >= lam + min(beta, 0) / D_min``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["LinearArrays", "fractional_lower_bound", "linear_arrays", "verified_lower_bound"]
+
+#: Unit roundoff of IEEE double precision (2**-53).
+_U = 2.0 ** -53
+
+
+@dataclass(frozen=True)
+class LinearArrays:
+    """A linear program ``min c.x + c0`` over ``row_lo <= A x <= row_hi``, ``lb <= x <= ub``, as arrays.
+
+    ``A`` is stored row-wise (CSR: ``indptr``, ``indices``, ``data``), the layout both HiGHS and the
+    bound below read directly; programs here are small, and a sparse-matrix object per solve cost
+    more than the solve.
+
+    Attributes
+    ----------
+    c : numpy.ndarray
+        Objective coefficients.
+    c0 : float
+        Objective constant.
+    indptr, indices, data : numpy.ndarray
+        The rows' coefficients (constant terms of the rows moved to their bounds).
+    row_lo, row_hi, lb, ub : numpy.ndarray
+        Row and column bounds (``-inf``/``inf`` where absent).
+    """
+
+    c: np.ndarray
+    c0: float
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    row_lo: np.ndarray
+    row_hi: np.ndarray
+    lb: np.ndarray
+    ub: np.ndarray
+
+    @property
+    def n_rows(self) -> int:
+        """Number of rows."""
+        return len(self.row_lo)
+
+    @property
+    def n_cols(self) -> int:
+        """Number of columns."""
+        return len(self.c)
+
+    @property
+    def row_of(self) -> np.ndarray:
+        """The row of each stored coefficient."""
+        return np.repeat(np.arange(self.n_rows), np.diff(self.indptr))
+
+
+def linear_arrays(program, objective=None, sign: float = 1.0) -> LinearArrays:
+    """The rows, box and (signed) objective of a linear program, as arrays.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        A program whose rows are linear.
+    objective : mapping, optional
+        A linear polynomial over the program's variables (default: its objective).
+    sign : float, optional
+        ``-1`` negates the objective (a maximisation posed as a minimisation).
+
+    Returns
+    -------
+    LinearArrays
+
+    Examples
+    --------
+    >>> from fairprobe.program.model import PolynomialProgram
+    >>> prog = PolynomialProgram.from_text("minimize\\n  x + 2*y + 1\\nsubject to\\n  x + y >= 1\\n"
+    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
+    >>> arr = linear_arrays(prog)
+    >>> arr.c.tolist(), arr.c0, arr.row_lo.tolist(), arr.row_hi.tolist()
+    ([1.0, 2.0], 1.0, [1.0], [inf])
+    """
+    n = program.n_variables
+    c = np.zeros(n)
+    c0 = 0.0
+    for mono, coef in (program.objective if objective is None else objective).items():
+        if len(mono) > 1:
+            raise ValueError("linear_arrays needs a linear objective")
+        if mono:
+            c[mono[0]] += sign * coef
+        else:
+            c0 += sign * coef
+    m = len(program.constraints)
+    indptr = [0]
+    cols: list[int] = []
+    vals: list[float] = []
+    lo = np.empty(m)
+    hi = np.empty(m)
+    for i, con in enumerate(program.constraints):
+        rhs = con.rhs - con.poly.get((), 0.0)
+        row: dict[int, float] = {}
+        for mono, coef in con.poly.items():
+            if not mono:
+                continue
+            if len(mono) > 1:
+                raise ValueError("linear_arrays needs linear rows")
+            row[mono[0]] = row.get(mono[0], 0.0) + coef
+        cols.extend(row)
+        vals.extend(row.values())
+        indptr.append(len(cols))
+        lo[i] = rhs if con.sense in (">=", "==") else -math.inf
+        hi[i] = rhs if con.sense in ("<=", "==") else math.inf
+    lb = np.fromiter((v.lb for v in program.variables), dtype=float, count=n)
+    ub = np.fromiter((v.ub for v in program.variables), dtype=float, count=n)
+    return LinearArrays(c, c0, np.asarray(indptr, dtype=np.int32), np.asarray(cols, dtype=np.int32),
+                        np.asarray(vals, dtype=float), lo, hi, lb, ub)
+
+
+def _down(x: float) -> float:
+    return math.nextafter(x, -math.inf)
+
+
+def _box_terms(r: np.ndarray, err: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> np.ndarray | None:
+    """``min`` of ``rho * x`` over ``rho`` in ``[r - err, r + err]`` and ``x`` in ``[lb, ub]`` per column.
+
+    None when a column can make the product unbounded below (an infinite box end on a side where
+    the reduced cost may have the wrong sign).
+    """
+    rlo, rhi = r - err, r + err
+    with np.errstate(invalid="ignore"):  # 0 * inf: the product is 0 when the coefficient is exactly 0
+        cand = np.stack([rlo * lb, rlo * ub, rhi * lb, rhi * ub])
+    cand = np.where(np.isnan(cand), 0.0, cand)
+    out = cand.min(axis=0)
+    if np.isneginf(out).any():
+        return None
+    return out
+
+
+def verified_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
+    """A rigorous lower bound on ``min c.x + c0`` from the (approximate) row duals ``y``.
+
+    Parameters
+    ----------
+    arr : LinearArrays
+        The program (a minimisation).
+    y : numpy.ndarray
+        Row multipliers, one per row (any vector; the closer to optimal, the tighter the bound).
+
+    Returns
+    -------
+    float
+        At most the true optimum of the LP, rounding included; ``-inf`` when nothing can be certified.
+
+    Examples
+    --------
+    ``min x + y`` with ``x + y >= 1`` on the unit box; the exact dual is ``y = 1``:
+
+    >>> import numpy as np
+    >>> from fairprobe.program.model import PolynomialProgram
+    >>> prog = PolynomialProgram.from_text("minimize\\n  x + y\\nsubject to\\n  x + y >= 1\\n"
+    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
+    >>> arr = linear_arrays(prog)
+    >>> b = verified_lower_bound(arr, np.array([1.0]))
+    >>> b <= 1.0, 1.0 - b < 1e-14
+    (True, True)
+    >>> verified_lower_bound(arr, np.array([0.0]))  # the zero dual still bounds: by the box
+    0.0
+    """
+    y = np.asarray(y, dtype=float).copy()
+    # a multiplier may only lean on a finite side of its row (otherwise set it to 0: still a dual vector)
+    y[(y > 0) & ~np.isfinite(arr.row_lo)] = 0.0
+    y[(y < 0) & ~np.isfinite(arr.row_hi)] = 0.0
+    y[~np.isfinite(y)] = 0.0
+    n = arr.n_cols
+    rows = arr.row_of
+    products = arr.data * y[rows]
+    r = arr.c - np.bincount(arr.indices, weights=products, minlength=n)
+    # |fl(r_j) - r_j| <= gamma_{k+1} * (|c_j| + sum_i |a_ij y_i|), k = nonzeros of column j; 2x margin
+    nnz = np.bincount(arr.indices, minlength=n)
+    scale = np.abs(arr.c) + np.bincount(arr.indices, weights=np.abs(products), minlength=n)
+    err = 2.0 * (nnz + 2) * _U * scale * (1.0 + 1e-10) + 1e-300
+    col = _box_terms(r, err, arr.lb, arr.ub)
+    if col is None:
+        return -math.inf
+    side = np.where(y > 0, arr.row_lo, np.where(y < 0, arr.row_hi, 0.0))
+    row = np.where(y != 0, y * side, 0.0)
+    terms = np.concatenate([row, col, [arr.c0]])
+    if not np.isfinite(terms).all():
+        return -math.inf
+    total = math.fsum(terms.tolist())
+    size = float(np.abs(terms).sum())
+    if size == 0.0:  # every term exactly 0: nothing was rounded
+        return 0.0
+    # each product carries a relative error <= u, fsum rounds once more: 4u * sum|terms| covers both, twice over
+    # (the absolute 1e-300 covers products that underflowed)
+    return _down(_down(total - (4.0 * _U * size + 1e-300)))
+
+
+def fractional_lower_bound(lam: float, beta: float, den_min: float | None) -> float:
+    """A verified lower bound on ``min N/D`` from ``N - lam * D >= beta`` and ``D >= den_min > 0``.
+
+    Parameters
+    ----------
+    lam : float
+        The candidate optimum (e.g. the Charnes-Cooper LP's value).
+    beta : float
+        A verified lower bound on ``min N(x) - lam * D(x)`` over the feasible set.
+    den_min : float or None
+        A verified positive lower bound on ``D`` over the feasible set; needed only when ``beta < 0``.
+
+    Returns
+    -------
+    float
+        ``lam + min(beta, 0) / den_min``, rounded down; ``-inf`` when ``beta < 0`` and no positive
+        ``den_min`` is known.
+
+    Examples
+    --------
+    >>> fractional_lower_bound(0.5, 0.0, None)
+    0.5
+    >>> 0.5 - 1e-12 / 0.25 - fractional_lower_bound(0.5, -1e-12, 0.25) < 1e-15
+    True
+    """
+    if not math.isfinite(lam) or math.isnan(beta):
+        return -math.inf
+    if beta >= 0:
+        return lam
+    if den_min is None or not den_min > 0 or not math.isfinite(beta):
+        return -math.inf
+    return _down(_down(lam + _down(beta / den_min)))

@@ -1,0 +1,160 @@
+"""The HiGHS backend's verified bounds: never on the wrong side of the exact rational optimum."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fairprobe as fp
+from fairprobe.backends.base import Termination
+from fairprobe.program.safe_bounds import linear_arrays, verified_lower_bound
+
+pytest.importorskip("highspy", reason="needs highspy (a fairprobe dependency)")
+
+
+def _solve_exact(a: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
+    """Gaussian elimination in rationals; None when singular."""
+    n = len(a)
+    m = [[*row, rhs] for row, rhs in zip(a, b, strict=True)]
+    for col in range(n):
+        piv = next((r for r in range(col, n) if m[r][col] != 0), None)
+        if piv is None:
+            return None
+        m[col], m[piv] = m[piv], m[col]
+        for r in range(n):
+            if r != col and m[r][col] != 0:
+                f = m[r][col] / m[col][col]
+                m[r] = [x - f * y for x, y in zip(m[r], m[col], strict=True)]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+def exact_optimum(prog: fp.PolynomialProgram) -> Fraction | None:
+    """min/max of a small bounded LP in exact rationals, by enumerating vertices (None: infeasible)."""
+    n = prog.n_variables
+    rows = []  # (coefficients, rhs, sense) with every float read exactly
+    for c in prog.constraints:
+        coef = [Fraction(c.poly.get((j,), 0.0)) for j in range(n)]
+        rows.append((coef, Fraction(c.rhs), c.sense))
+    for j, v in enumerate(prog.variables):
+        unit = [Fraction(int(i == j)) for i in range(n)]
+        rows.append((unit, Fraction(v.lb), ">="))
+        rows.append((unit, Fraction(v.ub), "<="))
+    obj = [Fraction(prog.objective.get((j,), 0.0)) for j in range(n)]
+    best = None
+    for active in itertools.combinations(range(len(rows)), n):
+        x = _solve_exact([rows[i][0] for i in active], [rows[i][1] for i in active])
+        if x is None:
+            continue
+        ok = all((s == "<=" and sum(a * xi for a, xi in zip(co, x, strict=True)) <= r)
+                 or (s == ">=" and sum(a * xi for a, xi in zip(co, x, strict=True)) >= r)
+                 or (s == "==" and sum(a * xi for a, xi in zip(co, x, strict=True)) == r)
+                 for co, r, s in rows)
+        if ok:
+            val = sum(c * xi for c, xi in zip(obj, x, strict=True))
+            if best is None or (val < best if prog.sense == "min" else val > best):
+                best = val
+    return best
+
+
+#: coefficients from tiny to huge, signs mixed: where floating point is adversarial
+_coef = st.one_of(st.floats(-1e3, 1e3, allow_nan=False), st.sampled_from([1e-9, -1e-9, 1e-7, 3e5, -7e5, 1 / 3]),
+                  st.just(0.0))
+
+
+@st.composite
+def small_lps(draw):
+    n = draw(st.integers(2, 3))
+    m = draw(st.integers(1, 3))
+    prog = fp.PolynomialProgram(sense=draw(st.sampled_from(["min", "max"])))
+    for j in range(n):
+        lb = draw(st.sampled_from([0.0, -1.0, 1e-8]))
+        prog.add_variable(f"x{j}", lb, lb + draw(st.sampled_from([1.0, 1e-6, 1e4, 0.3])))
+    for _ in range(m):
+        coefs = {(j,): draw(_coef) for j in range(n)}
+        coefs = {k: v for k, v in coefs.items() if v != 0.0} or {(0,): 1.0}
+        prog.add_constraint(coefs, draw(st.sampled_from(["<=", ">=", "=="])), draw(_coef))
+    prog.set_objective({(j,): draw(_coef) for j in range(n)})
+    return prog
+
+
+@pytest.mark.fuzz
+@settings(max_examples=150, deadline=None)
+@given(small_lps())
+def test_verified_bound_never_excludes_the_exact_optimum(prog: fp.PolynomialProgram) -> None:
+    exact = exact_optimum(prog)
+    res = fp.get_backend("highs").solve(prog)
+    if exact is None:
+        # HiGHS may find a nearly infeasible program feasible within its tolerance; it never invents an optimum
+        # on the wrong side, which is all that is asserted then
+        return
+    if res.termination is Termination.INFEASIBLE:
+        return  # HiGHS called a barely feasible program infeasible (its tolerance): it claimed no bound
+    assert res.termination is Termination.OPTIMAL, res.message
+    if not res.extra["verified"]:
+        return
+    bound = Fraction(res.objective_bound)
+    if prog.sense == "min":
+        assert bound <= exact, (float(bound), float(exact))
+    else:
+        assert bound >= exact, (float(bound), float(exact))
+
+
+def test_verified_bound_is_sharp_on_a_well_posed_lp() -> None:
+    prog = fp.PolynomialProgram.from_text(
+        "maximize\n  3*x + 2*y\nsubject to\n  x + y <= 4\n  x + 3*y <= 6\nbounds\n  0 <= x <= 3\n  0 <= y <= 10")
+    res = fp.get_backend("highs").solve(prog)
+    assert res.extra["verified"] and res.objective_bound >= 11.0
+    assert res.objective_bound - 11.0 < 1e-12
+    assert res.incumbent_objective == pytest.approx(11.0, abs=1e-12)
+
+
+def test_a_wrong_dual_still_gives_a_valid_bound() -> None:
+    """Weak duality: any multiplier vector bounds the LP, a poor one only loosely."""
+    prog = fp.PolynomialProgram.from_text(
+        "minimize\n  x + 2*y\nsubject to\n  x + y >= 1\n  x - y <= 0.5\nbounds\n  0 <= x <= 1\n  0 <= y <= 1")
+    exact = float(exact_optimum(prog))
+    arr = linear_arrays(prog)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        y = rng.normal(size=2) * rng.choice([1e-6, 1.0, 1e6])
+        assert verified_lower_bound(arr, y) <= exact
+
+
+def test_infinite_box_without_a_sign_certificate_is_flagged_unverified() -> None:
+    prog = fp.PolynomialProgram.from_text("minimize\n  x - y\nsubject to\n  x - y >= -1\nbounds\n  0 <= x <= inf\n"
+                                          "  0 <= y <= inf")
+    res = fp.get_backend("highs").solve(prog)
+    assert res.termination is Termination.OPTIMAL
+    assert res.objective_bound == pytest.approx(-1.0)
+    assert isinstance(res.extra["verified"], bool)
+
+
+def test_fractional_bound_is_verified_and_checked_for_a_positive_denominator() -> None:
+    prog = fp.PolynomialProgram.from_text(
+        "maximize\n  (x + 0.1) / (y + 0.2)\nsubject to\n  x + y <= 1\nbounds\n  0 <= x <= 1\n  0 <= y <= 1")
+    res = fp.get_backend("highs").solve(prog)
+    assert res.extra["verified"] and res.objective_bound >= 1.1 / 0.2
+    assert res.objective_bound - 1.1 / 0.2 < 1e-9
+    bad = fp.PolynomialProgram.from_text("maximize\n  (x) / (x - 0.5)\nbounds\n  0 <= x <= 1\n")
+    with pytest.raises(fp.ProgramError, match="not strictly positive"):
+        fp.get_backend("highs").solve(bad)
+
+
+def test_unknown_solver_option_is_a_clear_error() -> None:
+    prog = fp.PolynomialProgram.from_text("maximize\n  x\nbounds\n  0 <= x <= 1\n")
+    with pytest.raises(fp.SolverError, match="HiGHS does not accept the option 'no_such_option'"):
+        fp.get_backend("highs").solve(prog, fp.SolveOptions(solver_options={"no_such_option": 1}))
+
+
+def test_milp_dual_bound() -> None:
+    prog = fp.PolynomialProgram.from_text(
+        "maximize\n  x + y\nsubject to\n  2*x + 2*y <= 3\nbounds\n  0 <= x <= 3 integer\n  0 <= y <= 3 integer")
+    res = fp.get_backend("highs").solve(prog)
+    assert res.termination is Termination.OPTIMAL and res.incumbent_objective == 1.0
+    assert math.isclose(res.objective_bound, 1.0, abs_tol=1e-9)
