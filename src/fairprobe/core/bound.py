@@ -51,7 +51,7 @@ from fairprobe.core.inputs import (  # noqa: F401  (some re-exported: they lived
 )
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options
 from fairprobe.core.parametric import ParametricProgram
-from fairprobe.core.registry import get_backend, get_registry
+from fairprobe.core.registry import get_backend, registered
 from fairprobe.core.repair import REPAIRED_TOLERANCE, repair_point
 from fairprobe.core.results import FEW_UNITS, BoundResult, ObservedValue, PointOutcome, few_units_line
 from fairprobe.core.routing import LinearFastPath, with_lp_fast_path
@@ -167,8 +167,7 @@ def tighten_ratio_bounds(compiled: CompiledProgram, backend: Any, options: Solve
     --------
     >>> from fairprobe.backends.base import SolveOptions
     >>> from fairprobe.core.compiler import compile_program
-    >>> from fairprobe.core.registry import get_backend, get_registry
-from fairprobe.core.repair import REPAIRED_TOLERANCE, repair_point
+    >>> from fairprobe.core.registry import get_backend
     >>> from fairprobe.datasets import load_paper_table
     >>> config = resolve_bias("proxy_label_false_positives_no_edge")
     >>> table = as_table(load_paper_table(), config)
@@ -285,7 +284,7 @@ def _model_point(compiled: CompiledProgram, point: dict[str, float], res: SolveR
     prog = compiled.program
     viol = prog.max_violation(point)
     if viol > REPAIRED_TOLERANCE and compiled.ratios:
-        highs = get_registry().backends.get("highs")
+        highs = registered("backends").get("highs")
         if highs is not None and highs.availability():
             fixed = repair_point(prog, compiled.ratios, point, highs())
             if fixed is not None:

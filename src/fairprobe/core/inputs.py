@@ -21,7 +21,7 @@ import pandas as pd
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.interpret import metric_kind
 from fairprobe.core.query import query_in_codes, show_value
-from fairprobe.core.registry import get_registry
+from fairprobe.core.registry import registered
 from fairprobe.core.table import ObservedTable
 from fairprobe.core.validate import check_codes
 from fairprobe.exceptions import ConfigError, DataError, UnknownPluginError
@@ -133,7 +133,7 @@ def resolve_bias(bias: Any) -> BiasConfig:
         data = BiasConfig.read_json(bias)  # read once: a config or a combination of biases
         return _combined(data) if isinstance(data, Mapping) and "combine" in data else BiasConfig.from_dict(data)
     if isinstance(bias, str):
-        biases = get_registry().biases
+        biases = registered("biases")
         if bias not in biases:
             raise UnknownPluginError(f"Unknown bias {bias!r}; registered biases: {sorted(biases)}.")
         return biases[bias]().config()
@@ -284,7 +284,7 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
         codes, shown = query_in_codes(metric, {k: v for k, v in labels.items() if v})
         return MetricSpec(shown, (codes,), kind=metric_kind(metric))
     if isinstance(metric, str):
-        metrics = get_registry().metrics
+        metrics = registered("metrics")
         if metric not in metrics:
             raise UnknownPluginError(
                 f"Unknown metric {metric!r}; registered metrics: {sorted(metrics)}, or give a query "

@@ -65,7 +65,23 @@ class LinearFastPath:
 
     @staticmethod
     def is_lp(program: Any) -> bool:
-        """Whether ``program`` is a continuous linear or linear-fractional program (no integers)."""
+        """Whether ``program`` is a continuous linear or linear-fractional program (no integers).
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from fairprobe.program.model import PolynomialProgram
+        >>> LinearFastPath.is_lp(PolynomialProgram.from_text("maximize\\n  x*y\\nbounds\\n  0 <= x <= 1\\n"
+        ...                                                  "  0 <= y <= 1"))
+        False
+        """
         return program.max_degree <= 1 and not program.has_integers
 
     def solve(self, program: Any, options: Any = None) -> Any:
@@ -113,9 +129,9 @@ def with_lp_fast_path(backend: Any, name: str, solver_options: Mapping[str, Any]
     """
     if name not in FAST_PATH_BACKENDS or solver_options:
         return backend
-    from fairprobe.core.registry import get_registry
+    from fairprobe.core.registry import registered
 
-    highs = get_registry().backends.get("highs")  # through the registry: a plugin may replace it
+    highs = registered("backends").get("highs")  # through the registry: a plugin may replace it
     if highs is None or not highs.availability():
         return backend
     return LinearFastPath(backend, highs())
