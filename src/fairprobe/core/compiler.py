@@ -333,6 +333,47 @@ def _event_key(atoms: Sequence[Atom]) -> EventKey:
     return tuple(sorted(set(atoms), key=lambda a: (a.var, a.intervention, a.negated, str(a.value))))
 
 
+def linear_terms(expr: sympy.Expr, symbols: Any) -> tuple[float, dict[sympy.Symbol, float]] | None:
+    """``(constant, {symbol: coefficient})`` of an expanded expression that is affine in ``symbols``.
+
+    Read off the expression's terms structurally; None when a term is not a number times at most one
+    of the symbols (a product, a power, another symbol), and the caller falls back to ``sympy.Poly``.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        An expanded expression whose free symbols are among ``symbols``.
+    symbols : iterable of sympy.Symbol
+
+    Returns
+    -------
+    tuple or None
+
+    Examples
+    --------
+    >>> import sympy
+    >>> a, b = sympy.symbols("a b")
+    >>> linear_terms(sympy.expand(2 * a - b / 4 + 0.5), [a, b])
+    (0.5, {a: 2.0, b: -0.25})
+    >>> linear_terms(a * b, [a, b]) is None
+    True
+    """
+    wanted = set(symbols)
+    const = 0.0
+    coefs: dict[sympy.Symbol, float] = {}
+    for term in sympy.Add.make_args(expr):
+        coef, rest = term.as_coeff_Mul()
+        if not coef.is_number:
+            return None
+        if rest == 1:
+            const += float(coef)
+        elif rest in wanted:
+            coefs[rest] = coefs.get(rest, 0.0) + float(coef)
+        else:
+            return None
+    return const, coefs
+
+
 class _Compiler:
     def __init__(self, config: BiasConfig, table: ObservedTable, params: Mapping[str, float],
                  options: CompileOptions) -> None:
@@ -763,6 +804,13 @@ class _Compiler:
 
     def _poly_of(self, expr: sympy.Expr, symbol_polys: Mapping[sympy.Symbol, Poly]) -> Poly:
         """Evaluate a small polynomial sympy expression with atoms replaced by sparse polys."""
+        terms = linear_terms(expr, symbol_polys.keys())
+        if terms is not None:  # the common case, without sympy.Poly (whose float domain costs ~3 ms a call)
+            const, coefs = terms
+            out: Poly = {(): const} if const else {}
+            for sym, c in coefs.items():
+                out = poly_add(out, symbol_polys[sym], c)
+            return out
         p = sympy.Poly(expr, *symbol_polys.keys()) if symbol_polys else None
         if p is None:
             return {(): float(expr)} if float(expr) != 0 else {}
@@ -780,7 +828,8 @@ class _Compiler:
         symbols = parsed.symbols
         givens = {keys[k][1] for k, s in enumerate(symbols) if keys[k][1] is not None and s in expr.free_symbols}
         pinned = all(self.observed_probability(g) is not None for g in givens)
-        linear = all(sympy.degree(expr, s) <= 1 for s in symbols if s in expr.free_symbols)
+        terms = linear_terms(expr, symbols)
+        linear = terms is not None or all(sympy.degree(expr, s) <= 1 for s in symbols if s in expr.free_symbols)
         if givens and len(givens) == 1 and linear and not pinned:
             # multiply through by P(F) > 0: conditionals become joint probabilities
             (gkey,) = givens
@@ -789,10 +838,14 @@ class _Compiler:
             for k, s in enumerate(symbols):
                 ev, g = keys[k]
                 sym_polys[s] = self.polys[ev] if g is not None else poly_mul(self.polys[ev], pf)
-            const = float(expr.subs({s: 0 for s in symbols}))
+            if terms is not None:
+                const, coefs = terms
+            else:
+                const = float(expr.subs({s: 0 for s in symbols}))
+                coefs = {s: float(expr.coeff(s)) for s in symbols}
             body = poly_scale(pf, const)
             for s in symbols:
-                c = float(expr.coeff(s))
+                c = coefs.get(s, 0.0)
                 if c:
                     body = poly_add(body, sym_polys[s], c)
             self._append(prog, body, parsed.sense, name)

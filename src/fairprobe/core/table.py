@@ -508,10 +508,22 @@ class ObservedTable:
         unknown = [k for k in event if k not in self.nodes]
         if unknown:
             raise DataError(f"Node(s) {unknown} are not columns of the table {self.nodes}.")
+        columns = self._column_arrays()
         mask = np.ones(len(self.cells), dtype=bool)
         for k, v in event.items():
-            mask &= self.cells[k].to_numpy() == v
-        return float(self.cells[_PROB].to_numpy()[mask].sum())
+            mask &= columns[k] == v
+        return float(columns[_PROB][mask].sum())
+
+    def _column_arrays(self) -> dict[str, np.ndarray]:
+        """The cells' columns as arrays, made once (the compiler asks :meth:`prob` hundreds of times).
+
+        Rebuilt if ``cells`` was replaced by another frame.
+        """
+        cached = self.__dict__.get("_columns")
+        if cached is None or cached[0] is not self.cells:
+            cached = (self.cells, {c: self.cells[c].to_numpy() for c in self.cells.columns})
+            self.__dict__["_columns"] = cached
+        return cached[1]
 
     def cardinality(self, node: str) -> int:
         """Number of values of ``node`` seen (or labelled).
