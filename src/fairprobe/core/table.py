@@ -505,10 +505,10 @@ class ObservedTable:
         >>> t.prob({"A": 1}), t.prob({"A": 0, "P": 1})
         (0.5, 0.25)
         """
-        unknown = [k for k in event if k not in self.nodes]
+        columns = self._column_arrays()
+        unknown = [k for k in event if k not in columns or k == _PROB]
         if unknown:
             raise DataError(f"Node(s) {unknown} are not columns of the table {self.nodes}.")
-        columns = self._column_arrays()
         mask = np.ones(len(self.cells), dtype=bool)
         for k, v in event.items():
             mask &= columns[k] == v
