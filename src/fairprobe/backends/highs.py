@@ -99,7 +99,13 @@ class _Run:
 
 
 def _run(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions, deadline: float | None) -> _Run:
-    """Minimise ``arr`` with HiGHS (rows and columns as given)."""
+    """Minimise ``arr`` with HiGHS (rows and columns as given); a program without rows is solved on its box."""
+    if arr.n_cols == 0:  # every variable presolved away: the rows are constants
+        feasible = bool(np.all(arr.row_lo <= 1e-12) and np.all(arr.row_hi >= -1e-12))
+        return _Run("optimal" if feasible else "infeasible", np.zeros(0), np.zeros(arr.n_rows), arr.c0, arr.c0,
+                    "no variables", 0)
+    if arr.n_rows == 0 and integer is None:
+        return _run_box(arr)
     import highspy
 
     h = _instance()
@@ -156,6 +162,15 @@ def _run(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions, d
     dual_bound = float(info.mip_dual_bound) if integer is not None else math.nan
     iterations = int(getattr(info, "simplex_iteration_count", 0))
     return _Run(name, x, y, float(info.objective_function_value), dual_bound, f"HiGHS: {text}", iterations)
+
+
+def _run_box(arr: LinearArrays) -> _Run:
+    """``min c.x + c0`` over a box alone: each variable at the end its cost prefers (exact; no solver)."""
+    if np.any((arr.c < 0) & np.isinf(arr.ub)) or np.any((arr.c > 0) & np.isinf(arr.lb)):
+        return _Run("unbounded", None, None, -math.inf, math.nan, "no rows: unbounded on the box", 0)
+    x = np.where(arr.c > 0, arr.lb, np.where(arr.c < 0, arr.ub, np.where(np.isfinite(arr.lb), arr.lb,
+                                                                           np.where(np.isfinite(arr.ub), arr.ub, 0.0))))
+    return _Run("optimal", x, np.zeros(0), float(arr.c @ x + arr.c0), math.nan, "no rows: optimum on the box", 0)
 
 
 _LIMITS = {"time": Limit.TIME, "iteration": Limit.ITERATION, "solution": Limit.SOLUTION,
@@ -305,7 +320,7 @@ class HighsBackend(Backend):
         den_run = _run(den_arr, None, options, deadline)
         if den_run.status == "infeasible":
             return stopped(Termination.INFEASIBLE, sense, message=den_run.message)
-        if den_run.status != "optimal":
+        if den_run.status not in ("optimal", "empty"):
             return stopped(Termination.LIMIT, sense, limit=_LIMITS.get(den_run.status, Limit.OTHER),
                            message="stopped while checking the denominator: " + den_run.message)
         den_min = verified_lower_bound(den_arr, den_run.y if den_run.y is not None else np.zeros(m))
@@ -319,7 +334,7 @@ class HighsBackend(Backend):
         cc = charnes_cooper(program)
         cc_arr = linear_arrays(cc, sign=sign)
         run = _run(cc_arr, None, options, deadline)
-        if run.status != "optimal" or run.x is None:
+        if run.status not in ("optimal", "empty") or run.x is None:
             # no optimum of the Charnes-Cooper LP: the ratio is bounded only trivially (a limit) or not at all
             if run.status in ("infeasible", "unbounded", "unbounded_or_infeasible", "error"):
                 term = {"infeasible": Termination.INFEASIBLE, "error": Termination.ERROR}.get(run.status,
