@@ -100,12 +100,6 @@ class _Run:
 
 def _run(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions, deadline: float | None) -> _Run:
     """Minimise ``arr`` with HiGHS (rows and columns as given); a program without rows is solved on its box."""
-    if arr.n_cols == 0:  # every variable presolved away: the rows are constants
-        feasible = bool(np.all(arr.row_lo <= 1e-12) and np.all(arr.row_hi >= -1e-12))
-        return _Run("optimal" if feasible else "infeasible", np.zeros(0), np.zeros(arr.n_rows), arr.c0, arr.c0,
-                    "no variables", 0)
-    if arr.n_rows == 0 and integer is None:
-        return _run_box(arr)
     import highspy
 
     h = _instance()
@@ -128,6 +122,13 @@ def _run(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions, d
         if h.setOptionValue(str(key), value) != highspy.HighsStatus.kOk:
             raise SolverError(f"HiGHS does not accept the option {key!r} = {value!r}; see the HiGHS options list "
                               "(https://ergo-code.github.io/HiGHS/stable/options/definitions/).")
+    # (options are read first, so a bad one is an error whatever the program)
+    if arr.n_cols == 0:  # every variable presolved away: the rows are constants
+        feasible = bool(np.all(arr.row_lo <= 1e-12) and np.all(arr.row_hi >= -1e-12))
+        return _Run("optimal" if feasible else "infeasible", np.zeros(0), np.zeros(arr.n_rows), arr.c0, arr.c0,
+                    "no variables", 0)
+    if arr.n_rows == 0 and integer is None:
+        return _run_box(arr)
     inf = highspy.kHighsInf
     lp = highspy.HighsLp()
     n, m = arr.n_cols, arr.n_rows
