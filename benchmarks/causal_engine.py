@@ -98,7 +98,7 @@ def tables_main(args: argparse.Namespace) -> None:
     print(header)
     print("-" * len(header))
     BoundProblem("proxy_label", "fpr", fp.ObservedTable.from_probabilities(tables[0])).solve({"D": args.D})  # warm-up
-    all_fast, all_base, worst_diff, n_unsound = [], [], 0.0, 0
+    all_fast, all_base, worst_diff, n_unsound, n_loose = [], [], 0.0, 0, 0
     for bias in biases:
         for metric in METRICS:
             fast_cpu, fast_wall, base_cpu, base_wall, kinds, diff = [], [], [], [], set(), 0.0
@@ -116,12 +116,16 @@ def tables_main(args: argparse.Namespace) -> None:
                 base_wall.append(bw)
                 kinds.add(fres.kind)
                 diff = max(diff, abs(fres.lower - bres.lower), abs(fres.upper - bres.upper))
-                # sound: each engine's bound contains the other's achieved values (1e-9: the achieved models'
-                # own row violations)
+                # sound: each engine's bound contains the other's achieved values where those are models to 1e-9
+                # (repaired points); points SCIP left with larger row violations are counted apart
                 for r, other in ((fres, bres), (bres, fres)):
+                    exact = other.details.get("max_violation", 1.0) <= 1e-9
                     for ach in (other.lower_achieved, other.upper_achieved):
                         if ach is not None and not r.lower - 1e-9 <= ach <= r.upper + 1e-9:
-                            n_unsound += 1
+                            if exact:
+                                n_unsound += 1
+                            else:
+                                n_loose += 1
             if not fast_cpu:
                 print(f"{bias:<38}{metric:<20}  {', '.join(sorted(kinds))}")
                 continue
@@ -136,8 +140,9 @@ def tables_main(args: argparse.Namespace) -> None:
     print(f"\n{len(all_fast)} certified bounds (CPU): fast path median {med(all_fast) * 1e3:.1f} ms, worst "
           f"{max(all_fast) * 1e3:.0f} ms; without it median {med(all_base) * 1e3:.1f} ms, worst "
           f"{max(all_base) * 1e3:.0f} ms; median ratio {med(all_base) / med(all_fast):.1f}x")
-    print(f"largest difference between the engines' bounds: {worst_diff:.1e}; achieved values outside the other "
-          f"engine's bound: {n_unsound}")
+    print(f"largest difference between the engines' bounds: {worst_diff:.1e}; achieved values of models (rows to "
+          f"1e-9) outside the other engine's bound: {n_unsound}; values at points SCIP left with larger row "
+          f"violations (window programs, not repaired yet) outside it: {n_loose}")
 
 
 def main() -> None:
