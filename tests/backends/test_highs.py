@@ -158,3 +158,16 @@ def test_milp_dual_bound() -> None:
     res = fp.get_backend("highs").solve(prog)
     assert res.termination is Termination.OPTIMAL and res.incumbent_objective == 1.0
     assert math.isclose(res.objective_bound, 1.0, abs_tol=1e-9)
+
+
+def test_time_limit_is_per_solve_although_the_instance_is_reused() -> None:
+    """HiGHS's run clock adds up over an instance's runs; a short limit after many solves is still a full solve."""
+    from fairprobe.backends import highs
+
+    prog = fp.PolynomialProgram.from_text(
+        "maximize\n  x + y\nsubject to\n  x + y <= 1\nbounds\n  0 <= x <= 1\n  0 <= y <= 1")
+    backend = fp.get_backend("highs")
+    while highs._instance().getRunTime() < 0.1:  # the reused instance's clock past the limit below
+        backend.solve(prog)
+    res = backend.solve(prog, fp.SolveOptions(time_limit=0.05))
+    assert res.termination is Termination.OPTIMAL and res.objective_bound == pytest.approx(1.0, abs=1e-12)

@@ -117,7 +117,9 @@ def _run(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions, d
     if options.threads is not None:
         h.setOptionValue("threads", int(options.threads))
     if deadline is not None:
-        h.setOptionValue("time_limit", max(deadline - time.perf_counter(), 1e-3))
+        # HiGHS compares its time_limit with the instance's run clock, which adds up over every run of the
+        # instance (clearModel does not reset it): the limit is that clock plus what this solve may take
+        h.setOptionValue("time_limit", h.getRunTime() + max(deadline - time.perf_counter(), 1e-3))
     for key, value in dict(options.solver_options).items():
         if h.setOptionValue(str(key), value) != highspy.HighsStatus.kOk:
             raise SolverError(f"HiGHS does not accept the option {key!r} = {value!r}; see the HiGHS options list "
