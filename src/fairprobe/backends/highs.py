@@ -20,6 +20,7 @@ Nonlinear programs are refused (use SCIP).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import math
 import os
@@ -46,6 +47,7 @@ from fairprobe.program.safe_bounds import (
     LinearArrays,
     fractional_lower_bound,
     linear_arrays,
+    objective_vector,
     verified_lower_bound,
 )
 from fairprobe.program.transforms import charnes_cooper
@@ -349,7 +351,9 @@ class HighsBackend(Backend):
         mu = run.y[1:1 + m] if run.y is not None else np.zeros(m)
         # N - lam D >= beta on the feasible set, certified by the Charnes-Cooper duals of the original rows
         shifted = poly_add({k: sign * v for k, v in program.objective.items()}, {k: -lam * v for k, v in den.items()})
-        beta = verified_lower_bound(linear_arrays(program, objective=shifted), mu)
+        # the same rows as the denominator's program: only the objective differs (no second pass over the rows)
+        c, c0 = objective_vector(shifted, program.n_variables)
+        beta = verified_lower_bound(dataclasses.replace(den_arr, c=c, c0=c0), mu)
         bound_min = fractional_lower_bound(lam, beta, den_min)
         verified = math.isfinite(bound_min)
         if not verified:

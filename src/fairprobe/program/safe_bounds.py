@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LinearArrays", "fractional_lower_bound", "linear_arrays", "verified_lower_bound"]
+__all__ = ["LinearArrays", "fractional_lower_bound", "linear_arrays", "objective_vector", "verified_lower_bound"]
 
 #: Unit roundoff of IEEE double precision (2**-53).
 _U = 2.0 ** -53
@@ -105,15 +105,7 @@ def linear_arrays(program, objective=None, sign: float = 1.0) -> LinearArrays:
     ([1.0, 2.0], 1.0, [1.0], [inf])
     """
     n = program.n_variables
-    c = np.zeros(n)
-    c0 = 0.0
-    for mono, coef in (program.objective if objective is None else objective).items():
-        if len(mono) > 1:
-            raise ValueError("linear_arrays needs a linear objective")
-        if mono:
-            c[mono[0]] += sign * coef
-        else:
-            c0 += sign * coef
+    c, c0 = objective_vector(program.objective if objective is None else objective, n, sign)
     m = len(program.constraints)
     indptr = [0]
     cols: list[int] = []
@@ -138,6 +130,40 @@ def linear_arrays(program, objective=None, sign: float = 1.0) -> LinearArrays:
     ub = np.fromiter((v.ub for v in program.variables), dtype=float, count=n)
     return LinearArrays(c, c0, np.asarray(indptr, dtype=np.int32), np.asarray(cols, dtype=np.int32),
                         np.asarray(vals, dtype=float), lo, hi, lb, ub)
+
+
+def objective_vector(poly, n: int, sign: float = 1.0) -> tuple[np.ndarray, float]:
+    """``(c, c0)`` of a linear polynomial over ``n`` variables, times ``sign``.
+
+    Parameters
+    ----------
+    poly : mapping
+        A linear polynomial (monomials of degree <= 1).
+    n : int
+        Number of variables.
+    sign : float, optional
+        Factor applied to every coefficient.
+
+    Returns
+    -------
+    (numpy.ndarray, float)
+
+    Examples
+    --------
+    >>> c, c0 = objective_vector({(1,): 2.0, (): 0.5}, 3, sign=-1.0)
+    >>> c.tolist(), c0
+    ([0.0, -2.0, 0.0], -0.5)
+    """
+    c = np.zeros(n)
+    c0 = 0.0
+    for mono, coef in poly.items():
+        if len(mono) > 1:
+            raise ValueError("linear_arrays needs a linear objective")
+        if mono:
+            c[mono[0]] += sign * coef
+        else:
+            c0 += sign * coef
+    return c, c0
 
 
 def _down(x: float) -> float:
