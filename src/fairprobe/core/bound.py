@@ -18,6 +18,7 @@ events in :attr:`BoundResult.excluded_events` and says so in its notes.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import itertools
@@ -59,6 +60,7 @@ from fairprobe.core.table import ObservedTable
 from fairprobe.core.validate import sensitivity_values, sweep_grid
 from fairprobe.exceptions import (
     ConfigError,
+    DataError,
     InfeasibleError,
     SolverError,
     UndefinedMetricError,
@@ -581,16 +583,17 @@ class BoundProblem:
         self.metric = resolve_metric(metric, self.config, self.table)
         self.reduce = options.reduce
         self.absorbed = self._absorb_noise_nodes() if options.reduce else []
-        fixed = dict(fixed or {})
-        self.fixed = fixed
+        self.fixed = dict(fixed or {})
         used = sorted({str(s) for c in self.config.parsed_constraints for s in c.parameters})
         self.parameters = [p for p in self.config.parameters if p in used]
+        self._compile_programs()
 
-        def build(queries: Any, max_abs: bool = False) -> ParametricProgram:
-            fn = functools.partial(_compile_at, self.config, self.table, queries, options, max_abs)
-            return ParametricProgram.build(fn, self.config, self.parameters, fixed)
+    def _build(self, queries: Any, max_abs: bool = False) -> ParametricProgram:
+        fn = functools.partial(_compile_at, self.config, self.table, queries, self.compile_options, max_abs)
+        return ParametricProgram.build(fn, self.config, self.parameters, self.fixed)
 
-        self._build = build
+    def _compile_programs(self) -> None:
+        options, build = self.compile_options, self._build
         self.rate_programs: list[list[ParametricProgram]] = []
         self._pair_programs: dict[tuple[int, int, int], ParametricProgram] = {}
         try:
@@ -606,6 +609,54 @@ class BoundProblem:
                 self.joint_program = None
         except UndefinedMetricError as exc:
             raise _labelled(exc, self.metric.label) from None
+
+    def with_table(self, table: ObservedTable, *, fixed: Mapping[str, float] | None = None) -> BoundProblem:
+        """The same bias and metric on another table over the same cells, compiled for it.
+
+        This is how a resampled table (bootstrap), a posterior draw or a confidence region
+        (:meth:`ObservedTable.with_region`) is bounded: the bias, the metric and their checks are
+        resolved once, only the programs are compiled again.
+
+        Parameters
+        ----------
+        table : ObservedTable
+            Same nodes, conditioning event and cells as :attr:`table` (new probabilities).
+        fixed : mapping of str to float, optional
+            Sensitivity values compiled in as constants (one compilation per program instead of
+            one per swept parameter; default: this problem's).
+
+        Returns
+        -------
+        BoundProblem
+
+        Raises
+        ------
+        DataError
+            The table has other nodes, another conditioning event or other cells.
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import load_paper_table
+        >>> problem = BoundProblem("proxy_label", "fpr", load_paper_table())
+        >>> p = problem.table.cells["prob"].to_numpy()
+        >>> other = problem.table.with_probabilities((p + 0.1) / (p + 0.1).sum())
+        >>> round(problem.solve({"D": 0.05}).upper, 4), round(problem.with_table(other).solve({"D": 0.05}).upper, 4)
+        (0.3433, 0.4422)
+        >>> round(BoundProblem("proxy_label", "fpr", other).solve({"D": 0.05}).upper, 4)  # compiled from scratch
+        0.4422
+        """
+        same = (table.nodes == self.table.nodes and table.given == self.table.given
+                and len(table.cells) == len(self.table.cells)
+                and np.array_equal(table.cells[table.nodes].to_numpy(), self.table.cells[self.table.nodes].to_numpy()))
+        if not same:
+            raise DataError("with_table needs a table over the same cells (nodes, conditioning event and rows) as the "
+                            "problem's; build it with table.with_probabilities(...) or compile a new BoundProblem.")
+        new = copy.copy(self)
+        new.table = table
+        if fixed is not None:
+            new.fixed = dict(fixed)
+        new._compile_programs()
+        return new
 
     def _absorb_noise_nodes(self) -> list[str]:
         """Declare latent the unmeasured nodes that only feed one other node (exact; see
@@ -1108,6 +1159,11 @@ def bound(
     progress: bool = True,
     compile_options: CompileOptions | None = None,
     fixed: Mapping[str, float] | None = None,
+    ci: float | bool | None = None,
+    ci_method: str = "bootstrap",
+    resamples: int = 1000,
+    seed: int = 0,
+    stratify: str | None = None,
     **parameters: float,
 ) -> BoundResult:
     """Certified bounds on ``metric`` under ``bias`` given ``data`` at sensitivity ``D``.
@@ -1154,6 +1210,19 @@ def bound(
         Every compile switch (see :class:`~fairprobe.core.options.CompileOptions`).
     fixed : dict, optional
         Values of the other sensitivity parameters of a combined bias (the same as keywords).
+    ci : float or bool, optional
+        A sampling interval at this coverage level (``True``: 0.95) in
+        :attr:`~BoundResult.interval`: it covers the metric's true value when the bias is at most
+        ``D``, accounting for the units the table was estimated from (needs counts).
+    ci_method : {"bootstrap", "projection", "bayes"}
+        How (:mod:`fairprobe.core.uncertainty`): resampled units with Imbens-Manski/Stoye
+        (default), a finite-sample confidence region, or Dirichlet posterior draws.
+    resamples : int
+        Resamples or posterior draws (default 1,000); ``n_jobs`` workers solve them.
+    seed : int
+        Seed of the draws (the interval is the same for any number of workers).
+    stratify : str, optional
+        A node whose counts the design fixes (e.g. ``"A"``): units are resampled within its levels.
     **parameters : float
         Sensitivity values by name, e.g. ``D_selection=0.05``.
 
@@ -1171,7 +1240,8 @@ def bound(
         A conditioning event of the metric (e.g. ``Y = 1 & A = 1`` for FNR of group 1) has
         probability 0 in every model the bias admits at this ``D``.
     DataError
-        The table lacks a node of the bias that is not declared unmeasured.
+        The table lacks a node of the bias that is not declared unmeasured, or ``ci`` is asked of
+        a table without a sample size.
 
     Examples
     --------
@@ -1185,7 +1255,14 @@ def bound(
     >>> res = fp.bound(cfg, "P(P = 1 | Y = 0 & A = 0)", table, D=0.0)
     >>> round(res.lower, 6), round(res.upper, 6)
     (0.2, 0.2)
+    >>> counted = fp.ObservedTable.from_probabilities(cells, given={"S": 1}, n=400)
+    >>> res = fp.bound(cfg, "P(P = 1 | Y = 0 & A = 0)", counted, D=0.0, ci=0.95, resamples=200, progress=False)
+    >>> res.interval.lower < 0.2 < res.interval.upper
+    True
     """
+    from fairprobe.core.uncertainty import interval_options, require_counts, sampling_interval
+
+    interval = interval_options(ci, ci_method=ci_method, resamples=resamples, seed=seed, stratify=stratify)
     opts = run_options(backend=backend, time_limit=time_limit, gap=gap, solver_options=solver_options, n_jobs=n_jobs,
                        progress=progress, reduce=reduce, compile_options=compile_options)
     parameters = merge_fixed(fixed, parameters)
@@ -1198,7 +1275,12 @@ def bound(
     # One value of D: compile each program once at it (a sweep compiles twice and moves the rows).
     problem = BoundProblem(config, metric, data, unmeasured=unmeasured, fixed=at, compile_options=opts.compile)
     params = problem.parameter_values(D, **parameters)
+    if interval is not None:
+        require_counts(problem.table)  # before any solve: the interval cannot be had without counts
     result = problem.solve(params, progress=opts.progress, **opts.solve_kwargs())
+    if interval is not None:
+        result.interval = sampling_interval(problem, params, result, interval, n_jobs=opts.n_jobs,
+                                            progress=opts.progress, solve_kwargs=opts.point_kwargs())
     if result.observed is None:
         result.set_observed(functools.partial(_observed_of, config, metric, data, unmeasured, opts))
     return result

@@ -499,7 +499,7 @@ class _Compiler:
     # -- reductions -----------------------------------------------------------------------
     def plan_components(self) -> None:
         model = self.model
-        table_marginal_known = not self.table.given
+        table_marginal_known = not self.table.given and self.table.region is None
         self.fixed: dict[int, np.ndarray] = {}
         self.group: dict[int, int] = {c.index: c.index for c in model.components}
         for comp in model.components:
@@ -548,7 +548,8 @@ class _Compiler:
         queries = list(query) if isinstance(query, (list, tuple)) else [query]
         parsed_qs = [q if isinstance(q, ParsedExpression) else parse_expression(q) for q in queries]
         counterfactual = any(a.intervention for q in parsed_qs for pa in q.atoms for a in (*pa.event, *pa.given))
-        if self.reduce and counterfactual and not self.table.given:  # parentless interventions are conditioning
+        if self.reduce and counterfactual and not self.table.given and self.table.region is None:
+            # parentless interventions are conditioning (on margins the data pin)
             cells = self.table.cells
             margins = {v: cells.groupby(v)["prob"].sum().to_dict() for v in self.table.nodes}
             parsed_qs = [identify_interventions(q, self.dag, margins, self.notes) for q in parsed_qs]
@@ -655,12 +656,35 @@ class _Compiler:
             self.polys[key] = poly
         return naive_terms
 
+    def _region_bounds(self) -> dict[tuple[int, ...], tuple[float, float]] | None:
+        """Cell -> (lower, upper) probability of a table known only up to a box (``table.region``)."""
+        if self.table.region is None:
+            return None
+        lo, hi = self.table.region
+        cells = self.table.cells[self.table.nodes].to_numpy()
+        return {tuple(int(x) for x in row): (float(a), float(b)) for row, a, b in zip(cells, lo, hi, strict=True)}
+
     def _add_data_rows(self, prog: PolynomialProgram, data: list[tuple[EventKey, float, EventKey | None]]) -> None:
-        """One row per observed cell (``P(cell & given) = p * P(given)`` for a selected table)."""
+        """One row per observed cell (``P(cell & given) = p * P(given)`` for a selected table).
+
+        For a table known only up to a box (``table.region``) each listed cell's probability is a
+        variable ``obs.k`` in its box, the variables summing to 1: a bound of this program holds
+        for every table in the region. A cell the table does not list stays at 0.
+        """
         given_poly = self._given_variable(prog, data[0][2]) if data and data[0][2] is not None else None
+        region = self._region_bounds()
+        cells = list(product(*[range(self.cards[v]) for v in self.table.nodes])) if region is not None else []
+        observed: list[int] = []
         for k, (key, prob, given_key) in enumerate(data):
             body = dict(self.polys[key])
-            if given_key is not None:
+            box = region.get(cells[k]) if region is not None else None
+            if box is not None:
+                pi = prog.add_variable(f"obs.{k}", box[0], box[1])
+                observed.append(pi)
+                body = poly_add(body, poly_mul({(pi,): 1.0}, given_poly) if given_key is not None else {(pi,): 1.0},
+                                -1.0)
+                rhs = 0.0
+            elif given_key is not None:
                 body = poly_add(body, given_poly, -prob)
                 rhs = 0.0
             else:
@@ -671,6 +695,8 @@ class _Compiler:
                     raise DataError(f"The table is inconsistent with the model at cell #{k}.")
                 continue
             prog.constraints.append(Constraint(body, "==", rhs - const, f"data{k}"))
+        if observed:
+            prog.constraints.append(Constraint({(pi,): 1.0 for pi in observed}, "==", 1.0, "obs_simplex"))
         if self.table.given:
             body = dict(given_poly)
             const = body.pop((), 0.0)
@@ -870,8 +896,8 @@ class _Compiler:
         Every model satisfying the data rows has exactly this value, so a conditional
         ``P(E | F)`` is the linear ``P(E & F) / P(F)``; no ratio variable is needed.
         """
-        if self.table.given or not self.reduce:
-            return None
+        if self.table.given or not self.reduce or self.table.region is not None:
+            return None  # a table known up to a region pins no probability
         if any(a.intervention or a.var not in self.table.nodes for a in key):
             return None
         value = 0.0

@@ -27,11 +27,133 @@ from fairprobe.core.interpret import Conclusion, ObservedValue, bound_conclusion
 from fairprobe.core.jsonsafe import json_number as fix
 from fairprobe.core.jsonsafe import jsonable
 
-__all__ = ["FEW_UNITS", "BoundResult", "Conclusion", "Explained", "ObservedValue", "PointOutcome", "Summary",
-           "few_units_line"]
+__all__ = ["FEW_UNITS", "BoundResult", "Conclusion", "Explained", "ObservedValue", "PointOutcome", "SamplingInterval",
+           "Summary", "few_units_line"]
 
 #: A conditioning event with fewer units than this in a unit-level table is listed in ``few_units``.
 FEW_UNITS = 30
+
+
+@dataclass
+class SamplingInterval:
+    """A bound's sampling interval: the metric's confidence interval beside the bias-only bounds.
+
+    Built by :func:`~fairprobe.core.uncertainty.sampling_interval` (``fp.bound(..., ci=0.95)``).
+
+    Attributes
+    ----------
+    level : float
+        Coverage probability.
+    method : str
+        ``"bootstrap"``, ``"projection"`` or ``"bayes"``.
+    lower, upper : float
+        Interval for the metric: covers its true value with probability ``level`` when the bias
+        is at most the sensitivity value (Imbens-Manski with Stoye's correction; for projection
+        the region's bound).
+    set_lower, set_upper : float
+        Interval for the whole identified set (each end two-sided): wider.
+    estimate : (float, float)
+        The certified bounds on the table itself (the bias-only interval).
+    se_lower, se_upper : float
+        Standard errors of the two bound endpoints (NaN for projection).
+    critical_value : float
+        The Imbens-Manski critical value used (NaN for projection).
+    resamples : int
+        Resamples or posterior draws solved (0 for projection).
+    failed : int
+        Draws in which the metric was undefined (dropped).
+    n : int
+        Units behind the table.
+    seed : int
+        Seed of the draws.
+    notes : list of str
+        How the interval was obtained.
+    wall_time : float
+        Seconds spent.
+
+    Examples
+    --------
+    >>> ci = SamplingInterval(0.95, "bootstrap", 0.1, 0.5, 0.09, 0.52, (0.2, 0.4), 0.03, 0.04, 1.7, 1000, 0, 500, 0)
+    >>> ci.text()
+    '95 % CI [0.1000, 0.5000], bootstrap, 1,000 resamples; bias-only interval [0.2000, 0.4000]'
+    """
+
+    level: float
+    method: str
+    lower: float
+    upper: float
+    set_lower: float
+    set_upper: float
+    estimate: tuple[float, float]
+    se_lower: float
+    se_upper: float
+    critical_value: float
+    resamples: int
+    failed: int
+    n: int
+    seed: int
+    notes: list[str] = field(default_factory=list)
+    wall_time: float = 0.0
+
+    def contains(self, value: float) -> bool:
+        """Whether ``value`` lies in the interval for the metric.
+
+        Parameters
+        ----------
+        value : float
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> SamplingInterval(0.95, "projection", 0.1, 0.5, 0.1, 0.5, (0.2, 0.4), 0, 0, 0, 0, 0, 50, 0).contains(0.6)
+        False
+        """
+        return self.lower <= value <= self.upper
+
+    def text(self) -> str:
+        """One line: the interval, its method and size, and the bias-only interval.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> SamplingInterval(0.9, "projection", 0.1, 0.5, 0.1, 0.5, (0.2, 0.4), 0, 0, 0, 0, 0, 50, 0).text()
+        '90 % CI [0.1000, 0.5000], projection (Clopper-Pearson region, n = 50); bias-only interval [0.2000, 0.4000]'
+        """
+        pct = f"{100 * self.level:g} %"
+        if self.method == "projection":
+            how = f"projection (Clopper-Pearson region, n = {self.n:,})"
+        else:
+            unit = "resamples" if self.method == "bootstrap" else "posterior draws"
+            how = f"{self.method}, {self.resamples:,} {unit}"
+        return (f"{pct} CI [{self.lower:.4f}, {self.upper:.4f}], {how}; bias-only interval "
+                f"[{self.estimate[0]:.4f}, {self.estimate[1]:.4f}]")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly fields.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> ci = SamplingInterval(0.95, "bayes", 0.1, 0.5, 0.09, 0.52, (0.2, 0.4), 0.03, 0.04, 1.7, 1000, 0, 500, 0)
+        >>> ci.to_dict()["set_upper"]
+        0.52
+        """
+        return {"level": self.level, "method": self.method, "lower": fix(self.lower), "upper": fix(self.upper),
+                "set_lower": fix(self.set_lower), "set_upper": fix(self.set_upper),
+                "estimate": [fix(self.estimate[0]), fix(self.estimate[1])],
+                "se_lower": fix(self.se_lower), "se_upper": fix(self.se_upper),
+                "critical_value": fix(self.critical_value), "resamples": self.resamples, "failed": self.failed,
+                "n": self.n, "seed": self.seed, "notes": list(self.notes), "wall_time": self.wall_time,
+                "text": self.text()}
 
 
 def few_units_line(few: Mapping[str, int]) -> str:
@@ -289,6 +411,8 @@ class BoundResult(Explained):
     time_limit: float | None = None
     #: "rate" (one group's rate: no sign to keep), "nonnegative" (a largest gap) or "disparity".
     metric_kind: str = "disparity"
+    #: The sampling interval, when asked for (``ci=``).
+    interval: SamplingInterval | None = None
     _observed: ObservedValue | None = field(default=None, init=False, repr=False, compare=False)
     _observe: Callable[[], ObservedValue] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -381,7 +505,7 @@ class BoundResult(Explained):
                               "observed_lower": math.nan if obs is None or obs.lower is None else obs.lower,
                               "observed_upper": math.nan if obs is None or obs.upper is None else obs.upper,
                               "status": self.status, "gap": self.gap, "backend": self.backend,
-                              "time": self.wall_time}])
+                              "time": self.wall_time, **_interval_columns(self.interval)}])
 
     @property
     def width(self) -> float:
@@ -456,6 +580,7 @@ class BoundResult(Explained):
             "observed": None if self.observed is None else self.observed.to_dict(),
             "conclusion": self.conclusion().text, "verdict": self.conclusion().verdict,
             "min_result": jsonable(self.min_result.to_dict()), "max_result": jsonable(self.max_result.to_dict()),
+            "interval": None if self.interval is None else self.interval.to_dict(),
         }
 
     def summary(self) -> Summary:
@@ -499,6 +624,8 @@ class BoundResult(Explained):
             events = ", ".join(f"P({e})" for e in self.excluded_events)
             lines.append(f"partly undefined: {events} can be 0 in some admitted models; the bounds are over "
                          f"the models in which each is at least {RATIO_EPSILON:g}")
+        if self.interval is not None:
+            lines.append(f"sampling: {self.interval.text()}")
         if self.few_units:
             lines.append(few_units_line(self.few_units))
         sb, sa = self.stats_before, self.stats_after
@@ -515,6 +642,14 @@ class BoundResult(Explained):
     def __repr__(self) -> str:
         return (f"BoundResult(lower={self.lower:.6g}, upper={self.upper:.6g}, status={self.status!r}, "
                 f"metric={self.metric!r})")
+
+
+def _interval_columns(interval: SamplingInterval | None) -> dict[str, Any]:
+    """The ``to_frame`` columns of a sampling interval (none without one)."""
+    if interval is None:
+        return {}
+    return {"ci_lower": interval.lower, "ci_upper": interval.upper, "ci_set_lower": interval.set_lower,
+            "ci_set_upper": interval.set_upper, "ci_level": interval.level, "ci_method": interval.method}
 
 
 @dataclass

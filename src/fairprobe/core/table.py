@@ -20,6 +20,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -266,6 +267,9 @@ class ObservedTable:
     categories: dict[str, list[Any]] = field(default_factory=dict)
     given: dict[str, int] = field(default_factory=dict)
     n: int | None = None
+    #: Per-cell bounds ``(lower, upper)`` on the probabilities, aligned with ``cells``: the table is
+    #: then known only to lie in this box (a confidence region; see :meth:`with_region`).
+    region: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _check_frame(self.cells, "ObservedTable")
@@ -425,7 +429,7 @@ class ObservedTable:
 
     @classmethod
     def from_probabilities(cls, df: pd.DataFrame, prob: str = "prob", *,
-                           given: Mapping[str, int] | None = None) -> ObservedTable:
+                           given: Mapping[str, int] | None = None, n: int | None = None) -> ObservedTable:
         """One column per node plus a probability column (must sum to 1 within 1e-6).
 
         Parameters
@@ -436,11 +440,14 @@ class ObservedTable:
             Name of the probability column.
         given : mapping of str to int, optional
             Conditioning event of the data, e.g. ``{"S": 1}``.
+        n : int, optional
+            Number of units the probabilities were estimated from (needed for sampling
+            intervals; unknown by default).
 
         Returns
         -------
         ObservedTable
-            The table (``n`` unknown).
+            The table.
 
         Examples
         --------
@@ -457,7 +464,9 @@ class ObservedTable:
         if prob != _PROB and _PROB in df.columns:
             raise DataError(f"The data have a column '{_PROB}' besides the probability column {prob!r}; rename it.")
         cells = df.rename(columns={prob: _PROB}).copy()
-        return cls(cells, given=_check_given(given))
+        if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1):
+            raise DataError(f"n={n!r} must be a positive whole number of units (or None when unknown).")
+        return cls(cells, given=_check_given(given), n=None if n is None else int(n))
 
     # -- queries --------------------------------------------------------------------------
     @property
@@ -524,6 +533,113 @@ class ObservedTable:
             cached = (self.cells, {c: self.cells[c].to_numpy() for c in self.cells.columns})
             self.__dict__["_columns"] = cached
         return cached[1]
+
+    # -- sampling -------------------------------------------------------------------------
+    def counts(self) -> np.ndarray:
+        """Unit counts per cell (aligned with :attr:`cells`): ``prob * n``, rounded.
+
+        Returns
+        -------
+        numpy.ndarray of int
+
+        Raises
+        ------
+        DataError
+            The table has no sample size (a probability table): sampling intervals need counts.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]}))
+        >>> t.counts().tolist()
+        [3, 9]
+        """
+        if not self.n:
+            raise DataError(
+                "This table has probabilities but no sample size, and a sampling interval needs the number of "
+                "units behind it: pass n= (ObservedTable.from_probabilities(df, n=7214)), or build the table "
+                "with ObservedTable.from_counts (cell counts) or ObservedTable.from_frame (one row per unit).")
+        counts = np.rint(self.cells[_PROB].to_numpy() * self.n).astype(np.int64)
+        return counts
+
+    def with_probabilities(self, probs: Any, *, n: int | None = None) -> ObservedTable:
+        """The same cells with new probabilities (a resampled or updated table), without re-coding.
+
+        Parameters
+        ----------
+        probs : array-like of float
+            One probability per row of :attr:`cells`, summing to 1 (zeros allowed).
+        n : int, optional
+            Number of units behind the new table (default: this table's).
+
+        Returns
+        -------
+        ObservedTable
+
+        Raises
+        ------
+        DataError
+            Wrong length, a negative or non-finite value, or a sum other than 1.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]}))
+        >>> t.with_probabilities([0.5, 0.5]).prob({"A": 0})
+        0.5
+        """
+        probs = np.asarray(probs, dtype=float)
+        if probs.shape != (len(self.cells),):
+            raise DataError(f"with_probabilities needs {len(self.cells)} probabilities (one per cell), got "
+                            f"shape {probs.shape}.")
+        if not np.all(np.isfinite(probs)) or probs.min() < 0 or abs(probs.sum() - 1.0) > 1e-6:
+            raise DataError("with_probabilities needs finite, non-negative probabilities summing to 1 "
+                            f"(sum {probs.sum():.8g}).")
+        new = copy.copy(self)
+        new.__dict__.pop("_columns", None)
+        new.cells = self.cells.assign(**{_PROB: probs})
+        new.n = self.n if n is None else int(n)
+        new.region = None
+        return new
+
+    def with_region(self, lower: Any, upper: Any) -> ObservedTable:
+        """This table known only up to a box: each cell's probability in ``[lower, upper]``.
+
+        The compiler then treats the cell probabilities as variables constrained to the box and
+        to sum to 1, so a bound over the table is a bound over every table in the region (the
+        projection interval of :mod:`fairprobe.core.uncertainty`).
+
+        Parameters
+        ----------
+        lower, upper : array-like of float
+            Per-cell bounds, aligned with :attr:`cells`, ``0 <= lower <= prob <= upper <= 1``.
+
+        Returns
+        -------
+        ObservedTable
+
+        Raises
+        ------
+        DataError
+            Wrong length, or bounds outside [0, 1] or crossing.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]}))
+        >>> t.with_region([0.1, 0.5], [0.5, 0.9]).region[1].tolist()
+        [0.5, 0.9]
+        """
+        lo, hi = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+        if lo.shape != (len(self.cells),) or hi.shape != lo.shape:
+            raise DataError(f"with_region needs {len(self.cells)} lower and upper bounds (one per cell).")
+        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or lo.min() < 0 or hi.max() > 1 \
+                or np.any(lo > hi) or lo.sum() > 1 + 1e-12 or hi.sum() < 1 - 1e-12:
+            raise DataError("with_region needs bounds 0 <= lower <= upper <= 1 per cell, with sum(lower) <= 1 "
+                            "<= sum(upper) (else no table lies in the box).")
+        new = copy.copy(self)
+        new.region = (lo, hi)
+        return new
 
     def cardinality(self, node: str) -> int:
         """Number of values of ``node`` seen (or labelled).

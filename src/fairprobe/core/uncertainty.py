@@ -1,0 +1,460 @@
+"""Sampling uncertainty of causal bounds: intervals certified against the solver *and* the sample.
+
+A bound ``[theta_l(p, D), theta_u(p, D)]`` is a function of the population cell probabilities
+``p``; an audit only has their estimate from ``n`` units. Three constructions give an interval
+that covers the metric's true value (when the bias is at most ``D``) with probability at least
+the level:
+
+``"bootstrap"`` (default)
+    Units resampled (multinomial on the table's counts, or within the levels of a node whose
+    counts the design fixes, ``stratify=``); both bound endpoints re-solved on every resample;
+    the standard errors combined by Imbens & Manski (2004) with Stoye's (2009) correction for
+    short identified sets (the set's length is taken as 0 below ``sqrt(ln n)`` standard errors,
+    the Andrews & Soares (2010) threshold), so the critical value moves from the one-sided
+    1.645 (long set) to the two-sided 1.96 (point identification) at 95 %.
+``"bayes"``
+    Dirichlet(counts + ``prior``) draws of the table (autobounds' reading), the same critical
+    value applied to the posterior quantiles of the endpoints: a credible interval.
+``"projection"``
+    Finite-sample valid whatever the regularity: the bound optimised over every table in a
+    simultaneous confidence region for the cells (Clopper-Pearson boxes, Bonferroni over the
+    cells, intersected with the simplex), solved as one certified program. Conservative.
+
+Resamples are drawn in the calling process from ``seed``, then solved on joblib workers (``n_jobs``;
+a ``joblib.parallel_config(backend="dask")`` block sends them to a Dask cluster), so a fixed seed
+gives the same interval whatever the number of workers. The notes of the methods, their caveats and
+the coverage study are in ``docs/causal.md`` ("Sampling uncertainty").
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fairprobe.core.results import SamplingInterval
+from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, UndefinedMetricError
+
+if TYPE_CHECKING:
+    from fairprobe.core.bound import BoundProblem
+    from fairprobe.core.results import BoundResult
+    from fairprobe.core.table import ObservedTable
+
+__all__ = ["METHODS", "IntervalOptions", "critical_value", "interval_options", "projection_region",
+           "resampled_probabilities", "sampling_interval"]
+
+#: The interval constructions, by ``method=`` name.
+METHODS = ("bootstrap", "projection", "bayes")
+#: Fewest resamples accepted (the standard errors of fewer are themselves too noisy).
+MIN_RESAMPLES = 20
+#: Share of resamples that may leave the metric undefined before the interval is refused.
+MAX_FAILED_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class IntervalOptions:
+    """How a sampling interval is computed (validated on construction).
+
+    Parameters
+    ----------
+    level : float
+        Coverage probability, in (0, 1) (default 0.95).
+    method : {"bootstrap", "projection", "bayes"}
+        The construction (see the module notes).
+    resamples : int
+        Resamples (bootstrap) or posterior draws (bayes); at least 20 (default 1,000).
+    seed : int
+        Seed of the resampling; the interval is a function of it.
+    stratify : str or None
+        A table node whose counts the design fixes (e.g. ``"A"`` when groups were sampled to
+        fixed sizes): units are resampled within its levels.
+    prior : float
+        Dirichlet prior count per cell for ``"bayes"`` (default 0.5, Jeffreys).
+
+    Examples
+    --------
+    >>> IntervalOptions(level=0.9, resamples=200).method
+    'bootstrap'
+    >>> IntervalOptions(method="jackknife")
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.ConfigError: ci_method='jackknife' is not a method; use one of bootstrap, projection, bayes.
+    """
+
+    level: float = 0.95
+    method: str = "bootstrap"
+    resamples: int = 1000
+    seed: int = 0
+    stratify: str | None = None
+    prior: float = 0.5
+
+    def __post_init__(self) -> None:
+        if isinstance(self.level, bool) or not isinstance(self.level, (int, float)) or not 0 < self.level < 1:
+            raise ConfigError(f"ci={self.level!r} must be a coverage level strictly between 0 and 1, e.g. ci=0.95.")
+        if self.method not in METHODS:
+            raise ConfigError(f"ci_method={self.method!r} is not a method; use one of {', '.join(METHODS)}.")
+        if isinstance(self.resamples, bool) or not isinstance(self.resamples, (int, np.integer)) \
+                or self.resamples < MIN_RESAMPLES:
+            raise ConfigError(f"resamples={self.resamples!r} must be a whole number >= {MIN_RESAMPLES} "
+                              "(1,000 is the default; 200 gives a quick look).")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
+            raise ConfigError(f"seed={self.seed!r} must be a whole number >= 0.")
+        if not isinstance(self.prior, (int, float)) or isinstance(self.prior, bool) or not self.prior > 0:
+            raise ConfigError(f"prior={self.prior!r} must be a positive Dirichlet count per cell (0.5: Jeffreys).")
+        if self.stratify is not None and self.method == "projection":
+            raise ConfigError("stratify= applies to the bootstrap and bayes methods; the projection region is over "
+                              "the whole table's cells (drop stratify, or use ci_method='bootstrap').")
+
+
+def interval_options(ci: Any, *, ci_method: str = "bootstrap", resamples: int = 1000, seed: int = 0,
+                     stratify: str | None = None) -> IntervalOptions | None:
+    """The interval options of a driver's keywords (``ci=None`` or ``False``: no interval).
+
+    Parameters
+    ----------
+    ci : float, bool or None
+        Coverage level (``True`` means 0.95); None or False for no interval.
+    ci_method, resamples, seed, stratify :
+        As for :class:`IntervalOptions`.
+
+    Returns
+    -------
+    IntervalOptions or None
+
+    Examples
+    --------
+    >>> interval_options(None) is None, interval_options(True).level
+    (True, 0.95)
+    """
+    if ci is None or ci is False:
+        return None
+    level = 0.95 if ci is True else ci
+    return IntervalOptions(level=level, method=ci_method, resamples=resamples, seed=seed, stratify=stratify)
+
+
+# -- draws --------------------------------------------------------------------------------------
+def _strata(table: ObservedTable, node: str | None) -> list[np.ndarray]:
+    """Row indices of each level of ``node`` (one stratum of every row when None)."""
+    if node is None:
+        return [np.arange(len(table.cells))]
+    if node not in table.nodes:
+        raise ConfigError(f"stratify={node!r} is not a column of the table {table.nodes}.")
+    codes = table.cells[node].to_numpy()
+    return [np.flatnonzero(codes == v) for v in np.unique(codes)]
+
+
+def resampled_probabilities(table: ObservedTable, options: IntervalOptions) -> np.ndarray:
+    """Cell probabilities of every resample (bootstrap) or posterior draw (bayes), one row each.
+
+    Parameters
+    ----------
+    table : ObservedTable
+        A table with a sample size (counts).
+    options : IntervalOptions
+        Method, number of draws, seed and strata.
+
+    Returns
+    -------
+    numpy.ndarray, shape (resamples, cells)
+        Rows sum to 1; a stratum keeps its observed share.
+
+    Raises
+    ------
+    DataError
+        The table has no sample size.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.core.table import ObservedTable
+    >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "n": [5, 5, 40, 50]}))
+    >>> draws = resampled_probabilities(t, IntervalOptions(resamples=50, stratify="A"))
+    >>> draws.shape, bool(np.allclose(draws[:, :2].sum(axis=1), 0.1))
+    ((50, 4), True)
+    """
+    counts = table.counts()
+    n = int(counts.sum())
+    rng = np.random.default_rng(options.seed)
+    out = np.zeros((options.resamples, len(counts)))
+    for rows in _strata(table, options.stratify):
+        stratum = counts[rows]
+        size = int(stratum.sum())
+        if size == 0:
+            continue
+        if options.method == "bayes":
+            # the cells the table lists are the support; the prior spreads mass over each of them
+            share = rng.dirichlet(stratum + options.prior, size=options.resamples)
+            out[:, rows] = share * (size / n)
+        else:
+            out[:, rows] = rng.multinomial(size, stratum / size, size=options.resamples) / n
+    return out
+
+
+def projection_region(table: ObservedTable, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Simultaneous Clopper-Pearson boxes for the cell probabilities (Bonferroni over the cells).
+
+    Every cell's count is binomial in ``n``; each box has level ``1 - (1 - level) / k`` for ``k``
+    cells, so all ``k`` cover their probabilities together with probability at least ``level``
+    (for any ``n``, no asymptotics).
+
+    Parameters
+    ----------
+    table : ObservedTable
+        A table with counts.
+    level : float
+        Joint coverage of the boxes.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Lower and upper bounds per cell, aligned with ``table.cells``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.core.table import ObservedTable
+    >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [10, 90]}))
+    >>> lo, hi = projection_region(t, 0.95)
+    >>> [round(float(x), 4) for x in lo], [round(float(x), 4) for x in hi]
+    ([0.0438, 0.8122], [0.1878, 0.9562])
+    """
+    from scipy.stats import beta
+
+    counts = table.counts()
+    n = int(counts.sum())
+    alpha = (1.0 - level) / len(counts)
+    lo = np.where(counts > 0, beta.ppf(alpha / 2, np.maximum(counts, 1), n - counts + 1), 0.0)
+    hi = np.where(counts < n, beta.ppf(1 - alpha / 2, counts + 1, np.maximum(n - counts, 1)), 1.0)
+    return np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
+
+
+def _endpoints(problem: BoundProblem, params: Mapping[str, float], draws: np.ndarray,
+               solve_kwargs: Mapping[str, Any]) -> np.ndarray:
+    """(lower, upper) of the bound on each drawn table; NaN where the metric is undefined there."""
+    out = np.full((len(draws), 2), np.nan)
+    for i, probs in enumerate(draws):
+        try:
+            moved = problem.with_table(problem.table.with_probabilities(probs), fixed=params)
+            outcome = moved.solve_point(params, **solve_kwargs)
+        except (UndefinedMetricError, InfeasibleError):
+            continue  # e.g. a resample without any negative of a group: no FPR to bound
+        if outcome.result is not None:
+            out[i] = outcome.result.lower, outcome.result.upper
+    return out
+
+
+def _solve_draws(problem: BoundProblem, params: Mapping[str, float], draws: np.ndarray,
+                 solve_kwargs: Mapping[str, Any], n_jobs: int | None, progress: bool, label: str) -> np.ndarray:
+    from fairprobe.core.progress import progress_bar
+
+    workers = 1 if n_jobs in (None, 1) else n_jobs
+    size = max(1, min(50, math.ceil(len(draws) / (8 * (abs(workers) if workers > 0 else 2)))))
+    chunks = [draws[i:i + size] for i in range(0, len(draws), size)]
+    bar = progress_bar(total=len(draws), desc=label, disable=not progress, leave=False)
+    parts = []
+    try:
+        if workers == 1:
+            for chunk in chunks:
+                parts.append(_endpoints(problem, params, chunk, solve_kwargs))
+                bar.update(len(chunk))
+        else:
+            from joblib import Parallel, delayed
+
+            # no backend named here: a joblib.parallel_config(backend="dask") block around the call applies
+            gen = Parallel(n_jobs=n_jobs, return_as="generator")(
+                delayed(_endpoints)(problem, params, chunk, solve_kwargs) for chunk in chunks)
+            for chunk, part in zip(chunks, gen, strict=True):
+                parts.append(part)
+                bar.update(len(chunk))
+    finally:
+        bar.close()
+    return np.concatenate(parts) if parts else np.empty((0, 2))
+
+
+# -- combination --------------------------------------------------------------------------------
+def critical_value(length: float, sigma: float, level: float, n: int) -> float:
+    """Imbens-Manski critical value with Stoye's correction for short identified sets.
+
+    ``c`` solves ``Phi(c + L / sigma) - Phi(-c) = level``, where ``L`` is the estimated length of
+    the identified set, set to 0 when it is below ``sqrt(ln n)`` standard errors (then ``c`` is
+    the two-sided quantile, as under point identification).
+
+    Parameters
+    ----------
+    length : float
+        Estimated length of the identified set (``upper - lower``).
+    sigma : float
+        The larger standard error of the two endpoints.
+    level : float
+        Coverage level.
+    n : int
+        Number of units (sets the threshold).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(critical_value(0.0, 0.01, 0.95, 1000), 3), round(critical_value(1.0, 0.01, 0.95, 1000), 3)
+    (1.96, 1.645)
+    """
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    if not sigma > 0:
+        return float(norm.ppf(0.5 + level / 2))
+    ratio = length / sigma
+    if ratio < math.sqrt(math.log(max(n, 3))):
+        ratio = 0.0  # Stoye (2009): a set this short cannot be told from a point
+    return float(brentq(lambda c: norm.cdf(c + ratio) - norm.cdf(-c) - level, 0.0, 10.0, xtol=1e-12))
+
+
+def _clip(value: float, low: float, high: float) -> float:
+    return float(min(max(value, low), high))
+
+
+def _from_draws(population: BoundResult, draws: np.ndarray, options: IntervalOptions, n: int,
+                natural: tuple[float, float]) -> dict[str, Any]:
+    from scipy.stats import norm
+
+    ok = np.all(np.isfinite(draws), axis=1)
+    failed = int((~ok).sum())
+    good = draws[ok]
+    if len(good) < MIN_RESAMPLES or failed > MAX_FAILED_SHARE * len(draws):
+        unit = "resamples" if options.method == "bootstrap" else "draws"
+        raise UndefinedMetricError(
+            f"The metric is undefined in {failed} of {len(draws)} {unit} "
+            "(a group without the units a rate conditions on): the sample is too small to measure it, so no "
+            "sampling interval is given. Pool small groups, or report the group without a claim.")
+    lo_hat, hi_hat = population.lower, population.upper
+    se_lo, se_hi = float(np.std(good[:, 0], ddof=1)), float(np.std(good[:, 1], ddof=1))
+    c = critical_value(max(hi_hat - lo_hat, 0.0), max(se_lo, se_hi), options.level, n)
+    z = float(norm.ppf(0.5 + options.level / 2))
+    low, high = natural
+    if options.method == "bootstrap":
+        lower, upper = lo_hat - c * se_lo, hi_hat + c * se_hi
+        set_lower, set_upper = lo_hat - z * se_lo, hi_hat + z * se_hi
+    else:  # posterior quantiles at the same levels
+        lower = float(np.quantile(good[:, 0], norm.cdf(-c)))
+        upper = float(np.quantile(good[:, 1], norm.cdf(c)))
+        set_lower = float(np.quantile(good[:, 0], (1 - options.level) / 2))
+        set_upper = float(np.quantile(good[:, 1], 1 - (1 - options.level) / 2))
+    return {"lower": _clip(lower, low, high), "upper": _clip(upper, low, high),
+            "set_lower": _clip(set_lower, low, high), "set_upper": _clip(set_upper, low, high),
+            "se_lower": se_lo, "se_upper": se_hi, "critical_value": c, "failed": failed}
+
+
+def sampling_interval(problem: BoundProblem, params: Mapping[str, float], population: BoundResult,
+                      options: IntervalOptions, *, n_jobs: int | None = 1, progress: bool = True,
+                      solve_kwargs: Mapping[str, Any] | None = None) -> SamplingInterval:
+    """The sampling interval of a bound (see the module notes for the methods).
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The compiled problem (its table must have counts).
+    params : mapping of str to float
+        The sensitivity values of the bound.
+    population : BoundResult
+        The bound on the table itself (the estimate of the identified set).
+    options : IntervalOptions
+        Level, method, resamples, seed, strata.
+    n_jobs : int or None
+        Worker processes for the resamples (``None`` or ``-1``: every core).
+    progress : bool
+        A progress bar on a terminal.
+    solve_kwargs : mapping, optional
+        Options of :meth:`~fairprobe.core.bound.BoundProblem.solve` per resample.
+
+    Returns
+    -------
+    SamplingInterval
+
+    Raises
+    ------
+    DataError
+        The table has no sample size.
+    UndefinedMetricError
+        The metric is undefined in too many resamples (a group too small to measure).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.core.bound import BoundProblem
+    >>> from fairprobe.core.table import ObservedTable
+    >>> counts = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+    ...                        "n": [400, 100, 100, 400, 300, 200, 100, 400]})
+    >>> problem = BoundProblem("proxy_label", "fpr", ObservedTable.from_counts(counts), fixed={"D": 0.02})
+    >>> population = problem.solve({"D": 0.02})
+    >>> ci = sampling_interval(problem, {"D": 0.02}, population, IntervalOptions(resamples=100), progress=False)
+    >>> ci.lower < population.lower < population.upper < ci.upper
+    True
+    """
+    start = time.perf_counter()
+    table = problem.table
+    counts = table.counts()
+    n = int(counts.sum())
+    kwargs = {"progress": False, **dict(solve_kwargs or {})}
+    natural = problem.natural_range
+    notes: list[str] = []
+    if options.method == "projection":
+        lo, hi = projection_region(table, options.level)
+        region = problem.with_table(table.with_region(lo, hi), fixed=params)
+        res = region.solve(params, **kwargs)
+        values = {"lower": _clip(res.lower, *natural), "upper": _clip(res.upper, *natural),
+                  "se_lower": math.nan, "se_upper": math.nan, "critical_value": math.nan, "failed": 0}
+        values["set_lower"], values["set_upper"] = values["lower"], values["upper"]
+        notes.append(f"the bound over every table in simultaneous Clopper-Pearson boxes for the {len(counts)} cells "
+                     f"(Bonferroni, joint level {options.level:g}); valid at any n, conservative")
+        if res.status != "optimal":
+            notes.append(f"the region's program stopped with status {res.status!r}: certified, possibly wider")
+        draws_used = 0
+    else:
+        draws = resampled_probabilities(table, options)
+        label = "bootstrap resamples" if options.method == "bootstrap" else "posterior draws"
+        solved = _solve_draws(problem, dict(params), draws, kwargs, n_jobs, progress, label)
+        values = _from_draws(population, solved, options, n, natural)
+        draws_used = len(draws)
+        if values["failed"]:
+            notes.append(f"{values['failed']} of {len(draws)} draws left the metric undefined and were dropped")
+        if options.stratify:
+            notes.append(f"units resampled within the levels of {options.stratify} (their counts fixed by design)")
+    return SamplingInterval(
+        level=options.level, method=options.method, lower=values["lower"], upper=values["upper"],
+        set_lower=values["set_lower"], set_upper=values["set_upper"],
+        estimate=(population.lower, population.upper), se_lower=values["se_lower"], se_upper=values["se_upper"],
+        critical_value=values["critical_value"], resamples=draws_used, failed=values["failed"], n=n,
+        seed=options.seed, notes=notes, wall_time=time.perf_counter() - start)
+
+
+def require_counts(data: Sequence[Any] | Any) -> None:
+    """Raise the counts error early (before any solve) for a table without a sample size.
+
+    Parameters
+    ----------
+    data : ObservedTable
+        The table to check.
+
+    Raises
+    ------
+    DataError
+        Without ``n``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.core.table import ObservedTable
+    >>> require_counts(ObservedTable.from_probabilities(pd.DataFrame({"A": [0, 1], "prob": [.5, .5]})))
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.DataError: This table has probabilities but no sample size, ...
+    """
+    if not getattr(data, "n", None):
+        data.counts()  # raises the message
+        raise DataError("The table has no sample size.")  # pragma: no cover (counts() raised)

@@ -1,0 +1,111 @@
+"""Sampling intervals of causal bounds (fairprobe.core.uncertainty)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairprobe as fp
+from fairprobe.core.bound import BoundProblem
+from fairprobe.core.uncertainty import (
+    IntervalOptions,
+    critical_value,
+    projection_region,
+    resampled_probabilities,
+    sampling_interval,
+)
+from fairprobe.exceptions import ConfigError, DataError
+
+
+def counts_table(scale: int = 1) -> fp.ObservedTable:
+    counts = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+                           "n": np.array([400, 100, 100, 400, 300, 200, 100, 400]) * scale})
+    return fp.ObservedTable.from_counts(counts)
+
+
+def test_probability_table_is_refused_with_the_fix():
+    table = fp.ObservedTable.from_probabilities(counts_table().cells)
+    with pytest.raises(DataError, match=r"n=.*from_counts.*from_frame"):
+        fp.bound("proxy_label", "fpr", table, D=0.02, ci=0.95, progress=False)
+
+
+def test_interval_contains_the_population_bounds_and_shrinks_with_n():
+    widths = []
+    for scale in (1, 100):
+        res = fp.bound("proxy_label", "fpr", counts_table(scale), D=0.02, ci=0.95, resamples=100, progress=False)
+        ci = res.interval
+        assert ci.lower <= res.lower <= res.upper <= ci.upper
+        assert ci.set_lower <= ci.lower and ci.upper <= ci.set_upper
+        widths.append((res.lower - ci.lower) + (ci.upper - res.upper))
+    # standard errors shrink like 1/sqrt(n): 100 times the units, about a tenth of the excess width
+    assert 0.05 < widths[1] / widths[0] < 0.2
+
+
+def test_fixed_seed_same_interval_on_one_and_two_workers():
+    problem = BoundProblem("proxy_label", "fpr", counts_table(), fixed={"D": 0.02})
+    population = problem.solve({"D": 0.02})
+    opts = IntervalOptions(resamples=40, seed=7)
+    one = sampling_interval(problem, {"D": 0.02}, population, opts, n_jobs=1, progress=False)
+    two = sampling_interval(problem, {"D": 0.02}, population, opts, n_jobs=2, progress=False)
+    assert (one.lower, one.upper, one.se_lower, one.se_upper) == (two.lower, two.upper, two.se_lower, two.se_upper)
+
+
+def test_bootstrap_standard_error_of_a_point_identified_rate_matches_the_binomial():
+    # at D = 0 the FPR of group 0 is p01 / (p00 + p01) = 100/500 with 500 negatives: se = sqrt(.2 * .8 / 500)
+    res = fp.bound("proxy_label", "fpr", counts_table(), D=0.0, ci=0.95, resamples=400, progress=False,
+                   stratify=None, seed=3)
+    se = np.sqrt(0.2 * 0.8 / 500)
+    assert abs(res.interval.se_lower - se) / se < 0.12
+    assert res.interval.critical_value == pytest.approx(1.959964, abs=1e-5)
+
+
+def test_projection_of_a_point_region_is_the_bound_and_wider_regions_contain_it():
+    table = counts_table()
+    p = table.cells["prob"].to_numpy()
+    plain = fp.bound("proxy_label", "fpr_parity", table, D=0.05, progress=False)
+    point = fp.bound("proxy_label", "fpr_parity", table.with_region(p, p), D=0.05, progress=False)
+    assert point.lower == pytest.approx(plain.lower, abs=1e-6) and point.upper == pytest.approx(plain.upper, abs=1e-6)
+    res = fp.bound("proxy_label", "fpr_parity", table, D=0.05, ci=0.95, ci_method="projection", progress=False)
+    assert res.interval.lower < plain.lower - 0.01 and res.interval.upper > plain.upper + 0.01
+
+
+def test_projection_region_is_clopper_pearson_with_bonferroni():
+    from statsmodels.stats.proportion import proportion_confint
+
+    table = counts_table()
+    lo, hi = projection_region(table, 0.9)
+    k, n = 400, 2000
+    ref = proportion_confint(k, n, alpha=0.1 / 8, method="beta")
+    assert lo[0] == pytest.approx(ref[0], abs=1e-12) and hi[0] == pytest.approx(ref[1], abs=1e-12)
+
+
+def test_stratified_resamples_keep_group_shares():
+    draws = resampled_probabilities(counts_table(), IntervalOptions(resamples=30, stratify="A"))
+    assert np.allclose(draws[:, :4].sum(axis=1), 0.5) and np.allclose(draws.sum(axis=1), 1.0)
+
+
+def test_critical_value_moves_from_two_sided_to_one_sided():
+    assert critical_value(0.0, 0.01, 0.95, 10_000) == pytest.approx(1.959964, abs=1e-5)
+    assert critical_value(1.0, 0.01, 0.95, 10_000) == pytest.approx(1.644854, abs=1e-5)
+    # Stoye: a set shorter than sqrt(ln n) standard errors counts as a point
+    assert critical_value(0.02, 0.01, 0.95, 10_000) == pytest.approx(1.959964, abs=1e-5)
+    mid = critical_value(0.015, 0.01, 0.95, 3)  # threshold sqrt(ln 3) = 1.05 < 1.5: kept
+    assert 1.645 < mid < 1.66  # Phi(c + 1.5) - Phi(-c) = 0.95 at c = 1.6527
+
+
+@pytest.mark.parametrize("bad, match", [({"level": 1.5}, "between 0 and 1"), ({"method": "x"}, "not a method"),
+                                        ({"resamples": 5}, ">= 20"),
+                                        ({"method": "projection", "stratify": "A"}, "stratify")])
+def test_bad_options_name_the_fix(bad, match):
+    with pytest.raises(ConfigError, match=match):
+        IntervalOptions(**bad)
+
+
+def test_interval_is_shown_in_summary_json_and_frame():
+    res = fp.bound("proxy_label", "fpr", counts_table(), D=0.02, ci=0.9, ci_method="bayes", resamples=50,
+                   progress=False)
+    assert "90 % CI [" in res.summary() and "posterior draws" in res.summary()
+    assert res.to_dict()["interval"]["method"] == "bayes"
+    frame = res.to_frame()
+    assert frame.loc[0, "ci_lower"] == res.interval.lower and frame.loc[0, "ci_level"] == 0.9
