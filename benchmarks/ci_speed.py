@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 from causal_engine import random_cells
+from scip_defaults import scip_params
 
 import fairprobe as fp
 import fairprobe.backends.scip as scip_backend
@@ -38,18 +39,11 @@ def tables(k: int) -> list[tuple[str, fp.ObservedTable]]:
 
 
 def one_interval(bias: str, table: fp.ObservedTable, resamples: int, params: dict) -> tuple[float, float]:
-    saved = dict(scip_backend.DEFAULT_PARAMS)
-    scip_backend.DEFAULT_PARAMS.clear()
-    scip_backend.DEFAULT_PARAMS.update(params)
-    try:
+    with scip_params(params), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
         cpu, wall = time.process_time(), time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            fp.bound(bias, "fpr_parity", table, D=0.05, ci=0.95, resamples=resamples, progress=False)
+        fp.bound(bias, "fpr_parity", table, D=0.05, ci=0.95, resamples=resamples, progress=False)
         return time.process_time() - cpu, time.perf_counter() - wall
-    finally:
-        scip_backend.DEFAULT_PARAMS.clear()
-        scip_backend.DEFAULT_PARAMS.update(saved)
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ Run: ``python benchmarks/scip_defaults.py [--tables 10] [--biases a,b]``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import time
 import warnings
@@ -33,19 +34,25 @@ def compas_cells():
     return table.cells
 
 
-def timed(bias: str, metric: str, table: fp.ObservedTable, params: dict) -> tuple[float, float, fp.BoundResult]:
+@contextlib.contextmanager
+def scip_params(params: dict):
+    """Run the block with ``fairprobe.backends.scip.DEFAULT_PARAMS`` set to ``params`` (restored after)."""
     saved = dict(scip_backend.DEFAULT_PARAMS)
     scip_backend.DEFAULT_PARAMS.clear()
     scip_backend.DEFAULT_PARAMS.update(params)
     try:
-        cpu, wall = time.process_time(), time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            res = fp.bound(bias, metric, table, D=0.05, progress=False)
-        return time.process_time() - cpu, time.perf_counter() - wall, res
+        yield
     finally:
         scip_backend.DEFAULT_PARAMS.clear()
         scip_backend.DEFAULT_PARAMS.update(saved)
+
+
+def timed(bias: str, metric: str, table: fp.ObservedTable, params: dict) -> tuple[float, float, fp.BoundResult]:
+    with scip_params(params), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        cpu, wall = time.process_time(), time.perf_counter()
+        res = fp.bound(bias, metric, table, D=0.05, progress=False)
+        return time.process_time() - cpu, time.perf_counter() - wall, res
 
 
 def main() -> None:
