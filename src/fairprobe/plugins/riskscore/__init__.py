@@ -11,6 +11,9 @@ _LAZY = {
     "drmsce": "fairprobe.plugins.riskscore.calibration",
     "ece": "fairprobe.plugins.riskscore.calibration",
     "rmsce": "fairprobe.plugins.riskscore.calibration",
+    "reliability_curve": "fairprobe.plugins.riskscore.calibration",
+    "EURTest": "fairprobe.plugins.riskscore.representation",
+    "eur_permutation_test": "fairprobe.plugins.riskscore.representation",
     "auprg": "fairprobe.plugins.riskscore.discrimination",
     "auroc": "fairprobe.plugins.riskscore.discrimination",
     "calibration_intercept_slope": "fairprobe.plugins.riskscore.discrimination",
@@ -20,6 +23,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "EURTest",
     "RiskScoreAudit",
     "ace",
     "auprg",
@@ -27,8 +31,10 @@ __all__ = [
     "calibration_intercept_slope",
     "drmsce",
     "ece",
+    "eur_permutation_test",
     "expected_underrepresentation",
     "prg_curve",
+    "reliability_curve",
     "representation_curve",
     "rmsce",
 ]

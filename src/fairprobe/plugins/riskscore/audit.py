@@ -44,9 +44,10 @@ import pandas as pd
 from fairprobe.exceptions import ConfigError, DataError
 from fairprobe.plugins.base import Analysis, Example, Summary
 from fairprobe.plugins.riskscore.bootstrap import bootstrap_counts, resample_counts
-from fairprobe.plugins.riskscore.calibration import as_outcomes, check_scores, drmsce
+from fairprobe.plugins.riskscore.calibration import ECE_BINS, as_outcomes, check_scores, drmsce, ece, width_bins
 from fairprobe.plugins.riskscore.common import BADNESS, add_text
 from fairprobe.plugins.riskscore.discrimination import auprg, auroc, calibration_intercept_slope
+from fairprobe.plugins.riskscore.representation import EURKernel, permutation_p_values
 
 if TYPE_CHECKING:
     from fairprobe.reporting.report import Report, Section
@@ -54,67 +55,87 @@ if TYPE_CHECKING:
 __all__ = ["CALIBRATION_METRICS", "EUR_SENTENCE", "KNOWN_METRICS", "OPTIONAL_METRICS", "RiskScoreAudit"]
 
 _GROUP_METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
-    "drmsce": drmsce, "auroc": auroc, "auprg": auprg,
+    "drmsce": drmsce, "ece": ece, "auroc": auroc, "auprg": auprg,
     "calibration_intercept": lambda y, r: calibration_intercept_slope(y, r)[0],
     "calibration_slope": lambda y, r: calibration_intercept_slope(y, r)[1],
 }
-_VECTORISED = ("drmsce", "auroc", "auprg")
-KNOWN_METRICS = ("drmsce", "auroc", "auprg", "eur")
+_VECTORISED = ("drmsce", "ece", "auroc", "auprg")
+KNOWN_METRICS = ("drmsce", "ece", "auroc", "auprg", "eur")
 OPTIONAL_METRICS = ("calibration_intercept", "calibration_slope")
+#: Metrics whose value depends on the group's size even when groups do not differ (EUR(all) is 1
+#: by definition and noise pulls a group's EUR down; the plug-in ECE grows as groups shrink): a
+#: group is compared with random groups of its size (permutation test), not with all.
+PERMUTED = ("ece", "eur")
 #: Metrics that need probabilities (scores in [0, 1]); NaN otherwise.
-CALIBRATION_METRICS = ("drmsce", "calibration_intercept", "calibration_slope")
+CALIBRATION_METRICS = ("drmsce", "ece", "calibration_intercept", "calibration_slope")
 #: Metrics that need both outcome classes in the group (and in a resample of it).
 _NEEDS_BOTH = ("auroc", "auprg", "calibration_intercept", "calibration_slope")
 #: Why a metric is undefined in a resample of a group.
 _RESAMPLE_WHY = {**dict.fromkeys(_NEEDS_BOTH, "the group's resample had a single outcome class"),
-                 "drmsce": "fewer than 10 of the group's rows drawn", "eur": "none of the group's positives drawn"}
+                 "drmsce": "fewer than 10 of the group's rows drawn", "ece": "none of the group's rows drawn",
+                 "eur": "none of the group's positives drawn"}
 #: Most groups a summary line names (the tables hold all).
 _LIST_AT_MOST = 5
 #: Resamples per bootstrap task (the unit of parallel work and of the progress bar).
 _CHUNK = 25
 #: The report's and the summary's explanation of EUR.
-EUR_SENTENCE = ("EUR (expected under-representation) averages, over thresholds at the quantiles of the scores, "
+EUR_SENTENCE = ("EUR (expected under-representation) averages, over thresholds at every unit's score, "
                 "min(1, p(G | R >= threshold) / p(G | Y = 1)): the group's share among those flagged divided by "
                 "its share among the actual positives; 1 means the group is never under-represented among the "
-                "flagged, 0.8 that it is flagged on average 20% less often than its share of positives warrants.")
+                "flagged, 0.8 that it is flagged on average 20% less often than its share of positives warrants. "
+                "EUR of everyone is 1 by definition and noise alone pulls a group's EUR below 1 (more so in "
+                "small groups), so a group is compared with random groups of the same size drawn from the same "
+                "rows: 'EUR - chance' is its EUR minus theirs (below 0: more under-represented than chance), and "
+                "it is flagged when a two-sided permutation test, adjusted for the number of groups tested, "
+                "finds it differs from them.")
 
 
-def _quiet(fn: Callable[[np.ndarray, np.ndarray], float], y: np.ndarray, r: np.ndarray) -> float:
+def _quiet(fn: Callable[[np.ndarray, np.ndarray], float], y: np.ndarray, r: np.ndarray,
+           why: dict[str, str] | None = None, key: str = "") -> float:
+    """``fn(y, r)``, NaN where it is undefined; the reason of a failure goes to ``why[key]``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         try:
             return float(fn(y, r))
-        except (ValueError, DataError):
+        except (ValueError, DataError, ArithmeticError) as exc:
+            if why is not None:
+                why[key] = f"{type(exc).__name__}: {exc}"
             return float("nan")
 
 
-def _eur_setup(y: np.ndarray, groups: dict[str, np.ndarray]) -> tuple[Any, np.ndarray]:
-    """Group membership (sparse, groups x rows) and each group's target p(G | Y = 1)."""
+def _eur_setup(r: np.ndarray, groups: dict[str, np.ndarray]) -> tuple[Any, np.ndarray, int]:
+    """Group membership (sparse, groups x rows) and each row's threshold (the index of its score)."""
     from scipy import sparse
 
-    n = y.size
     rows = np.concatenate([np.full(idx.size, i) for i, idx in enumerate(groups.values())])
     cols = np.concatenate(list(groups.values()))
-    member = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(len(groups), n))
-    pos = y == 1
-    target = np.asarray(member[:, pos].sum(axis=1)).ravel() / max(pos.sum(), 1)
-    return member, target
+    member = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(len(groups), r.size))
+    taus, level = np.unique(r, return_inverse=True)
+    return member, level.ravel(), int(taus.size)
 
 
-def _eur_values(member: Any, target: np.ndarray, r: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """EUR (paper formula) of every group for rows weighted by ``weights``, on 100 equal-mass thresholds."""
+def _eur_values(member: Any, y: np.ndarray, level: np.ndarray, n_levels: int, weights: np.ndarray) -> np.ndarray:
+    """EUR (paper formula) of every group for rows weighted by ``weights``; NaN without the group's positives.
+
+    Every row's score is a threshold, counted once per (drawn) row: tied scores weigh by their
+    share of the rows, exactly as :func:`expected_underrepresentation`. The target
+    ``p(G | Y = 1)`` is read off the same weighted rows, so a resample re-estimates it too.
+    """
     from scipy import sparse
 
-    n = r.size
-    taus = np.unique(np.quantile(np.repeat(r, weights.astype(int)), np.linspace(0, 1, 101)[:-1]))
-    b = np.clip(np.searchsorted(taus, r, side="right") - 1, 0, taus.size - 1)  # highest threshold each score reaches
-    B = sparse.csr_matrix((weights, (np.arange(n), b)), shape=(n, taus.size))
-    counts = np.asarray((member @ B).todense())  # groups x thresholds: members at each level
-    above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]
-    total = np.cumsum(np.bincount(b, weights=weights, minlength=taus.size)[::-1])[::-1]
+    n = level.size
+    at = sparse.csr_matrix((weights, (np.arange(n), level)), shape=(n, n_levels))
+    counts = np.asarray((member @ at).todense())  # groups x thresholds: members at each score
+    above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]  # members with a score >= the threshold
+    rows_at = np.bincount(level, weights=weights, minlength=n_levels)
+    flagged = np.cumsum(rows_at[::-1])[::-1]
+    positives = weights * y
+    target = np.asarray(member @ positives).ravel() / max(positives.sum(), 1e-300)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = (above / np.maximum(total, 1e-12)) / target[:, None]
-    return np.where(target > 0, np.minimum(ratio, 1.0).mean(axis=1), np.nan)
+        capped = np.minimum((above / np.maximum(flagged, 1e-300)) / target[:, None], 1.0)
+        capped[:, rows_at == 0] = 0.0  # thresholds no row was drawn at carry no weight
+        values = capped @ rows_at / rows_at.sum()
+    return np.where(target > 0, values, np.nan)
 
 
 def _chunk_task(y: np.ndarray, r: np.ndarray, groups: dict[str, np.ndarray], metrics: list[str], b: int,
@@ -133,13 +154,40 @@ def _chunk_task(y: np.ndarray, r: np.ndarray, groups: dict[str, np.ndarray], met
                                for i in range(b)])
         out[g] = res
     if "eur" in metrics:
-        member, target = _eur_setup(y, groups)
-        values = np.array([_eur_values(member, target, r, W[i].astype(float)) for i in range(b)])
-        # a resample without any of the group's positives has p(G | Y = 1) = 0: EUR is undefined there
-        positives_drawn = np.asarray(member @ (W * y).T).T  # resamples x groups
-        values = np.where(positives_drawn > 0, values, np.nan)
+        member, level, n_levels = _eur_setup(r, groups)
+        values = np.array([_eur_values(member, y, level, n_levels, W[i].astype(float)) for i in range(b)])
         for j, g in enumerate(groups):
             out[g]["eur"] = values[:, j]
+    return out
+
+
+def _permutation_task(y: np.ndarray, r: np.ndarray, groups: dict[str, np.ndarray], metrics: list[str], b: int,
+                      seed: np.random.SeedSequence) -> dict[str, np.ndarray]:
+    """``metrics`` (of :data:`PERMUTED`) of every group after ``b`` random relabellings of the rows.
+
+    One permutation sends every row to a random position of the score order, jointly for all
+    groups: each permuted group is a random group of the same size (the null of
+    :func:`eur_permutation_test`), and the groups keep their overlaps, which the Westfall-Young
+    adjustment needs.
+    """
+    rng = np.random.default_rng(seed)
+    kernel = EURKernel(r, y)
+    order = kernel.order
+    bins, gap = width_bins(r[order], ECE_BINS), (r - y)[order]  # ECE: bin and r - y per position
+    member = np.zeros((len(groups), r.size), dtype=bool)
+    for j, idx in enumerate(groups.values()):
+        member[j, idx] = True
+    out = {m: np.full((b, len(groups)), np.nan) for m in metrics}
+    tested = [j for j, g in enumerate(groups) if g != "all"]  # everyone: nothing to test
+    for i in range(b):
+        row_at = rng.permutation(r.size)  # the row sent to each position of the score order
+        for j in tested:
+            # a gather and a scan (O(n)) give the sorted positions faster than sorting them
+            pos = np.flatnonzero(member[j, row_at])
+            if "eur" in out:
+                out["eur"][i, j] = kernel.eur(pos, ascending=True)
+            if "ece" in out:
+                out["ece"][i, j] = np.abs(np.bincount(bins[pos], weights=gap[pos], minlength=ECE_BINS)).sum() / pos.size
     return out
 
 
@@ -176,7 +224,7 @@ def _interval(values: np.ndarray, ci: float) -> tuple[float, float, float, int]:
     return float(np.median(ok)), lower, upper, undefined
 
 
-def _point_reason(metric: str, n: int, n_pos: int, bounded: bool) -> str:
+def _point_reason(metric: str, n: int, n_pos: int, bounded: bool, failure: str = "") -> str:
     """Why ``metric`` is undefined on a group of ``n`` rows with ``n_pos`` positives."""
     rows = f"{n} row{'s' if n != 1 else ''}"
     if metric in CALIBRATION_METRICS and not bounded:
@@ -187,6 +235,8 @@ def _point_reason(metric: str, n: int, n_pos: int, bounded: bool) -> str:
         return f"undefined, {rows} and no positive outcomes: eur divides by p(G | Y = 1) = 0"
     if metric == "drmsce" and n < 10:
         return f"undefined, fewer than 10 rows ({n}): drmsce needs at least 10"
+    if failure:
+        return f"undefined, {metric} failed on the group's {rows} ({failure})"
     return f"undefined, {metric} could not be computed on the group's {rows}"
 
 
@@ -198,6 +248,20 @@ def _resample_note(metric: str, undefined: int, b: int, ci: float, defined: bool
     if defined:
         return f"{what}; counted beyond both ends of the interval"
     return f"no {ci * 100:g}% interval, {what}"
+
+
+def _quartile_labels(s: pd.Series) -> pd.Series:
+    """Quartile bins of a numeric attribute, labelled ``"18-33"`` by the values they hold.
+
+    ``pd.qcut``'s own labels are intervals such as ``(17.999, 33.0]``: the opened-up lower edge is
+    a number no unit has. The range of the values inside each bin reads as it is meant.
+    """
+    codes = pd.qcut(s, 4, labels=False, duplicates="drop")
+    integral = bool(np.all(np.equal(np.mod(s.to_numpy(dtype=float), 1), 0)))
+    fmt = (lambda v: f"{int(v)}") if integral else (lambda v: f"{v:.4g}")
+    ranges = s.groupby(codes).agg(["min", "max"])
+    names = {k: fmt(lo) if lo == hi else f"{fmt(lo)}-{fmt(hi)}" for k, (lo, hi) in ranges.iterrows()}
+    return codes.map(names)
 
 
 def _legacy_sensitive_features(init: Callable[..., None]) -> Callable[..., None]:
@@ -233,8 +297,12 @@ class RiskScoreAudit(Analysis):
         Groups with fewer rows are dropped (and listed).
     n_bootstrap : int
         Bootstrap resamples of the whole data set.
+    n_permutations : int
+        Random relabellings of the groups for the comparison of ECE and EUR with random groups of
+        the same size (``permutation_tests_``).
     metrics : tuple of str
-        Any of "drmsce", "auroc", "auprg", "eur" (default: all four), and optionally
+        Any of "drmsce", "ece" (10 equal-width bins, as netcal), "auroc", "auprg", "eur" (default:
+        all five), and optionally
         "calibration_intercept" (calibration in the large, 0 = ideal) and "calibration_slope"
         (1 = ideal), which refit a logistic model per resample.
     ci : float
@@ -268,7 +336,21 @@ class RiskScoreAudit(Analysis):
     differences_ : DataFrame
         ``metric(group) - metric(all)`` per group and metric from the same resamples: ``difference``
         (point), ``median``, ``lower``, ``upper``, ``n_undefined``, ``excludes_zero`` (only ever
-        True when the difference and its interval are defined) and ``note``.
+        True when the difference and its interval are defined), ``p_value``, ``flagged`` and
+        ``note``. The rows of ECE and EUR (:data:`PERMUTED`) differ, since their values depend on
+        the group's size even when no group differs (EUR(all) is 1 by definition and EUR is capped
+        at 1, so a difference to all is below 0 for nearly every group; the plug-in ECE grows as a
+        group shrinks, so nearly every group is above all): ``difference`` is the group's value
+        minus that of random groups of the same size, ``p_value`` the two-sided permutation
+        p-value adjusted for all groups tested (``permutation_tests_.p_adjusted``) and ``flagged``
+        whether it is at most ``1 - ci``; no interval. For the other metrics ``flagged`` is
+        ``excludes_zero``.
+    permutation_tests_ : DataFrame
+        Per metric of :data:`PERMUTED` and group: ``value``, ``chance`` (mean value of random groups
+        of its size), ``p_value`` (two-sided permutation p-value, see :func:`eur_permutation_test`),
+        ``p_adjusted`` (Westfall-Young min-p over the same joint permutations: the chance that any
+        group is flagged under unrelated labels is at most ``1 - ci``), ``n_permutations`` and
+        ``flagged`` (``p_adjusted <= 1 - ci``). ``eur_tests_`` holds EUR's rows.
     dropped_groups_ : DataFrame
         Groups below ``min_group_size`` (``group``, ``n``); the summary names them.
     calibration_note_ : str
@@ -295,13 +377,14 @@ class RiskScoreAudit(Analysis):
 
     @_legacy_sensitive_features
     def __init__(self, *, max_intersections: int = 3, min_group_size: int = 100, n_bootstrap: int = 200,
-                 metrics: tuple[str, ...] = KNOWN_METRICS, ci: float = 0.95,
+                 n_permutations: int = 1000, metrics: tuple[str, ...] = KNOWN_METRICS, ci: float = 0.95,
                  auprg_below: float = 0.2, max_levels: int = 10,
                  random_state: int | np.random.Generator | None = None, n_jobs: int | None = None,
                  progress: bool = True, positive_label: Any = None) -> None:
         self.max_intersections = max_intersections
         self.min_group_size = min_group_size
         self.n_bootstrap = n_bootstrap
+        self.n_permutations = n_permutations
         self.metrics = metrics
         self.ci = ci
         self.auprg_below = auprg_below
@@ -324,6 +407,7 @@ class RiskScoreAudit(Analysis):
         whole("max_intersections", self.max_intersections, 1, " Use 1 for single attributes.")
         whole("min_group_size", self.min_group_size, 1)
         whole("n_bootstrap", self.n_bootstrap, 1, " Use at least 200 resamples for 95% intervals.")
+        whole("n_permutations", self.n_permutations, 1, " Use at least 1000 permutations for p-values near 0.05.")
         whole("max_levels", self.max_levels, 2)
         metrics = self.metrics
         if isinstance(metrics, str) or not isinstance(metrics, list | tuple) or not metrics:
@@ -371,8 +455,8 @@ class RiskScoreAudit(Analysis):
                 raise DataError(f"Sensitive feature {col!r} has a single value ({s.iloc[0]!r}); it defines no groups. "
                                 "Drop it from sensitive_features, or audit data in which it varies.")
             if pd.api.types.is_numeric_dtype(s) and s.nunique() > self.max_levels:
-                # documented rule: quartile bins, labelled by their intervals
-                s = pd.qcut(s, 4, duplicates="drop").astype(str)
+                # documented rule: quartile bins, labelled by the smallest and largest value inside
+                s = _quartile_labels(s)
                 binned[col] = "quartiles"
             out[col] = s.astype(str).to_numpy()
         return pd.DataFrame(out), binned
@@ -482,7 +566,7 @@ class RiskScoreAudit(Analysis):
             f"so the calibration measure(s) {', '.join(skipped)} are reported as NaN; the ranking measures "
             f"({', '.join(m for m in self.metrics if m not in skipped) or 'none requested'}) are computed.")
         computed = [m for m in self.metrics if m not in skipped]
-        point, boot = self._bootstrap(y, r, groups, computed)
+        point, boot, failures, null = self._bootstrap(y, r, groups, computed)
         for g in groups:  # calibration without probabilities: NaN, not an error
             for m in skipped:
                 point[g][m], boot[g][m] = np.nan, np.full(self.n_bootstrap, np.nan)
@@ -500,7 +584,9 @@ class RiskScoreAudit(Analysis):
         self.base_rate_ = base_rate
         self.discrimination_metric_ = "auprg" if base_rate < self.auprg_below else "auroc"
         self.bootstrap_ = boot
-        self.results_ = self._tidy(point, boot)
+        self.results_ = self._tidy(point, boot, failures)
+        self.permutation_tests_ = pd.concat([self._permutation_tests(m, point, null[m]) for m in null],
+                                            ignore_index=True) if null else self._permutation_tests("", point, None)
         self.by_group_ = (self.results_.pivot(index="group", columns="metric", values="point")
                           .reindex(index=list(groups), columns=list(self.metrics)))
         self.by_group_.columns.name = None
@@ -508,37 +594,98 @@ class RiskScoreAudit(Analysis):
         return self
 
     def _bootstrap(self, y: np.ndarray, r: np.ndarray, groups: dict[str, np.ndarray],
-                   metrics: list[str]) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, np.ndarray]]]:
-        """Point estimates and the whole-data bootstrap of ``metrics`` for every group."""
+                   metrics: list[str]) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, np.ndarray]],
+                                                dict[tuple[str, str], str], dict[str, np.ndarray]]:
+        """Point estimates, the whole-data bootstrap of ``metrics`` for every group, why any point
+        estimate failed, and the :data:`PERMUTED` metrics of every group under permuted labels."""
         sorted_groups = {g: idx[np.argsort(r[idx], kind="stable")] for g, idx in groups.items()}
-        point = {g: {m: _quiet(_GROUP_METRICS[m], y[idx], r[idx]) for m in metrics if m in _GROUP_METRICS}
-                 for g, idx in groups.items()}
+        why: dict[tuple[str, str], str] = {}
+        point = {g: {m: _quiet(_GROUP_METRICS[m], y[idx], r[idx], why, (g, m)) for m in metrics
+                     if m in _GROUP_METRICS} for g, idx in groups.items()}
         if "eur" in metrics:
-            member, target = _eur_setup(y, groups)
-            values = _eur_values(member, target, r, np.ones(y.size))
+            member, level, n_levels = _eur_setup(r, groups)
+            values = _eur_values(member, y, level, n_levels, np.ones(y.size))
             for j, g in enumerate(groups):
                 point[g]["eur"] = float(values[j])
         sizes = [min(_CHUNK, self.n_bootstrap - s) for s in range(0, self.n_bootstrap, _CHUNK)]
-        # one seed per chunk: the resamples do not depend on n_jobs
+        permuted = [m for m in metrics if m in PERMUTED]
+        perm_sizes = ([min(_CHUNK, self.n_permutations - s) for s in range(0, self.n_permutations, _CHUNK)]
+                      if permuted else [])
+        # one seed per chunk: the resamples do not depend on n_jobs (the bootstrap's seeds come
+        # first, so adding the permutations left its resamples unchanged)
         entropy = (int(self.random_state.integers(0, 2**63 - 1)) if isinstance(self.random_state, np.random.Generator)
                    else self.random_state)
-        seeds = np.random.SeedSequence(entropy).spawn(len(sizes))
+        seeds = np.random.SeedSequence(entropy).spawn(len(sizes) + len(perm_sizes))
+        tasks = [(_chunk_task, (y, r, sorted_groups, metrics, b, sd)) for b, sd in zip(sizes, seeds, strict=False)]
+        tasks += [(_permutation_task, (y, r, groups, permuted, b, sd))
+                  for b, sd in zip(perm_sizes, seeds[len(sizes):], strict=True)]
         from fairprobe.core.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
-        if self.n_jobs in (None, 1) or len(sizes) == 1:
-            parts = [_chunk_task(y, r, sorted_groups, metrics, b, s)
-                     for b, s in tqdm(list(zip(sizes, seeds, strict=True)), desc="risk-score audit",
-                                      disable=not self.progress)]
+        if self.n_jobs in (None, 1) or len(tasks) == 1:
+            parts = [fn(*args) for fn, args in tqdm(tasks, desc="risk-score audit", disable=not self.progress)]
         else:
             from joblib import Parallel, delayed
 
-            gen = Parallel(n_jobs=self.n_jobs, return_as="generator")(
-                delayed(_chunk_task)(y, r, sorted_groups, metrics, b, s) for b, s in zip(sizes, seeds, strict=True))
-            parts = list(tqdm(gen, total=len(sizes), desc="risk-score audit", disable=not self.progress))
-        boot = {g: {m: np.concatenate([p[g][m] for p in parts]) for m in metrics} for g in groups}
-        return point, boot
+            gen = Parallel(n_jobs=self.n_jobs, return_as="generator")(delayed(fn)(*args) for fn, args in tasks)
+            parts = list(tqdm(gen, total=len(tasks), desc="risk-score audit", disable=not self.progress))
+        boot_parts = parts[:len(sizes)]
+        boot = {g: {m: np.concatenate([p[g][m] for p in boot_parts]) for m in metrics} for g in groups}
+        null = {m: np.concatenate([p[m] for p in parts[len(sizes):]]) for m in permuted}
+        return point, boot, why, null
 
-    def _tidy(self, point: dict[str, dict[str, float]], boot: dict[str, dict[str, np.ndarray]]) -> pd.DataFrame:
+    @property
+    def eur_tests_(self) -> pd.DataFrame:
+        """The EUR rows of ``permutation_tests_`` (without the ``metric`` column)."""
+        self.check_is_fitted()
+        tests = self.permutation_tests_
+        return (tests[tests.metric == "eur"].drop(columns="metric").rename(columns={"value": "eur"})
+                .reset_index(drop=True))
+
+    def _permutation_tests(self, metric: str, point: dict[str, dict[str, float]],
+                           null: np.ndarray | None) -> pd.DataFrame:
+        """Each group's ``metric`` against random groups of its size (permutation test).
+
+        The flag is adjusted for testing every group at once (Westfall-Young single-step min-p
+        over the same permutations, which permute all groups jointly): with labels unrelated to
+        scores and outcomes, the chance that *any* group is flagged is at most ``1 - ci``. The
+        groups overlap (intersections, complements), which this accounts for and Bonferroni does not.
+        """
+        columns = ["metric", "group", "n", "value", "chance", "p_value", "p_adjusted", "n_permutations", "flagged"]
+        if null is None:
+            return pd.DataFrame(columns=columns)
+        names = [g for g in self.groups_ if g != "all"]  # every row: no random group to compare with
+        cols = [j for j, g in enumerate(self.groups_) if g != "all"]
+        draws = null[:, cols]
+        observed = np.array([point[g][metric] for g in names])
+        finite = np.isfinite(draws)  # a random group without positives has no EUR
+        counts = finite.sum(axis=0)
+        p_value = permutation_p_values(draws, observed)
+        # Westfall-Young: each permutation's own p-values against the others (without the +1 of
+        # the data), their minimum over groups, and where each group's p-value falls among them
+        p_null = np.ones_like(draws)
+        for k in range(len(names)):
+            ok = np.sort(draws[finite[:, k], k])
+            if ok.size:
+                v = draws[finite[:, k], k]
+                le = np.searchsorted(ok, v, side="right") / ok.size
+                ge = (ok.size - np.searchsorted(ok, v, side="left")) / ok.size
+                p_null[finite[:, k], k] = np.minimum(1.0, 2 * np.minimum(le, ge))
+        smallest = np.sort(p_null.min(axis=1)) if len(names) else np.empty(0)
+        at_most = np.searchsorted(smallest, np.nan_to_num(p_value, nan=2.0) + 1e-12, side="right")
+        p_adjusted = np.where(np.isfinite(p_value), (1.0 + at_most) / (1.0 + draws.shape[0]), np.nan)
+        p_adjusted = np.minimum(1.0, np.maximum(p_adjusted, p_value))  # never below the group's own p-value
+        alpha = 1 - self.ci
+        rows = []
+        for k, g in enumerate(names):
+            defined = bool(np.isfinite(p_value[k]))
+            rows.append({"metric": metric, "group": g, "n": int(self.groups_[g].size), "value": float(observed[k]),
+                         "chance": float(draws[finite[:, k], k].mean()) if counts[k] else np.nan,
+                         "p_value": float(p_value[k]), "p_adjusted": float(p_adjusted[k]),
+                         "n_permutations": int(counts[k]), "flagged": bool(defined and p_adjusted[k] <= alpha)})
+        return pd.DataFrame(rows, columns=columns)
+
+    def _tidy(self, point: dict[str, dict[str, float]], boot: dict[str, dict[str, np.ndarray]],
+              failures: dict[tuple[str, str], str]) -> pd.DataFrame:
         """``results_``: point estimate, bootstrap median and interval, and why anything is undefined."""
         rows = []
         for g, idx in self.groups_.items():
@@ -548,7 +695,7 @@ class RiskScoreAudit(Analysis):
                 med, lower, upper, undefined = _interval(boot[g][m], self.ci)
                 if not np.isfinite(value):  # no interval around an undefined value
                     med = lower = upper = np.nan
-                    note = _point_reason(m, int(idx.size), n_pos, self.bounded_)
+                    note = _point_reason(m, int(idx.size), n_pos, self.bounded_, failures.get((g, m), ""))
                 else:
                     note = _resample_note(m, undefined, boot[g][m].size, self.ci, bool(np.isfinite(lower)))
                 rows.append({"group": g, "metric": m, "n": int(idx.size), "point": value, "median": med,
@@ -558,13 +705,22 @@ class RiskScoreAudit(Analysis):
 
     def _differences(self, point: dict[str, dict[str, float]],
                      boot: dict[str, dict[str, np.ndarray]]) -> pd.DataFrame:
-        """metric(group) - metric(all), paired over the same resamples; flagged only when all of it is defined."""
+        """metric(group) - metric(all), paired over the same resamples; flagged only when all of it is defined.
+
+        EUR is the exception: EUR(all) is 1 by definition and a group's EUR is capped at 1, so its
+        row compares the group with random groups of its size instead (``permutation_tests_``), as
+        does ECE's, whose plug-in bias grows as groups shrink.
+        """
         notes = self.results_.set_index(["group", "metric"])["note"]
+        tests = self.permutation_tests_.set_index(["metric", "group"])
         rows = []
         for g, idx in self.groups_.items():
             if g == "all":
                 continue
             for m in self.metrics:
+                if m in PERMUTED:
+                    rows.append(self._permutation_difference(m, g, int(idx.size), tests, notes))
+                    continue
                 paired = boot[g][m] - boot["all"][m]
                 difference = point[g][m] - point["all"][m]
                 med, lower, upper, undefined = _interval(paired, self.ci)
@@ -573,12 +729,29 @@ class RiskScoreAudit(Analysis):
                     note = notes[(g, m)] if not np.isfinite(point[g][m]) else f"undefined for all: {notes[('all', m)]}"
                 else:
                     note = _resample_note(m, undefined, paired.size, self.ci, bool(np.isfinite(lower)))
+                excludes = bool(np.isfinite(difference) and (lower > 0 or upper < 0))
                 rows.append({"group": g, "metric": m, "n": int(idx.size), "difference": difference,
                              "median": med, "lower": lower, "upper": upper, "n_undefined": undefined,
-                             "excludes_zero": bool(np.isfinite(difference) and (lower > 0 or upper < 0)),
-                             "note": note})
+                             "excludes_zero": excludes, "p_value": np.nan, "flagged": excludes, "note": note})
         return pd.DataFrame(rows, columns=["group", "metric", "n", "difference", "median", "lower", "upper",
-                                           "n_undefined", "excludes_zero", "note"])
+                                           "n_undefined", "excludes_zero", "p_value", "flagged", "note"])
+
+    def _permutation_difference(self, m: str, g: str, n: int, tests: pd.DataFrame,
+                                notes: pd.Series) -> dict[str, Any]:
+        """A :data:`PERMUTED` metric's row of ``differences_``: value minus chance, with the permutation p-value."""
+        row = {"group": g, "metric": m, "n": n, "difference": np.nan, "median": np.nan, "lower": np.nan,
+               "upper": np.nan, "n_undefined": 0, "excludes_zero": False, "p_value": np.nan, "flagged": False}
+        test = tests.loc[(m, g)] if (m, g) in tests.index else None
+        if test is None or not np.isfinite(test["p_value"]):
+            why = notes[(g, m)] or ("no random group of this size has a positive outcome" if m == "eur"
+                                    else "the metric is undefined for random groups of this size")
+            return {**row, "note": why}
+        tested = int((tests.index.get_level_values("metric") == m).sum())
+        note = (f"{m} minus that of random groups of the same size ({test['chance']:.4f}, "
+                f"{int(test['n_permutations'])} permutations); two-sided permutation p = {test['p_value']:.4g}, "
+                f"{test['p_adjusted']:.4g} adjusted for the {tested} groups tested")
+        return {**row, "difference": float(test["value"] - test["chance"]), "p_value": float(test["p_adjusted"]),
+                "flagged": bool(test["flagged"]), "note": note}
 
     # -- results ----------------------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
@@ -592,7 +765,7 @@ class RiskScoreAudit(Analysis):
         --------
         >>> audit = RiskScoreAudit.example().fit()
         >>> audit.to_frame().index[0], list(audit.to_frame().columns)
-        ('all', ['drmsce', 'auroc', 'auprg', 'eur'])
+        ('all', ['drmsce', 'ece', 'auroc', 'auprg', 'eur'])
         """
         self.check_is_fitted()
         return self.by_group_
@@ -645,8 +818,10 @@ class RiskScoreAudit(Analysis):
                 line += (f"; best {shown(best)}; worst {shown(worst)}" if len(order) > 1
                          else f"; the one ranked group {shown(best)}")
             lines.append(line)
-            d = diff[(diff.metric == m) & diff.excludes_zero]
-            if len(d):
+            d = diff[(diff.metric == m) & diff.flagged]
+            if m in PERMUTED:
+                lines.append(self._permutation_line(m, d))
+            elif len(d):
                 top = d.loc[d["difference"].abs().idxmax()]
                 lines.append(f"          group - all: {len(d)} group(s) with a {pct} interval excluding 0; largest "
                              f"{shown(top, 'difference', '+')}")
@@ -680,6 +855,19 @@ class RiskScoreAudit(Analysis):
             tables["dropped groups"] = self.dropped_groups_
         return Summary("\n".join(lines), title="Risk-score audit", tables=tables)
 
+    def _permutation_line(self, m: str, flagged: pd.DataFrame) -> str:
+        """The summary's line on a :data:`PERMUTED` metric's permutation tests."""
+        tested = int((self.permutation_tests_.metric == m).sum())
+        test = (f"vs random groups of the same size (two-sided permutation test, {self.n_permutations} "
+                f"permutations, p <= {1 - self.ci:.2g} adjusted for {tested} groups)")
+        if not len(flagged):
+            return f"          {test}: no group differs from chance"
+        top = flagged.loc[flagged["difference"].abs().idxmax()]
+        worse = int((flagged["difference"] < 0).sum()) if m == "eur" else int((flagged["difference"] > 0).sum())
+        what = "more under-represented" if m == "eur" else "worse calibrated"
+        return (f"          {test}: {len(flagged)} group(s) differ from chance ({worse} {what}); largest "
+                f"{top.group} {top.difference:+.4f} (adjusted p = {top.p_value:.3g})")
+
     def report_section(self, report: Report, title: str | None = None) -> Section:
         """Add the audit's section: parameters, summary, figures, the tables and what the metrics mean.
 
@@ -703,13 +891,15 @@ class RiskScoreAudit(Analysis):
         """
         sec = super().report_section(report, title)
         add_text(sec,
-            "DRMSCE (debiased root-mean-square calibration error, 0 = calibrated; needs scores in [0, 1]), AUROC "
+            "DRMSCE (debiased root-mean-square calibration error, 0 = calibrated; needs scores in [0, 1]), ECE "
+            f"(plug-in expected calibration error on {ECE_BINS} equal-width bins), AUROC "
             "and AUPRG (discrimination; any real-valued score) and expected under-representation per group and "
             f"intersection of at least {self.min_group_size} rows. Every group is in the tables; figures that show "
             "only some groups say so in their titles. Values are point estimates on the full data; intervals are "
             f"bootstrap percentile intervals ({self.ci * 100:g}%) over {self.n_bootstrap} resamples of the whole "
             "data set; the table 'differences to all' gives metric(group) - metric(all) computed on the same "
-            "resamples. A metric undefined for a group (AUROC, AUPRG and the calibration intercept and slope "
+            "resamples, except for ECE and EUR, which are compared with random groups of the same size (see "
+            "below). A metric undefined for a group (AUROC, AUPRG and the calibration intercept and slope "
             "need both outcomes, EUR a positive outcome, DRMSCE 10 rows) is NaN with the reason in the 'note' "
             "column; undefined resamples count as beyond both ends of an interval, which is undefined once "
             "they reach into a tail. Undefined values and intervals are never ranked nor flagged.")
@@ -805,7 +995,7 @@ class RiskScoreAudit(Analysis):
         Examples
         --------
         >>> ax = RiskScoreAudit.example().fit().plot_differences("eur")
-        >>> ax.get_xlabel().startswith("eur(group) - eur(all)")
+        >>> ax.get_xlabel().startswith("eur(group) - eur(random groups of the same size)")
         True
         """
         from fairprobe.plugins.riskscore.plots import plot_metric_panel

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairprobe.plugins.riskscore.calibration import drmsce_weighted
+from fairprobe.plugins.riskscore.calibration import ECE_BINS, drmsce_weighted, width_bins
 from fairprobe.plugins.riskscore.discrimination import area_under_prg, prg_from_counts
 
 __all__ = ["bootstrap_counts", "bootstrap_group", "resample_counts"]
@@ -49,7 +49,7 @@ def resample_counts(n: int, b: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def bootstrap_counts(ys: np.ndarray, rs: np.ndarray, counts: np.ndarray, metrics: list[str]) -> dict[str, np.ndarray]:
-    """Metrics (drmsce, auroc, auprg) of the resamples given by ``counts``; NaN where undefined.
+    """Metrics (drmsce, ece, auroc, auprg) of the resamples given by ``counts``; NaN where undefined.
 
     AUROC and AUPRG are undefined in a resample with a single outcome class, DRMSCE in one of
     fewer than 10 rows.
@@ -61,7 +61,7 @@ def bootstrap_counts(ys: np.ndarray, rs: np.ndarray, counts: np.ndarray, metrics
     counts : ndarray of shape (b, n)
         How often each row appears in each resample (zeros allowed).
     metrics : list of str
-        Any of ``"drmsce"``, ``"auroc"`` and ``"auprg"``.
+        Any of ``"drmsce"``, ``"ece"`` (10 equal-width bins), ``"auroc"`` and ``"auprg"``.
 
     Returns
     -------
@@ -96,6 +96,15 @@ def bootstrap_counts(ys: np.ndarray, rs: np.ndarray, counts: np.ndarray, metrics
             for i in range(b):
                 if P[i] > 0 and N[i] > 0:  # undefined with a single class, as AUROC
                     out["auprg"][i] = area_under_prg(*prg_from_counts(tp[i], fp[i]))
+    if "ece" in metrics:
+        # ECE = sum over bins of |sum of w (r - y)| / sum of w; the rows are in score order, so
+        # each bin is one contiguous segment
+        idx = width_bins(rs, ECE_BINS)
+        starts = np.r_[0, np.nonzero(np.diff(idx))[0] + 1]
+        gaps = np.add.reduceat(W * (rs - ys), starts, axis=1)
+        total = W.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out["ece"] = np.where(total > 0, np.abs(gaps).sum(axis=1) / total, np.nan)
     if "drmsce" in metrics:
         ints = counts.astype(np.int64)
         for i in range(b):

@@ -14,6 +14,13 @@ Notation: scores ``r`` in [0, 1], outcomes ``y`` in {0, 1}; a binning gives bin 
   (Nixon et al. 2019's name for equal-mass ECE; some libraries use "ACE" for a class-wise
   variant, which this is not).
 * :func:`rmsce` -- plug-in L2 error on equal-mass bins (the biased estimator DRMSCE corrects).
+* :func:`reliability_curve` -- observed against predicted rate per bin, binned exactly as
+  scikit-learn's ``calibration_curve``.
+
+Equal-width bins are right-closed, ``(k/B, (k+1)/B]`` with 0 in the first, exactly as
+``sklearn.calibration.calibration_curve`` bins: a decile score 0.9 and a score 1.0 fall in
+different bins (netcal's left-closed bins put them together; the two differ only for scores
+exactly on an edge).
 
 ``convention="paper"`` reproduces the risk-score paper's baselines: "ECE, 15 bins" uses the 15
 edges ``linspace(0, 1, 15)`` with right-closed bins (effectively 14 equal-width bins) and "ACE,
@@ -30,7 +37,11 @@ import pandas as pd
 
 from fairprobe.exceptions import ConfigError, DataError
 
-__all__ = ["ace", "as_outcomes", "check_scores", "drmsce", "drmsce_sorted", "drmsce_weighted", "ece", "rmsce"]
+__all__ = ["ECE_BINS", "ace", "as_outcomes", "check_scores", "drmsce", "drmsce_sorted", "drmsce_weighted", "ece",
+           "reliability_curve", "rmsce", "width_bins"]
+
+#: Default number of equal-width bins of the ECE and the reliability curve (as netcal).
+ECE_BINS = 10
 
 
 def _label(values: object, default: str) -> str:
@@ -184,8 +195,40 @@ def _debiased(n_b: np.ndarray, p_b: np.ndarray, y_b: np.ndarray, n: int) -> floa
     return float(np.sqrt(max(0.0, sq)))
 
 
+def _mass_grid(n_bins: int) -> np.ndarray:
+    """The reference code's quantile grid ``arange(1/B, 1 + 1e-7, 1/B)``, kept inside [0, 1].
+
+    The float grid decides which order statistic an edge lands on, so it is kept; but at some
+    counts (93 bins) its last point is 1.0000000000000002, which ``np.quantile`` refuses.
+    """
+    return np.minimum(np.arange(1 / n_bins, 1 + 1e-7, 1 / n_bins)[:n_bins], 1.0)
+
+
+def width_bins(r: np.ndarray, n_bins: int) -> np.ndarray:
+    """Equal-width bin of each score: ``(k/B, (k+1)/B]``, 0 in bin 0 (scikit-learn's binning).
+
+    Parameters
+    ----------
+    r : ndarray
+        Scores in [0, 1].
+    n_bins : int
+        Number of bins.
+
+    Returns
+    -------
+    ndarray of int
+        Bin indices in ``0 .. n_bins - 1``.
+
+    Examples
+    --------
+    >>> width_bins(np.array([0.0, 0.1, 0.15, 0.9, 1.0]), 10).tolist()
+    [0, 0, 1, 8, 9]
+    """
+    return np.searchsorted(np.linspace(0.0, 1.0, n_bins + 1)[1:-1], r, side="left")
+
+
 def _equal_mass_edges(r: np.ndarray, n_bins: int) -> np.ndarray:
-    q = np.arange(1 / n_bins, 1 + 1e-7, 1 / n_bins)  # the float-accumulated grid of the reference code
+    q = _mass_grid(n_bins)
     edges = np.quantile(r, q, method="median_unbiased")
     edges[-1] = r.max()
     return edges
@@ -397,7 +440,7 @@ def drmsce_weighted(ys: np.ndarray, rs: np.ndarray, w: np.ndarray, min_bin_size:
         return rs[np.searchsorted(cw, k, side="right") - 1]
 
     def try_bins(n_bins: int, check: bool) -> float | None:
-        q = np.arange(1 / n_bins, 1 + 1e-7, 1 / n_bins)
+        q = _mass_grid(n_bins)
         # numpy's "median_unbiased" (Hyndman-Fan 8), mirrored operation by operation so that
         # edges land on exactly the same floats (ties at an edge decide bin membership)
         alpha = beta = 1 / 3
@@ -460,7 +503,7 @@ def _sweep_bins(y: np.ndarray, r: np.ndarray, binning: str) -> int:
     return best
 
 
-def ece(y: object, r: object, *, n_bins: int = 15, binning: str = "width", p: int = 1,
+def ece(y: object, r: object, *, n_bins: int = ECE_BINS, binning: str = "width", p: int = 1,
         convention: str = "standard") -> float:
     """Plug-in calibration error ``(sum_b w_b |p_b - y_b|^p)^(1/p)``.
 
@@ -471,9 +514,10 @@ def ece(y: object, r: object, *, n_bins: int = 15, binning: str = "width", p: in
     r : array-like in [0, 1]
         Predicted probabilities.
     n_bins : int
-        Number of bins (ignored for ``binning="sweep"``).
+        Number of bins (ignored for ``binning="sweep"``); 10 by default, as netcal.
     binning : {"width", "mass", "sweep", "mass_sweep"}
-        Equal-width bins, equal-mass bins, or the bin count chosen by the monotonic sweep with
+        Equal-width bins (right-closed, as :func:`reliability_curve`), equal-mass bins, or the bin
+        count chosen by the monotonic sweep with
         equal-width (``"sweep"``) or equal-mass (``"mass_sweep"``) bins.
     p : {1, 2}
         1 = ECE, 2 = RMSCE.
@@ -521,7 +565,7 @@ def ece(y: object, r: object, *, n_bins: int = 15, binning: str = "width", p: in
         idx = np.digitize(r, edges, right=True)
         return _plugin(y, r, idx, edges.size + 1, p)
     if binning == "width":
-        idx = np.minimum((r * n_bins).astype(int), n_bins - 1)
+        idx = width_bins(r, n_bins)
     else:
         ranks = np.empty(r.size, dtype=int)
         ranks[np.argsort(r, kind="stable")] = np.arange(r.size)
@@ -581,3 +625,60 @@ def rmsce(y: object, r: object, *, n_bins: int = 15) -> float:
     0.0546
     """
     return ece(y, r, n_bins=n_bins, binning="mass", p=2)
+
+
+def reliability_curve(y_true: object, y_prob: object, *, n_bins: int = ECE_BINS, strategy: str = "uniform",
+                      return_counts: bool = False) -> tuple[np.ndarray, ...]:
+    """Observed rate against mean predicted probability per bin (a binned reliability diagram).
+
+    The binning is exactly that of ``sklearn.calibration.calibration_curve``: ``"uniform"`` gives
+    right-closed equal-width bins (:func:`width_bins`), ``"quantile"`` bins at the score
+    percentiles; empty bins are left out.
+
+    Parameters
+    ----------
+    y_true : array-like of {0, 1}
+        Outcomes.
+    y_prob : array-like in [0, 1]
+        Predicted probabilities.
+    n_bins : int
+        Number of bins (scikit-learn's default is 5, fairprobe's 10, as its ECE).
+    strategy : {"uniform", "quantile"}
+        Equal-width or equal-mass bins.
+    return_counts : bool
+        Also return the number of rows in each (non-empty) bin.
+
+    Returns
+    -------
+    prob_true, prob_pred : ndarray
+        Outcome rate and mean score of each non-empty bin, in bin order.
+    counts : ndarray of int
+        Rows per bin (with ``return_counts=True``).
+
+    Raises
+    ------
+    DataError
+        Empty input, NaN, scores outside [0, 1], outcomes not 0/1.
+    ConfigError
+        ``n_bins`` below 1 or an unknown ``strategy``.
+
+    Examples
+    --------
+    >>> prob_true, prob_pred = reliability_curve([0, 0, 1, 1, 1], [0.1, 0.3, 0.6, 0.9, 1.0], n_bins=2)
+    >>> prob_true.tolist(), prob_pred.round(4).tolist()
+    ([0.0, 1.0], [0.2, 0.8333])
+    """
+    n_bins = _check_bins(n_bins)
+    if strategy not in ("uniform", "quantile"):
+        raise ConfigError(f"strategy must be 'uniform' or 'quantile'; got {strategy!r}.")
+    y, r = check_scores(y_true, y_prob, what="A reliability curve")
+    if strategy == "uniform":
+        idx = width_bins(r, n_bins)
+    else:
+        edges = np.percentile(r, np.linspace(0, 1, n_bins + 1) * 100)
+        idx = np.searchsorted(edges[1:-1], r, side="left")
+    total = np.bincount(idx, minlength=n_bins)
+    keep = total > 0
+    prob_true = np.bincount(idx, weights=y, minlength=n_bins)[keep] / total[keep]
+    prob_pred = np.bincount(idx, weights=r, minlength=n_bins)[keep] / total[keep]
+    return (prob_true, prob_pred, total[keep]) if return_counts else (prob_true, prob_pred)

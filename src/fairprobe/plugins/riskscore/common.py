@@ -17,7 +17,7 @@ __all__ = ["BADNESS", "add_text"]
 
 #: Distance of a metric's value from its ideal, per metric (smaller is better): ranks the groups.
 BADNESS: dict[str, Callable[[float], float]] = {
-    "drmsce": lambda v: v, "auroc": lambda v: -v, "auprg": lambda v: -v, "eur": lambda v: -v,
+    "drmsce": lambda v: v, "ece": lambda v: v, "auroc": lambda v: -v, "auprg": lambda v: -v, "eur": lambda v: -v,
     "calibration_intercept": abs, "calibration_slope": lambda v: abs(v - 1)}
 
 

@@ -71,16 +71,25 @@ def demo_step(cls: type, report: Report, scenario: Any, facts: dict[str, Any], *
                                                                       sensitive_features=FEATURES)
     by_group = ra.by_group_
     sec = ra.report_section(report, "Risk-score audit: calibration, discrimination and representation per group")
-    add_text(sec, "DRMSCE (debiased calibration error, 0 = calibrated), AUROC and AUPRG (discrimination) and expected "
-                 "under-representation (1 = never under-represented among the highest scores) for every group and "
-                 "intersection with at least 100 applicants: point estimates with 95 % bootstrap intervals.")
+    add_text(sec, "DRMSCE (debiased calibration error, 0 = calibrated), ECE (10 equal-width bins), AUROC and AUPRG "
+                 "(discrimination) and expected under-representation (EUR, 1 = never under-represented among the "
+                 "highest scores) for every group and intersection with at least 100 applicants: point estimates "
+                 "with 95 % bootstrap intervals. EUR is compared with random groups of the same size (a permutation "
+                 "test adjusted for the number of groups). The scenario builds three causes of a low EUR in: group "
+                 "1's recorded defaults include non-defaulters (positives the score ranks low), the east's inflated "
+                 "scores crowd the other regions out of the top, and more education means lower true risk, so a "
+                 "calibrated score flags fewer of the educated than their share of the defaults.")
     single = by_group[by_group.index.map(ra.n_attributes_) == 1]
     worst = single.drmsce.idxmax()
     found = {"miscalibrated_group": worst == "region=east"}
     facts["riskscore"] = {"worst_calibrated": worst, "drmsce": single.drmsce.round(4).to_dict()}
     diff = ra.differences_.set_index(["group", "metric"])
     gap = diff.loc[(worst, "drmsce")]
+    tests = ra.eur_tests_.set_index("group")
+    flagged = [g for g in single.index if g in tests.index and tests.loc[g, "flagged"]]
+    facts["riskscore"]["eur_flagged"] = flagged
     lines = [f"- risk scores: worst calibrated group {worst} (DRMSCE {single.drmsce.max():.3f}, overall "
              f"{by_group.loc['all', 'drmsce']:.3f}; difference {gap['difference']:+.3f} [{gap['lower']:+.3f}, "
-             f"{gap['upper']:+.3f}]); lowest AUROC {single.auroc.idxmin()} ({single.auroc.min():.3f})"]
+             f"{gap['upper']:+.3f}]); lowest AUROC {single.auroc.idxmin()} ({single.auroc.min():.3f}); "
+             f"EUR beyond chance: {', '.join(flagged) if flagged else 'no single-attribute group'}"]
     return found, by_group, lines

@@ -20,7 +20,7 @@ __all__ = ["extreme_groups", "plot_curves", "plot_distributions", "plot_metric_p
            "plot_representation"]
 
 _GRID = np.linspace(0, 1, 21)
-_LOWER_IS_BETTER = {"drmsce"}
+_LOWER_IS_BETTER = {"drmsce", "ece"}
 
 
 def extreme_groups(audit: Any, metric: str = "drmsce") -> list[str]:
@@ -133,6 +133,8 @@ def plot_metric_panel(audit: Any, metric: str, *, ax: Any = None, top: int = 15,
     if metric not in set(audit.metrics):
         raise ConfigError(f"Metric {metric!r} was not computed; computed: {list(audit.metrics)}.")
     rows = res[(res.metric == metric) & (res.group != "all")]
+    if differences and metric in ("ece", "eur"):  # compared with random groups of the same size
+        return _chance_difference_panel(audit, metric, rows, top, ax)
     defined = _defined(rows)
     sub, note = _rows(audit, defined, top)
     if len(defined) < len(rows):
@@ -154,6 +156,34 @@ def plot_metric_panel(audit: Any, metric: str, *, ax: Any = None, top: int = 15,
             ax.axvline(float(overall.iloc[0]), color="grey", ls=":", lw=1)
         ax.set_xlabel(f"{metric} (point estimate, {pct} bootstrap interval); dotted: all")
     ax.set_title(f"{metric}{' - all' if differences else ''}: {note}", fontsize=9)
+    return ax
+
+
+def _chance_difference_panel(audit: Any, metric: str, rows: pd.DataFrame, top: int | None, ax: Any) -> Any:
+    """Value minus chance per group (ECE, EUR); red where the adjusted permutation test flags it.
+
+    These metrics have no paired interval against all (EUR(all) is 1 by definition, the plug-in
+    ECE grows as groups shrink): the panel shows each group's distance from random groups of its
+    size, and which distances are beyond chance.
+    """
+    defined = rows.dropna(subset=["difference"])
+    sub, note = _rows(audit, defined, top)
+    if len(defined) < len(rows):
+        note += f"; {len(rows) - len(defined)} undefined (see the table's note) not shown"
+    ax = new_axes(ax, (7, 0.35 * len(sub) + 1.5))
+    yy = np.arange(len(sub))
+    flagged = sub["flagged"].to_numpy(dtype=bool)
+    ax.hlines(yy, 0.0, sub["difference"], color="tab:blue", lw=1.0)
+    ax.plot(sub["difference"][flagged], yy[flagged], "o", ms=5, color="tab:red", label="flagged")
+    ax.plot(sub["difference"][~flagged], yy[~flagged], "o", ms=5, mfc="white", color="tab:blue",
+            label="within chance")
+    ax.set_yticks(yy, [f"{g} (n={n})" for g, n in zip(sub.group, sub.n, strict=True)], fontsize=7)
+    ax.axvline(0.0, color="grey", ls=":", lw=1)
+    ax.set_xlabel(f"{metric}(group) - {metric}(random groups of the same size); flagged: two-sided permutation "
+                  f"test, adjusted p <= {1 - audit.ci:.2g}")
+    if len(sub):
+        ax.legend(fontsize=7, loc="best")
+    ax.set_title(f"{metric} - chance: {note}", fontsize=9)
     return ax
 
 
