@@ -123,7 +123,8 @@ class Covariate:
         """
         return "{" + ", ".join(str(self.categories[c]) for c in sorted(codes)) + "}"
 
-    def describe_left(self, threshold: float | None, left_codes: list[int] | None) -> tuple[str, str]:
+    def describe_left(self, threshold: float | None, left_codes: list[int] | None,
+                      present: Any = None) -> tuple[str, str]:
         """Readable conditions of the left and right child.
 
         Parameters
@@ -132,6 +133,10 @@ class Covariate:
             The split threshold of an ordered covariate (the left child is ``<= threshold``).
         left_codes : list of int or None
             For a nominal covariate, the codes of the categories going left (then ``threshold`` is unused).
+        present : iterable of int, optional
+            For a nominal covariate, the codes of the categories in the node being split: the
+            right child is these minus ``left_codes`` (default: every category). A category split
+            off higher up is not in the node, so its split rule must not name it.
 
         Returns
         -------
@@ -145,9 +150,12 @@ class Covariate:
         >>> region = Covariate("region", "nominal", np.array([0.0, 1.0, 2.0]), ["east", "north", "west"])
         >>> region.describe_left(None, [1])
         ('region in {north}', 'region in {east, west}')
+        >>> region.describe_left(None, [1], present=[1, 2])  # east was split off at a parent node
+        ('region in {north}', 'region in {west}')
         """
         if left_codes is not None:
-            right = [c for c in range(len(self.categories)) if c not in set(left_codes)]
+            pool = range(len(self.categories)) if present is None else sorted({int(c) for c in present})
+            right = [c for c in pool if c not in set(left_codes)]
             return f"{self.name} in {self.levels_text(left_codes)}", f"{self.name} in {self.levels_text(right)}"
         cut = self.value_text(float(threshold))  # type: ignore[arg-type]
         return f"{self.name} <= {cut}", f"{self.name} > {cut}"

@@ -34,6 +34,9 @@ def _layout(tree: Any) -> dict[int, tuple[float, float]]:
 def plot_tree(tree: Any, *, ax: Any = None) -> Any:
     """Draw the tree; each box shows n, bias, variance and MSE, coloured by MSE.
 
+    A tree fitted on ``loss_values`` alone has no residuals: its boxes show n and the mean loss,
+    coloured by the mean loss.
+
     Parameters
     ----------
     tree : FairTree
@@ -63,7 +66,8 @@ def plot_tree(tree: Any, *, ax: Any = None) -> Any:
     depth = max(-y for _, y in pos.values()) + 1
     if ax is None:
         _, ax = plt.subplots(figsize=(max(5.0, 2.6 * width), max(3.0, 1.9 * depth)))
-    mses = np.array([nd.mse for nd in nodes])
+    losses_only = tree.residuals_ is None  # no residuals: the mean loss is all there is
+    mses = np.array([nd.mean_loss if losses_only else nd.mse for nd in nodes])
     norm = colors.Normalize(vmin=float(mses.min()), vmax=float(mses.max()) if mses.max() > mses.min() else 1.0)
     cmap = cm.get_cmap("RdYlGn_r") if hasattr(cm, "get_cmap") else plt.colormaps["RdYlGn_r"]
     for nd in nodes:
@@ -74,10 +78,13 @@ def plot_tree(tree: Any, *, ax: Any = None) -> Any:
             rule = nodes[c].rule[-1]
             ax.text((x + cx) / 2, (y + cy) / 2, rule, fontsize=7, ha="center", va="center",
                     bbox={"boxstyle": "round", "fc": "white", "ec": "none", "alpha": 0.8}, zorder=2)
-        label = f"n = {nd.n}\nbias {nd.bias:+.3f}\nvar {nd.variance:.3f}\nMSE {nd.mse:.3f}"
+        if losses_only:
+            label = f"n = {nd.n}\nmean loss {nd.mean_loss:.3f}"
+        else:
+            label = f"n = {nd.n}\nbias {nd.bias:+.3f}\nvar {nd.variance:.3f}\nMSE {nd.mse:.3f}"
         if nd.split:
             label += f"\n{nd.split['classification']} (p {nd.split['adjusted_p_value']:.1e})"
-        fill = cmap(norm(nd.mse))
+        fill = cmap(norm(nd.mean_loss if losses_only else nd.mse))
         # white text on dark boxes: relative luminance of the fill colour
         dark = 0.2126 * fill[0] + 0.7152 * fill[1] + 0.0722 * fill[2] < 0.45
         ax.text(x, y, label, ha="center", va="center", fontsize=7, zorder=3, color="white" if dark else "black",
@@ -85,12 +92,14 @@ def plot_tree(tree: Any, *, ax: Any = None) -> Any:
     ax.set_xlim(-0.7, width - 0.3)
     ax.set_ylim(-depth + 0.4, 0.6)
     ax.axis("off")
-    ax.set_title(f"FairTree ({tree.test} test): colour = MSE", fontsize=9)
+    ax.set_title(f"FairTree ({tree.test} test): colour = {'mean loss' if losses_only else 'MSE'}", fontsize=9)
     return ax
 
 
 def plot_process(tree: Any, covariate: str, node: int = 0, *, ax: Any = None) -> Any:
     """The bias and variance fluctuation processes with the critical boundary at alpha.
+
+    A tree fitted on ``loss_values`` alone has one process, the loss's, with the boundary at alpha / m.
 
     Parameters
     ----------
@@ -133,16 +142,21 @@ def plot_process(tree: Any, covariate: str, node: int = 0, *, ax: Any = None) ->
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.5))
     t = np.arange(1, wb.size + 1) / max(wb.size, 1)
-    ax.plot(t, wb, label="bias process (residual)")
-    ax.plot(t, wv, label="variance process (squared centred residual)")
+    if wv is None:  # losses only: the loss's own process, Bonferroni over the covariates alone
+        ax.plot(t, wb, label="loss process (per-row loss)")
+    else:
+        ax.plot(t, wb, label="bias process (residual)")
+        ax.plot(t, wv, label="variance process (squared centred residual)")
     m = max(1, int((tree.nodes_[node].tests.splittable | (tree.nodes_[node].tests.note != "constant in this node"))
                    .sum()))
-    crit = float(kstwobign.isf(tree.alpha / (2 * m)))
+    processes = 1 if wv is None else 2
+    crit = float(kstwobign.isf(tree.alpha / (processes * m)))
     for sign in (1, -1):
         ax.axhline(sign * crit, color="r", ls="--", lw=1)
     ax.axhline(0, color="grey", lw=0.5)
     ax.set_xlabel(f"share of node {node} ordered by {covariate}")
     ax.set_ylabel("W(t)")
-    ax.set_title(f"fluctuation processes; boundary +-{crit:.3f} (alpha/(2m), m={m})", fontsize=9)
+    ax.set_title(f"fluctuation processes; boundary +-{crit:.3f} (alpha/({'2' if processes == 2 else ''}m), m={m})",
+                 fontsize=9)
     ax.legend(frameon=False, fontsize=8)
     return ax

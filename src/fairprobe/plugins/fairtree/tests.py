@@ -14,18 +14,23 @@ Permutation test: statistic ``max over admissible splits |mean L_left - mean L_r
 per-row loss ``L``; its reference distribution is the same maximum under ``B`` permutations of
 ``L`` (computed as a permutation matrix times prefix sums, in chunks), so the p-value accounts for
 the choice among many split points. Unordered categoricals are ordered by mean loss (CART order)
-*inside each permutation*, which keeps the test valid.
+*inside each permutation*, which keeps the test valid. The same permutations also give each
+covariate's standardised statistic ``z = (T_obs - mean T_perm) / sd T_perm``: p-values of strong
+effects all sit at the floor ``1 / (B + 1)``, and ``z``, unlike the raw statistic, is comparable
+across covariates with different numbers of candidate splits, so FairTree breaks such ties by it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.stats import kstwobign
 
 __all__ = [
     "FluctuationResult",
+    "PermutationResult",
     "PermutationSpec",
     "cusum_process",
     "fluctuation_test",
@@ -273,26 +278,80 @@ def _prefix(block: np.ndarray) -> np.ndarray:
 
 def _count_exceedances(L: np.ndarray, prepared: list[_Prepared], thresholds: np.ndarray, sizes: list[int],
                        seed: np.random.SeedSequence, total: float) -> np.ndarray:
+    """Per covariate: exceedances of the threshold, and the count, sum and sum of squares of the permuted maxima.
+
+    Returns an array of shape (4, covariates); the moments give the standardised statistic. A
+    permutation can leave a nominal covariate no admissible split (its CART order changes the
+    children's sizes): its maximum is ``-inf``, never an exceedance, and left out of the moments.
+    """
     rng = np.random.default_rng(seed)
-    exceed = np.zeros(len(prepared), dtype=np.int64)
+    out = np.zeros((4, len(prepared)))
     for b in sizes:
         prefix = _prefix(rng.permuted(np.broadcast_to(L, (b, L.size)), axis=1))
         for i, pr in enumerate(prepared):
             if np.isfinite(thresholds[i]):
-                exceed[i] += int((_max_stat(pr, prefix, total) >= thresholds[i]).sum())
-    return exceed
+                stats = _max_stat(pr, prefix, total)
+                out[0, i] += int((stats >= thresholds[i]).sum())
+                finite = stats[np.isfinite(stats)]
+                out[1, i] += finite.size
+                out[2, i] += float(finite.sum())
+                out[3, i] += float(finite @ finite)
+    return out
+
+
+class PermutationResult(NamedTuple):
+    """The permutation test of one covariate in one node.
+
+    Parameters
+    ----------
+    statistic : float
+        ``max |mean L_left - mean L_right|`` over the admissible splits (0 without any).
+    best : int
+        The level index of the best boundary (ordered) or the number of categories on the left
+        minus one (nominal); ``-1`` when no admissible split exists.
+    p_value : float
+        ``(1 + #{permuted maxima >= statistic}) / (B + 1)``.
+    z : float
+        Standardised statistic ``(statistic - mean) / sd`` of the permuted maxima (``nan`` without
+        an admissible split); comparable across covariates, it breaks ties of ``p_value``.
+
+    Examples
+    --------
+    >>> res = PermutationResult(1.0, 3, 0.01, 12.5)
+    >>> res.p_value, res.z
+    (0.01, 12.5)
+    """
+
+    statistic: float
+    best: int
+    p_value: float
+    z: float
+
+
+def _standardised(value: float, b: float, s1: float, s2: float) -> float:
+    """``(value - mean) / sd`` from the count ``b``, sum and sum of squares of the permuted maxima."""
+    if b < 1:  # no permutation had an admissible split: every permuted maximum is below the observed one
+        return np.inf
+    mean = s1 / b
+    var = max(s2 - s1 * mean, 0.0) / max(b - 1, 1)
+    sd = float(np.sqrt(var))
+    if sd <= 1e-12 * max(1.0, abs(mean)):  # a degenerate reference: only the direction is known
+        return np.inf if value > mean * (1 + 1e-9) + 1e-12 else 0.0
+    return (value - mean) / sd
 
 
 def permutation_node_test(loss: np.ndarray, specs: list[PermutationSpec], n_permutations: int,
                           rng: np.random.Generator, chunk: int = 256,
-                          n_jobs: int | None = None) -> list[tuple[float, int, float]]:
+                          n_jobs: int | None = None) -> list[PermutationResult]:
     """Max-statistic permutation tests of several covariates on one node, sharing the permutations.
 
     For every covariate the statistic is ``max |mean L_left - mean L_right|`` over admissible
     splits (both children >= ``min_size``; unordered categories in CART order by mean loss,
     re-ordered inside every permutation), and its p-value is the share of permutations of ``L``
-    whose maximum is at least as large (plus one, over ``B + 1``). One permuted block and one
-    prefix-sum matrix per chunk serve every covariate. ``n_jobs=2`` splits the permutations over
+    whose maximum is at least as large (plus one, over ``B + 1``); ``z`` standardises the
+    statistic by the mean and sd of those permuted maxima. One permuted block and one prefix-sum
+    matrix per chunk serve every covariate, and each covariate's result depends only on its own
+    codes (not on the other covariates or their order). ``n_jobs=2`` splits the permutations over
     two processes with independent random streams.
 
     Parameters
@@ -312,9 +371,8 @@ def permutation_node_test(loss: np.ndarray, specs: list[PermutationSpec], n_perm
 
     Returns
     -------
-    list of (statistic, best boundary, p_value)
-        ``best`` is the level index of the boundary (ordered) or the number of categories on the
-        left minus one (nominal); ``-1`` when no admissible split exists.
+    list of PermutationResult
+        ``(statistic, best, p_value, z)`` per covariate, in the order of ``specs``.
 
     Examples
     --------
@@ -326,8 +384,10 @@ def permutation_node_test(loss: np.ndarray, specs: list[PermutationSpec], n_perm
     >>> ordered = PermutationSpec(np.arange(40) // 4, 10, nominal=False, min_size=5)
     >>> nominal = PermutationSpec(np.arange(40) % 3, 3, nominal=True, min_size=5)
     >>> out = permutation_node_test(loss, [ordered, nominal], 99, np.random.default_rng(0))
-    >>> [(round(stat, 3), best, round(p, 2)) for stat, best, p in out]
+    >>> [(round(stat, 3), best, round(p, 2)) for stat, best, p, _ in out]
     [(1.025, 4, 0.01), (0.062, 0, 0.96)]
+    >>> out[0].z > 5 > out[1].z
+    True
     """
     L = np.asarray(loss, dtype=np.float64)
     n = L.size
@@ -344,22 +404,23 @@ def permutation_node_test(loss: np.ndarray, specs: list[PermutationSpec], n_perm
     seeds = np.random.SeedSequence(int(rng.integers(0, 2**63 - 1))).spawn(workers)
     if np.isfinite(thresholds).any():
         if workers == 1:
-            exceed = _count_exceedances(L, prepared, thresholds, sizes, seeds[0], total)
+            moments = _count_exceedances(L, prepared, thresholds, sizes, seeds[0], total)
         else:
             from joblib import Parallel, delayed
 
             parts = [sizes[w::workers] for w in range(workers)]
-            exceed = sum(Parallel(n_jobs=workers)(
+            moments = sum(Parallel(n_jobs=workers)(
                 delayed(_count_exceedances)(L, prepared, thresholds, part, seed, total)
                 for part, seed in zip(parts, seeds, strict=True)))
     else:
-        exceed = np.zeros(len(specs), dtype=np.int64)
+        moments = np.zeros((4, len(specs)))
     out = []
     for i, (value, arg) in enumerate(observed):
         if not np.isfinite(value):
-            out.append((0.0, -1, 1.0))
+            out.append(PermutationResult(0.0, -1, 1.0, np.nan))
         else:
-            out.append((value, arg, (1 + int(exceed[i])) / (n_permutations + 1)))
+            z = _standardised(value, *(float(v) for v in moments[1:, i]))
+            out.append(PermutationResult(value, arg, (1 + int(moments[0, i])) / (n_permutations + 1), z))
     return out
 
 
@@ -403,5 +464,5 @@ def permutation_max_test(loss_sorted: np.ndarray, candidates: np.ndarray, n_perm
     # one level per candidate segment: rows between consecutive candidates share a level
     codes = np.searchsorted(cand, np.arange(L.size), side="right")
     spec = PermutationSpec(codes, cand.size + 1, nominal=False, min_size=1)
-    stat, best, p = permutation_node_test(L, [spec], n_permutations, rng)[0]
+    stat, best, p, _ = permutation_node_test(L, [spec], n_permutations, rng)[0]
     return stat, int(cand[best]) if best >= 0 else -1, p

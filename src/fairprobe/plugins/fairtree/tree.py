@@ -8,6 +8,12 @@ values (or category groups) that leaves at least ``min_node_size`` rows in each 
 children are audited in turn. Each split is classified as a *bias* (the mean residual differs),
 *variance* (the spread differs) or *both*.
 
+When several covariates tie at the smallest adjusted p-value (strong effects all reach the
+permutation test's floor ``1 / (B + 1)``), the split goes to the largest standardised statistic
+``z`` (permutation: the observed maximum standardised by the mean and sd of its permutation
+distribution; fluctuation: the Kolmogorov statistic of the process behind the p-value), then to
+the covariate name: never to the column position. The node records the tied covariates (``tied``).
+
 :class:`FairTree` implements the analysis contract of :mod:`fairprobe.plugins.base`.
 """
 
@@ -112,6 +118,10 @@ class Node:
         The path's conditions in machine form (covariate index, operator, value).
     subgroup : str
         The rule merged per covariate.
+    tied : list of str
+        When the split was chosen among covariates tied at the smallest adjusted p-value: all of
+        them, the chosen one first, then by decreasing ``z`` (see :class:`FairTree`); empty when
+        the smallest p-value was unique (and for a leaf).
 
     Examples
     --------
@@ -136,6 +146,7 @@ class Node:
     children: list[int] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)
     subgroup: str = "(all rows)"
+    tied: list[str] = field(default_factory=list)
 
     @property
     def is_leaf(self) -> bool:
@@ -245,18 +256,42 @@ class FairTree(Analysis):
         on two cores; the p-values use independent random streams, so they differ slightly from
         the one-process run at the same seed).
 
+    Notes
+    -----
+    **Ties.** A node splits on the covariate with the smallest adjusted p-value. Several can tie
+    exactly: a permutation p-value cannot go below ``1 / (n_permutations + 1)``, which strong
+    effects all reach, and a Kolmogorov p-value underflows to 0. The tie goes to the largest
+    standardised statistic, the ``z`` column of ``nodes_[i].tests``: for the permutation test
+    ``(statistic - mean) / sd`` of the covariate's permuted maxima (the raw statistic is not
+    comparable: a covariate with more candidate splits has a larger maximum under the null), for
+    the fluctuation test the Kolmogorov statistic behind the p-value (the process is already
+    standardised); a remaining tie goes to the covariate name. The choice never depends on the
+    column order. The tied covariates are listed in ``Node.tied``, the ``tied`` columns of
+    ``splits_`` and ``to_frame()``, and the summary.
+
+    **Loss values only.** ``fit(X, loss_values=L)`` audits a per-row loss without residuals.
+    Residuals are what tells bias from variance, so without them the tree tests the *mean loss*
+    along each covariate (permutation test: as always; fluctuation test: the CUSUM process of the
+    loss itself, with Bonferroni over the covariates only, so ``decision`` does not apply), every
+    split is classified ``"loss"``, the nodes' ``bias``, ``variance`` and ``mse`` are ``nan`` and
+    ``residuals_`` is ``None``.
+
     Attributes
     ----------
     nodes_, tree_ : list of Node
         All nodes, root first (depth-first order); ``tree_`` is the same list.
     splits_ : DataFrame
-        One row per significant split, depth-first; empty when nothing is significant.
+        One row per significant split, depth-first; empty when nothing is significant. ``z`` is
+        the split's standardised statistic and ``tied`` names the covariates it was chosen among
+        (comma-separated, ``""`` when its adjusted p-value was the unique smallest).
     leaves_ : DataFrame
         Terminal subgroups with merged rules (``22 < age <= 30``) and their performance.
     covariates_ : list of Covariate
         The covariates as prepared for the tests.
-    residuals_, loss_values_ : ndarray
-        Signed residuals ``prediction - observed`` and the per-row loss.
+    residuals_ : ndarray or None
+        Signed residuals ``prediction - observed`` (``None`` when only ``loss_values`` was given).
+    loss_values_ : ndarray
+        The per-row loss.
     min_node_size_ : int
         The smallest child size used (``min_node_size`` or its default for ``n`` rows).
     binary_target_ : bool
@@ -345,7 +380,9 @@ class FairTree(Analysis):
         residuals : array-like or str, optional
             Signed residuals ``prediction - observed`` instead of ``y_true``/``y_pred``.
         loss_values : array-like or str, optional
-            A per-row loss of your own (used by the permutation test and node statistics).
+            A per-row loss of your own (used by the permutation test and node statistics). Enough
+            on its own: without ``y_true``/``y_pred`` or ``residuals`` the tree audits the mean loss
+            and classifies every split ``"loss"`` (see the Notes of :class:`FairTree`).
 
         Returns
         -------
@@ -361,6 +398,13 @@ class FairTree(Analysis):
         >>> tree = FairTree(random_state=0, max_depth=1).fit(df, y_true="y", y_pred="yhat")
         >>> [c.name for c in tree.covariates_], tree.splits_.covariate.tolist()
         (['age'], ['age'])
+
+        A per-row loss alone (here the absolute error) is audited as a loss:
+
+        >>> loss = (df.yhat - df.y).abs()
+        >>> only_loss = FairTree(random_state=0, max_depth=1).fit(df[["age"]], loss_values=loss)
+        >>> only_loss.splits_[["covariate", "classification"]].values.tolist(), only_loss.residuals_ is None
+        ([['age', 'loss']], True)
         """
         self._check_params()
         for attr in self._fitted_attributes():  # a failed refit must not leave half of the old results
@@ -372,12 +416,16 @@ class FairTree(Analysis):
         n = len(covariates[0].key)
         if residuals is not None and (y_true is not None or y_pred is not None):
             raise DataError("Give either residuals= or y_true and y_pred, not both (residuals would silently win).")
+        r: np.ndarray | None
+        y = p = None
         if residuals is not None:
             r = _numeric("residuals", residuals, n)
-            y = p = None
+        elif y_true is None and y_pred is None and loss_values is not None:
+            r = None  # a loss alone: the tests run on it, and nothing tells bias from variance
         else:
             if y_true is None or y_pred is None:
-                raise DataError("Give y_true and y_pred, or residuals=; FairTree audits prediction - observed.")
+                raise DataError("Give y_true and y_pred, residuals=, or loss_values=; FairTree audits "
+                                "prediction - observed (or a per-row loss).")
             y = _numeric("y_true", y_true, n)
             p = _numeric("y_pred", y_pred, n)
             r = p - y
@@ -388,8 +436,10 @@ class FairTree(Analysis):
                             "rows, so nothing could be tested; supply more rows or lower min_node_size "
                             f"(--min-node-size, now {min_node_size}).")
         L = self._loss(y, p, r, loss_values, n)
-        # the tests read these while the tree grows
+        # the tests read these while the tree grows; the fluctuation test's input is the residual,
+        # or the loss itself when only losses were given
         self._covariates, self._r, self._L, self._min_node = covariates, r, L, min_node_size
+        self._x = r if r is not None else L
         self._rng = np.random.default_rng(self.random_state)
         self._fixed_halves: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._nodes: list[Node] = []
@@ -406,7 +456,7 @@ class FairTree(Analysis):
         self.leaves_ = self._leaves_frame()
         return self
 
-    def _loss(self, y: np.ndarray | None, p: np.ndarray | None, r: np.ndarray, loss_values: Any,
+    def _loss(self, y: np.ndarray | None, p: np.ndarray | None, r: np.ndarray | None, loss_values: Any,
               n: int) -> np.ndarray:
         """The per-row loss: given, from the callable or named loss, or the squared residual."""
         if loss_values is not None:
@@ -437,6 +487,8 @@ class FairTree(Analysis):
         return L
 
     def _node_stats(self, idx: np.ndarray) -> tuple[float, float, float, float]:
+        if self._r is None:  # losses only: no residual to summarise
+            return np.nan, np.nan, np.nan, float(self._L[idx].mean())
         r = self._r[idx]
         var = float(r.var(ddof=1)) if r.size > 1 else 0.0
         return float(r.mean()), var, float((r**2).mean()), float(self._L[idx].mean())
@@ -455,15 +507,23 @@ class FairTree(Analysis):
         ok = tests[tests.splittable]
         if ok.empty or ok.adjusted_p_value.min() >= self.alpha:
             return node_id
-        best = ok.loc[ok.adjusted_p_value.idxmin()]
+        # ties at the smallest p-value (the permutation floor 1/(B+1), a Kolmogorov p-value of 0):
+        # the largest standardised statistic, then the name; never the column position
+        tied = ok[ok.adjusted_p_value == ok.adjusted_p_value.min()]
+        tied = tied.assign(_name=tied.covariate.astype(str)).sort_values(["z", "_name"], ascending=[False, True],
+                                                                          na_position="last")
+        best = tied.iloc[0]
+        node.tied = tied.covariate.astype(str).tolist() if len(tied) > 1 else []
         cov = self._covariates[int(best.covariate_index)]
         key = cov.key[idx]
+        present = None
         if best.left_codes is not None:
             left_mask = np.isin(key, best.left_codes)
+            present = np.unique(key).astype(int).tolist()  # the right side names only this node's categories
         else:
             left_mask = key <= best.threshold
         left_rule, right_rule = cov.describe_left(None if best.left_codes is not None else best.threshold,
-                                                  best.left_codes)
+                                                  best.left_codes, present)
         left, right = idx[left_mask], idx[~left_mask]
         classification = self._classify(best, left, right)
         node.split = {
@@ -471,12 +531,12 @@ class FairTree(Analysis):
             "left_rule": left_rule, "right_rule": right_rule, "n_left": int(left.size), "n_right": int(right.size),
             "statistic": float(best.statistic), "p_value": float(best.p_value),
             "adjusted_p_value": float(best.adjusted_p_value), "p_bias": best.p_bias, "p_var": best.p_var,
-            "classification": classification,
+            "z": float(best.z), "classification": classification, "tied": list(node.tied),
         }
         j = int(best.covariate_index)
-        if best.left_codes is not None:  # nominal: the right child holds every other category
+        if best.left_codes is not None:  # nominal: the right child holds the node's other categories
             left_cond: Condition = (j, "in", set(best.left_codes))
-            right_cond: Condition = (j, "in", set(range(len(cov.categories))) - set(best.left_codes))
+            right_cond: Condition = (j, "in", set(present or []) - set(best.left_codes))
         else:
             left_cond, right_cond = (j, "le", float(best.threshold)), (j, "gt", float(best.threshold))
         node.children = [self._grow(left, depth + 1, [*conditions, left_cond], [*rule, left_rule]),
@@ -484,6 +544,8 @@ class FairTree(Analysis):
         return node_id
 
     def _classify(self, best: pd.Series, left: np.ndarray, right: np.ndarray) -> str:
+        if self._r is None:  # losses only: a difference in mean loss, of unknown kind
+            return "loss"
         half = self.alpha / 2
         if self.test == "fluctuation":
             b, v = best.p_bias < half, best.p_var < half
@@ -535,12 +597,21 @@ class FairTree(Analysis):
                 res["adjusted_p_value"] = min(1.0, m * res["p_value"])
                 rows.append(res)
         else:
-            for j in testable:
+            # by name: the random ordering halves of nominal covariates are drawn in this order, and
+            # the column order must not change which half a covariate gets
+            for j in sorted(testable, key=lambda j: (self._covariates[j].name, j)):
                 res = self._fluctuation_one(j, idx, self.alpha / (2 * m))
-                if self.decision == "bias_only":
+                # z: the Kolmogorov statistic behind the adjusted p-value (it breaks exact ties)
+                if self._r is None:  # losses only: one process (the loss), Bonferroni over covariates
+                    res["adjusted_p_value"] = min(1.0, m * res["p_value"])
+                    res["z"] = res["statistic"]
+                elif self.decision == "bias_only":
                     res["adjusted_p_value"] = min(1.0, m * res["p_bias"])
+                    res["z"] = res.pop("statistic_bias")
                 else:
                     res["adjusted_p_value"] = min(1.0, 2 * m * res["p_value"])
+                    res["z"] = res["statistic"]
+                res.pop("statistic_bias", None)
                 self._processes[(len(self._nodes) - 1, res["covariate"])] = (res.pop("process_bias"),
                                                                               res.pop("process_var"))
                 rows.append(res)
@@ -548,9 +619,9 @@ class FairTree(Analysis):
             if j not in testable:
                 note = levels[j][2] if j in levels and levels[j][2] else "constant in this node"
                 rows.append({"covariate": c.name, "covariate_index": j, "statistic": 0.0, "p_value": 1.0,
-                             "adjusted_p_value": 1.0, "p_bias": 1.0, "p_var": 1.0, "splittable": False,
+                             "adjusted_p_value": 1.0, "p_bias": 1.0, "p_var": 1.0, "z": np.nan, "splittable": False,
                              "threshold": np.nan, "left_codes": None, "note": note})
-        cols = ["covariate", "covariate_index", "statistic", "p_value", "adjusted_p_value", "p_bias", "p_var",
+        cols = ["covariate", "covariate_index", "statistic", "p_value", "adjusted_p_value", "p_bias", "p_var", "z",
                 "splittable", "threshold", "left_codes", "note"]
         return pd.DataFrame(rows)[cols].sort_values("covariate_index").reset_index(drop=True)
 
@@ -564,6 +635,9 @@ class FairTree(Analysis):
     def _halves(self, j: int, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A random order of all rows and its ordering half for nominal covariate ``j``, drawn once per tree.
 
+        Drawn when first needed, covariates in name order within a node (see ``_test_node``), so
+        the halves do not depend on the column order.
+
         Returns (position of each row in the random order, whether the row orders the levels).
         The halves are fixed for the whole tree rather than redrawn per node: a child of a split
         along ``j`` holds the rows whose levels the parent's ordering half ranked low, so redrawn
@@ -572,7 +646,7 @@ class FairTree(Analysis):
         order, exactly as a continuous covariate re-tests the rows left of its split.
         """
         if j not in self._fixed_halves:
-            n_all = self._r.size
+            n_all = self._L.size
             perm = self._rng.permutation(idx.size)  # at the root, the same draw as one half-split per node
             pos = np.empty(n_all)
             pos[idx[perm]] = np.arange(idx.size)
@@ -588,7 +662,7 @@ class FairTree(Analysis):
 
     def _fluctuation_one(self, j: int, idx: np.ndarray, bias_level: float) -> dict[str, Any]:
         cov: Covariate = self._covariates[j]
-        r = self._r[idx]
+        r = self._x[idx]  # the signed residual (or, with losses only, the loss)
         note, groups = "", None
         if cov.kind == "nominal":
             key, groups, note = self._node_levels[j]  # level codes 0..g-1, rare levels pooled
@@ -616,7 +690,8 @@ class FairTree(Analysis):
             rank[ranked] = np.arange(g)
             node_key = rank[codes]
             test_rows = test_half
-            note = "; ".join(filter(None, [note, "categories ordered by mean residual on a random half, "
+            what = "residual" if self._r is not None else "loss"
+            note = "; ".join(filter(None, [note, f"categories ordered by mean {what} on a random half, "
                                                  "tested on the other half"]))
         else:
             node_key, test_rows, rank = key, np.arange(idx.size), None
@@ -624,18 +699,28 @@ class FairTree(Analysis):
         order = np.argsort(test_key, kind="stable")
         res = fluctuation_test(r[test_rows][order], bias_level)
         values, _ = self._boundaries(node_key)
-        out: dict[str, Any] = {"covariate": cov.name, "covariate_index": j, "p_bias": res.p_bias,
-                               "p_var": res.p_var, "p_value": min(res.p_bias, res.p_var),
-                               "statistic": max(res.statistic_bias, res.statistic_var), "note": note,
-                               "process_bias": res.process_bias, "process_var": res.process_var}
+        if self._r is None:  # losses only: the level process of the loss is the test; no bias/variance
+            out: dict[str, Any] = {"covariate": cov.name, "covariate_index": j, "p_bias": np.nan, "p_var": np.nan,
+                                   "p_value": res.p_bias, "statistic": res.statistic_bias, "note": note,
+                                   "process_bias": res.process_bias, "process_var": None}
+        else:
+            out = {"covariate": cov.name, "covariate_index": j, "p_bias": res.p_bias,
+                   "p_var": res.p_var, "p_value": min(res.p_bias, res.p_var),
+                   "statistic": max(res.statistic_bias, res.statistic_var), "statistic_bias": res.statistic_bias,
+                   "note": note, "process_bias": res.process_bias, "process_var": res.process_var}
         if values.size == 0:
             return {**out, "splittable": False, "threshold": np.nan, "left_codes": None,
                     "note": (note + "; " if note else "") + f"no split leaves {self._min_node} rows per child"}
         sorted_test = test_key[order]
         pos = np.searchsorted(sorted_test, values, side="right")  # tested rows left of each boundary
-        proc = res.process_bias if (res.bias_significant or res.p_bias <= res.p_var) else res.process_var
+        if self._r is None:
+            proc = res.process_bias
+            brk = int(np.abs(proc).argmax()) + 1 if proc.size else 0
+        else:
+            use_bias = res.bias_significant or res.p_bias <= res.p_var
+            proc, brk = (res.process_bias if use_bias else res.process_var), res.break_position
         height = np.abs(proc[np.clip(pos - 1, 0, proc.size - 1)]) if proc.size else np.zeros(pos.size)
-        choice = int(np.lexsort((-height, np.abs(pos - res.break_position)))[0])
+        choice = int(np.lexsort((-height, np.abs(pos - brk)))[0])
         u = float(values[choice])
         if groups is not None:  # nominal: the levels left of the boundary, as original category codes
             on_left = rank <= u if rank is not None else np.arange(len(groups)) <= u
@@ -660,9 +745,9 @@ class FairTree(Analysis):
             meta.append((j, cov, values if groups is None else None, codes, groups, nominal, note))
         results = permutation_node_test(L, specs, self.n_permutations, self._rng, n_jobs=self.n_jobs)
         out = []
-        for (j, cov, values, codes, groups, nominal, note), (stat, best, p) in zip(meta, results, strict=True):
+        for (j, cov, values, codes, groups, nominal, note), (stat, best, p, z) in zip(meta, results, strict=True):
             row: dict[str, Any] = {"covariate": cov.name, "covariate_index": j, "statistic": stat, "p_value": p,
-                                   "p_bias": np.nan, "p_var": np.nan, "note": note, "threshold": np.nan,
+                                   "p_bias": np.nan, "p_var": np.nan, "z": z, "note": note, "threshold": np.nan,
                                    "left_codes": None, "splittable": best >= 0}
             extra = ""
             if best < 0:
@@ -694,10 +779,11 @@ class FairTree(Analysis):
 
     def _splits_frame(self) -> pd.DataFrame:
         cols = ["node", "depth", "covariate", "threshold", "left", "right", "n_left", "n_right", "statistic",
-                "p_value", "adjusted_p_value", "p_bias", "p_var", "classification"]
+                "p_value", "adjusted_p_value", "p_bias", "p_var", "z", "classification", "tied"]
         rows = [{"node": nd.id, "depth": nd.depth, "covariate": nd.split["covariate"],
                  "threshold": nd.split["threshold"], "left": nd.split["left_rule"], "right": nd.split["right_rule"],
-                 **{k: nd.split[k] for k in cols[6:]}} for nd in self._nodes if nd.split]
+                 **{k: nd.split[k] for k in cols[6:-1]}, "tied": ", ".join(nd.tied)}
+                for nd in self._nodes if nd.split]
         return pd.DataFrame(rows, columns=cols)
 
     def _leaves_frame(self) -> pd.DataFrame:
@@ -712,7 +798,8 @@ class FairTree(Analysis):
         Returns
         -------
         DataFrame
-            One row per node, root first.
+            One row per node, root first. ``tied`` names the covariates the split was chosen among
+            when several tied at the smallest adjusted p-value (``""`` otherwise).
 
         Examples
         --------
@@ -725,7 +812,8 @@ class FairTree(Analysis):
                               "n": nd.n, "bias": nd.bias, "variance": nd.variance, "mse": nd.mse,
                               "mean_loss": nd.mean_loss, "split_on": nd.split["covariate"] if nd.split else None,
                               "classification": nd.split["classification"] if nd.split else None,
-                              "adjusted_p_value": nd.split["adjusted_p_value"] if nd.split else None}
+                              "adjusted_p_value": nd.split["adjusted_p_value"] if nd.split else None,
+                              "tied": ", ".join(nd.tied)}
                              for nd in self.nodes_])
 
     def covariate_ranking(self) -> pd.DataFrame:
@@ -734,7 +822,8 @@ class FairTree(Analysis):
         Returns
         -------
         DataFrame
-            ``covariate``, ``p_value``, ``adjusted_p_value``, ``p_bias``, ``p_var``, most significant first.
+            ``covariate``, ``p_value``, ``adjusted_p_value``, ``p_bias``, ``p_var``, ``z``, most
+            significant first (ties of the p-value by decreasing ``z``, then by name, as the splits).
 
         Examples
         --------
@@ -743,10 +832,12 @@ class FairTree(Analysis):
         """
         self.check_is_fitted()
         tests = self.nodes_[0].tests
+        cols = ["covariate", "p_value", "adjusted_p_value", "p_bias", "p_var", "z"]
         if tests.empty:
-            return pd.DataFrame(columns=["covariate", "p_value", "adjusted_p_value", "p_bias", "p_var"])
-        return (tests[["covariate", "p_value", "adjusted_p_value", "p_bias", "p_var"]]
-                .sort_values(["adjusted_p_value", "p_value"]).reset_index(drop=True))
+            return pd.DataFrame(columns=cols)
+        ranked = tests[cols].assign(_neg_z=-tests.z.fillna(-np.inf), _name=tests.covariate.astype(str))
+        return (ranked.sort_values(["adjusted_p_value", "p_value", "_neg_z", "_name"])
+                .drop(columns=["_neg_z", "_name"]).reset_index(drop=True))
 
     def summary(self) -> Summary:
         """The splits and the leaves as text (and HTML, with the tables).
@@ -767,13 +858,19 @@ class FairTree(Analysis):
         self.check_is_fitted()
         root = self.nodes_[0]
         size = "" if self.min_node_size is not None else " (default for n)"
+        losses_only = self.residuals_ is None
+        stats = (f"mean loss {root.mean_loss:.4f}" if losses_only
+                 else f"bias {root.bias:+.4f}, variance {root.variance:.4f}, MSE {root.mse:.4f}")
         lines = [f"FairTree ({self.test} test, alpha={self.alpha}, min_node_size={self.min_node_size_}{size}): "
-                 f"{root.n} rows, bias {root.bias:+.4f}, variance {root.variance:.4f}, MSE {root.mse:.4f}"]
+                 f"{root.n} rows, {stats}"]
+        if losses_only:
+            lines.append("note: only per-row losses were given, so the splits test the mean loss and are not "
+                         "classified as bias or variance (give y_true and y_pred, or residuals=, for that)")
         if not root.tests.empty:  # say which covariates could not be tested at all (e.g. identifiers)
             for t in root.tests.itertuples():
                 if not t.splittable and str(t.note).startswith("identifier-like"):
                     lines.append(f"not tested: {t.covariate!r} ({t.note}); group its values or drop it")
-        if self.binary_target_:  # the residual variance of a 0/1 target is mostly the base rate's p(1 - p)
+        if self.binary_target_ and not losses_only:  # a 0/1 target's residual variance is mostly p(1 - p)
             lines.append("note: the target is binary (0/1), so the residual variance tracks p(1 - p) of the "
                          "outcome rate: a 'variance' split may mark a different base rate, not noisier predictions")
         splits = self.splits_
@@ -786,10 +883,17 @@ class FairTree(Analysis):
         for s in splits.itertuples():
             lines.append(f"  {'  ' * s.depth}node {s.node}: {s.left} | {s.right}  "
                          f"(n {s.n_left}/{s.n_right}, adj. p {s.adjusted_p_value:.2e}, {s.classification})")
+            if s.tied:  # say that the p-value alone did not decide, and what did
+                node = self.nodes_[s.node]
+                z = dict(zip(node.tests.covariate, node.tests.z, strict=True))
+                zs = ", ".join(f"{c} {z[c]:.1f}" for c in node.tied)
+                lines.append(f"  {'  ' * s.depth}  chosen among covariates tied at adj. p {s.adjusted_p_value:.2e} "
+                             f"by the largest standardised statistic z ({zs})")
         lines.append("leaves:")
         for leaf in self.leaves_.itertuples():
-            lines.append(f"  n={leaf.n:<6d} bias {leaf.bias:+.4f}  var {leaf.variance:.4f}  MSE {leaf.mse:.4f}  "
-                         f"{leaf.rule}")
+            stats = (f"mean loss {leaf.mean_loss:.4f}" if losses_only
+                     else f"bias {leaf.bias:+.4f}  var {leaf.variance:.4f}  MSE {leaf.mse:.4f}")
+            lines.append(f"  n={leaf.n:<6d} {stats}  {leaf.rule}")
         return Summary("\n".join(lines), title=title, tables=tables)
 
     def figures(self) -> dict[str, Callable[..., Any]]:
