@@ -109,6 +109,12 @@ def test_riskscore_command(files: dict[str, str], tmp_path: Path) -> None:
                "--bootstrap", "10")
     assert real.returncode == 0, real.stderr
     assert "outside [0, 1]" in real.stdout
+    # ECE and EUR are compared with random groups of the same size: --permutations, and JSON rows
+    perm = run(*base, "--groups", "sex", "--bootstrap", "5", "--permutations", "30", "--json")
+    assert perm.returncode == 0, perm.stderr
+    tests = json.loads(perm.stdout)["permutation_tests"]
+    assert {t["metric"] for t in tests} == {"ece", "eur"} and all(t["n_permutations"] <= 30 for t in tests)
+    assert_bad(run(*base, "--groups", "sex", "--permutations", "0"), "n_permutations must be at least 1")
 
 
 def test_multiplicity_command(files: dict[str, str], tmp_path: Path) -> None:

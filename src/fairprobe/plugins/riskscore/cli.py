@@ -34,15 +34,18 @@ __all__ = ["riskscore_command"]
 @click.option("--max-intersections", type=int, default=3, show_default=True)
 @click.option("--min-group-size", type=int, default=100, show_default=True)
 @click.option("--bootstrap", type=int, default=200, show_default=True)
+@click.option("--permutations", type=int, default=1000, show_default=True,
+              help="Random relabellings for comparing ECE and EUR with random groups of the same size.")
 @jobs_option()
 @seed_option()
 @out_option(help="Write the report folder (HTML, PNG, CSV).")
 @force_option
 @json_option("Print the results, the differences to all and the dropped groups as JSON.")
 def riskscore_command(data_path: Path, target: str, positive_label: str | None, score: str, groups: str,
-                      max_intersections: int, min_group_size: int, bootstrap: int, jobs: int, seed: int,
+                      max_intersections: int, min_group_size: int, bootstrap: int, permutations: int, jobs: int,
+                      seed: int,
                       out_dir: Path | None, as_json: bool) -> None:
-    """Per-group calibration (DRMSCE), AUROC/AUPRG and under-representation with bootstrap intervals.
+    """Per-group calibration (DRMSCE, ECE), AUROC/AUPRG and under-representation with bootstrap intervals.
 
     \b
     Example:
@@ -55,7 +58,8 @@ def riskscore_command(data_path: Path, target: str, positive_label: str | None, 
         raise ConfigError(f"--sensitive {groups!r} names no column; give comma-separated columns, e.g. "
                           "--sensitive sex,race.")
     audit = RiskScoreAudit(max_intersections=max_intersections,
-                           min_group_size=min_group_size, n_bootstrap=bootstrap, random_state=seed,
+                           min_group_size=min_group_size, n_bootstrap=bootstrap, n_permutations=permutations,
+                           random_state=seed,
                            n_jobs=None if jobs == 1 else jobs, positive_label=positive_label)
     audit._check_params()  # options first: a bad option fails before the file is read
     df = read_table(data_path)
@@ -79,6 +83,7 @@ def riskscore_command(data_path: Path, target: str, positive_label: str | None, 
                "min_group_size": audit.min_group_size,
                "results": audit.results_.to_dict(orient="records"),
                "differences": audit.differences_.to_dict(orient="records"),
+               "permutation_tests": audit.permutation_tests_.to_dict(orient="records"),
                "dropped_groups": audit.dropped_groups_.to_dict(orient="records")}
         # undefined values (NaN) as null: NaN is not JSON
         click.echo(dumps(out, indent=2))
