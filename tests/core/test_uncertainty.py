@@ -109,3 +109,53 @@ def test_interval_is_shown_in_summary_json_and_frame():
     assert res.to_dict()["interval"]["method"] == "bayes"
     frame = res.to_frame()
     assert frame.loc[0, "ci_lower"] == res.interval.lower and frame.loc[0, "ci_level"] == 0.9
+
+
+def test_fixed_seed_same_interval_on_a_dask_local_cluster():
+    distributed = pytest.importorskip("distributed", reason="dask[distributed] is an optional extra (fairprobe[dask])")
+    from joblib import parallel_config
+
+    problem = BoundProblem("proxy_label", "fpr", counts_table(), fixed={"D": 0.02})
+    population = problem.solve({"D": 0.02})
+    opts = IntervalOptions(resamples=24, seed=11)
+    local = sampling_interval(problem, {"D": 0.02}, population, opts, n_jobs=1, progress=False)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with cluster, distributed.Client(cluster), parallel_config(backend="dask"):
+        remote = sampling_interval(problem, {"D": 0.02}, population, opts, n_jobs=2, progress=False)
+    assert (local.lower, local.upper, local.se_lower, local.se_upper) == \
+        (remote.lower, remote.upper, remote.se_lower, remote.se_upper)
+
+
+@pytest.fixture(scope="module")
+def compas_races() -> fp.ObservedTable:
+    from fairprobe.datasets import load_compas
+
+    compas = load_compas().frame
+    compas = compas.assign(pred=(compas.decile_score >= 5).astype(int))
+    return fp.ObservedTable.from_frame(compas, A="race", Y="two_year_recid", P="pred")
+
+
+def test_the_11_person_compas_group_gets_a_wide_interval_and_no_claim(compas_races):
+    small = fp.metric("fpr_parity", groups=("Native American", "Caucasian"))
+    res = fp.bound("selection", small, compas_races, D=0.05, ci=0.95, ci_method="projection", progress=False)
+    assert res.few_units == {"Y = 0 & A = 'Native American'": 6}  # 11 people, 6 of them without recidivism
+    ci = res.interval
+    assert ci.lower <= res.lower <= res.upper <= ci.upper
+    assert ci.upper - ci.lower > 1.1 and (res.lower - ci.lower) + (ci.upper - res.upper) > 0.1  # visibly wide
+    conclusion = res.conclusion()
+    assert conclusion.verdict == "too_few_units"
+    assert "no conclusion is drawn" in conclusion.text and "95 % CI" in conclusion.text
+    assert "stays" not in conclusion.text and "flip" not in conclusion.text  # no headline either way
+    # a group of 3,175 people keeps its headline, with the interval beside it
+    large = fp.bound("selection", fp.metric("fpr_parity", groups=("African-American", "Caucasian")), compas_races,
+                     D=0.05, ci=0.95, ci_method="projection", progress=False)
+    assert not large.few_units and large.conclusion().verdict == "survives"
+    assert large.interval.upper - large.interval.lower < 0.5
+
+
+def test_small_groups_get_no_claim_without_an_interval_either(compas_races):
+    small = fp.metric("fpr_parity", groups=("Native American", "Caucasian"))
+    res = fp.bound("proxy_label", small, compas_races, D=0.01)
+    assert res.conclusion().verdict == "too_few_units" and "--ci 0.95" in res.conclusion().text
+    sweep = fp.sensitivity("proxy_label", small, compas_races, D=[0.0, 0.01], progress=False)
+    assert sweep.conclusion().verdict == "too_few_units"

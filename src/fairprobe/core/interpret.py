@@ -13,6 +13,9 @@ these functions return and never decides itself. The rules:
 * A bound within :data:`SIGN_TOLERANCE` of 0 does not settle a sign (solver tolerances).
 * A solver stopped at its limit keeps its bounds certified but maybe loose: what they settle
   holds, what they leave open may only be loose; the text says so.
+* A rate measured on fewer than :data:`~fairprobe.core.results.FEW_UNITS` units (an 11-person
+  group) gets its bounds and, when computed, its sampling interval, and **no claim** (verdict
+  ``"too_few_units"``): a sign or a breakdown point read off so few units is noise, not a finding.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ __all__ = [
     "metric_kind",
     "sweep_conclusion",
     "threshold_test",
+    "too_few_units_text",
 ]
 
 #: A bound within this of 0 does not settle a sign (solver tolerances).
@@ -230,6 +234,43 @@ def _keeps(sign: str, lower: float, upper: float) -> bool:
     return lower > SIGN_TOLERANCE if sign == "positive" else upper < -SIGN_TOLERANCE
 
 
+def too_few_units_text(few: Mapping[str, int]) -> str:
+    """The sentence that withholds a claim for events with too few units.
+
+    Parameters
+    ----------
+    few : mapping of str to int
+        The events (``BoundResult.few_units``) and their numbers of units.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> too_few_units_text({"A = Native American": 11})[:46]
+    'A = Native American has 11 units, fewer than 3'
+    """
+    from fairprobe.core.results import FEW_UNITS  # the results import this module at load time
+
+    shown = ", ".join(f"{event} has {units} units" if len(few) == 1 else f"{event}: {units}"
+                      for event, units in few.items())
+    if len(few) > 1:
+        shown = f"{shown} units"
+    return (f"{shown}, fewer than {FEW_UNITS}: too few to measure a rate, so no conclusion is drawn "
+            "(the bounds take the observed shares as exact)")
+
+
+def _too_few(res: BoundResult, head: str, notes: tuple[str, ...]) -> Conclusion:
+    """A bound on a rate of too few units: the bounds, the sampling interval if any, and no claim."""
+    text = f"{head} {too_few_units_text(res.few_units)}."
+    if res.interval is not None:
+        text += f" With sampling error: {res.interval.text()}."
+    else:
+        text += " Compute the interval with sampling error (ci=0.95, --ci 0.95) to see how little they pin down."
+    return Conclusion("too_few_units", text, (*notes, "too few units for a claim"))
+
+
 def bound_conclusion(res: BoundResult) -> Conclusion:
     """The conclusion of one certified bound, read against its value with no bias.
 
@@ -263,6 +304,8 @@ def bound_conclusion(res: BoundResult) -> Conclusion:
     if res.status != "optimal":
         head += f" {_LIMIT_NOTE}"
         notes = (_LIMIT_NOTE,)
+    if res.few_units:
+        return _too_few(res, head, notes)
     if res.metric_kind == "rate":
         return Conclusion("range", head, notes)
     if res.nonnegative or res.metric_kind == "nonnegative":
@@ -331,6 +374,11 @@ def sweep_conclusion(sweep: SensitivityResult, breakdown_value: float | None = N
         return Conclusion("undetermined", f"{sweep.metric} {why}; at {p} = {solved[0].params[p]:g} it lies in "
                           f"[{first.lower:.4f}, {first.upper:.4f}], so there is no observed conclusion to hold or "
                           f"flip.{tail}", notes)
+    few = solved[0].result.few_units
+    if few:
+        return Conclusion("too_few_units", f"Without bias {sweep.metric} is {obs.point:.4f}. "
+                          f"{too_few_units_text(few)}: the sweep shows the bounds, not a conclusion that holds or "
+                          f"breaks.{tail}", (*notes, "too few units"))
     value = obs.point
     kind = solved[0].result.metric_kind
     nonnegative = solved[0].result.nonnegative or kind == "nonnegative"
@@ -399,6 +447,10 @@ def breakdown_conclusion(res: BreakdownResult) -> Conclusion:
     limited = [r for r in (res.below, res.above, res.observed) if r is not None and r.status != "optimal"]
     notes = (_LIMIT_NOTE,) if limited else ()
     tail = f" {_LIMIT_NOTE}" if limited else ""
+    if res.observed.few_units:
+        few = too_few_units_text(res.observed.few_units)
+        return Conclusion("too_few_units", f"{start} {res.metric} = {observed}. {few}; a breakdown point of so few "
+                          f"units is not a finding.{tail}", (*notes, "too few units"))
     if res.value == 0.0:
         return Conclusion("undetermined", f"{start} {res.metric} = {observed}, which does not settle the conclusion; "
                           f"there is no conclusion to break.{tail}", notes)
