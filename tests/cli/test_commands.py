@@ -85,6 +85,28 @@ def test_causal_commands(command: str, files: dict[str, str], tmp_path: Path) ->
     assert_bad(run(*base, "--bias", "proxy_labels"), "Unknown bias 'proxy_labels'")
 
 
+def test_bound_with_a_sampling_interval(tmp_path: Path) -> None:
+    counts = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+                           "n": [400, 100, 100, 400, 300, 200, 100, 400]})
+    counts.to_csv(tmp_path / "counts.csv", index=False)
+    base = ["bound", "--bias", "proxy_label", "--metric", "fpr_parity", "--D", "0.02"]
+    out = run(*base, "--data", str(tmp_path / "counts.csv"), "--ci", "0.95", "--resamples", "40", "--seed", "3",
+              "--json")
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    ci = res["interval"]
+    assert ci["method"] == "bootstrap" and ci["resamples"] == 40 and ci["seed"] == 3
+    assert ci["lower"] <= res["lower"] <= res["upper"] <= ci["upper"]
+    assert "With sampling error" in res["conclusion"]
+    projection = run(*base, "--data", str(tmp_path / "counts.csv"), "--ci", "0.95", "--ci-method", "projection")
+    assert projection.returncode == 0 and "projection (Clopper-Pearson region, n = 2,000)" in projection.stdout
+    # probabilities without a sample size, and levels out of range, are refused with the fix
+    counts.assign(prob=counts.n / counts.n.sum()).drop(columns="n").to_csv(tmp_path / "probs.csv", index=False)
+    assert_bad(run(*base, "--data", str(tmp_path / "probs.csv"), "--ci", "0.95"), "no sample size")
+    assert_bad(run(*base, "--data", str(tmp_path / "counts.csv"), "--ci", "1.5"), "strictly between 0 and 1")
+    assert_bad(run(*base, "--data", str(tmp_path / "counts.csv"), "--ci", "0.95", "--resamples", "5"), ">= 20")
+
+
 def test_fairtree_command(files: dict[str, str], tmp_path: Path) -> None:
     base = ["fairtree", "--data", files["rows"], "--target", "x", "--prediction", "yhat"]
     ok = run(*base, "--covariates", "age,sex", "--out", str(tmp_path / "rep"))

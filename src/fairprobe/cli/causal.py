@@ -26,6 +26,7 @@ from fairprobe.cli.options import (
     json_option,
     out_option,
     save_plot,
+    seed_option,
     time_limit_option,
 )
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
@@ -101,7 +102,8 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
     Parameters
     ----------
     path : Path
-        A CSV or Parquet file of unit rows, or of cells with a ``prob`` column.
+        A CSV or Parquet file of unit rows, or of cells with a ``prob`` column (probabilities) or an
+        ``n`` column (counts, which ``--ci`` needs).
     columns : str or None
         The ``--columns`` mapping ``"A=race,Y=recid,P=pred"`` (DAG node = column).
     groups : str or None
@@ -147,6 +149,9 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
     if "prob" in frame.columns:
         frame = frame.rename(columns={v: k for k, v in mapping.items()})
         table = ObservedTable.from_probabilities(frame)
+    elif "n" in frame.columns and "n" not in mapping.values():  # cell counts: the sample size is known (--ci)
+        frame = frame.rename(columns={v: k for k, v in mapping.items()})
+        table = ObservedTable.from_counts(frame)
     else:
         table = ObservedTable.from_frame(frame, **mapping) if mapping else ObservedTable.from_frame(frame)
     if groups is None:
@@ -271,7 +276,8 @@ def common(f: Any) -> Any:
     options = [
         click.option("--bias", "biases", multiple=True, help="Bias name or JSON file; repeat to combine biases."),
         click.option("--metric", required=True, help="Metric name (see `fairprobe plugins`) or a query string."),
-        data_option("CSV or Parquet of unit rows, or of cells with a 'prob' column."),
+        data_option("CSV or Parquet of unit rows, or of cells with a 'prob' (probabilities) or 'n' (counts) "
+                    "column."),
         click.option("--columns", default=None, help="Node=column mapping, e.g. A=race,Y=recid,P=pred."),
         click.option("--groups", default=None,
                      help="Two attribute values to compare (codes or labels), a value and 'rest' (everyone "
@@ -292,23 +298,63 @@ def common(f: Any) -> Any:
     return f
 
 
+def interval_options(f: Any) -> Any:
+    """``--ci LEVEL``, ``--ci-method``, ``--resamples``, ``--seed`` and ``--jobs``: the sampling interval.
+
+    Parameters
+    ----------
+    f : callable
+        The click command function to decorate.
+
+    Returns
+    -------
+    callable
+        ``f`` with the options, passed as ``ci``, ``ci_method``, ``resamples``, ``seed``, ``n_jobs``.
+    """
+    options = [
+        click.option("--ci", "ci", type=float, default=None,
+                     help="Also give the confidence interval with sampling error at this level (e.g. 0.95); "
+                          "needs unit rows or counts."),
+        click.option("--ci-method", type=click.Choice(["bootstrap", "projection", "bayes"]), default="bootstrap",
+                     show_default=True, help="bootstrap (Imbens-Manski/Stoye), projection (finite-sample valid, "
+                                             "one program) or bayes (Dirichlet draws)."),
+        click.option("--resamples", type=int, default=1000, show_default=True,
+                     help="Bootstrap resamples or posterior draws for --ci."),
+        seed_option("Seed of the resamples (the interval does not depend on --jobs)."),
+        jobs_option(dest="n_jobs"),
+    ]
+    for opt in reversed(options):
+        f = opt(f)
+    return f
+
+
 @click.command("bound")
 @common
 @click.option("--D", "d_value", type=float, default=None, help="Sensitivity value (single-parameter bias).")
+@interval_options
 def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
               group: str | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
-              time_limit: float | None, as_json: bool, out_dir: Path | None, d_value: float | None) -> None:
+              time_limit: float | None, as_json: bool, out_dir: Path | None, d_value: float | None,
+              ci: float | None, ci_method: str, resamples: int, seed: int, n_jobs: int) -> None:
     """Certified bounds of a fairness metric under a bias at one sensitivity value.
+
+    With --ci, also the confidence interval that adds the sampling error of the data (a group of
+    11 people does not measure a rate).
 
     \b
     Example:
       fairprobe bound --bias proxy_label --metric fpr_parity --data cells.csv --D 0.05
+      fairprobe bound --bias selection --metric fpr_parity --data preds.csv \\
+          --columns A=race,Y=recid,P=pred --D 0.05 --ci 0.95 --ci-method bootstrap --resamples 1000
     """
     from fairprobe.core.bound import bound
 
     table, grp = load_data(data_path, columns, groups)
+    extra = {} if ci is None else {"ci": ci, "ci_method": ci_method, "resamples": resamples, "seed": seed,
+                                   "n_jobs": n_jobs}
     res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
-                time_limit=time_limit, unmeasured=unmeasured, **_fixed(params, given_d=d_value is not None))
+                time_limit=time_limit, unmeasured=unmeasured, **extra,
+                **_fixed(params, given_d=d_value is not None))
     context = _context(res, table, columns)
     text = f"{res.summary()}\n{_context_text(context)}"
     if out_dir is not None:

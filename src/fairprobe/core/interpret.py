@@ -310,7 +310,8 @@ def bound_conclusion(res: BoundResult) -> Conclusion:
         return Conclusion("range", head, notes)
     if res.nonnegative or res.metric_kind == "nonnegative":
         if res.lower > SIGN_TOLERANCE:
-            return Conclusion("survives", head + f" A disparity of at least {res.lower:.4f} remains.", notes)
+            return Conclusion("survives", head + f" A disparity of at least {res.lower:.4f} remains."
+                              + _with_noise(res, "positive", "a gap remains"), notes)
         return Conclusion("could_be_zero", head + " The disparity could be 0 at this much bias.", notes)
     sign = _observed_sign(obs)
     if sign is None:
@@ -318,9 +319,20 @@ def bound_conclusion(res: BoundResult) -> Conclusion:
                           "is no observed conclusion to hold or flip.", notes)
     if _keeps(sign, res.lower, res.upper):
         return Conclusion("survives", head + f" The disparity stays {sign}: the observed conclusion holds at this "
-                          "much bias.", notes)
+                          "much bias." + _with_noise(res, sign, f"it stays {sign}"), notes)
     return Conclusion("can_flip", head + f" The data show a {sign} disparity, but at this much bias it could be 0 "
                       "or reversed: the conclusion could flip.", notes)
+
+
+def _with_noise(res: BoundResult, sign: str, kept: str) -> str:
+    """The sentence on the sampling interval of a conclusion that survives the bias ("" without one)."""
+    ci = res.interval
+    if ci is None:
+        return ""
+    if _keeps(sign, ci.lower, ci.upper):
+        return f" With sampling error too ({ci.text()}) {kept}."
+    return (f" With sampling error ({ci.text()}) it is not settled: the conclusion survives this bias in the "
+            "population the table describes, not the noise of this sample.")
 
 
 def _pct(value: float) -> str:

@@ -18,7 +18,7 @@ def fairprobe_register_analyses() -> Sequence[type]:
 #: Commands of this plugin: name -> (module:attribute, short help).
 COMMANDS = {
     "riskscore": ("fairprobe.plugins.riskscore.cli:riskscore_command",
-        "Per-group calibration (DRMSCE), AUROC/AUPRG and under-representation with bootstrap intervals."),
+        "Per-group calibration (DRMSCE, ECE), AUROC/AUPRG and under-representation with bootstrap intervals."),
 }
 
 
