@@ -105,6 +105,11 @@ def test_bound_with_a_sampling_interval(tmp_path: Path) -> None:
     assert_bad(run(*base, "--data", str(tmp_path / "probs.csv"), "--ci", "0.95"), "no sample size")
     assert_bad(run(*base, "--data", str(tmp_path / "counts.csv"), "--ci", "1.5"), "strictly between 0 and 1")
     assert_bad(run(*base, "--data", str(tmp_path / "counts.csv"), "--ci", "0.95", "--resamples", "5"), ">= 20")
+    brk = run("breakdown", "--bias", "proxy_label", "--metric", "fpr_parity", "--data", str(tmp_path / "counts.csv"),
+              "--ci", "0.95", "--ci-method", "projection", "--json")
+    assert brk.returncode == 0, brk.stderr
+    out = json.loads(brk.stdout)
+    assert 0 < out["ci_value"] < out["value"] and "With sampling error" in out["conclusion"]
 
 
 def test_fairtree_command(files: dict[str, str], tmp_path: Path) -> None:

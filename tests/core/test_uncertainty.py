@@ -159,3 +159,19 @@ def test_small_groups_get_no_claim_without_an_interval_either(compas_races):
     assert res.conclusion().verdict == "too_few_units" and "--ci 0.95" in res.conclusion().text
     sweep = fp.sensitivity("proxy_label", small, compas_races, D=[0.0, 0.01], progress=False)
     assert sweep.conclusion().verdict == "too_few_units"
+
+
+def test_breakdown_with_sampling_error_comes_before_the_bias_only_point_and_approaches_it():
+    gaps = []
+    for scale in (1, 100):
+        res = fp.breakdown("proxy_label", "fpr_parity", counts_table(scale), ci=0.95, ci_method="projection",
+                           xtol=1e-3, progress=False)
+        assert res.claim == "metric < 0" and res.value == pytest.approx(0.0625, abs=1e-3)
+        assert 0 < res.ci_value <= res.value
+        below, above = res.ci_below.interval, res.ci_above.interval
+        assert below.upper < 0 <= above.upper  # the interval holds the claim just below, not at the point
+        assert res.ci_above.parameters["D"] - res.ci_below.parameters["D"] <= 1e-3
+        gaps.append(res.value - res.ci_value)
+        assert "With sampling error" in res.conclusion().text and "with sampling error" in res.summary()
+        assert res.to_dict()["ci_value"] == res.ci_value
+    assert gaps[1] < 0.25 * gaps[0]  # 100 times the units: the noise costs far less of the bias budget

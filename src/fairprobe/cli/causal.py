@@ -415,23 +415,31 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
 @click.option("--threshold", type=float, default=None, help="Conclusion: metric above/below this (default 0).")
 @click.option("--tolerance", type=float, default=None, help="Conclusion: |metric| <= tolerance (or not).")
 @click.option("--parameter", default=None, help="Parameter moved when the bias has several.")
+@interval_options
 def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None,
                   groups: str | None, group: str | None, params: tuple[str, ...], unmeasured: str | None,
                   backend: str,
                   time_limit: float | None, as_json: bool, out_dir: Path | None, threshold: float | None,
-                  tolerance: float | None, parameter: str | None) -> None:
+                  tolerance: float | None, parameter: str | None, ci: float | None, ci_method: str,
+                  resamples: int, seed: int, n_jobs: int) -> None:
     """Smallest sensitivity value at which the fairness conclusion can flip.
+
+    With --ci, also the smallest value at which the confidence interval (bias and sampling error)
+    reaches the threshold: the conclusion that survives both.
 
     \b
     Example:
       fairprobe breakdown --bias selection --metric fpr_parity --data cells.csv --tolerance 0.05
+      fairprobe breakdown --bias proxy_label --metric fpr_parity --data counts.csv --ci 0.95 --ci-method projection
     """
     from fairprobe.core.breakdown import breakdown
 
     table, grp = load_data(data_path, columns, groups)
+    extra = {} if ci is None else {"ci": ci, "ci_method": ci_method, "resamples": resamples, "seed": seed,
+                                   "n_jobs": n_jobs}
     res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
                     tolerance=tolerance, parameter=parameter, backend=backend, time_limit=time_limit,
-                    unmeasured=unmeasured, **_fixed(params))
+                    unmeasured=unmeasured, **extra, **_fixed(params))
     context = {"observed": {"lower": res.observed.lower, "upper": res.observed.upper},
                "columns": _columns_text(columns, table), "groups": list(table.categories.get("A", [])),
                "conclusion": res.conclusion().text, "verdict": res.conclusion().verdict}

@@ -13,6 +13,13 @@ conclusion fails. The bias models are nested (a larger ``D`` only relaxes the co
 the bounds widen monotonically and bisection on certified bounds finds it: the conclusion is
 *certified* to hold for every ``D <= below`` and can fail at ``above``; ``value`` is ``above``,
 within ``tol`` of the exact point (``inf`` when it survives every ``D`` up to ``D_max``).
+
+With ``ci=0.95`` the same search runs on the **confidence interval** (bias and sampling error):
+``ci_value`` is the smallest ``D`` at which the interval reaches the threshold, the conclusion
+that survives both the bias and the noise of the sample. The interval contains the bounds, so
+``ci_value <= value``; it is 0 when the noise alone leaves the conclusion open. The resamples are
+the same at every ``D`` (one seed), so the interval moves with ``D`` only; the search assumes it
+widens with ``D``, as the bounds do.
 """
 
 from __future__ import annotations
@@ -64,6 +71,12 @@ class BreakdownResult(Explained):
         Width of the final bracket.
     wall_time : float
         Seconds spent.
+    ci_value : float or None
+        With ``ci=``: the smallest value at which the confidence interval (bias and sampling
+        error) reaches the threshold (``0``: the noise alone leaves the conclusion open; ``inf``:
+        it holds up to ``D_max``); None without ``ci``.
+    ci_below, ci_above : BoundResult or None
+        The bounds with their :attr:`~BoundResult.interval` just below and at ``ci_value``.
 
     Examples
     --------
@@ -86,6 +99,9 @@ class BreakdownResult(Explained):
     tol: float
     n_solves: int
     wall_time: float
+    ci_value: float | None = None
+    ci_below: BoundResult | None = None
+    ci_above: BoundResult | None = None
 
     def conclusion(self) -> Conclusion:
         """What the breakdown point means for the audit (see :func:`fairprobe.core.interpret.breakdown_conclusion`).
@@ -164,10 +180,22 @@ class BreakdownResult(Explained):
         if self.above is not None and not math.isinf(self.value):
             lines.append(f"  certified bounds at {self.parameter} = {self.above.parameters[self.parameter]:.4g}: "
                          f"[{self.above.lower:.6f}, {self.above.upper:.6f}]")
+        if self.ci_value is not None:
+            lines.append(self._ci_line())
         if self.observed.few_units:
             lines.append(few_units_line(self.observed.few_units))
         lines.append(f"conclusion: {self.conclusion().text}")
         return Summary("\n".join(lines), title=f"Breakdown point: {self.metric}", tables={"bounds": self.to_frame()})
+
+    def _ci_line(self) -> str:
+        """The summary's line on the breakdown point with sampling error."""
+        ref = self.ci_above if self.ci_above is not None else self.ci_below
+        what = ref.interval.text().split(";")[0] if ref is not None and ref.interval is not None else "interval"
+        if self.ci_value == 0.0:
+            return f"with sampling error ({what}): the interval reaches the threshold already at {self.parameter} = 0"
+        if math.isinf(self.ci_value):
+            return f"with sampling error ({what}): the conclusion survives every {self.parameter} tested"
+        return f"with sampling error ({what}): breakdown point {self.parameter} = {self.ci_value:.4g}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form.
@@ -191,6 +219,9 @@ class BreakdownResult(Explained):
                 "below": self.below.to_dict() if self.below else None,
                 "above": self.above.to_dict() if self.above else None,
                 "observed": self.observed.to_dict(), "n_solves": self.n_solves, "wall_time": self.wall_time,
+                "ci_value": None if self.ci_value is None else json_number(self.ci_value),
+                "ci_below": self.ci_below.to_dict() if self.ci_below else None,
+                "ci_above": self.ci_above.to_dict() if self.ci_above else None,
                 "conclusion": self.conclusion().text, "verdict": self.conclusion().verdict}
 
 
@@ -204,7 +235,9 @@ def breakdown(
     backend: str = "scip", time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP,
     reduce: bool = True, n_jobs: int | None = 1, solver_options: Mapping[str, Any] | None = None,
     unmeasured: Any = None, progress: bool = True, compile_options: CompileOptions | None = None,
-    fixed: Mapping[str, float] | None = None, tol: float | None = None, **parameters: float,
+    fixed: Mapping[str, float] | None = None, tol: float | None = None, ci: float | bool | None = None,
+    ci_method: str = "bootstrap", resamples: int = 1000, seed: int = 0, stratify: str | None = None,
+    **parameters: float,
 ) -> BreakdownResult:
     """Smallest sensitivity value at which a fairness conclusion can flip.
 
@@ -232,6 +265,10 @@ def breakdown(
         Values of the parameters that are not moved (the same as keywords).
     tol : float, optional
         Old name of ``xtol``.
+    ci, ci_method, resamples, seed, stratify
+        As for :func:`fairprobe.bound`: with ``ci``, also the breakdown point of the confidence
+        interval (``ci_value``). Each bisection step then computes an interval: ``"projection"``
+        costs one solve per step, ``"bootstrap"`` and ``"bayes"`` one per resample.
     **parameters : float
         Values of the parameters that are not moved, by name.
 
@@ -281,6 +318,11 @@ def breakdown(
         raise ConfigError(f"{_metric_name(metric)} is the rate of one group (between 0 and 1), so the default "
                           "conclusion 'metric > 0' says nothing; say which conclusion to test: threshold=0.2 "
                           "(--threshold 0.2: the rate is above or below 0.2).")
+    from fairprobe.core.uncertainty import interval_options, require_counts, sampling_interval
+
+    interval = interval_options(ci, ci_method=ci_method, resamples=resamples, seed=seed, stratify=stratify)
+    if interval is not None:
+        require_counts(problem.table)  # before any solve
     n = 0
     solve_kwargs = opts.solve_kwargs()
 
@@ -317,5 +359,49 @@ def breakdown(
             lo, lo_res = mid, res
         else:
             hi, hi_res = mid, res
-    return BreakdownResult(hi, parameter, text, lo_res, hi_res, observed, label, xtol, n,
-                           time.perf_counter() - start)
+    result = BreakdownResult(hi, parameter, text, lo_res, hi_res, observed, label, xtol, n,
+                             time.perf_counter() - start)
+    if interval is not None:
+        def solve_ci(d: float) -> BoundResult:
+            res = solve(d)
+            res.interval = sampling_interval(problem, {**fixed, parameter: d}, res, interval, n_jobs=opts.n_jobs,
+                                             progress=False, solve_kwargs=solve_kwargs)
+            return res
+
+        _ci_breakdown(result, solve_ci, holds, D_max, xtol)
+        result.n_solves, result.wall_time = n, time.perf_counter() - start
+    return result
+
+
+def _ci_breakdown(result: BreakdownResult, solve_ci: Any, holds: Any, D_max: float, xtol: float) -> None:
+    """Fill ``result.ci_*``: the bisection of :func:`breakdown` on the confidence interval."""
+    def ci_holds(res: BoundResult) -> bool:
+        return bool(holds(_Bounds(res.interval.lower, res.interval.upper)))
+
+    zero = solve_ci(0.0)
+    if not ci_holds(zero):
+        result.ci_value, result.ci_above = 0.0, zero
+        return
+    # the interval contains the bounds: where the bounds fail, so does the interval
+    hi = result.value if math.isfinite(result.value) else float(D_max)
+    top = solve_ci(hi)
+    if ci_holds(top):  # only when the bounds survive every D searched
+        result.ci_value, result.ci_below = math.inf, top
+        return
+    lo, lo_res, hi_res = 0.0, zero, top
+    while hi - lo > xtol:
+        mid = 0.5 * (lo + hi)
+        res = solve_ci(mid)
+        if ci_holds(res):
+            lo, lo_res = mid, res
+        else:
+            hi, hi_res = mid, res
+    result.ci_value, result.ci_below, result.ci_above = hi, lo_res, hi_res
+
+
+@dataclass(frozen=True)
+class _Bounds:
+    """An interval read as bounds by a claim's test (``lower``, ``upper``)."""
+
+    lower: float
+    upper: float

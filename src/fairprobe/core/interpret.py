@@ -466,12 +466,28 @@ def breakdown_conclusion(res: BreakdownResult) -> Conclusion:
     if res.value == 0.0:
         return Conclusion("undetermined", f"{start} {res.metric} = {observed}, which does not settle the conclusion; "
                           f"there is no conclusion to break.{tail}", notes)
+    noise = _breakdown_noise(res)
     if math.isinf(res.value):
         return Conclusion("survives", f"{start} {res.metric} = {observed}, so '{res.claim}'. The conclusion "
-                          f"holds for every {res.parameter} tested: it is robust to this bias.{tail}", notes)
+                          f"holds for every {res.parameter} tested: it is robust to this bias.{noise}{tail}", notes)
     return Conclusion("can_flip", f"{start} {res.metric} = {observed}, so '{res.claim}'. It holds while "
                       f"{res.parameter} < {res.value:.4g} and can flip from {res.parameter} = {res.value:.4g} on: "
-                      f"the conclusion survives a bias of that size, not more.{tail}", notes)
+                      f"the conclusion survives a bias of that size, not more.{noise}{tail}", notes)
+
+
+def _breakdown_noise(res: BreakdownResult) -> str:
+    """The sentence on the breakdown point of the confidence interval ("" without one)."""
+    if res.ci_value is None:
+        return ""
+    ref = res.ci_above if res.ci_above is not None else res.ci_below
+    level = f"{ref.interval.level * 100:g} %" if ref is not None and ref.interval is not None else ""
+    if res.ci_value == 0.0:
+        return (f" With sampling error it does not hold even without bias: the {level} confidence interval already "
+                "reaches the threshold, so the sample's noise alone leaves the conclusion open.")
+    if math.isinf(res.ci_value):
+        return f" With sampling error too (the {level} confidence interval) it holds for every {res.parameter} tested."
+    return (f" With sampling error (the {level} confidence interval) it holds while {res.parameter} < "
+            f"{res.ci_value:.4g}: the conclusion that survives both the bias and the noise.")
 
 
 def threshold_test(res: BoundResult, threshold: float | None,
