@@ -110,6 +110,14 @@ def test_bound_with_a_sampling_interval(tmp_path: Path) -> None:
     assert brk.returncode == 0, brk.stderr
     out = json.loads(brk.stdout)
     assert 0 < out["ci_value"] < out["value"] and "With sampling error" in out["conclusion"]
+    sweep = run("sweep", "--bias", "proxy_label", "--metric", "fpr_parity", "--data", str(tmp_path / "counts.csv"),
+                "--D", "0,0.02,0.04", "--ci", "0.95", "--ci-method", "projection", "--plot", str(tmp_path / "s.png"),
+                "--json")
+    assert sweep.returncode == 0, sweep.stderr
+    points = json.loads(sweep.stdout)["points"]
+    assert all(p["ci_lower"] <= p["lower"] <= p["upper"] <= p["ci_upper"] for p in points)
+    assert points[0]["ci_upper"] - points[0]["ci_lower"] < points[-1]["ci_upper"] - points[-1]["ci_lower"]
+    assert (tmp_path / "s.png").stat().st_size > 0
 
 
 def test_fairtree_command(files: dict[str, str], tmp_path: Path) -> None:

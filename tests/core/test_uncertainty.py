@@ -175,3 +175,23 @@ def test_breakdown_with_sampling_error_comes_before_the_bias_only_point_and_appr
         assert "With sampling error" in res.conclusion().text and "with sampling error" in res.summary()
         assert res.to_dict()["ci_value"] == res.ci_value
     assert gaps[1] < 0.25 * gaps[0]  # 100 times the units: the noise costs far less of the bias budget
+
+
+def test_sweep_carries_an_interval_at_every_point_and_draws_both_bands():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    res = fp.sensitivity("proxy_label", "fpr_parity", counts_table(), D=[0.0, 0.02, 0.04], ci=0.95,
+                         ci_method="projection", progress=False)
+    frame = res.to_frame()
+    assert (frame.ci_lower <= frame.lower).all() and (frame.upper <= frame.ci_upper).all()
+    assert (frame.ci_upper - frame.ci_lower).is_monotonic_increasing  # the band widens with the bias
+    for row, point in zip(frame.itertuples(), res.points, strict=True):  # each point is the bound's own interval
+        alone = fp.bound("proxy_label", "fpr_parity", counts_table(), D=point.params["D"], ci=0.95,
+                         ci_method="projection", progress=False)
+        assert row.ci_lower == pytest.approx(alone.interval.lower, abs=1e-6)
+        assert row.ci_upper == pytest.approx(alone.interval.upper, abs=1e-6)
+    ax = res.plot()
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("95 % CI, projection" in t for t in labels) and any("certified bounds" in t for t in labels)
+    assert "with sampling error" in res.summary()

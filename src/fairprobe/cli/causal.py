@@ -370,11 +370,19 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
 @jobs_option(dest="n_jobs")
 @file_option("--plot", "plot_path", suffixes=PLOT_SUFFIXES, help="Write the sensitivity plot (PNG/PDF/SVG).")
 @file_option("--csv", "csv_path", help="Write the table of bounds (CSV).")
+@click.option("--ci", "ci", type=float, default=None,
+              help="Also the confidence interval with sampling error at every point (e.g. 0.95; the plot's lighter "
+                   "band); needs unit rows or counts.")
+@click.option("--ci-method", type=click.Choice(["bootstrap", "projection", "bayes"]), default="bootstrap",
+              show_default=True, help="Interval method (projection: one solve per point).")
+@click.option("--resamples", type=int, default=1000, show_default=True, help="Resamples or draws per point.")
+@seed_option("Seed of the resamples (the same resamples at every point).")
 def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
               group: str | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
               time_limit: float | None,
               as_json: bool, out_dir: Path | None, d_grid: str, parameter: str | None, n_jobs: int,
-              plot_path: Path | None, csv_path: Path | None) -> None:
+              plot_path: Path | None, csv_path: Path | None, ci: float | None, ci_method: str, resamples: int,
+              seed: int) -> None:
     """Certified bounds over a grid of sensitivity values (progress on stderr).
 
     \b
@@ -385,9 +393,10 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     from fairprobe.core.sensitivity import sensitivity
 
     table, grp = load_data(data_path, columns, groups)
+    extra = {} if ci is None else {"ci": ci, "ci_method": ci_method, "resamples": resamples, "seed": seed}
     res = sensitivity(_bias(biases), _metric(metric, group, grp), table, D=parse_grid(d_grid),
                       parameter=parameter, backend=backend, time_limit=time_limit, n_jobs=n_jobs,
-                      unmeasured=unmeasured, **_fixed(params, given_d=True))
+                      unmeasured=unmeasured, **extra, **_fixed(params, given_d=True))
     if plot_path is not None:
         save_plot(res.plot, plot_path)
     if csv_path is not None:
@@ -407,7 +416,8 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     else:
         click.echo(res.summary())
         click.echo(f"data columns: {_columns_text(columns, table)}")
-        click.echo(res.to_frame()[[*res.parameters, "lower", "upper", "status"]].to_string(index=False))
+        shown = [*res.parameters, "lower", "upper", *(["ci_lower", "ci_upper"] if ci is not None else []), "status"]
+        click.echo(res.to_frame()[shown].to_string(index=False))
 
 
 @click.command("breakdown")

@@ -505,7 +505,7 @@ class BoundResult(Explained):
                               "observed_lower": math.nan if obs is None or obs.lower is None else obs.lower,
                               "observed_upper": math.nan if obs is None or obs.upper is None else obs.upper,
                               "status": self.status, "gap": self.gap, "backend": self.backend,
-                              "time": self.wall_time, **_interval_columns(self.interval)}])
+                              "time": self.wall_time, **interval_columns(self.interval)}])
 
     @property
     def width(self) -> float:
@@ -644,7 +644,7 @@ class BoundResult(Explained):
                 f"metric={self.metric!r})")
 
 
-def _interval_columns(interval: SamplingInterval | None) -> dict[str, Any]:
+def interval_columns(interval: SamplingInterval | None) -> dict[str, Any]:
     """The ``to_frame`` columns of a sampling interval (none without one)."""
     if interval is None:
         return {}

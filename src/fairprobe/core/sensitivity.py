@@ -23,7 +23,15 @@ from fairprobe.core.interpret import sweep_conclusion
 from fairprobe.core.jsonsafe import dumps
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, merge_fixed, run_options
 from fairprobe.core.plotting import new_axes
-from fairprobe.core.results import Conclusion, Explained, ObservedValue, PointOutcome, Summary, few_units_line
+from fairprobe.core.results import (
+    Conclusion,
+    Explained,
+    ObservedValue,
+    PointOutcome,
+    Summary,
+    few_units_line,
+    interval_columns,
+)
 from fairprobe.core.validate import check_sweep_target, sweep_grid
 from fairprobe.exceptions import ConfigError, UndefinedMetricError
 
@@ -223,6 +231,7 @@ class SensitivityResult(Explained):
                 "status": pt.status, "gap": r.gap if r else math.nan, "time": r.wall_time if r else math.nan,
                 "error": pt.error,
                 "excluded_events": ", ".join(r.excluded_events) if r else "",
+                **interval_columns(r.interval if r else None),
             })
         return pd.DataFrame(rows)
 
@@ -323,6 +332,15 @@ class SensitivityResult(Explained):
         ax = new_axes(ax, (5, 3.5))
         frame = self.to_frame().sort_values(self.parameters[0])
         x = frame[self.parameters[0]].to_numpy()
+        if "ci_lower" in frame.columns:  # the sampling interval around the bounds, lighter
+            level = frame["ci_level"].dropna()
+            what = f"{level.iloc[0] * 100:g} % CI, {frame['ci_method'].dropna().iloc[0]}" if len(level) else "CI"
+            ci_band = ax.fill_between(x, frame["ci_lower"], frame["ci_upper"], alpha=0.12, color=color,
+                                      label=f"{what} (bias and sampling error)")
+            ci_edge = ci_band.get_facecolor()[0][:3]
+            ax.plot(x, frame["ci_lower"], color=ci_edge, lw=1, ls="--")
+            ax.plot(x, frame["ci_upper"], color=ci_edge, lw=1, ls="--")
+            color = color or ci_edge  # the bounds' band in the same colour, darker
         band = ax.fill_between(x, frame["lower"], frame["upper"], alpha=0.3, color=color,
                                label=label or f"certified bounds ({self.bias})")
         edge = band.get_facecolor()[0][:3]
@@ -420,6 +438,9 @@ class SensitivityResult(Explained):
         last = frame.iloc[-1]
         lines.append(f"at {', '.join(f'{p}={last[p]:g}' for p in self.parameters)}: "
                      f"[{last['lower']:.6f}, {last['upper']:.6f}]")
+        last_result = next((pt.result for pt in reversed(self.points) if pt.result is not None), None)
+        if last_result is not None and last_result.interval is not None:
+            lines.append(f"  with sampling error: {last_result.interval.text()} (every point: the ci_* columns)")
         if bad:
             lines.append(f"{bad} point(s) not solved to optimality (see status column)")
         undefined = int((frame["status"] == "undefined").sum())
@@ -461,12 +482,26 @@ def bias_label(bias: Any) -> str:
     return getattr(bias, "name", None) or "custom"
 
 
+def _add_intervals(problem: BoundProblem, outcomes: Sequence[PointOutcome], interval: Any, opts: Any,
+                   solve_kwargs: Mapping[str, Any]) -> None:
+    """The sampling interval of every solved point (a progress bar over the points on a terminal)."""
+    from fairprobe.core.progress import progress_bar
+    from fairprobe.core.uncertainty import sampling_interval
+
+    solved = [o for o in outcomes if o.result is not None]
+    for outcome in progress_bar(solved, desc=f"{interval.method} intervals", disable=not opts.progress):
+        outcome.result.interval = sampling_interval(problem, outcome.params, outcome.result, interval,
+                                                    n_jobs=opts.n_jobs, progress=False, solve_kwargs=solve_kwargs)
+
+
 def sensitivity(
     bias: Any, metric: Any, data: Any, D: Iterable[float] | Mapping[str, Iterable[float]], *,
     parameter: str | None = None, backend: str = "scip", time_limit: float | None = DEFAULT_TIME_LIMIT,
     gap: float = DEFAULT_GAP, reduce: bool = True, n_jobs: int | None = 1, parallel_backend: str | None = None,
     solver_options: Mapping[str, Any] | None = None, unmeasured: Any = None, progress: bool = True,
-    compile_options: CompileOptions | None = None, fixed: Mapping[str, float] | None = None, **parameters: float,
+    compile_options: CompileOptions | None = None, fixed: Mapping[str, float] | None = None,
+    ci: float | bool | None = None, ci_method: str = "bootstrap", resamples: int = 1000, seed: int = 0,
+    stratify: str | None = None, **parameters: float,
 ) -> SensitivityResult:
     """Certified bounds of ``metric`` under ``bias`` for every sensitivity value in ``D``.
 
@@ -502,6 +537,11 @@ def sensitivity(
         Every compile switch; travels with the problem to the worker processes.
     fixed : dict, optional
         Values of parameters that are not swept (the same as keywords).
+    ci, ci_method, resamples, seed, stratify
+        As for :func:`fairprobe.bound`: a sampling interval at every point (``ci_*`` columns of
+        :meth:`~SensitivityResult.to_frame`, the lighter band of :meth:`~SensitivityResult.plot`).
+        The same resamples serve every point (one seed), so the band moves with ``D`` only; the
+        resamples of a point run on ``n_jobs`` workers, the points one after the other.
     **parameters : float
         Values of parameters that are not swept, by name.
 
@@ -524,6 +564,8 @@ def sensitivity(
     >>> res.to_frame()[["D", "lower", "upper"]].round(4).values.tolist()
     [[0.0, 0.2, 0.2], [0.05, 0.0, 0.3333], [0.1, 0.0, 0.4286]]
     """
+    from fairprobe.core.uncertainty import interval_options, require_counts
+
     start = time.perf_counter()
     D = sweep_grid(D)
     opts = run_options(backend=backend, time_limit=time_limit, gap=gap, solver_options=solver_options, n_jobs=n_jobs,
@@ -531,7 +573,10 @@ def sensitivity(
                        compile_options=compile_options)
     fixed = merge_fixed(fixed, parameters)
     check_sweep_target(parameter=parameter, fixed=fixed)
+    interval = interval_options(ci, ci_method=ci_method, resamples=resamples, seed=seed, stratify=stratify)
     problem = BoundProblem(bias, metric, data, fixed=fixed, unmeasured=unmeasured, compile_options=opts.compile)
+    if interval is not None:
+        require_counts(problem.table)  # before any solve
     swept, points = problem.points(D, parameter=parameter)
     solve_kwargs = opts.point_kwargs()
     outcomes = run_tasks([(problem, pt) for pt in points], n_jobs=opts.n_jobs, parallel_backend=opts.parallel_backend,
@@ -539,6 +584,8 @@ def sensitivity(
     if all(o.status == "undefined" for o in outcomes):
         # no grid point has a value: an error, not a table of NaN
         raise UndefinedMetricError(outcomes[0].error or f"The metric {problem.metric.label!r} is undefined.")
+    if interval is not None:
+        _add_intervals(problem, outcomes, interval, opts, solve_kwargs)
     observed = problem.observed(outcomes, **solve_kwargs)
     return SensitivityResult.from_points(problem, bias, swept, outcomes, observed, time.perf_counter() - start)
 
