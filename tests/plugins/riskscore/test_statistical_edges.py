@@ -233,3 +233,21 @@ def test_no_risk_score_metric_raises_on_valid_data(n: int, n_bins: int, kind: st
 def test_an_empty_sample_is_still_an_error_not_a_number() -> None:
     with pytest.raises(DataError, match="empty"):
         reliability_curve([], [])
+
+
+def test_westfall_young_controls_the_familywise_error_on_exchangeable_vectors() -> None:
+    # the data's vector is one of B + 1 exchangeable ones: the chance that any of 7 skewed
+    # statistics is flagged at 5 % must not exceed 5 % (plus Monte-Carlo error)
+    rng = np.random.default_rng(0)
+    trials, flags = 600, 0
+    for _ in range(trials):
+        values = np.exp(rng.standard_normal((200, 7)))
+        _, adjusted = audit_module.westfall_young(values[1:], values[0])
+        flags += bool((adjusted <= 0.05).any())
+    assert flags / trials <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / trials)
+    # a real effect in one statistic is still found (with enough permutations: at 7 groups and
+    # B + 1 = 200 the smallest possible adjusted p-value is about 7 x 2 / 200)
+    values = np.exp(rng.standard_normal((1000, 7)))
+    values[0, 3] = 40.0
+    p, adjusted = audit_module.westfall_young(values[1:], values[0])
+    assert adjusted[3] <= 0.05 and p[3] == pytest.approx(2 / 1000)

@@ -47,7 +47,7 @@ from fairprobe.plugins.riskscore.bootstrap import bootstrap_counts, resample_cou
 from fairprobe.plugins.riskscore.calibration import ECE_BINS, as_outcomes, check_scores, drmsce, ece, width_bins
 from fairprobe.plugins.riskscore.common import BADNESS, add_text
 from fairprobe.plugins.riskscore.discrimination import auprg, auroc, calibration_intercept_slope
-from fairprobe.plugins.riskscore.representation import EURKernel, permutation_p_values
+from fairprobe.plugins.riskscore.representation import EURKernel
 
 if TYPE_CHECKING:
     from fairprobe.reporting.report import Report, Section
@@ -189,6 +189,54 @@ def _permutation_task(y: np.ndarray, r: np.ndarray, groups: dict[str, np.ndarray
             if "ece" in out:
                 out["ece"][i, j] = np.abs(np.bincount(bins[pos], weights=gap[pos], minlength=ECE_BINS)).sum() / pos.size
     return out
+
+
+def westfall_young(null: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided permutation p-values of several statistics and their Westfall-Young adjustment.
+
+    The data's vector and the ``B`` permuted ones are exchangeable under the null, so all
+    ``B + 1`` get their p-values against the same ``B + 1`` values, and a group's adjusted
+    p-value is the share of the ``B + 1`` vectors whose smallest p-value is at most its own
+    (single-step min-p). Ties count against the data, so the familywise error is at most alpha
+    at any ``B``, and the groups' dependence (overlaps, complements) is used, not bounded.
+
+    Parameters
+    ----------
+    null : ndarray of shape (B, k)
+        The statistics under ``B`` joint permutations; NaN where undefined.
+    observed : ndarray of shape (k,)
+        The statistics on the data.
+
+    Returns
+    -------
+    p_value, p_adjusted : ndarray of shape (k,)
+        NaN where the observed statistic or every permuted one is undefined.
+
+    Examples
+    --------
+    >>> null = np.random.default_rng(0).standard_normal((999, 2))
+    >>> p, adj = westfall_young(null, np.array([5.0, 0.0]))
+    >>> float(p[0]), float(adj[0]), bool(adj[1] > 0.5)
+    (0.002, 0.004, True)
+    """
+    values = np.vstack([observed[None, :], null])  # row 0: the data
+    finite = np.isfinite(values)
+    p_all = np.ones_like(values)
+    for k in range(values.shape[1]):
+        ok = values[finite[:, k], k]
+        if not ok.size:
+            continue
+        ranked = np.sort(ok)
+        tol = 1e-12 * np.maximum(1.0, np.abs(ok))  # equal up to rounding counts as a tie
+        le = np.searchsorted(ranked, ok + tol, side="right") / ok.size
+        ge = (ok.size - np.searchsorted(ranked, ok - tol, side="left")) / ok.size
+        p_all[finite[:, k], k] = np.minimum(1.0, 2 * np.minimum(le, ge))
+    defined = finite[0] & (finite[1:].sum(axis=0) > 0)
+    p_value = np.where(defined, p_all[0], np.nan)
+    smallest = np.sort(p_all.min(axis=1))
+    at_most = np.searchsorted(smallest, np.where(defined, p_all[0], 2.0) + 1e-12, side="right")
+    p_adjusted = np.where(defined, np.minimum(1.0, at_most / values.shape[0]), np.nan)
+    return p_value, np.maximum(p_adjusted, p_value)
 
 
 def _order_stat(v: np.ndarray, q: float) -> float:
@@ -659,21 +707,7 @@ class RiskScoreAudit(Analysis):
         observed = np.array([point[g][metric] for g in names])
         finite = np.isfinite(draws)  # a random group without positives has no EUR
         counts = finite.sum(axis=0)
-        p_value = permutation_p_values(draws, observed)
-        # Westfall-Young: each permutation's own p-values against the others (without the +1 of
-        # the data), their minimum over groups, and where each group's p-value falls among them
-        p_null = np.ones_like(draws)
-        for k in range(len(names)):
-            ok = np.sort(draws[finite[:, k], k])
-            if ok.size:
-                v = draws[finite[:, k], k]
-                le = np.searchsorted(ok, v, side="right") / ok.size
-                ge = (ok.size - np.searchsorted(ok, v, side="left")) / ok.size
-                p_null[finite[:, k], k] = np.minimum(1.0, 2 * np.minimum(le, ge))
-        smallest = np.sort(p_null.min(axis=1)) if len(names) else np.empty(0)
-        at_most = np.searchsorted(smallest, np.nan_to_num(p_value, nan=2.0) + 1e-12, side="right")
-        p_adjusted = np.where(np.isfinite(p_value), (1.0 + at_most) / (1.0 + draws.shape[0]), np.nan)
-        p_adjusted = np.minimum(1.0, np.maximum(p_adjusted, p_value))  # never below the group's own p-value
+        p_value, p_adjusted = westfall_young(draws, observed)
         alpha = 1 - self.ci
         rows = []
         for k, g in enumerate(names):
