@@ -214,3 +214,30 @@ def test_copyable_text_shows_every_character_as_typed(app_test):
     at.button(key="bw_load").click().run()
     shown = at.text_area(key="f_constraints").value + "".join(c.value for c in at.code)
     assert ">=" in shown and "≥" not in shown and "≤" not in shown
+
+
+def test_sampling_interval_checkbox_explains_a_table_without_counts(app_test):
+    at = _sweep_page(app_test)  # the paper's table: probabilities only
+    at.multiselect(key="sw_biases").set_value(["proxy_label"])
+    at.number_input(key="sw_n").set_value(2)
+    at.checkbox(key="sw_ci").check()
+    at.button(key="sw_run").click().run()
+    assert not at.exception
+    assert any("no sample size" in e.value for e in at.error)
+
+
+def test_sweep_with_a_sampling_interval_draws_both_bands(app_test):
+    import pandas as pd
+
+    counts = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+                           "n": [400, 100, 100, 400, 300, 200, 100, 400]})
+    at = _sweep_page(app_test)
+    at.session_state["table"] = fp.ObservedTable.from_counts(counts)
+    at.multiselect(key="sw_biases").set_value(["proxy_label"])
+    at.number_input(key="sw_n").set_value(3)
+    at.checkbox(key="sw_ci").check()
+    at.button(key="sw_run").click().run()
+    assert not at.exception and not _errors(at)
+    sweep = at.session_state["sweep"]
+    frame = sweep["results"][0].to_frame()
+    assert (frame.ci_lower <= frame.lower).all() and (frame.upper <= frame.ci_upper).all()

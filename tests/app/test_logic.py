@@ -189,3 +189,21 @@ def test_analyses_fit_on_a_users_table_of_predictions(name: str) -> None:
     analysis = cls.example().analysis  # the example's small settings (few models, resamples)
     fitted = analysis.fit(data, **kwargs)
     assert len(fitted.to_frame()) > 0 and str(fitted.summary()).strip()
+
+
+def test_sweep_job_with_a_sampling_interval_equals_sensitivity():
+    counts = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+                           "n": [400, 100, 100, 400, 300, 200, 100, 400]})
+    table = fp.ObservedTable.from_counts(counts)
+    job = logic.SweepJob("proxy_label", "fpr_parity", table, [0.0, 0.04], ci=0.95, ci_method="projection")
+    while not job.done:
+        job.step()
+    frame = job.result().to_frame()
+    api = fp.sensitivity("proxy_label", "fpr_parity", table, D=[0.0, 0.04], ci=0.95, ci_method="projection",
+                         progress=False).to_frame()
+    np.testing.assert_allclose(frame[["ci_lower", "ci_upper"]].to_numpy(float),
+                               api[["ci_lower", "ci_upper"]].to_numpy(float), atol=1e-9)
+    assert (frame.ci_lower <= frame.lower).all() and (frame.upper <= frame.ci_upper).all()
+    cells, _ = logic.load_bundled("paper")  # probabilities: no sample size, refused with the fix
+    with pytest.raises(fp.DataError, match="no sample size"):
+        logic.SweepJob("proxy_label", "fpr", cells, [0.0], ci=0.95)

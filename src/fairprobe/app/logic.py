@@ -820,6 +820,11 @@ class SweepJob:
         Backend name.
     time_limit : float
         Seconds per solve (always set).
+    ci : float, optional
+        A sampling interval at this level at every point (as ``fp.sensitivity(..., ci=)``); each
+        step then solves the point and its interval, so cancel stops between points.
+    ci_method, resamples, seed : optional
+        The interval's method, resamples and seed (see :func:`fairprobe.bound`).
 
     Examples
     --------
@@ -839,12 +844,21 @@ class SweepJob:
     fixed: dict[str, float] = field(default_factory=dict)
     backend: str = "scip"
     time_limit: float = DEFAULT_TIME_LIMIT
+    ci: float | None = None
+    ci_method: str = "bootstrap"
+    resamples: int = 200
+    seed: int = 0
 
     def __post_init__(self) -> None:
+        from fairprobe.core.uncertainty import interval_options, require_counts
+
         if not self.time_limit or not (0 < float(self.time_limit) <= MAX_TIME_LIMIT):
             raise ConfigError(f"The time limit must lie in (0, {MAX_TIME_LIMIT:g}] seconds.")
         self.started = time.perf_counter()
+        self.interval = interval_options(self.ci, ci_method=self.ci_method, resamples=self.resamples, seed=self.seed)
         self.problem = fp.BoundProblem(self.bias, self.metric, self.data, fixed=self.fixed)
+        if self.interval is not None:
+            require_counts(self.problem.table)
         grid = self.grid if isinstance(self.grid, Mapping) else list(self.grid)
         self.swept, self.points = self.problem.points(grid, parameter=self.parameter)
         self.outcomes: list[Any] = []
@@ -890,6 +904,11 @@ class SweepJob:
         pt = self.points[len(self.outcomes)]
         start = time.perf_counter()
         out = self.problem.solve_point(pt, **self.solve_kwargs)
+        if self.interval is not None and out.result is not None:
+            from fairprobe.core.uncertainty import sampling_interval
+
+            out.result.interval = sampling_interval(self.problem, out.params, out.result, self.interval, n_jobs=1,
+                                                    progress=False, solve_kwargs=self.solve_kwargs)
         self.solve_time += time.perf_counter() - start
         self.outcomes.append(out)
         if self.first_point_time is None:

@@ -363,14 +363,23 @@ def _bias_choice(name: str) -> Any:
 def _sweep_chart(frame: pd.DataFrame, parameter: str, observed: float | None) -> Any:
     import altair as alt
 
-    frame = frame.astype({c: float for c in ("lower", "upper", "lower_achieved", "upper_achieved")})
+    has_ci = "ci_lower" in frame.columns
+    frame = frame.astype({c: float for c in ("lower", "upper", "lower_achieved", "upper_achieved",
+                                             *(("ci_lower", "ci_upper") if has_ci else ()))})
     frame = frame.replace({math.nan: None})
     base = alt.Chart(frame).encode(x=alt.X(f"{parameter}:Q", title=f"sensitivity {parameter}"))
     tooltip = [alt.Tooltip(f"{parameter}:Q", format=".4f"), alt.Tooltip("lower:Q", format=".6f"),
                alt.Tooltip("upper:Q", format=".6f"), alt.Tooltip("lower_achieved:Q", format=".6f"),
                alt.Tooltip("upper_achieved:Q", format=".6f"), "status:N"]
-    band = base.mark_area(opacity=0.25).encode(y=alt.Y("lower:Q", title="certified bounds"), y2="upper:Q")
-    layers = [band, base.mark_line().encode(y="lower:Q"), base.mark_line().encode(y="upper:Q"),
+    layers = []
+    if has_ci:  # the confidence band (bias and sampling error) behind the certified band
+        tooltip += [alt.Tooltip("ci_lower:Q", format=".6f"), alt.Tooltip("ci_upper:Q", format=".6f")]
+        layers += [base.mark_area(opacity=0.1).encode(y="ci_lower:Q", y2="ci_upper:Q"),
+                   base.mark_line(strokeDash=[4, 3]).encode(y="ci_lower:Q"),
+                   base.mark_line(strokeDash=[4, 3]).encode(y="ci_upper:Q")]
+    title = "certified bounds (dashed: confidence interval)" if has_ci else "certified bounds"
+    band = base.mark_area(opacity=0.25).encode(y=alt.Y("lower:Q", title=title), y2="upper:Q")
+    layers += [band, base.mark_line().encode(y="lower:Q"), base.mark_line().encode(y="upper:Q"),
               base.mark_circle(size=60).encode(y="upper:Q", tooltip=tooltip),
               base.mark_circle(size=60).encode(y="lower:Q", tooltip=tooltip)]
     if observed is not None:
@@ -419,8 +428,10 @@ def _start_sweep() -> None:
                 parameter = ss.get("sw_param") if ss.get("sw_param") in params else params[0]
                 other = [p for p in params if p != parameter]
                 fixed = {p: float(ss.get("sw_fixed", 0.0)) for p in other}
+        interval = ({"ci": 0.95, "ci_method": ss.get("sw_ci_method", "projection"),
+                     "resamples": int(ss.get("sw_resamples", 200))} if ss.get("sw_ci") else {})
         jobs = [logic.SweepJob(bias, logic.make_metric(m, ss.get("groups")), table, grid, parameter=parameter,
-                               fixed=fixed, backend=ss.get("sw_backend", "scip"), time_limit=time_limit)
+                               fixed=fixed, backend=ss.get("sw_backend", "scip"), time_limit=time_limit, **interval)
                 for m in metrics]
     except fp.FairprobeError as exc:
         ss["sweep_error"] = str(exc)
@@ -497,6 +508,11 @@ def sweep_page() -> None:
     d5.number_input("Time limit per solve (s)", 0.1, logic.MAX_TIME_LIMIT, logic.DEFAULT_TIME_LIMIT,
                     key="sw_time_limit")
     st.checkbox("Also compute the breakdown point (fp.breakdown; a few more solves)", key="sw_breakdown")
+    e1, e2, e3 = st.columns(3)
+    e1.checkbox("Add the 95 % confidence interval (sampling error; needs unit rows or counts)", key="sw_ci")
+    e2.selectbox("Interval method", ["projection", "bootstrap", "bayes"], key="sw_ci_method",
+                 help="projection: one certified program per point; bootstrap and bayes: one per resample")
+    e3.number_input("Resamples (bootstrap, bayes)", 20, 5000, 200, step=20, key="sw_resamples")
     b1, b2 = st.columns([1, 5])
     b1.button("Run", key="sw_run", type="primary", on_click=_start_sweep)
     b2.button("Cancel", key="sw_cancel", on_click=_cancel_sweep)
