@@ -99,7 +99,7 @@ def test_text_output_is_a_summary_with_an_aligned_group_table(people_csv: Path,
     for line, (group, row) in zip(body, sorted(groups.items()), strict=True):
         cells = line.split()
         assert cells[0] == group  # the group labels are shown
-        assert int(cells[1].replace(",", "")) == row["members"]
+        assert int(cells[1].replace(",", "")) == row["rows"]
         assert float(cells[2]) == pytest.approx(row["mean_conflict"], abs=5e-5)
         assert float(cells[3].rstrip("%")) == pytest.approx(100 * row["flagged_share"], abs=0.05)
     # right-aligned numeric columns: every row's cells end where the header's do

@@ -101,8 +101,8 @@ def test_fitted_state_on_the_audit_set_with_row_identifiers_and_groups() -> None
     np.testing.assert_allclose(frame.conflict_ratio, rs.conflict_ratio())  # the fitted-state version
     np.testing.assert_allclose(rs.conflict_ratio(), rs.conflict_ratio(X))  # the same as predicting X again
     assert rs.delta_ambiguity(delta=0.0) == pytest.approx(float((frame.conflict_ratio > 0).mean()))
-    assert list(rs.by_group_.columns) == ["members", "mean_conflict", "flagged_share"]
-    assert rs.by_group_.members.sum() == len(X) and set(rs.by_group_.index) == {"high", "low"}
+    assert list(rs.by_group_.columns) == ["rows", "mean_conflict", "flagged_share"]  # audit rows, not set members
+    assert rs.by_group_.rows.sum() == len(X) and set(rs.by_group_.index) == {"high", "low"}
     summary = rs.summary()
     assert "group high" in summary and "conflict by group" in summary.tables
     assert rs.to_frame() is not rs.individual_  # a copy: callers cannot change the fitted state
@@ -110,7 +110,7 @@ def test_fitted_state_on_the_audit_set_with_row_identifiers_and_groups() -> None
     held, y_held = _numeric(200, seed=1)
     rs2 = RashomonSet(**kw).fit(X, y_true=y, X_held=held, y_held=y_held, sensitive_features="b")
     assert rs2.audit_predictions_.shape[1] == 200 and rs2.to_frame().index.equals(held.index)
-    assert rs2.by_group_.members.sum() == 200  # the column of the audit set (X_held)
+    assert rs2.by_group_.rows.sum() == 200  # the column of the audit set (X_held)
     with pytest.raises(DataError, match="one group per row of the audit set"):
         RashomonSet(**kw).fit(X, y_true=y, sensitive_features=groups[:10])
     with pytest.raises(DataError, match="not a column of the audit set"):
@@ -183,16 +183,17 @@ def test_exact_delegates_to_its_result() -> None:
     assert "row status" in model.summary().tables
 
 
-def test_exact_default_demo_fits_the_small_example(tmp_path: Path) -> None:
+def test_exact_demo_fits_a_small_sample_of_the_lending_data(tmp_path: Path) -> None:
     from fairprobe.datasets import make_lending_scenario
     from fairprobe.reporting.report import Report
 
-    # the demo step fits the small example: its size, not a wall clock (speed lives in benchmarks/)
+    # the demo step fits 24 applicants of the demo's own data: its size, not a wall clock (speed
+    # lives in benchmarks/)
     example = ExactLinearMultiplicity.example()
     assert len(example.data) <= 30 and example.fit().result_.n_solves <= 2 * len(example.data)
     found, table, lines = ExactLinearMultiplicity.demo(Report("demo"), make_lending_scenario(2000, seed=0), {},
                                                        quick=True, seed=0, n_jobs=1, progress=False)
-    assert found == {} and len(table) and lines[0].startswith("- linear_multiplicity")
+    assert found == {} and len(table) == 24 and lines[0].startswith("- exact linear multiplicity (24 applicants")
 
 
 def test_exact_solver_parameters_are_not_in_the_algorithm() -> None:
@@ -210,7 +211,7 @@ def test_rashomon_demo_step(tmp_path: Path) -> None:
                                            n_jobs=1, progress=False)
     assert found == {} and list(table.columns) == ["applicants", "mean_conflict", "flagged_share"]
     assert lines[0].startswith("- multiplicity: ") and "near-optimal trees" in lines[0] and "group 1" in lines[0]
-    assert set(facts["multiplicity"]) == {"members", "ambiguity", "flagged_share"}
+    assert set(facts["multiplicity"]) == {"members", "ambiguity", "flagged_share", "headline_held_back"}
     assert report.sections and report.write(tmp_path / "demo").is_file()
 
 

@@ -327,6 +327,11 @@ def _text(summary: dict[str, Any], by_group: pd.DataFrame | None, model: str, da
                    f"({s['flagged_rows'] / max(s['rows'], 1):.1%}) flagged with conflict ratio > "
                    f"{s['threshold']:g}."),
              _fill(f"Features ({len(s['features'])}): {', '.join(map(str, s['features']))}")]
+    if s["reference_score"] <= s["baseline_score"] + 1e-12:  # as RashomonSet.trivial_reference_note
+        lines.insert(1, _fill(f"Caution: the reference model scores no better than always predicting the majority "
+                              f"class ({s['reference_score']:.4f} <= {s['baseline_score']:.4f}), so near-trivial "
+                              "models are near-optimal and the figures below describe a useless model, not this "
+                              "data's decisions; use a better model or --metric balanced_accuracy."))
     if by_group is not None:
         label = str(by_group.index.name or "group")
         lines += ["", f"Conflict by {label} ({rows}):", group_table(by_group, label)]
@@ -435,7 +440,7 @@ def _individual_report(rs: Any, test: pd.DataFrame, columns: list[str], protecte
     if test_groups is not None:
         rep.insert(0, test_groups.name, test_groups.to_numpy())
     by_group = None if test_groups is None else rep.groupby(test_groups.name).agg(
-        members=("conflict_ratio", "size"), mean_conflict=("conflict_ratio", "mean"),
+        rows=("conflict_ratio", "size"), mean_conflict=("conflict_ratio", "mean"),
         flagged_share=("flagged", "mean"))
     return rep, by_group
 
@@ -456,7 +461,7 @@ def _summary(rs: Any, rep: pd.DataFrame, by_group: pd.DataFrame | None, epsilon:
         "flagged_rows": int(rep.flagged.sum()),
         "rows": len(rep)}
     if by_group is not None:
-        summary["conflict_by_group"] = {str(g): {k: (int(v) if k == "members" else float(v)) for k, v in r.items()}
+        summary["conflict_by_group"] = {str(g): {k: (int(v) if k == "rows" else float(v)) for k, v in r.items()}
                                         for g, r in by_group.iterrows()}
     if notes:
         summary["warnings"] = notes

@@ -67,7 +67,7 @@ import pandas as pd
 from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
 from fairprobe.core.validate import check_number
 from fairprobe.exceptions import ConfigError, DataError, NotFittedError, SolverError
-from fairprobe.plugins.base import Analysis, Example, Summary, columns_by_role, positional_roles
+from fairprobe.plugins.base import Analysis, Example, Summary, _first_finding, columns_by_role, positional_roles
 from fairprobe.program.model import PolynomialProgram
 
 if TYPE_CHECKING:
@@ -707,6 +707,45 @@ class ExactLinearMultiplicity(Analysis):
         return {"row status": lambda *, ax=None: plots.plot_status_counts(result.status, ax=ax),
                 "reference weights": lambda *, ax=None: plots.plot_weights(result.reference_weights,
                                                                            [*names, "intercept"], ax=ax)}
+
+    @classmethod
+    def demo(cls, report: Any, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
+             progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
+        """The demo's step on the lending scenario itself: 24 applicants, log income and employment.
+
+        An exact certificate needs one mixed-integer program per row, so the demo takes a small
+        sample of the lending data (12 defaulters, 12 others) and two features.
+
+        Parameters
+        ----------
+        report, scenario, facts, quick, seed, n_jobs, progress
+            As for :meth:`fairprobe.plugins.base.Analysis.demo`.
+
+        Returns
+        -------
+        found, table, lines
+            No injected problem is claimed; the per-row report; one finding line.
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import make_lending_scenario
+        >>> from fairprobe.reporting.report import Report
+        >>> _, table, lines = ExactLinearMultiplicity.demo(Report("demo"), make_lending_scenario(3000, seed=0), {},
+        ...                                                quick=True, seed=0, n_jobs=1, progress=False)
+        >>> lines[0].startswith("- exact linear multiplicity (24 applicants of the lending data): ")
+        True
+        """
+        audit = scenario.audit_frame
+        picked = pd.concat([audit[audit.default == label].sample(n=12, random_state=seed) for label in (1, 0)])
+        X = pd.DataFrame({"log_income": np.log(picked.income).round(2).to_numpy(),
+                          "employed": picked.employed.astype(float).to_numpy()})
+        y = picked.default.to_numpy()
+        fitted = cls(epsilon=0.05, progress=False).fit(X, y_true=y)
+        sec = fitted.report_section(report, "Exact predictive multiplicity of linear classifiers (lending data)")
+        sec.add_note("24 applicants of the demo's lending data (12 recorded defaults, 12 others); features: log "
+                     "income and employment; exact: one mixed-integer program per row.")
+        return {}, fitted.to_frame(), [f"- exact linear multiplicity (24 applicants of the lending data): "
+                                       f"{_first_finding(sec.notes)}"]
 
     @classmethod
     def example(cls, *, seed: int = 0) -> Example:

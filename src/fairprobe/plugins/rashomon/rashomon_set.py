@@ -36,7 +36,32 @@ from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio,
 if TYPE_CHECKING:
     from fairprobe.reporting.report import Report
 
-__all__ = ["RashomonSet"]
+
+def text_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns of ``frame`` that hold text or categories (what a one-hot encoder should take).
+
+    ``make_column_selector(dtype_include=object)`` asks pandas for ``object`` columns, which under
+    pandas 3 silently includes the new ``str`` dtype and warns that it will stop doing so; this
+    asks for what is meant, whatever the pandas version.
+
+    Parameters
+    ----------
+    frame : DataFrame
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> text_columns(pd.DataFrame({"a": [1], "b": ["x"], "c": pd.Categorical(["y"])}))
+    ['b', 'c']
+    """
+    return [c for c in frame.columns
+            if not pd.api.types.is_numeric_dtype(frame[c]) or isinstance(frame[c].dtype, pd.CategoricalDtype)]
+
+
+__all__ = ["RashomonSet", "text_columns"]
 
 _MULTIPLICITY = ("none", "bootstrap", "subsample", "sampler")
 _METRICS = ("accuracy", "balanced_accuracy", "f1")
@@ -255,7 +280,8 @@ class RashomonSet(Analysis):
     individual_ : DataFrame
         Per audit row: majority, conflict ratio, flag, share per class (what :meth:`to_frame` returns).
     by_group_ : DataFrame or None
-        Per group of ``sensitive_features``: members, mean conflict, flagged share.
+        Per group of ``sensitive_features``: ``rows`` (audit rows in the group; the set's size is
+        ``len(scores_)``), ``mean_conflict``, ``flagged_share``.
 
     Examples
     --------
@@ -882,15 +908,45 @@ class RashomonSet(Analysis):
                  f"audit set: {len(table)} rows; ambiguity {float(np.mean(table.conflict_ratio > 0)):.3f}; "
                  f"{int(table.flagged.sum())} rows ({table.flagged.mean():.1%}) with conflict ratio > "
                  f"{float(self.threshold):g}"]
+        caution = self.trivial_reference_note()
+        if caution:
+            lines.insert(1, f"caution: {caution}")
         tables = {}
         if self.by_group_ is not None:
             for group, row in self.by_group_.iterrows():
-                lines.append(f"  group {group}: {int(row.members)} rows, mean conflict {row.mean_conflict:.3f}, "
+                lines.append(f"  group {group}: {int(row.rows)} rows, mean conflict {row.mean_conflict:.3f}, "
                              f"flagged {row.flagged_share:.1%}")
             tables["conflict by group"] = self.by_group_.round(4)
         tables["most contested rows"] = table.sort_values("conflict_ratio", ascending=False).head(15).round(3)
         tables["convergence"] = self.convergence_.round(4)
         return Summary("\n".join(lines), title="Predictive multiplicity (Rashomon set)", tables=tables)
+
+    def trivial_reference_note(self) -> str:
+        """Why the multiplicity figures are no headline, when the reference model is trivial ("" otherwise).
+
+        A reference model no better than always predicting the majority class makes near-trivial
+        models near-optimal; their disagreement says how arbitrary a useless model is, not how
+        arbitrary this data's decisions are.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> RashomonSet.example().fit().trivial_reference_note()
+        ''
+        """
+        self.check_is_fitted()
+        if self.models is not None or not np.isfinite(self.baseline_score_):
+            return ""
+        if self.reference_score_ > self.baseline_score_ + 1e-12:
+            return ""
+        metric = self.metric if isinstance(self.metric, str) else "score"
+        return (f"the reference model's {metric} {self.reference_score_:.4f} is no better than always predicting "
+                f"the majority class ({self.baseline_score_:.4f}), so near-trivial models are near-optimal: the "
+                "ambiguity and conflict figures describe how arbitrary a useless model is, not this data's "
+                "decisions; use a better model or metric (e.g. balanced_accuracy) before reading them")
 
     def to_frame(self) -> pd.DataFrame:
         """The individual report on the audit set, indexed by its row identifiers.
@@ -981,7 +1037,7 @@ class RashomonSet(Analysis):
         >>> ex.fit().by_group_.index.tolist()
         [0, 1]
         """
-        from sklearn.compose import make_column_selector, make_column_transformer
+        from sklearn.compose import make_column_transformer
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import OneHotEncoder
         from sklearn.tree import DecisionTreeClassifier
@@ -992,8 +1048,8 @@ class RashomonSet(Analysis):
         X = audit[["age", "income", "education", "region", "employed"]].astype({"education": str, "region": str})
         # text columns chosen by type, not by name: the same estimator fits any table (the web app
         # fits it on a user's columns)
-        encode = make_column_transformer((OneHotEncoder(handle_unknown="ignore"),
-                                          make_column_selector(dtype_include=object)), remainder="passthrough")
+        encode = make_column_transformer((OneHotEncoder(handle_unknown="ignore"), text_columns),
+                                         remainder="passthrough")
         model = make_pipeline(encode, DecisionTreeClassifier(min_samples_leaf=10))
         # balanced accuracy: defaults are rare, and plain accuracy barely beats always predicting "no default"
         rs = cls(estimator=model, param_grid={"decisiontreeclassifier__max_depth": [3, 4, 6]}, epsilon=0.02,
@@ -1432,7 +1488,7 @@ def _convergence(P: np.ndarray, deltas: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4)
 
 def _by_group(individual: pd.DataFrame, group: str) -> pd.DataFrame:
     """Per group: rows (members), mean conflict ratio, share flagged."""
-    return individual.groupby(group, sort=True).agg(members=("conflict_ratio", "size"),
+    return individual.groupby(group, sort=True).agg(rows=("conflict_ratio", "size"),
                                                    mean_conflict=("conflict_ratio", "mean"),
                                                    flagged_share=("flagged", "mean"))
 

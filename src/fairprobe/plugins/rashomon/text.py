@@ -19,7 +19,7 @@ def group_table(by_group: pd.DataFrame, label: str) -> str:
     Parameters
     ----------
     by_group : DataFrame
-        ``by_group_`` of a fitted Rashomon analysis (``members``, ``mean_conflict``, ``flagged_share``).
+        ``by_group_`` of a fitted Rashomon analysis (``rows``, ``mean_conflict``, ``flagged_share``).
     label : str
         Heading of the group column (``"group"`` when empty).
 
@@ -31,7 +31,7 @@ def group_table(by_group: pd.DataFrame, label: str) -> str:
     Examples
     --------
     >>> import pandas as pd
-    >>> table = pd.DataFrame({"members": [120, 80], "mean_conflict": [0.05, 0.125], "flagged_share": [0.1, 0.25]},
+    >>> table = pd.DataFrame({"rows": [120, 80], "mean_conflict": [0.05, 0.125], "flagged_share": [0.1, 0.25]},
     ...                      index=["f", "m"])
     >>> print(group_table(table, "sex"))
       sex  rows  mean conflict  flagged
@@ -39,7 +39,7 @@ def group_table(by_group: pd.DataFrame, label: str) -> str:
       m      80         0.1250    25.0%
     """
     header = [label or "group", "rows", "mean conflict", "flagged"]
-    body = [[str(g), f"{int(r['members']):,}", f"{float(r['mean_conflict']):.4f}",
+    body = [[str(g), f"{int(r['rows']):,}", f"{float(r['mean_conflict']):.4f}",
              f"{100 * float(r['flagged_share']):.1f}%"] for g, r in by_group.iterrows()]
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
 

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.exceptions import BackendUnavailableError, ConfigError, DataError
-from fairprobe.plugins.base import Analysis, Example, Summary, positional_roles
+from fairprobe.plugins.base import Analysis, Example, Summary, _first_finding, positional_roles
 from fairprobe.plugins.rashomon.binarise import QuantileBinariser, is_binary_frame
 from fairprobe.plugins.rashomon.measures import conflict_ratio as _conflict_ratio_matrix
 
@@ -465,7 +465,7 @@ class TreeRashomonSet(Analysis):
             name = sensitive_features if isinstance(sensitive_features, str) else "group"
             individual[name] = groups
             by_group = individual.groupby(name, sort=True).agg(
-                members=("conflict_ratio", "size"), mean_conflict=("conflict_ratio", "mean"),
+                rows=("conflict_ratio", "size"), mean_conflict=("conflict_ratio", "mean"),
                 flagged_share=("flagged", "mean"))
         return individual, by_group
 
@@ -793,6 +793,49 @@ class TreeRashomonSet(Analysis):
         if self.by_group_ is not None:
             figs["conflict_by_group"] = lambda *, ax=None: plot_group_conflict(self.by_group_, ax=ax)
         return figs
+
+    @classmethod
+    def demo(cls, report: Any, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
+             progress: bool) -> tuple[dict[str, bool], pd.DataFrame, list[str]]:
+        """The demo's step on the lending scenario itself: 400 applicants, 5 binary features.
+
+        The features are yes/no facts about an applicant (employed, under 25, a degree or more,
+        from the east, income above the median) so that the exact set stays small; the label is
+        the recorded default and the groups are the scenario's.
+
+        Parameters
+        ----------
+        report, scenario, facts, quick, seed, n_jobs, progress
+            As for :meth:`fairprobe.plugins.base.Analysis.demo`.
+
+        Returns
+        -------
+        found, table, lines
+            No injected problem is claimed; the individual report; one finding line.
+
+        Examples
+        --------
+        >>> from fairprobe.datasets import make_lending_scenario
+        >>> from fairprobe.reporting.report import Report
+        >>> _, table, lines = TreeRashomonSet.demo(Report("demo"), make_lending_scenario(3000, seed=0), {},
+        ...                                        quick=True, seed=0, n_jobs=1, progress=False)
+        >>> lines[0].startswith("- exact tree Rashomon set (400 applicants of the lending data): ")
+        True
+        """
+        audit = scenario.audit_frame
+        rows = audit.sample(n=min(400, len(audit)), random_state=seed)
+        X = pd.DataFrame({"employed": rows.employed.astype(int), "young": (rows.age < 25).astype(int),
+                          "degree": (rows.education.cat.codes >= 2).astype(int),
+                          "east": (rows.region.astype(str) == "east").astype(int),
+                          "high_income": (rows.income > audit.income.median()).astype(int)})
+        data = X.assign(default=rows.default.to_numpy(), group=rows.group.to_numpy()).reset_index(drop=True)
+        fitted = cls(regularization=0.01, depth_budget=3, rashomon_bound_adder=0.05).fit(
+            data, y_true="default", sensitive_features="group")
+        sec = fitted.report_section(report, "Exact Rashomon set of sparse decision trees (lending data)")
+        sec.add_note(f"{len(data)} applicants of the demo's lending data, 5 yes/no features (employed, under 25, "
+                     "degree or more, east, income above the median), the recorded default as label.")
+        return {}, fitted.to_frame(), [f"- exact tree Rashomon set ({len(data)} applicants of the lending data): "
+                                       f"{_first_finding(sec.notes)}"]
 
     @classmethod
     def example(cls, *, seed: int = 0) -> Example:
