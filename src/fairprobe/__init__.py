@@ -80,6 +80,10 @@ _LAZY: dict[str, str] = {
     "Capabilities": "fairprobe.backends.base",
     "Analysis": "fairprobe.plugins.base",
     "Summary": "fairprobe.core.results",
+    "SamplingInterval": "fairprobe.core.results",
+    "IntervalOptions": "fairprobe.core.uncertainty",
+    "interval_options": "fairprobe.core.uncertainty",
+    "sampling_interval": "fairprobe.core.uncertainty",
 }
 
 __all__ = [

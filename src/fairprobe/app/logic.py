@@ -850,15 +850,14 @@ class SweepJob:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        from fairprobe.core.uncertainty import interval_options, require_counts
-
         if not self.time_limit or not (0 < float(self.time_limit) <= MAX_TIME_LIMIT):
             raise ConfigError(f"The time limit must lie in (0, {MAX_TIME_LIMIT:g}] seconds.")
         self.started = time.perf_counter()
-        self.interval = interval_options(self.ci, ci_method=self.ci_method, resamples=self.resamples, seed=self.seed)
+        self.interval = fp.interval_options(self.ci, ci_method=self.ci_method, resamples=self.resamples,
+                                            seed=self.seed)
         self.problem = fp.BoundProblem(self.bias, self.metric, self.data, fixed=self.fixed)
         if self.interval is not None:
-            require_counts(self.problem.table)
+            self.problem.table.counts()  # a table without a sample size: the error names the fix
         grid = self.grid if isinstance(self.grid, Mapping) else list(self.grid)
         self.swept, self.points = self.problem.points(grid, parameter=self.parameter)
         self.outcomes: list[Any] = []
@@ -905,9 +904,7 @@ class SweepJob:
         start = time.perf_counter()
         out = self.problem.solve_point(pt, **self.solve_kwargs)
         if self.interval is not None and out.result is not None:
-            from fairprobe.core.uncertainty import sampling_interval
-
-            out.result.interval = sampling_interval(self.problem, out.params, out.result, self.interval, n_jobs=1,
+            out.result.interval = fp.sampling_interval(self.problem, out.params, out.result, self.interval, n_jobs=1,
                                                     progress=False, solve_kwargs=self.solve_kwargs)
         self.solve_time += time.perf_counter() - start
         self.outcomes.append(out)

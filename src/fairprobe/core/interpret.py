@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the results import this module, never the other way round
     from fairprobe.core.sensitivity import SensitivityResult
 
 __all__ = [
+    "FEW_UNITS",
     "SIGN_TOLERANCE",
     "Conclusion",
     "ObservedValue",
@@ -47,6 +48,10 @@ __all__ = [
 
 #: A bound within this of 0 does not settle a sign (solver tolerances).
 SIGN_TOLERANCE = 1e-6
+
+#: A conditioning event with fewer units than this in a unit-level table is listed in ``few_units``
+#: and gets no claim (re-exported by :mod:`fairprobe.core.results`).
+FEW_UNITS = 30
 
 #: Width below which the bounds with no bias are read as one value (solver tolerances).
 POINT_WIDTH = 1e-6
@@ -251,8 +256,6 @@ def too_few_units_text(few: Mapping[str, int]) -> str:
     >>> too_few_units_text({"A = Native American": 11})[:46]
     'A = Native American has 11 units, fewer than 3'
     """
-    from fairprobe.core.results import FEW_UNITS  # the results import this module at load time
-
     shown = ", ".join(f"{event} has {units} units" if len(few) == 1 else f"{event}: {units}"
                       for event, units in few.items())
     if len(few) > 1:

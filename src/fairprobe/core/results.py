@@ -23,15 +23,13 @@ from typing import Any
 import pandas as pd
 
 from fairprobe.backends.base import SolveResult
-from fairprobe.core.interpret import Conclusion, ObservedValue, bound_conclusion
+from fairprobe.core.interpret import FEW_UNITS, Conclusion, ObservedValue, bound_conclusion
 from fairprobe.core.jsonsafe import json_number as fix
 from fairprobe.core.jsonsafe import jsonable
 
 __all__ = ["FEW_UNITS", "BoundResult", "Conclusion", "Explained", "ObservedValue", "PointOutcome", "SamplingInterval",
            "Summary", "few_units_line"]
 
-#: A conditioning event with fewer units than this in a unit-level table is listed in ``few_units``.
-FEW_UNITS = 30
 
 
 @dataclass

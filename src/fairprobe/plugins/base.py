@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     from fairprobe.backends.base import Availability
     from fairprobe.reporting.report import Report, Section
 
-__all__ = ["REQUIRED", "Analysis", "Example", "Summary", "columns_by_role", "missing_methods", "positional_roles"]
+__all__ = ["REQUIRED", "Analysis", "Example", "Summary", "columns_by_role", "first_finding", "missing_methods",
+           "positional_roles"]
 
 #: Methods and class attributes every registered analysis class must have.
 REQUIRED: tuple[str, ...] = ("name", "description", "fit", "get_params", "set_params", "check_is_fitted",
@@ -392,7 +393,7 @@ class Analysis(Explained):
         >>> FairTree.example().fit().conclusion().verdict
         'finding'
         """
-        return Conclusion("finding", _first_finding([self.summary().as_text()]))  # summary() checks fitted
+        return Conclusion("finding", first_finding([self.summary().as_text()]))  # summary() checks fitted
 
     @abc.abstractmethod
     def to_frame(self) -> pd.DataFrame:
@@ -512,7 +513,7 @@ class Analysis(Explained):
         """
         fitted = cls.example(seed=seed).fit()
         sec = fitted.report_section(report)
-        return {}, fitted.to_frame(), [f"- {cls.name} (its built-in example): {_first_finding(sec.notes)}"]
+        return {}, fitted.to_frame(), [f"- {cls.name} (its built-in example): {first_finding(sec.notes)}"]
 
     # -- reports -----------------------------------------------------------------------------------
     def report_section(self, report: Report, title: str | None = None) -> Section:
@@ -587,8 +588,23 @@ class Analysis(Explained):
         return report.write(out, force=force)
 
 
-def _first_finding(notes: list[str]) -> str:
-    """The summary's first line for the demo; a heading ending in ":" keeps the lines under it (joined by "; ")."""
+def first_finding(notes: list[str]) -> str:
+    """The summary's first line for the demo; a heading ending in ":" keeps the lines under it (joined by "; ").
+
+    Parameters
+    ----------
+    notes : list of str
+        A report section's notes (the summary first).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> first_finding(["rate 0.75"]), first_finding([])
+    ('rate 0.75', 'done')
+    """
     lines = [line.strip() for line in (notes[0] if notes else "").strip().splitlines()]
     if not lines or not lines[0]:
         return "done"

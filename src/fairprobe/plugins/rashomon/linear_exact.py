@@ -67,7 +67,7 @@ import pandas as pd
 from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
 from fairprobe.core.validate import check_number
 from fairprobe.exceptions import ConfigError, DataError, NotFittedError, SolverError
-from fairprobe.plugins.base import Analysis, Example, Summary, _first_finding, columns_by_role, positional_roles
+from fairprobe.plugins.base import Analysis, Example, Summary, columns_by_role, first_finding, positional_roles
 from fairprobe.program.model import PolynomialProgram
 
 if TYPE_CHECKING:
@@ -745,7 +745,7 @@ class ExactLinearMultiplicity(Analysis):
         sec.add_note("24 applicants of the demo's lending data (12 recorded defaults, 12 others); features: log "
                      "income and employment; exact: one mixed-integer program per row.")
         return {}, fitted.to_frame(), [f"- exact linear multiplicity (24 applicants of the lending data): "
-                                       f"{_first_finding(sec.notes)}"]
+                                       f"{first_finding(sec.notes)}"]
 
     @classmethod
     def example(cls, *, seed: int = 0) -> Example:

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from fairprobe.exceptions import BackendUnavailableError, ConfigError, DataError
-from fairprobe.plugins.base import Analysis, Example, Summary, _first_finding, positional_roles
+from fairprobe.plugins.base import Analysis, Example, Summary, first_finding, positional_roles
 from fairprobe.plugins.rashomon.binarise import QuantileBinariser, is_binary_frame
 from fairprobe.plugins.rashomon.measures import conflict_ratio as _conflict_ratio_matrix
 
@@ -835,7 +835,7 @@ class TreeRashomonSet(Analysis):
         sec.add_note(f"{len(data)} applicants of the demo's lending data, 5 yes/no features (employed, under 25, "
                      "degree or more, east, income above the median), the recorded default as label.")
         return {}, fitted.to_frame(), [f"- exact tree Rashomon set ({len(data)} applicants of the lending data): "
-                                       f"{_first_finding(sec.notes)}"]
+                                       f"{first_finding(sec.notes)}"]
 
     @classmethod
     def example(cls, *, seed: int = 0) -> Example:
