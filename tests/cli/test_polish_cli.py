@@ -166,10 +166,12 @@ def test_demo_line_of_an_analysis_whose_summary_starts_with_a_heading_is_not_emp
 
 def test_demo_line_of_linear_multiplicity_says_what_it_found() -> None:
     from fairprobe.core.registry import get_registry
+    from fairprobe.datasets import make_lending_scenario
     from fairprobe.reporting.report import Report
 
     cls = get_registry().analyses["linear_multiplicity"]
-    _, _, lines = cls.demo(Report("demo", command=""), None, {}, quick=True, seed=0, n_jobs=1, progress=False)
+    _, _, lines = cls.demo(Report("demo", command=""), make_lending_scenario(2000, seed=0), {}, quick=True, seed=0,
+                           n_jobs=1, progress=False)
     assert len(lines) == 1 and not lines[0].rstrip().endswith(":")
     assert "ambiguity" in lines[0]
 

@@ -51,6 +51,7 @@ def test_fixed_seed_same_interval_on_one_and_two_workers():
     assert (one.lower, one.upper, one.se_lower, one.se_upper) == (two.lower, two.upper, two.se_lower, two.se_upper)
 
 
+@pytest.mark.slow  # over 5 s; the default run stays under 15 minutes
 def test_bootstrap_standard_error_of_a_point_identified_rate_matches_the_binomial():
     # at D = 0 the FPR of group 0 is p01 / (p00 + p01) = 100/500 with 500 negatives: se = sqrt(.2 * .8 / 500)
     res = fp.bound("proxy_label", "fpr", counts_table(), D=0.0, ci=0.95, resamples=400, progress=False,

@@ -156,6 +156,7 @@ def check_adult_orders(rows: int | None, max_depth: int | None) -> None:
         assert signature(tree) == first
 
 
+@pytest.mark.slow  # over 5 s; the default run stays under 15 minutes
 def test_adult_column_order_subsample() -> None:
     # 8,000 rows, three levels (the four covariates tie at the root, and ties recur in both
     # children): every order gives the same splits, children and tests

@@ -406,6 +406,7 @@ def test_differences_to_all_are_paired_bootstrap_intervals() -> None:
     pd.testing.assert_frame_equal(again.differences_, diff)
 
 
+@pytest.mark.slow  # over 5 s; the default run stays under 15 minutes
 def test_report_shows_every_single_attribute_group_and_explains_eur(tmp_path) -> None:
     from fairprobe.reporting.report import load_report
 
