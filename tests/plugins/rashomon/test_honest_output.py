@@ -48,9 +48,12 @@ def test_demo_sections_run_on_the_lending_data_and_headline_only_a_useful_model(
     _, _, lines = demo_step(RashomonSet, Report("demo"), scenario, facts, quick=True, seed=0, n_jobs=1,
                             progress=False)
     assert facts["multiplicity"]["headline_held_back"] is False and "near-optimal trees" in lines[0]
-    _, table, lines = TreeRashomonSet.demo(Report("demo"), scenario, {}, quick=True, seed=0, n_jobs=1,
-                                           progress=False)
-    assert "400 applicants of the lending data" in lines[0] and len(table) == 400
+    import importlib.util
+
+    if importlib.util.find_spec("treefarms") is not None:  # the exact tree set is an optional extra
+        _, table, lines = TreeRashomonSet.demo(Report("demo"), scenario, {}, quick=True, seed=0, n_jobs=1,
+                                               progress=False)
+        assert "400 applicants of the lending data" in lines[0] and len(table) == 400
     _, table, lines = ExactLinearMultiplicity.demo(Report("demo"), scenario, {}, quick=True, seed=0, n_jobs=1,
                                                    progress=False)
     assert "24 applicants of the lending data" in lines[0] and len(table) == 24
@@ -72,9 +75,14 @@ def test_no_future_warning_from_fairprobe_in_the_analyses_examples(module: str) 
     prefix = f"fairprobe.plugins.{module}"
     classes = [cls for cls in registered("analyses").values() if cls.__module__.startswith(prefix)]
     assert classes
+    from fairprobe.exceptions import BackendUnavailableError
+
     for cls in classes:
         with warnings.catch_warnings():
             warnings.simplefilter("error", FutureWarning)
             warnings.simplefilter("error", DeprecationWarning)
             warnings.filterwarnings("ignore", category=UserWarning)
-            cls.example().fit()
+            try:
+                cls.example().fit()
+            except BackendUnavailableError:  # an optional extra (treefarms) not installed: nothing to check
+                continue
