@@ -210,7 +210,7 @@ def test_auto_bounds_equal_scip_bounds(bias: str, metric: str, given) -> None:
     assert auto.upper == pytest.approx(scip.upper, abs=1e-6)
     assert auto.status == "optimal" and auto.backend == "auto"
     for res in (auto.min_result, auto.max_result):
-        assert res.extra["auto_choice"] in {"gurobi", "ortools", "scip"}
+        assert res.extra["auto_choice"] in {"gurobi", "ortools", "scip", "highs"}
         assert res.message.startswith(f"auto chose {res.extra['auto_choice']}")
 
 

@@ -162,7 +162,7 @@ def test_milp_dual_bound() -> None:
 
 def test_time_limit_is_per_solve_although_the_instance_is_reused() -> None:
     """HiGHS's run clock adds up over an instance's runs; a short limit after many solves is still a full solve."""
-    from fairprobe.backends import highs
+    from fairprobe.backends import highs_lp as highs
 
     prog = fp.PolynomialProgram.from_text(
         "maximize\n  x + y\nsubject to\n  x + y <= 1\nbounds\n  0 <= x <= 1\n  0 <= y <= 1")

@@ -41,7 +41,9 @@ def test_fast_path_agrees_with_the_global_solver_on_every_program_kind() -> None
         problem = BoundProblem(bias, metric, table)
         fast = problem.solve({"D": 0.05})
         slow = problem.solve({"D": 0.05}, lp_fast_path=False)
-        assert fast.lower == pytest.approx(slow.lower, abs=1e-6) and fast.upper == pytest.approx(slow.upper, abs=1e-6)
+        assert fast.lower == pytest.approx(slow.lower, abs=1e-5) and fast.upper == pytest.approx(slow.upper, abs=1e-5)
+        # SCIP's bounds carry its 1e-6 feasibility tolerance; the verified ones are never looser
+        assert fast.lower >= slow.lower - 1e-9 and fast.upper <= slow.upper + 1e-9
         if fast.kind in ("linear", "linear_fractional"):
             assert any("solved by HiGHS with verified" in note for note in fast.notes)
             # SCIP's bound is HiGHS's up to SCIP's own tolerance; the verified one is never inside it by more

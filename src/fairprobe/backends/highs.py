@@ -19,12 +19,9 @@ Nonlinear programs are refused (use SCIP).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import math
-import os
-import threading
 import time
 from typing import Any
 
@@ -40,7 +37,9 @@ from fairprobe.backends.base import (
     Termination,
     stopped,
 )
-from fairprobe.exceptions import BackendCapabilityError, ProgramError, SolverError
+from fairprobe.backends.highs_lp import LPRun, run_lp
+from fairprobe.backends.two_ratio import solve_two_ratio, two_ratio_form
+from fairprobe.exceptions import BackendCapabilityError, ProgramError
 from fairprobe.program.model import PolynomialProgram, point_from_values
 from fairprobe.program.polynomial import poly_add
 from fairprobe.program.safe_bounds import (
@@ -53,130 +52,6 @@ from fairprobe.program.safe_bounds import (
 from fairprobe.program.transforms import charnes_cooper
 
 __all__ = ["HighsBackend"]
-
-#: Primal and dual feasibility tolerances HiGHS runs at unless ``solver_options`` say otherwise
-#: (HiGHS's defaults are 1e-7; a rate over 11 people turns a 1e-7 slack into 1e-5).
-FEASIBILITY_TOLERANCE = 1e-10
-
-_local = threading.local()
-
-
-@contextlib.contextmanager
-def _quiet_stdout():
-    """Silence the C-level standard output (HiGHS prints its banner when an instance is made)."""
-    try:
-        fd = os.dup(1)
-    except OSError:  # no standard output at all: nothing to silence
-        yield
-        return
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            yield
-    finally:
-        os.dup2(fd, 1)
-        os.close(fd)
-
-
-def _instance() -> Any:
-    """One HiGHS instance per thread, made quietly and reused (making one costs more than a small LP)."""
-    h = getattr(_local, "highs", None)
-    if h is None:
-        import highspy
-
-        with _quiet_stdout():
-            h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        _local.highs = h
-    return h
-
-
-class _Run:
-    """The outcome of one HiGHS run on a minimisation."""
-
-    def __init__(self, status: str, x: np.ndarray | None, y: np.ndarray | None, objective: float,
-                 dual_bound: float, message: str, iterations: int) -> None:
-        self.status, self.x, self.y = status, x, y
-        self.objective, self.dual_bound, self.message, self.iterations = objective, dual_bound, message, iterations
-
-
-def _run(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions, deadline: float | None) -> _Run:
-    """Minimise ``arr`` with HiGHS (rows and columns as given); a program without rows is solved on its box."""
-    import highspy
-
-    h = _instance()
-    h.clearModel()
-    h.resetOptions()
-    h.setOptionValue("output_flag", bool(options.verbose))
-    h.setOptionValue("primal_feasibility_tolerance", FEASIBILITY_TOLERANCE)
-    h.setOptionValue("dual_feasibility_tolerance", FEASIBILITY_TOLERANCE)
-    h.setOptionValue("random_seed", int(options.seed))
-    if integer is not None:
-        h.setOptionValue("mip_rel_gap", float(options.rel_gap))
-        h.setOptionValue("mip_abs_gap", float(options.abs_gap))
-        if options.node_limit is not None:
-            h.setOptionValue("mip_max_nodes", int(options.node_limit))
-    if options.threads is not None:
-        h.setOptionValue("threads", int(options.threads))
-    if deadline is not None:
-        # HiGHS compares its time_limit with the instance's run clock, which adds up over every run of the
-        # instance (clearModel does not reset it): the limit is that clock plus what this solve may take
-        h.setOptionValue("time_limit", h.getRunTime() + max(deadline - time.perf_counter(), 1e-3))
-    for key, value in dict(options.solver_options).items():
-        if h.setOptionValue(str(key), value) != highspy.HighsStatus.kOk:
-            raise SolverError(f"HiGHS does not accept the option {key!r} = {value!r}; see the HiGHS options list "
-                              "(https://ergo-code.github.io/HiGHS/stable/options/definitions/).")
-    # (options are read first, so a bad one is an error whatever the program)
-    if arr.n_cols == 0:  # every variable presolved away: the rows are constants
-        feasible = bool(np.all(arr.row_lo <= 1e-12) and np.all(arr.row_hi >= -1e-12))
-        return _Run("optimal" if feasible else "infeasible", np.zeros(0), np.zeros(arr.n_rows), arr.c0, arr.c0,
-                    "no variables", 0)
-    if arr.n_rows == 0 and integer is None:
-        return _run_box(arr)
-    inf = highspy.kHighsInf
-    lp = highspy.HighsLp()
-    n, m = arr.n_cols, arr.n_rows
-    lp.num_col_, lp.num_row_ = n, m
-    lp.col_cost_ = arr.c
-    lp.offset_ = arr.c0
-    lp.col_lower_ = np.where(np.isfinite(arr.lb), arr.lb, -inf)
-    lp.col_upper_ = np.where(np.isfinite(arr.ub), arr.ub, inf)
-    lp.row_lower_ = np.where(np.isfinite(arr.row_lo), arr.row_lo, -inf)
-    lp.row_upper_ = np.where(np.isfinite(arr.row_hi), arr.row_hi, inf)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, m
-    lp.a_matrix_.start_ = arr.indptr
-    lp.a_matrix_.index_ = arr.indices
-    lp.a_matrix_.value_ = arr.data
-    if integer is not None:
-        lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
-                           for i in integer]
-    h.passModel(lp)
-    h.run()
-    status = h.getModelStatus()
-    text = h.modelStatusToString(status)
-    info = h.getInfo()
-    S = highspy.HighsModelStatus
-    name = {S.kOptimal: "optimal", S.kInfeasible: "infeasible", S.kUnbounded: "unbounded",
-            S.kUnboundedOrInfeasible: "unbounded_or_infeasible", S.kTimeLimit: "time",
-            S.kIterationLimit: "iteration", S.kSolutionLimit: "solution", S.kModelEmpty: "empty",
-            S.kInterrupt: "interrupted"}.get(status, "error")
-    sol = h.getSolution()
-    x = np.asarray(sol.col_value, dtype=float) if sol.value_valid and len(sol.col_value) == n else None
-    y = np.asarray(sol.row_dual, dtype=float) if sol.dual_valid and len(sol.row_dual) == m else None
-    dual_bound = float(info.mip_dual_bound) if integer is not None else math.nan
-    iterations = int(getattr(info, "simplex_iteration_count", 0))
-    return _Run(name, x, y, float(info.objective_function_value), dual_bound, f"HiGHS: {text}", iterations)
-
-
-def _run_box(arr: LinearArrays) -> _Run:
-    """``min c.x + c0`` over a box alone: each variable at the end its cost prefers (exact; no solver)."""
-    if np.any((arr.c < 0) & np.isinf(arr.ub)) or np.any((arr.c > 0) & np.isinf(arr.lb)):
-        return _Run("unbounded", None, None, -math.inf, math.nan, "no rows: unbounded on the box", 0)
-    x = np.where(arr.c > 0, arr.lb, np.where(arr.c < 0, arr.ub, np.where(np.isfinite(arr.lb), arr.lb,
-                                                                           np.where(np.isfinite(arr.ub), arr.ub, 0.0))))
-    return _Run("optimal", x, np.zeros(0), float(arr.c @ x + arr.c0), math.nan, "no rows: optimum on the box", 0)
-
 
 _LIMITS = {"time": Limit.TIME, "iteration": Limit.ITERATION, "solution": Limit.SOLUTION,
            "interrupted": Limit.INTERRUPTED}
@@ -268,15 +143,85 @@ class HighsBackend(Backend):
         return result.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})",
                                    wall_time=time.perf_counter() - start)
 
+    @staticmethod
+    def is_two_ratio(program: PolynomialProgram) -> bool:
+        """Whether :meth:`solve_two_ratio` takes ``program`` (a parity of two rates over a polytope).
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> lp = fp.PolynomialProgram.from_text("maximize\\n  x\\nbounds\\n  0 <= x <= 1")
+        >>> fp.get_backend("highs").is_two_ratio(lp)
+        False
+        """
+        return two_ratio_form(program) is not None
+
+    def solve_two_ratio(self, program: PolynomialProgram, options: SolveOptions | None = None) -> SolveResult | None:
+        """Solve a parity of two rates (``c_a r_a + c_b r_b`` over ratio definitions and linear rows) exactly.
+
+        A nonconvex program that HiGHS solves as a one-dimensional parametric search over LPs with a
+        verified bound (:mod:`fairprobe.backends.two_ratio`); the bound engine offers it every
+        nonconvex program before the global solver.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+        options : SolveOptions, optional
+
+        Returns
+        -------
+        SolveResult or None
+            None when the program has another shape (or the search could not close it).
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> prog = fp.PolynomialProgram.from_text('''
+        ... minimize
+        ...   ra - rb
+        ... subject to
+        ...   s: x + y + z + w == 1
+        ...   da: ra*x + ra*y - x == 0
+        ...   db: rb*z + rb*w - z == 0
+        ...   pa: x + y >= 0.2
+        ...   pb: z + w >= 0.2
+        ... bounds
+        ...   0 <= x <= 1
+        ...   0 <= y <= 1
+        ...   0 <= z <= 1
+        ...   0 <= w <= 1
+        ...   0 <= ra <= 1
+        ...   0 <= rb <= 1
+        ... ''')
+        >>> res = fp.get_backend("highs").solve_two_ratio(prog)
+        >>> res.objective_bound <= -1.0, res.objective_bound > -1.0 - 1e-9, res.extra["verified"]
+        (True, True, True)
+        """
+        form = two_ratio_form(program)
+        if form is None:
+            return None
+        res = solve_two_ratio(program, form, options if options is not None else SolveOptions())
+        if res is None:
+            return None
+        return res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})")
+
     # -- linear -------------------------------------------------------------------------------
     def _solve_linear(self, program: PolynomialProgram, options: SolveOptions, deadline: float | None) -> SolveResult:
         sign = 1.0 if program.sense == "min" else -1.0
         arr = linear_arrays(program, sign=sign)
         integer = np.array([v.integer for v in program.variables]) if program.has_integers else None
-        run = _run(arr, integer, options, deadline)
+        run = run_lp(arr, integer, options, deadline)
         return self._result(program, arr, run, sign, integer is not None)
 
-    def _result(self, program: PolynomialProgram, arr: LinearArrays, run: _Run, sign: float,
+    def _result(self, program: PolynomialProgram, arr: LinearArrays, run: LPRun, sign: float,
                 mip: bool) -> SolveResult:
         sense = program.sense
         if run.status == "infeasible":
@@ -322,7 +267,7 @@ class HighsBackend(Backend):
         den = program.objective_denominator or {}
         # Charnes-Cooper is exact only where the denominator is positive: check it first (verified)
         den_arr = linear_arrays(program, objective=den)
-        den_run = _run(den_arr, None, options, deadline)
+        den_run = run_lp(den_arr, None, options, deadline)
         if den_run.status == "infeasible":
             return stopped(Termination.INFEASIBLE, sense, message=den_run.message)
         if den_run.status not in ("optimal", "empty"):
@@ -338,7 +283,7 @@ class HighsBackend(Backend):
         # positive, where the ratio is defined; the bound is then verified only when beta >= 0 below
         cc = charnes_cooper(program)
         cc_arr = linear_arrays(cc, sign=sign)
-        run = _run(cc_arr, None, options, deadline)
+        run = run_lp(cc_arr, None, options, deadline)
         if run.status not in ("optimal", "empty") or run.x is None:
             # no optimum of the Charnes-Cooper LP: the ratio is bounded only trivially (a limit) or not at all
             if run.status in ("infeasible", "unbounded", "unbounded_or_infeasible", "error"):

@@ -101,7 +101,8 @@ def _solve_one(prog: PolynomialProgram, backend_name: str, options: SolveOptions
 def _solve_pair(prog: PolynomialProgram, backend: Any, options: SolveOptions,
                 n_jobs: int = 1) -> tuple[SolveResult, SolveResult]:
     """Solve the min and max programs, in two worker processes when ``n_jobs >= 2``."""
-    if n_jobs >= 2:
+    inner = backend.backend if isinstance(backend, TimeBudget) else backend
+    if n_jobs >= 2 and not (isinstance(inner, LinearFastPath) and inner.solves_exactly(prog)):
         from joblib import Parallel, delayed
 
         options = backend.limit(options) if isinstance(backend, TimeBudget) else options  # the call's budget
@@ -464,6 +465,23 @@ def _excluded_notes(excluded: list[str]) -> list[str]:
 
 #: The default optimality gap of a bound, and the distance above which a loosened gap makes it "gap".
 LOOSE_GAP = 1e-5
+
+
+#: How far outside the verified bound an achieved value may be evaluated and still be reported (at
+#: the bound): a model's rows hold to 1e-9, and its value in floating point is a rate at exactly 1
+#: computed as 1 + 1e-13. Further out it is not reported as achieved.
+ACHIEVED_SLACK = 1e-9
+
+
+def _inside(value: float | None, lower: float, upper: float) -> float | None:
+    """An achieved value within :data:`ACHIEVED_SLACK` outside ``[lower, upper]``, moved onto the bound."""
+    if value is None or not (math.isfinite(lower) and math.isfinite(upper)):
+        return value
+    if lower - ACHIEVED_SLACK <= value < lower:
+        return lower
+    if upper < value <= upper + ACHIEVED_SLACK:
+        return upper
+    return value
 
 
 def _gap(lower: float, upper: float, low_ach: float | None, up_ach: float | None) -> float:
@@ -890,9 +908,12 @@ class BoundProblem:
         if result.lower < low or result.upper > high:
             # a solve cut short can return a dual bound past what the metric can take at all
             # (below -1 for a difference of rates, or infinite); the metric's own range is as certified
-            result.notes.append(f"bounds clipped to the metric's own range [{low:g}, {high:g}] (a solver stopped "
-                                "before its dual bound reached it)")
+            if max(low - result.lower, result.upper - high) > ACHIEVED_SLACK:  # not just outward rounding
+                result.notes.append(f"bounds clipped to the metric's own range [{low:g}, {high:g}] (a solver stopped "
+                                    "before its dual bound reached it)")
             result.lower, result.upper = max(result.lower, low), min(result.upper, high)
+            result.lower_achieved = _inside(result.lower_achieved, result.lower, result.upper)
+            result.upper_achieved = _inside(result.upper_achieved, result.lower, result.upper)
             result.gap = _gap(result.lower, result.upper, result.lower_achieved, result.upper_achieved)
         return result
 
@@ -961,6 +982,7 @@ class BoundProblem:
             results = [r for s in sides for r in (s.lo, s.hi)] + [lo_res]
             notes.append("lower bound: one joint program min t s.t. t >= |term_i| (sharp); upper bound: "
                          "max over terms of the separate certified bounds of |term_i| (sharp)")
+        low_ach, up_ach = _inside(low_ach, lower, upper), _inside(up_ach, lower, upper)
         width_gap = _gap(lower, upper, low_ach, up_ach)
         status = _final_status(results, options.rel_gap, width_gap, notes)
         return BoundResult(
@@ -1052,6 +1074,7 @@ class BoundProblem:
             "pairs_solved": len(solved), "pairs_total": len(candidates),
             "separate_lower": separate, "joint_lower": lo_res.objective_bound,
         }
+        low_ach, up_ach = _inside(low_ach, lower, upper), _inside(up_ach, lower, upper)
         width_gap = _gap(lower, upper, low_ach, up_ach)
         return BoundResult(
             lower=lower, upper=upper, lower_achieved=low_ach, upper_achieved=up_ach,

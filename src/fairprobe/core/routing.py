@@ -37,8 +37,9 @@ class LinearFastPath:
 
     Attributes
     ----------
-    lp_solves, main_solves : int
-        Programs each one solved so far.
+    lp_solves, two_ratio_solves, main_solves : int
+        Programs each path solved so far (two-ratio: a parity of two rates over a polytope, by
+        :mod:`fairprobe.backends.two_ratio`).
 
     Examples
     --------
@@ -55,6 +56,7 @@ class LinearFastPath:
         self.main = main
         self.lp = lp
         self.lp_solves = 0
+        self.two_ratio_solves = 0
         self.main_solves = 0
 
     def __getattr__(self, name: str) -> Any:
@@ -84,6 +86,22 @@ class LinearFastPath:
         """
         return program.max_degree <= 1 and not program.has_integers
 
+    def solves_exactly(self, program: Any) -> bool:
+        """Whether HiGHS solves ``program`` here (an LP, or a parity of two rates), in milliseconds.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+
+        Returns
+        -------
+        bool
+        """
+        if self.is_lp(program):
+            return True
+        check = getattr(self.lp, "is_two_ratio", None)
+        return bool(check is not None and not program.has_integers and check(program))
+
     def solve(self, program: Any, options: Any = None) -> Any:
         """Solve ``program`` with HiGHS when it is a continuous LP, else with the chosen backend.
 
@@ -99,6 +117,16 @@ class LinearFastPath:
         if self.is_lp(program):
             self.lp_solves += 1
             return self.lp.solve(program, options)
+        parity = getattr(self.lp, "solve_two_ratio", None)
+        if parity is not None and not program.has_integers:
+            res = parity(program, options)  # a parity of two rates: a parametric LP search, exact and verified
+            if res is not None:
+                self.two_ratio_solves += 1
+                if getattr(self.main, "name", None) == "auto":  # say what auto chose, as its own choices do
+                    extra = {**res.extra, "auto_choice": "highs"}
+                    res = res.with_updates(extra=extra, message="auto chose highs (a parity of two rates over a "
+                                           "polytope: exact parametric LP search, verified bound): " + res.message)
+                return res
         self.main_solves += 1
         return self.main.solve(program, options)
 

@@ -1,0 +1,275 @@
+"""Low-level HiGHS runs: one LP from arrays (:func:`run_lp`) and an LP kept warm (:class:`WarmLP`).
+
+The :class:`~fairprobe.backends.highs.HighsBackend` and the parametric searches of
+:mod:`fairprobe.backends.two_ratio` both solve through these; nothing here knows about programs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from fairprobe.backends.base import SolveOptions
+from fairprobe.exceptions import SolverError
+from fairprobe.program.safe_bounds import LinearArrays
+
+__all__ = ["FEASIBILITY_TOLERANCE", "SMALL_LP", "LPRun", "WarmLP", "run_lp"]
+
+#: Primal and dual feasibility tolerances HiGHS runs at unless ``solver_options`` say otherwise
+#: (HiGHS's defaults are 1e-7; a rate over 11 people turns a 1e-7 slack into 1e-5).
+FEASIBILITY_TOLERANCE = 1e-10
+
+#: Rows x columns up to which an LP is solved without presolve (a bound's programs: presolving them
+#: costs more than solving them, 0.5 ms against 0.15 ms).
+SMALL_LP = 20_000
+
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def _quiet_stdout():
+    """Silence the C-level standard output (HiGHS prints its banner when an instance is made)."""
+    try:
+        fd = os.dup(1)
+    except OSError:  # no standard output at all: nothing to silence
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            yield
+    finally:
+        os.dup2(fd, 1)
+        os.close(fd)
+
+
+def _instance() -> Any:
+    """One HiGHS instance per thread, made quietly and reused (making one costs more than a small LP)."""
+    h = getattr(_local, "highs", None)
+    if h is None:
+        import highspy
+
+        with _quiet_stdout():
+            h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        _local.highs = h
+    return h
+
+
+class LPRun:
+    """The outcome of one HiGHS run on a minimisation: ``status`` (a short name), primal ``x``, row duals
+    ``y``, ``objective``, ``dual_bound`` (MIPs), ``message`` and ``iterations``."""
+
+    def __init__(self, status: str, x: np.ndarray | None, y: np.ndarray | None, objective: float,
+                 dual_bound: float, message: str, iterations: int) -> None:
+        self.status, self.x, self.y = status, x, y
+        self.objective, self.dual_bound, self.message, self.iterations = objective, dual_bound, message, iterations
+
+
+def _configure(h: Any, options: SolveOptions, integer: bool) -> None:
+    """Reset ``h``'s options to fairprobe's defaults and the caller's ``options``."""
+    import highspy
+
+    h.resetOptions()
+    h.setOptionValue("output_flag", bool(options.verbose))
+    h.setOptionValue("primal_feasibility_tolerance", FEASIBILITY_TOLERANCE)
+    h.setOptionValue("dual_feasibility_tolerance", FEASIBILITY_TOLERANCE)
+    h.setOptionValue("random_seed", int(options.seed))
+    if integer:
+        h.setOptionValue("mip_rel_gap", float(options.rel_gap))
+        h.setOptionValue("mip_abs_gap", float(options.abs_gap))
+        if options.node_limit is not None:
+            h.setOptionValue("mip_max_nodes", int(options.node_limit))
+    if options.threads is not None:
+        h.setOptionValue("threads", int(options.threads))
+    for key, value in dict(options.solver_options).items():
+        if h.setOptionValue(str(key), value) != highspy.HighsStatus.kOk:
+            raise SolverError(f"HiGHS does not accept the option {key!r} = {value!r}; see the HiGHS options list "
+                              "(https://ergo-code.github.io/HiGHS/stable/options/definitions/).")
+
+
+def _set_deadline(h: Any, deadline: float | None) -> None:
+    if deadline is not None:
+        # HiGHS compares its time_limit with the instance's run clock, which adds up over every run of the
+        # instance (clearModel does not reset it): the limit is that clock plus what this solve may take
+        h.setOptionValue("time_limit", h.getRunTime() + max(deadline - time.perf_counter(), 1e-3))
+
+
+def _pass_model(h: Any, arr: LinearArrays, integer: np.ndarray | None) -> None:
+    import highspy
+
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    n, m = arr.n_cols, arr.n_rows
+    lp.num_col_, lp.num_row_ = n, m
+    lp.col_cost_ = arr.c
+    lp.offset_ = arr.c0
+    lp.col_lower_ = np.where(np.isfinite(arr.lb), arr.lb, -inf)
+    lp.col_upper_ = np.where(np.isfinite(arr.ub), arr.ub, inf)
+    lp.row_lower_ = np.where(np.isfinite(arr.row_lo), arr.row_lo, -inf)
+    lp.row_upper_ = np.where(np.isfinite(arr.row_hi), arr.row_hi, inf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, m
+    lp.a_matrix_.start_ = arr.indptr
+    lp.a_matrix_.index_ = arr.indices
+    lp.a_matrix_.value_ = arr.data
+    if integer is not None:
+        lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
+                           for i in integer]
+    h.passModel(lp)
+
+
+def _read(h: Any, n: int, m: int, integer: bool) -> LPRun:
+    """The outcome of the last ``h.run()``."""
+    import highspy
+
+    status = h.getModelStatus()
+    text = h.modelStatusToString(status)
+    info = h.getInfo()
+    S = highspy.HighsModelStatus
+    name = {S.kOptimal: "optimal", S.kInfeasible: "infeasible", S.kUnbounded: "unbounded",
+            S.kUnboundedOrInfeasible: "unbounded_or_infeasible", S.kTimeLimit: "time",
+            S.kIterationLimit: "iteration", S.kSolutionLimit: "solution", S.kModelEmpty: "empty",
+            S.kInterrupt: "interrupted"}.get(status, "error")
+    sol = h.getSolution()
+    x = np.asarray(sol.col_value, dtype=float) if sol.value_valid and len(sol.col_value) == n else None
+    y = np.asarray(sol.row_dual, dtype=float) if sol.dual_valid and len(sol.row_dual) == m else None
+    dual_bound = float(info.mip_dual_bound) if integer else math.nan
+    iterations = int(getattr(info, "simplex_iteration_count", 0))
+    return LPRun(name, x, y, float(info.objective_function_value), dual_bound, f"HiGHS: {text}", iterations)
+
+
+def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions, deadline: float | None) -> LPRun:
+    """Minimise ``arr`` with HiGHS (rows and columns as given); a program without rows is solved on its box.
+
+    Parameters
+    ----------
+    arr : LinearArrays
+        The minimisation.
+    integer : numpy.ndarray or None
+        Integrality flags per column (None: continuous).
+    options : SolveOptions
+        Tolerances, seed, threads, limits and solver options.
+    deadline : float or None
+        ``time.perf_counter()`` value to stop at.
+
+    Returns
+    -------
+    LPRun
+        Status name, primal ``x``, row duals ``y``, objective and iterations.
+    """
+    h = _instance()
+    h.clearModel()
+    _configure(h, options, integer is not None)
+    _set_deadline(h, deadline)
+    # (options are read first, so a bad one is an error whatever the program)
+    if arr.n_cols == 0:  # every variable presolved away: the rows are constants
+        feasible = bool(np.all(arr.row_lo <= 1e-12) and np.all(arr.row_hi >= -1e-12))
+        return LPRun("optimal" if feasible else "infeasible", np.zeros(0), np.zeros(arr.n_rows), arr.c0, arr.c0,
+                    "no variables", 0)
+    if arr.n_rows == 0 and integer is None:
+        return _run_box(arr)
+    if arr.n_rows * arr.n_cols <= SMALL_LP and integer is None and "presolve" not in options.solver_options:
+        h.setOptionValue("presolve", "off")
+    _pass_model(h, arr, integer)
+    h.run()
+    return _read(h, arr.n_cols, arr.n_rows, integer is not None)
+
+
+class WarmLP:
+    """A continuous LP kept in its own HiGHS instance, re-solved warm after its coefficients change.
+
+    Each :meth:`run` starts from the previous optimal basis (HiGHS's simplex, presolve off: on the
+    small programs of a bound, presolve costs more than the solve). This is how a parametric search
+    re-solves one program at many parameter values.
+
+    Parameters
+    ----------
+    arr : LinearArrays
+        The minimisation (at least one row and one column).
+    options : SolveOptions
+        As for :func:`run_lp`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairprobe.program.model import PolynomialProgram
+    >>> from fairprobe.program.safe_bounds import linear_arrays
+    >>> from fairprobe.backends.base import SolveOptions
+    >>> prog = PolynomialProgram.from_text("minimize\\n  x + y\\nsubject to\\n  c: x + 2*y >= 1\\n"
+    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
+    >>> lp = WarmLP(linear_arrays(prog), SolveOptions())
+    >>> lp.run().objective
+    0.5
+    >>> lp.set_coefficients(0, [1], [4.0])  # c: x + 4 y >= 1
+    >>> lp.run().objective
+    0.25
+    """
+
+    def __init__(self, arr: LinearArrays, options: SolveOptions) -> None:
+        import highspy
+
+        with _quiet_stdout():
+            self._h = highspy.Highs()
+        self._h.setOptionValue("output_flag", False)
+        _configure(self._h, options, False)
+        self._h.setOptionValue("presolve", "off")
+        self.n, self.m = arr.n_cols, arr.n_rows
+        _pass_model(self._h, arr, None)
+
+    def set_coefficients(self, row: int, cols: Any, values: Any) -> None:
+        """Set the coefficients of ``row`` in ``cols`` (other coefficients are kept).
+
+        Parameters
+        ----------
+        row : int
+        cols, values : sequence
+        """
+        change = self._h.changeCoeff
+        for c, v in zip(cols, values, strict=True):
+            change(int(row), int(c), float(v))
+
+    def set_row_bounds(self, row: int, lower: float, upper: float) -> None:
+        """Set the bounds of ``row`` (``±inf`` for none).
+
+        Parameters
+        ----------
+        row : int
+        lower, upper : float
+        """
+        import highspy
+
+        inf = highspy.kHighsInf
+        self._h.changeRowBounds(int(row), float(lower) if math.isfinite(lower) else -inf,
+                                float(upper) if math.isfinite(upper) else inf)
+
+    def run(self, deadline: float | None = None) -> LPRun:
+        """Re-solve from the last basis.
+
+        Parameters
+        ----------
+        deadline : float, optional
+            ``time.perf_counter()`` value to stop at.
+
+        Returns
+        -------
+        LPRun
+        """
+        _set_deadline(self._h, deadline)
+        self._h.run()
+        return _read(self._h, self.n, self.m, False)
+
+
+def _run_box(arr: LinearArrays) -> LPRun:
+    """``min c.x + c0`` over a box alone: each variable at the end its cost prefers (exact; no solver)."""
+    if np.any((arr.c < 0) & np.isinf(arr.ub)) or np.any((arr.c > 0) & np.isinf(arr.lb)):
+        return LPRun("unbounded", None, None, -math.inf, math.nan, "no rows: unbounded on the box", 0)
+    x = np.where(arr.c > 0, arr.lb, np.where(arr.c < 0, arr.ub, np.where(np.isfinite(arr.lb), arr.lb,
+                                                                           np.where(np.isfinite(arr.ub), arr.ub, 0.0))))
+    return LPRun("optimal", x, np.zeros(0), float(arr.c @ x + arr.c0), math.nan, "no rows: optimum on the box", 0)

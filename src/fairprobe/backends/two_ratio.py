@@ -1,0 +1,651 @@
+"""Exact, verified optimum of a difference of two ratios over a polytope (a parity of two rates).
+
+A parity ``rate_a - rate_b`` compiles to a program whose rows are linear in the model ``q`` except
+the two definitions ``r_k * D_k(q) = N_k(q)`` of the ratio variables: a nonconvex program (a sum of
+two linear-fractional functions), which a global solver closes by spatial branch and bound in tens
+of milliseconds. Its structure makes it one-dimensional. With ``rho_a = N_a / D_a`` and
+``rho_b = N_b / D_b`` (weights folded in),
+
+    max_q rho_a(q) - rho_b(q)  =  max_theta  theta - h(theta),
+    h(theta) = min { rho_b(q) : q in P, N_a(q) - theta * D_a(q) >= 0 },
+
+and each ``h(theta)`` is a linear-fractional program: one Charnes-Cooper LP (HiGHS). ``h`` is
+non-decreasing, and piecewise a Moebius function of ``theta``.
+
+**The certificate.** At an evaluated ``theta`` the LP's duals give, verified with outward rounding
+(:func:`~fairprobe.program.safe_bounds.verified_lower_bound`), ``N_b - lam * D_b >= beta`` on
+``P ∩ {rho_a >= theta}``, with ``nu >= 0`` the multiplier of the ``theta`` row. Two evaluations
+``l < u`` combine: for ``w`` in ``[0, 1]`` the convex combination of their dual vectors has exactly
+the combined reduced costs at ``theta(w) = ((1-w) nu_l theta_l + w nu_u theta_u) / ((1-w) nu_l + w nu_u)``
+(the ``theta`` row's coefficients are affine in ``theta``), so by concavity of the weak-duality bound
+in the dual vector
+
+    h(theta) >= lam_l + w(theta) (lam_u - lam_l) + min(beta_l, beta_u, 0) / D_b,min
+
+on the whole interval. The right side is a Moebius function of ``theta`` through both evaluations;
+the maximum of ``theta`` minus it has a closed form. That is a valid upper bound on the interval,
+and it equals ``h`` where one LP basis is optimal across the interval (the optimum then slides along
+one edge of ``P``), so a one-dimensional branch and bound on ``theta`` closes the gap after a few
+LPs per piece. The achieved value is ``rho_a - rho_b`` at an LP's primal point (a model of ``P`` to
+HiGHS's 1e-10 tolerance; the bound engine repairs it to 1e-9).
+
+:func:`two_ratio_form` recognises the structure; :func:`solve_two_ratio` solves it. Programs of any
+other shape (a sum of two ratios, three ratios, bilinear data rows, integers, unbounded columns)
+are left to the global solver (``None``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
+from fairprobe.backends.highs_lp import WarmLP, run_lp
+from fairprobe.program.model import Constraint, PolynomialProgram, Variable
+from fairprobe.program.safe_bounds import LinearArrays, exact_lower_bound, linear_arrays, verified_lower_bound
+from fairprobe.program.transforms import charnes_cooper
+
+__all__ = ["TwoRatioForm", "solve_two_ratio", "two_ratio_form"]
+
+#: Evaluations of ``h`` (one LP each) before the search stops with its current, still valid, bound.
+MAX_EVALUATIONS = 200
+
+#: Gap between the verified bound and the best model at which the search stops (relative above 1).
+SEARCH_GAP = 1e-9
+
+#: Largest slack of the certificate (dual rounding over the smallest denominator) accepted as closed;
+#: beyond it the program goes to the global solver.
+CERTIFICATE_SLACK = 1e-6
+
+_U = 2.0 ** -53
+
+
+@dataclass(frozen=True)
+class TwoRatioForm:
+    """A program ``c0 + c_a r_a + c_b r_b`` with ``r_k D_k(q) = N_k(q)`` and linear rows in ``q``.
+
+    Attributes
+    ----------
+    ratios : tuple of int
+        Indices of the two ratio variables in the program.
+    weights : tuple of float
+        Their objective coefficients ``c_a, c_b``.
+    constant : float
+        The objective's constant ``c0``.
+    base : PolynomialProgram
+        The polytope ``P`` over ``q`` alone (the program's linear rows, the ratio boxes as rows).
+    keep : tuple of int
+        The program index of each variable of ``base``.
+    num, den : tuple of (numpy.ndarray, float)
+        ``N_k`` and ``D_k`` as coefficient vectors over ``base``'s variables and constants.
+    """
+
+    ratios: tuple[int, int]
+    weights: tuple[float, float]
+    constant: float
+    base: PolynomialProgram
+    keep: tuple[int, ...]
+    num: tuple[tuple[np.ndarray, float], tuple[np.ndarray, float]]
+    den: tuple[tuple[np.ndarray, float], tuple[np.ndarray, float]]
+
+
+def _definition(program: PolynomialProgram, r: int, ratios: set[int]) -> tuple[int, dict, dict] | None:
+    """The row defining ratio ``r`` as ``(row index, N, D)`` (polys over program indices), or None."""
+    rows = [i for i, c in enumerate(program.constraints) if any(r in m for m in c.poly)]
+    if len(rows) != 1:
+        return None
+    con = program.constraints[rows[0]]
+    if con.sense != "==":
+        return None
+    num: dict[tuple[int, ...], float] = {}
+    den: dict[tuple[int, ...], float] = {}
+    for mono, coef in con.poly.items():
+        if r in mono:
+            rest = tuple(i for i in mono if i != r)
+            if len(mono) != len(rest) + 1 or len(rest) > 1 or any(i in ratios for i in rest):
+                return None
+            den[rest] = den.get(rest, 0.0) + coef
+        else:
+            if len(mono) > 1 or any(i in ratios for i in mono):
+                return None
+            num[mono] = num.get(mono, 0.0) - coef
+    if con.rhs:
+        num[()] = num.get((), 0.0) + con.rhs
+    if not den:
+        return None
+    return rows[0], num, den
+
+
+def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
+    """Recognise ``c0 + c_a r_a + c_b r_b`` (``c_a c_b < 0``) over ratio definitions and linear rows.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+
+    Returns
+    -------
+    TwoRatioForm or None
+        None when the program has another shape (the global solver then takes it).
+
+    Examples
+    --------
+    >>> from fairprobe.program.model import PolynomialProgram
+    >>> prog = PolynomialProgram.from_text('''
+    ... maximize
+    ...   ra - rb
+    ... subject to
+    ...   s: x + y + z + w == 1
+    ...   da: ra*x + ra*y - x == 0
+    ...   db: rb*z + rb*w - z == 0
+    ...   pa: x + y >= 0.1
+    ...   pb: z + w >= 0.1
+    ... bounds
+    ...   0 <= x <= 1
+    ...   0 <= y <= 1
+    ...   0 <= z <= 1
+    ...   0 <= w <= 1
+    ...   0 <= ra <= 1
+    ...   0 <= rb <= 1
+    ... ''')
+    >>> form = two_ratio_form(prog)
+    >>> form.weights, form.base.n_variables
+    ((1.0, -1.0), 4)
+    """
+    if program.objective_denominator is not None or program.has_integers:
+        return None
+    obj = program.objective
+    if any(len(m) > 1 for m in obj):
+        return None
+    used = [m[0] for m, c in obj.items() if m and c != 0.0]
+    if len(used) != 2:
+        return None
+    ratios = set(used)
+    defs = []
+    for r in used:
+        d = _definition(program, r, ratios)
+        if d is None:
+            return None
+        defs.append(d)
+    if defs[0][0] == defs[1][0]:
+        return None
+    weights = (float(obj[(used[0],)]), float(obj[(used[1],)]))
+    if weights[0] * weights[1] >= 0:
+        return None  # a sum of two ratios: not this method
+    keep = tuple(i for i in range(program.n_variables) if i not in ratios)
+    new = {old: k for k, old in enumerate(keep)}
+    if any(not (math.isfinite(program.variables[i].lb) and math.isfinite(program.variables[i].ub)) for i in keep):
+        return None  # the verified bounds need a finite box on every model variable
+
+    def remap(poly: dict) -> dict:
+        return {tuple(new[i] for i in m): c for m, c in poly.items()}
+
+    def vector(poly: dict) -> tuple[np.ndarray, float]:  # a remapped linear poly as (coefficients, constant)
+        v = np.zeros(len(keep))
+        for m, c in poly.items():
+            if m:
+                v[m[0]] += c
+        return v, float(poly.get((), 0.0))
+
+    base = PolynomialProgram(sense="min", name=program.name,
+                             variables=[Variable(program.variables[i].name, program.variables[i].lb,
+                                                 program.variables[i].ub) for i in keep])
+    def_rows = {defs[0][0], defs[1][0]}
+    for i, con in enumerate(program.constraints):
+        if i in def_rows:
+            continue
+        if any(len(m) > 1 for m in con.poly) or any(j in ratios for m in con.poly for j in m):
+            return None
+        base.constraints.append(Constraint(remap(con.poly), con.sense, con.rhs, con.name))
+    nums, dens = [], []
+    for r, (_, num, den) in zip(used, defs, strict=True):
+        nv, dv = vector(remap(num)), vector(remap(den))
+        var = program.variables[r]
+        # the ratio's own box, as rows of P: N - lb * D >= 0 and N - ub * D <= 0 (D > 0 on P)
+        for bound, sense in ((var.lb, ">="), (var.ub, "<=")):
+            if math.isfinite(bound):
+                poly = {(k,): float(nv[0][k] - bound * dv[0][k]) for k in range(len(keep))
+                        if nv[0][k] - bound * dv[0][k] != 0.0}
+                base.constraints.append(Constraint(poly, sense, -(nv[1] - bound * dv[1]), f"_box_{var.name}"))
+        nums.append(nv)
+        dens.append(dv)
+    return TwoRatioForm(ratios=(used[0], used[1]), weights=weights, constant=float(obj.get((), 0.0)), base=base,
+                        keep=keep, num=(nums[0], nums[1]), den=(dens[0], dens[1]))
+
+
+def _with_row(arr: LinearArrays, cols: np.ndarray, vals: np.ndarray, lo: float, hi: float) -> LinearArrays:
+    return dataclasses.replace(
+        arr, indptr=np.append(arr.indptr, arr.indptr[-1] + len(cols)).astype(np.int32),
+        indices=np.concatenate([arr.indices, cols]).astype(np.int32), data=np.concatenate([arr.data, vals]),
+        row_lo=np.append(arr.row_lo, lo), row_hi=np.append(arr.row_hi, hi))
+
+
+def _up(x: float) -> float:
+    return math.nextafter(x, math.inf)
+
+
+@dataclass
+class _Eval:
+    theta: float
+    lam: float  # the Charnes-Cooper LP's value (the candidate h(theta))
+    nu: float  # multiplier of the theta row (>= 0)
+    beta: float  # verified: N_b - lam D_b >= beta on P ∩ {rho_a >= theta}
+    point: np.ndarray
+    achieved: float  # rho_a - rho_b at the point
+    slope: float  # estimate of h'(theta) from the duals (guides the search only)
+    row: tuple[np.ndarray, float] = None  # the theta row (coefficients on the support, constant)
+    nudged: bool = False  # placed just right of a kink predicted at the flat end (not to be repeated)
+
+
+class _Search:
+    """``max rho_a - rho_b`` over ``P`` for one orientation (weights folded into ``N_a``, ``N_b``)."""
+
+    def __init__(self, form: TwoRatioForm, a: int, b: int, scale_a: float, scale_b: float,
+                 options: SolveOptions, deadline: float | None) -> None:
+        self.options, self.deadline = options, deadline
+        base = form.base
+        self.na = (form.num[a][0] * scale_a, form.num[a][1] * scale_a)
+        self.da = form.den[a]
+        self.nb = (form.num[b][0] * scale_b, form.num[b][1] * scale_b)
+        self.db = form.den[b]
+        self.q_arr = linear_arrays(base)
+        self.m = len(base.constraints)
+        ratio_b = base.copy()
+        ratio_b.objective = {(k,): float(v) for k, v in enumerate(self.nb[0]) if v != 0.0}
+        if self.nb[1]:
+            ratio_b.objective[()] = self.nb[1]
+        ratio_b.objective_denominator = {(k,): float(v) for k, v in enumerate(self.db[0]) if v != 0.0}
+        if self.db[1]:
+            ratio_b.objective_denominator[()] = self.db[1]
+        self.cc_arr = linear_arrays(charnes_cooper(ratio_b))
+        self._base = base
+        self.da_min = -math.inf
+        self.slack = 0.0
+        self.support = np.flatnonzero((self.na[0] != 0) | (self.da[0] != 0)).astype(np.int32)
+        self.support_b = np.flatnonzero((self.nb[0] != 0) | (self.db[0] != 0)).astype(np.int32)
+        self.lps = 0
+        self.warm: WarmLP | None = None
+        self.warm_den: WarmLP | None = None
+        self._den_cache: dict[tuple[int, int], float] = {}
+
+    def _lp(self, arr: LinearArrays) -> Any:
+        self.lps += 1
+        return run_lp(arr, None, self.options, self.deadline)
+
+    def denominator_min(self, den: tuple[np.ndarray, float]) -> float:
+        """A verified lower bound on ``D`` over ``P`` (``-inf`` on failure)."""
+        arr = dataclasses.replace(self.q_arr, c=den[0].copy(), c0=den[1])
+        run = self._lp(arr)
+        if run.status != "optimal" or run.y is None:
+            return -math.inf
+        return verified_lower_bound(arr, run.y)
+
+    def ratio_a_top(self) -> tuple[float, float, np.ndarray] | None:
+        """Verified upper bound on ``max rho_a`` over ``P``, and a point (with its ``rho_a``) near it."""
+        prog = self._ratio_program(self.na, self.da)
+        cc = linear_arrays(charnes_cooper(prog), sign=-1.0)
+        run = self._lp(cc)
+        if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
+            return None
+        lam = -run.objective
+        mu = run.y[1:1 + self.m] if run.y is not None else np.zeros(self.m)
+        # -(N_a - lam D_a) >= beta on P (verified), so rho_a <= lam - beta / D_a,min
+        c = -(self.na[0] - lam * self.da[0])
+        arr = dataclasses.replace(self.q_arr, c=c, c0=-(self.na[1] - lam * self.da[1]))
+        beta = exact_lower_bound(arr, mu)
+        point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
+        return lam, beta, point
+
+    def _ratio_program(self, num: tuple[np.ndarray, float], den: tuple[np.ndarray, float]) -> PolynomialProgram:
+        prog = self.base_copy()
+        prog.objective = {(k,): float(v) for k, v in enumerate(num[0]) if v != 0.0}
+        if num[1]:
+            prog.objective[()] = num[1]
+        prog.objective_denominator = {(k,): float(v) for k, v in enumerate(den[0]) if v != 0.0}
+        if den[1]:
+            prog.objective_denominator[()] = den[1]
+        prog.sense = "max"
+        return prog
+
+    def base_copy(self) -> PolynomialProgram:
+        return self._base.copy()
+
+    def rho(self, point: np.ndarray, num: tuple[np.ndarray, float], den: tuple[np.ndarray, float]) -> float:
+        return float((num[0] @ point + num[1]) / (den[0] @ point + den[1]))
+
+    def evaluate(self, theta: float) -> _Eval | None:
+        """``h(theta)`` with its verified certificate, or None when the LP has no optimum."""
+        coef = self.na[0][self.support] - theta * self.da[0][self.support]
+        const = self.na[1] - theta * self.da[1]
+        values = np.append(coef, const)
+        self.lps += 1
+        if self.warm is None:  # the theta row is the last row; only its coefficients change from here on
+            self.cols = np.append(self.support, self.cc_arr.n_cols - 1)
+            self.warm = WarmLP(_with_row(self.cc_arr, self.cols, values, 0.0, math.inf), self.options)
+        else:
+            self.warm.set_coefficients(self.cc_arr.n_rows, self.cols, values)
+        run = self.warm.run(self.deadline)
+        if run.status != "optimal" or run.x is None or run.y is None or run.x[-1] <= 0:
+            return None
+        lam = run.objective
+        nu = max(float(run.y[-1]), 0.0) if math.isfinite(run.y[-1]) else 0.0
+        mu = run.y[1:1 + self.m]
+        q = _with_row(self.q_arr, self.support, coef, -const, math.inf)
+        q = dataclasses.replace(q, c=self.nb[0] - lam * self.db[0], c0=self.nb[1] - lam * self.db[1])
+        beta = exact_lower_bound(q, np.append(mu, nu))
+        point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
+        da, db = float(self.da[0] @ point + self.da[1]), float(self.db[0] @ point + self.db[1])
+        if da > 0 and db > 0:
+            achieved = float((self.na[0] @ point + self.na[1]) / da - (self.nb[0] @ point + self.nb[1]) / db)
+        else:  # a point on the edge of the ratios' domain: no value to report from it
+            achieved = -math.inf
+        # h'(theta) = nu D_a / D_b at the optimum (envelope theorem on N_b - lam D_b): where to look next
+        slope = nu * da / db if db > 0 else math.inf
+        return _Eval(theta, lam, nu, beta, point, achieved, slope, (coef, const))
+
+    def structural_max(self) -> float:
+        """``max_j n_j / d_j`` over the columns: ``rho_a`` never exceeds it on ``q >= 0`` (a rate: 1)."""
+        (n, n0), (d, d0) = self.na, self.da
+        cols = (n != 0) | (d != 0)
+        if n0 or d0 or np.any(d[cols] < 0) or np.any(self.q_arr.lb[cols] < 0) or np.any((n != 0) & (d == 0)):
+            return math.inf
+        ratios = n[cols & (d > 0)] / d[cols & (d > 0)]
+        return _up(float(ratios.max())) if ratios.size else math.inf
+
+    def top_den_min(self, lam: float) -> float:
+        """Verified ``min D_a`` over ``P ∩ {rho_a >= lam}`` (at least the min over ``P``)."""
+        coef = self.na[0][self.support] - lam * self.da[0][self.support]
+        arr = _with_row(self.q_arr, self.support, coef, -(self.na[1] - lam * self.da[1]), math.inf)
+        arr = dataclasses.replace(arr, c=self.da[0].copy(), c0=self.da[1])
+        run = self._lp(arr)
+        if run.status == "infeasible":
+            return math.inf
+        value = verified_lower_bound(arr, run.y) if run.status == "optimal" and run.y is not None else -math.inf
+        return max(value, self.da_min)
+
+    def den_min_between(self, lo: _Eval, hi: _Eval, floor: float) -> float:
+        """Verified ``min D_b`` over ``P ∩ {rho_a >= lo.theta} ∩ {rho_b <= hi.lam}`` (at least ``floor``).
+
+        A negative ``beta`` certifies ``rho_b >= lam + beta / D_b`` only where ``rho_b < lam``, and on
+        ``[lo, hi]`` those models lie in this set. Over the whole of ``P`` a group's denominator may
+        reach 1e-9; here it is typically a share of the group, so rounding in the duals stays rounding.
+        """
+        key = (id(lo), id(hi))
+        if key not in self._den_cache:
+            lam_coef = self.nb[0][self.support_b] - hi.lam * self.db[0][self.support_b]
+            lam_const = self.nb[1] - hi.lam * self.db[1]
+            arr = _with_row(self.q_arr, self.support, lo.row[0], -lo.row[1], math.inf)
+            arr = _with_row(arr, self.support_b, lam_coef, -math.inf, -lam_const)
+            arr = dataclasses.replace(arr, c=self.db[0].copy(), c0=self.db[1])
+            self.lps += 1
+            if self.warm_den is None:
+                self.warm_den = WarmLP(arr, self.options)
+            else:
+                self.warm_den.set_coefficients(self.m, self.support, lo.row[0])
+                self.warm_den.set_row_bounds(self.m, -lo.row[1], math.inf)
+                self.warm_den.set_coefficients(self.m + 1, self.support_b, lam_coef)
+                self.warm_den.set_row_bounds(self.m + 1, -math.inf, -lam_const)
+            run = self.warm_den.run(self.deadline)
+            if run.status == "optimal" and run.y is not None:
+                value = verified_lower_bound(arr, run.y)
+            elif run.status == "infeasible":  # no model below the level at all: nothing to divide
+                value = math.inf
+            else:
+                value = -math.inf
+            self._den_cache[key] = max(value, floor)
+        return self._den_cache[key]
+
+
+def _interval_bound(lo: _Eval, hi: _Eval, eps: float) -> tuple[float, float]:
+    """Upper bound on ``theta - h(theta)`` over ``[lo.theta, hi.theta]``, and where to split next."""
+    w = hi.theta - lo.theta
+    dlam = hi.lam - lo.lam
+    end_lo, end_hi = lo.theta - lo.lam, hi.theta - hi.lam
+    mid = lo.theta + 0.5 * w
+    if lo.nu == 0.0 and hi.nu == 0.0:
+        best, split = hi.theta - max(lo.lam, hi.lam), mid
+    elif hi.nu == 0.0:
+        best, split = max(end_lo, end_hi), mid
+    elif lo.nu == 0.0:
+        # h flat at lam_l from theta_l, rising to lam_u: the kink, from the tangent at theta_u (Newton)
+        best = hi.theta - min(lo.lam, hi.lam)
+        split = hi.theta - dlam / hi.slope if hi.slope > 0 and math.isfinite(hi.slope) else mid
+    else:
+        best = max(end_lo, end_hi)
+        # where the two tangents of h cross: the likely change of LP basis
+        ds = lo.slope - hi.slope
+        split = ((hi.lam - lo.lam + lo.slope * lo.theta - hi.slope * hi.theta) / ds
+                 if ds != 0 and math.isfinite(ds) else mid)
+        m, k = hi.nu * w, lo.nu - hi.nu
+        if dlam > 0 and k < 0:
+            s = math.sqrt(dlam * lo.nu * m)
+            if lo.nu * w < s < m:
+                x = (s - m) / k
+                den = m + k * x
+                g = lo.theta - lo.lam + x - dlam * lo.nu * x / den
+                slope = 1.0 - dlam * lo.nu * m / (den * den)
+                # concave here: the tangent at x bounds it on [0, w]
+                best = max(best, g + abs(slope) * w)
+                split = lo.theta + x
+    size = abs(lo.theta) + abs(hi.theta) + abs(lo.lam) + abs(hi.lam) + w
+    return _up(best + eps + 64 * _U * size), split
+
+
+def _piece(e1: _Eval, e2: _Eval | None) -> Any:
+    """A model of ``h`` near ``e1``: flat where the theta row is slack, else the Moebius curve of the
+    interval bound through ``e1`` and ``e2`` (exact on one LP basis), else the tangent at ``e1``."""
+    if e1.nu == 0.0:
+        return lambda theta: e1.lam
+    if e2 is not None and e2.nu > 0.0 and e2.lam != e1.lam:
+        def moebius(theta: float) -> float:
+            a, b = e1.nu * (theta - e1.theta), e2.nu * (e2.theta - theta)
+            return e1.lam + (e2.lam - e1.lam) * a / (a + b) if a + b != 0 else math.nan
+        return moebius
+    if math.isfinite(e1.slope):
+        return lambda theta: e1.lam + e1.slope * (theta - e1.theta)
+    return None
+
+
+def _breakpoint(before: _Eval | None, lo: _Eval, hi: _Eval, after: _Eval | None) -> float | None:
+    """Where the LP basis likely changes in ``(lo, hi)``: the crossing of the models of ``h`` on each side."""
+    left, right = _piece(lo, before), _piece(hi, after)
+    if left is None or right is None:
+        return None
+
+    def gap(theta: float) -> float:
+        return left(theta) - right(theta)
+
+    g_lo, g_hi = gap(lo.theta), gap(hi.theta)
+    if not (math.isfinite(g_lo) and math.isfinite(g_hi)) or g_lo * g_hi > 0:
+        return None
+    if g_lo == 0:
+        return lo.theta
+    a, b = lo.theta, hi.theta
+    for _ in range(60):  # bisection on a scalar closed form: cheap next to one LP
+        mid = 0.5 * (a + b)
+        g = gap(mid)
+        if not math.isfinite(g):
+            return None
+        if (g > 0) == (g_lo > 0):
+            a = mid
+        else:
+            b = mid
+        if b - a <= 1e-16 * max(1.0, abs(mid)):
+            break
+    return 0.5 * (a + b)
+
+
+def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], db_min: float,
+            tol: float) -> tuple[float, _Eval, int] | None:
+    """Branch and bound on ``theta``: (verified upper bound, best evaluation, evaluations) or None."""
+    lam_top, beta_top, point_top = top
+    # rho_a <= lam + (-beta) / D_a only where rho_a > lam: divide by the least D_a there, not over all of P
+    theta_hi = lam_top + (-beta_top) / s.top_den_min(lam_top) if beta_top < 0 else lam_top
+    theta_hi = min(theta_hi, s.structural_max())
+    if not math.isfinite(theta_hi):
+        return None
+    theta_hi = _up(_up(theta_hi))
+    rho_top = s.rho(point_top, s.na, s.da)
+    first = s.evaluate(theta_lo)
+    if first is None:
+        return None
+    evals = [first]
+    # the last point: just below the top point's rho_a (the LP there must stay feasible)
+    for back in (1e-12, 1e-10, 1e-8):
+        theta_top = min(rho_top, lam_top) - back * max(1.0, abs(lam_top))
+        if theta_top <= theta_lo:
+            break
+        e = s.evaluate(theta_top)
+        if e is not None:
+            evals.append(e)
+            break
+    def slack(lo: _Eval, hi: _Eval) -> float:
+        worst = min(lo.beta, hi.beta)
+        return 0.0 if worst >= 0 else -worst / s.den_min_between(lo, hi, db_min)
+
+    while True:
+        last = evals[-1]
+        h_last = last.lam - slack(last, last)
+        slacks = [slack(evals[i], evals[i + 1]) for i in range(len(evals) - 1)]
+        bounds = [_interval_bound(evals[i], evals[i + 1], slacks[i]) for i in range(len(evals) - 1)]
+        # the certificate's own slack (rounding in the duals over the smallest denominator) cannot be split away
+        s.slack = max([*slacks, last.lam - h_last])
+        tail = _up(theta_hi - h_last)  # [theta_top, theta_hi]: h >= h(theta_top)
+        upper = max([b for b, _ in bounds] + [tail])
+        best = max(evals, key=lambda e: e.achieved)
+        if upper - best.achieved <= tol + 2.0 * s.slack or s.lps >= MAX_EVALUATIONS or not bounds:
+            return upper, best, s.lps
+        if s.deadline is not None and time.perf_counter() > s.deadline:
+            return upper, best, s.lps
+        i = max(range(len(bounds)), key=lambda j: bounds[j][0])
+        if bounds[i][0] < tail:  # only the sliver above the last point is open: nothing to split
+            return upper, best, s.lps
+        lo, hi = evals[i], evals[i + 1]
+        split = bounds[i][1]
+        fitted = False
+        if hi.nu > 0.0:
+            kink = _breakpoint(evals[i - 1] if i > 0 else None, lo, hi, evals[i + 2] if i + 2 < len(evals) else None)
+            if kink is not None:
+                split, fitted = kink, True
+        w = hi.theta - lo.theta
+        if w <= 1e-15 * max(1.0, abs(lo.theta)):
+            return upper, best, s.lps
+        nudge = min(1e-10 * max(1.0, abs(lo.theta)), 0.25 * w)
+        flat_kink = fitted and split <= lo.theta + nudge and not lo.nudged
+        if flat_kink:
+            # the kink is at lo.theta to within rounding: look just right of it, close enough to close the gap
+            split = lo.theta + min(0.25 * w, 0.25 * tol / (1.0 + max(hi.slope, 0.0)))
+        elif not math.isfinite(split) or not lo.theta < split < hi.theta:
+            split = lo.theta + 0.5 * w
+        else:
+            split = min(max(split, lo.theta + nudge), hi.theta - nudge)
+        e = s.evaluate(split)
+        if e is None:
+            return None
+        e.nudged = flat_kink
+        evals.insert(i + 1, e)
+
+
+def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None,
+                    options: SolveOptions | None = None) -> SolveResult | None:
+    """Certified optimum of a two-ratio difference program (see the module docstring).
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        A program :func:`two_ratio_form` recognises.
+    form : TwoRatioForm, optional
+        Its form (computed when not given).
+    options : SolveOptions, optional
+        ``time_limit``, ``abs_gap`` and ``rel_gap`` are read.
+
+    Returns
+    -------
+    SolveResult or None
+        The verified bound and the best model found; None when the method does not apply (the
+        caller then uses a global solver).
+
+    Examples
+    --------
+    ``max x/(x+y) - z/(z+w)`` with each group's mass at least 0.1: the first rate can be 1 and the
+    second 0.
+
+    >>> from fairprobe.program.model import PolynomialProgram
+    >>> prog = PolynomialProgram.from_text('''
+    ... maximize
+    ...   ra - rb
+    ... subject to
+    ...   s: x + y + z + w == 1
+    ...   da: ra*x + ra*y - x == 0
+    ...   db: rb*z + rb*w - z == 0
+    ...   pa: x + y >= 0.1
+    ...   pb: z + w >= 0.1
+    ...   c: x - 2*w <= 0
+    ... bounds
+    ...   0 <= x <= 1
+    ...   0 <= y <= 1
+    ...   0 <= z <= 1
+    ...   0 <= w <= 1
+    ...   0 <= ra <= 1
+    ...   0 <= rb <= 1
+    ... ''')
+    >>> res = solve_two_ratio(prog)
+    >>> res.termination.value, abs(res.objective_bound - 1.0) < 1e-9, res.objective_bound >= 1.0
+    ('optimal', True, True)
+    """
+    start = time.perf_counter()
+    options = options if options is not None else SolveOptions()
+    form = form if form is not None else two_ratio_form(program)
+    if form is None:
+        return None
+    deadline = None if options.time_limit is None else start + float(options.time_limit)
+    sign = 1.0 if program.sense == "max" else -1.0
+    wa, wb = sign * form.weights[0], sign * form.weights[1]
+    # maximise rho_a - rho_b, rho_a = |w_a| r_a for the ratio with the positive weight
+    a, b = (0, 1) if wa > 0 else (1, 0)
+    s = _Search(form, a, b, abs((wa, wb)[a]), abs((wa, wb)[b]), options, deadline)
+    s.da_min = s.denominator_min(s.da)
+    db_min = s.denominator_min(s.db)
+    if not (s.da_min > 0 and db_min > 0):
+        return None  # a denominator that reaches 0 on P: the ratio is not defined everywhere
+    top = s.ratio_a_top()
+    if top is None:
+        return None
+    var = program.variables[form.ratios[a]]
+    theta_lo = abs((wa, wb)[a]) * var.lb if math.isfinite(var.lb) else -abs((wa, wb)[a])
+    if theta_lo > top[0]:
+        theta_lo = top[0]
+    # the search closes to 1e-9 (or the caller's tighter gap): it is cheap, and a bound is sharp only to it
+    tol = min(SEARCH_GAP, max(options.abs_gap, options.rel_gap)) * max(1.0, abs(top[0]))
+    found = _search(s, theta_lo, top, db_min, tol)
+    if found is None:
+        return None
+    upper, best, lps = found
+    if not math.isfinite(best.achieved):
+        return None  # no model with both rates defined was found: the global solver takes it
+    # the program's value: c0 + sign * (rho_a - rho_b)
+    values = np.empty(program.n_variables)
+    values[list(form.keep)] = best.point
+    for k, r in enumerate(form.ratios):
+        num, den = form.num[k], form.den[k]
+        values[r] = float((num[0] @ best.point + num[1]) / (den[0] @ best.point + den[1]))
+    incumbent = {v.name: float(values[i]) for i, v in enumerate(program.variables)}
+    inc_obj = program.objective_value(incumbent)
+    bound = form.constant + upper if sign > 0 else form.constant - upper
+    bound = _up(bound) if sign > 0 else math.nextafter(bound, -math.inf)
+    gap = upper - best.achieved
+    closed = gap <= tol + 2.0 * s.slack + 1e-15 and s.slack <= CERTIFICATE_SLACK * max(1.0, abs(upper))
+    if not closed and (deadline is None or time.perf_counter() < deadline):
+        return None  # not closed (an unusual program): the global solver takes it
+    termination = Termination.OPTIMAL if closed else Termination.LIMIT
+    extra = {"verified": True, "two_ratio": True, "lp_solves": lps, "max_violation": program.max_violation(incumbent),
+             "certificate_slack": s.slack, "gap": gap}
+    return SolveResult(termination, bound, incumbent_objective=inc_obj, incumbent=incumbent,
+                       limit=None if closed else Limit.OTHER, sense=program.sense,
+                       message=f"two-ratio parametric search: {lps} HiGHS LPs (exact; verified bound)",
+                       solver="highs", wall_time=time.perf_counter() - start, extra=extra)
