@@ -166,6 +166,10 @@ def _lp_value(program) -> float | None:
         e = np.zeros(n + 1)
         e[j], e[n] = 1.0, -hi
         rows.append(e)
+        if lo:
+            e2 = np.zeros(n + 1)
+            e2[j], e2[n] = -1.0, lo
+            rows.append(e2)
     A_eq = [np.append(den[0], den[1])] + [np.append(r, -b) for r, b in zip(eq, eq_b, strict=True)]
     res = linprog(sign * np.append(c, c0), A_ub=np.array(rows), b_ub=np.zeros(len(rows)), A_eq=np.array(A_eq),
                   b_eq=[1.0] + [0.0] * len(eq), bounds=[(0, None)] * (n + 1), method="highs", options=opts)
