@@ -504,20 +504,28 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
         if e is not None:
             evals.append(e)
             break
-    def slack(lo: _Eval, hi: _Eval) -> float:
+    def slack(lo: _Eval, hi: _Eval, exact: bool) -> float:
         worst = min(lo.beta, hi.beta)
-        return 0.0 if worst >= 0 else -worst / s.den_min_between(lo, hi, db_min)
+        if worst >= 0:
+            return 0.0
+        return -worst / (s.den_min_between(lo, hi, db_min) if exact else db_min)
 
     while True:
         last = evals[-1]
-        h_last = last.lam - slack(last, last)
-        slacks = [slack(evals[i], evals[i + 1]) for i in range(len(evals) - 1)]
+        h_last = last.lam - slack(last, last, True)
+        best = max(evals, key=lambda e: e.achieved)
+        # the slack over the least denominator of all of P first; its own LP only where that could matter
+        slacks = [slack(evals[i], evals[i + 1], False) for i in range(len(evals) - 1)]
         bounds = [_interval_bound(evals[i], evals[i + 1], slacks[i]) for i in range(len(evals) - 1)]
+        for i, (b, _) in enumerate(bounds):
+            if slacks[i] > 0.01 * tol and b > best.achieved + tol:
+                slacks[i] = slack(evals[i], evals[i + 1], True)
+                bounds[i] = _interval_bound(evals[i], evals[i + 1], slacks[i])
         # the certificate's own slack (rounding in the duals over the smallest denominator) cannot be split away
-        s.slack = max([*slacks, last.lam - h_last])
+        s.slack = max([sl for sl, (b, _) in zip(slacks, bounds, strict=True) if b >= best.achieved]
+                      + [last.lam - h_last])
         tail = _up(theta_hi - h_last)  # [theta_top, theta_hi]: h >= h(theta_top)
         upper = max([b for b, _ in bounds] + [tail])
-        best = max(evals, key=lambda e: e.achieved)
         if upper - best.achieved <= tol + 2.0 * s.slack or s.lps >= MAX_EVALUATIONS or not bounds:
             return upper, best, s.lps
         if s.deadline is not None and time.perf_counter() > s.deadline:
