@@ -123,7 +123,9 @@ def tables_main(args: argparse.Namespace) -> None:
                 for r, other in ((fres, bres), (bres, fres)):
                     exact = other.details.get("max_violation", 1.0) <= 1e-9
                     for ach in (other.lower_achieved, other.upper_achieved):
-                        if ach is not None and not r.lower - 1e-9 <= ach <= r.upper + 1e-9:
+                        # 1e-8: a model whose rows hold to 1e-9 (the ratio boxes carry 1e-9 of slack) can sit
+                        # 2e-9 beyond a sharp bound
+                        if ach is not None and not r.lower - 1e-8 <= ach <= r.upper + 1e-8:
                             if exact:
                                 n_unsound += 1
                             else:
