@@ -3,9 +3,11 @@
 Two-group FPR parity under proxy labels and under selection, D = 0.05, on ``--tables`` seeded random
 count tables (``causal_engine.random_cells`` scaled to n = 5,000 units) and on COMPAS's two largest
 groups. For each, one interval of ``--resamples`` bootstrap resamples on one worker, timed in CPU
-(``time.process_time``) and wall time, with fairprobe's SCIP defaults and, as the baseline in the same
-process, with SCIP's own defaults (``fairprobe.backends.scip.DEFAULT_PARAMS`` emptied). Prints the
-median milliseconds per resample over the tables and what a 1,000-resample interval would take.
+(``time.process_time``) and wall time, with today's engine (a parity of two rates by the exact
+parametric LP search of :mod:`fairprobe.backends.two_ratio`) and, as the baseline in the same
+process, with that search switched off (the parities go to SCIP, as before issue 25's search).
+Prints the median milliseconds per resample over the tables and what a 1,000-resample interval
+would take.
 
 Run: ``python benchmarks/ci_speed.py [--tables 2] [--resamples 100]``.
 """
@@ -13,16 +15,16 @@ Run: ``python benchmarks/ci_speed.py [--tables 2] [--resamples 100]``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import time
 import warnings
 
 import numpy as np
 from causal_engine import random_cells
-from scip_defaults import scip_params
 
 import fairprobe as fp
-import fairprobe.backends.scip as scip_backend
+from fairprobe.backends.highs import HighsBackend
 from fairprobe.datasets import load_compas
 
 
@@ -38,8 +40,23 @@ def tables(k: int) -> list[tuple[str, fp.ObservedTable]]:
     return out
 
 
-def one_interval(bias: str, table: fp.ObservedTable, resamples: int, params: dict) -> tuple[float, float]:
-    with scip_params(params), warnings.catch_warnings():
+@contextlib.contextmanager
+def two_ratio_search(on: bool):
+    """The exact search on (today) or off (the baseline: every parity to SCIP)."""
+    if on:
+        yield
+        return
+    saved = HighsBackend.__dict__["solve_two_ratio"], HighsBackend.__dict__["is_two_ratio"]
+    HighsBackend.solve_two_ratio = lambda self, program, options=None: None
+    HighsBackend.is_two_ratio = staticmethod(lambda program: False)
+    try:
+        yield
+    finally:
+        HighsBackend.solve_two_ratio, HighsBackend.is_two_ratio = saved
+
+
+def one_interval(bias: str, table: fp.ObservedTable, resamples: int, search: bool) -> tuple[float, float]:
+    with two_ratio_search(search), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         cpu, wall = time.process_time(), time.perf_counter()
         fp.bound(bias, "fpr_parity", table, D=0.05, ci=0.95, resamples=resamples, progress=False)
@@ -51,14 +68,13 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=2)
     parser.add_argument("--resamples", type=int, default=100)
     args = parser.parse_args()
-    ours = dict(scip_backend.DEFAULT_PARAMS)
-    print(f"bootstrap interval, {args.resamples} resamples, one worker; ms per resample (ours = {ours}, base = "
-          "SCIP defaults)")
+    print(f"bootstrap interval, {args.resamples} resamples, one worker; ms per resample (ours = exact two-ratio "
+          "search, base = the parities on SCIP)")
     for bias in ("proxy_label", "selection"):
         rows = []
         for name, table in tables(args.tables):
-            oc, ow = one_interval(bias, table, args.resamples, ours)
-            bc, bw = one_interval(bias, table, args.resamples, {})
+            oc, ow = one_interval(bias, table, args.resamples, True)
+            bc, bw = one_interval(bias, table, args.resamples, False)
             rows.append((oc, ow, bc, bw))
             per = [x / args.resamples * 1e3 for x in (oc, ow, bc, bw)]
             print(f"  {bias:<12} {name:<10} ours cpu {per[0]:6.1f} wall {per[1]:6.1f} | base cpu {per[2]:6.1f} "
