@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from fractions import Fraction
 
 import numpy as np
@@ -171,3 +172,105 @@ def test_time_limit_is_per_solve_although_the_instance_is_reused() -> None:
         backend.solve(prog)
     res = backend.solve(prog, fp.SolveOptions(time_limit=0.05))
     assert res.termination is Termination.OPTIMAL and res.objective_bound == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.fuzz
+@settings(max_examples=100, deadline=None)
+@given(small_lps(), st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=3, max_size=3))
+def test_exact_dual_evaluation_never_excludes_the_exact_optimum(prog: fp.PolynomialProgram, noise: list) -> None:
+    """``exact_lower_bound`` is weak duality evaluated exactly: below the optimum for any dual vector."""
+    from fairprobe.backends.highs_lp import run_lp
+    from fairprobe.program.safe_bounds import exact_lower_bound
+
+    exact = exact_optimum(prog)
+    if exact is None:
+        return
+    sign = 1.0 if prog.sense == "min" else -1.0
+    arr = linear_arrays(prog, sign=sign)
+    run = run_lp(arr, None, fp.SolveOptions(), None)
+    duals = [np.asarray(noise[: arr.n_rows])]
+    if run.y is not None:
+        duals.append(run.y)
+    for y in duals:
+        bound = exact_lower_bound(arr, y)
+        if math.isfinite(bound):
+            assert Fraction(bound) <= sign * exact, (bound, float(sign * exact))
+
+
+def _vertices(rows: list, n: int) -> list[list[Fraction]]:
+    """Every vertex of {x : rows} (coefficients, rhs, sense), in exact rationals."""
+    out = []
+    for active in itertools.combinations(range(len(rows)), n):
+        x = _solve_exact([rows[i][0] for i in active], [rows[i][1] for i in active])
+        if x is None:
+            continue
+        if all((s == "<=" and sum(a * xi for a, xi in zip(co, x, strict=True)) <= r)
+               or (s == ">=" and sum(a * xi for a, xi in zip(co, x, strict=True)) >= r)
+               or (s == "==" and sum(a * xi for a, xi in zip(co, x, strict=True)) == r) for co, r, s in rows):
+            out.append(x)
+    return out
+
+
+_small = st.one_of(st.sampled_from([0.0, 1.0, 0.5, 1 / 3, 1e-7, 2.0, 0.1, 0.9]), st.floats(0, 3, allow_nan=False))
+
+
+@pytest.mark.fuzz
+@settings(max_examples=int(os.environ.get("FAIRPROBE_FUZZ_EXAMPLES", 60)), deadline=None)
+@given(st.lists(_small, min_size=6, max_size=6), st.sampled_from(["min", "max"]),
+       st.floats(0.05, 0.6), st.floats(0.05, 0.6))
+def test_two_ratio_bound_never_excludes_a_models_value(c: list, sense: str, mass_a: float, cap: float) -> None:
+    """A parity of two rates over a small polytope: the verified bound holds every exact model value.
+
+    Models: the polytope's vertices and rational points on the segments between them (exact
+    rationals); every such value of ``r_a - r_b`` lies on the right side of the reported bound, and
+    the bound is within 1e-7 of the best of them (the optimum lies on an edge).
+    """
+    x, y, z, w = "x", "y", "z", "w"
+    prog = fp.PolynomialProgram.from_text(f"""
+{"maximize" if sense == "max" else "minimize"}
+  ra - rb
+subject to
+  s: x + y + z + w == 1
+  da: ra*x + ra*y - x == 0
+  db: rb*z + rb*w - z == 0
+  pa: x + y >= {mass_a!r}
+  pb: z + w >= 0.05
+  cap: {c[0]!r}*x + {c[1]!r}*y + {c[2]!r}*z + {c[3]!r}*w <= {cap!r}
+  link: {c[4]!r}*x - {c[5]!r}*w <= 0.5
+bounds
+  0 <= x <= 1
+  0 <= y <= 1
+  0 <= z <= 1
+  0 <= w <= 1
+  0 <= ra <= 1
+  0 <= rb <= 1
+""")
+    res = fp.get_backend("highs").solve_two_ratio(prog)
+    q = [0, 1, 2, 3]  # x, y, z, w
+    rows = []
+    for con in prog.constraints:
+        if con.name in ("da", "db"):
+            continue
+        rows.append(([Fraction(con.poly.get((prog.index(v),), 0.0)) for v in (x, y, z, w)], Fraction(con.rhs),
+                     con.sense))
+    for j in q:
+        unit = [Fraction(int(i == j)) for i in q]
+        rows += [(unit, Fraction(0), ">="), (unit, Fraction(1), "<=")]
+    verts = _vertices(rows, 4)
+    if not verts:
+        return  # an empty polytope: nothing to bound
+    assert res is not None and res.extra["verified"]  # both denominators are at least 0.05: the search applies
+    values = []
+    for a, b in itertools.combinations_with_replacement(verts, 2):
+        for t in (Fraction(k, 16) for k in range(17)):
+            p = [t * ai + (1 - t) * bi for ai, bi in zip(a, b, strict=True)]
+            if p[0] + p[1] > 0 and p[2] + p[3] > 0:
+                values.append(p[0] / (p[0] + p[1]) - p[2] / (p[2] + p[3]))
+    assert values
+    bound = Fraction(res.objective_bound)
+    if sense == "max":
+        assert all(v <= bound for v in values), (float(max(values)), res.objective_bound)
+        assert res.objective_bound - float(max(values)) <= 1e-2  # sampled edges: close, not exact
+    else:
+        assert all(v >= bound for v in values), (float(min(values)), res.objective_bound)
+        assert float(min(values)) - res.objective_bound <= 1e-2
