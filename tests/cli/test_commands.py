@@ -98,8 +98,15 @@ def test_bound_with_a_sampling_interval(tmp_path: Path) -> None:
     assert ci["method"] == "bootstrap" and ci["resamples"] == 40 and ci["seed"] == 3
     assert ci["lower"] <= res["lower"] <= res["upper"] <= ci["upper"]
     assert "With sampling error" in res["conclusion"]
-    projection = run(*base, "--data", str(tmp_path / "counts.csv"), "--ci", "0.95", "--ci-method", "projection")
+    projection = run(*base, "--data", str(tmp_path / "counts.csv"), "--ci", "0.95", "--ci-method", "projection",
+                     "--out", str(tmp_path / "report"))
     assert projection.returncode == 0 and "projection (Clopper-Pearson region, n = 2,000)" in projection.stdout
+    # the report has its own block for the two intervals, with how to read them
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "95 % confidence interval for the metric" in page and "bias-only interval (the data as the population)" \
+        in page and "survives both bias and noise" in page
+    block = pd.read_csv(next((tmp_path / "report" / "tables").glob("*sampling*")), index_col=0)
+    assert block.loc["method", "value"] == "projection, one certified program"
     # probabilities without a sample size, and levels out of range, are refused with the fix
     counts.assign(prob=counts.n / counts.n.sum()).drop(columns="n").to_csv(tmp_path / "probs.csv", index=False)
     assert_bad(run(*base, "--data", str(tmp_path / "probs.csv"), "--ci", "0.95"), "no sample size")

@@ -219,8 +219,59 @@ def _report(out_dir: Path, title: str, summary: str, result: dict[str, Any], bia
     parameters = {"bias": " + ".join(biases), "metric": metric, "data": str(data_path)}
     for key, value in (context or {}).items():
         parameters[key.replace("_", " ")] = value if isinstance(value, str) else dumps(value)
-    write_report(out_dir, title, summary=summary, parameters=parameters,
-                 tables={"result": pd.DataFrame([flat]).T.rename(columns={0: "value"})})
+    tables = {"result": pd.DataFrame([flat]).T.rename(columns={0: "value"})}
+    block = interval_table(result.get("interval"))
+    if block is not None:
+        tables["sampling interval"] = block
+    write_report(out_dir, title, summary=summary, parameters=parameters, tables=tables,
+                 text=INTERVAL_TEXT if block is not None else "")
+
+
+#: How to read the report's sampling-interval table (docs/causal.md, "Sampling uncertainty").
+INTERVAL_TEXT = ("Two intervals. The bias-only interval is the certified range of the metric if the data were "
+                 "the population. The confidence interval adds the sampling error of the data: it covers the "
+                 "metric's true value with the stated probability whenever the bias is at most the sensitivity "
+                 "value. A conclusion that holds on the confidence interval survives both bias and noise.")
+
+
+def interval_table(interval: dict[str, Any] | None) -> pd.DataFrame | None:
+    """The report's block for a sampling interval (``BoundResult.interval.to_dict()``), or None.
+
+    Parameters
+    ----------
+    interval : dict or None
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        One row per quantity: the confidence interval, the identified-set interval, the bias-only
+        interval, the method and its size.
+
+    Examples
+    --------
+    >>> block = interval_table({"level": 0.95, "method": "bootstrap", "lower": 0.1, "upper": 0.5, "set_lower": 0.09,
+    ...                         "set_upper": 0.52, "estimate": [0.2, 0.4], "resamples": 1000, "failed": 0, "n": 500,
+    ...                         "seed": 0})
+    >>> block.loc["95 % confidence interval for the metric", "value"]
+    '[0.1000, 0.5000]'
+    """
+    if not interval:
+        return None
+    pct = f"{100 * interval['level']:g} %"
+    method = interval["method"]
+    size = (f"{interval['resamples']:,} resamples" if method == "bootstrap" else
+            f"{interval['resamples']:,} posterior draws" if method == "bayes" else "one certified program")
+    rows = {
+        f"{pct} confidence interval for the metric": f"[{interval['lower']:.4f}, {interval['upper']:.4f}]",
+        f"{pct} interval for the identified set": f"[{interval['set_lower']:.4f}, {interval['set_upper']:.4f}]",
+        "bias-only interval (the data as the population)":
+            f"[{interval['estimate'][0]:.4f}, {interval['estimate'][1]:.4f}]",
+        "method": f"{method}, {size}",
+        "units behind the table": f"{interval['n']:,}",
+        "draws where the metric was undefined": f"{interval.get('failed', 0):,}",
+        "seed": str(interval.get("seed", "")),
+    }
+    return pd.DataFrame({"value": list(rows.values())}, index=pd.Index(list(rows), name="quantity"))
 
 
 def _columns_text(columns: str | None, table: Any) -> str:
