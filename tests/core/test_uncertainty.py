@@ -196,3 +196,21 @@ def test_sweep_carries_an_interval_at_every_point_and_draws_both_bands():
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert any("95 % CI, projection" in t for t in labels) and any("certified bounds" in t for t in labels)
     assert "with sampling error" in res.summary()
+
+
+def test_sensitivity_grid_gives_every_point_its_interval() -> None:
+    """``sensitivity_grid(..., ci=)``: each row carries the interval of ``bound(..., ci=)`` at its point."""
+    counts = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+                           "n": [400, 100, 100, 400, 300, 200, 100, 400]})
+    table = fp.ObservedTable.from_counts(counts)
+    grid = fp.sensitivity_grid(["proxy_label"], ["fpr_parity"], {"toy": table}, D=[0.0, 0.02], ci=0.95,
+                               ci_method="projection", progress=False)
+    assert {"ci_lower", "ci_upper", "ci_level", "ci_method"} <= set(grid.columns)
+    for row in grid.itertuples():
+        one = fp.bound("proxy_label", "fpr_parity", table, D=row.D, ci=0.95, ci_method="projection")
+        assert row.ci_lower == pytest.approx(one.interval.lower, abs=1e-9)
+        assert row.ci_upper == pytest.approx(one.interval.upper, abs=1e-9)
+        assert row.ci_lower <= row.lower <= row.upper <= row.ci_upper
+    with pytest.raises(fp.DataError, match="from_counts"):  # probabilities without a sample size
+        fp.sensitivity_grid(["proxy_label"], ["fpr_parity"], {"toy": counts.assign(prob=counts.n / 2000)
+                            .drop(columns="n")}, D=[0.0], ci=0.95, progress=False)

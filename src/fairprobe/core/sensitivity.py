@@ -595,7 +595,9 @@ def sensitivity_grid(
     backend: str = "scip", time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP,
     reduce: bool = True, n_jobs: int | None = 1, parallel_backend: str | None = None,
     solver_options: Mapping[str, Any] | None = None, unmeasured: Any = None, progress: bool = True,
-    compile_options: CompileOptions | None = None, fixed: Mapping[str, float] | None = None, **parameters: float,
+    compile_options: CompileOptions | None = None, fixed: Mapping[str, float] | None = None,
+    ci: float | bool | None = None, ci_method: str = "bootstrap", resamples: int = 1000, seed: int = 0,
+    stratify: str | None = None, **parameters: float,
 ) -> pd.DataFrame:
     """Sweep every (dataset, bias, metric) combination over ``D`` in one parallel run.
 
@@ -614,13 +616,17 @@ def sensitivity_grid(
         As for :func:`sensitivity`.
     fixed : dict, optional
         Values of parameters held fixed in every sweep that has them (the same as keywords).
+    ci, ci_method, resamples, seed, stratify
+        The sampling interval of every point, as for :func:`sensitivity` (every dataset needs counts).
     **parameters : float
         Held values by name.
 
     Returns
     -------
     pandas.DataFrame
-        A long frame: dataset, bias, metric, D, lower, upper, status, error, conclusion.
+        A long frame: dataset, bias, metric, D, lower, upper, status, error, conclusion; with ``ci``
+        also ``ci_lower``, ``ci_upper``, ``ci_set_lower``, ``ci_set_upper``, ``ci_level`` and
+        ``ci_method``.
 
     Raises
     ------
@@ -637,6 +643,8 @@ def sensitivity_grid(
     >>> out.groupby("bias")["upper"].max().round(4).to_dict()
     {'proxy_label': -0.1, 'selection': 0.0121}
     """
+    from fairprobe.core.uncertainty import interval_options, require_counts
+
     D = sweep_grid(D)
     if isinstance(D, dict):
         raise ConfigError("sensitivity_grid sweeps one parameter: give D as a list of values, e.g. D=[0, 0.05].")
@@ -647,6 +655,7 @@ def sensitivity_grid(
                        compile_options=compile_options)
     fixed = merge_fixed(fixed, parameters)
     check_sweep_target(parameter=None, fixed=fixed)
+    interval = interval_options(ci, ci_method=ci_method, resamples=resamples, seed=seed, stratify=stratify)
     tasks, keys, problems = [], [], []
     for (name, data), bias, metric in product(datasets.items(), biases, metrics):
         probe = BoundProblem(bias, metric, data, unmeasured=unmeasured, compile_options=opts.compile)
@@ -658,6 +667,8 @@ def sensitivity_grid(
                               "fp.sensitivity(..., D={name: values}).")
         problem = BoundProblem(bias, metric, data, unmeasured=unmeasured, fixed=held,
                                compile_options=opts.compile) if held else probe
+        if interval is not None:
+            require_counts(problem.table)  # before any solve
         _, grid = problem.points(list(D))
         problems.append((problem, len(tasks), len(grid)))
         for pt in grid:
@@ -669,6 +680,8 @@ def sensitivity_grid(
                          desc="sensitivity grid", **solve_kwargs)
     for problem, first, count in problems:  # one no-bias value per sweep, for the conclusions
         mine = outcomes[first:first + count]
+        if interval is not None:
+            _add_intervals(problem, mine, interval, opts, solve_kwargs)
         observed = problem.observed(mine, **solve_kwargs)
         for out in mine:
             if out.result is not None:
@@ -676,7 +689,13 @@ def sensitivity_grid(
     rows = []
     for key, out in zip(keys, outcomes, strict=True):
         r = out.result
-        rows.append({**key, "lower": r.lower if r else math.nan, "upper": r.upper if r else math.nan,
-                     "status": out.status, "error": out.error,
-                     "conclusion": r.conclusion().text if r else out.error})
+        row = {**key, "lower": r.lower if r else math.nan, "upper": r.upper if r else math.nan,
+               "status": out.status, "error": out.error, "conclusion": r.conclusion().text if r else out.error}
+        if interval is not None:
+            row.update(interval_columns(r.interval if r else None) or dict.fromkeys(INTERVAL_COLUMNS, math.nan))
+        rows.append(row)
     return pd.DataFrame(rows)
+
+
+#: The columns :func:`sensitivity_grid` adds with ``ci``.
+INTERVAL_COLUMNS = ("ci_lower", "ci_upper", "ci_set_lower", "ci_set_upper", "ci_level", "ci_method")
