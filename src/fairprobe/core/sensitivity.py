@@ -641,7 +641,7 @@ def sensitivity_grid(
     >>> out = fp.sensitivity_grid(["proxy_label", "selection"], ["demographic_parity"], {"toy": cells},
     ...                           D=[0.0, 0.1], progress=False)
     >>> out.groupby("bias")["upper"].max().round(4).to_dict()
-    {'proxy_label': -0.1, 'selection': 0.0121}
+    {'proxy_label': -0.1, 'selection': 0.012}
     """
     from fairprobe.core.uncertainty import interval_options, require_counts
 
