@@ -121,7 +121,7 @@ class ParityOracle:
         value = self._rho(q, self.na, self.da) - self._rho(q, self.nb, self.db)
         return value if math.isfinite(value) else -math.inf
 
-    def optimum(self, grid: int = 400) -> float:
+    def optimum(self, grid: int = 150) -> float:
         """The program's optimum (its own sense and constant), attained by a model."""
         top = self._cc(self.na, self.da, maximise=True)
         low = self._cc(self.na, self.da)

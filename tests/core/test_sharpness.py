@@ -80,7 +80,7 @@ def check_sharp_and_honest(problem: BoundProblem, D: float, backend: str = "scip
     return 1
 
 
-FAST_PAPER = [(b, m, 0.05) for b in BIASES for m in METRICS]
+FAST_PAPER = [(b, m, 0.05) for b in BIASES for m in ("fpr_parity", "ppv_parity")]
 
 
 @pytest.mark.parametrize("bias, metric, D", FAST_PAPER, ids=[f"{b}-{m}" for b, m, _ in FAST_PAPER])
@@ -89,7 +89,7 @@ def test_paper_table_bounds_are_sharp(bias: str, metric: str, D: float) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("D", [0.01, 0.1])
+@pytest.mark.parametrize("D", [0.01, 0.05, 0.1])
 @pytest.mark.parametrize("bias", BIASES)
 def test_paper_table_bounds_are_sharp_at_every_level(bias: str, D: float) -> None:
     for metric in METRICS:
@@ -102,13 +102,13 @@ def compas_problem(compas: fp.ObservedTable, bias: str, metric: str, groups) -> 
     return BoundProblem(bias, fp.metric(metric, groups=groups), data)
 
 
-FAST_PAIRS = [("Native American", "Caucasian"), ("Asian", "Hispanic"), ("African-American", "Caucasian")]
+FAST_PAIRS = [("proxy_label", "fpr_parity", ("Native American", "Caucasian")),
+              ("selection", "ppv_parity", ("Asian", "Hispanic"))]
 
 
-@pytest.mark.parametrize("pair", FAST_PAIRS, ids=["-".join(p) for p in FAST_PAIRS])
-@pytest.mark.parametrize("metric", ["fpr_parity", "ppv_parity"])
-@pytest.mark.parametrize("bias", ["proxy_label", "selection"])
-def test_compas_pairs_are_sharp(compas: fp.ObservedTable, bias: str, metric: str, pair) -> None:
+@pytest.mark.parametrize("bias, metric, pair", FAST_PAIRS, ids=[f"{b}-{m}" for b, m, _ in FAST_PAIRS])
+def test_compas_small_groups_are_sharp(compas: fp.ObservedTable, bias: str, metric: str, pair) -> None:
+    """The 11- and 31-person groups, where a solver's 1e-6 slack becomes 1e-4 in a rate."""
     checked = sum(check_sharp_and_honest(compas_problem(compas, bias, metric, pair), D) for D in (0.01, 0.05))
     assert checked == 2  # each of them is a shape the oracle covers
 
@@ -123,6 +123,7 @@ def test_every_compas_pair_is_sharp(compas: fp.ObservedTable, bias: str, metric:
             assert check_sharp_and_honest(compas_problem(compas, bias, metric, pair), D) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bias", ["proxy_label", "selection"])
 def test_compas_all_pairs_upper_bound_is_the_sharp_pairwise_maximum(compas: fp.ObservedTable, bias: str) -> None:
     """All pairs: the upper bound is the largest pair's sharp sup (every ordered pair, by the oracle)."""
