@@ -17,28 +17,18 @@ from __future__ import annotations
 
 import warnings
 
-import pandas as pd
 import pytest
 
 import fairprobe as fp
 from fairprobe.core.bound import BoundProblem, resolve_bias
 from fairprobe.datasets import load_compas, load_paper_table
+from fairprobe.testing import selective_labels_table
 from tests.core.sharp_oracle import sharp_value
 
 METRICS = ["fpr_parity", "fnr_parity", "ppv_parity", "demographic_parity"]
 BIASES = sorted(fp.get_registry().biases)
 RACES = ["African-American", "Asian", "Caucasian", "Hispanic", "Native American", "Other"]
 SHARP = 1e-7
-
-
-def selective_labels_table(cells: pd.DataFrame) -> pd.DataFrame:
-    """Cells over (A, P, S, O): released (S = 1) with probability 0.9 if P = 0, 0.3 if P = 1; O = Y * S."""
-    rows = []
-    for r in cells.itertuples():
-        release = 0.9 if r.P == 0 else 0.3
-        rows.append({"A": r.A, "P": r.P, "S": 1, "O": r.Y, "prob": r.prob * release})
-        rows.append({"A": r.A, "P": r.P, "S": 0, "O": 0, "prob": r.prob * (1 - release)})
-    return pd.DataFrame(rows).groupby(["A", "P", "S", "O"], as_index=False).prob.sum()
 
 
 def paper_table(bias: str) -> fp.ObservedTable:

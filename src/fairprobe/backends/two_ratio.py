@@ -255,15 +255,8 @@ class _Search:
         self.db = form.den[b]
         self.q_arr = linear_arrays(base)
         self.m = len(base.constraints)
-        ratio_b = base.copy()
-        ratio_b.objective = {(k,): float(v) for k, v in enumerate(self.nb[0]) if v != 0.0}
-        if self.nb[1]:
-            ratio_b.objective[()] = self.nb[1]
-        ratio_b.objective_denominator = {(k,): float(v) for k, v in enumerate(self.db[0]) if v != 0.0}
-        if self.db[1]:
-            ratio_b.objective_denominator[()] = self.db[1]
-        self.cc_arr = linear_arrays(charnes_cooper(ratio_b))
         self._base = base
+        self.cc_arr = linear_arrays(charnes_cooper(self._ratio_program(self.nb, self.db, "min")))
         self.da_min = -math.inf
         self.slack = 0.0
         self.support = np.flatnonzero((self.na[0] != 0) | (self.da[0] != 0)).astype(np.int32)
@@ -287,7 +280,7 @@ class _Search:
 
     def ratio_a_top(self) -> tuple[float, float, np.ndarray] | None:
         """Verified upper bound on ``max rho_a`` over ``P``, and a point (with its ``rho_a``) near it."""
-        prog = self._ratio_program(self.na, self.da)
+        prog = self._ratio_program(self.na, self.da, "max")
         cc = linear_arrays(charnes_cooper(prog), sign=-1.0)
         run = self._lp(cc)
         if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
@@ -301,19 +294,18 @@ class _Search:
         point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
         return lam, beta, point
 
-    def _ratio_program(self, num: tuple[np.ndarray, float], den: tuple[np.ndarray, float]) -> PolynomialProgram:
-        prog = self.base_copy()
-        prog.objective = {(k,): float(v) for k, v in enumerate(num[0]) if v != 0.0}
-        if num[1]:
-            prog.objective[()] = num[1]
-        prog.objective_denominator = {(k,): float(v) for k, v in enumerate(den[0]) if v != 0.0}
-        if den[1]:
-            prog.objective_denominator[()] = den[1]
-        prog.sense = "max"
-        return prog
+    def _ratio_program(self, num: tuple[np.ndarray, float], den: tuple[np.ndarray, float],
+                       sense: str) -> PolynomialProgram:
+        """``N / D`` over ``P`` as a linear-fractional program."""
+        def poly(vec: tuple[np.ndarray, float]) -> dict:
+            out = {(k,): float(v) for k, v in enumerate(vec[0]) if v != 0.0}
+            if vec[1]:
+                out[()] = vec[1]
+            return out
 
-    def base_copy(self) -> PolynomialProgram:
-        return self._base.copy()
+        prog = self._base.copy()
+        prog.objective, prog.objective_denominator, prog.sense = poly(num), poly(den), sense
+        return prog
 
     def rho(self, point: np.ndarray, num: tuple[np.ndarray, float], den: tuple[np.ndarray, float]) -> float:
         return float((num[0] @ point + num[1]) / (den[0] @ point + den[1]))
@@ -341,7 +333,7 @@ class _Search:
         point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
         da, db = float(self.da[0] @ point + self.da[1]), float(self.db[0] @ point + self.db[1])
         if da > 0 and db > 0:
-            achieved = float((self.na[0] @ point + self.na[1]) / da - (self.nb[0] @ point + self.nb[1]) / db)
+            achieved = self.rho(point, self.na, self.da) - self.rho(point, self.nb, self.db)
         else:  # a point on the edge of the ratios' domain: no value to report from it
             achieved = -math.inf
         # h'(theta) = nu D_a / D_b at the optimum (envelope theorem on N_b - lam D_b): where to look next

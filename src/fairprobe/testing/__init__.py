@@ -40,6 +40,7 @@ from fairprobe.testing.backends import (
 from fairprobe.testing.covariates import NULL_COVARIATE_TYPES, null_covariate
 from fairprobe.testing.plugins import fresh_plugin_manager
 from fairprobe.testing.scm import RandomSCM
+from fairprobe.testing.tables import selective_labels_table
 
 __all__ = [
     "CONTRACT_PROBLEMS",
@@ -52,4 +53,5 @@ __all__ = [
     "declares_capable",
     "fresh_plugin_manager",
     "null_covariate",
+    "selective_labels_table",
 ]
