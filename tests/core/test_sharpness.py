@@ -21,6 +21,7 @@ import pytest
 
 import fairprobe as fp
 from fairprobe.core.bound import BoundProblem, resolve_bias
+from fairprobe.core.registry import registered
 from fairprobe.datasets import load_compas, load_paper_table
 from fairprobe.testing import selective_labels_table
 from tests.core.sharp_oracle import sharp_value
@@ -135,8 +136,10 @@ def test_compas_all_pairs_upper_bound_is_the_sharp_pairwise_maximum(compas: fp.O
 def test_other_backends_contain_the_sharp_values(compas: fp.ObservedTable, backend: str) -> None:
     """Each installed backend's bound contains the models' values (its own tolerance: 1e-5 of sharp)."""
     name = "scip" if backend == "highs-route" else backend
-    if backend != "highs-route" and not fp.get_backend(name).availability():
-        pytest.skip(f"{name} is not installed (optional extra)")
+    if backend != "highs-route":
+        cls = registered("backends")[name]
+        if not cls.availability():
+            pytest.skip(f"{name} is unavailable here: {cls.availability_reason()}")
     problem = compas_problem(compas, "proxy_label", "fpr_parity", ("Asian", "Caucasian"))
     program = problem.term_programs[0].at({"D": 0.05}).program
     lo, hi = sharp_value(program.with_sense("min")), sharp_value(program.with_sense("max"))
