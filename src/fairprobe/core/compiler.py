@@ -10,7 +10,15 @@ Pipeline (all exact unless stated):
    read them (see :class:`~fairprobe.core.response.Component`): the product ``q_A(a) q_C(r)``
    becomes one joint over ``(a, slice types)``, exact because the slices are disjoint response
    coordinates, and the size grows linearly in the slices. It is what keeps the selection
-   programs linear and many groups or covariate levels cheap.
+   programs linear and many groups or covariate levels cheap. When the table pins their law (an
+   unconditioned table with those columns), variables that only *some* members read are absorbed
+   too, provided the other members all read the same subset ``T`` of the slice variables (e.g. a
+   covariate ``X`` read by ``Z`` and ``P`` but not by the proxy ``Y``): those members' restricted
+   response types are shared by the slices that agree on ``T``, so their conditional law must be
+   the same in all of them (**glue rows**, linear because ``P(slice)`` is data). Exact: the slice
+   variables are independent of the latent types, so every true model satisfies the rows; and any
+   per-slice laws with equal conditional marginals come from one model (draw the shared types,
+   then each slice's own coordinates given them: the marginal problem on a star is consistent).
 3. **Fixing**: a root variable without latent parents whose law the (unconditioned) table
    reports gets its observed probabilities as constants.
 4. **Absorbing roots** (only when slicing is off, ``CompileOptions(slicing=False)``, the previous engine kept
@@ -60,7 +68,7 @@ from fairprobe.core.identify import identify_interventions
 from fairprobe.core.options import CompileOptions
 from fairprobe.core.query import Atom, ParsedExpression, parse_expression
 from fairprobe.core.reparametrise import reparametrise
-from fairprobe.core.response import EventTerm, ResponseModel
+from fairprobe.core.response import EventTerm, ResponseModel, partial_readers
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, UndefinedMetricError
 from fairprobe.program.model import Constraint, PolynomialProgram
@@ -407,12 +415,87 @@ class _Compiler:
         intervened = {k for expr in parsed for pa in expr.atoms for a in (*pa.event, *pa.given)
                       for k, _ in a.intervention}
         sliceable = [v for v in self.dag.endogenous if v not in intervened] if self.options.uses("slicing") else []
-        model = ResponseModel(self.dag, self.cards, sliceable=sliceable)
+        # glue rows need P(slice) as data: an unconditioned table known exactly, with the slice columns
+        pinned = not self.table.given and self.table.region is None and self.options.uses("partial_slices")
+        partial = [v for v in sliceable if v in self.table.nodes] if pinned else []
+        model = ResponseModel(self.dag, self.cards, sliceable=sliceable, partial=partial)
         for comp in model.components:
-            if comp.slice_vars:
+            if not comp.slice_vars:
+                continue
+            readers, read = partial_readers(comp)
+            if readers:
+                who = [comp.members[i].name for i in readers]
+                self.notes.append(
+                    f"absorbed {comp.slice_vars} into c-component {comp.names[len(comp.slice_vars):]} slice by slice; "
+                    f"{who} read only {read or 'none of them'}: their response types are shared by the slices with "
+                    f"equal {read or 'anything'} (equal conditional laws, glued by linear rows; exact)")
+            else:
                 self.notes.append(f"absorbed {comp.slice_vars} into c-component {comp.names[len(comp.slice_vars):]} "
                                   "slice by slice (exact: every member reads them)")
         return model
+
+    def glue_masks(self, g: int) -> list[tuple[tuple, int, int, np.ndarray]]:
+        """(shared-slice key, slice index, partial readers' joint type, mask over the group's types) of group ``g``.
+
+        Empty unless a component of the group has partial readers (see :meth:`_response_model`).
+        """
+        out: list[tuple[tuple, int, int, np.ndarray]] = []
+        for c in self.group_members[g]:
+            comp = self.model.components[c]
+            readers, read = partial_readers(comp)
+            if not readers:
+                continue
+            k = len(comp.slice_vars)
+            slice_cols = comp.types[:, :k].astype(np.int64)
+            slice_id = np.zeros(len(comp.types), dtype=np.int64)
+            for j, v in enumerate(comp.slice_vars):
+                slice_id = slice_id * self.cards[v] + slice_cols[:, j]
+            joint = np.zeros(len(comp.types), dtype=np.int64)
+            for i in readers:
+                joint = joint * comp.members[i].n_types + comp.types[:, k + i]
+            shared = [comp.slice_vars.index(v) for v in read]
+            for sid, jid in sorted(set(zip(slice_id.tolist(), joint.tolist(), strict=True))):
+                row = int(np.flatnonzero(slice_id == sid)[0])
+                key = (c, tuple(int(slice_cols[row, j]) for j in shared))
+                mask = (slice_id == sid) & (joint == jid)
+                _, full = self.final_masks(EventTerm({c: mask}))
+                out.append((key, sid, jid, full[g]))
+        return out
+
+    def _add_glue_rows(self, prog: PolynomialProgram, g: int, glue: list[tuple[tuple, int, int, np.ndarray]]) -> None:
+        """``q(s, j) = P(s) / P(s0) * q(s0, j)`` for every slice ``s`` sharing the partial readers with ``s0``."""
+        comp_of = {c: self.model.components[c] for c in self.group_members[g]}
+        mass: dict[tuple[int, int], float] = {}
+
+        def slice_mass(c: int, sid: int) -> float:
+            if (c, sid) not in mass:
+                comp, values, rest = comp_of[c], {}, sid
+                for v in reversed(comp.slice_vars):
+                    rest, values[v] = divmod(rest, self.cards[v])
+                mass[(c, sid)] = float(self.table.prob(values))
+            return mass[(c, sid)]
+
+        by_key: dict[tuple, dict[int, dict[int, Poly]]] = {}
+        for key, sid, jid, mask in glue:
+            ids = np.unique(self.classes[g][mask])
+            poly = {(self.var_base[g] + int(k),): 1.0 for k in ids}
+            by_key.setdefault(key, {}).setdefault(sid, {})[jid] = poly
+        count = 0
+        for (c, shared), slices in by_key.items():
+            ref = max(slices, key=lambda sid: (slice_mass(c, sid), -sid))
+            p0 = slice_mass(c, ref)
+            if p0 <= 0.0:
+                continue  # no slice of this key has mass: nothing to glue
+            for sid, polys in slices.items():
+                ps = slice_mass(c, sid)
+                if sid == ref or ps <= 0.0:
+                    continue  # an empty slice carries no mass (its data rows force it to 0)
+                for jid, poly in polys.items():
+                    body = poly_add(poly, slices[ref].get(jid, {}), -ps / p0)
+                    prog.constraints.append(Constraint(body, "==", 0.0, f"glue_{c}_{sid}_{jid}"))
+                    count += 1
+        if count:
+            self.notes.append(f"{count} glue rows tie the shared response types' law across slices")
 
     def _naive_size(self) -> int:
         """Variables of the naive response-function program (one per joint type; never enumerated)."""
@@ -613,8 +696,10 @@ class _Compiler:
         for g in groups:
             if not columns[g]:
                 continue
-            if self.reduce and self._add_conditional_parameters(prog, g, columns[g]):
+            glue = self.glue_masks(g)
+            if not glue and self.reduce and self._add_conditional_parameters(prog, g, columns[g]):
                 continue
+            columns[g].extend(m for *_, m in glue)  # classes refine every glued (slice, shared type) cell
             if self.reduce:
                 sig = np.packbits(np.stack(columns[g], axis=1), axis=1)
             else:  # baseline: one variable per joint response type, as the reference pipeline
@@ -631,6 +716,8 @@ class _Compiler:
                 prog.add_variable(f"q_{names}.{k}", 0.0, 1.0)
             prog.constraints.append(Constraint(
                 {(self.var_base[g] + k,): 1.0 for k in range(len(rep))}, "==", 1.0, f"simplex_{names}"))
+            if glue:
+                self._add_glue_rows(prog, g, glue)
 
     def _event_polys(self, finals: Mapping[EventKey, list[tuple[float, dict[int, np.ndarray]]]]) -> int:
         """``self.polys``: each event's probability over the program's variables; returns the naive term count."""

@@ -81,7 +81,8 @@ def _response_types(config: BiasConfig) -> None:
         components = dag.c_components()
     except ConfigError:
         return  # reported where the DAG is used
-    slices = plan_slices(dag, components, dag.endogenous)
+    # optimistic: covariates read by some members only are sliced when the table pins their law
+    slices = plan_slices(dag, components, dag.endogenous, dag.endogenous)
     absorbed = {v for vs in slices.values() for v in vs}
     limit = math.log(MAX_JOINT_TYPES)
     for names in components:

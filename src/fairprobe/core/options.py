@@ -46,13 +46,17 @@ class CompileOptions:
         Rewrite one-sided measurement laws through structural zeros and reciprocals.
     rate_ranges : bool
         Bound max-over-pairs metrics from the rates' own ranges (few pair solves).
+    partial_slices : bool
+        Also slice by unconfounded covariates that only some members of a c-component read, glued
+        by equal conditional laws across slices (exact; needs an unconditioned table).
 
     Examples
     --------
     >>> CompileOptions().uses("windows"), CompileOptions(reduce=False).uses("windows")
     (True, False)
     >>> CompileOptions(windows=False)
-    CompileOptions(reduce=True, slicing=True, windows=False, reparametrise=True, rate_ranges=True)
+    CompileOptions(reduce=True, slicing=True, windows=False, reparametrise=True, rate_ranges=True,
+                   partial_slices=True)
     """
 
     reduce: bool = True
@@ -60,6 +64,7 @@ class CompileOptions:
     windows: bool = True
     reparametrise: bool = True
     rate_ranges: bool = True
+    partial_slices: bool = True
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -73,7 +78,8 @@ class CompileOptions:
         Parameters
         ----------
         switch : str
-            One of ``"slicing"``, ``"windows"``, ``"reparametrise"``, ``"rate_ranges"``.
+            One of ``"slicing"``, ``"windows"``, ``"reparametrise"``, ``"rate_ranges"``,
+            ``"partial_slices"``.
 
         Returns
         -------

@@ -27,7 +27,7 @@ from fairprobe.core.dag import DAG
 from fairprobe.core.query import Atom
 from fairprobe.exceptions import ConfigError
 
-__all__ = ["MAX_JOINT_TYPES", "Component", "EventTerm", "Member", "ResponseModel", "plan_slices"]
+__all__ = ["MAX_JOINT_TYPES", "Component", "EventTerm", "Member", "ResponseModel", "partial_readers", "plan_slices"]
 
 #: Largest number of joint response types enumerated for one c-component.
 MAX_JOINT_TYPES = 2_000_000
@@ -248,8 +248,8 @@ def _response_table(card: int, n_configs: int) -> np.ndarray:
     return np.array(list(itertools.product(range(card), repeat=n_configs)), dtype=np.int8).reshape(-1, n_configs)
 
 
-def plan_slices(dag: DAG, districts: Sequence[Sequence[str]],
-                sliceable: Sequence[str]) -> dict[tuple[str, ...], list[str]]:
+def plan_slices(dag: DAG, districts: Sequence[Sequence[str]], sliceable: Sequence[str],
+                partial: Sequence[str] = ()) -> dict[tuple[str, ...], list[str]]:
     """Slice variables of each c-component of a latent projection (each absorbed by at most one).
 
     A component is sliced by (i) its own members without observed parents that every other member
@@ -257,6 +257,12 @@ def plan_slices(dag: DAG, districts: Sequence[Sequence[str]],
     their c-component (no latent parent) that every remaining member reads, closed under parents
     within the slice (a slice variable's law must depend only on the slice). Only variables in
     ``sliceable`` (never intervened on) are used. Larger components choose first.
+
+    With ``partial`` (variables whose law the data pin), a component without confounded covariates
+    may also absorb unconfounded variables that only *some* of its members read, provided the other
+    members (its *partial readers*) all read the same subset of the slice variables: their response
+    functions are then shared by the slices that agree on that subset, which the compiler glues by
+    equal conditional marginals (:func:`partial_readers`; exact, see :class:`Component`).
 
     Parameters
     ----------
@@ -266,6 +272,8 @@ def plan_slices(dag: DAG, districts: Sequence[Sequence[str]],
         Its c-components.
     sliceable : sequence of str
         Variables that may be absorbed (never intervened on).
+    partial : sequence of str, optional
+        Variables of ``sliceable`` that may be absorbed although some members do not read them.
 
     Returns
     -------
@@ -281,6 +289,11 @@ def plan_slices(dag: DAG, districts: Sequence[Sequence[str]],
     >>> g = DAG.from_string("X->Y, X->P, U->X, U->Y", unob="U")
     >>> plan_slices(g, g.c_components(), ["X"])  # X is a confounded covariate of its own component
     {('X', 'Y'): ['X']}
+    >>> g = DAG.from_string("X->A, X->Z, X->P, A->Z, A->P, A->Y, Z->Y, U->Z, U->P, U->Y", unob="U")
+    >>> plan_slices(g, g.c_components(), ["X", "A"])  # Y does not read X: only A's component takes X
+    {('A',): ['X']}
+    >>> plan_slices(g, g.c_components(), ["X", "A"], partial=["X", "A"])
+    {('Z', 'P', 'Y'): ['X', 'A']}
     """
     allowed = set(sliceable)
     single = {d[0] for d in districts if len(d) == 1}
@@ -306,10 +319,66 @@ def plan_slices(dag: DAG, districts: Sequence[Sequence[str]],
                 if not parents[v] <= chosen | set(own):
                     chosen.discard(v)
                     changed = True
+        if partial and not own and rest:
+            wider = _partial_slice(rest, parents, candidates & set(partial) - taken - set(names), chosen)
+            chosen = wider if wider is not None else chosen
         if own or chosen:
             out[tuple(names)] = sorted(chosen | set(own), key=position.__getitem__)
             taken.update(chosen)
     return out
+
+
+def _partial_slice(members: Sequence[str], parents: Mapping[str, set[str]], candidates: set[str],
+                   full: set[str]) -> set[str] | None:
+    """Slice variables read by some members, when the members that miss some all read the same ones.
+
+    ``full`` is the slice every member reads; None when no wider slice qualifies.
+    """
+    chosen = {v for v in candidates if any(v in parents[m] for m in members)} | full
+    changed = True
+    while changed:  # close under parents
+        changed = False
+        for v in list(chosen):
+            if not parents[v] <= chosen:
+                chosen.discard(v)
+                changed = True
+    if chosen <= full:
+        return None
+    reads = {frozenset(parents[m] & chosen) for m in members if not chosen <= parents[m]}
+    return chosen if len(reads) == 1 else None
+
+
+def partial_readers(component: Component) -> tuple[list[int], list[str]]:
+    """The members of a sliced component that do not read every slice variable, and what they read.
+
+    Parameters
+    ----------
+    component : Component
+        A component of a :class:`ResponseModel`.
+
+    Returns
+    -------
+    (list of int, list of str)
+        Positions (in :attr:`Component.members`) of the partial readers, and the slice variables
+        they all read; ``([], [])`` when every member reads every slice variable.
+
+    Examples
+    --------
+    >>> from fairprobe.core.dag import DAG
+    >>> g = DAG.from_string("X->A, X->Z, X->P, A->Z, A->P, A->Y, Z->Y, U->Z, U->P, U->Y", unob="U")
+    >>> model = ResponseModel(g, sliceable=["X", "A"], partial=["X", "A"])
+    >>> comp = model.components[0]
+    >>> comp.names, comp.n_types  # 4 slices x 2 (Z) x 2 (P) x 4 (Y, a function of Z)
+    (['X', 'A', 'Z', 'P', 'Y'], 64)
+    >>> partial_readers(comp)
+    ([2], ['A'])
+    """
+    slices = set(component.slice_vars)
+    positions = [i for i, m in enumerate(component.members) if not slices <= set(m.parents)]
+    if not positions:
+        return [], []
+    read = [v for v in component.slice_vars if v in component.members[positions[0]].parents]
+    return positions, read
 
 
 class ResponseModel:
@@ -323,6 +392,9 @@ class ResponseModel:
         Node -> number of values (default 2).
     sliceable : sequence of str
         Variables never intervened on, which components may absorb as slices (see :func:`plan_slices`).
+    partial : sequence of str, optional
+        Variables of ``sliceable`` whose law the data pin, which a component may absorb although
+        some members do not read them (see :func:`plan_slices` and :func:`partial_readers`).
 
     Raises
     ------
@@ -341,14 +413,14 @@ class ResponseModel:
     """
 
     def __init__(self, dag: DAG, cardinalities: Mapping[str, int] | None = None,
-                 sliceable: Sequence[str] = ()) -> None:
+                 sliceable: Sequence[str] = (), partial: Sequence[str] = ()) -> None:
         self.dag = dag
         cards = dict(cardinalities or {})
         self.cards = {v: int(cards.get(v, 2)) for v in dag.endogenous}
         self.components: list[Component] = []
         self.component_of: dict[str, int] = {}
         districts = dag.c_components()
-        slices = plan_slices(dag, districts, sliceable)
+        slices = plan_slices(dag, districts, sliceable, partial)
         absorbed = {v for vs in slices.values() for v in vs}
         for names in districts:
             if len(names) == 1 and names[0] in absorbed:
