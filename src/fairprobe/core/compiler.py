@@ -425,10 +425,11 @@ class _Compiler:
             readers, read = partial_readers(comp)
             if readers:
                 who = [comp.members[i].name for i in readers]
+                shared = f"read only {read}: their response types are shared by the slices with equal {read}" if read \
+                    else "read none of them: their response types are shared by every slice"
                 self.notes.append(
                     f"absorbed {comp.slice_vars} into c-component {comp.names[len(comp.slice_vars):]} slice by slice; "
-                    f"{who} read only {read or 'none of them'}: their response types are shared by the slices with "
-                    f"equal {read or 'anything'} (equal conditional laws, glued by linear rows; exact)")
+                    f"{who} {shared} (equal conditional laws, glued by linear rows; exact)")
             else:
                 self.notes.append(f"absorbed {comp.slice_vars} into c-component {comp.names[len(comp.slice_vars):]} "
                                   "slice by slice (exact: every member reads them)")
@@ -481,7 +482,7 @@ class _Compiler:
             poly = {(self.var_base[g] + int(k),): 1.0 for k in ids}
             by_key.setdefault(key, {}).setdefault(sid, {})[jid] = poly
         count = 0
-        for (c, shared), slices in by_key.items():
+        for (c, _shared), slices in by_key.items():
             ref = max(slices, key=lambda sid: (slice_mass(c, sid), -sid))
             p0 = slice_mass(c, ref)
             if p0 <= 0.0:

@@ -54,9 +54,8 @@ class CompileOptions:
     --------
     >>> CompileOptions().uses("windows"), CompileOptions(reduce=False).uses("windows")
     (True, False)
-    >>> CompileOptions(windows=False)
-    CompileOptions(reduce=True, slicing=True, windows=False, reparametrise=True, rate_ranges=True,
-                   partial_slices=True)
+    >>> CompileOptions(windows=False).windows, CompileOptions(partial_slices=False).uses("partial_slices")
+    (False, False)
     """
 
     reduce: bool = True
