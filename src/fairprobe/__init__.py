@@ -84,6 +84,9 @@ _LAZY: dict[str, str] = {
     "IntervalOptions": "fairprobe.core.uncertainty",
     "interval_options": "fairprobe.core.uncertainty",
     "sampling_interval": "fairprobe.core.uncertainty",
+    "study": "fairprobe.studies",
+    "StudyResult": "fairprobe.studies",
+    "StudySpec": "fairprobe.studies.spec",
 }
 
 __all__ = [

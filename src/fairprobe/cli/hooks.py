@@ -22,6 +22,8 @@ COMMANDS = {
               "Certified bounds over a grid of sensitivity values (progress on stderr)."),
     "breakdown": ("fairprobe.cli.causal:breakdown_command",
                   "Smallest sensitivity value at which the fairness conclusion can flip."),
+    "study": ("fairprobe.cli.study:study_command",
+              "Fragility study: train, evaluate and bound every model of a spec (YAML or JSON)."),
 }
 
 
@@ -55,5 +57,5 @@ def add_commands(cli: Any, commands: dict[str, tuple[str, str]]) -> None:
 
 @hookimpl
 def fairprobe_add_cli_commands(cli: Any) -> None:
-    """``plugins``, ``solve``, ``demo``, ``report``, ``bound``, ``sweep`` and ``breakdown``."""
+    """``plugins``, ``solve``, ``demo``, ``report``, ``bound``, ``sweep``, ``breakdown`` and ``study``."""
     add_commands(cli, COMMANDS)

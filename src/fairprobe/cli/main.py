@@ -1,6 +1,6 @@
 """The ``fairprobe`` root command group and the console entry point (exit codes, error lines).
 
-Commands: ``plugins``, ``solve``, ``bound``, ``sweep``, ``breakdown``, ``fairtree``,
+Commands: ``plugins``, ``solve``, ``bound``, ``sweep``, ``breakdown``, ``study``, ``fairtree``,
 ``multiplicity``, ``riskscore``, ``demo``, ``report``; plugins add more through
 ``fairprobe_add_cli_commands``.
 

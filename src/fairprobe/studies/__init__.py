@@ -1,0 +1,215 @@
+"""The fragility study: how robust is the fairness of trained models to bias in their data?
+
+``fp.study(spec, out)`` (``fairprobe study SPEC --out DIR``) trains every classifier under every
+fairness constraint on every data set of the spec, evaluates it on held-out rows, and bounds every
+parity metric under every bias over the sensitivity levels, as the causal-sensitivity paper's
+Figure 5 and Appendix E do. It writes, in ``out``:
+
+* ``results.csv`` (and ``results.parquet`` with pyarrow): one row per model, bias, metric and level;
+* ``models.csv``: accuracy and the constraint's note per model;
+* ``fragility.csv`` and ``ranking.csv``: the averages with bootstrap intervals, and the metrics
+  ranked by fragility with the probability of each rank;
+* ``figures/figure5.png`` and ``figures/<dataset>.png``;
+* ``report/index.html``: all of it, with the spec and the versions;
+* ``spec.json``, ``models/`` and ``units/``: what a stopped study resumes from.
+
+See :mod:`fairprobe.studies.spec` for the spec, :mod:`fairprobe.studies.runner` for the execution
+(joblib workers or a Dask cluster) and :mod:`fairprobe.studies.outputs` for what is computed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from fairprobe.studies.spec import StudySpec, load_spec
+
+__all__ = ["StudyResult", "StudySpec", "load_spec", "study"]
+
+
+@dataclass
+class StudyResult:
+    """The outputs of a study.
+
+    Parameters
+    ----------
+    spec : StudySpec
+        The study.
+    results : pandas.DataFrame
+        One row per model, bias, metric and level.
+    models : pandas.DataFrame
+        One row per trained model.
+    fragility : pandas.DataFrame
+        Averages per bias, metric and level with bootstrap intervals.
+    ranking : pandas.DataFrame
+        Metrics ranked by fragility at the largest level, per bias and pooled.
+    folder : Path
+        Where everything was written.
+    """
+
+    spec: StudySpec
+    results: pd.DataFrame
+    models: pd.DataFrame
+    fragility: pd.DataFrame
+    ranking: pd.DataFrame
+    folder: Path
+    paths: dict[str, Path] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """A few lines: size, failures, the pooled ranking and where the report is.
+
+        Returns
+        -------
+        str
+        """
+        failed = int((~self.results.status.isin(["optimal", "limit"])).sum())
+        lines = [f"{self.spec.name}: {len(self.models)} models, {len(self.results):,} bounds "
+                 f"({failed} without a bound: undefined or infeasible; see the 'error' column)"]
+        pooled = self.ranking[self.ranking.bias == ("all" if "all" in set(self.ranking.bias) else
+                                                     self.ranking.bias.iloc[0])] if len(self.ranking) else self.ranking
+        if len(pooled):
+            lines.append(f"metrics from most robust to most fragile at D = {pooled.D.iloc[0]:g} (mean increase of "
+                         "the worst-case |disparity| over the observed, 95 % bootstrap over models):")
+            for r in pooled.itertuples(index=False):
+                lines.append(f"  {r.rank}. {r.metric:20s} +{r.mean_increase:.4f} [{r.lower:.4f}, {r.upper:.4f}]  "
+                             f"P(most robust) {r.p_most_robust:.2f}, P(most fragile) {r.p_most_fragile:.2f}")
+        if "report" in self.paths:
+            lines.append(f"report: {self.paths['report']}")
+        return "\n".join(lines)
+
+
+def study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str | os.PathLike, *,
+          n_jobs: int | None = 1, client: Any = None, progress: bool = True, force: bool = False,
+          report: bool = True) -> StudyResult:
+    """Run a fragility study and write its tables, figures and report to ``out``.
+
+    Parameters
+    ----------
+    spec : path, mapping or StudySpec
+        The study spec (YAML or JSON file, or a mapping; see :mod:`fairprobe.studies.spec`).
+    out : path
+        Output folder. A folder holding the same study resumes it; another study is an error
+        unless ``force``.
+    n_jobs : int or None
+        Local worker processes (``-1``: every core).
+    client : dask.distributed.Client, optional
+        Run the units on this Dask cluster (a ``joblib.parallel_config(backend="dask")`` block
+        around the call does the same).
+    progress : bool
+        Progress bars on a terminal.
+    force : bool
+        Start over in a folder that holds a study.
+    report : bool
+        Write the figures and the HTML report (the tables are always written).
+
+    Returns
+    -------
+    StudyResult
+
+    Raises
+    ------
+    ConfigError
+        A bad spec (the message names the field), or a folder holding another study.
+
+    Examples
+    --------
+    >>> import tempfile, fairprobe as fp
+    >>> spec = {"datasets": [{"name": "german", "subsample": 400}], "classifiers": ["naive_bayes"],
+    ...         "constraints": ["none"], "metrics": ["demographic_parity"], "biases": ["selection"], "D": [0.02]}
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     res = fp.study(spec, tmp, progress=False, report=False)
+    >>> res.results[["metric", "D", "status"]].values.tolist()
+    [['demographic_parity', 0.0, 'optimal'], ['demographic_parity', 0.02, 'optimal']]
+    """
+    from fairprobe.studies.outputs import fragility_table, metric_ranking
+    from fairprobe.studies.runner import run_study
+
+    spec = load_spec(spec)
+    folder = Path(out)
+    results = run_study(spec, folder, n_jobs=n_jobs, client=client, progress=progress, force=force)
+    models = _models_frame(folder)
+    fragility = fragility_table(results, seed=spec.seed)
+    ranking = metric_ranking(results, seed=spec.seed)
+    paths = {"results": folder / "results.csv", "models": folder / "models.csv",
+             "fragility": folder / "fragility.csv", "ranking": folder / "ranking.csv"}
+    results.to_csv(paths["results"], index=False)
+    try:
+        results.to_parquet(folder / "results.parquet", index=False)
+        paths["parquet"] = folder / "results.parquet"
+    except ImportError:  # pyarrow is optional: the CSV holds the same table
+        pass
+    models.to_csv(paths["models"], index=False)
+    fragility.to_csv(paths["fragility"], index=False)
+    ranking.to_csv(paths["ranking"], index=False)
+    out_result = StudyResult(spec, results, models, fragility, ranking, folder, paths)
+    if report:
+        paths.update(_write_report(out_result))
+    return out_result
+
+
+def _models_frame(folder: Path) -> pd.DataFrame:
+    import json
+
+    rows = []
+    for f in sorted((folder / "models").glob("*.json")):
+        m = json.loads(f.read_text(encoding="utf-8"))
+        cells = pd.DataFrame(m["cells"])
+        rows.append({"dataset": m["dataset"], "classifier": m["classifier"], "constraint": m["constraint"],
+                     "test_units": int(cells.n.sum()), "accuracy": m["accuracy"], "note": m["note"]})
+    frame = pd.DataFrame(rows)
+    return frame.sort_values(["dataset", "classifier", "constraint"]).reset_index(drop=True) if rows else frame
+
+
+def _write_report(res: StudyResult) -> dict[str, Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from fairprobe.reporting.report import Report
+    from fairprobe.studies.outputs import dataset_figure, figure5
+
+    figures = res.folder / "figures"
+    figures.mkdir(exist_ok=True)
+    written: dict[str, Path] = {}
+    rep = Report(f"Fragility study: {res.spec.name}", summary=res.summary())
+    sec = rep.section("Spec", "The study as run (every field, defaults filled in) and the fingerprint a resumed run "
+                              "must match.")
+    sec.add_parameters({k: v for k, v in res.spec.to_dict().items() if k != "datasets"} |
+                       {"datasets": ", ".join(d.name for d in res.spec.datasets), "fingerprint":
+                        res.spec.fingerprint()})
+    fig = figure5(res.results, seed=res.spec.seed)
+    fig.savefig(figures / "figure5.png", dpi=130)
+    written["figure5"] = figures / "figure5.png"
+    sec = rep.section("Figure 5: fragility of each metric under each bias",
+                      "The average over the trained models of the worst-case absolute disparity max(|lower|, "
+                      "|upper|) of the certified bound, against the sensitivity level D. A metric whose curve "
+                      "rises fast is fragile: a little bias in the data could hide a large disparity.")
+    sec.add_figure("figure5", fig)
+    plt.close(fig)
+    sec = rep.section("Ranking of the metrics by fragility",
+                      "Mean increase of the worst-case |disparity| over the observed one at the largest D; rank 1 "
+                      "is the most robust. The probabilities are over a bootstrap of the models.")
+    sec.add_table("ranking", res.ranking)
+    sec = rep.section("Per data set (Appendix E)")
+    for name in sorted(res.results.dataset.unique()):
+        fig = dataset_figure(res.results, name, seed=res.spec.seed)
+        fig.savefig(figures / f"{name}.png", dpi=130)
+        written[f"figure_{name}"] = figures / f"{name}.png"
+        sec.add_figure(f"dataset_{name}", fig)
+        plt.close(fig)
+    rep.section("Models", "Held-out accuracy and how each constraint was met.").add_table("models", res.models)
+    rep.section("Averages", "Every bias, metric and level with 95 % bootstrap intervals over the models.").add_table(
+        "fragility", res.fragility)
+    failed = res.results[~res.results.status.isin(["optimal", "limit"])]
+    if len(failed):
+        rep.section("Bounds not computed", "Undefined metrics (e.g. no predicted positives in a group) and "
+                                           "infeasible points, with the reason.").add_table(
+            "failed", failed[["dataset", "classifier", "constraint", "bias", "metric", "D", "status", "error"]])
+    written["report"] = rep.write(res.folder / "report", force=True)
+    return written

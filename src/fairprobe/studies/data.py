@@ -1,0 +1,156 @@
+"""The data sets of a study: model inputs, a binary label and a two-group attribute.
+
+The bundled data sets use the roles of the causal-sensitivity paper's experiments:
+
+========================  =============================  ===============================  ======
+name                      label (1)                      groups (first minus second)      rows
+========================  =============================  ===============================  ======
+``compas``                two-year recidivism            African-American, Caucasian      5,278
+``adult``                 income above 50K               Female, Male                     30,162
+``german``                good credit                    age <= 25, age > 25              1,000
+``compas_binary``         recidivism within two years    Female, Male                     6,907
+========================  =============================  ===============================  ======
+
+The attribute is not a model input (the reductions take it separately). A file of your own
+(:class:`~fairprobe.studies.spec.DatasetSpec` with ``path``) is read the same way; categorical
+features are one-hot encoded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fairprobe.exceptions import ConfigError, DataError
+from fairprobe.studies.spec import DatasetSpec
+
+__all__ = ["StudyData", "load_study_data"]
+
+
+@dataclass
+class StudyData:
+    """Model inputs, a 0/1 label and the group of every row.
+
+    Parameters
+    ----------
+    name : str
+        The data set's name.
+    X : pandas.DataFrame
+        Numeric model inputs (categorical columns one-hot encoded).
+    y : numpy.ndarray
+        The label, 1 for the favourable or positive class.
+    group : numpy.ndarray
+        The attribute value (a label) of every row, one of ``groups``.
+    groups : tuple of str
+        The two groups compared (the metric is the first's rate minus the second's).
+    """
+
+    name: str
+    X: pd.DataFrame
+    y: np.ndarray
+    group: np.ndarray
+    groups: tuple[str, str]
+
+
+def _encoded(frame: pd.DataFrame) -> pd.DataFrame:
+    text = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c]) or frame[c].dtype == bool]
+    out = pd.get_dummies(frame, columns=text, drop_first=True, dtype=float) if text else frame
+    return out.astype(float)
+
+
+def _builtin(name: str) -> StudyData:
+    from fairprobe import datasets
+
+    if name == "compas":
+        df = datasets.load_compas(races=("African-American", "Caucasian")).frame
+        X = pd.DataFrame({"age": df.age, "priors": df.priors_count, "juv_fel": df.juv_fel_count,
+                          "juv_misd": df.juv_misd_count, "juv_other": df.juv_other_count,
+                          "felony": (df.c_charge_degree == "F").astype(float),
+                          "male": (df.sex == "Male").astype(float)})
+        return StudyData(name, X, df.two_year_recid.to_numpy().astype(int), df.race.astype(str).to_numpy(),
+                         ("African-American", "Caucasian"))
+    if name == "adult":
+        df = datasets.load_adult().frame
+        X = _encoded(df[["age", "education_num", "capital_gain", "capital_loss", "hours_per_week",
+                         "marital_status", "occupation", "workclass"]])
+        return StudyData(name, X, df.income.to_numpy().astype(int), df.sex.astype(str).to_numpy(), ("Female", "Male"))
+    if name == "german":
+        df = datasets.load_german().frame
+        X = _encoded(df.drop(columns=["sex", "age_group", "good_credit", "age"]))
+        group = np.where(df.age <= 25, "age <= 25", "age > 25")
+        return StudyData(name, X, df.good_credit.to_numpy().astype(int), group, ("age <= 25", "age > 25"))
+    if name == "compas_binary":
+        ds = datasets.load_compas_binary()
+        df = ds.frame
+        label = "recidivate-within-two-years:1"
+        X = df.drop(columns=[label, "sex:Female"]).astype(float)
+        group = np.where(df["sex:Female"] == 1, "Female", "Male")
+        return StudyData(name, X, df[label].to_numpy().astype(int), group, ("Female", "Male"))
+    raise ConfigError(f"{name!r} is not a bundled data set.")  # the spec check rules this out
+
+
+def _from_file(spec: DatasetSpec) -> StudyData:
+    path = Path(str(spec.path))
+    try:
+        df = pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") else pd.read_csv(path)
+    except ImportError:
+        raise ConfigError(f"{path.name}: reading Parquet needs pyarrow (pip install pyarrow), or give a CSV.") from None
+    missing = [c for c in (spec.label, spec.attribute, *(spec.features or ())) if c not in df.columns]
+    if missing:
+        raise DataError(f"data set {spec.name!r}: columns {missing} are not in {path.name} (columns: "
+                        f"{list(df.columns)[:20]}).")
+    groups = tuple(spec.groups or ())
+    present = set(df[spec.attribute].dropna().unique().tolist())
+    absent = [g for g in groups if g not in present]
+    if absent:
+        raise DataError(f"data set {spec.name!r}: the attribute {spec.attribute!r} never takes the value(s) "
+                        f"{absent}; its values are {sorted(map(str, present))[:20]}.")
+    df = df[df[spec.attribute].isin(groups)]
+    features = list(spec.features) if spec.features else [c for c in df.columns if c not in (spec.label,
+                                                                                             spec.attribute)]
+    frame = df[[*features, spec.label, spec.attribute]].dropna()
+    if len(frame) < 50:
+        raise DataError(f"data set {spec.name!r}: {len(frame)} complete rows in the two groups; a study needs at "
+                        "least 50 (check groups and missing values).")
+    y = (frame[spec.label] == spec.positive).to_numpy().astype(int)
+    if y.min() == y.max():
+        raise DataError(f"data set {spec.name!r}: the label {spec.label!r} never (or always) equals the positive "
+                        f"value {spec.positive!r}; set 'positive' to the favourable value.")
+    return StudyData(spec.name, _encoded(frame[features]), y, frame[spec.attribute].astype(str).to_numpy(),
+                     (str(groups[0]), str(groups[1])))
+
+
+def load_study_data(spec: DatasetSpec, seed: int = 0) -> StudyData:
+    """The rows of one data set, subsampled with ``seed`` when the spec asks.
+
+    Parameters
+    ----------
+    spec : DatasetSpec
+        A bundled name or a file with its roles.
+    seed : int
+        Seed of the subsample.
+
+    Returns
+    -------
+    StudyData
+
+    Raises
+    ------
+    DataError
+        Missing columns, absent groups, a constant label or too few rows in a user's file.
+
+    Examples
+    --------
+    >>> data = load_study_data(DatasetSpec("german"))
+    >>> data.X.shape[0], data.groups, int(data.y.sum())
+    (1000, ('age <= 25', 'age > 25'), 700)
+    """
+    data = _builtin(spec.name) if spec.builtin else _from_file(spec)
+    if spec.subsample is not None and spec.subsample < len(data.y):
+        rows = np.sort(np.random.default_rng(seed).choice(len(data.y), size=spec.subsample, replace=False))
+        data = StudyData(data.name, data.X.iloc[rows].reset_index(drop=True), data.y[rows], data.group[rows],
+                         data.groups)
+    return data

@@ -1,0 +1,217 @@
+"""What a study publishes: the fragility table, the ranking of metrics, the figures and the report.
+
+The quantity is the paper's: for each trained model (data set x classifier x constraint), metric,
+bias and level ``D``, the **worst-case absolute disparity** ``max(|lower|, |upper|)`` of the
+certified bound, and its **increase** over the model's observed disparity (the value at ``D = 0``).
+Averages are over the models, and their uncertainty is a percentile bootstrap over the models
+(the unit of replication of the study), with the study's seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["dataset_figure", "figure5", "fragility_table", "metric_ranking"]
+
+MODEL = ["dataset", "classifier", "constraint"]
+
+
+def _by_model(results: pd.DataFrame, value: str, levels: Sequence[str], *, drop: bool = True) -> pd.DataFrame:
+    """Models x (levels...) matrix of ``value``; a model missing a cell (a failed bound) is dropped."""
+    ok = results[results.status.isin(["optimal", "limit"])]
+    wide = ok.pivot_table(index=MODEL, columns=list(levels), values=value, aggfunc="first", dropna=False)
+    return wide.dropna(axis=0, how="any") if drop else wide
+
+
+def _bootstrap_means(matrix: np.ndarray, reps: int, seed: int) -> np.ndarray:
+    """(reps, columns) means of rows resampled with replacement."""
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, len(matrix), size=(reps, len(matrix)))
+    return matrix[rows].mean(axis=1)
+
+
+def fragility_table(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+    """Average worst-case disparity and its increase per bias, metric and level, with bootstrap intervals.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        The tidy results of :func:`~fairprobe.studies.runner.run_study`.
+    reps : int
+        Bootstrap resamples of the models.
+    seed : int
+        Seed of the bootstrap.
+    level : float
+        Coverage of the percentile intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns bias, metric, D, models, mean_worst, worst_lower, worst_upper, mean_increase,
+        increase_lower, increase_upper.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [dict(dataset="d", classifier="c", constraint=k, bias="b", metric="m", D=D, status="optimal",
+    ...              worst=w, observed=o) for k, o in (("x", .1), ("y", .2)) for D, w in ((0., o), (.1, o + .1))]
+    >>> t = fragility_table(pd.DataFrame(rows), reps=50)
+    >>> t[["D", "mean_worst", "mean_increase"]].round(3).values.tolist(), t.models.tolist()
+    ([[0.0, 0.15, 0.0], [0.1, 0.25, 0.1]], [2, 2])
+    """
+    out = []
+    alpha = (1 - level) / 2
+    for (bias, metric), part in results.groupby(["bias", "metric"], sort=True):
+        worst = _by_model(part, "worst", ["D"])
+        if worst.empty:
+            continue
+        increase = worst.sub(worst[0.0], axis=0) if 0.0 in worst.columns else worst * np.nan
+        boot_w = _bootstrap_means(worst.to_numpy(), reps, seed)
+        boot_i = _bootstrap_means(increase.to_numpy(), reps, seed)
+        for j, d in enumerate(worst.columns):
+            out.append({"bias": bias, "metric": metric, "D": float(d), "models": len(worst),
+                        "mean_worst": float(worst[d].mean()),
+                        "worst_lower": float(np.quantile(boot_w[:, j], alpha)),
+                        "worst_upper": float(np.quantile(boot_w[:, j], 1 - alpha)),
+                        "mean_increase": float(increase[d].mean()),
+                        "increase_lower": float(np.quantile(boot_i[:, j], alpha)),
+                        "increase_upper": float(np.quantile(boot_i[:, j], 1 - alpha))})
+    return pd.DataFrame(out)
+
+
+def metric_ranking(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+    """Metrics ranked by fragility at the largest level: mean increase of the worst-case disparity.
+
+    Per bias and pooled over the biases (``bias = "all"``), the mean increase over the models at the
+    largest ``D``, its bootstrap interval, the rank (1 = most robust) and the bootstrap
+    probabilities that the metric is the most robust and the most fragile. The models are resampled
+    jointly for all metrics, so the ranks' uncertainty is that of the comparison.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        The tidy results of :func:`~fairprobe.studies.runner.run_study`.
+    reps, seed, level
+        As for :func:`fragility_table`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns bias, D, metric, models, mean_increase, lower, upper, rank, p_most_robust, p_most_fragile.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [dict(dataset="d", classifier="c", constraint=k, bias="b", metric=m, D=D, status="optimal",
+    ...              worst=o + D * s, observed=o) for k, o in (("x", .1), ("y", .2)) for m, s in (("dp", 0), ("fpr", 2))
+    ...         for D in (0.0, 0.1)]
+    >>> r = metric_ranking(pd.DataFrame(rows), reps=50)
+    >>> r[r.bias == "b"][["metric", "rank", "p_most_robust"]].values.tolist()
+    [['dp', 1, 1.0], ['fpr', 2, 0.0]]
+    """
+    top = results.D.max()
+    alpha = (1 - level) / 2
+    out = []
+    groups = [(b, results[results.bias == b]) for b in sorted(results.bias.unique())]
+    if len(groups) > 1:
+        groups.append(("all", results))
+    for bias, part in groups:
+        at_top = part[part.D.isin([0.0, top])]
+        worst = _by_model(at_top, "worst", ["bias", "metric", "D"] if bias == "all" else ["metric", "D"], drop=False)
+        if bias == "all":  # a model-and-bias pair is one replicate of every metric
+            worst = worst.stack(level="bias", future_stack=True)
+        # a metric undefined at D = 0 on every model has no increase to rank
+        metrics = sorted(m for m in {c[0] for c in worst.columns}
+                         if (m, 0.0) in worst.columns and (m, top) in worst.columns
+                         and worst[(m, 0.0)].notna().any() and worst[(m, top)].notna().any())
+        if not metrics or top == 0.0:
+            continue
+        increase = np.column_stack([worst[(m, top)].to_numpy() - worst[(m, 0.0)].to_numpy() for m in metrics])
+        increase = increase[~np.isnan(increase).any(axis=1)]  # models with every metric bounded
+        if not len(increase):
+            continue
+        boot = _bootstrap_means(increase, reps, seed)
+        order = np.argsort(np.argsort(boot, axis=1), axis=1)  # 0 = smallest increase = most robust
+        means = increase.mean(axis=0)
+        ranks = np.argsort(np.argsort(means)) + 1
+        for j, m in enumerate(metrics):
+            out.append({"bias": bias, "D": float(top), "metric": m, "models": len(increase),
+                        "mean_increase": float(means[j]), "lower": float(np.quantile(boot[:, j], alpha)),
+                        "upper": float(np.quantile(boot[:, j], 1 - alpha)), "rank": int(ranks[j]),
+                        "p_most_robust": float(np.mean(order[:, j] == 0)),
+                        "p_most_fragile": float(np.mean(order[:, j] == len(metrics) - 1))})
+    frame = pd.DataFrame(out)
+    return frame.sort_values(["bias", "rank"], kind="mergesort").reset_index(drop=True) if len(frame) else frame
+
+
+def _panels(table: pd.DataFrame, title: str) -> Any:
+    import matplotlib.pyplot as plt
+
+    biases = list(dict.fromkeys(table.bias))
+    fig, axes = plt.subplots(1, len(biases), figsize=(4.2 * len(biases), 3.6), sharey=True, squeeze=False)
+    metrics = sorted(table.metric.unique())
+    colours = plt.get_cmap("tab10")
+    for ax, bias in zip(axes[0], biases, strict=True):
+        part = table[table.bias == bias]
+        for k, metric in enumerate(metrics):
+            line = part[part.metric == metric].sort_values("D")
+            if line.empty:
+                continue
+            ax.plot(line.D, line.mean_worst, marker="o", ms=3, color=colours(k), label=metric)
+            ax.fill_between(line.D, line.worst_lower, line.worst_upper, color=colours(k), alpha=0.15, lw=0)
+        ax.set_title(bias)
+        ax.set_xlabel("sensitivity D")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("average worst-case |disparity|")
+    axes[0][-1].legend(frameon=False, fontsize=8, loc="upper left")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def figure5(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0) -> Any:
+    """The paper's Figure 5: per bias, the average worst-case disparity of each metric against D.
+
+    Bands are 95 % bootstrap intervals over the models.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        The tidy results.
+    reps, seed
+        Bootstrap of the bands.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    table = fragility_table(results, reps=reps, seed=seed)
+    n = results[MODEL].drop_duplicates().shape[0]
+    return _panels(table, f"average over {n} models ({results.dataset.nunique()} data sets); bands: 95 % bootstrap "
+                          "over models")
+
+
+def dataset_figure(results: pd.DataFrame, dataset: str, *, reps: int = 2000, seed: int = 0) -> Any:
+    """Figure 5 on one data set's models (the paper's Appendix E panels).
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        The tidy results.
+    dataset : str
+        The data set.
+    reps, seed
+        Bootstrap of the bands.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    part = results[results.dataset == dataset]
+    table = fragility_table(part, reps=reps, seed=seed)
+    n = part[MODEL].drop_duplicates().shape[0]
+    return _panels(table, f"{dataset}: average over {n} models; bands: 95 % bootstrap over models")
