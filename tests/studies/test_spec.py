@@ -103,3 +103,10 @@ def test_the_shipped_paper_spec_is_valid() -> None:
     root = Path(__file__).resolve().parents[2]
     spec = load_spec(root / "examples" / "study" / "paper.yaml")
     assert len(spec.datasets) >= 3 and len(spec.constraints) == 6 and len(spec.metrics) == 6 and len(spec.D) == 6
+
+
+def test_a_dataset_that_cannot_be_bundled_names_the_file_it_needs() -> None:
+    with pytest.raises(ConfigError, match=r"download bank-full.csv from the UCI Machine Learning Repository"):
+        StudySpec.from_dict({"datasets": ["bank_marketing"]})
+    with pytest.raises(ConfigError, match=r"are fixed for this data set"):
+        StudySpec.from_dict({"datasets": [{"name": "student_performance", "path": "x.csv", "label": "G3"}]})

@@ -7,7 +7,9 @@ The schema (every key but ``datasets`` optional):
 ``name`` (str)
     A title for the report.
 ``datasets`` (list)
-    Built-in names (``compas``, ``adult``, ``german``, ``compas_binary``), or mappings with ``name``
+    Built-in names (``compas``, ``adult``, ``german``, ``compas_binary``); ``bank_marketing`` and
+    ``student_performance`` with the ``path`` of your downloaded copy (roles fixed, see
+    :data:`RECIPES`); or mappings with ``name``
     and, for a file of your own, ``path`` (CSV or Parquet, relative to the spec file), ``label``
     (column), ``positive`` (its favourable value, default 1), ``attribute`` (column), ``groups``
     (two values of the attribute: the metric is group 1's rate minus group 2's; other rows are
@@ -54,10 +56,19 @@ from typing import Any
 
 from fairprobe.exceptions import ConfigError, FairprobeError
 
-__all__ = ["BUILTIN_CLASSIFIERS", "BUILTIN_DATASETS", "CONSTRAINTS", "ClassifierSpec", "DatasetSpec",
+__all__ = ["BUILTIN_CLASSIFIERS", "BUILTIN_DATASETS", "CONSTRAINTS", "RECIPES", "ClassifierSpec", "DatasetSpec",
            "StudySpec", "load_spec"]
 
 BUILTIN_DATASETS = ("compas", "adult", "german", "compas_binary")
+#: Data sets of the paper's list that fairprobe cannot bundle (no registry package or repository
+#: carries them with a licence to redistribute): name -> (the file the study needs, where to get it).
+#: Their roles are fixed by :mod:`fairprobe.studies.data`; the spec gives the downloaded file's path.
+RECIPES = {
+    "bank_marketing": ("bank-full.csv", "the UCI Machine Learning Repository, 'Bank Marketing' (id 222), "
+                                        "bank.zip -> bank-full.csv"),
+    "student_performance": ("student-mat.csv (or student-por.csv)", "the UCI Machine Learning Repository, "
+                                                                    "'Student Performance' (id 320), student.zip"),
+}
 BUILTIN_CLASSIFIERS = ("logistic_regression", "naive_bayes", "decision_tree")
 REDUCTIONS = ("demographic_parity", "equalized_odds", "fpr_parity", "fnr_parity")
 SEARCHED = ("ppv_parity", "npv_parity")
@@ -466,6 +477,24 @@ def _datasets(value: Any, base: str | os.PathLike | None) -> tuple[DatasetSpec, 
         if subsample is not None and (not isinstance(subsample, int) or isinstance(subsample, bool) or subsample < 50):
             raise ConfigError(f"study spec, 'datasets' ({name}): subsample must be an integer of at least 50 rows; "
                               f"got {subsample!r}.")
+        if name in RECIPES:
+            needed, source = RECIPES[name]
+            if "path" not in spec:
+                raise ConfigError(f"study spec, 'datasets': {name!r} is not bundled (its licence does not allow it); "
+                                  f"download {needed} from {source} and give its path: "
+                                  f"{{name: {name}, path: <your copy of {needed.split(' ')[0]}>}}.")
+            extra = sorted(set(spec) - {"name", "path", "subsample"})
+            if extra:
+                raise ConfigError(f"study spec, 'datasets' ({name}): {extra} are fixed for this data set (see "
+                                  "docs/study.md); give only name, path and subsample.")
+            path = Path(_string(spec["path"], f"datasets ({name}).path"))
+            if not path.is_absolute() and base is not None:
+                path = Path(base) / path
+            if not path.is_file():
+                raise ConfigError(f"study spec, 'datasets' ({name}): no file {str(path)!r}; it needs {needed} "
+                                  f"from {source}.")
+            out.append(DatasetSpec(name, str(path), subsample=subsample))
+            continue
         if "path" not in spec:
             if name not in BUILTIN_DATASETS:
                 raise ConfigError(f"study spec, 'datasets': {name!r} is not a bundled data set "
