@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 SPEC = """\
 name: cli study
@@ -46,10 +47,53 @@ def test_a_bad_spec_is_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in out.stderr
 
 
-def test_another_study_in_the_folder_needs_force(tmp_path: Path) -> None:
+def test_a_foreign_folder_needs_force(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text(SPEC)
-    (tmp_path / "b.yaml").write_text(SPEC.replace("D: [0.05]", "D: [0.02]"))
-    assert run("study", "a.yaml", "--out", "res", "--no-report", cwd=tmp_path).returncode == 0
-    out = run("study", "b.yaml", "--out", "res", "--no-report", cwd=tmp_path)
-    assert out.returncode == 2 and "--force" in out.stderr
-    assert run("study", "b.yaml", "--out", "res", "--no-report", "--force", cwd=tmp_path).returncode == 0
+    (tmp_path / "res").mkdir()
+    (tmp_path / "res" / "notes.txt").write_text("mine")
+    out = run("study", "a.yaml", "--out", "res", "--no-report", cwd=tmp_path)
+    assert out.returncode == 2 and "--force" in out.stderr and "Traceback" not in out.stderr
+    assert run("study", "a.yaml", "--out", "res", "--no-report", "--force", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "res" / "notes.txt").read_text() == "mine"
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("distributed", reason='Dask is optional: pip install "fairprobe[dask]"')
+    (tmp_path / "a.yaml").write_text(SPEC)
+    out = run("study", "a.yaml", "--out", "res", "--scheduler", "not-an-address", cwd=tmp_path)
+    assert out.returncode == 2 and "no Dask scheduler could be reached" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+INTERRUPTED = """\
+datasets: [{name: german, subsample: 300}]
+classifiers: [naive_bayes, decision_tree]
+constraints: [none, ppv_parity]
+metrics: [fpr_parity, ppv_parity, equalized_odds]
+biases: [proxy_label, selection]
+D: [0.01, 0.03, 0.05]
+search: {candidates: 5}
+"""
+
+
+def test_ctrl_c_stops_and_the_resumed_study_equals_an_uninterrupted_one(tmp_path: Path) -> None:
+    """SCIP catches Ctrl-C itself; the run must still stop (exit 130) and save no bound it cut short."""
+    import signal
+    import time
+
+    (tmp_path / "s.yaml").write_text(INTERRUPTED)
+    assert run("study", "s.yaml", "--out", "full", "--no-report", cwd=tmp_path).returncode == 0
+    proc = subprocess.Popen([sys.executable, "-m", "fairprobe.cli", "study", "s.yaml", "--out", "part", "--no-report"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    units = tmp_path / "part" / "units"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None and not (units.is_dir() and any(units.iterdir())):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode != 0:  # it was still bounding (it may just have finished on a fast machine)
+        assert proc.returncode == 130 and "run the same command again to resume" in err
+    assert run("study", "s.yaml", "--out", "part", "--no-report", cwd=tmp_path).returncode == 0
+    full, part = pd.read_csv(tmp_path / "full" / "results.csv"), pd.read_csv(tmp_path / "part" / "results.csv")
+    pd.testing.assert_frame_equal(full, part)
+    assert (part.status == "optimal").all()

@@ -83,14 +83,44 @@ def test_a_half_written_unit_is_done_again(tmp_path: Path, reference: fp.StudyRe
     pd.testing.assert_frame_equal(res.results, reference.results)
 
 
-def test_another_study_in_the_folder_is_refused(tmp_path: Path) -> None:
-    run_study(SMALL, tmp_path, progress=False, max_units=1)
-    other = {**SMALL, "D": [0.03]}
-    with pytest.raises(ConfigError, match="holds a study with another spec"):
-        run_study(other, tmp_path, progress=False)
-    res = run_study(other, tmp_path, progress=False, force=True)
-    assert sorted(res.D.unique()) == [0.0, 0.03]
+def test_a_changed_spec_reuses_what_it_shares(tmp_path: Path, reference: fp.StudyResult) -> None:
+    fp.study(SMALL, tmp_path, progress=False, report=False)
+    before = {f.name for f in (tmp_path / "units").glob("*.json")}
+    narrower = {**SMALL, "metrics": ["fpr_parity"], "name": "another title"}
+    res = run_study(narrower, tmp_path, progress=False)
+    assert {f.name for f in (tmp_path / "units").glob("*.json")} == before  # nothing recomputed
+    expected = reference.results[reference.results.metric == "fpr_parity"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(res, expected)
+    other_levels = run_study({**SMALL, "D": [0.03]}, tmp_path, progress=False)  # new units, old ones kept
+    assert sorted(other_levels.D.unique()) == [0.0, 0.03] and len(list((tmp_path / "units").glob("*.json"))) == 32
     assert json.loads((tmp_path / "spec.json").read_text())["spec"]["D"] == [0.0, 0.03]
+
+
+def test_a_changed_data_file_is_not_reused(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"x": rng.normal(size=300), "g": rng.choice(["u", "v"], 300)})
+    frame["y"] = (frame.x + rng.normal(size=300) > 0).astype(int)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    spec = {"datasets": [{"name": "d", "path": str(tmp_path / "d.csv"), "label": "y", "attribute": "g",
+                          "groups": ["u", "v"]}], "classifiers": ["logistic_regression"], "constraints": ["none"],
+            "metrics": ["demographic_parity"], "biases": ["selection"], "D": [0.02]}
+    first = run_study(spec, tmp_path / "out", progress=False)
+    frame.assign(y=1 - frame.y).to_csv(tmp_path / "d.csv", index=False)  # the label flipped: another model
+    second = run_study(spec, tmp_path / "out", progress=False)
+    assert len(list((tmp_path / "out" / "models").glob("*.json"))) == 2
+    assert not np.allclose(first.upper, second.upper)
+
+
+def test_force_starts_over_and_a_foreign_folder_needs_it(tmp_path: Path) -> None:
+    run_study(SMALL, tmp_path / "out", progress=False, max_units=2)
+    run_study(SMALL, tmp_path / "out", progress=False, max_units=1, force=True)
+    assert len(list((tmp_path / "out" / "units").glob("*.json"))) == 1
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("mine")
+    with pytest.raises(ConfigError, match="--force"):
+        run_study(SMALL, tmp_path / "mine", progress=False)
+    run_study(SMALL, tmp_path / "mine", progress=False, max_units=1, force=True)
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "mine"  # only the study's own entries are touched
 
 
 def test_two_workers_give_the_same_table(tmp_path: Path, reference: fp.StudyResult) -> None:
@@ -125,3 +155,14 @@ def test_an_undefined_metric_is_a_row_with_its_reason(tmp_path: Path) -> None:
     assert (res.results[res.results.metric == "demographic_parity"].status == "optimal").all()
     # no observed disparity, so no increase to rank: the ranking leaves PPV out rather than guess
     assert list(res.ranking.metric) == ["demographic_parity"]
+
+
+def test_sampling_intervals_where_asked(tmp_path: Path) -> None:
+    """``ci:`` gives every bound its sampling interval, which contains the bound (the population interval)."""
+    spec = {**SMALL, "classifiers": ["naive_bayes"], "constraints": ["none"], "metrics": ["fpr_parity"],
+            "biases": ["selection"], "D": [0.02], "ci": {"level": 0.9, "method": "bootstrap", "resamples": 20}}
+    res = fp.study(spec, tmp_path, progress=False, report=False).results
+    assert {"ci_lower", "ci_upper", "ci_level", "ci_method"} <= set(res.columns)
+    assert (res.ci_level == 0.9).all() and (res.ci_method == "bootstrap").all()
+    assert (res.ci_lower <= res.lower + 1e-12).all() and (res.ci_upper >= res.upper - 1e-12).all()
+    assert (res.ci_upper - res.ci_lower > res.upper - res.lower).all()  # 200 units: sampling error is visible

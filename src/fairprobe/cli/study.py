@@ -6,24 +6,35 @@ from pathlib import Path
 
 import click
 
-from fairprobe.cli.options import jobs_option
+from fairprobe.cli.options import _FORCE_KEY, force_option, jobs_option
+
+
+def _study_out(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    from fairprobe.studies.runner import check_study_folder
+
+    if value is None:
+        return None
+    check_study_folder(value, force=bool(ctx.meta.get(_FORCE_KEY)), option=max(param.opts, key=len))
+    return Path(value)
 
 
 @click.command("study")
 @click.argument("spec", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Output folder (tables, figures, report); a folder holding the same study is resumed.")
+@click.option("--out", "out_dir", type=str, callback=_study_out, metavar="FOLDER", required=True,
+              help="Output folder (tables, figures, report). The models and bound units already there (a stopped "
+                   "run, or another spec sharing them) are reused.")
+@force_option
 @jobs_option("Local worker processes (-1 = all cores).", default=1)
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run on this Dask scheduler (e.g. tcp://10.0.0.5:8786) instead of local workers.")
-@click.option("--force", is_flag=True, help="Start over in a folder that holds a study.")
 @click.option("--no-report", is_flag=True, help="Write the tables only (no figures, no HTML report).")
-def study_command(spec: Path, out_dir: Path, jobs: int, scheduler: str | None, force: bool, no_report: bool) -> None:
+def study_command(spec: Path, out_dir: Path, jobs: int, scheduler: str | None, no_report: bool) -> None:
     """Fragility study: train, evaluate and bound every model of a spec (YAML or JSON).
 
     Every (data set, classifier, constraint) is trained and evaluated on held-out rows; every
     parity metric is bounded under every bias at every level D. Finished units are written at
-    once, so a stopped study resumes when the same command runs again.
+    once, so a stopped study resumes when the same command runs again. With --force the study
+    starts over (its own models, units, tables, figures and report are removed first).
 
     \b
     Example:
@@ -31,18 +42,32 @@ def study_command(spec: Path, out_dir: Path, jobs: int, scheduler: str | None, f
       fairprobe study spec.yaml --out study-out --scheduler tcp://scheduler:8786
     """
     from fairprobe.core.progress import is_quiet
-    from fairprobe.studies import study
+    from fairprobe.exceptions import ConfigError
+    from fairprobe.studies import load_spec, study
 
+    force = bool(click.get_current_context().meta.get(_FORCE_KEY))
+    parsed = load_spec(spec)  # a bad spec fails here, before any cluster is reached
     client = None
     if scheduler is not None:
         try:
             from dask.distributed import Client
         except ImportError:
-            raise click.UsageError('--scheduler needs Dask: pip install "fairprobe[dask]"') from None
-        client = Client(scheduler)
+            raise ConfigError('--scheduler needs Dask: pip install "fairprobe[dask]"') from None
+        try:
+            client = Client(scheduler, timeout="15s")
+        except Exception as exc:  # an address that does not parse, or no scheduler there
+            raise ConfigError(f"--scheduler {scheduler}: no Dask scheduler could be reached ({type(exc).__name__}: "
+                              f"{exc}); give the address a running scheduler prints, e.g. tcp://10.0.0.5:8786.") \
+                from None
     try:
-        res = study(spec, out_dir, n_jobs=jobs, client=client, progress=not is_quiet(), force=force,
+        res = study(parsed, out_dir, n_jobs=jobs, client=client, progress=not is_quiet(), force=force,
                     report=not no_report)
+    except KeyboardInterrupt:
+        saved = [len(list((out_dir / sub).glob("*.json"))) if (out_dir / sub).is_dir() else 0
+                 for sub in ("models", "units")]
+        click.echo(f"stopped: {saved[0]} trained model(s) and {saved[1]} bound unit(s) are saved in {out_dir}; run "
+                   "the same command again to resume", err=True)
+        raise
     finally:
         if client is not None:
             client.close()

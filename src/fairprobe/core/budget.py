@@ -146,6 +146,10 @@ class TimeBudget:
                                message="not solved: the call's time budget was spent (trivial certified bound)")
         limited = self.limit(options or SolveOptions(), share)
         result = self.backend.solve(program, limited)
+        if result.limit is Limit.INTERRUPTED:
+            # Ctrl-C that the solver caught (SCIP does): stop the whole call, as Ctrl-C does anywhere
+            # else, instead of returning a looser bound that reads as if a clock had stopped it
+            raise KeyboardInterrupt(f"the {getattr(self.backend, 'name', 'solver')} solve was interrupted")
         if result.termination is Termination.LIMIT and limited is not options:
             self.stopped_early = True
         return result
@@ -159,6 +163,8 @@ class TimeBudget:
             Their results.
         """
         results = list(results)
+        if any(r.limit is Limit.INTERRUPTED for r in results):
+            raise KeyboardInterrupt("a solve in a worker process was interrupted")
         self.solves += len(results)
         if self.deadline is not None and any(r.termination is Termination.LIMIT for r in results):
             self.stopped_early = True

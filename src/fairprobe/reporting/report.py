@@ -137,7 +137,7 @@ def environment_versions() -> dict[str, str]:
     """
     out = {"python": platform.python_version(), "platform": platform.platform()}
     for dist in ("fairprobe", "numpy", "scipy", "pandas", "scikit-learn", "sympy", "statsmodels", "pyscipopt",
-                 "gurobipy", "ortools", "cvxpy"):
+                 "highspy", "gurobipy", "ortools", "cvxpy", "fairlearn", "dask"):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:

@@ -9,7 +9,7 @@ Figure 5 and Appendix E do. It writes, in ``out``:
 * ``models.csv``: accuracy and the constraint's note per model;
 * ``fragility.csv`` and ``ranking.csv``: the averages with bootstrap intervals, and the metrics
   ranked by fragility with the probability of each rank;
-* ``figures/figure5.png`` and ``figures/<dataset>.png``;
+* ``figures/figure5.png`` and ``figures/dataset_<name>.png``;
 * ``report/index.html``: all of it, with the spec and the versions;
 * ``spec.json``, ``models/`` and ``units/``: what a stopped study resumes from.
 
@@ -20,6 +20,7 @@ See :mod:`fairprobe.studies.spec` for the spec, :mod:`fairprobe.studies.runner` 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,9 +68,12 @@ class StudyResult:
         -------
         str
         """
-        failed = int((~self.results.status.isin(["optimal", "limit"])).sum())
-        lines = [f"{self.spec.name}: {len(self.models)} models, {len(self.results):,} bounds "
-                 f"({failed} without a bound: undefined or infeasible; see the 'error' column)"]
+        counts = self.results.status.value_counts().to_dict()
+        parts = [f"{counts.pop('optimal', 0):,} sharp"]
+        if counts.get("limit"):
+            parts.append(f"{counts.pop('limit'):,} stopped at the time limit (certified, possibly wider)")
+        parts += [f"{n:,} {status} (see the 'error' column)" for status, n in sorted(counts.items())]
+        lines = [f"{self.spec.name}: {len(self.models)} models, {len(self.results):,} bounds: {', '.join(parts)}"]
         pooled = self.ranking[self.ranking.bias == ("all" if "all" in set(self.ranking.bias) else
                                                      self.ranking.bias.iloc[0])] if len(self.ranking) else self.ranking
         if len(pooled):
@@ -93,8 +97,8 @@ def study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str | os
     spec : path, mapping or StudySpec
         The study spec (YAML or JSON file, or a mapping; see :mod:`fairprobe.studies.spec`).
     out : path
-        Output folder. A folder holding the same study resumes it; another study is an error
-        unless ``force``.
+        Output folder. The models and bound units already in it (a stopped run, or another spec
+        sharing them) are reused; a folder holding other files needs ``force``.
     n_jobs : int or None
         Local worker processes (``-1``: every core).
     client : dask.distributed.Client, optional
@@ -103,7 +107,8 @@ def study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str | os
     progress : bool
         Progress bars on a terminal.
     force : bool
-        Start over in a folder that holds a study.
+        Start over: remove the study's own entries (models, units, tables, figures, report) first,
+        and accept a folder holding other files.
     report : bool
         Write the figures and the HTML report (the tables are always written).
 
@@ -114,7 +119,7 @@ def study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str | os
     Raises
     ------
     ConfigError
-        A bad spec (the message names the field), or a folder holding another study.
+        A bad spec (the message names the field), or an output folder that cannot take a study.
 
     Examples
     --------
@@ -127,14 +132,26 @@ def study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str | os
     [['demographic_parity', 0.0, 'optimal'], ['demographic_parity', 0.02, 'optimal']]
     """
     from fairprobe.studies.outputs import fragility_table, metric_ranking
-    from fairprobe.studies.runner import run_study
+    from fairprobe.studies.runner import bias_name, run_study
 
     spec = load_spec(spec)
     folder = Path(out)
     results = run_study(spec, folder, n_jobs=n_jobs, client=client, progress=progress, force=force)
-    models = _models_frame(folder)
+    models = _models_frame(results, folder)
+    order = {name: i for i, name in enumerate(bias_name(b) for b in spec.biases)}
     fragility = fragility_table(results, seed=spec.seed)
     ranking = metric_ranking(results, seed=spec.seed)
+
+    def spec_order(frame: pd.DataFrame) -> pd.DataFrame:  # the spec's order of the biases ("all" last)
+        if not len(frame):
+            return frame
+        return frame.sort_values("bias", key=lambda b: b.map(lambda v: order.get(v, len(order))), kind="mergesort",
+                                 ignore_index=True)
+
+    fragility, ranking = spec_order(fragility), spec_order(ranking)
+    for stale in ("figures", "report"):  # from an earlier run: never left beside this run's tables
+        if (folder / stale).is_dir():
+            shutil.rmtree(folder / stale)
     paths = {"results": folder / "results.csv", "models": folder / "models.csv",
              "fragility": folder / "fragility.csv", "ranking": folder / "ranking.csv"}
     results.to_csv(paths["results"], index=False)
@@ -152,17 +169,32 @@ def study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str | os
     return out_result
 
 
-def _models_frame(folder: Path) -> pd.DataFrame:
+def _models_frame(results: pd.DataFrame, folder: Path) -> pd.DataFrame:
+    """The models of this spec (the folder may keep others for reuse), with accuracy and notes."""
     import json
 
-    rows = []
+    wanted = set(map(tuple, results[["dataset", "classifier", "constraint"]].drop_duplicates().to_numpy()))
+    rows = {}
     for f in sorted((folder / "models").glob("*.json")):
         m = json.loads(f.read_text(encoding="utf-8"))
-        cells = pd.DataFrame(m["cells"])
-        rows.append({"dataset": m["dataset"], "classifier": m["classifier"], "constraint": m["constraint"],
-                     "test_units": int(cells.n.sum()), "accuracy": m["accuracy"], "note": m["note"]})
-    frame = pd.DataFrame(rows)
+        key = (m["dataset"], m["classifier"], m["constraint"])
+        if key in wanted:
+            cells = pd.DataFrame(m["cells"])
+            rows[key] = {"dataset": key[0], "classifier": key[1], "constraint": key[2],
+                         "test_units": int(cells.n.sum()), "accuracy": m["accuracy"], "note": m["note"]}
+    frame = pd.DataFrame(list(rows.values()))
     return frame.sort_values(["dataset", "classifier", "constraint"]).reset_index(drop=True) if rows else frame
+
+
+def _dataset_text(d: Any) -> str:
+    if d.builtin:
+        text = f"{d.name} (bundled)"
+    elif d.label is None:
+        text = f"{d.name} ({d.path})"
+    else:
+        text = (f"{d.name} ({d.path}: label {d.label} = {d.positive!r}, attribute {d.attribute} "
+                f"{d.groups[0]!r} vs {d.groups[1]!r})")
+    return text + (f", {d.subsample} rows drawn" if d.subsample else "")
 
 
 def _write_report(res: StudyResult) -> dict[str, Path]:
@@ -180,10 +212,16 @@ def _write_report(res: StudyResult) -> dict[str, Path]:
     rep = Report(f"Fragility study: {res.spec.name}", summary=res.summary())
     sec = rep.section("Spec", "The study as run (every field, defaults filled in) and the fingerprint a resumed run "
                               "must match.")
-    sec.add_parameters({k: v for k, v in res.spec.to_dict().items() if k != "datasets"} |
-                       {"datasets": ", ".join(d.name for d in res.spec.datasets), "fingerprint":
-                        res.spec.fingerprint()})
-    fig = figure5(res.results, seed=res.spec.seed)
+    spec = res.spec.to_dict()
+    shown = {k: v for k, v in spec.items() if k not in ("datasets", "classifiers")}
+    shown["datasets"] = "; ".join(_dataset_text(d) for d in res.spec.datasets)
+    shown["classifiers"] = ", ".join(c.name if c.estimator is None else f"{c.name} ({c.estimator}, {c.params})"
+                                     for c in res.spec.classifiers)
+    sec.add_parameters({**shown, "fingerprint": res.spec.fingerprint()})
+    from fairprobe.studies.runner import bias_name
+
+    order = [bias_name(b) for b in res.spec.biases]
+    fig = figure5(res.results, seed=res.spec.seed, order=order)
     fig.savefig(figures / "figure5.png", dpi=130)
     written["figure5"] = figures / "figure5.png"
     sec = rep.section("Figure 5: fragility of each metric under each bias",
@@ -198,9 +236,9 @@ def _write_report(res: StudyResult) -> dict[str, Path]:
     sec.add_table("ranking", res.ranking)
     sec = rep.section("Per data set (Appendix E)")
     for name in sorted(res.results.dataset.unique()):
-        fig = dataset_figure(res.results, name, seed=res.spec.seed)
-        fig.savefig(figures / f"{name}.png", dpi=130)
-        written[f"figure_{name}"] = figures / f"{name}.png"
+        fig = dataset_figure(res.results, name, seed=res.spec.seed, order=order)
+        fig.savefig(figures / f"dataset_{name}.png", dpi=130)
+        written[f"figure_{name}"] = figures / f"dataset_{name}.png"
         sec.add_figure(f"dataset_{name}", fig)
         plt.close(fig)
     rep.section("Models", "Held-out accuracy and how each constraint was met.").add_table("models", res.models)

@@ -46,6 +46,8 @@ class StudyData:
         The attribute value (a label) of every row, one of ``groups``.
     groups : tuple of str
         The two groups compared (the metric is the first's rate minus the second's).
+    note : str
+        What was dropped on the way (rows with missing values), for the model table.
     """
 
     name: str
@@ -53,6 +55,7 @@ class StudyData:
     y: np.ndarray
     group: np.ndarray
     groups: tuple[str, str]
+    note: str = ""
 
 
 def _encoded(frame: pd.DataFrame) -> pd.DataFrame:
@@ -129,24 +132,54 @@ def _from_file(spec: DatasetSpec) -> StudyData:
         raise DataError(f"data set {spec.name!r}: columns {missing} are not in {path.name} (columns: "
                         f"{list(df.columns)[:20]}).")
     groups = tuple(spec.groups or ())
-    present = set(df[spec.attribute].dropna().unique().tolist())
-    absent = [g for g in groups if g not in present]
+    labels = tuple(str(g) for g in groups)
+    column = df[spec.attribute]
+    member = _group_membership(column, groups)
+    absent = [g for g, hit in zip(groups, member, strict=True) if not hit.any()]
     if absent:
+        shown = sorted({repr(v) for v in column.dropna().unique().tolist()})[:20]
         raise DataError(f"data set {spec.name!r}: the attribute {spec.attribute!r} never takes the value(s) "
-                        f"{absent}; its values are {sorted(map(str, present))[:20]}.")
-    df = df[df[spec.attribute].isin(groups)]
-    features = list(spec.features) if spec.features else [c for c in df.columns if c not in (spec.label,
-                                                                                             spec.attribute)]
-    frame = df[[*features, spec.label, spec.attribute]].dropna()
-    if len(frame) < 50:
-        raise DataError(f"data set {spec.name!r}: {len(frame)} complete rows in the two groups; a study needs at "
+                        f"{absent}; its values are {', '.join(shown)} ({column.dtype} column).")
+    roles = {spec.label, spec.attribute}
+    features = list(spec.features) if spec.features else [c for c in df.columns if c not in roles]
+    clash = [c for c in features if c in roles]
+    if clash:
+        raise DataError(f"data set {spec.name!r}: features {clash} are the label or the attribute; leave them out "
+                        "of 'features'.")
+    if not features:
+        raise DataError(f"data set {spec.name!r}: no feature columns besides the label and the attribute.")
+    group = np.select(member, labels, default="")
+    frame = df.assign(_group=group)[group != ""][[*features, spec.label, "_group"]]
+    complete = frame.dropna()
+    if len(complete) < 50:
+        raise DataError(f"data set {spec.name!r}: {len(complete)} complete rows in the two groups; a study needs at "
                         "least 50 (check groups and missing values).")
-    y = (frame[spec.label] == spec.positive).to_numpy().astype(int)
+    empty = [g for g in labels if not (complete._group == g).any()]
+    if empty:
+        raise DataError(f"data set {spec.name!r}: group(s) {empty} have no row without missing values.")
+    y = (complete[spec.label] == spec.positive).to_numpy().astype(int)
     if y.min() == y.max():
         raise DataError(f"data set {spec.name!r}: the label {spec.label!r} never (or always) equals the positive "
                         f"value {spec.positive!r}; set 'positive' to the favourable value.")
-    return StudyData(spec.name, _encoded(frame[features]), y, frame[spec.attribute].astype(str).to_numpy(),
-                     (str(groups[0]), str(groups[1])))
+    note = f"{len(frame) - len(complete)} rows with missing values dropped" if len(complete) < len(frame) else ""
+    return StudyData(spec.name, _encoded(complete[features]).reset_index(drop=True), y,
+                     complete._group.to_numpy().astype(str), (labels[0], labels[1]), note)
+
+
+def _group_membership(column: pd.Series, groups: tuple) -> list[np.ndarray]:
+    """Which rows are in each group: numbers compare as numbers (0 matches 0.0), text as text."""
+    out = []
+    numeric = pd.to_numeric(column, errors="coerce")
+    for g in groups:
+        try:
+            value = float(g)
+        except (TypeError, ValueError):
+            value = None
+        if value is not None and pd.api.types.is_numeric_dtype(column):
+            out.append((numeric == value).to_numpy())
+        else:
+            out.append((column.astype(str) == str(g)).to_numpy() & column.notna().to_numpy())
+    return out
 
 
 def load_study_data(spec: DatasetSpec, seed: int = 0) -> StudyData:
@@ -183,5 +216,5 @@ def load_study_data(spec: DatasetSpec, seed: int = 0) -> StudyData:
     if spec.subsample is not None and spec.subsample < len(data.y):
         rows = np.sort(np.random.default_rng(seed).choice(len(data.y), size=spec.subsample, replace=False))
         data = StudyData(data.name, data.X.iloc[rows].reset_index(drop=True), data.y[rows], data.group[rows],
-                         data.groups)
+                         data.groups, data.note)
     return data

@@ -67,9 +67,9 @@ def fragility_table(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, l
     alpha = (1 - level) / 2
     for (bias, metric), part in results.groupby(["bias", "metric"], sort=True):
         worst = _by_model(part, "worst", ["D"])
-        if worst.empty:
-            continue
-        increase = worst.sub(worst[0.0], axis=0) if 0.0 in worst.columns else worst * np.nan
+        if worst.empty or 0.0 not in worst.columns:
+            continue  # no model with an observed disparity (D = 0) to measure the increase from
+        increase = worst.sub(worst[0.0], axis=0)
         boot_w = _bootstrap_means(worst.to_numpy(), reps, seed)
         boot_i = _bootstrap_means(increase.to_numpy(), reps, seed)
         for j, d in enumerate(worst.columns):
@@ -86,10 +86,11 @@ def fragility_table(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, l
 def metric_ranking(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
     """Metrics ranked by fragility at the largest level: mean increase of the worst-case disparity.
 
-    Per bias and pooled over the biases (``bias = "all"``), the mean increase over the models at the
-    largest ``D``, its bootstrap interval, the rank (1 = most robust) and the bootstrap
-    probabilities that the metric is the most robust and the most fragile. The models are resampled
-    jointly for all metrics, so the ranks' uncertainty is that of the comparison.
+    Per bias and pooled over the biases (``bias = "all"``: each model's increase averaged over the
+    biases first, so a model is one replicate), the mean increase over the models at the largest
+    ``D``, its bootstrap interval, the rank (1 = most robust) and the bootstrap probabilities that
+    the metric is the most robust and the most fragile. The models are resampled jointly for all
+    metrics, so the ranks' uncertainty is that of the comparison.
 
     Parameters
     ----------
@@ -116,14 +117,14 @@ def metric_ranking(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, le
     top = results.D.max()
     alpha = (1 - level) / 2
     out = []
-    groups = [(b, results[results.bias == b]) for b in sorted(results.bias.unique())]
+    groups = [(b, results[results.bias == b]) for b in dict.fromkeys(results.bias)]
     if len(groups) > 1:
         groups.append(("all", results))
     for bias, part in groups:
         at_top = part[part.D.isin([0.0, top])]
         worst = _by_model(at_top, "worst", ["bias", "metric", "D"] if bias == "all" else ["metric", "D"], drop=False)
-        if bias == "all":  # a model-and-bias pair is one replicate of every metric
-            worst = worst.stack(level="bias", future_stack=True)
+        if bias == "all":  # one replicate per model: its increases averaged over the biases
+            worst = worst.T.groupby(level=["metric", "D"]).mean().T if len(worst.columns) else worst
         # a metric undefined at D = 0 on every model has no increase to rank
         metrics = sorted(m for m in {c[0] for c in worst.columns}
                          if (m, 0.0) in worst.columns and (m, top) in worst.columns
@@ -145,14 +146,17 @@ def metric_ranking(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, le
                         "p_most_robust": float(np.mean(order[:, j] == 0)),
                         "p_most_fragile": float(np.mean(order[:, j] == len(metrics) - 1))})
     frame = pd.DataFrame(out)
-    return frame.sort_values(["bias", "rank"], kind="mergesort").reset_index(drop=True) if len(frame) else frame
+    return frame.sort_values(["rank"], kind="mergesort").sort_values("bias", kind="mergesort", key=lambda b: b.map(
+        {name: i for i, name in enumerate(dict.fromkeys(frame.bias))})).reset_index(drop=True) if len(frame) else frame
 
 
-def _panels(table: pd.DataFrame, title: str) -> Any:
+def _panels(table: pd.DataFrame, title: str, order: Sequence[str] | None = None) -> Any:
     import matplotlib.pyplot as plt
 
-    biases = list(dict.fromkeys(table.bias))
-    fig, axes = plt.subplots(1, len(biases), figsize=(4.2 * len(biases), 3.6), sharey=True, squeeze=False)
+    present = list(dict.fromkeys(table.bias))
+    biases = [b for b in (order or []) if b in present] + [b for b in present if b not in (order or [])]
+    fig, axes = plt.subplots(1, len(biases), figsize=(max(6.5, 4.2 * len(biases)), 3.8), sharey=True,
+                             squeeze=False)
     metrics = sorted(table.metric.unique())
     colours = plt.get_cmap("tab10")
     for ax, bias in zip(axes[0], biases, strict=True):
@@ -168,12 +172,14 @@ def _panels(table: pd.DataFrame, title: str) -> Any:
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("average worst-case |disparity|")
     axes[0][-1].legend(frameon=False, fontsize=8, loc="upper left")
-    fig.suptitle(title, fontsize=10)
+    import textwrap
+
+    fig.suptitle("\n".join(textwrap.wrap(title, 90)), fontsize=9)
     fig.tight_layout()
     return fig
 
 
-def figure5(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0) -> Any:
+def figure5(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, order: Sequence[str] | None = None) -> Any:
     """The paper's Figure 5: per bias, the average worst-case disparity of each metric against D.
 
     Bands are 95 % bootstrap intervals over the models.
@@ -184,6 +190,8 @@ def figure5(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0) -> Any:
         The tidy results.
     reps, seed
         Bootstrap of the bands.
+    order : sequence of str, optional
+        The biases' panels in this order (the spec's).
 
     Returns
     -------
@@ -192,10 +200,11 @@ def figure5(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0) -> Any:
     table = fragility_table(results, reps=reps, seed=seed)
     n = results[MODEL].drop_duplicates().shape[0]
     return _panels(table, f"average over {n} models ({results.dataset.nunique()} data sets); bands: 95 % bootstrap "
-                          "over models")
+                          "over models", order)
 
 
-def dataset_figure(results: pd.DataFrame, dataset: str, *, reps: int = 2000, seed: int = 0) -> Any:
+def dataset_figure(results: pd.DataFrame, dataset: str, *, reps: int = 2000, seed: int = 0,
+                   order: Sequence[str] | None = None) -> Any:
     """Figure 5 on one data set's models (the paper's Appendix E panels).
 
     Parameters
@@ -206,6 +215,8 @@ def dataset_figure(results: pd.DataFrame, dataset: str, *, reps: int = 2000, see
         The data set.
     reps, seed
         Bootstrap of the bands.
+    order : sequence of str, optional
+        The biases' panels in this order (the spec's).
 
     Returns
     -------
@@ -214,4 +225,4 @@ def dataset_figure(results: pd.DataFrame, dataset: str, *, reps: int = 2000, see
     part = results[results.dataset == dataset]
     table = fragility_table(part, reps=reps, seed=seed)
     n = part[MODEL].drop_duplicates().shape[0]
-    return _panels(table, f"{dataset}: average over {n} models; bands: 95 % bootstrap over models")
+    return _panels(table, f"{dataset}: average over {n} models; bands: 95 % bootstrap over models", order)

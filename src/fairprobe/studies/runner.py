@@ -4,29 +4,36 @@ Both stages are lists of independent units run through joblib: local worker proc
 (``n_jobs``), or a Dask cluster, through a ``dask.distributed.Client`` passed as ``client`` or a
 ``joblib.parallel_config(backend="dask")`` block around the call. Every finished unit is written
 at once to the output folder (``models/`` and ``units/``, one small JSON file each, written
-atomically), so a study that is stopped resumes where it stopped: a rerun with the same spec and
-folder skips what is there. The results do not depend on the number of workers or on the order
-in which units finish: every unit is a deterministic function of the spec (fixed seeds,
-deterministic solvers) and the final table is sorted.
+atomically), named by a hash of everything that decides it (the data file's bytes, the classifier,
+the constraint and its options, the seed and split; then the bias, metric, levels, interval and
+solver). So a study that is stopped resumes where it stopped, and a changed spec reuses exactly the
+units it shares with the old one: nothing stale is ever read, since a changed input is another
+name. The results do not depend on the number of workers or on the order in which units finish:
+every unit is a deterministic function of its inputs (fixed seeds, deterministic solvers) and the
+final table is sorted.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
 import math
 import os
+import shutil
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from fairprobe import __version__
+from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import ConfigError, FairprobeError
-from fairprobe.studies.spec import ClassifierSpec, DatasetSpec, StudySpec, load_spec
+from fairprobe.studies.spec import ClassifierSpec, DatasetSpec, StudySpec, file_digest, load_spec
 
-__all__ = ["bias_name", "run_study"]
+__all__ = ["bias_name", "model_key", "results_frame", "run_study", "unit_key"]
 
 RESULT_COLUMNS = ["dataset", "classifier", "constraint", "bias", "metric", "D", "lower", "upper", "worst",
                   "observed", "status", "error"]
@@ -47,28 +54,51 @@ def bias_name(bias: Any) -> str:
     return str(bias.get("name", "custom_bias"))
 
 
-def _key(*parts: str) -> str:
-    return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:20]
+def _key(*parts: Any) -> str:
+    return hashlib.sha256(dumps(list(parts), sort_keys=True).encode()).hexdigest()[:24]
+
+
+def model_key(dataset: DatasetSpec, clf: ClassifierSpec, constraint: str, spec: StudySpec,
+              digests: Mapping[str, str]) -> str:
+    """The name of a trained model's file: a hash of everything that decides it.
+
+    Examples
+    --------
+    >>> spec = StudySpec.from_dict({"datasets": ["german"]})
+    >>> a = model_key(spec.datasets[0], spec.classifiers[0], "none", spec, {})
+    >>> a == model_key(spec.datasets[0], spec.classifiers[0], "none", spec, {}), len(a)
+    (True, 24)
+    """
+    training = {"seed": spec.seed, "test_size": spec.test_size, "eps": spec.reduction_eps,
+                "search": [spec.search_candidates, spec.search_accuracy_slack]}
+    return _key("model", __version__, dataclasses.asdict(dataset), digests.get(dataset.name, ""),
+                dataclasses.asdict(clf), constraint, training)
+
+
+def unit_key(model: str, bias: Any, metric: str, spec: StudySpec) -> str:
+    """The name of a bound unit's file: its model, bias, metric, levels, interval and solver."""
+    return _key("unit", model, bias, metric, list(spec.D), spec.ci, spec.backend, spec.time_limit)
 
 
 def _write_json(path: Path, data: Any) -> None:
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, default=float), encoding="utf-8")
+    tmp.write_text(dumps(data), encoding="utf-8")
     os.replace(tmp, path)  # atomic: a stopped run never leaves half a unit behind
 
 
 @functools.lru_cache(maxsize=8)
-def _data(spec: DatasetSpec, seed: int) -> Any:
+def _data(spec: DatasetSpec, seed: int, digest: str) -> Any:
+    """A worker loads each data set once; ``digest`` (the file's bytes) keeps an edited file from being served stale."""
     from fairprobe.studies.data import load_study_data
 
     return load_study_data(spec, seed)
 
 
-def _train(task: tuple[DatasetSpec, ClassifierSpec, str, StudySpec]) -> dict[str, Any]:
+def _train(task: tuple[DatasetSpec, ClassifierSpec, str, StudySpec, str]) -> dict[str, Any]:
     from fairprobe.studies.training import train_and_evaluate
 
-    dataset, clf, constraint, spec = task
-    data = _data(dataset, spec.seed)
+    dataset, clf, constraint, spec, digest = task
+    data = _data(dataset, spec.seed, digest)
     model = train_and_evaluate(data, clf, constraint, spec)
     return {"dataset": dataset.name, "classifier": clf.name, "constraint": constraint, "groups": list(data.groups),
             "accuracy": model.accuracy, "note": model.note, "cells": model.cells.to_dict(orient="list")}
@@ -154,24 +184,65 @@ def _dask_configured() -> bool:
     return type(backend).__name__ == "DaskDistributedBackend"
 
 
+#: What a study writes in its folder (``force`` removes these, and nothing else).
+STUDY_ENTRIES = ("models", "units", "figures", "report", "spec.json", "results.csv", "results.parquet", "models.csv",
+                 "fragility.csv", "ranking.csv")
+
+
+def check_study_folder(out: str | os.PathLike, *, force: bool = False, option: str = "out") -> Path:
+    """The output folder as an absolute path, after checking that a study can be written there.
+
+    A missing or empty folder, or one holding a study (its ``spec.json``), is fine; a folder with
+    other files needs ``force`` (only the study's own entries are written or removed there).
+
+    Parameters
+    ----------
+    out : path
+        The folder.
+    force : bool
+        Accept a folder holding other files.
+    option : str
+        How the folder is named in messages.
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    ConfigError
+        An empty name, a file, a path below a file, or a folder holding other files without ``force``.
+    """
+    if out is None or not str(out).strip():
+        raise ConfigError(f"The name given for {option} is empty; give a folder name, e.g. study-out (it is created).")
+    path = Path(os.path.abspath(Path(str(out)).expanduser()))
+    for above in (path, *path.parents):
+        if above.exists() and not above.is_dir():
+            raise ConfigError(f"{option} {out}: {above} is a file, not a folder; give the name of a new folder.")
+        if above.exists():
+            break
+    if path.is_dir() and not force and not (path / "spec.json").exists():
+        other = sorted(p.name for p in path.iterdir() if p.name not in STUDY_ENTRIES)
+        if other:
+            raise ConfigError(f"{option} {out} holds files that are not a study's ({', '.join(other[:5])}); choose a "
+                              "new or empty folder, or pass --force (force=True in Python) to write the study there "
+                              "anyway (only its own entries are written).")
+    return path
+
+
 def _prepare_folder(out: Path, spec: StudySpec, force: bool) -> None:
+    check_study_folder(out, force=force)
     out.mkdir(parents=True, exist_ok=True)
-    marker = out / "spec.json"
-    if marker.exists() and not force:
-        try:
-            held = json.loads(marker.read_text(encoding="utf-8")).get("fingerprint")
-        except (OSError, ValueError):
-            held = None
-        if held != spec.fingerprint():
-            raise ConfigError(f"{out} holds a study with another spec; use a new output folder, or force=True "
-                              "(--force) to start this one over there.")
-    if force:
-        for sub in ("models", "units"):
-            for f in (out / sub).glob("*.json") if (out / sub).is_dir() else []:
-                f.unlink()
+    if force:  # start over: the study's own entries only
+        for name in STUDY_ENTRIES:
+            target = out / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
     (out / "models").mkdir(exist_ok=True)
     (out / "units").mkdir(exist_ok=True)
-    _write_json(marker, {"fingerprint": spec.fingerprint(), "spec": spec.to_dict()})
+    _write_json(out / "spec.json", {"fingerprint": spec.fingerprint(), "spec": spec.to_dict()})
 
 
 def _load_all(folder: Path) -> dict[str, Any]:
@@ -194,7 +265,7 @@ def run_study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str 
     spec : path, mapping or StudySpec
         The study (see :mod:`fairprobe.studies.spec`).
     out : path
-        Output folder; a folder holding the same study's units is resumed.
+        Output folder; the units already in it (from a stopped run, or a spec sharing them) are reused.
     n_jobs : int or None
         Local worker processes (``-1``: every core).
     client : dask.distributed.Client, optional
@@ -202,7 +273,7 @@ def run_study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str 
     progress : bool
         Progress bars on a terminal.
     force : bool
-        Start over in a folder that holds another (or the same) study.
+        Start over: remove the study's own entries first (and accept a folder holding other files).
     max_units : int, optional
         Stop after this many new bound units (a partial run, resumed by the next call).
 
@@ -214,30 +285,36 @@ def run_study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str 
     Raises
     ------
     ConfigError
-        A bad spec, or a folder with another study.
+        A bad spec, a bad ``n_jobs``, or an output folder that cannot take a study.
     """
     spec = load_spec(spec)
+    if n_jobs == 0 or (n_jobs is not None and not isinstance(n_jobs, int)):
+        raise ConfigError(f"n_jobs = {n_jobs!r}: give a number of workers (1, 2, ...) or -1 for every core.")
     folder = Path(out)
     _prepare_folder(folder, spec, force)
+    digests = {d.name: file_digest(d.path) for d in spec.datasets if d.path is not None}
     models = _load_all(folder / "models")
-    trainings = [(d, c, k, spec) for d in spec.datasets for c in spec.classifiers for k in spec.constraints]
-    todo = [t for t in trainings if _key(t[0].name, t[1].name, t[2]) not in models]
+    trainings = [(d, c, k, spec, digests.get(d.name, "")) for d in spec.datasets for c in spec.classifiers
+                 for k in spec.constraints]
+    model_keys = {id(t): model_key(t[0], t[1], t[2], spec, digests) for t in trainings}
+    todo = [t for t in trainings if model_keys[id(t)] not in models]
 
     def keep_model(task: Any, result: dict[str, Any]) -> None:
-        key = _key(task[0].name, task[1].name, task[2])
+        key = model_keys[id(task)]
         _write_json(folder / "models" / f"{key}.json", result)
         models[key] = result
 
     _parallel(_train, todo, n_jobs, client, "training", progress, keep_model)
     units = _load_all(folder / "units")
-    tasks = []
-    for d, c, k, _ in trainings:
-        model = models[_key(d.name, c.name, k)]
+    wanted, tasks = [], []
+    for t in trainings:
+        mkey = model_keys[id(t)]
         for bias in spec.biases:
             for metric in spec.metrics:
-                key = _key(d.name, c.name, k, bias_name(bias), metric)
+                key = unit_key(mkey, bias, metric, spec)
+                wanted.append(key)
                 if key not in units:
-                    tasks.append((key, (model, bias, metric, spec)))
+                    tasks.append((key, (models[mkey], bias, metric, spec)))
     if max_units is not None:
         tasks = tasks[:max_units]
     keys = {id(t[1]): t[0] for t in tasks}
@@ -248,7 +325,9 @@ def run_study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str 
         units[key] = rows
 
     _parallel(_bound, [t[1] for t in tasks], n_jobs, client, "bounding", progress, keep_unit)
-    return results_frame(units.values(), models.values())
+    # this spec's units only: the folder may hold others from an earlier spec, which are kept for reuse
+    current = {model_keys[id(t)]: models[model_keys[id(t)]] for t in trainings}
+    return results_frame([units[k] for k in wanted if k in units], current.values())
 
 
 def results_frame(units: Iterable[list[dict[str, Any]]], models: Iterable[dict[str, Any]] = ()) -> pd.DataFrame:

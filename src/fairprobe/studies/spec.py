@@ -49,11 +49,13 @@ import hashlib
 import json
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import ConfigError, FairprobeError
 
 __all__ = ["BUILTIN_CLASSIFIERS", "BUILTIN_DATASETS", "CONSTRAINTS", "RECIPES", "ClassifierSpec", "DatasetSpec",
@@ -232,7 +234,7 @@ class StudySpec:
         if raw.get("ci") is not None:
             out["ci"] = _ci(raw["ci"])
         if "backend" in raw:
-            out["backend"] = _string(raw["backend"], "backend")
+            out["backend"] = _backend(raw["backend"])
         if "time_limit" in raw:
             out["time_limit"] = None if raw["time_limit"] is None else _positive(raw["time_limit"], "time_limit")
         return cls(**out)
@@ -247,18 +249,41 @@ class StudySpec:
         """
         data = asdict(self)
         data["biases"] = [b if isinstance(b, str) else dict(b) for b in self.biases]
-        return json.loads(json.dumps(data, default=str))
+        return json.loads(dumps(data))
 
     def fingerprint(self) -> str:
-        """A hash of everything that decides the results (a resumed study must have the same).
+        """A hash of everything that decides the results: the spec but its title, and the contents
+        of the data files it reads.
 
         Examples
         --------
         >>> a = StudySpec.from_dict({"datasets": ["german"]})
-        >>> a.fingerprint() == StudySpec.from_dict({"datasets": ["german"]}).fingerprint()
+        >>> a.fingerprint() == StudySpec.from_dict({"datasets": ["german"], "name": "other title"}).fingerprint()
         True
         """
-        return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
+        data = self.to_dict()
+        data.pop("name")
+        data["files"] = [file_digest(d.path) for d in self.datasets if d.path is not None]
+        return hashlib.sha256(dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """SHA-256 of a data file's bytes (a resumed study notices a file that changed).
+
+    Examples
+    --------
+    >>> import hashlib, tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     p = pathlib.Path(tmp) / "d.csv"
+    ...     _ = p.write_bytes(b"a,b")
+    ...     file_digest(p) == hashlib.sha256(b"a,b").hexdigest()
+    True
+    """
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def load_spec(spec: str | os.PathLike | Mapping[str, Any] | StudySpec) -> StudySpec:
@@ -290,7 +315,10 @@ def load_spec(spec: str | os.PathLike | Mapping[str, Any] | StudySpec) -> StudyS
     path = Path(spec)
     if not path.is_file():
         raise ConfigError(f"study spec: no file {str(path)!r}; give the path of a YAML or JSON spec.")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"study spec {str(path)!r} is not UTF-8 text; save it as UTF-8 (YAML or JSON).") from None
     try:
         if path.suffix.lower() == ".json":
             raw = json.loads(text)
@@ -298,8 +326,11 @@ def load_spec(spec: str | os.PathLike | Mapping[str, Any] | StudySpec) -> StudyS
             import yaml
 
             raw = yaml.safe_load(text)
-    except Exception as exc:  # the parsers' own errors, with their line numbers
-        raise ConfigError(f"study spec {str(path)!r} could not be parsed: {exc}") from None
+    except Exception as exc:  # the parsers' own errors: their first line and where
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        first = (getattr(exc, "problem", None) or str(exc)).splitlines()[0]
+        raise ConfigError(f"study spec {str(path)!r} could not be parsed{where}: {first}") from None
     return StudySpec.from_dict(raw or {}, base=path.parent)
 
 
@@ -327,7 +358,18 @@ def _mapping(value: Any, key: str, allowed: set[str]) -> dict[str, Any]:
     return dict(value)
 
 
+def _as_number(value: Any) -> Any:
+    """YAML 1.1 reads ``1e-2`` as a string: take a string that is a plain number as that number."""
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
 def _number(value: Any, key: str) -> float:
+    value = _as_number(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ConfigError(f"study spec, '{key}': must be a number; got {value!r}.")
     return float(value)
@@ -361,7 +403,7 @@ def _names(value: Any, key: str, allowed: Sequence[str]) -> tuple[str, ...]:
 def _levels(value: Any) -> tuple[float, ...]:
     items = _list(value, "D")
     levels = []
-    for v in items:
+    for v in map(_as_number, items):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
             raise ConfigError(f"study spec, 'D': every level must be a number in [0, 1]; got {v!r}.")
         levels.append(float(v))
@@ -406,7 +448,26 @@ def _biases(value: Any) -> tuple[Any, ...]:
         except FairprobeError as exc:  # an unknown name, a bad combination
             raise ConfigError(f"study spec, 'biases': {item!r}: {exc}") from None
         out.append(item if isinstance(item, str) else dict(item))
+    from fairprobe.studies.runner import bias_name
+
+    labels = [bias_name(b) for b in out]
+    twice = sorted({n for n in labels if labels.count(n) > 1})
+    if twice:
+        raise ConfigError(f"study spec, 'biases': {twice} named twice; each bias is one set of rows in the results, "
+                          "so give a custom bias its own 'name' (and list a bias once).")
     return tuple(out)
+
+
+def _backend(value: Any) -> str:
+    from fairprobe.core.registry import registered
+
+    name = _string(value, "backend")
+    backends = registered("backends")
+    if name != "auto" and name not in backends:
+        raise ConfigError(f"study spec, 'backend': unknown {name!r}; registered: {sorted(backends)} (or auto).")
+    if name != "auto" and not backends[name].availability():
+        raise ConfigError(f"study spec, 'backend': {name} is unavailable here: {backends[name].availability_reason()}.")
+    return name
 
 
 def _ci(value: Any) -> dict[str, Any]:
@@ -446,12 +507,14 @@ def _classifiers(value: Any) -> tuple[ClassifierSpec, ...]:
         raise ConfigError(f"study spec, 'classifiers': two classifiers share a name in {names}; give each a 'name'.")
     for c in out:
         if c.estimator is not None:
-            _importable(c.estimator)
+            _importable(c.estimator, c.params)
     return tuple(out)
 
 
-def _importable(path: str) -> None:
+def _importable(path: str, params: Mapping[str, Any]) -> None:
     import importlib
+
+    from sklearn.base import is_classifier
 
     module, _, attr = path.rpartition(".")
     try:
@@ -461,6 +524,19 @@ def _importable(path: str) -> None:
                           "classifier class, e.g. sklearn.ensemble.RandomForestClassifier.") from None
     if not (isinstance(obj, type) and hasattr(obj, "fit") and hasattr(obj, "predict")):
         raise ConfigError(f"study spec, 'classifiers': {path!r} is not a classifier class with fit and predict.")
+    try:
+        estimator = obj(**params)
+    except Exception as exc:  # a missing required argument, an unknown parameter
+        raise ConfigError(f"study spec, 'classifiers': {path}({dict(params)}) cannot be built: {exc}") from None
+    if not is_classifier(estimator):
+        raise ConfigError(f"study spec, 'classifiers': {path!r} is not a classifier (a regressor or a clusterer "
+                          "predicts no 0/1 labels); give a scikit-learn classifier.")
+    validate = getattr(estimator, "_validate_params", None)
+    if callable(validate):  # scikit-learn's own parameter check, otherwise only run at fit time
+        try:
+            validate()
+        except Exception as exc:
+            raise ConfigError(f"study spec, 'classifiers': {path}: {exc}") from None
 
 
 def _datasets(value: Any, base: str | os.PathLike | None) -> tuple[DatasetSpec, ...]:
@@ -473,6 +549,9 @@ def _datasets(value: Any, base: str | os.PathLike | None) -> tuple[DatasetSpec, 
                               f"a mapping with name, path, label, attribute, groups; got {item!r}.")
         spec = _mapping(item, "datasets[]", _DATASET_KEYS)
         name = _string(spec.get("name"), "datasets[].name")
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+            raise ConfigError(f"study spec, 'datasets': the name {name!r} names files of the study; use letters, "
+                              "digits, '_', '-' and '.' (starting with a letter or digit).")
         subsample = spec.get("subsample")
         if subsample is not None and (not isinstance(subsample, int) or isinstance(subsample, bool) or subsample < 50):
             raise ConfigError(f"study spec, 'datasets' ({name}): subsample must be an integer of at least 50 rows; "
@@ -487,9 +566,7 @@ def _datasets(value: Any, base: str | os.PathLike | None) -> tuple[DatasetSpec, 
             if extra:
                 raise ConfigError(f"study spec, 'datasets' ({name}): {extra} are fixed for this data set (see "
                                   "docs/study.md); give only name, path and subsample.")
-            path = Path(_string(spec["path"], f"datasets ({name}).path"))
-            if not path.is_absolute() and base is not None:
-                path = Path(base) / path
+            path = _data_path(spec["path"], name, base)
             if not path.is_file():
                 raise ConfigError(f"study spec, 'datasets' ({name}): no file {str(path)!r}; it needs {needed} "
                                   f"from {source}.")
@@ -506,9 +583,7 @@ def _datasets(value: Any, base: str | os.PathLike | None) -> tuple[DatasetSpec, 
                                   "(with 'path'); a bundled data set has its roles fixed.")
             out.append(DatasetSpec(name, subsample=subsample))
             continue
-        path = Path(_string(spec["path"], f"datasets ({name}).path"))
-        if not path.is_absolute() and base is not None:
-            path = Path(base) / path
+        path = _data_path(spec["path"], name, base)
         if not path.is_file():
             raise ConfigError(f"study spec, 'datasets' ({name}): no file {str(path)!r}. Download the data set and "
                               "give its path (relative paths are read from the spec's folder).")
@@ -520,7 +595,7 @@ def _datasets(value: Any, base: str | os.PathLike | None) -> tuple[DatasetSpec, 
                               "column, the attribute column and the two attribute values compared).")
         groups = spec["groups"]
         if isinstance(groups, (str, Mapping)) or not isinstance(groups, Sequence) or len(groups) != 2 \
-                or groups[0] == groups[1]:
+                or not all(isinstance(g, (str, int, float)) for g in groups) or groups[0] == groups[1]:
             raise ConfigError(f"study spec, 'datasets' ({name}): groups must list two different values of the "
                               f"attribute; got {groups!r}.")
         features = spec.get("features")
@@ -534,3 +609,11 @@ def _datasets(value: Any, base: str | os.PathLike | None) -> tuple[DatasetSpec, 
     if len(set(names)) != len(names):
         raise ConfigError(f"study spec, 'datasets': two data sets share a name in {names}.")
     return tuple(out)
+
+
+def _data_path(value: Any, name: str, base: str | os.PathLike | None) -> Path:
+    """The data file as an absolute path (relative ones from the spec's folder, else the current one)."""
+    path = Path(_string(value, f"datasets ({name}).path")).expanduser()
+    if not path.is_absolute():
+        path = Path(base if base is not None else ".") / path
+    return Path(os.path.abspath(path))
