@@ -23,7 +23,7 @@ import pandas as pd
 from fairprobe.datasets.tables import PLOT_SUFFIXES, read_table
 from fairprobe.exceptions import ConfigError, DataError
 
-__all__ = ["PLOT_SUFFIXES", "announce_reports", "data_option", "file_option", "force_option", "jobs_option",
+__all__ = ["PLOT_SUFFIXES", "announce_reports", "data_option", "file_option", "force_option", "forced", "jobs_option",
            "json_option", "out_option", "read_table", "require_columns", "save_plot", "seed_option", "write_report"]
 
 
@@ -160,6 +160,28 @@ def _force_callback(ctx: click.Context, _param: click.Parameter, value: bool) ->
     if value:
         ctx.meta[_FORCE_KEY] = True
     return value
+
+
+def forced(ctx: click.Context | None = None) -> bool:
+    """Whether the running command (or ``ctx``) was given ``--force`` (see :func:`force_option`).
+
+    Parameters
+    ----------
+    ctx : click.Context, optional
+        The context (default: the current one; False outside a command).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import click
+    >>> forced(click.Context(click.Command("x")))
+    False
+    """
+    ctx = ctx or click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get(_FORCE_KEY))
 
 
 def force_option(f: Any) -> Any:

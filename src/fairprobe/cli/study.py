@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from fairprobe.cli.options import _FORCE_KEY, force_option, jobs_option
+from fairprobe.cli.options import force_option, forced, jobs_option
 
 
 def _study_out(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
@@ -14,7 +14,7 @@ def _study_out(ctx: click.Context, param: click.Parameter, value: str | None) ->
 
     if value is None:
         return None
-    check_study_folder(value, force=bool(ctx.meta.get(_FORCE_KEY)), option=max(param.opts, key=len))
+    check_study_folder(value, force=forced(ctx), option=max(param.opts, key=len))
     return Path(value)
 
 
@@ -45,7 +45,7 @@ def study_command(spec: Path, out_dir: Path, jobs: int, scheduler: str | None, n
     from fairprobe.exceptions import ConfigError
     from fairprobe.studies import load_spec, study
 
-    force = bool(click.get_current_context().meta.get(_FORCE_KEY))
+    force = forced()
     parsed = load_spec(spec)  # a bad spec fails here, before any cluster is reached
     client = None
     if scheduler is not None:

@@ -132,7 +132,8 @@ def study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str | os
     [['demographic_parity', 0.0, 'optimal'], ['demographic_parity', 0.02, 'optimal']]
     """
     from fairprobe.studies.outputs import fragility_table, metric_ranking
-    from fairprobe.studies.runner import bias_name, run_study
+    from fairprobe.studies.runner import run_study
+    from fairprobe.studies.spec import bias_name
 
     spec = load_spec(spec)
     folder = Path(out)
@@ -218,7 +219,7 @@ def _write_report(res: StudyResult) -> dict[str, Path]:
     shown["classifiers"] = ", ".join(c.name if c.estimator is None else f"{c.name} ({c.estimator}, {c.params})"
                                      for c in res.spec.classifiers)
     sec.add_parameters({**shown, "fingerprint": res.spec.fingerprint()})
-    from fairprobe.studies.runner import bias_name
+    from fairprobe.studies.spec import bias_name
 
     order = [bias_name(b) for b in res.spec.biases]
     fig = figure5(res.results, seed=res.spec.seed, order=order)

@@ -31,27 +31,12 @@ import pandas as pd
 from fairprobe import __version__
 from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import ConfigError, FairprobeError
-from fairprobe.studies.spec import ClassifierSpec, DatasetSpec, StudySpec, file_digest, load_spec
+from fairprobe.studies.spec import ClassifierSpec, DatasetSpec, StudySpec, bias_name, file_digest, load_spec
 
-__all__ = ["bias_name", "model_key", "results_frame", "run_study", "unit_key"]
+__all__ = ["model_key", "results_frame", "run_study", "unit_key"]
 
 RESULT_COLUMNS = ["dataset", "classifier", "constraint", "bias", "metric", "D", "lower", "upper", "worst",
                   "observed", "status", "error"]
-
-
-def bias_name(bias: Any) -> str:
-    """A bias's label in the results: its name, or ``a+b`` for a combination.
-
-    Examples
-    --------
-    >>> bias_name("selection"), bias_name({"combine": ["proxy_label", "selection"]})
-    ('selection', 'proxy_label+selection')
-    """
-    if isinstance(bias, str):
-        return bias
-    if "combine" in bias:
-        return "+".join(b if isinstance(b, str) else str(b.get("name", "bias")) for b in bias["combine"])
-    return str(bias.get("name", "custom_bias"))
 
 
 def _key(*parts: Any) -> str:

@@ -59,7 +59,7 @@ from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import ConfigError, FairprobeError
 
 __all__ = ["BUILTIN_CLASSIFIERS", "BUILTIN_DATASETS", "CONSTRAINTS", "RECIPES", "ClassifierSpec", "DatasetSpec",
-           "StudySpec", "load_spec"]
+           "StudySpec", "bias_name", "load_spec"]
 
 BUILTIN_DATASETS = ("compas", "adult", "german", "compas_binary")
 #: Data sets of the paper's list that fairprobe cannot bundle (no registry package or repository
@@ -286,6 +286,21 @@ def file_digest(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
+def bias_name(bias: Any) -> str:
+    """A bias's label in the results: its name, or ``a+b`` for a combination.
+
+    Examples
+    --------
+    >>> bias_name("selection"), bias_name({"combine": ["proxy_label", "selection"]})
+    ('selection', 'proxy_label+selection')
+    """
+    if isinstance(bias, str):
+        return bias
+    if "combine" in bias:
+        return "+".join(b if isinstance(b, str) else str(b.get("name", "bias")) for b in bias["combine"])
+    return str(bias.get("name", "custom_bias"))
+
+
 def load_spec(spec: str | os.PathLike | Mapping[str, Any] | StudySpec) -> StudySpec:
     """Read and validate a study spec from a YAML or JSON file, a mapping or a :class:`StudySpec`.
 
@@ -448,8 +463,6 @@ def _biases(value: Any) -> tuple[Any, ...]:
         except FairprobeError as exc:  # an unknown name, a bad combination
             raise ConfigError(f"study spec, 'biases': {item!r}: {exc}") from None
         out.append(item if isinstance(item, str) else dict(item))
-    from fairprobe.studies.runner import bias_name
-
     labels = [bias_name(b) for b in out]
     twice = sorted({n for n in labels if labels.count(n) > 1})
     if twice:
