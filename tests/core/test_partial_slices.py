@@ -19,24 +19,17 @@ import pytest
 from scipy.optimize import linprog
 
 import fairprobe as fp
-from fairprobe.core.bound import resolve_bias
 from fairprobe.core.options import CompileOptions
 from fairprobe.exceptions import ConfigError
-
-DAG = "X -> A, X -> Z, X -> P, A -> Y, A -> P, A -> Z, U -> P, U -> Y, U -> Z, Z -> Y"
+from fairprobe.testing import class_conditional_proxy, covariate_table
 
 
 def config(relaxed: bool = False) -> fp.BiasConfig:
-    spec = resolve_bias("proxy_label").to_dict()
-    spec.update(dag_str=DAG + (", X -> Y" if relaxed else ""), observed_nodes=["X", "A", "Y", "P"],
-                name="covariate_proxy" + ("_relaxed" if relaxed else ""))
-    return fp.BiasConfig.from_dict(spec)
+    return class_conditional_proxy(relaxed)
 
 
 def random_table(k: int, seed: int) -> fp.ObservedTable:
-    rows = list(itertools.product(range(k), range(2), range(2), range(2)))
-    p = np.random.default_rng(seed).dirichlet(np.ones(len(rows)))
-    return fp.ObservedTable.from_probabilities(pd.DataFrame(rows, columns=["X", "A", "Y", "P"]).assign(prob=p))
+    return covariate_table(k, seed)
 
 
 def bound(cfg: fp.BiasConfig, metric: str, table: fp.ObservedTable, D: float, **kw) -> fp.BoundResult:

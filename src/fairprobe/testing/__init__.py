@@ -40,7 +40,7 @@ from fairprobe.testing.backends import (
 from fairprobe.testing.covariates import NULL_COVARIATE_TYPES, null_covariate
 from fairprobe.testing.plugins import fresh_plugin_manager
 from fairprobe.testing.scm import RandomSCM
-from fairprobe.testing.tables import selective_labels_table
+from fairprobe.testing.tables import class_conditional_proxy, covariate_table, selective_labels_table
 
 __all__ = [
     "CONTRACT_PROBLEMS",
@@ -50,6 +50,8 @@ __all__ = [
     "check_analysis",
     "check_backend_class",
     "check_backend_contract",
+    "class_conditional_proxy",
+    "covariate_table",
     "declares_capable",
     "fresh_plugin_manager",
     "null_covariate",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
-__all__ = ["selective_labels_table"]
+__all__ = ["CLASS_CONDITIONAL_DAG", "class_conditional_proxy", "covariate_table", "selective_labels_table"]
 
 
 def selective_labels_table(cells: pd.DataFrame, release: tuple[float, float] = (0.9, 0.3)) -> pd.DataFrame:
@@ -37,3 +39,67 @@ def selective_labels_table(cells: pd.DataFrame, release: tuple[float, float] = (
         rows.append({"A": r.A, "P": r.P, "S": 1, "O": r.Y, "prob": r.prob * p})
         rows.append({"A": r.A, "P": r.P, "S": 0, "O": 0, "prob": r.prob * (1 - p)})
     return pd.DataFrame(rows).groupby(["A", "P", "S", "O"], as_index=False).prob.sum()
+
+
+#: Proxy labels with an observed covariate X that drives A, Z and P but not the proxy's law (Y reads A, Z).
+CLASS_CONDITIONAL_DAG = "X -> A, X -> Z, X -> P, A -> Y, A -> P, A -> Z, U -> P, U -> Y, U -> Z, Z -> Y"
+
+
+def class_conditional_proxy(relaxed: bool = False) -> Any:
+    """Proxy labels with a covariate X and class-conditional label noise (no ``X -> Y``).
+
+    ``relaxed=True`` adds ``X -> Y``: every member then reads X (the only way in before glue rows;
+    wider). The covariate-glue test and benchmark share it.
+
+    Parameters
+    ----------
+    relaxed : bool
+        Add the edge ``X -> Y``.
+
+    Returns
+    -------
+    BiasConfig
+
+    Examples
+    --------
+    >>> class_conditional_proxy().observed_nodes, ("X", "Y") in class_conditional_proxy(relaxed=True).dag.edges
+    (['X', 'A', 'Y', 'P'], True)
+    """
+    from fairprobe.core.config import BiasConfig
+    from fairprobe.core.inputs import resolve_bias
+
+    spec = resolve_bias("proxy_label").to_dict()
+    spec.update(dag_str=CLASS_CONDITIONAL_DAG + (", X -> Y" if relaxed else ""), observed_nodes=["X", "A", "Y", "P"],
+                name="covariate_proxy" + ("_relaxed" if relaxed else ""))
+    return BiasConfig.from_dict(spec)
+
+
+def covariate_table(levels: int, seed: int) -> Any:
+    """A random table over (X with ``levels`` values, binary A, Y, P): Dirichlet(1) cell probabilities.
+
+    Parameters
+    ----------
+    levels : int
+        Values of the covariate X.
+    seed : int
+        Seed of the draw.
+
+    Returns
+    -------
+    ObservedTable
+
+    Examples
+    --------
+    >>> t = covariate_table(3, 0)
+    >>> t.nodes, len(t.cells)
+    (['X', 'A', 'Y', 'P'], 24)
+    """
+    import itertools
+
+    import numpy as np
+
+    from fairprobe.core.table import ObservedTable
+
+    rows = list(itertools.product(range(levels), range(2), range(2), range(2)))
+    p = np.random.default_rng(seed).dirichlet(np.ones(len(rows)))
+    return ObservedTable.from_probabilities(pd.DataFrame(rows, columns=["X", "A", "Y", "P"]).assign(prob=p))
