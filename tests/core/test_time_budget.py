@@ -183,3 +183,23 @@ def test_a_large_program_is_not_built_once_the_budget_is_spent() -> None:
     result = spent.solve(program)
     assert result.termination is Termination.LIMIT and result.objective_bound == math.inf
     assert spent.stopped_early
+
+
+def test_an_interrupt_the_solver_caught_stops_the_call() -> None:
+    """SCIP catches Ctrl-C and returns 'userinterrupt': the call stops (KeyboardInterrupt) instead of
+    returning a cut-short bound that reads as if a clock had stopped it."""
+    from fairprobe.backends.base import Limit, SolveResult, Termination
+
+    class Interrupted:
+        name = "fake"
+
+        def solve(self, program, options=None):
+            return SolveResult(Termination.LIMIT, -math.inf, limit=Limit.INTERRUPTED, solver="fake", sense="min")
+
+    guard = budget.TimeBudget(Interrupted(), None)
+    program = fp.PolynomialProgram(sense="min")
+    with pytest.raises(KeyboardInterrupt, match="interrupted"):
+        guard.solve(program)
+    with pytest.raises(KeyboardInterrupt):
+        guard.note_stopped([SolveResult(Termination.LIMIT, -math.inf, limit=Limit.INTERRUPTED, solver="fake",
+                                        sense="min")])
