@@ -222,7 +222,7 @@ def _write_report(res: StudyResult) -> dict[str, Path]:
     from fairprobe.studies.spec import bias_name
 
     order = [bias_name(b) for b in res.spec.biases]
-    fig = figure5(res.results, seed=res.spec.seed, order=order)
+    fig = figure5(res.results, seed=res.spec.seed, order=order, table=res.fragility)  # averages computed once
     fig.savefig(figures / "figure5.png", dpi=130)
     written["figure5"] = figures / "figure5.png"
     sec = rep.section("Figure 5: fragility of each metric under each bias",

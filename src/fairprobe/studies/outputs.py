@@ -179,7 +179,15 @@ def _panels(table: pd.DataFrame, title: str, order: Sequence[str] | None = None)
     return fig
 
 
-def figure5(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, order: Sequence[str] | None = None) -> Any:
+def _figure(results: pd.DataFrame, title: str, reps: int, seed: int, order: Sequence[str] | None,
+            table: pd.DataFrame | None) -> Any:
+    table = fragility_table(results, reps=reps, seed=seed) if table is None else table
+    n = results[MODEL].drop_duplicates().shape[0]
+    return _panels(table, f"{title}average over {n} models; bands: 95 % bootstrap over models", order)
+
+
+def figure5(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, order: Sequence[str] | None = None,
+            table: pd.DataFrame | None = None) -> Any:
     """The paper's Figure 5: per bias, the average worst-case disparity of each metric against D.
 
     Bands are 95 % bootstrap intervals over the models.
@@ -192,15 +200,14 @@ def figure5(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, order: Se
         Bootstrap of the bands.
     order : sequence of str, optional
         The biases' panels in this order (the spec's).
+    table : pandas.DataFrame, optional
+        ``fragility_table(results)`` when the caller has it already (not computed again).
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    table = fragility_table(results, reps=reps, seed=seed)
-    n = results[MODEL].drop_duplicates().shape[0]
-    return _panels(table, f"average over {n} models ({results.dataset.nunique()} data sets); bands: 95 % bootstrap "
-                          "over models", order)
+    return _figure(results, f"{results.dataset.nunique()} data sets: ", reps, seed, order, table)
 
 
 def dataset_figure(results: pd.DataFrame, dataset: str, *, reps: int = 2000, seed: int = 0,
@@ -222,7 +229,4 @@ def dataset_figure(results: pd.DataFrame, dataset: str, *, reps: int = 2000, see
     -------
     matplotlib.figure.Figure
     """
-    part = results[results.dataset == dataset]
-    table = fragility_table(part, reps=reps, seed=seed)
-    n = part[MODEL].drop_duplicates().shape[0]
-    return _panels(table, f"{dataset}: average over {n} models; bands: 95 % bootstrap over models", order)
+    return _figure(results[results.dataset == dataset], f"{dataset}: ", reps, seed, order, None)
