@@ -46,13 +46,15 @@ def two_ratio_search(on: bool):
     if on:
         yield
         return
-    saved = HighsBackend.__dict__["solve_two_ratio"], HighsBackend.__dict__["is_two_ratio"]
+    saved = (HighsBackend.__dict__["solve_two_ratio"], HighsBackend.__dict__["is_two_ratio"],
+             HighsBackend.__dict__["solve_two_ratio_pair"])
     HighsBackend.solve_two_ratio = lambda self, program, options=None: None
     HighsBackend.is_two_ratio = staticmethod(lambda program: False)
+    HighsBackend.solve_two_ratio_pair = lambda self, program, options=None: None
     try:
         yield
     finally:
-        HighsBackend.solve_two_ratio, HighsBackend.is_two_ratio = saved
+        HighsBackend.solve_two_ratio, HighsBackend.is_two_ratio, HighsBackend.solve_two_ratio_pair = saved
 
 
 def one_interval(bias: str, table: fp.ObservedTable, resamples: int, search: bool) -> tuple[float, float]:

@@ -213,6 +213,59 @@ class HighsBackend(Backend):
             return None
         return res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})")
 
+    def solve_two_ratio_pair(self, program: PolynomialProgram,
+                             options: SolveOptions | None = None) -> tuple[SolveResult, SolveResult] | None:
+        """The min and the max of a parity of two rates (:meth:`solve_two_ratio`), sharing their work.
+
+        The form is recognised once and each denominator's minimum is solved once for both sides.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+        options : SolveOptions, optional
+
+        Returns
+        -------
+        (SolveResult, SolveResult) or None
+            None when the program has another shape or the search could not close either side.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> prog = fp.PolynomialProgram.from_text('''
+        ... maximize
+        ...   ra - rb
+        ... subject to
+        ...   s: x + y + z + w == 1
+        ...   da: ra*x + ra*y - x == 0
+        ...   db: rb*z + rb*w - z == 0
+        ...   pa: x + y >= 0.2
+        ...   pb: z + w >= 0.2
+        ... bounds
+        ...   0 <= x <= 1
+        ...   0 <= y <= 1
+        ...   0 <= z <= 1
+        ...   0 <= w <= 1
+        ...   0 <= ra <= 1
+        ...   0 <= rb <= 1
+        ... ''')
+        >>> lo, hi = fp.get_backend("highs").solve_two_ratio_pair(prog)
+        >>> lo.objective_bound <= -1.0 + 1e-9, hi.objective_bound >= 1.0 - 1e-9
+        (True, True)
+        """
+        form = two_ratio_form(program)
+        if form is None:
+            return None
+        options = options if options is not None else SolveOptions()
+        shared: dict = {}
+        out = []
+        for sense in ("min", "max"):
+            res = solve_two_ratio(program.with_sense(sense), form, options, shared)
+            if res is None:
+                return None
+            out.append(res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})"))
+        return out[0], out[1]
+
     # -- linear -------------------------------------------------------------------------------
     def _solve_linear(self, program: PolynomialProgram, options: SolveOptions, deadline: float | None) -> SolveResult:
         sign = 1.0 if program.sense == "min" else -1.0
@@ -317,7 +370,9 @@ class HighsBackend(Backend):
 
 
 @functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=1)
 def _version() -> str:
+    # importlib.metadata reads the installed distributions (a millisecond); every result names it
     import importlib.metadata
 
     try:

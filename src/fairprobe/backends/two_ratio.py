@@ -552,7 +552,7 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
 
 
 def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None,
-                    options: SolveOptions | None = None) -> SolveResult | None:
+                    options: SolveOptions | None = None, shared: dict | None = None) -> SolveResult | None:
     """Certified optimum of a two-ratio difference program (see the module docstring).
 
     Parameters
@@ -563,6 +563,9 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
         Its form (computed when not given).
     options : SolveOptions, optional
         ``time_limit``, ``abs_gap`` and ``rel_gap`` are read.
+    shared : dict, optional
+        Results that do not depend on the sense (the denominators' verified minima), kept between
+        the min and the max solve of the same program.
 
     Returns
     -------
@@ -609,8 +612,11 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
     # maximise rho_a - rho_b, rho_a = |w_a| r_a for the ratio with the positive weight
     a, b = (0, 1) if wa > 0 else (1, 0)
     s = _Search(form, a, b, abs((wa, wb)[a]), abs((wa, wb)[b]), options, deadline)
-    s.da_min = s.denominator_min(s.da)
-    db_min = s.denominator_min(s.db)
+    shared = {} if shared is None else shared
+    for k in (a, b):
+        if ("den_min", k) not in shared:  # the same polytope and denominator for either sense
+            shared[("den_min", k)] = s.denominator_min(form.den[k])
+    s.da_min, db_min = shared[("den_min", a)], shared[("den_min", b)]
     if not (s.da_min > 0 and db_min > 0):
         return None  # a denominator that reaches 0 on P: the ratio is not defined everywhere
     top = s.ratio_a_top()

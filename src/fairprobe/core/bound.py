@@ -363,13 +363,19 @@ def _check_defined(compiled: CompiledProgram, be: Any, options: SolveOptions, la
             continue
         prog = base.copy()
         prog.objective = dict(cond.poly)
-        hi = be.solve(prog.with_sense("max"), options)
-        if hi.termination in (Termination.INFEASIBLE, Termination.ERROR, Termination.UNBOUNDED):
+        failed = (Termination.INFEASIBLE, Termination.ERROR, Termination.UNBOUNDED)
+        lo = be.solve(prog.with_sense("min"), options)
+        if lo.termination in failed:
             return  # no admitted model (or a solver failure): the main solve reports it
+        if lo.termination is Termination.OPTIMAL and lo.objective_bound >= RATIO_EPSILON:
+            checked[cond.event] = False  # positive in every admitted model (the usual case: one solve)
+            continue
+        hi = be.solve(prog.with_sense("max"), options)
+        if hi.termination in failed:
+            return
         if hi.objective_bound < RATIO_EPSILON:
             raise UndefinedMetricError(undefined_metric_message(config, table, cond.atoms, _where(params), label))
-        lo = be.solve(prog.with_sense("min"), options)
-        checked[cond.event] = not (lo.termination is Termination.OPTIMAL and lo.objective_bound >= RATIO_EPSILON)
+        checked[cond.event] = True
 
 
 def _solve_compiled(compiled: CompiledProgram, be: Any, options: SolveOptions, label: str,
@@ -381,6 +387,9 @@ def _solve_compiled(compiled: CompiledProgram, be: Any, options: SolveOptions, l
         program, lp = _fractional(compiled, be)
         notes.append("linear-fractional program solved exactly as one LP (Charnes-Cooper)")
         lo, hi = _solve_pair(program, be, options)
+    elif (pair := _parity_pair(compiled, be, options)) is not None:
+        lo, hi = pair
+        notes.append("a parity of two rates solved exactly (parametric LP search, verified bounds)")
     else:
         program = tighten_ratio_bounds(compiled, be, options)
         if program is not compiled.program:
@@ -393,6 +402,19 @@ def _solve_compiled(compiled: CompiledProgram, be: Any, options: SolveOptions, l
     _check_results([lo, hi], label, compiled, lp, be, options)
     return _Side(lo.objective_bound, hi.objective_bound, _achieved(compiled, lo, lp), _achieved(compiled, hi, lp),
                  lo, hi, notes)
+
+
+def _parity_pair(compiled: CompiledProgram, be: Any, options: SolveOptions) -> tuple[SolveResult, SolveResult] | None:
+    """Both sides of a parity of two rates by the LP fast path's exact search, else None.
+
+    The search needs no ratio boxes (it bounds each rate by its own LPs), so the single-ratio range
+    solves that tighten the global solver's relaxation are skipped; a program the search does not
+    take (or cannot close) goes the global solver's way, ranges first.
+    """
+    if not _fast_path(be) or compiled.program.max_degree != 2:
+        return None
+    solve = getattr(be, "solve_parity_pair", None)
+    return solve(compiled.program, options) if solve is not None else None
 
 
 _REDUCTION_NOTE = ("{} variables of blocks the metric does not read left out; each enters the shared budget row "

@@ -154,6 +154,29 @@ class TimeBudget:
             self.stopped_early = True
         return result
 
+    def solve_parity_pair(self, program: Any, options: Any = None) -> tuple[Any, Any] | None:
+        """Both sides of a parity of two rates by the backend's exact search, within the budget.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            The program.
+        options : SolveOptions, optional
+            The caller's options.
+
+        Returns
+        -------
+        (SolveResult, SolveResult) or None
+            None when the backend has no such search or it does not take the program.
+        """
+        pair = getattr(self.backend, "solve_parity_pair", None)
+        if pair is None:
+            return None
+        results = pair(program, self.limit(options or SolveOptions()))
+        if results is not None:
+            self.solves += 2
+        return results
+
     def note_stopped(self, results: Any) -> None:
         """Record solves made outside :meth:`solve` (worker processes) that stopped at the budget.
 

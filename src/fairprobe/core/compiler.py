@@ -566,14 +566,13 @@ class _Compiler:
         nodes = self.table.nodes
         given_atoms = tuple(Atom(k, int(v)) for k, v in self.table.given.items())
         given_key = self.register(given_atoms) if given_atoms else None
-        tiny = self.table.cells["prob"][(self.table.cells["prob"] > 0) & (self.table.cells["prob"] < 1e-8)]
-        if len(tiny):
+        probs = self.table.cell_probabilities()
+        tiny = [p for p in probs.values() if 0 < p < 1e-8]
+        if tiny:
             warnings.warn(
                 f"{len(tiny)} table cell(s) have probability below 1e-8, at the numerical tolerance of "
                 "floating-point solvers; set them to 0 (or use counts) if a solver reports the data as "
                 "infeasible.", RuntimeWarning, stacklevel=4)
-        probs = {tuple(int(x) for x in row[:-1]): float(row[-1])
-                 for row in self.table.cells[[*nodes, "prob"]].itertuples(index=False)}
         out = []
         for cell in product(*[range(self.cards[v]) for v in nodes]):
             atoms = tuple(Atom(v, c) for v, c in zip(nodes, cell, strict=True)) + given_atoms

@@ -11,6 +11,7 @@ fall back to recompiling per point, which is always correct.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -55,11 +56,16 @@ def affine_in_parameters(config: BiasConfig) -> bool:
     >>> affine_in_parameters(squared)
     False
     """
-    for parsed in config.parsed_constraints:
-        params = sorted(parsed.parameters, key=str)
+    return _affine(tuple((parsed.expr, tuple(sorted(parsed.parameters, key=str))) for parsed in config.parsed_constraints))
+
+
+@functools.lru_cache(maxsize=256)
+def _affine(exprs: tuple) -> bool:
+    # sympy's Poly costs about a millisecond; every compilation of a problem asks the same question
+    for expr, params in exprs:
         if not params:
             continue
-        poly = sympy.Poly(parsed.expr, *params)
+        poly = sympy.Poly(expr, *params)
         if poly.total_degree() > 1:
             return False
     return True

@@ -102,6 +102,34 @@ class LinearFastPath:
         check = getattr(self.lp, "is_two_ratio", None)
         return bool(check is not None and not program.has_integers and check(program))
 
+    def solve_parity_pair(self, program: Any, options: Any = None) -> tuple[Any, Any] | None:
+        """Both sides of a parity of two rates by the exact search, sharing its form and denominators.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            Any program; only a parity of two rates over a polytope is solved.
+        options : SolveOptions, optional
+
+        Returns
+        -------
+        (SolveResult, SolveResult) or None
+            The min and max results, or None when the search does not take the program (nothing is
+            sent to the main backend: the caller prepares it for the global solver first).
+        """
+        pair = getattr(self.lp, "solve_two_ratio_pair", None)
+        if pair is None or program.has_integers:
+            return None
+        results = pair(program, options)
+        if results is None:
+            return None
+        self.two_ratio_solves += 2
+        if getattr(self.main, "name", None) == "auto":
+            results = tuple(r.with_updates(extra={**r.extra, "auto_choice": "highs"},
+                                           message="auto chose highs (a parity of two rates over a polytope: exact "
+                                           "parametric LP search, verified bound): " + r.message) for r in results)
+        return results
+
     def solve(self, program: Any, options: Any = None) -> Any:
         """Solve ``program`` with HiGHS when it is a continuous LP, else with the chosen backend.
 

@@ -534,6 +534,27 @@ class ObservedTable:
             self.__dict__["_columns"] = cached
         return cached[1]
 
+    def cell_probabilities(self) -> dict[tuple[int, ...], float]:
+        """Cell (codes in :attr:`nodes` order) -> probability, made once per ``cells`` frame.
+
+        Returns
+        -------
+        dict of tuple of int to float
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]})).cell_probabilities()
+        {(0,): 0.25, (1,): 0.75}
+        """
+        cached = self.__dict__.get("_cell_probs")
+        if cached is None or cached[0] is not self.cells:
+            columns = self._column_arrays()
+            keys = zip(*(columns[v].tolist() for v in self.nodes), strict=True)
+            cached = (self.cells, dict(zip(keys, columns[_PROB].tolist(), strict=True)))
+            self.__dict__["_cell_probs"] = cached
+        return dict(cached[1])
+
     # -- sampling -------------------------------------------------------------------------
     def counts(self) -> np.ndarray:
         """Unit counts per cell (aligned with :attr:`cells`): ``prob * n``, rounded.
@@ -596,8 +617,10 @@ class ObservedTable:
             raise DataError("with_probabilities needs finite, non-negative probabilities summing to 1 "
                             f"(sum {probs.sum():.8g}).")
         new = copy.copy(self)
-        new.__dict__.pop("_columns", None)
+        new.__dict__.pop("_cell_probs", None)
         new.cells = self.cells.assign(**{_PROB: probs})
+        # the node columns are the same arrays; only the probabilities are new
+        new.__dict__["_columns"] = (new.cells, {**self._column_arrays(), _PROB: probs})
         new.n = self.n if n is None else int(n)
         new.region = None
         return new
@@ -664,7 +687,7 @@ class ObservedTable:
         """
         if node in self.categories:
             return len(self.categories[node])
-        return int(self.cells[node].max()) + 1
+        return int(self._column_arrays()[node].max()) + 1
 
     def validate_against(self, config: BiasConfig, unmeasured: Iterable[str] = ()) -> None:
         """Check the table fits a bias config: columns are observed DAG nodes in range, none forgotten.
@@ -718,7 +741,7 @@ class ObservedTable:
                 raise DataError(f"Table column {node!r} is declared unobserved (unob) in the bias config; drop the "
                                 "column, or remove the node from 'unob' if it is in fact measured.")
             card = config.cardinality(node)
-            top = int(self.cells[node].max())
+            top = int(self._column_arrays()[node].max())
             if top >= card:
                 raise DataError(
                     f"Column {node!r} has code {top}, outside the declared cardinality {card}; set "
