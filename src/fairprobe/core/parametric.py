@@ -56,7 +56,8 @@ def affine_in_parameters(config: BiasConfig) -> bool:
     >>> affine_in_parameters(squared)
     False
     """
-    return _affine(tuple((parsed.expr, tuple(sorted(parsed.parameters, key=str))) for parsed in config.parsed_constraints))
+    return _affine(tuple((parsed.expr, tuple(sorted(parsed.parameters, key=str)))
+                         for parsed in config.parsed_constraints))
 
 
 @functools.lru_cache(maxsize=256)
