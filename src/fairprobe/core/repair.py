@@ -25,7 +25,7 @@ from fairprobe.backends.base import SolveOptions, Termination
 from fairprobe.program.model import PolynomialProgram
 from fairprobe.program.polynomial import evaluate
 
-__all__ = ["REPAIRED_TOLERANCE", "repair_point"]
+__all__ = ["REPAIRED_TOLERANCE", "polish_point", "repair_point"]
 
 #: Largest row violation of a repaired point.
 REPAIRED_TOLERANCE = 1e-9
@@ -132,3 +132,83 @@ def repair_point(program: PolynomialProgram, ratios: list[str], point: Mapping[s
     fixed = {v.name: values[j] for j, v in enumerate(program.variables)}
     return fixed if program.max_violation(fixed) <= REPAIRED_TOLERANCE else None
 
+
+
+def polish_point(program: PolynomialProgram, ratios: list[str], point: Mapping[str, float],
+                 lp_backend: Any) -> dict[str, float] | None:
+    """The best model with all ratios but one held at ``point``'s values and that one optimised exactly.
+
+    Where a solver's optimum has a denominator near its floor (a group's class almost empty), the
+    projection of :func:`repair_point` moves the rates, and a model near the bound is lost. With
+    every other ratio held (its row is then linear), the remaining ratio's best value over the
+    linear rows is a linear-fractional program, solved exactly (HiGHS, Charnes-Cooper); each ratio
+    is tried as the free one and the best model is returned.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        A compiled program whose objective is linear in its ratio variables.
+    ratios : list of str
+        The ratio variables.
+    point : mapping of str to float
+        The solver's point.
+    lp_backend : Backend
+        Solves the linear-fractional programs (HiGHS).
+
+    Returns
+    -------
+    dict or None
+        A point satisfying every row to :data:`REPAIRED_TOLERANCE`, or None.
+    """
+    defs = _ratio_rows(program, ratios)
+    obj = program.objective
+    if defs is None or program.objective_denominator is not None or any(len(m) > 1 for m in obj):
+        return None
+    sign = 1.0 if program.sense == "min" else -1.0
+    best: dict[str, float] | None = None
+    for free in defs:
+        held = {r: min(max(float(point.get(program.variables[r].name, 0.0)), program.variables[r].lb),
+                       program.variables[r].ub) for r in defs if r != free}
+        lp = PolynomialProgram(sense=program.sense, name="polish")
+        for v in program.variables:
+            lp.add_variable(v.name, *((held[len(lp.variables)],) * 2 if len(lp.variables) in held else (v.lb, v.ub)))
+        for row in program.constraints:
+            touched = {i for mono in row.poly for i in mono if i in defs}
+            if free in touched:
+                continue
+            body: dict = {}
+            for mono, coef in row.poly.items():
+                factor = coef
+                for i in mono:
+                    if i in held:
+                        factor *= held[i]
+                rest = tuple(i for i in mono if i not in held)
+                body[rest] = body.get(rest, 0.0) + factor
+            const = body.pop((), 0.0)
+            if body:
+                lp.add_constraint(body, row.sense, row.rhs - const, name=row.name)
+        num, den = defs[free]
+        coef = float(obj.get((free,), 0.0))
+        const = float(obj.get((), 0.0)) + sum(float(obj.get((r,), 0.0)) * v for r, v in held.items())
+        # c * N / D + const as one ratio: (c N + const D) / D
+        lp.objective = {m: coef * v for m, v in num.items()}
+        for m, v in den.items():
+            lp.objective[m] = lp.objective.get(m, 0.0) + const * v
+        lp.objective_denominator = dict(den)
+        lp.variables[free] = type(lp.variables[free])(program.variables[free].name, 0.0, 0.0)  # unused
+        res = lp_backend.solve(lp, SolveOptions())
+        if res.termination is not Termination.OPTIMAL or res.incumbent is None:
+            continue
+        values = [float(res.incumbent.get(v.name, 0.0)) for v in program.variables]
+        for r in held:
+            values[r] = held[r]
+        d = evaluate(den, values)
+        if not d > 0:
+            continue
+        values[free] = evaluate(num, values) / d
+        cand = {v.name: values[j] for j, v in enumerate(program.variables)}
+        if program.max_violation(cand) > REPAIRED_TOLERANCE:
+            continue
+        if best is None or sign * program.objective_value(cand) < sign * program.objective_value(best):
+            best = cand
+    return best
