@@ -36,6 +36,9 @@ __all__ = [
     "Termination",
 ]
 
+#: Solver modules already found by :meth:`Backend._module_installed`.
+_FOUND_MODULES: set[str] = set()
+
 
 #: Largest polynomial degree any backend accepts (compiled fairprobe programs stay far below it).
 MAX_DEGREE = 400
@@ -557,10 +560,17 @@ class Backend(ABC):
 
     @staticmethod
     def _module_installed(module: str) -> bool:
+        # every solve asks; a module once found stays installed for the process (a missing one is
+        # looked for again, so installing it mid-session works)
+        if module in _FOUND_MODULES:
+            return True
         try:
-            return importlib.util.find_spec(module) is not None
+            found = importlib.util.find_spec(module) is not None
         except (ImportError, ValueError):
             return False
+        if found:
+            _FOUND_MODULES.add(module)
+        return found
 
     def check_program(self, program: PolynomialProgram) -> None:
         """Raise :class:`BackendCapabilityError` when ``program`` is beyond this backend.

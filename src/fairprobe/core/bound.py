@@ -52,6 +52,7 @@ from fairprobe.core.inputs import (  # noqa: F401  (some re-exported: they lived
 )
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options
 from fairprobe.core.parametric import ParametricProgram
+from fairprobe.core.rebind import DataRebinder
 from fairprobe.core.registry import get_backend, registered
 from fairprobe.core.repair import REPAIRED_TOLERANCE, polish_point, repair_point
 from fairprobe.core.results import FEW_UNITS, BoundResult, ObservedValue, PointOutcome, few_units_line
@@ -61,6 +62,7 @@ from fairprobe.core.validate import sensitivity_values, sweep_grid
 from fairprobe.exceptions import (
     ConfigError,
     DataError,
+    FairprobeError,
     InfeasibleError,
     SolverError,
     UndefinedMetricError,
@@ -84,11 +86,11 @@ def _few_units(programs: list[CompiledProgram], config: BiasConfig, table: Obser
             if not atoms:
                 continue
             event = " & ".join(f"{a.var} {'!=' if a.negated else '='} {a.value}" for a in atoms)
+            columns = table.column_arrays()
             inside = np.ones(len(table.cells), dtype=bool)  # "A != a" is the rest of group a
             for a in atoms:
-                inside &= (table.cells[a.var].to_numpy() != a.value) if a.negated else \
-                    (table.cells[a.var].to_numpy() == a.value)
-            units = round(float(table.cells["prob"].to_numpy()[inside].sum()) * table.n)
+                inside &= (columns[a.var] != a.value) if a.negated else (columns[a.var] == a.value)
+            units = round(float(columns["prob"][inside].sum()) * table.n)
             if units < FEW_UNITS:
                 out[labelled_event(event, config, table)] = units
     return out
@@ -593,6 +595,12 @@ def _compile_at(config: BiasConfig, table: ObservedTable, queries: Any, options:
     return compile_program(config, table, queries, params, max_abs=max_abs, options=options)
 
 
+def _compile_on(config: BiasConfig, queries: Any, options: CompileOptions, max_abs: bool,
+                params: Mapping[str, float], table: ObservedTable) -> CompiledProgram:
+    # the table last, for DataRebinder's compile_fn(table); module level so problems pickle
+    return compile_program(config, table, queries, params, max_abs=max_abs, options=options)
+
+
 class BoundProblem:
     """Bias + metric + data, compiled once; :meth:`solve` bounds it at any sensitivity value.
 
@@ -643,11 +651,39 @@ class BoundProblem:
         self.fixed = dict(fixed or {})
         used = sorted({str(s) for c in self.config.parsed_constraints for s in c.parameters})
         self.parameters = [p for p in self.config.parameters if p in used]
+        #: (first table, rebinders by program) shared with the problems :meth:`with_table` makes
+        self._rebind_origin: tuple[ObservedTable, dict] | None = None
         self._compile_programs()
 
     def _build(self, queries: Any, max_abs: bool = False) -> ParametricProgram:
         fn = functools.partial(_compile_at, self.config, self.table, queries, self.compile_options, max_abs)
+        rebound = self._rebound(queries, max_abs, fn)
+        if rebound is not None:
+            return rebound
         return ParametricProgram.build(fn, self.config, self.parameters, self.fixed)
+
+    def _rebound(self, queries: Any, max_abs: bool, fn: Any) -> ParametricProgram | None:
+        """The program moved from the first table to this one (:mod:`fairprobe.core.rebind`), when exact.
+
+        Only for a problem made by :meth:`with_table` with every parameter fixed (a resample, a
+        posterior draw); None means compile.
+        """
+        if self._rebind_origin is None or any(p not in self.fixed for p in self.parameters):
+            return None
+        first, cache = self._rebind_origin
+        params = dict(self.fixed)
+        key = (repr(queries), max_abs, tuple(sorted(params.items())))
+        if key not in cache:
+            compile_fn = functools.partial(_compile_on, self.config, queries, self.compile_options, max_abs, params)
+            try:
+                cache[key] = DataRebinder.build(compile_fn, first)
+            except FairprobeError:
+                cache[key] = None  # e.g. undefined on the first table: each table is compiled (and reports)
+        rebinder = cache[key]
+        compiled = rebinder.at(self.table) if rebinder is not None else None
+        if compiled is None:
+            return None
+        return ParametricProgram(compiled, params, {}, fn, affine=True)
 
     def _compile_programs(self) -> None:
         options, build = self.compile_options, self._build
@@ -702,12 +738,15 @@ class BoundProblem:
         >>> round(BoundProblem("proxy_label", "fpr", other).solve({"D": 0.05}).upper, 4)  # compiled from scratch
         0.4422
         """
+        mine, theirs = self.table.column_arrays(), table.column_arrays()
         same = (table.nodes == self.table.nodes and table.given == self.table.given
                 and len(table.cells) == len(self.table.cells)
-                and np.array_equal(table.cells[table.nodes].to_numpy(), self.table.cells[self.table.nodes].to_numpy()))
+                and all(theirs[v] is mine[v] or np.array_equal(theirs[v], mine[v]) for v in self.table.nodes))
         if not same:
             raise DataError("with_table needs a table over the same cells (nodes, conditioning event and rows) as the "
                             "problem's; build it with table.with_probabilities(...) or compile a new BoundProblem.")
+        if self._rebind_origin is None:  # the first table: later tables move its programs (when exact)
+            self._rebind_origin = (self.table, {})
         new = copy.copy(self)
         new.table = table
         if fixed is not None:

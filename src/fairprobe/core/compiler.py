@@ -74,7 +74,7 @@ from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, Undefi
 from fairprobe.program.model import Constraint, PolynomialProgram
 from fairprobe.program.polynomial import Poly, poly_add, poly_mul, poly_scale
 
-__all__ = ["CompiledProgram", "Condition", "compile_program", "undefined_metric_message"]
+__all__ = ["CompiledProgram", "Condition", "DataRow", "compile_program", "undefined_metric_message"]
 
 #: Lower bound imposed on conditioning events of auxiliary ratio variables.
 RATIO_EPSILON = 1e-9
@@ -198,6 +198,58 @@ def undefined_metric_message(config: BiasConfig, table: ObservedTable, atoms: Se
 
 
 @dataclass
+class DataRow:
+    """How one observed cell entered a compiled program: ``P(cell & given) = p * P(given)``.
+
+    Parameters
+    ----------
+    name : str
+        The row's name (``data{k}``).
+    cell : tuple of int
+        The cell's codes, in the table's node order.
+    poly : dict
+        ``P(cell & given)`` (``P(cell)`` for an unconditioned table) over the variables.
+    given : dict or None
+        ``P(given)`` for a selected table, else None.
+    """
+
+    name: str
+    cell: tuple[int, ...]
+    poly: Poly
+    given: Poly | None
+
+    def row(self, prob: float) -> tuple[Poly, float] | None:
+        """The row's body and right-hand side for the cell probability ``prob`` (None: no row).
+
+        The arithmetic is the compiler's own, so the row is the one a compilation would write.
+
+        Parameters
+        ----------
+        prob : float
+
+        Returns
+        -------
+        (dict, float) or None
+            None when every term is a constant (the compiler then writes no row).
+
+        Examples
+        --------
+        >>> DataRow("data0", (0, 1), {(0,): 1.0, (1,): 1.0}, None).row(0.25)
+        ({(0,): 1.0, (1,): 1.0}, 0.25)
+        """
+        body = dict(self.poly)
+        if self.given is not None:
+            body = poly_add(body, self.given, -prob)
+            rhs = 0.0
+        else:
+            rhs = prob
+        const = body.pop((), 0.0)
+        if not body:
+            return None
+        return body, rhs - const
+
+
+@dataclass
 class CompiledProgram:
     """A compiled bound problem (minimisation form of the query).
 
@@ -278,6 +330,10 @@ class CompiledProgram:
     #: For max-abs programs written as family ranges: per family, each member rate as (numerator,
     #: denominator or None) over variable names.
     windows: list[list[tuple[dict, dict | None]]] = field(default_factory=list)
+    #: How each observed cell entered the program (before the reductions), so the program can be
+    #: moved to another table over the same cells without compiling again
+    #: (:mod:`fairprobe.core.rebind`, which checks that the reductions left these rows as they were).
+    data_rows: tuple[DataRow, ...] = ()
 
     def term_values(self, point: Mapping[str, float]) -> list[float]:
         """Values of the max-abs terms at a point given by variable names (family ranges for windows).
@@ -676,7 +732,7 @@ class _Compiler:
         prog, conditions, named_terms = self._reduced(prog, named_terms)
         return CompiledProgram(prog, _detect_kind(prog), stats_before, prog.stats().to_dict(), self.notes,
                                self.ratio_names, named_terms, conditions, frozenset(self.query_rows),
-                               self.window_fractions)
+                               self.window_fractions, tuple(getattr(self, "data_rows", ())))
 
     def _add_group_variables(self, prog: PolynomialProgram, groups: list[int],
                              finals: Mapping[EventKey, list[tuple[float, dict[int, np.ndarray]]]]) -> None:
@@ -762,9 +818,14 @@ class _Compiler:
         region = self._region_bounds()
         cells = list(product(*[range(self.cards[v]) for v in self.table.nodes])) if region is not None else []
         observed: list[int] = []
+        grid = list(product(*[range(self.cards[v]) for v in self.table.nodes]))
+        self.data_rows: list[DataRow] = []
         for k, (key, prob, given_key) in enumerate(data):
             body = dict(self.polys[key])
             box = region.get(cells[k]) if region is not None else None
+            if box is None:
+                self.data_rows.append(DataRow(f"data{k}", grid[k], dict(body),
+                                              dict(given_poly) if given_key is not None else None))
             if box is not None:
                 pi = prog.add_variable(f"obs.{k}", box[0], box[1])
                 observed.append(pi)
@@ -797,6 +858,7 @@ class _Compiler:
         if removed:
             self.notes.append(f"presolve removed {removed} variables forced to zero by the data")
             conditions = [Condition(c.event, c.atoms, remap(c.poly), c.observed) for c in conditions]
+            self.data_rows = [_mapped_row(r, remap) for r in getattr(self, "data_rows", [])]
         rewrite = reparametrise(prog) if self.options.uses("reparametrise") else None
         if rewrite is not None:
             before = [v.name for v in prog.variables]
@@ -808,6 +870,7 @@ class _Compiler:
                         for m, v in rewrite.map_named(_by_name(poly, before)).items()}
 
             conditions = [Condition(c.event, c.atoms, moved(c.poly), c.observed) for c in conditions]
+            self.data_rows = [_mapped_row(r, moved) for r in getattr(self, "data_rows", [])]
             named_terms = [rewrite.map_named(t) for t in named_terms]
             self.window_fractions = [[(rewrite.map_named(num), None if den is None else rewrite.map_named(den))
                                       for num, den in family] for family in self.window_fractions]
@@ -1247,6 +1310,11 @@ def _presolve_zero_variables(prog: PolynomialProgram, undefined: Any = None) -> 
     prog._index = {v.name: i for i, v in enumerate(prog.variables)}
     prog.constraints = new_cons
     return len(zero), strip
+
+
+def _mapped_row(row: DataRow, mapping: Any) -> DataRow:
+    """A data row's provenance in the variables of a rewritten program (checked by the rebinder)."""
+    return DataRow(row.name, row.cell, mapping(row.poly), None if row.given is None else mapping(row.given))
 
 
 def _detect_kind(prog: PolynomialProgram) -> str:

@@ -28,6 +28,7 @@ the coverage study are in ``docs/causal.md`` ("Sampling uncertainty").
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fairprobe.core.results import SamplingInterval
-from fairprobe.exceptions import ConfigError, InfeasibleError, UndefinedMetricError
+from fairprobe.exceptions import ConfigError, FairprobeError, InfeasibleError, UndefinedMetricError
 
 if TYPE_CHECKING:
     from fairprobe.core.bound import BoundProblem
@@ -252,6 +253,11 @@ def _solve_draws(problem: BoundProblem, params: Mapping[str, float], draws: np.n
     from fairprobe.core.progress import progress_bar
 
     workers = 1 if n_jobs in (None, 1) else n_jobs
+    if workers != 1 and len(draws):
+        # check once here which programs move between tables (core.rebind), so each chunk sent to a
+        # worker carries the answer instead of compiling the probes again
+        with contextlib.suppress(FairprobeError):
+            problem.with_table(problem.table.with_probabilities(draws[0]), fixed=params)
     size = max(1, min(50, math.ceil(len(draws) / (8 * (abs(workers) if workers > 0 else 2)))))
     chunks = [draws[i:i + size] for i in range(0, len(draws), size)]
     bar = progress_bar(total=len(draws), desc=label, disable=not progress, leave=False)

@@ -1,0 +1,192 @@
+"""Compile once, solve on many tables: move a compiled program to new cell probabilities.
+
+A bootstrap interval bounds the same bias and metric on a thousand resampled tables over the same
+cells. Compiling each (response model, event masks, reductions) costs more than the LPs of an
+exact parity search. In most programs the data enter only through the rows ``P(cell & given) =
+p * P(given)``, one per observed cell; everything else (the response model, the bias's rows, the
+query) is the same for every table. :class:`DataRebinder` rewrites just those rows, with the
+compiler's own arithmetic (:meth:`~fairprobe.core.compiler.DataRow.row`), so the moved program is
+the one a compilation would write.
+
+What makes this exact is checked once, not assumed. Reductions that read the data (a marginal
+fixed to its observed value, a conditioning event whose probability the data pin, a presolve of
+cells at zero, glue rows weighted by a slice's probability) also change other rows, the
+objective or the variables. The rebinder compiles the program at two more tables with the same
+support (probabilities moved at random) and accepts only if, in all three, every row other than
+the data rows, the objective, the variables and the query's conditions are identical and every
+data row is exactly what its cell's probability gives. Otherwise (or when a new table puts
+probability on a cell the first one had at zero, where a presolve may have removed variables),
+the caller compiles as before.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from fairprobe.core.compiler import CompiledProgram, DataRow
+from fairprobe.core.table import ObservedTable
+from fairprobe.exceptions import FairprobeError
+from fairprobe.program.model import Constraint
+
+__all__ = ["DataRebinder"]
+
+#: Seed of the probe tables (the check is deterministic).
+_PROBE_SEED = 20261204
+
+
+def _probe_tables(table: ObservedTable) -> list[ObservedTable]:
+    """Two tables with the table's support and probabilities moved by up to about 30 %."""
+    rng = np.random.default_rng(_PROBE_SEED)
+    p = table.column_arrays()["prob"]
+    out = []
+    for _ in range(2):
+        moved = p * np.exp(0.3 * rng.standard_normal(len(p)))
+        out.append(table.with_probabilities(moved / moved.sum()))
+    return out
+
+
+def _same_structure(a: CompiledProgram, b: CompiledProgram, data_names: set[str]) -> bool:
+    """Everything but the data rows is identical (variables, rows, objective, conditions, query)."""
+    pa, pb = a.program, b.program
+    if (pa.variables != pb.variables or pa.objective != pb.objective
+            or pa.objective_denominator != pb.objective_denominator or pa.sense != pb.sense
+            or len(pa.constraints) != len(pb.constraints)):
+        return False
+    if (a.kind != b.kind or a.ratios != b.ratios or a.query_rows != b.query_rows or a.terms != b.terms
+            or a.windows != b.windows or a.conditions != b.conditions):
+        return False
+    for ca, cb in zip(pa.constraints, pb.constraints, strict=True):
+        if ca.name != cb.name or ca.sense != cb.sense:
+            return False
+        if ca.name not in data_names and (ca.poly != cb.poly or ca.rhs != cb.rhs):
+            return False
+    return True
+
+
+def _rows_match(compiled: CompiledProgram, rows: dict[str, DataRow], probs: dict[tuple[int, ...], float]) -> bool:
+    """Every data row of ``compiled`` is its cell's row at ``probs`` (bit for bit), and no other is missing."""
+    written = set()
+    for c in compiled.program.constraints:
+        if c.name in rows:
+            expect = rows[c.name].row(probs.get(rows[c.name].cell, 0.0))
+            if expect is None or expect[0] != c.poly or expect[1] != c.rhs or c.sense != "==":
+                return False
+            written.add(c.name)
+    # a provenance row the compiler did not write is one with only constants: it must stay so
+    return all(rows[name].row(probs.get(rows[name].cell, 0.0)) is None for name in set(rows) - written)
+
+
+@dataclass
+class DataRebinder:
+    """A compiled program that moves to other tables over the same cells without compiling.
+
+    Build it with :meth:`build`; :meth:`at` gives the program for a table.
+
+    Parameters
+    ----------
+    base : CompiledProgram
+        The program compiled at the first table.
+    rows : dict of str to DataRow
+        The data rows by name.
+    positions : dict of str to int
+        Each data row's position among the program's rows.
+    support : frozenset of tuple of int
+        The cells with positive probability in the first table.
+
+    Examples
+    --------
+    >>> import functools
+    >>> import pandas as pd
+    >>> import fairprobe as fp
+    >>> from fairprobe.core.bound import as_table, resolve_bias
+    >>> from fairprobe.core.compiler import compile_program
+    >>> config = resolve_bias("proxy_label")
+    >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+    ...                       "n": [20, 5, 5, 20, 15, 10, 5, 20]})
+    >>> table = as_table(fp.ObservedTable.from_counts(cells), config)
+    >>> fn = functools.partial(compile_program, config, query="P(P = 1 | Z = 0 & A = 0)", params={"D": 0.05})
+    >>> rebinder = DataRebinder.build(lambda t: fn(table=t), table)
+    >>> other = table.with_probabilities([.1, .1, .1, .2, .1, .1, .1, .2])
+    >>> rebinder.at(other).program.to_text() == fn(table=other).program.to_text()
+    True
+    """
+
+    base: CompiledProgram
+    rows: dict[str, DataRow]
+    positions: dict[str, int]
+    support: frozenset[tuple[int, ...]]
+
+    @classmethod
+    def build(cls, compile_fn: Callable[[ObservedTable], CompiledProgram], table: ObservedTable,
+              base: CompiledProgram | None = None) -> DataRebinder | None:
+        """Compile at ``table`` and two probe tables; a rebinder when the data enter only the data rows.
+
+        Parameters
+        ----------
+        compile_fn : callable
+            ``compile_fn(table)`` compiles the program at a table.
+        table : ObservedTable
+            The first table (its zero cells stay zero in every table :meth:`at` accepts).
+        base : CompiledProgram, optional
+            The program already compiled at ``table``.
+
+        Returns
+        -------
+        DataRebinder or None
+            None when the program reads the data elsewhere (then compile per table).
+        """
+        if table.region is not None:
+            return None
+        base = base if base is not None else compile_fn(table)
+        rows = {r.name: r for r in base.data_rows}
+        if not rows:
+            return None
+        try:
+            probes = [(t, compile_fn(t)) for t in _probe_tables(table)]
+        except FairprobeError:
+            return None  # a probe table the bias rejects: the data matter beyond the rows
+        for t, compiled in [(table, base), *probes]:
+            if not _same_structure(base, compiled, set(rows)) or not _rows_match(compiled, rows,
+                                                                                   t.cell_probabilities()):
+                return None
+        positions = {c.name: i for i, c in enumerate(base.program.constraints) if c.name in rows}
+        support = frozenset(cell for cell, p in table.cell_probabilities().items() if p > 0)
+        return cls(base, rows, positions, support)
+
+    def at(self, table: ObservedTable) -> CompiledProgram | None:
+        """The program at ``table`` (same cells), or None when it puts probability outside the support.
+
+        Parameters
+        ----------
+        table : ObservedTable
+            A table over the same nodes, conditioning event and cells.
+
+        Returns
+        -------
+        CompiledProgram or None
+        """
+        if table.region is not None:
+            return None  # the cells are variables there: a program of another shape
+        probs = table.cell_probabilities()
+        if any(p > 0 and cell not in self.support for cell, p in probs.items()):
+            return None  # the first table had this cell at zero (a presolve may have removed its variables)
+        prog = self.base.program
+        constraints = list(prog.constraints)
+        for name, row in self.rows.items():
+            written = row.row(probs.get(row.cell, 0.0))
+            k = self.positions.get(name)
+            if k is None:
+                if written is not None:
+                    return None  # a row the first table did not need; compile
+                continue
+            if written is None:
+                return None
+            constraints[k] = Constraint(written[0], "==", written[1], name)
+        moved = copy.copy(prog)  # variables and objective are shared; only the rows are new
+        moved.constraints = constraints
+        return dataclasses.replace(self.base, program=moved)

@@ -1,0 +1,124 @@
+"""Compile once, solve on many tables: a moved program is the program a compilation writes."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairprobe as fp
+from fairprobe.core.bound import BoundProblem, as_table, resolve_bias
+from fairprobe.core.compiler import compile_program
+from fairprobe.core.rebind import DataRebinder
+from fairprobe.testing import selective_labels_table
+
+METRICS = ["fpr_parity", "ppv_parity", "equalized_odds", "demographic_parity"]
+BIASES = sorted(fp.get_registry().biases)
+
+
+def random_table(seed: int, bias: str, n: int = 5000) -> fp.ObservedTable:
+    rng = np.random.default_rng(seed)
+    rows = [{"A": a, "Y": y, "P": p} for a in (0, 1) for y in (0, 1) for p in (0, 1)]
+    cells = pd.DataFrame(rows).assign(n=rng.integers(20, 400, size=8))
+    if bias == "selective_labels":
+        probs = cells.assign(prob=cells.n / cells.n.sum()).drop(columns="n")
+        return fp.ObservedTable.from_probabilities(selective_labels_table(probs), n=n)
+    given = {node: 1 for node in resolve_bias(bias).cond_nodes} or None
+    return fp.ObservedTable.from_counts(cells, given=given)
+
+
+def resampled(table: fp.ObservedTable, seed: int) -> fp.ObservedTable:
+    p = table.column_arrays()["prob"]
+    moved = np.random.default_rng(seed).dirichlet(p * 2000 + 1e-3)
+    return table.with_probabilities(moved)
+
+
+@pytest.mark.parametrize("bias", BIASES)
+def test_a_moved_program_equals_a_compiled_one(bias: str) -> None:
+    """Row for row, for every built-in bias: where the rebinder accepts, it writes what compiling writes."""
+    config = resolve_bias(bias)
+    table = as_table(random_table(1, bias), config)
+    accepted = 0
+    for query in ("P(P = 1 | Y = 0 & A = 0) - P(P = 1 | Y = 0 & A = 1)", "P(P = 1 & A = 0) - P(P = 1 & A = 1)"):
+        outcome = config.parse_outcome(config.outcome_node)[0] if config.outcome_node else "Y"
+        query = query.replace("Y =", f"{outcome} =")
+        fn = functools.partial(compile_program, config, query=query, params={p: 0.05 for p in config.parameters})
+        rebinder = DataRebinder.build(lambda t, fn=fn: fn(table=t), table)
+        if rebinder is None:
+            continue
+        accepted += 1
+        for seed in range(3):
+            other = resampled(table, seed)
+            moved, compiled = rebinder.at(other), fn(table=other)
+            assert moved is not None
+            assert [(c.name, c.sense, c.poly, c.rhs) for c in moved.program.constraints] == \
+                [(c.name, c.sense, c.poly, c.rhs) for c in compiled.program.constraints]
+            assert moved.program.objective == compiled.program.objective
+            assert moved.program.variables == compiled.program.variables
+    if bias in ("proxy_label", "selection"):
+        assert accepted == 2  # the bootstrap's main cases move (FPR's latent or selected denominators)
+
+
+@pytest.mark.parametrize("bias", ["proxy_label", "selection", "ecp", "proxy_label_and_selection"])
+@pytest.mark.parametrize("metric", METRICS)
+def test_with_table_gives_the_bounds_of_a_fresh_problem(bias: str, metric: str) -> None:
+    table = random_table(2, bias)
+    problem = BoundProblem(bias, metric, table, fixed={p: 0.05 for p in resolve_bias(bias).parameters})
+    params = problem.parameter_values(0.05) if len(problem.parameters) == 1 else \
+        {p: 0.05 for p in problem.parameters}
+    for seed in range(2):
+        other = resampled(problem.table, seed)
+        moved = problem.with_table(other, fixed=params).solve(params, progress=False)
+        fresh = BoundProblem(bias, metric, other, fixed=params).solve(params, progress=False)
+        assert moved.lower == pytest.approx(fresh.lower, abs=1e-12)
+        assert moved.upper == pytest.approx(fresh.upper, abs=1e-12)
+        assert moved.status == fresh.status
+
+
+def test_a_cell_outside_the_first_support_is_compiled() -> None:
+    """The first table has a zero cell (its variables presolved away): a table with mass there compiles."""
+    cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+                          "n": [300, 50, 0, 200, 150, 100, 50, 200]})
+    table = fp.ObservedTable.from_counts(cells)
+    problem = BoundProblem("proxy_label", "fpr_parity", table, fixed={"D": 0.05})
+    p = problem.table.column_arrays()["prob"].copy()
+    p[2] = 0.05
+    other = problem.table.with_probabilities(p / p.sum())
+    moved = problem.with_table(other).solve({"D": 0.05}, progress=False)
+    fresh = BoundProblem("proxy_label", "fpr_parity", other, fixed={"D": 0.05}).solve({"D": 0.05}, progress=False)
+    assert moved.lower == pytest.approx(fresh.lower, abs=1e-12)
+    assert moved.upper == pytest.approx(fresh.upper, abs=1e-12)
+    key = next(iter(problem._rebind_origin[1]))
+    rebinder = problem._rebind_origin[1][key]
+    assert rebinder is not None and rebinder.at(other) is None  # refused: compiled instead
+
+
+def test_a_pinned_denominator_is_not_moved() -> None:
+    """PPV under proxy labels divides by P(P = 1 & A = a), which the data pin: the objective reads the
+    data, so the rebinder refuses and every table is compiled."""
+    config = resolve_bias("proxy_label")
+    table = as_table(random_table(3, "proxy_label"), config)
+    fn = functools.partial(compile_program, config, query="P(Z = 1 | P = 1 & A = 0) - P(Z = 1 | P = 1 & A = 1)",
+                           params={"D": 0.05})
+    assert DataRebinder.build(lambda t: fn(table=t), table) is None
+
+
+def test_the_bootstrap_is_the_same_with_moved_programs() -> None:
+    """A bootstrap interval does not depend on whether its resamples were moved or compiled."""
+    table = random_table(4, "selection")
+    res = fp.bound("selection", "fpr_parity", table, D=0.05, ci=0.9, resamples=30, seed=3)
+    problem = BoundProblem("selection", "fpr_parity", table, fixed={"D": 0.05})
+    from fairprobe.core.uncertainty import interval_options, resampled_probabilities
+
+    draws = resampled_probabilities(problem.table, interval_options(0.9, resamples=30, seed=3))
+    compiled = []
+    for probs in draws[:5]:
+        fresh = BoundProblem("selection", "fpr_parity", problem.table.with_probabilities(probs), fixed={"D": 0.05})
+        out = fresh.solve({"D": 0.05}, progress=False)
+        moved = problem.with_table(problem.table.with_probabilities(probs)).solve({"D": 0.05}, progress=False)
+        compiled.append((out.lower, out.upper, moved.lower, moved.upper))
+    for lo, hi, mlo, mhi in compiled:
+        assert (lo, hi) == (mlo, mhi)
+    assert res.interval is not None
