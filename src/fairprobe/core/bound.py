@@ -33,7 +33,13 @@ import numpy as np
 
 from fairprobe.backends.base import SolveOptions, SolveResult, Termination
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT, TimeBudget, reporting_progress
-from fairprobe.core.compiler import RATIO_EPSILON, CompiledProgram, compile_program, undefined_metric_message
+from fairprobe.core.compiler import (
+    RATIO_EPSILON,
+    CompiledProgram,
+    compile_program,
+    named_value,
+    undefined_metric_message,
+)
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.decompose import Reduction, drop_unread_blocks
 from fairprobe.core.identify import absorbable_nodes
@@ -54,7 +60,7 @@ from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merg
 from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.rebind import DataRebinder
 from fairprobe.core.registry import get_backend, registered
-from fairprobe.core.repair import REPAIRED_TOLERANCE, polish_point, repair_point
+from fairprobe.core.repair import REPAIRED_TOLERANCE, polish_point, project_to_model, repair_point
 from fairprobe.core.results import FEW_UNITS, BoundResult, ObservedValue, PointOutcome, few_units_line
 from fairprobe.core.routing import LinearFastPath, with_lp_fast_path
 from fairprobe.core.table import ObservedTable
@@ -516,6 +522,22 @@ def _inside(value: float | None, lower: float, upper: float) -> float | None:
     return value
 
 
+#: How far beyond the metric's own range (a rate outside [0, 1]) a model's computed value may be and
+#: still be read as the range's end: rows hold to 1e-9, divided by a denominator of 1e-3.
+RANGE_SLACK = 1e-6
+
+
+def _in_range(value: float | None, low: float, high: float) -> float | None:
+    """``value`` clipped to ``[low, high]`` when it lies within :data:`RANGE_SLACK` outside (else as is)."""
+    if value is None:
+        return None
+    if low - RANGE_SLACK <= value < low:
+        return low
+    if high < value <= high + RANGE_SLACK:
+        return high
+    return value
+
+
 def _gap(lower: float, upper: float, low_ach: float | None, up_ach: float | None) -> float:
     """Largest distance between a certified bound and the achieved value on its side (inf if none)."""
     return max(abs(low_ach - lower) if low_ach is not None else math.inf,
@@ -526,10 +548,83 @@ def _joint_achieved(joint: CompiledProgram, res: SolveResult) -> float | None:
     """``max_i |q_i|`` at the incumbent of a joint max-abs program, when it is a model (within tolerance)."""
     if res.incumbent is None:
         return None
+    exact = _window_value_at_model(joint, dict(res.incumbent), res)
+    if exact is not None:
+        return exact
     point = _model_point(joint, dict(res.incumbent), res)
     if point is None:
         return None
     return max(abs(v) for v in joint.term_values(point))
+
+
+#: SCIP's feasibility tolerance for the second solve of a joint program whose first answer left
+#: its verified model more than :data:`LOOSE_GAP` above its bound (SCIP's default is 1e-6).
+TIGHT_FEASTOL = 1e-9
+
+#: Seconds for that second solve (its dual bound is valid whenever it stops).
+TIGHT_RESOLVE_LIMIT = 5.0
+
+
+def _joint_lower(joint: CompiledProgram, program: PolynomialProgram, red: Reduction | None, res: SolveResult,
+                 be: Any, options: SolveOptions) -> tuple[SolveResult, float | None]:
+    """The joint lower bound and its achieved value, solved again at SCIP's tight tolerance where loose.
+
+    At SCIP's 1e-6 feasibility tolerance the joint window program's optimum is often not a model: a
+    row slack of 1e-6 is 1e-4 in a rate over a small group, and the verified model near it can lie
+    1e-5 above the bound. The second solve, at 1e-9 and a short limit, usually closes that to 1e-6;
+    its dual bound is as valid as the first's, so the larger of the two is kept, and the better model.
+    """
+    achieved = _joint_achieved(joint, res)
+    gap = math.inf if achieved is None else achieved - res.objective_bound
+    if gap <= LOOSE_GAP or getattr(be, "name", "") != "scip" or "numerics/feastol" in \
+            options.solver_options or not res.is_optimal:
+        return res, achieved
+    limit = TIGHT_RESOLVE_LIMIT if options.time_limit is None else min(TIGHT_RESOLVE_LIMIT, options.time_limit)
+    tight = dataclasses.replace(options, time_limit=limit,
+                                solver_options={**options.solver_options, "numerics/feastol": TIGHT_FEASTOL})
+    again = _solve_reduced(program, be, tight, "min", red)
+    if again.termination not in (Termination.OPTIMAL, Termination.LIMIT) or not math.isfinite(again.objective_bound):
+        return res, achieved
+    other = _joint_achieved(joint, again)
+    if other is not None and (achieved is None or other < achieved):
+        achieved = other
+    if again.objective_bound > res.objective_bound:
+        res = res.with_updates(objective_bound=again.objective_bound,
+                               message=res.message + f"; bound from a second solve at feasibility tolerance "
+                                                     f"{TIGHT_FEASTOL:g}")
+    return res, achieved
+
+
+def _window_value_at_model(joint: CompiledProgram, point: dict[str, float], res: SolveResult) -> float | None:
+    """The max-of-family-ranges metric in a model verified to 1e-9 near ``point`` (None if none is found).
+
+    The solver's point satisfies the window rows only to its tolerance (1e-6); its value, read
+    through the windows, can lie outside the sharp bound. The point's response-type probabilities
+    are projected onto the model rows and every rate is computed exactly there, unclipped.
+    """
+    if not joint.windows:
+        return None
+    highs = registered("backends").get("highs")
+    if highs is None or not highs.availability():
+        return None
+    model = project_to_model(joint.program, joint.query_rows, point, highs())
+    if model is None:
+        return None
+    value = 0.0
+    for family in joint.windows:
+        rates = []
+        for num, den in family:
+            d = 1.0 if den is None else named_value(den, model)
+            if not d >= RATIO_EPSILON:
+                return None  # a rate at its floor is 0/0 here: not a value to report
+            rates.append(named_value(num, model) / d)
+        value = max(value, max(rates) - min(rates))
+    if isinstance(res.extra, dict):
+        violation = PolynomialProgram(sense="min", variables=list(joint.program.variables),
+                                      constraints=[c for c in joint.program.constraints
+                                                   if c.name not in joint.query_rows]).max_violation(model)
+        res.extra["achieved_violation"] = max(violation, res.extra.get("achieved_violation", 0.0))
+    return value
 
 
 def _bound_windows(program: PolynomialProgram, ranges: list[list[_Side]], lower: float,
@@ -983,15 +1078,20 @@ class BoundProblem:
             result.notes.append(f"unmeasured {self.absorbed} only feed one node each: treated as its exogenous noise "
                                 "(latent; exact, the set of models over the other nodes is the same)")
         low, high = self.natural_range
-        if result.lower < low or result.upper > high:
+        clipped = result.lower < low or result.upper > high
+        if clipped:
             # a solve cut short can return a dual bound past what the metric can take at all
             # (below -1 for a difference of rates, or infinite); the metric's own range is as certified
             if max(low - result.lower, result.upper - high) > ACHIEVED_SLACK:  # not just outward rounding
                 result.notes.append(f"bounds clipped to the metric's own range [{low:g}, {high:g}] (a solver stopped "
                                     "before its dual bound reached it)")
             result.lower, result.upper = max(result.lower, low), min(result.upper, high)
-            result.lower_achieved = _inside(result.lower_achieved, result.lower, result.upper)
-            result.upper_achieved = _inside(result.upper_achieved, result.lower, result.upper)
+        # a model's value lies in the metric's own range exactly; a rate computed as 1 + 2e-9 (rows held
+        # to 1e-9 over a small group's denominator) is that range's end, not a value beyond it
+        ach = [_in_range(a, low, high) for a in (result.lower_achieved, result.upper_achieved)]
+        if clipped or ach != [result.lower_achieved, result.upper_achieved]:
+            result.lower_achieved = _inside(ach[0], result.lower, result.upper)
+            result.upper_achieved = _inside(ach[1], result.lower, result.upper)
             result.gap = _gap(result.lower, result.upper, result.lower_achieved, result.upper_achieved)
         return result
 
@@ -1134,9 +1234,9 @@ class BoundProblem:
         joint_red = _reduction(program, be, options)
         lo_res = _solve_reduced(program, be, options, "min", joint_red)
         _check_results([lo_res], label, joint, None, be, options)
+        lo_res, low_ach = _joint_lower(joint, program, joint_red, lo_res, be, options)
         results.append(lo_res)
         lower = max(lo_res.objective_bound, separate)
-        low_ach = _joint_achieved(joint, lo_res)
         excluded = [labelled_event(event, self.config, self.table) for event, partial in checked.items() if partial]
         notes = list(joint.notes)
         notes.append(f"upper bound: {len(solved)} of {len(candidates)} ordered pairs solved; the others cannot "
@@ -1173,10 +1273,11 @@ class BoundProblem:
         # Lower: separate runs only give max_i dist(0, [lo_i, hi_i]); the joint program is sharp.
         separate = max(max(0.0, s.lower, -s.upper) for s in sides)
         program = tighten_ratio_bounds(joint, be, options)
-        lo = _solve_reduced(program, be, options, "min", _reduction(program, be, options))
+        red = _reduction(program, be, options)
+        lo = _solve_reduced(program, be, options, "min", red)
         _check_results([lo], self.metric.label, joint, None, be, options)
+        lo, low_ach = _joint_lower(joint, program, red, lo, be, options)
         lower = max(lo.objective_bound, separate)
-        low_ach = _joint_achieved(joint, lo)
         details = {
             "terms": [{"query": q, "lower": s.lower, "upper": s.upper} for q, s in zip(self.metric.queries, sides,
                                                                                        strict=True)],

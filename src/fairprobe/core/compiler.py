@@ -74,7 +74,7 @@ from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, Undefi
 from fairprobe.program.model import Constraint, PolynomialProgram
 from fairprobe.program.polynomial import Poly, poly_add, poly_mul, poly_scale
 
-__all__ = ["CompiledProgram", "Condition", "DataRow", "compile_program", "undefined_metric_message"]
+__all__ = ["CompiledProgram", "Condition", "DataRow", "compile_program", "named_value", "undefined_metric_message"]
 
 #: Lower bound imposed on conditioning events of auxiliary ratio variables.
 RATIO_EPSILON = 1e-9
@@ -369,12 +369,12 @@ class CompiledProgram:
                 low, high = point.get(f"window{f}_low", 0.0), point.get(f"window{f}_high", 0.0)
                 rates = []
                 for num, den in family:
-                    d = 1.0 if den is None else _named_value(den, point)
-                    rate = _named_value(num, point) / d if d > 0 else low
+                    d = 1.0 if den is None else named_value(den, point)
+                    rate = named_value(num, point) / d if d > 0 else low
                     rates.append(min(max(rate, low), high))
                 out.append(max(rates) - min(rates))
             return out
-        return [_named_value(term, point) for term in self.terms]
+        return [named_value(term, point) for term in self.terms]
 
 
 def _by_name(poly: Poly, names: Sequence[str]) -> dict[tuple[str, ...], float]:
@@ -382,8 +382,25 @@ def _by_name(poly: Poly, names: Sequence[str]) -> dict[tuple[str, ...], float]:
     return {tuple(names[i] for i in mono): coef for mono, coef in poly.items()}
 
 
-def _named_value(poly: Mapping[tuple[str, ...], float], point: Mapping[str, float]) -> float:
-    """Value of a polynomial over variable names at a point (absent variables are 0)."""
+def named_value(poly: Mapping[tuple[str, ...], float], point: Mapping[str, float]) -> float:
+    """Value of a polynomial over variable names at a point (absent variables are 0).
+
+    Parameters
+    ----------
+    poly : mapping of tuple of str to float
+        Monomials over variable names.
+    point : mapping of str to float
+        Variable values by name.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> named_value({("x",): 2.0, ("x", "y"): 1.0, (): 0.5}, {"x": 0.5, "y": 4.0})
+    3.5
+    """
     total = 0.0
     for names, coef in poly.items():
         value = coef

@@ -25,7 +25,7 @@ from fairprobe.backends.base import SolveOptions, Termination
 from fairprobe.program.model import PolynomialProgram
 from fairprobe.program.polynomial import evaluate
 
-__all__ = ["REPAIRED_TOLERANCE", "polish_point", "repair_point"]
+__all__ = ["REPAIRED_TOLERANCE", "polish_point", "project_to_model", "repair_point"]
 
 #: Largest row violation of a repaired point.
 REPAIRED_TOLERANCE = 1e-9
@@ -212,3 +212,72 @@ def polish_point(program: PolynomialProgram, ratios: list[str], point: Mapping[s
         if best is None or sign * program.objective_value(cand) < sign * program.objective_value(best):
             best = cand
     return best
+
+
+def project_to_model(program: PolynomialProgram, query_rows: frozenset[str] | set[str], point: Mapping[str, float],
+                     lp_backend: Any) -> dict[str, float] | None:
+    """The point nearest ``point`` (L1) that satisfies every row that is not a query row, to 1e-9.
+
+    The rows outside ``query_rows`` describe the models the bias admits (data, bias, simplex rows);
+    the query rows only define auxiliary variables (ratios, windows, ``t``). A metric evaluated
+    directly from the projected response-type probabilities is then its value in a model. The
+    auxiliary variables keep the point's values (they are not read).
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        A compiled program whose non-query rows are linear.
+    query_rows : set of str
+        Names of the rows that encode the query.
+    point : mapping of str to float
+        The solver's point.
+    lp_backend : Backend
+        Solves the projection LP (HiGHS).
+
+    Returns
+    -------
+    dict or None
+        None when a model row is nonlinear or the projection fails.
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> prog = fp.PolynomialProgram.from_text('''
+    ... minimize
+    ...   t
+    ... subject to
+    ...   s: a + b == 1
+    ...   w: t - a >= 0
+    ... bounds
+    ...   0 <= a <= 1
+    ...   0 <= b <= 1
+    ...   0 <= t <= 1
+    ... ''')
+    >>> fixed = project_to_model(prog, {"w"}, {"a": 0.3000004, "b": 0.7, "t": 0.3}, fp.get_backend("highs"))
+    >>> abs(fixed["a"] + fixed["b"] - 1) <= 1e-9
+    True
+    """
+    model_rows = [row for row in program.constraints if row.name not in query_rows]
+    if any(len(m) > 1 for row in model_rows for m in row.poly):
+        return None
+    lp = PolynomialProgram(sense="min", name="project")
+    for v in program.variables:
+        lp.add_variable(v.name, v.lb, v.ub)
+    read = sorted({i for row in model_rows for m in row.poly for i in m})
+    dev = {j: lp.add_variable(f"_dev{j}", 0.0) for j in read}
+    for row in model_rows:
+        lp.add_constraint(dict(row.poly), row.sense, row.rhs, name=row.name)
+    for j in read:
+        target = float(point.get(program.variables[j].name, 0.0))
+        lp.add_constraint({(dev[j],): 1.0, (j,): -1.0}, ">=", -target)
+        lp.add_constraint({(dev[j],): 1.0, (j,): 1.0}, ">=", target)
+    lp.set_objective({(d,): 1.0 for d in dev.values()})
+    res = lp_backend.solve(lp, SolveOptions())
+    if res.termination is not Termination.OPTIMAL or res.incumbent is None:
+        return None
+    # the auxiliary variables are not read by the model rows: kept, inside their boxes
+    out = {v.name: min(max(float(point.get(v.name, 0.0)), v.lb), v.ub) for v in program.variables}
+    for j in read:
+        out[program.variables[j].name] = float(res.incumbent[program.variables[j].name])
+    check = PolynomialProgram(sense="min", variables=list(program.variables), constraints=model_rows)
+    return out if check.max_violation(out) <= REPAIRED_TOLERANCE else None

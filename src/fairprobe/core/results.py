@@ -338,9 +338,11 @@ class BoundResult(Explained):
     lower_achieved, upper_achieved : float or None
         Metric values attained by feasible models (inner bounds).
     status : str
-        "optimal" when both sides were proved optimal, "limit" when a solver stopped early
-        (the bounds stay certified, only wider), "gap" when a loosened ``gap`` was met but the
-        bounds lie more than 1e-5 beyond achieved values (certified, not sharp).
+        "optimal" when both sides were proved optimal and a model verified to 1e-9 lies within
+        1e-5 of each bound, "limit" when a solver stopped early (the bounds stay certified, only
+        wider), "gap" when the bounds lie more than 1e-5 beyond the verified models' values
+        (certified, not shown to be sharp: a loosened ``gap`` was met, or a solver's optimum was
+        not a model; a note says which).
     gap : float
         Largest distance between a certified bound and the achieved value on its side.
     min_result, max_result : SolveResult
