@@ -558,8 +558,10 @@ def _joint_achieved(joint: CompiledProgram, res: SolveResult) -> float | None:
 
 
 #: SCIP's feasibility tolerance for the second solve of a joint program whose first answer left
-#: its verified model more than :data:`LOOSE_GAP` above its bound (SCIP's default is 1e-6).
-TIGHT_FEASTOL = 1e-9
+#: its verified model more than :data:`LOOSE_GAP` above its bound (SCIP's default is 1e-6). Not lower:
+#: SCIP then asks SoPlex for LP tolerances below 1e-10, which it refuses (printing so) without GMP,
+#: and a bilinear program can take a hundred times longer.
+TIGHT_FEASTOL = 1e-7
 
 #: Seconds for that second solve (its dual bound is valid whenever it stops).
 TIGHT_RESOLVE_LIMIT = 5.0
@@ -571,7 +573,7 @@ def _joint_lower(joint: CompiledProgram, program: PolynomialProgram, red: Reduct
 
     At SCIP's 1e-6 feasibility tolerance the joint window program's optimum is often not a model: a
     row slack of 1e-6 is 1e-4 in a rate over a small group, and the verified model near it can lie
-    1e-5 above the bound. The second solve, at 1e-9 and a short limit, usually closes that to 1e-6;
+    1e-5 above the bound. The second solve, at 1e-7 and a short limit, usually closes that to 2e-6;
     its dual bound is as valid as the first's, so the larger of the two is kept, and the better model.
     """
     achieved = _joint_achieved(joint, res)
