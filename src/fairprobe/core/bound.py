@@ -60,7 +60,7 @@ from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merg
 from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.rebind import DataRebinder
 from fairprobe.core.registry import get_backend, registered
-from fairprobe.core.repair import REPAIRED_TOLERANCE, polish_point, project_to_model, repair_point
+from fairprobe.core.repair import REPAIRED_TOLERANCE, polish_point, polish_windows, project_to_model, repair_point
 from fairprobe.core.results import FEW_UNITS, BoundResult, ObservedValue, PointOutcome, few_units_line
 from fairprobe.core.routing import LinearFastPath, with_lp_fast_path
 from fairprobe.core.table import ObservedTable
@@ -597,6 +597,20 @@ def _joint_lower(joint: CompiledProgram, program: PolynomialProgram, red: Reduct
     return res, achieved
 
 
+def _windows_value(joint: CompiledProgram, model: Mapping[str, float]) -> float:
+    """Each family's largest minus smallest rate at a model, the largest of them (inf: a rate at its floor)."""
+    value = 0.0
+    for family in joint.windows:
+        rates = []
+        for num, den in family:
+            d = 1.0 if den is None else named_value(den, model)
+            if not d >= RATIO_EPSILON:
+                return math.inf  # a rate at its floor is 0/0 here: not a value to report
+            rates.append(named_value(num, model) / d)
+        value = max(value, max(rates) - min(rates))
+    return value
+
+
 def _window_value_at_model(joint: CompiledProgram, point: dict[str, float], res: SolveResult) -> float | None:
     """The max-of-family-ranges metric in a model verified to 1e-9 near ``point`` (None if none is found).
 
@@ -609,18 +623,18 @@ def _window_value_at_model(joint: CompiledProgram, point: dict[str, float], res:
     highs = registered("backends").get("highs")
     if highs is None or not highs.availability():
         return None
-    model = project_to_model(joint.program, joint.query_rows, point, highs())
-    if model is None:
+    value, model = math.inf, None
+    projected = project_to_model(joint.program, joint.query_rows, point, highs())
+    if projected is not None:
+        value, model = _windows_value(joint, projected), projected
+    if not value <= res.objective_bound + LOOSE_GAP:
+        # the nearest model lost more than 1e-5: look for one inside the solver's windows, widened
+        # as little as a model needs (an LP per width)
+        inside = polish_windows(joint.program, joint.query_rows, joint.windows, point, highs(), RATIO_EPSILON)
+        if inside is not None and _windows_value(joint, inside) < value:
+            value, model = _windows_value(joint, inside), inside
+    if model is None or not math.isfinite(value):
         return None
-    value = 0.0
-    for family in joint.windows:
-        rates = []
-        for num, den in family:
-            d = 1.0 if den is None else named_value(den, model)
-            if not d >= RATIO_EPSILON:
-                return None  # a rate at its floor is 0/0 here: not a value to report
-            rates.append(named_value(num, model) / d)
-        value = max(value, max(rates) - min(rates))
     if isinstance(res.extra, dict):
         violation = PolynomialProgram(sense="min", variables=list(joint.program.variables),
                                       constraints=[c for c in joint.program.constraints

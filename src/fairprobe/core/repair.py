@@ -25,7 +25,7 @@ from fairprobe.backends.base import SolveOptions, Termination
 from fairprobe.program.model import PolynomialProgram
 from fairprobe.program.polynomial import evaluate
 
-__all__ = ["REPAIRED_TOLERANCE", "polish_point", "project_to_model", "repair_point"]
+__all__ = ["REPAIRED_TOLERANCE", "polish_point", "polish_windows", "project_to_model", "repair_point"]
 
 #: Largest row violation of a repaired point.
 REPAIRED_TOLERANCE = 1e-9
@@ -281,3 +281,102 @@ def project_to_model(program: PolynomialProgram, query_rows: frozenset[str] | se
         out[program.variables[j].name] = float(res.incumbent[program.variables[j].name])
     check = PolynomialProgram(sense="min", variables=list(program.variables), constraints=model_rows)
     return out if check.max_violation(out) <= REPAIRED_TOLERANCE else None
+
+
+#: Widths added to a solver's window in turn by :func:`polish_windows` (the first with a model wins).
+WINDOW_SLACKS = (0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
+
+
+def polish_windows(program: PolynomialProgram, query_rows: frozenset[str] | set[str],
+                   windows: list[list[tuple[dict, dict | None]]], point: Mapping[str, float], lp_backend: Any,
+                   floor: float = 1e-9) -> dict[str, float] | None:
+    """A model whose rates lie in the solver's windows, widened as little as a model needs.
+
+    A joint window program (``min t`` with every rate of family ``f`` in ``[low_f, low_f + t]``) is
+    nonconvex, but with the windows' lower ends held at the solver's values and their width at
+    ``t``, "every rate in its window" is linear in the model: one LP finds a model or proves there
+    is none. Each window widened by ``s`` at both ends, for ``s`` in :data:`WINDOW_SLACKS` in turn;
+    the model's own value (each family's largest minus smallest rate) is then at most ``t + 2 s``.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The joint program; its rows outside ``query_rows`` (the model rows) must be linear.
+    query_rows : set of str
+        Names of the rows that encode the query.
+    windows : list of list of (dict, dict or None)
+        Per family, each rate as (numerator, denominator or None) over variable names.
+    point : mapping of str to float
+        The solver's point (``window{f}_low`` and ``window{f}_high`` are read).
+    lp_backend : Backend
+        Solves the LPs (HiGHS).
+    floor : float, optional
+        Least denominator of a rate in the model.
+
+    Returns
+    -------
+    dict or None
+        The model's point (rows outside ``query_rows`` to :data:`REPAIRED_TOLERANCE`), or None.
+    """
+    model_rows = [row for row in program.constraints if row.name not in query_rows]
+    if any(len(m) > 1 for row in model_rows for m in row.poly):
+        return None
+    index = {v.name: i for i, v in enumerate(program.variables)}
+    lows, width = [], 0.0
+    for f in range(len(windows)):
+        low, high = point.get(f"window{f}_low"), point.get(f"window{f}_high")
+        if low is None or high is None:
+            return None
+        lows.append(float(low))
+        width = max(width, float(high) - float(low))
+
+    def linear(named: dict) -> dict | None:
+        out: dict = {}
+        for names, coef in named.items():
+            if len(names) > 1:
+                return None
+            if any(n not in index for n in names):
+                continue  # a variable the presolve removed (forced to 0)
+            key = tuple(index[n] for n in names)
+            out[key] = out.get(key, 0.0) + coef
+        return out
+
+    rates = []
+    for family in windows:
+        members = []
+        for num, den in family:
+            n, d = linear(num), (linear(den) if den is not None else {(): 1.0})
+            if n is None or d is None:
+                return None
+            members.append((n, d))
+        rates.append(members)
+    check = PolynomialProgram(sense="min", variables=list(program.variables), constraints=model_rows)
+    for slack in WINDOW_SLACKS:
+        lp = PolynomialProgram(sense="min", name="window-polish")
+        for v in program.variables:
+            lp.add_variable(v.name, v.lb, v.ub)
+        for row in model_rows:
+            lp.add_constraint(dict(row.poly), row.sense, row.rhs, name=row.name)
+        for f, members in enumerate(rates):
+            # the window widened by the slack at both ends: the solver's point sits within its
+            # tolerance of each end, so an end held exactly may leave no model
+            bottom, top = lows[f] - slack, lows[f] + width + slack
+            for n, d in members:
+                # N - bottom * D >= 0 and N - top * D <= 0, with D >= floor (a rate in its window)
+                for bound, sense in ((bottom, ">="), (top, "<=")):
+                    body = dict(n)
+                    for m, c in d.items():
+                        body[m] = body.get(m, 0.0) - bound * c
+                    const = body.pop((), 0.0)
+                    if body:
+                        lp.add_constraint(body, sense, -const)
+                d_body = dict(d)
+                d_const = d_body.pop((), 0.0)
+                if d_body:
+                    lp.add_constraint(d_body, ">=", floor - d_const)
+        res = lp_backend.solve(lp, SolveOptions())
+        if res.termination is Termination.OPTIMAL and res.incumbent is not None:
+            out = {v.name: min(max(float(res.incumbent.get(v.name, 0.0)), v.lb), v.ub) for v in program.variables}
+            if check.max_violation(out) <= REPAIRED_TOLERANCE:
+                return out
+    return None
