@@ -55,15 +55,18 @@ def main() -> None:
               f"{'x':>7}")
     print(header)
     print("-" * len(header))
+    not_optimal: list[str] = []
     for bias, metric in itertools.product(BIASES, METRICS):
         data = selected if bias == "selection" else table
-        times, gaps, statuses = [], [], set()
+        times, gaps, statuses = [], [], []
         for pair in itertools.combinations(races, 2):
             start = time.perf_counter()
             res = fp.bound(bias, fp.metric(metric, groups=pair), data, D=0.05)
             times.append(time.perf_counter() - start)
             gaps.append(res.gap)
-            statuses.add(res.status)
+            statuses.append(res.status)
+            if res.status != "optimal":
+                not_optimal.append(f"{bias} {metric} {pair}: {res.status}, gap {res.gap:.1e}")
         start = time.perf_counter()
         every = fp.bound(bias, fp.metric(metric, groups="all"), data, D=0.05)
         all_s = time.perf_counter() - start
@@ -79,8 +82,12 @@ def main() -> None:
         print(f"{bias:<13}{metric:<16}{statistics.median(times):>14.3f}{max(times):>13.3f}{max(gaps):>10.1e}"
               f"{all_s:>12.3f}{every.gap:>9.1e}  {bounds:<20}{solved_txt:>13}{prev_txt:>11}{ratio_txt:>7}",
               flush=True)
-        assert statuses == {"optimal"} and every.status == "optimal", (statuses, every.status)
+        if every.status != "optimal":
+            not_optimal.append(f"{bias} {metric} all pairs: {every.status}, gap {every.gap:.1e}")
     print("\n* the previous formulation stopped at its time limit (certified but wider bounds)")
+    # "gap": certified, but no model verified to 1e-9 came within 1e-5 of a bound (SCIP's tolerance
+    # over a small group); the result says so in a note
+    print("not optimal:", "; ".join(not_optimal) if not_optimal else "none")
 
 
 if __name__ == "__main__":

@@ -351,6 +351,9 @@ def polish_windows(program: PolynomialProgram, query_rows: frozenset[str] | set[
             members.append((n, d))
         rates.append(members)
     check = PolynomialProgram(sense="min", variables=list(program.variables), constraints=model_rows)
+    best = _least_widening(program, model_rows, rates, lows, width, point, lp_backend, floor)
+    if best is not None and check.max_violation(best) <= REPAIRED_TOLERANCE:
+        return best
     for slack in WINDOW_SLACKS:
         lp = PolynomialProgram(sense="min", name="window-polish")
         for v in program.variables:
@@ -380,3 +383,39 @@ def polish_windows(program: PolynomialProgram, query_rows: frozenset[str] | set[
             if check.max_violation(out) <= REPAIRED_TOLERANCE:
                 return out
     return None
+
+
+def _least_widening(program: PolynomialProgram, model_rows: list, rates: list, lows: list[float], width: float,
+                    point: Mapping[str, float], lp_backend: Any, floor: float) -> dict[str, float] | None:
+    """One LP for the least widening ``s`` of every window that leaves a model inside them.
+
+    "rate_i >= low - s" is ``N_i - low D_i + s D_i >= 0``, bilinear in ``s``; with ``D_i`` held at
+    least ``d_i`` (half its value at the solver's point), ``N_i - low D_i + s d_i >= 0`` implies it
+    (and likewise at the top), and is linear: minimise ``s`` over the models.
+    """
+    lp = PolynomialProgram(sense="min", name="window-widening")
+    for v in program.variables:
+        lp.add_variable(v.name, v.lb, v.ub)
+    widen = lp.add_variable("_widen", 0.0, 1.0)
+    for row in model_rows:
+        lp.add_constraint(dict(row.poly), row.sense, row.rhs, name=row.name)
+    values = [float(point.get(v.name, 0.0)) for v in program.variables]
+    for f, members in enumerate(rates):
+        for n, d in members:
+            d_body = dict(d)
+            d_const = d_body.pop((), 0.0)
+            held = max(2.0 * floor, 0.5 * evaluate(d, values))
+            if d_body:
+                lp.add_constraint(d_body, ">=", held - d_const)
+            for end, sense, sign in ((lows[f], ">=", 1.0), (lows[f] + width, "<=", -1.0)):
+                body = dict(n)
+                for m, c in d.items():
+                    body[m] = body.get(m, 0.0) - end * c
+                const = body.pop((), 0.0)
+                body[(widen,)] = sign * held
+                lp.add_constraint(body, sense, -const)
+    lp.set_objective({(widen,): 1.0})
+    res = lp_backend.solve(lp, SolveOptions())
+    if res.termination is not Termination.OPTIMAL or res.incumbent is None:
+        return None
+    return {v.name: min(max(float(res.incumbent.get(v.name, 0.0)), v.lb), v.ub) for v in program.variables}
