@@ -214,3 +214,22 @@ def test_sensitivity_grid_gives_every_point_its_interval() -> None:
     with pytest.raises(fp.DataError, match="from_counts"):  # probabilities without a sample size
         fp.sensitivity_grid(["proxy_label"], ["fpr_parity"], {"toy": counts.assign(prob=counts.n / 2000)
                             .drop(columns="n")}, D=[0.0], ci=0.95, progress=False)
+
+
+@pytest.mark.parametrize("metric", ["fpr_parity", "ppv_parity", "demographic_parity"])
+def test_projection_of_a_selected_table_is_linear_in_the_cells(metric: str):
+    """For a selected table each cell's joint mass with S = 1 is the region's variable: the box and the
+    simplex are linear rows (they were products p * P(S = 1), a nonconvex program for SCIP)."""
+    table = fp.ObservedTable(counts_table().cells, given={"S": 1}, n=counts_table().n)
+    p = table.column_arrays()["prob"]
+    lo, hi = projection_region(table, 0.95)
+    problem = BoundProblem("selection", metric, table.with_region(lo, hi), fixed={"D": 0.05})
+    compiled = problem.term_programs[0].at({"D": 0.05})
+    obs = {i for i, v in enumerate(compiled.program.variables) if v.name.startswith("obs.")}
+    assert obs and all(len(m) == 1 for c in compiled.program.constraints for m in c.poly if obs & set(m))
+    # a point region is the table itself; a wider one contains it
+    point = fp.bound("selection", metric, table.with_region(p, p), D=0.05, progress=False)
+    plain = fp.bound("selection", metric, table, D=0.05, progress=False)
+    assert point.lower == pytest.approx(plain.lower, abs=1e-7) and point.upper == pytest.approx(plain.upper, abs=1e-7)
+    wide = problem.solve({"D": 0.05}, progress=False)
+    assert wide.lower <= plain.lower + 1e-9 and wide.upper >= plain.upper - 1e-9

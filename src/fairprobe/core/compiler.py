@@ -829,7 +829,9 @@ class _Compiler:
 
         For a table known only up to a box (``table.region``) each listed cell's probability is a
         variable ``obs.k`` in its box, the variables summing to 1: a bound of this program holds
-        for every table in the region. A cell the table does not list stays at 0.
+        for every table in the region. For a selected table ``obs.k`` is the cell's joint mass with
+        the selection (``p * P(given)``), which keeps the rows linear. A cell the table does not
+        list stays at 0.
         """
         given_poly = self._given_variable(prog, data[0][2]) if data and data[0][2] is not None else None
         region = self._region_bounds()
@@ -843,11 +845,22 @@ class _Compiler:
             if box is None:
                 self.data_rows.append(DataRow(f"data{k}", grid[k], dict(body),
                                               dict(given_poly) if given_key is not None else None))
-            if box is not None:
+            if box is not None and given_key is not None:
+                # the cell's joint mass m = p * P(given) is the variable (a perspective of p): the box
+                # lo <= p <= hi is lo * P(given) <= m <= hi * P(given), and sum p = 1 is sum m = P(given),
+                # all linear, where p * P(given) was bilinear (exact: P(given) >= 1e-9)
+                pi = prog.add_variable(f"obs.{k}", 0.0, 1.0)
+                observed.append(pi)
+                for end, sense, tag in ((box[0], ">=", "lo"), (box[1], "<=", "hi")):
+                    row = poly_add({(pi,): 1.0}, given_poly, -end)
+                    c0 = row.pop((), 0.0)
+                    prog.constraints.append(Constraint(row, sense, -c0, f"obs{k}_{tag}"))
+                body = poly_add(body, {(pi,): 1.0}, -1.0)
+                rhs = 0.0
+            elif box is not None:
                 pi = prog.add_variable(f"obs.{k}", box[0], box[1])
                 observed.append(pi)
-                body = poly_add(body, poly_mul({(pi,): 1.0}, given_poly) if given_key is not None else {(pi,): 1.0},
-                                -1.0)
+                body = poly_add(body, {(pi,): 1.0}, -1.0)
                 rhs = 0.0
             elif given_key is not None:
                 body = poly_add(body, given_poly, -prob)
@@ -860,7 +873,11 @@ class _Compiler:
                     raise DataError(f"The table is inconsistent with the model at cell #{k}.")
                 continue
             prog.constraints.append(Constraint(body, "==", rhs - const, f"data{k}"))
-        if observed:
+        if observed and given_poly is not None:
+            row = poly_add({(pi,): 1.0 for pi in observed}, given_poly, -1.0)
+            c0 = row.pop((), 0.0)
+            prog.constraints.append(Constraint(row, "==", -c0, "obs_simplex"))
+        elif observed:
             prog.constraints.append(Constraint({(pi,): 1.0 for pi in observed}, "==", 1.0, "obs_simplex"))
         if self.table.given:
             body = dict(given_poly)
