@@ -122,3 +122,29 @@ def test_the_bootstrap_is_the_same_with_moved_programs() -> None:
     for lo, hi, mlo, mhi in compiled:
         assert (lo, hi) == (mlo, mhi)
     assert res.interval is not None
+
+
+def test_a_resample_with_a_new_zero_cell_is_compiled() -> None:
+    """The compiler reads which cells are zero (an intervention identified only where its value has
+    data, a ratio floor dropped where zeros force P(F) = 0): a table with a zero the first one did not
+    have is compiled, never moved, and gives what a fresh problem gives."""
+    table = random_table(5, "proxy_label")
+    problem = BoundProblem("proxy_label", "fpr_parity", table, fixed={"D": 0.05})
+    p = problem.table.column_arrays()["prob"].copy()
+    p[1] = 0.0
+    other = problem.table.with_probabilities(p / p.sum())
+    moved = problem.with_table(other).solve({"D": 0.05}, progress=False)
+    fresh = BoundProblem("proxy_label", "fpr_parity", other, fixed={"D": 0.05}).solve({"D": 0.05}, progress=False)
+    assert (moved.lower, moved.upper) == (fresh.lower, fresh.upper)
+    rebinder = next(iter(problem._rebind_origin[1].values()))
+    assert rebinder is not None and rebinder.at(other) is None
+
+
+def test_a_reused_buffer_does_not_change_a_table() -> None:
+    table = random_table(6, "proxy_label")
+    buffer = table.column_arrays()["prob"].copy()
+    moved = table.with_probabilities(buffer)
+    before = moved.cell_probabilities()
+    buffer[:] = 1.0 / len(buffer)
+    assert moved.cell_probabilities() == before
+    assert moved.prob({"A": 0}) == pytest.approx(sum(v for k, v in before.items() if k[0] == 0))

@@ -257,10 +257,15 @@ class HighsBackend(Backend):
         if form is None:
             return None
         options = options if options is not None else SolveOptions()
+        start = time.perf_counter()
         shared: dict = {}
         out = []
-        for sense in ("min", "max"):
-            res = solve_two_ratio(program.with_sense(sense), form, options, shared)
+        for share, sense in ((0.5, "min"), (1.0, "max")):
+            side = options
+            if options.time_limit is not None:  # the pair shares the limit: the min side half of it
+                left = float(options.time_limit) - (time.perf_counter() - start)
+                side = dataclasses.replace(options, time_limit=max(left * share, 1e-3))
+            res = solve_two_ratio(program.with_sense(sense), form, side, shared)
             if res is None:
                 return None
             out.append(res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})"))
@@ -369,7 +374,6 @@ class HighsBackend(Backend):
                            sense=sense, message=run.message + " (Charnes-Cooper LP)", extra=extra)
 
 
-@functools.lru_cache(maxsize=1)
 @functools.lru_cache(maxsize=1)
 def _version() -> str:
     # importlib.metadata reads the installed distributions (a millisecond); every result names it

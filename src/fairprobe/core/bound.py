@@ -779,7 +779,8 @@ class BoundProblem:
         Only for a problem made by :meth:`with_table` with every parameter fixed (a resample, a
         posterior draw); None means compile.
         """
-        if self._rebind_origin is None or any(p not in self.fixed for p in self.parameters):
+        if (self._rebind_origin is None or self.table.region is not None
+                or any(p not in self.fixed for p in self.parameters)):
             return None
         first, cache = self._rebind_origin
         params = dict(self.fixed)

@@ -172,9 +172,12 @@ class TimeBudget:
         pair = getattr(self.backend, "solve_parity_pair", None)
         if pair is None:
             return None
-        results = pair(program, self.limit(options or SolveOptions()))
+        limited = self.limit(options or SolveOptions())
+        results = pair(program, limited)
         if results is not None:
             self.solves += 2
+            if limited is not options and any(r.termination is Termination.LIMIT for r in results):
+                self.stopped_early = True
         return results
 
     def note_stopped(self, results: Any) -> None:

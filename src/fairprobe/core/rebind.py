@@ -14,9 +14,10 @@ cells at zero, glue rows weighted by a slice's probability) also change other ro
 objective or the variables. The rebinder compiles the program at two more tables with the same
 support (probabilities moved at random) and accepts only if, in all three, every row other than
 the data rows, the objective, the variables and the query's conditions are identical and every
-data row is exactly what its cell's probability gives. Otherwise (or when a new table puts
-probability on a cell the first one had at zero, where a presolve may have removed variables),
-the caller compiles as before.
+data row is exactly what its cell's probability gives. Otherwise, or when a new table's zero cells
+are not the first table's (the compiler reads which cells are zero: a presolve, an intervention
+identified only where its value has data, a ratio floor dropped where zeros force it), the caller
+compiles as before.
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ class DataRebinder:
         return cls(base, rows, positions, support)
 
     def at(self, table: ObservedTable) -> CompiledProgram | None:
-        """The program at ``table`` (same cells), or None when it puts probability outside the support.
+        """The program at ``table`` (same cells), or None when its zero cells are not the first table's.
 
         Parameters
         ----------
@@ -173,8 +174,11 @@ class DataRebinder:
         if table.region is not None:
             return None  # the cells are variables there: a program of another shape
         probs = table.cell_probabilities()
-        if any(p > 0 and cell not in self.support for cell, p in probs.items()):
-            return None  # the first table had this cell at zero (a presolve may have removed its variables)
+        if frozenset(cell for cell, p in probs.items() if p > 0) != self.support:
+            # the compiler reads which cells are zero (a presolve, an intervention identified only where
+            # its value has data, a ratio floor dropped where zeros force P(F) = 0): another support
+            # compiles, in either direction
+            return None
         prog = self.base.program
         constraints = list(prog.constraints)
         for name, row in self.rows.items():

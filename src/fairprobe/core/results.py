@@ -338,11 +338,14 @@ class BoundResult(Explained):
     lower_achieved, upper_achieved : float or None
         Metric values attained by feasible models (inner bounds).
     status : str
-        "optimal" when both sides were proved optimal and a model verified to 1e-9 lies within
-        1e-5 of each bound, "limit" when a solver stopped early (the bounds stay certified, only
-        wider), "gap" when the bounds lie more than 1e-5 beyond the verified models' values
-        (certified, not shown to be sharp: a loosened ``gap`` was met, or a solver's optimum was
-        not a model; a note says which).
+        "optimal" when both sides were proved optimal and no achieved value lies more than 1e-5
+        inside its bound, "limit" when a solver stopped early (the bounds stay certified, only
+        wider), "gap" when an achieved value lies more than 1e-5 inside its bound (certified, not
+        shown to be sharp: a loosened ``gap`` was met, or a solver's optimum was not a model; a
+        note says which). Achieved values are repaired to rows held to 1e-9 where the repair
+        applies (ratio and window programs), else the solver's point within 1e-5;
+        ``min_result.extra["achieved_violation"]`` records which. A side without an achieved
+        value (``gap`` infinite) leaves the status to the solvers.
     gap : float
         Largest distance between a certified bound and the achieved value on its side.
     min_result, max_result : SolveResult

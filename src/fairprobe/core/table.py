@@ -627,7 +627,7 @@ class ObservedTable:
         >>> t.with_probabilities([0.5, 0.5]).prob({"A": 0})
         0.5
         """
-        probs = np.asarray(probs, dtype=float)
+        probs = np.array(probs, dtype=float)  # a copy: the caller may reuse its buffer
         if probs.shape != (len(self.cells),):
             raise DataError(f"with_probabilities needs {len(self.cells)} probabilities (one per cell), got "
                             f"shape {probs.shape}.")
