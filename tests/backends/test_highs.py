@@ -274,3 +274,13 @@ bounds
     else:
         assert all(v >= bound for v in values), (float(min(values)), res.objective_bound)
         assert float(min(values)) - res.objective_bound <= 1e-2
+
+
+def test_a_badly_scaled_row_is_solved_not_an_error() -> None:
+    """HiGHS's simplex without presolve ended with status "Not Set" on ``1e-7 * x1 <= 0`` (found by the
+    property test above); the run is repeated with presolve, and the verified optimum is the exact 0."""
+    prog = fp.PolynomialProgram.from_text("maximize\n  118*x1\nsubject to\n  a: x0 <= 0\n  b: 1e-07*x1 <= 0\n"
+                                          "bounds\n  0 <= x0 <= 1\n  0 <= x1 <= 1")
+    res = fp.get_backend("highs").solve(prog)
+    assert res.termination is Termination.OPTIMAL
+    assert 0.0 <= res.objective_bound <= 1e-12 and res.incumbent_objective == 0.0

@@ -175,11 +175,19 @@ def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions,
                     "no variables", 0)
     if arr.n_rows == 0 and integer is None:
         return _run_box(arr)
-    if arr.n_rows * arr.n_cols <= SMALL_LP and integer is None and "presolve" not in options.solver_options:
+    presolve_off = arr.n_rows * arr.n_cols <= SMALL_LP and integer is None and "presolve" not in options.solver_options
+    if presolve_off:
         h.setOptionValue("presolve", "off")
     _pass_model(h, arr, integer)
     h.run()
-    return _read(h, arr.n_cols, arr.n_rows, integer is not None)
+    run = _read(h, arr.n_cols, arr.n_rows, integer is not None)
+    if presolve_off and run.status == "error":
+        # HiGHS's simplex without presolve can end with status "Not Set" on a badly scaled row
+        # (x <= 0 written as 1e-7 x <= 0): presolve removes such rows, so run once more with it
+        h.setOptionValue("presolve", "on")
+        h.run()
+        run = _read(h, arr.n_cols, arr.n_rows, False)
+    return run
 
 
 class WarmLP:
