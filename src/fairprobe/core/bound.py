@@ -60,7 +60,14 @@ from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merg
 from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.rebind import DataRebinder
 from fairprobe.core.registry import get_backend, registered
-from fairprobe.core.repair import REPAIRED_TOLERANCE, polish_point, polish_windows, project_to_model, repair_point
+from fairprobe.core.repair import (
+    REPAIRED_TOLERANCE,
+    model_violation,
+    polish_point,
+    polish_windows,
+    project_to_model,
+    repair_point,
+)
 from fairprobe.core.results import FEW_UNITS, BoundResult, ObservedValue, PointOutcome, few_units_line
 from fairprobe.core.routing import LinearFastPath, with_lp_fast_path
 from fairprobe.core.table import ObservedTable
@@ -511,31 +518,25 @@ LOOSE_GAP = 1e-5
 ACHIEVED_SLACK = 1e-9
 
 
+def _snapped(value: float | None, low: float, high: float, slack: float) -> float | None:
+    """``value`` moved onto ``low`` or ``high`` when it lies within ``slack`` outside them (else as is)."""
+    if value is None or not (math.isfinite(low) and math.isfinite(high)):
+        return value
+    if low - slack <= value < low:
+        return low
+    if high < value <= high + slack:
+        return high
+    return value
+
+
 def _inside(value: float | None, lower: float, upper: float) -> float | None:
     """An achieved value within :data:`ACHIEVED_SLACK` outside ``[lower, upper]``, moved onto the bound."""
-    if value is None or not (math.isfinite(lower) and math.isfinite(upper)):
-        return value
-    if lower - ACHIEVED_SLACK <= value < lower:
-        return lower
-    if upper < value <= upper + ACHIEVED_SLACK:
-        return upper
-    return value
+    return _snapped(value, lower, upper, ACHIEVED_SLACK)
 
 
 #: How far beyond the metric's own range (a rate outside [0, 1]) a model's computed value may be and
 #: still be read as the range's end: rows hold to 1e-9, divided by a denominator of 1e-3.
 RANGE_SLACK = 1e-6
-
-
-def _in_range(value: float | None, low: float, high: float) -> float | None:
-    """``value`` clipped to ``[low, high]`` when it lies within :data:`RANGE_SLACK` outside (else as is)."""
-    if value is None:
-        return None
-    if low - RANGE_SLACK <= value < low:
-        return low
-    if high < value <= high + RANGE_SLACK:
-        return high
-    return value
 
 
 def _gap(lower: float, upper: float, low_ach: float | None, up_ach: float | None) -> float:
@@ -631,14 +632,13 @@ def _window_value_at_model(joint: CompiledProgram, point: dict[str, float], res:
         # the nearest model lost more than 1e-5: look for one inside the solver's windows, widened
         # as little as a model needs (an LP per width)
         inside = polish_windows(joint.program, joint.query_rows, joint.windows, point, highs(), RATIO_EPSILON)
-        if inside is not None and _windows_value(joint, inside) < value:
-            value, model = _windows_value(joint, inside), inside
+        polished = _windows_value(joint, inside) if inside is not None else math.inf
+        if polished < value:
+            value, model = polished, inside
     if model is None or not math.isfinite(value):
         return None
     if isinstance(res.extra, dict):
-        violation = PolynomialProgram(sense="min", variables=list(joint.program.variables),
-                                      constraints=[c for c in joint.program.constraints
-                                                   if c.name not in joint.query_rows]).max_violation(model)
+        violation = model_violation(joint.program, joint.query_rows, model)
         res.extra["achieved_violation"] = max(violation, res.extra.get("achieved_violation", 0.0))
     return value
 
@@ -1105,7 +1105,7 @@ class BoundProblem:
             result.lower, result.upper = max(result.lower, low), min(result.upper, high)
         # a model's value lies in the metric's own range exactly; a rate computed as 1 + 2e-9 (rows held
         # to 1e-9 over a small group's denominator) is that range's end, not a value beyond it
-        ach = [_in_range(a, low, high) for a in (result.lower_achieved, result.upper_achieved)]
+        ach = [_snapped(a, low, high, RANGE_SLACK) for a in (result.lower_achieved, result.upper_achieved)]
         if clipped or ach != [result.lower_achieved, result.upper_achieved]:
             result.lower_achieved = _inside(ach[0], result.lower, result.upper)
             result.upper_achieved = _inside(ach[1], result.lower, result.upper)

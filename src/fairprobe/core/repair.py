@@ -25,7 +25,8 @@ from fairprobe.backends.base import SolveOptions, Termination
 from fairprobe.program.model import PolynomialProgram
 from fairprobe.program.polynomial import evaluate
 
-__all__ = ["REPAIRED_TOLERANCE", "polish_point", "polish_windows", "project_to_model", "repair_point"]
+__all__ = ["REPAIRED_TOLERANCE", "model_violation", "polish_point", "polish_windows", "project_to_model",
+           "repair_point"]
 
 #: Largest row violation of a repaired point.
 REPAIRED_TOLERANCE = 1e-9
@@ -62,6 +63,52 @@ def _ratio_rows(program: PolynomialProgram, ratios: list[str]) -> dict[int, tupl
     if set(out) != set(idx):
         return None
     return out
+
+
+def _lp_over(program: PolynomialProgram, rows: list, name: str) -> PolynomialProgram:
+    """A minimisation over ``program``'s variables (same boxes) with ``rows``; no objective yet."""
+    lp = PolynomialProgram(sense="min", name=name)
+    for v in program.variables:
+        lp.add_variable(v.name, v.lb, v.ub)
+    for row in rows:
+        lp.add_constraint(dict(row.poly), row.sense, row.rhs, name=row.name)
+    return lp
+
+
+def _minimise_l1_distance(lp: PolynomialProgram, program: PolynomialProgram, columns: list[int],
+                          point: Mapping[str, float]) -> None:
+    """Set ``lp``'s objective to the L1 distance of ``columns`` from ``point`` (one deviation each)."""
+    dev = {j: lp.add_variable(f"_dev{j}", 0.0) for j in columns}
+    for j, d in dev.items():
+        target = float(point.get(program.variables[j].name, 0.0))
+        lp.add_constraint({(d,): 1.0, (j,): -1.0}, ">=", -target)
+        lp.add_constraint({(d,): 1.0, (j,): 1.0}, ">=", target)
+    lp.set_objective({(d,): 1.0 for d in dev.values()})
+
+
+def _model_rows(program: PolynomialProgram, query_rows: frozenset[str] | set[str]) -> list:
+    """The rows that describe the models the bias admits (every row that does not encode the query)."""
+    return [row for row in program.constraints if row.name not in query_rows]
+
+
+def model_violation(program: PolynomialProgram, query_rows: frozenset[str] | set[str],
+                    point: Mapping[str, float]) -> float:
+    """Largest violation at ``point`` of the model rows (and of every variable's box).
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+    query_rows : set of str
+        Names of the rows that encode the query (left out).
+    point : mapping of str to float
+
+    Returns
+    -------
+    float
+    """
+    check = PolynomialProgram(sense="min", variables=list(program.variables),
+                              constraints=_model_rows(program, query_rows))
+    return check.max_violation(point)
 
 
 def repair_point(program: PolynomialProgram, ratios: list[str], point: Mapping[str, float],
@@ -105,21 +152,9 @@ def repair_point(program: PolynomialProgram, ratios: list[str], point: Mapping[s
     defs = _ratio_rows(program, ratios)
     if defs is None:
         return None
-    n = program.n_variables
-    lp = PolynomialProgram(sense="min", name="repair")
-    for v in program.variables:
-        lp.add_variable(v.name, v.lb, v.ub)
-    dev = [lp.add_variable(f"_dev{j}", 0.0) for j in range(n)]
-    for row in program.constraints:
-        if not any(i in defs for mono in row.poly for i in mono):
-            lp.add_constraint(dict(row.poly), row.sense, row.rhs, name=row.name)
-    for j, v in enumerate(program.variables):
-        if j in defs:
-            continue
-        target = float(point.get(v.name, 0.0))
-        lp.add_constraint({(dev[j],): 1.0, (j,): -1.0}, ">=", -target)
-        lp.add_constraint({(dev[j],): 1.0, (j,): 1.0}, ">=", target)
-    lp.set_objective({(dev[j],): 1.0 for j in range(n) if j not in defs})
+    linear = [row for row in program.constraints if not any(i in defs for mono in row.poly for i in mono)]
+    lp = _lp_over(program, linear, "repair")
+    _minimise_l1_distance(lp, program, [j for j in range(program.n_variables) if j not in defs], point)
     res = lp_backend.solve(lp, SolveOptions())
     if res.termination is not Termination.OPTIMAL or res.incumbent is None:
         return None
@@ -257,21 +292,12 @@ def project_to_model(program: PolynomialProgram, query_rows: frozenset[str] | se
     >>> abs(fixed["a"] + fixed["b"] - 1) <= 1e-9
     True
     """
-    model_rows = [row for row in program.constraints if row.name not in query_rows]
+    model_rows = _model_rows(program, query_rows)
     if any(len(m) > 1 for row in model_rows for m in row.poly):
         return None
-    lp = PolynomialProgram(sense="min", name="project")
-    for v in program.variables:
-        lp.add_variable(v.name, v.lb, v.ub)
+    lp = _lp_over(program, model_rows, "project")
     read = sorted({i for row in model_rows for m in row.poly for i in m})
-    dev = {j: lp.add_variable(f"_dev{j}", 0.0) for j in read}
-    for row in model_rows:
-        lp.add_constraint(dict(row.poly), row.sense, row.rhs, name=row.name)
-    for j in read:
-        target = float(point.get(program.variables[j].name, 0.0))
-        lp.add_constraint({(dev[j],): 1.0, (j,): -1.0}, ">=", -target)
-        lp.add_constraint({(dev[j],): 1.0, (j,): 1.0}, ">=", target)
-    lp.set_objective({(d,): 1.0 for d in dev.values()})
+    _minimise_l1_distance(lp, program, read, point)
     res = lp_backend.solve(lp, SolveOptions())
     if res.termination is not Termination.OPTIMAL or res.incumbent is None:
         return None
@@ -279,8 +305,7 @@ def project_to_model(program: PolynomialProgram, query_rows: frozenset[str] | se
     out = {v.name: min(max(float(point.get(v.name, 0.0)), v.lb), v.ub) for v in program.variables}
     for j in read:
         out[program.variables[j].name] = float(res.incumbent[program.variables[j].name])
-    check = PolynomialProgram(sense="min", variables=list(program.variables), constraints=model_rows)
-    return out if check.max_violation(out) <= REPAIRED_TOLERANCE else None
+    return out if model_violation(program, query_rows, out) <= REPAIRED_TOLERANCE else None
 
 
 #: Widths added to a solver's window in turn by :func:`polish_windows` (the first with a model wins).
@@ -318,7 +343,7 @@ def polish_windows(program: PolynomialProgram, query_rows: frozenset[str] | set[
     dict or None
         The model's point (rows outside ``query_rows`` to :data:`REPAIRED_TOLERANCE`), or None.
     """
-    model_rows = [row for row in program.constraints if row.name not in query_rows]
+    model_rows = _model_rows(program, query_rows)
     if any(len(m) > 1 for row in model_rows for m in row.poly):
         return None
     index = {v.name: i for i, v in enumerate(program.variables)}
@@ -350,16 +375,11 @@ def polish_windows(program: PolynomialProgram, query_rows: frozenset[str] | set[
                 return None
             members.append((n, d))
         rates.append(members)
-    check = PolynomialProgram(sense="min", variables=list(program.variables), constraints=model_rows)
     best = _least_widening(program, model_rows, rates, lows, width, point, lp_backend, floor)
-    if best is not None and check.max_violation(best) <= REPAIRED_TOLERANCE:
+    if best is not None and model_violation(program, query_rows, best) <= REPAIRED_TOLERANCE:
         return best
     for slack in WINDOW_SLACKS:
-        lp = PolynomialProgram(sense="min", name="window-polish")
-        for v in program.variables:
-            lp.add_variable(v.name, v.lb, v.ub)
-        for row in model_rows:
-            lp.add_constraint(dict(row.poly), row.sense, row.rhs, name=row.name)
+        lp = _lp_over(program, model_rows, "window-polish")
         for f, members in enumerate(rates):
             # the window widened by the slack at both ends: the solver's point sits within its
             # tolerance of each end, so an end held exactly may leave no model
@@ -367,10 +387,7 @@ def polish_windows(program: PolynomialProgram, query_rows: frozenset[str] | set[
             for n, d in members:
                 # N - bottom * D >= 0 and N - top * D <= 0, with D >= floor (a rate in its window)
                 for bound, sense in ((bottom, ">="), (top, "<=")):
-                    body = dict(n)
-                    for m, c in d.items():
-                        body[m] = body.get(m, 0.0) - bound * c
-                    const = body.pop((), 0.0)
+                    body, const = _rate_against(n, d, bound)
                     if body:
                         lp.add_constraint(body, sense, -const)
                 d_body = dict(d)
@@ -380,7 +397,7 @@ def polish_windows(program: PolynomialProgram, query_rows: frozenset[str] | set[
         res = lp_backend.solve(lp, SolveOptions())
         if res.termination is Termination.OPTIMAL and res.incumbent is not None:
             out = {v.name: min(max(float(res.incumbent.get(v.name, 0.0)), v.lb), v.ub) for v in program.variables}
-            if check.max_violation(out) <= REPAIRED_TOLERANCE:
+            if model_violation(program, query_rows, out) <= REPAIRED_TOLERANCE:
                 return out
     return None
 
@@ -393,12 +410,8 @@ def _least_widening(program: PolynomialProgram, model_rows: list, rates: list, l
     least ``d_i`` (half its value at the solver's point), ``N_i - low D_i + s d_i >= 0`` implies it
     (and likewise at the top), and is linear: minimise ``s`` over the models.
     """
-    lp = PolynomialProgram(sense="min", name="window-widening")
-    for v in program.variables:
-        lp.add_variable(v.name, v.lb, v.ub)
+    lp = _lp_over(program, model_rows, "window-widening")
     widen = lp.add_variable("_widen", 0.0, 1.0)
-    for row in model_rows:
-        lp.add_constraint(dict(row.poly), row.sense, row.rhs, name=row.name)
     values = [float(point.get(v.name, 0.0)) for v in program.variables]
     for f, members in enumerate(rates):
         for n, d in members:
@@ -408,10 +421,7 @@ def _least_widening(program: PolynomialProgram, model_rows: list, rates: list, l
             if d_body:
                 lp.add_constraint(d_body, ">=", held - d_const)
             for end, sense, sign in ((lows[f], ">=", 1.0), (lows[f] + width, "<=", -1.0)):
-                body = dict(n)
-                for m, c in d.items():
-                    body[m] = body.get(m, 0.0) - end * c
-                const = body.pop((), 0.0)
+                body, const = _rate_against(n, d, end)
                 body[(widen,)] = sign * held
                 lp.add_constraint(body, sense, -const)
     lp.set_objective({(widen,): 1.0})
@@ -419,3 +429,12 @@ def _least_widening(program: PolynomialProgram, model_rows: list, rates: list, l
     if res.termination is not Termination.OPTIMAL or res.incumbent is None:
         return None
     return {v.name: min(max(float(res.incumbent.get(v.name, 0.0)), v.lb), v.ub) for v in program.variables}
+
+
+def _rate_against(num: dict, den: dict, value: float) -> tuple[dict, float]:
+    """``N - value * D`` as (body without constant, constant): the rate against ``value``, linear."""
+    body = dict(num)
+    for m, c in den.items():
+        body[m] = body.get(m, 0.0) - value * c
+    const = body.pop((), 0.0)
+    return body, const

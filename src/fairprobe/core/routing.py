@@ -102,6 +102,14 @@ class LinearFastPath:
         check = getattr(self.lp, "is_two_ratio", None)
         return bool(check is not None and not program.has_integers and check(program))
 
+    def _said_auto(self, res: Any) -> Any:
+        """A parity search's result, saying so when ``auto`` was asked (as its own choices do)."""
+        if getattr(self.main, "name", None) != "auto":
+            return res
+        return res.with_updates(extra={**res.extra, "auto_choice": "highs"},
+                                message="auto chose highs (a parity of two rates over a polytope: exact parametric "
+                                        "LP search, verified bound): " + res.message)
+
     def solve_parity_pair(self, program: Any, options: Any = None) -> tuple[Any, Any] | None:
         """Both sides of a parity of two rates by the exact search, sharing its form and denominators.
 
@@ -124,11 +132,7 @@ class LinearFastPath:
         if results is None:
             return None
         self.two_ratio_solves += 2
-        if getattr(self.main, "name", None) == "auto":
-            results = tuple(r.with_updates(extra={**r.extra, "auto_choice": "highs"},
-                                           message="auto chose highs (a parity of two rates over a polytope: exact "
-                                           "parametric LP search, verified bound): " + r.message) for r in results)
-        return results
+        return tuple(self._said_auto(r) for r in results)
 
     def solve(self, program: Any, options: Any = None) -> Any:
         """Solve ``program`` with HiGHS when it is a continuous LP, else with the chosen backend.
@@ -150,11 +154,7 @@ class LinearFastPath:
             res = parity(program, options)  # a parity of two rates: a parametric LP search, exact and verified
             if res is not None:
                 self.two_ratio_solves += 1
-                if getattr(self.main, "name", None) == "auto":  # say what auto chose, as its own choices do
-                    extra = {**res.extra, "auto_choice": "highs"}
-                    res = res.with_updates(extra=extra, message="auto chose highs (a parity of two rates over a "
-                                           "polytope: exact parametric LP search, verified bound): " + res.message)
-                return res
+                return self._said_auto(res)
         self.main_solves += 1
         return self.main.solve(program, options)
 
