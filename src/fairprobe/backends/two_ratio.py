@@ -47,7 +47,13 @@ import numpy as np
 from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
 from fairprobe.backends.highs_lp import WarmLP, run_lp
 from fairprobe.program.model import Constraint, PolynomialProgram, Variable
-from fairprobe.program.safe_bounds import LinearArrays, exact_lower_bound, linear_arrays, verified_lower_bound
+from fairprobe.program.safe_bounds import (
+    LinearArrays,
+    charnes_cooper_arrays,
+    exact_lower_bound,
+    linear_arrays,
+    verified_lower_bound,
+)
 from fairprobe.program.transforms import charnes_cooper
 
 __all__ = ["TwoRatioForm", "solve_two_ratio", "two_ratio_form"]
@@ -246,17 +252,20 @@ class _Search:
     """``max rho_a - rho_b`` over ``P`` for one orientation (weights folded into ``N_a``, ``N_b``)."""
 
     def __init__(self, form: TwoRatioForm, a: int, b: int, scale_a: float, scale_b: float,
-                 options: SolveOptions, deadline: float | None) -> None:
+                 options: SolveOptions, deadline: float | None, shared: dict | None = None) -> None:
         self.options, self.deadline = options, deadline
         base = form.base
         self.na = (form.num[a][0] * scale_a, form.num[a][1] * scale_a)
         self.da = form.den[a]
         self.nb = (form.num[b][0] * scale_b, form.num[b][1] * scale_b)
         self.db = form.den[b]
-        self.q_arr = linear_arrays(base)
+        shared = {} if shared is None else shared
+        if "q_arr" not in shared:  # the polytope's arrays, the same for either sense
+            shared["q_arr"] = linear_arrays(base)
+        self.q_arr = shared["q_arr"]
         self.m = len(base.constraints)
         self._base = base
-        self.cc_arr = linear_arrays(charnes_cooper(self._ratio_program(self.nb, self.db, "min")))
+        self.cc_arr = self._charnes_cooper(self.nb, self.db, 1.0)
         self.da_min = -math.inf
         self.slack = 0.0
         self.support = np.flatnonzero((self.na[0] != 0) | (self.da[0] != 0)).astype(np.int32)
@@ -280,8 +289,7 @@ class _Search:
 
     def ratio_a_top(self) -> tuple[float, float, np.ndarray] | None:
         """Verified upper bound on ``max rho_a`` over ``P``, and a point (with its ``rho_a``) near it."""
-        prog = self._ratio_program(self.na, self.da, "max")
-        cc = linear_arrays(charnes_cooper(prog), sign=-1.0)
+        cc = self._charnes_cooper(self.na, self.da, -1.0)
         run = self._lp(cc)
         if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
             return None
@@ -294,18 +302,21 @@ class _Search:
         point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
         return lam, beta, point
 
-    def _ratio_program(self, num: tuple[np.ndarray, float], den: tuple[np.ndarray, float],
-                       sense: str) -> PolynomialProgram:
-        """``N / D`` over ``P`` as a linear-fractional program."""
-        def poly(vec: tuple[np.ndarray, float]) -> dict:
+    def _charnes_cooper(self, num: tuple[np.ndarray, float], den: tuple[np.ndarray, float],
+                        sign: float) -> LinearArrays:
+        """The Charnes-Cooper LP of ``sign * N / D`` over ``P`` (a minimisation)."""
+        arr = charnes_cooper_arrays(self.q_arr, num, den, sign)
+        if arr is not None:
+            return arr
+        def poly(vec: tuple[np.ndarray, float]) -> dict:  # a ranged row: through the polynomial program
             out = {(k,): float(v) for k, v in enumerate(vec[0]) if v != 0.0}
             if vec[1]:
                 out[()] = vec[1]
             return out
 
         prog = self._base.copy()
-        prog.objective, prog.objective_denominator, prog.sense = poly(num), poly(den), sense
-        return prog
+        prog.objective, prog.objective_denominator = poly(num), poly(den)
+        return linear_arrays(charnes_cooper(prog), sign=sign)
 
     def rho(self, point: np.ndarray, num: tuple[np.ndarray, float], den: tuple[np.ndarray, float]) -> float:
         return float((num[0] @ point + num[1]) / (den[0] @ point + den[1]))
@@ -611,8 +622,8 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
     wa, wb = sign * form.weights[0], sign * form.weights[1]
     # maximise rho_a - rho_b, rho_a = |w_a| r_a for the ratio with the positive weight
     a, b = (0, 1) if wa > 0 else (1, 0)
-    s = _Search(form, a, b, abs((wa, wb)[a]), abs((wa, wb)[b]), options, deadline)
     shared = {} if shared is None else shared
+    s = _Search(form, a, b, abs((wa, wb)[a]), abs((wa, wb)[b]), options, deadline, shared)
     for k in (a, b):
         if ("den_min", k) not in shared:  # the same polytope and denominator for either sense
             shared[("den_min", k)] = s.denominator_min(form.den[k])
