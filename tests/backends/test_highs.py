@@ -284,3 +284,14 @@ def test_a_badly_scaled_row_is_solved_not_an_error() -> None:
     res = fp.get_backend("highs").solve(prog)
     assert res.termination is Termination.OPTIMAL
     assert 0.0 <= res.objective_bound <= 1e-12 and res.incumbent_objective == 0.0
+
+
+def test_a_row_the_simplex_cannot_meet_at_its_tolerance_is_solved_not_an_error() -> None:
+    """``1e-7 x0 - 65 x2 <= 0`` with ``x2 <= 0`` forces ``x0 = 0``; the simplex at 1e-10 ended "Unknown" with
+    and without presolve when the retry started from the failed basis (found by the property test). Each retry
+    now starts afresh; the verified bound must not exceed the exact optimum 0."""
+    prog = fp.PolynomialProgram.from_text("minimize\n  -x0 - 1e-161*x2\nsubject to\n  a: 1e-07*x0 - 65*x2 <= 0\n"
+                                          "bounds\n  0 <= x0 <= 1\n  0 <= x1 <= 1\n  -1 <= x2 <= 0")
+    res = fp.get_backend("highs").solve(prog)
+    assert res.termination is Termination.OPTIMAL, res.message
+    assert -1e-12 <= res.objective_bound <= 0.0

@@ -181,12 +181,18 @@ def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions,
     _pass_model(h, arr, integer)
     h.run()
     run = _read(h, arr.n_cols, arr.n_rows, integer is not None)
-    if presolve_off and run.status == "error":
-        # HiGHS's simplex without presolve can end with status "Not Set" on a badly scaled row
-        # (x <= 0 written as 1e-7 x <= 0): presolve removes such rows, so run once more with it
-        h.setOptionValue("presolve", "on")
-        h.run()
-        run = _read(h, arr.n_cols, arr.n_rows, False)
+    if integer is None:
+        # HiGHS's simplex without presolve can end "Not Set" or "Unknown" on a badly scaled row
+        # (x <= 0 written as 1e-7 x <= 0, where 1e-10 feasibility is out of its reach): presolve
+        # removes such rows, and the interior-point solver takes what is left; each retry starts
+        # afresh (clearSolver), since a run from the failed basis fails the same way
+        for key, value in ((("presolve", "on"),) if presolve_off else ()) + (("solver", "ipm"),):
+            if run.status != "error":
+                break
+            h.clearSolver()
+            h.setOptionValue(key, value)
+            h.run()
+            run = _read(h, arr.n_cols, arr.n_rows, False)
     return run
 
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LinearArrays", "charnes_cooper_arrays", "exact_lower_bound", "fractional_lower_bound", "linear_arrays", "objective_vector",
-           "two_product", "verified_lower_bound"]
+__all__ = ["LinearArrays", "charnes_cooper_arrays", "exact_lower_bound", "fractional_lower_bound", "linear_arrays",
+           "objective_vector", "two_product", "verified_lower_bound"]
 
 #: Unit roundoff of IEEE double precision (2**-53).
 _U = 2.0 ** -53
