@@ -10,9 +10,15 @@ time.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import re
+import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from functools import reduce
 from operator import mul
 from typing import Any
@@ -46,6 +52,39 @@ DEFAULT_PARAMS: dict[str, Any] = {"heuristics/multistart/freq": -1}
 #: testing, while one that releases the GIL lets other Python threads (the status line of a long
 #: bound, a user's GUI) run during a long solve.
 _OPTIMIZE_LOCK = threading.Lock()
+
+#: A line SCIP's C code prints to stderr itself (``[solve.c:4216] ERROR: ...``), past ``hideOutput``.
+_SCIP_LINE = re.compile(r"^\[[\w./-]+\.c:\d+\]")
+
+
+@contextlib.contextmanager
+def _stderr_lines() -> Iterator[list[str]]:
+    """Collect what C code writes to file descriptor 2 meanwhile; SCIP's own lines are kept, others passed on.
+
+    SCIP prints errors of its sub-solvers (``unresolved numerical troubles in LP`` in a heuristic's
+    sub-problem, after which the main solve goes on) straight to stderr, where they look like a
+    failure of the audit. They become the result's ``extra["solver_errors"]`` instead.
+    """
+    lines: list[str] = []
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):  # no usable descriptor 2 (an embedded interpreter): leave it
+        yield lines
+        return
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield lines
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            text = sink.read().decode("utf-8", "replace")
+            other = [line for line in text.splitlines() if line and not _SCIP_LINE.match(line)]
+            lines.extend(line for line in text.splitlines() if _SCIP_LINE.match(line))
+            if other:  # not SCIP's: whoever wrote it meant it to be seen
+                sys.stderr.write("\n".join(other) + "\n")
 
 _STATUS: dict[str, tuple[Termination, Limit | None]] = {
     "optimal": (Termination.OPTIMAL, None),
@@ -124,8 +163,9 @@ class ScipBackend(Backend):
             # the limit covers the whole call: building the model counts against it
             model.setParam("limits/time", max(0.0, float(options.time_limit) - (time.perf_counter() - start)))
         failure = None
+        errors: list[str] = []
         try:
-            with _OPTIMIZE_LOCK:
+            with _OPTIMIZE_LOCK, (contextlib.nullcontext(errors) if options.verbose else _stderr_lines()) as errors:
                 model.optimizeNogil()
         except Exception as exc:
             # SCIP gives up on "unresolved numerical troubles in LP" on badly scaled programs.
@@ -162,7 +202,8 @@ class ScipBackend(Backend):
             wall_time=time.perf_counter() - start,
             sense=program.sense,
             message=f"SCIP status: {status}" + (f" ({failure})" if failure else ""),
-            extra={"status": status, "n_nodes": model.getNNodes(), "n_solutions": n_sols},
+            extra={"status": status, "n_nodes": model.getNNodes(), "n_solutions": n_sols,
+                   **({"solver_errors": errors} if errors else {})},
         )
 
     @staticmethod

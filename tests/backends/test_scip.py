@@ -1,0 +1,35 @@
+"""SCIP backend specifics (fairprobe.backends.scip); the shared contract is in test_contract.py."""
+
+from __future__ import annotations
+
+import os
+
+import fairprobe as fp
+from fairprobe.backends.scip import _stderr_lines
+
+
+def test_scip_lines_on_stderr_are_kept_and_other_lines_passed_on(capfd) -> None:
+    with _stderr_lines() as lines:
+        os.write(2, b"[solve.c:4216] ERROR: (node 1) unresolved numerical troubles in LP 3 cannot be dealt with\n")
+        os.write(2, b"a warning someone else meant to show\n")
+    assert lines == ["[solve.c:4216] ERROR: (node 1) unresolved numerical troubles in LP 3 cannot be dealt with"]
+    err = capfd.readouterr().err
+    assert "a warning someone else meant to show" in err and "solve.c" not in err
+
+
+def test_a_sub_solver_error_inside_scip_does_not_reach_the_terminal(capfd) -> None:
+    """A Dirichlet draw of COMPAS's six-race table on which SCIP (9.x / 10.x) printed four ``[solve.c:...] ERROR``
+    lines from a heuristic's sub-problem during an equalised-odds bound, then finished optimal."""
+    from fairprobe.core.uncertainty import IntervalOptions, resampled_probabilities
+    from fairprobe.datasets import load_compas
+
+    compas = load_compas().frame
+    compas = compas.assign(pred=(compas.decile_score >= 5).astype(int))
+    races = fp.ObservedTable.from_frame(compas, A="race", Y="two_year_recid", P="pred")
+    draw = resampled_probabilities(races, IntervalOptions(method="bayes", resamples=100, seed=0))[20]
+    metric = fp.metric("equalized_odds", groups=("African-American", "Caucasian"))
+    res = fp.bound("proxy_label", metric, races.with_probabilities(draw), D=0.02, progress=False)
+    assert "solve.c" not in capfd.readouterr().err
+    assert res.status == "optimal" and res.lower <= res.upper
+    for side in (res.min_result, res.max_result):  # anything SCIP said is on the result, each line as printed
+        assert all(line.startswith("[") for line in side.extra.get("solver_errors", []))
