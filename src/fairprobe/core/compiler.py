@@ -68,7 +68,7 @@ from fairprobe.core.identify import identify_interventions
 from fairprobe.core.options import CompileOptions
 from fairprobe.core.query import Atom, ParsedExpression, parse_expression
 from fairprobe.core.reparametrise import reparametrise
-from fairprobe.core.response import EventTerm, ResponseModel, partial_readers
+from fairprobe.core.response import EventTerm, ResponseModel, partial_readers, shared_model
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, UndefinedMetricError
 from fairprobe.program.model import Constraint, PolynomialProgram
@@ -491,7 +491,7 @@ class _Compiler:
         # glue rows need P(slice) as data: an unconditioned table known exactly, with the slice columns
         pinned = not self.table.given and self.table.region is None and self.options.uses("partial_slices")
         partial = [v for v in sliceable if v in self.table.nodes] if pinned else []
-        model = ResponseModel(self.dag, self.cards, sliceable=sliceable, partial=partial)
+        model = shared_model(self.dag, self.cards, sliceable=sliceable, partial=partial)
         for comp in model.components:
             if not comp.slice_vars:
                 continue

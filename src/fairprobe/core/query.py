@@ -34,6 +34,7 @@ ProbabilityAtom(event=(Atom(var='Z', value=0), Atom(var='Y', value=0)), given=()
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -514,6 +515,14 @@ def parse_expression(text: str) -> ParsedExpression:
     ...
     fairprobe.exceptions.ConfigError: The query 'P(P = 1) - D' uses ['D'], which are not probabilities: ...
     """
+    parsed = _parsed_expression(text)
+    return ParsedExpression(parsed.expr, list(parsed.atoms), parsed.source)  # the caller's own atom list
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_expression(text: str) -> ParsedExpression:
+    # queries are parsed again by every compilation of a sweep, a bootstrap or a metric's pairs: once is enough
+    # (sympy expressions and atoms are immutable; errors are raised, never cached)
     p = _Parser(text)
     expr, _ = p.expr()
     if (tok := p.peek()) and tok[1] in ("<=", ">=", "=="):

@@ -417,6 +417,7 @@ class ResponseModel:
         self.dag = dag
         cards = dict(cardinalities or {})
         self.cards = {v: int(cards.get(v, 2)) for v in dag.endogenous}
+        self._terms: dict[tuple[Atom, ...], list[EventTerm]] = {}  # event_terms, computed once per event
         self.components: list[Component] = []
         self.component_of: dict[str, int] = {}
         districts = dag.c_components()
@@ -494,6 +495,16 @@ class ResponseModel:
         >>> model.event_terms([Atom("Y", 1), Atom("Y", 0)])
         []
         """
+        key = tuple(atoms)
+        if key not in self._terms:
+            terms = self._event_terms(key)
+            for term in terms:  # shared by every compilation of this model: nobody may write into them
+                for mask in term.masks.values():
+                    mask.flags.writeable = False
+            self._terms[key] = terms
+        return list(self._terms[key])
+
+    def _event_terms(self, atoms: Sequence[Atom]) -> list[EventTerm]:
         worlds: dict[tuple, dict[str, int]] = {}
         for a in atoms:
             for var in (a.var, *(k for k, _ in a.intervention)):
@@ -547,3 +558,46 @@ class ResponseModel:
             if ok:
                 terms.append(EventTerm(masks))
         return terms
+
+
+#: Models kept by :func:`shared_model` (a handful of biases per process; cleared past this many).
+_SHARED_MAX = 64
+_shared: dict[tuple, ResponseModel] = {}
+
+
+def shared_model(dag: DAG, cardinalities: Mapping[str, int], sliceable: Sequence[str] = (),
+                 partial: Sequence[str] = ()) -> ResponseModel:
+    """One :class:`ResponseModel` per DAG structure, cardinalities and slices, reused by every compilation.
+
+    A model and its event terms depend only on these, never on the data. A sweep, a bootstrap or
+    the pairs of a metric compile the same model many times, and enumerating its events was most
+    of the cost of a compilation.
+
+    Parameters
+    ----------
+    dag : DAG
+        Compared by its edges and node lists.
+    cardinalities : mapping of str to int
+    sliceable, partial : sequence of str
+        As for :class:`ResponseModel`.
+
+    Returns
+    -------
+    ResponseModel
+
+    Examples
+    --------
+    >>> a = shared_model(DAG.from_string("A -> Y"), {"A": 2, "Y": 2})
+    >>> a is shared_model(DAG.from_string("A -> Y"), {"Y": 2, "A": 2})
+    True
+    >>> a is shared_model(DAG.from_string("A -> Y"), {"A": 2, "Y": 3})
+    False
+    """
+    key = (tuple(map(tuple, dag.edges)), tuple(dag.unobserved), tuple(dag.conditioned), tuple(dag.isolated),
+           tuple(sorted((k, int(v)) for k, v in cardinalities.items())), tuple(sliceable), tuple(partial))
+    model = _shared.get(key)
+    if model is None:
+        if len(_shared) >= _SHARED_MAX:
+            _shared.clear()
+        model = _shared[key] = ResponseModel(dag, cardinalities, sliceable=sliceable, partial=partial)
+    return model
