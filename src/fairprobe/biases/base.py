@@ -7,6 +7,7 @@ and a subclass of :class:`JsonBias` pointing at it.
 
 from __future__ import annotations
 
+import copy
 import functools
 from abc import ABC, abstractmethod
 from importlib import resources
@@ -102,8 +103,14 @@ class JsonBias(Bias):
         ['P(Z = Y) >= 1 - D']
         """
         if self.path is not None:
-            return BiasConfig.from_json(self.path)
-        return BiasConfig.from_json(packaged_config(self.resource))
+            return BiasConfig.from_json(self.path)  # a user's file: read as it is now
+        return copy.deepcopy(_packaged_bias(self.resource))  # the caller's own copy of a validated config
+
+
+@functools.cache
+def _packaged_bias(resource: str) -> BiasConfig:
+    # parsed and validated once per process; fp.bound, a sweep or a bootstrap resolves the same bias often
+    return BiasConfig.from_json(packaged_config(resource))
 
 
 @functools.cache
