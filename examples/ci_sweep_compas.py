@@ -30,7 +30,7 @@ def main() -> None:
     compas = compas.assign(pred=(compas.decile_score >= 5).astype(int))
     races = fp.ObservedTable.from_frame(compas, A="race", Y="two_year_recid", P="pred")
     grid = [0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.4), sharey=True, layout="constrained")
     start = time.perf_counter()
     for ax, pair in zip(axes, [("African-American", "Caucasian"), ("Native American", "Caucasian")], strict=True):
         res = fp.sensitivity("selection", fp.metric("fpr_parity", groups=pair), races, D=grid, ci=0.95,
@@ -39,7 +39,6 @@ def main() -> None:
         ax.set_title(f"{pair[0]} vs {pair[1]}", fontsize=10)
         print(res.summary().splitlines()[-1][:200])
     fig.suptitle("COMPAS, FPR parity under selection: certified bounds and 95 % CI (projection)", fontsize=10)
-    fig.tight_layout()
     fig.savefig(args.out, dpi=110)
     print(f"wrote {args.out} in {time.perf_counter() - start:.1f} s")
 

@@ -106,7 +106,8 @@ def test_bad_options_name_the_fix(bad, match):
 def test_interval_is_shown_in_summary_json_and_frame():
     res = fp.bound("proxy_label", "fpr", counts_table(), D=0.02, ci=0.9, ci_method="bayes", resamples=50,
                    progress=False)
-    assert "90 % CI [" in res.summary() and "posterior draws" in res.summary()
+    # a Dirichlet-posterior interval is named a credible interval
+    assert "90 % credible interval [" in res.summary() and "posterior draws" in res.summary()
     assert res.to_dict()["interval"]["method"] == "bayes"
     frame = res.to_frame()
     assert frame.loc[0, "ci_lower"] == res.interval.lower and frame.loc[0, "ci_level"] == 0.9
@@ -150,7 +151,9 @@ def test_the_11_person_compas_group_gets_a_wide_interval_and_no_claim(compas_rac
     # a group of 3,175 people keeps its headline, with the interval beside it
     large = fp.bound("selection", fp.metric("fpr_parity", groups=("African-American", "Caucasian")), compas_races,
                      D=0.05, ci=0.95, ci_method="projection", progress=False)
-    assert not large.few_units and large.conclusion().verdict == "survives"
+    # (a headline that the bias alone leaves, D = 0.05, while the projection interval reaches 0: it says so)
+    assert not large.few_units and large.conclusion().verdict == "survives_bias_only"
+    assert large.lower > 0 > large.interval.lower
     assert large.interval.upper - large.interval.lower < 0.5
 
 
@@ -233,3 +236,51 @@ def test_projection_of_a_selected_table_is_linear_in_the_cells(metric: str):
     assert point.lower == pytest.approx(plain.lower, abs=1e-7) and point.upper == pytest.approx(plain.upper, abs=1e-7)
     wide = problem.solve({"D": 0.05}, progress=False)
     assert wide.lower <= plain.lower + 1e-9 and wide.upper >= plain.upper - 1e-9
+
+
+def test_a_conclusion_that_survives_the_bias_but_not_the_noise_says_so(compas_races):
+    pair = fp.metric("fpr_parity", groups=("African-American", "Caucasian"))
+    alone = fp.bound("selection", pair, compas_races, D=0.06, progress=False)
+    assert alone.lower > 0 and alone.conclusion().verdict == "survives"
+    res = fp.bound("selection", pair, compas_races, D=0.06, ci=0.95, ci_method="projection", progress=False)
+    assert res.interval.lower < 0 < res.lower  # the bias leaves the sign, the sample's noise does not
+    conclusion = res.conclusion()
+    assert conclusion.verdict == "survives_bias_only" and "it is not settled" in conclusion.text
+    assert res.to_dict()["verdict"] == "survives_bias_only"
+    # a sweep gives both limits: the bias alone keeps the sign up to 6 %, bias and noise only up to 2 %
+    sweep = fp.sensitivity("selection", pair, compas_races, D=[0.0, 0.02, 0.04, 0.06], ci=0.95,
+                           ci_method="projection", progress=False)
+    text = sweep.conclusion().text
+    assert sweep.conclusion().verdict == "survives_bias_only"
+    assert "for every D up to 6 %" in text and "(95 % CI, projection) it holds only up to D = 2 %" in text
+
+
+def test_interval_options_without_a_level_are_refused_not_ignored():
+    with pytest.raises(ConfigError, match=r"ci_method='bayes', resamples=20 only apply.*add ci=0.95"):
+        fp.bound("proxy_label", "fpr", counts_table(), D=0.02, ci_method="bayes", resamples=20, progress=False)
+    with pytest.raises(ConfigError, match=r"stratify='A' only apply"):
+        fp.sensitivity("proxy_label", "fpr", counts_table(), D=[0.0], stratify="A", progress=False)
+
+
+def test_an_unknown_stratify_node_is_refused_before_any_solve(monkeypatch):
+    from fairprobe.core import bound as bound_module
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("solved before the options were checked")
+
+    monkeypatch.setattr(bound_module.BoundProblem, "solve", no_solve)
+    with pytest.raises(ConfigError, match=r"stratify='sex' is not a node of the table \['A', 'Y', 'P'\].*mapped"):
+        fp.bound("proxy_label", "fpr", counts_table(), D=0.02, ci=0.95, stratify="sex", progress=False)
+
+
+def test_heavy_tailed_draws_get_a_note_and_normal_ones_none():
+    from fairprobe.core.uncertainty import _skew_notes
+
+    rng = np.random.default_rng(0)
+    normal = np.column_stack([rng.normal(0.2, 0.02, 200), rng.normal(0.5, 0.02, 200)])
+    assert _skew_notes(normal, "bootstrap") == []
+    jumpy = normal.copy()
+    jumpy[:6, 0] = 0.75  # six resamples in which a small group's bound jumped
+    notes = _skew_notes(jumpy, "bootstrap")
+    assert len(notes) == 1 and notes[0].startswith("the lower end's bootstrap draws are heavy-tailed (6 of 200")
+    assert "ci_method='projection'" in notes[0]

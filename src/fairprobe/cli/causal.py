@@ -262,7 +262,8 @@ def interval_table(interval: dict[str, Any] | None) -> pd.DataFrame | None:
     size = (f"{interval['resamples']:,} resamples" if method == "bootstrap" else
             f"{interval['resamples']:,} posterior draws" if method == "bayes" else "one certified program")
     rows = {
-        f"{pct} confidence interval for the metric": f"[{interval['lower']:.4f}, {interval['upper']:.4f}]",
+        f"{pct} {'credible' if method == 'bayes' else 'confidence'} interval for the metric":
+            f"[{interval['lower']:.4f}, {interval['upper']:.4f}]",
         f"{pct} interval for the identified set": f"[{interval['set_lower']:.4f}, {interval['set_upper']:.4f}]",
         "bias-only interval (the data as the population)":
             f"[{interval['estimate'][0]:.4f}, {interval['estimate'][1]:.4f}]",
@@ -349,6 +350,11 @@ def common(f: Any) -> Any:
     return f
 
 
+STRATIFY_OPTION = click.option(
+    "--stratify", default=None, metavar="NODE",
+    help="With --ci: resample within the levels of this node (e.g. A, when the groups' sizes were fixed by design).")
+
+
 def interval_options(f: Any) -> Any:
     """``--ci LEVEL``, ``--ci-method``, ``--resamples``, ``--seed`` and ``--jobs``: the sampling interval.
 
@@ -360,7 +366,8 @@ def interval_options(f: Any) -> Any:
     Returns
     -------
     callable
-        ``f`` with the options, passed as ``ci``, ``ci_method``, ``resamples``, ``seed``, ``n_jobs``.
+        ``f`` with the options, passed as ``ci``, ``ci_method``, ``resamples``, ``stratify``, ``seed``,
+        ``n_jobs``.
     """
     options = [
         click.option("--ci", "ci", type=float, default=None,
@@ -371,12 +378,24 @@ def interval_options(f: Any) -> Any:
                                              "one program) or bayes (Dirichlet draws)."),
         click.option("--resamples", type=int, default=1000, show_default=True,
                      help="Bootstrap resamples or posterior draws for --ci."),
+        STRATIFY_OPTION,
         seed_option("Seed of the resamples (the interval does not depend on --jobs)."),
         jobs_option(dest="n_jobs"),
     ]
     for opt in reversed(options):
         f = opt(f)
     return f
+
+
+def _interval_kwargs(ci: float | None, ci_method: str, resamples: int, stratify: str | None, seed: int,
+                     n_jobs: int | None) -> dict[str, Any]:
+    """The interval keywords of a driver; without --ci the others still go, so the driver refuses them."""
+    out: dict[str, Any] = {"ci": ci, "ci_method": ci_method, "resamples": resamples, "stratify": stratify}
+    if ci is not None:
+        out["seed"] = seed
+        if n_jobs is not None:
+            out["n_jobs"] = n_jobs
+    return out
 
 
 @click.command("bound")
@@ -386,7 +405,8 @@ def interval_options(f: Any) -> Any:
 def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
               group: str | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
               time_limit: float | None, as_json: bool, out_dir: Path | None, d_value: float | None,
-              ci: float | None, ci_method: str, resamples: int, seed: int, n_jobs: int) -> None:
+              ci: float | None, ci_method: str, resamples: int, stratify: str | None, seed: int,
+              n_jobs: int) -> None:
     """Certified bounds of a fairness metric under a bias at one sensitivity value.
 
     With --ci, also the confidence interval that adds the sampling error of the data (a group of
@@ -401,8 +421,7 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     from fairprobe.core.bound import bound
 
     table, grp = load_data(data_path, columns, groups)
-    extra = {} if ci is None else {"ci": ci, "ci_method": ci_method, "resamples": resamples, "seed": seed,
-                                   "n_jobs": n_jobs}
+    extra = _interval_kwargs(ci, ci_method, resamples, stratify, seed, n_jobs)
     res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
                 time_limit=time_limit, unmeasured=unmeasured, **extra,
                 **_fixed(params, given_d=d_value is not None))
@@ -427,13 +446,14 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
 @click.option("--ci-method", type=click.Choice(["bootstrap", "projection", "bayes"]), default="bootstrap",
               show_default=True, help="Interval method (projection: one solve per point).")
 @click.option("--resamples", type=int, default=1000, show_default=True, help="Resamples or draws per point.")
+@STRATIFY_OPTION
 @seed_option("Seed of the resamples (the same resamples at every point).")
 def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
               group: str | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
               time_limit: float | None,
               as_json: bool, out_dir: Path | None, d_grid: str, parameter: str | None, n_jobs: int,
               plot_path: Path | None, csv_path: Path | None, ci: float | None, ci_method: str, resamples: int,
-              seed: int) -> None:
+              stratify: str | None, seed: int) -> None:
     """Certified bounds over a grid of sensitivity values (progress on stderr).
 
     \b
@@ -444,7 +464,7 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     from fairprobe.core.sensitivity import sensitivity
 
     table, grp = load_data(data_path, columns, groups)
-    extra = {} if ci is None else {"ci": ci, "ci_method": ci_method, "resamples": resamples, "seed": seed}
+    extra = _interval_kwargs(ci, ci_method, resamples, stratify, seed, None)
     res = sensitivity(_bias(biases), _metric(metric, group, grp), table, D=parse_grid(d_grid),
                       parameter=parameter, backend=backend, time_limit=time_limit, n_jobs=n_jobs,
                       unmeasured=unmeasured, **extra, **_fixed(params, given_d=True))
@@ -482,7 +502,7 @@ def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, col
                   backend: str,
                   time_limit: float | None, as_json: bool, out_dir: Path | None, threshold: float | None,
                   tolerance: float | None, parameter: str | None, ci: float | None, ci_method: str,
-                  resamples: int, seed: int, n_jobs: int) -> None:
+                  resamples: int, stratify: str | None, seed: int, n_jobs: int) -> None:
     """Smallest sensitivity value at which the fairness conclusion can flip.
 
     With --ci, also the smallest value at which the confidence interval (bias and sampling error)
@@ -496,8 +516,7 @@ def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, col
     from fairprobe.core.breakdown import breakdown
 
     table, grp = load_data(data_path, columns, groups)
-    extra = {} if ci is None else {"ci": ci, "ci_method": ci_method, "resamples": resamples, "seed": seed,
-                                   "n_jobs": n_jobs}
+    extra = _interval_kwargs(ci, ci_method, resamples, stratify, seed, n_jobs)
     res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
                     tolerance=tolerance, parameter=parameter, backend=backend, time_limit=time_limit,
                     unmeasured=unmeasured, **extra, **_fixed(params))

@@ -99,7 +99,8 @@ def save_plot(draw: Callable[[], Any], path: Path) -> None:
     >>> plt.close("all")
     """
     ax = draw()
-    ax.figure.tight_layout()
+    if ax.figure.get_layout_engine() is None:  # fairprobe's own figures lay themselves out (constrained)
+        ax.figure.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     # "tight": the image grows to hold every label (tight_layout alone leaves a label longer than the figure clipped)
     ax.figure.savefig(path, dpi=150, bbox_inches="tight")

@@ -1495,7 +1495,7 @@ def bound(
     problem = BoundProblem(config, metric, data, unmeasured=unmeasured, fixed=at, compile_options=opts.compile)
     params = problem.parameter_values(D, **parameters)
     if interval is not None:
-        require_counts(problem.table)  # before any solve: the interval cannot be had without counts
+        require_counts(problem.table, interval)  # before any solve: the interval cannot be had without counts
     result = problem.solve(params, progress=opts.progress, **opts.solve_kwargs())
     if interval is not None:
         result.interval = sampling_interval(problem, params, result, interval, n_jobs=opts.n_jobs,

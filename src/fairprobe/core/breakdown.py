@@ -322,7 +322,7 @@ def breakdown(
 
     interval = interval_options(ci, ci_method=ci_method, resamples=resamples, seed=seed, stratify=stratify)
     if interval is not None:
-        require_counts(problem.table)  # before any solve
+        require_counts(problem.table, interval)  # before any solve
     n = 0
     solve_kwargs = opts.solve_kwargs()
 

@@ -13,6 +13,9 @@ these functions return and never decides itself. The rules:
 * A bound within :data:`SIGN_TOLERANCE` of 0 does not settle a sign (solver tolerances).
 * A solver stopped at its limit keeps its bounds certified but maybe loose: what they settle
   holds, what they leave open may only be loose; the text says so.
+* With a sampling interval, a conclusion that survives the bias but not the noise of the sample
+  (the interval reaches 0 where the bounds do not) reads ``"survives_bias_only"``: it holds in the
+  population the table describes, not in this sample's.
 * A rate measured on fewer than :data:`~fairprobe.core.results.FEW_UNITS` units (an 11-person
   group) gets its bounds and, when computed, its sampling interval, and **no claim** (verdict
   ``"too_few_units"``): a sign or a breakdown point read off so few units is noise, not a finding.
@@ -310,21 +313,32 @@ def bound_conclusion(res: BoundResult) -> Conclusion:
     if res.few_units:
         return _too_few(res, head, notes)
     if res.metric_kind == "rate":
-        return Conclusion("range", head, notes)
+        return Conclusion("range", head + _interval_text(res), notes)
     if res.nonnegative or res.metric_kind == "nonnegative":
         if res.lower > SIGN_TOLERANCE:
-            return Conclusion("survives", head + f" A disparity of at least {res.lower:.4f} remains."
+            return Conclusion(_survives(res, "positive"), head + f" A disparity of at least {res.lower:.4f} remains."
                               + _with_noise(res, "positive", "a gap remains"), notes)
-        return Conclusion("could_be_zero", head + " The disparity could be 0 at this much bias.", notes)
+        return Conclusion("could_be_zero", head + " The disparity could be 0 at this much bias."
+                          + _interval_text(res), notes)
     sign = _observed_sign(obs)
     if sign is None:
         return Conclusion("undetermined", head + " The data alone do not settle the sign of the disparity, so there "
-                          "is no observed conclusion to hold or flip.", notes)
+                          "is no observed conclusion to hold or flip." + _interval_text(res), notes)
     if _keeps(sign, res.lower, res.upper):
-        return Conclusion("survives", head + f" The disparity stays {sign}: the observed conclusion holds at this "
-                          "much bias." + _with_noise(res, sign, f"it stays {sign}"), notes)
+        return Conclusion(_survives(res, sign), head + f" The disparity stays {sign}: the observed conclusion holds "
+                          "at this much bias." + _with_noise(res, sign, f"it stays {sign}"), notes)
     return Conclusion("can_flip", head + f" The data show a {sign} disparity, but at this much bias it could be 0 "
-                      "or reversed: the conclusion could flip.", notes)
+                      "or reversed: the conclusion could flip." + _interval_text(res), notes)
+
+
+def _survives(res: BoundResult, sign: str) -> str:
+    """``"survives"``, or ``"survives_bias_only"`` when the sampling interval does not keep the sign."""
+    ci = res.interval
+    return "survives" if ci is None or _keeps(sign, ci.lower, ci.upper) else "survives_bias_only"
+
+
+def _interval_text(res: BoundResult) -> str:
+    return f" With sampling error: {res.interval.text()}." if res.interval is not None else ""
 
 
 def _with_noise(res: BoundResult, sign: str, kept: str) -> str:
@@ -421,9 +435,11 @@ def sweep_conclusion(sweep: SensitivityResult, breakdown_value: float | None = N
             return Conclusion("survives", head + f"{what} for every {p} searched {where}.{tail}", notes)
         return Conclusion(verdict_lost, head + f"{what} for any {p} below {_pct(breakdown_value)} {where} "
                           f"(breakdown point).{tail}", notes)
+    noise, noisy = _sweep_noise(solved, p, nonnegative, None if nonnegative else sign)
+    tail = noise + tail
     if all(keeps):
-        return Conclusion("survives", head + f"{what} for every {p} up to {_pct(solved[-1].params[p])} "
-                          f"{where}.{tail}", notes)
+        return Conclusion("survives_bias_only" if noisy else "survives", head + f"{what} for every {p} up to "
+                          f"{_pct(solved[-1].params[p])} {where}.{tail}", notes)
     first_lost = next(pt for pt, k in zip(solved, keeps, strict=True) if not k)
     kept = [pt.params[p] for pt, k in zip(solved, keeps, strict=True) if k and pt.params[p] < first_lost.params[p]]
     if not kept or max(kept) <= 0:
@@ -433,6 +449,29 @@ def sweep_conclusion(sweep: SensitivityResult, breakdown_value: float | None = N
     bounds = f"[{first_lost.result.lower:.4f}, {first_lost.result.upper:.4f}]"
     return Conclusion(verdict_lost, head + f"{keep}; at {p} = {_pct(first_lost.params[p])} the certified bounds "
                       f"{bounds} {lost_text}.{tail}", notes)
+
+
+def _sweep_noise(solved: list, p: str, nonnegative: bool, sign: str | None) -> tuple[str, bool]:
+    """The sentence on the sweep's sampling intervals, and whether they lose the conclusion somewhere.
+
+    ``("", False)`` unless every solved point has an interval.
+    """
+    intervals = [pt.result.interval for pt in solved]
+    if not intervals or any(ci is None for ci in intervals):
+        return "", False
+    keeps = [ci.lower > SIGN_TOLERANCE if nonnegative else _keeps(sign, ci.lower, ci.upper) for ci in intervals]
+    if all(keeps):
+        return f" With sampling error too ({intervals[0].level_text()}) it holds at every point.", False
+    last = None
+    for pt, k in zip(solved, keeps, strict=True):
+        if not k:
+            break
+        last = pt.params[p]
+    kind = intervals[0].level_text()
+    if last is None:
+        return (f" With sampling error ({kind}) it is not settled even at {p} = {solved[0].params[p]:g}: the sample "
+                "is too noisy for this conclusion.", True)
+    return f" With sampling error ({kind}) it holds only up to {p} = {_pct(last)}.", True
 
 
 def breakdown_conclusion(res: BreakdownResult) -> Conclusion:

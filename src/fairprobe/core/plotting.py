@@ -35,5 +35,6 @@ def new_axes(ax: Any = None, size: tuple[float, float] = (5, 3.5)) -> Any:
         return ax
     import matplotlib.pyplot as plt
 
-    _, ax = plt.subplots(figsize=size)
+    # constrained layout: labels and a legend below the axes stay inside the figure whatever savefig is given
+    _, ax = plt.subplots(figsize=size, layout="constrained")
     return ax

@@ -123,14 +123,31 @@ class SamplingInterval:
         >>> SamplingInterval(0.9, "projection", 0.1, 0.5, 0.1, 0.5, (0.2, 0.4), 0, 0, 0, 0, 0, 50, 0).text()
         '90 % CI [0.1000, 0.5000], projection (Clopper-Pearson region, n = 50); bias-only interval [0.2000, 0.4000]'
         """
-        pct = f"{100 * self.level:g} %"
         if self.method == "projection":
             how = f"projection (Clopper-Pearson region, n = {self.n:,})"
         else:
             unit = "resamples" if self.method == "bootstrap" else "posterior draws"
             how = f"{self.method}, {self.resamples:,} {unit}"
-        return (f"{pct} CI [{self.lower:.4f}, {self.upper:.4f}], {how}; bias-only interval "
+        return (f"{self._name()} [{self.lower:.4f}, {self.upper:.4f}], {how}; bias-only interval "
                 f"[{self.estimate[0]:.4f}, {self.estimate[1]:.4f}]")
+
+    def _name(self) -> str:
+        # a Dirichlet-posterior interval is a credible interval, not a confidence interval
+        return f"{100 * self.level:g} % " + ("credible interval" if self.method == "bayes" else "CI")
+
+    def level_text(self) -> str:
+        """The kind of interval in a few words (``"95 % CI, bootstrap"``).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> SamplingInterval(0.95, "bayes", 0.1, 0.5, 0.1, 0.5, (0.2, 0.4), 0, 0, 0, 0, 0, 50, 0).level_text()
+        '95 % credible interval, bayes'
+        """
+        return f"{self._name()}, {self.method}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly fields.
@@ -472,7 +489,9 @@ class BoundResult(Explained):
         -------
         Conclusion
             ``"range"`` for a rate; for a never-negative gap ``"survives"`` (a gap remains) or
-            ``"could_be_zero"``; for a signed disparity ``"survives"``, ``"can_flip"`` or
+            ``"could_be_zero"``; ``"survives_bias_only"`` when it survives the bias but its sampling
+            interval does not; ``"too_few_units"`` for a rate over too few units (no claim); for a
+            signed disparity ``"survives"``, ``"can_flip"`` or
             ``"undetermined"`` (the data alone do not settle the sign, or the metric has no value
             without bias).
 
@@ -629,6 +648,7 @@ class BoundResult(Explained):
                          f"the models in which each is at least {RATIO_EPSILON:g}")
         if self.interval is not None:
             lines.append(f"sampling: {self.interval.text()}")
+            lines += [f"  note: {note}" for note in self.interval.notes if "heavy-tailed" in note]
         if self.few_units:
             lines.append(few_units_line(self.few_units))
         sb, sa = self.stats_before, self.stats_after

@@ -329,7 +329,7 @@ class SensitivityResult(Explained):
 
         if len(self.parameters) != 1:
             raise ConfigError("plot() draws 1-D sweeps; use plot_heatmap() for a 2-D sweep.")
-        ax = new_axes(ax, (5, 3.5))
+        ax = new_axes(ax, (5.5, 4.2))
         frame = self.to_frame().sort_values(self.parameters[0])
         x = frame[self.parameters[0]].to_numpy()
         if "ci_lower" in frame.columns:  # the sampling interval around the bounds, lighter
@@ -351,7 +351,8 @@ class SensitivityResult(Explained):
         ax.axhline(0.0, color="grey", lw=0.6)
         ax.set_xlabel(f"sensitivity {self.parameters[0]}")
         ax.set_ylabel(self.metric)
-        ax.legend(frameon=False, fontsize=8)
+        # below the axes: inside, the legend covered the bands it explains
+        ax.legend(frameon=False, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
         return ax
 
     def plot_heatmap(self, ax: Any = None, *, value: str = "upper", annotate: bool = True) -> Any:
@@ -576,7 +577,7 @@ def sensitivity(
     interval = interval_options(ci, ci_method=ci_method, resamples=resamples, seed=seed, stratify=stratify)
     problem = BoundProblem(bias, metric, data, fixed=fixed, unmeasured=unmeasured, compile_options=opts.compile)
     if interval is not None:
-        require_counts(problem.table)  # before any solve
+        require_counts(problem.table, interval)  # before any solve
     swept, points = problem.points(D, parameter=parameter)
     solve_kwargs = opts.point_kwargs()
     outcomes = run_tasks([(problem, pt) for pt in points], n_jobs=opts.n_jobs, parallel_backend=opts.parallel_backend,
@@ -668,7 +669,7 @@ def sensitivity_grid(
         problem = BoundProblem(bias, metric, data, unmeasured=unmeasured, fixed=held,
                                compile_options=opts.compile) if held else probe
         if interval is not None:
-            require_counts(problem.table)  # before any solve
+            require_counts(problem.table, interval)  # before any solve
         _, grid = problem.points(list(D))
         problems.append((problem, len(tasks), len(grid)))
         for pt in grid:

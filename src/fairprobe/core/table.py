@@ -596,8 +596,9 @@ class ObservedTable:
         if not self.n:
             raise DataError(
                 "This table has probabilities but no sample size, and a sampling interval needs the number of "
-                "units behind it: pass n= (ObservedTable.from_probabilities(df, n=7214)), or build the table "
-                "with ObservedTable.from_counts (cell counts) or ObservedTable.from_frame (one row per unit).")
+                "units behind it: pass n= (ObservedTable.from_probabilities(df, n=<number of units>)), or build "
+                "the table with ObservedTable.from_counts (cell counts) or ObservedTable.from_frame (one row per "
+                "unit); on the command line, give a cells file with an 'n' column of counts, or unit rows.")
         counts = np.rint(self.cells[_PROB].to_numpy() * self.n).astype(np.int64)
         return counts
 

@@ -132,6 +132,12 @@ def interval_options(ci: Any, *, ci_method: str = "bootstrap", resamples: int = 
     (True, 0.95)
     """
     if ci is None or ci is False:
+        ignored = [f"{name}={value!r}" for name, value, default in
+                   (("ci_method", ci_method, "bootstrap"), ("resamples", resamples, 1000), ("stratify", stratify, None))
+                   if value != default]
+        if ignored:
+            raise ConfigError(f"{', '.join(ignored)} only apply to a sampling interval, and none was asked for: add "
+                              "ci=0.95 (command line: --ci 0.95), or drop them.")
         return None
     level = 0.95 if ci is True else ci
     return IntervalOptions(level=level, method=ci_method, resamples=resamples, seed=seed, stratify=stratify)
@@ -143,7 +149,8 @@ def _strata(table: ObservedTable, node: str | None) -> list[np.ndarray]:
     if node is None:
         return [np.arange(len(table.cells))]
     if node not in table.nodes:
-        raise ConfigError(f"stratify={node!r} is not a column of the table {table.nodes}.")
+        raise ConfigError(f"stratify={node!r} is not a node of the table {table.nodes}: name the node a column was "
+                          "mapped to (e.g. stratify='A' when the groups' column was read as A), not the source column.")
     codes = table.cells[node].to_numpy()
     return [np.flatnonzero(codes == v) for v in np.unique(codes)]
 
@@ -355,6 +362,35 @@ def _from_draws(population: BoundResult, draws: np.ndarray, options: IntervalOpt
             "se_lower": se_lo, "se_upper": se_hi, "critical_value": c, "failed": failed}
 
 
+#: Standard deviation over the normal-equivalent interquartile spread above which an endpoint's draws are
+#: called heavy-tailed (1 for a normal distribution).
+HEAVY_TAILS = 2.0
+
+
+def _skew_notes(draws: np.ndarray, method: str) -> list[str]:
+    """A note per endpoint whose draws are heavy-tailed: a few resamples far out inflate the standard error.
+
+    A bound over a group of a few units jumps between resamples (a resample with one unit more or
+    less in a rate's denominator); the standard error then reflects those jumps and the interval can
+    reach the metric's end. The note says so and points at the projection interval.
+    """
+    good = draws[np.all(np.isfinite(draws), axis=1)]
+    out = []
+    for k, end in enumerate(("lower", "upper")):
+        if len(good) < MIN_RESAMPLES:
+            break
+        q1, q3 = np.quantile(good[:, k], [0.25, 0.75])
+        sd = float(np.std(good[:, k], ddof=1))
+        spread = (q3 - q1) / 1.349
+        if sd > HEAVY_TAILS * spread and sd > 1e-9:
+            far = int(np.sum(np.abs(good[:, k] - np.median(good[:, k])) > 3 * max(spread, 1e-12)))
+            out.append(f"the {end} end's {method} draws are heavy-tailed ({far} of {len(good)} far from the rest: "
+                       f"standard deviation {sd:.3g} against {spread:.3g} from the quartiles), so the interval leans "
+                       "on a few draws; a small group makes the bound jump between resamples. Compare "
+                       "ci_method='projection' (valid at any n).")
+    return out
+
+
 def sampling_interval(problem: BoundProblem, params: Mapping[str, float], population: BoundResult,
                       options: IntervalOptions, *, n_jobs: int | None = 1, progress: bool = True,
                       solve_kwargs: Mapping[str, Any] | None = None) -> SamplingInterval:
@@ -430,6 +466,7 @@ def sampling_interval(problem: BoundProblem, params: Mapping[str, float], popula
             notes.append(f"{values['failed']} of {len(draws)} draws left the metric undefined and were dropped")
         if options.stratify:
             notes.append(f"units resampled within the levels of {options.stratify} (their counts fixed by design)")
+        notes += _skew_notes(solved, options.method)
     return SamplingInterval(
         level=options.level, method=options.method, lower=values["lower"], upper=values["upper"],
         set_lower=values["set_lower"], set_upper=values["set_upper"],
@@ -438,18 +475,22 @@ def sampling_interval(problem: BoundProblem, params: Mapping[str, float], popula
         seed=options.seed, notes=notes, wall_time=time.perf_counter() - start)
 
 
-def require_counts(data: Sequence[Any] | Any) -> None:
+def require_counts(data: Sequence[Any] | Any, options: IntervalOptions | None = None) -> None:
     """Raise the counts error early (before any solve) for a table without a sample size.
 
     Parameters
     ----------
     data : ObservedTable
         The table to check.
+    options : IntervalOptions, optional
+        Its ``stratify`` node is checked against the table too.
 
     Raises
     ------
     DataError
         Without ``n``.
+    ConfigError
+        ``stratify`` names no node of the table.
 
     Examples
     --------
@@ -462,3 +503,5 @@ def require_counts(data: Sequence[Any] | Any) -> None:
     fairprobe.exceptions.DataError: This table has probabilities but no sample size, ...
     """
     data.counts()  # raises the message without a sample size
+    if options is not None and options.stratify is not None:
+        _strata(data, options.stratify)  # raises for a node the table does not have

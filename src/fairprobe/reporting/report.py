@@ -351,7 +351,8 @@ class Section:
 
         fig = getattr(figure, "figure", figure)
         buf = io.BytesIO()
-        fig.tight_layout()
+        if fig.get_layout_engine() is None:  # fairprobe's own figures lay themselves out (constrained)
+            fig.tight_layout()
         # "tight": the saved image grows to hold every label (tight_layout alone cannot fit a label
         # longer than the figure, and leaves it clipped)
         fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
