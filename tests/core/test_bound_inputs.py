@@ -150,3 +150,16 @@ def test_two_processes_give_the_same_bounds() -> None:
     two = fp.bound("selection", "ppv_parity", t, D=0.05, n_jobs=2)
     assert (two.lower, two.upper) == pytest.approx((one.lower, one.upper), abs=1e-9)
     assert two.status == one.status == "optimal"
+
+
+def test_a_misnamed_sensitivity_value_is_refused_not_dropped() -> None:
+    """A D dict keyed by bias names (or a typo such as xxtol=) used to be taken silently, leaving the real
+    parameters without a value or the option unused."""
+    from fairprobe.datasets import load_paper_table
+
+    table = load_paper_table()
+    with pytest.raises(fp.ConfigError, match=r"unknown sensitivity parameter\(s\) \['proxy_label', 'selection'\]; "
+                                             r"this bias has \['D_proxy_label', 'D_selection'\]"):
+        fp.bound(["proxy_label", "selection"], "fpr_parity", table, D={"proxy_label": 0.02, "selection": 0.02})
+    with pytest.raises(fp.ConfigError, match=r"\['xxtol'\]"):
+        fp.breakdown("proxy_label", "fpr", table, threshold=0.2, xxtol=0.01, D_max=0.1)

@@ -178,6 +178,8 @@ def test_breakdown_with_sampling_error_comes_before_the_bias_only_point_and_appr
         gaps.append(res.value - res.ci_value)
         assert "With sampling error" in res.conclusion().text and "with sampling error" in res.summary()
         assert res.to_dict()["ci_value"] == res.ci_value
+        frame = res.to_frame().set_index("point")  # the interval's two points, with their intervals, in the table
+        assert frame.loc["ci_above", "ci_upper"] == above.upper and frame.loc["ci_below", "D"] < res.ci_value + 1e-12
     assert gaps[1] < 0.25 * gaps[0]  # 100 times the units: the noise costs far less of the bias budget
 
 

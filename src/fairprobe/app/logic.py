@@ -853,8 +853,9 @@ class SweepJob:
         if not self.time_limit or not (0 < float(self.time_limit) <= MAX_TIME_LIMIT):
             raise ConfigError(f"The time limit must lie in (0, {MAX_TIME_LIMIT:g}] seconds.")
         self.started = time.perf_counter()
+        # the page keeps its resamples setting while the box is unticked: no interval then
         self.interval = fp.interval_options(self.ci, ci_method=self.ci_method, resamples=self.resamples,
-                                            seed=self.seed)
+                                            seed=self.seed) if self.ci else None
         self.problem = fp.BoundProblem(self.bias, self.metric, self.data, fixed=self.fixed)
         if self.interval is not None:
             self.problem.table.counts()  # a table without a sample size: the error names the fix

@@ -38,7 +38,7 @@ from fairprobe.core.budget import DEFAULT_TIME_LIMIT
 from fairprobe.core.interpret import breakdown_conclusion, held_parameters, threshold_test
 from fairprobe.core.jsonsafe import json_number
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, merge_fixed, run_options
-from fairprobe.core.results import Conclusion, Explained, ObservedValue, Summary, few_units_line
+from fairprobe.core.results import Conclusion, Explained, ObservedValue, Summary, few_units_line, interval_columns
 from fairprobe.core.validate import check_breakdown_target, check_sweep_target
 from fairprobe.exceptions import ConfigError
 
@@ -114,7 +114,7 @@ class BreakdownResult(Explained):
         --------
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
-        >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, xxtol=0.01, D_max=0.1)
+        >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, xtol=0.01, D_max=0.1)
         >>> res.conclusion().verdict
         'can_flip'
         """
@@ -126,21 +126,23 @@ class BreakdownResult(Explained):
         Returns
         -------
         pandas.DataFrame
-            Columns ``point`` (``observed``, ``below``, ``above``), the moved parameter, ``lower``, ``upper``,
-            ``status``.
+            Columns ``point`` (``observed``, ``below``, ``above``, and with a sampling interval
+            ``ci_below``, ``ci_above`` around :attr:`ci_value`), the moved parameter, ``lower``,
+            ``upper``, ``status``, and the ``ci_*`` columns of the points that have an interval.
 
         Examples
         --------
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
-        >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, xxtol=0.01, D_max=0.1)
+        >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, xtol=0.01, D_max=0.1)
         >>> res.to_frame()["point"].tolist()
         ['observed', 'below', 'above']
         """
+        points = (("observed", self.observed), ("below", self.below), ("above", self.above),
+                  ("ci_below", self.ci_below), ("ci_above", self.ci_above))
         rows = [{"point": name, self.parameter: r.parameters.get(self.parameter, math.nan), "lower": r.lower,
-                 "upper": r.upper, "status": r.status}
-                for name, r in (("observed", self.observed), ("below", self.below), ("above", self.above))
-                if r is not None]
+                 "upper": r.upper, "status": r.status, **interval_columns(r.interval)}
+                for name, r in points if r is not None]
         return pd.DataFrame(rows)
 
     def summary(self) -> Summary:

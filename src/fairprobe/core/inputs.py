@@ -342,6 +342,11 @@ def resolve_parameters(config: BiasConfig, D: Any, extra: Mapping[str, float]) -
     if unknown:
         raise ConfigError(f"Unknown sensitivity parameter(s) {unknown}; this bias has {config.parameters}.")
     if isinstance(D, Mapping):
+        unknown = sorted(str(k) for k in D if str(k) not in config.parameters)
+        if unknown:
+            raise ConfigError(f"D names unknown sensitivity parameter(s) {unknown}; this bias has "
+                              f"{config.parameters} (a combined bias names one per bias, e.g. "
+                              f"D={{{', '.join(repr(p) + ': 0.05' for p in config.parameters)}}}).")
         params.update({str(k): float(v) for k, v in D.items()})
     elif D is not None:
         free = [p for p in config.parameters if p not in params]

@@ -128,8 +128,8 @@ class SamplingInterval:
         else:
             unit = "resamples" if self.method == "bootstrap" else "posterior draws"
             how = f"{self.method}, {self.resamples:,} {unit}"
-        return (f"{self._name()} [{self.lower:.4f}, {self.upper:.4f}], {how}; bias-only interval "
-                f"[{self.estimate[0]:.4f}, {self.estimate[1]:.4f}]")
+        return (f"{self._name()} [{_four(self.lower)}, {_four(self.upper)}], {how}; bias-only interval "
+                f"[{_four(self.estimate[0])}, {_four(self.estimate[1])}]")
 
     def _name(self) -> str:
         # a Dirichlet-posterior interval is a credible interval, not a confidence interval
@@ -665,6 +665,12 @@ class BoundResult(Explained):
     def __repr__(self) -> str:
         return (f"BoundResult(lower={self.lower:.6g}, upper={self.upper:.6g}, status={self.status!r}, "
                 f"metric={self.metric!r})")
+
+
+def _four(value: float) -> str:
+    """Four decimals, without the "-0.0000" of a value a rounding below 0."""
+    text = f"{value:.4f}"
+    return text[1:] if text == "-0.0000" else text
 
 
 def interval_columns(interval: SamplingInterval | None) -> dict[str, Any]:
