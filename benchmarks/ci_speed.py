@@ -14,7 +14,12 @@ on two worker processes; wall time is the figure, the parent's CPU is only the d
 baseline is the same engine with every resample compiled anew instead of moved
 (:mod:`fairprobe.core.rebind` switched off): the acceptance figure is a 1,000-resample interval.
 
-Run: ``python benchmarks/ci_speed.py [--tables 2] [--resamples 100] [--jobs 2]``.
+With ``--projection`` it times the projection interval instead: ``fp.bound(..., ci=0.95,
+ci_method="projection")`` against the plain bound in the same process (the baseline), CPU and
+wall medians of ``--repeats`` runs per table, for FPR, PPV and equalised-odds parity under proxy
+labels and selection; the acceptance figure is the ratio (at most 10).
+
+Run: ``python benchmarks/ci_speed.py [--tables 2] [--resamples 100] [--jobs 2] [--projection [--repeats 3]]``.
 """
 
 from __future__ import annotations
@@ -102,12 +107,41 @@ def whole_intervals(args: argparse.Namespace) -> None:
               f"{statistics.median(r[1] for r in rows):.2f} s")
 
 
+def projection_cost(args: argparse.Namespace) -> None:
+    """A projection interval against the plain bound, in this process: CPU and wall, medians of repeats."""
+    print(f"projection interval against the plain bound, D = 0.05, medians of {args.repeats} runs (CPU | wall, s)")
+    ratios = []
+    for bias in ("proxy_label", "selection"):
+        for metric in ("fpr_parity", "ppv_parity", "equalized_odds"):
+            for name, table in tables(args.tables):
+                times: dict[str, list[tuple[float, float]]] = {"plain": [], "projection": []}
+                for _ in range(args.repeats):
+                    for kind, extra in (("plain", {}), ("projection", {"ci": 0.95, "ci_method": "projection"})):
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore", RuntimeWarning)
+                            cpu, wall = time.process_time(), time.perf_counter()
+                            fp.bound(bias, metric, table, D=0.05, progress=False, **extra)
+                            times[kind].append((time.process_time() - cpu, time.perf_counter() - wall))
+                plain = [statistics.median(t[i] for t in times["plain"]) for i in (0, 1)]
+                proj = [statistics.median(t[i] for t in times["projection"]) for i in (0, 1)]
+                ratios.append(proj[0] / plain[0])
+                print(f"  {bias:<12} {metric:<15} {name:<10} plain {plain[0]:6.3f} | {plain[1]:6.3f}   projection "
+                      f"{proj[0]:6.3f} | {proj[1]:6.3f}   x {ratios[-1]:5.2f}", flush=True)
+    print(f"projection / plain bound (CPU): median {statistics.median(ratios):.2f}, worst {max(ratios):.2f} "
+          "(target at most 10)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=2)
     parser.add_argument("--resamples", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=0, help="time whole intervals on this many workers")
+    parser.add_argument("--projection", action="store_true", help="time projection intervals against plain bounds")
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    if args.projection:
+        projection_cost(args)
+        return
     if args.jobs:
         whole_intervals(args)
         return
