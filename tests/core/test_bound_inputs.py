@@ -163,3 +163,11 @@ def test_a_misnamed_sensitivity_value_is_refused_not_dropped() -> None:
         fp.bound(["proxy_label", "selection"], "fpr_parity", table, D={"proxy_label": 0.02, "selection": 0.02})
     with pytest.raises(fp.ConfigError, match=r"\['xxtol'\]"):
         fp.breakdown("proxy_label", "fpr", table, threshold=0.2, xxtol=0.01, D_max=0.1)
+
+
+@pytest.mark.parametrize("query", ["-1 * P@(Y = 0 | Y = 0 & A = 0)", "P[Y = 0 | A = 0)", "1 - (P(Y = 0)"])
+def test_a_garbled_query_gets_the_parsers_message_not_unknown_metric(query: str) -> None:
+    """Text that tries to be a query (found by the fuzz test: '@' typed after P) was looked up as a metric name."""
+    frame = pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 1, 0]})
+    with pytest.raises(fp.ConfigError, match=r"Cannot parse .* at column \d+"):
+        fp.bound("proxy_label", query, frame, D=0.01)

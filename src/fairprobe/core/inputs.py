@@ -276,7 +276,9 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
     if isinstance(metric, type):
         raise ConfigError(f"Give a metric instance, not the class {metric.__name__}: e.g. {metric.__name__}() "
                           "or fp.metric('fpr_parity', groups=(0, 1)).")
-    if isinstance(metric, str) and "P(" in metric.replace(" ", ""):
+    # a query, or text that tries to be one ("P@(Y = 0 | ...)"): parsed, so a typo gets the parser's
+    # message with its position instead of "unknown metric"
+    if isinstance(metric, str) and ("P(" in metric.replace(" ", "") or any(ch in metric for ch in "()|=<>")):
         if table is None:
             return MetricSpec(metric, (metric,), kind=metric_kind(metric))
         # values are labels, as in fp.metric(group=...); the label shown names every labelled value
