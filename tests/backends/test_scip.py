@@ -33,3 +33,27 @@ def test_a_sub_solver_error_inside_scip_does_not_reach_the_terminal(capfd) -> No
     assert res.status == "optimal" and res.lower <= res.upper
     for side in (res.min_result, res.max_result):  # anything SCIP said is on the result, each line as printed
         assert all(line.startswith("[") for line in side.extra.get("solver_errors", []))
+
+
+def test_other_output_reaches_stderr_while_scip_runs_not_after(tmp_path) -> None:
+    """A status line or progress bar written during a solve passes at once (a long solve is when it matters)."""
+    import time
+
+    target = open(tmp_path / "stderr.txt", "w+b")  # stands in for the terminal below
+    saved = os.dup(2)
+    os.dup2(target.fileno(), 2)
+    try:
+        with _stderr_lines() as lines:
+            os.write(2, b"\r  40%|####      | still solving")
+            os.write(2, b"[cons_nonlinear.c:123] ERROR: a message of SCIP's own\n")
+            deadline = time.time() + 5
+            while b"still solving" not in (tmp_path / "stderr.txt").read_bytes() and time.time() < deadline:
+                time.sleep(0.01)
+            seen_during = (tmp_path / "stderr.txt").read_bytes()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        target.close()
+    assert b"still solving" in seen_during  # forwarded while the capture was still on
+    assert lines == ["[cons_nonlinear.c:123] ERROR: a message of SCIP's own"]
+    assert b"cons_nonlinear" not in (tmp_path / "stderr.txt").read_bytes()

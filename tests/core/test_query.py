@@ -167,3 +167,8 @@ def test_variable_comparison_templates_still_expand() -> None:
     config = resolve_bias("proxy_attribute")  # P(A != B) <= D: a variable on the right
     assert config.constraints == ["P(A != B) <= D"]
     assert [str(a) for a in config.parsed_constraints[0].atoms] == ["P(A = 0 & B = 1)", "P(A = 1 & B = 0)"]
+
+
+def test_a_query_that_is_not_text_is_refused_with_the_form():
+    with pytest.raises(ConfigError, match=r"A query is a string such as 'P\(P = 1 \| A = 0\)', not list"):
+        parse_expression(["P(Y = 1)"])

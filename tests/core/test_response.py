@@ -131,3 +131,19 @@ def test_too_many_response_types_is_a_config_error() -> None:
     assert 2 ** 25 > MAX_JOINT_TYPES
     with pytest.raises(ConfigError, match="response functions"):
         ResponseModel(DAG.from_string("A -> Y"), {"A": 25})
+
+
+def test_shared_event_terms_cannot_be_changed_through_a_caller():
+    from fairprobe.core.dag import DAG
+    from fairprobe.core.query import Atom
+    from fairprobe.core.response import shared_model
+
+    model = shared_model(DAG.from_string("A -> Y"), {"A": 2, "Y": 2})
+    first = model.event_terms([Atom("Y", 1)])
+    first[0].masks.clear()  # the caller's own dict
+    again = model.event_terms([Atom("Y", 1)])
+    assert len(again) == 2 and all(term.masks for term in again)
+    with pytest.raises(ValueError):
+        again[0].masks[1][0] = True  # the masks themselves are shared and read-only
+    with pytest.raises(ConfigError, match=r"outside 0\.\.1"):
+        model.event_terms([Atom("Y", 1.0)])  # a float value is refused whether or not the event is cached

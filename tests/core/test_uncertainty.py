@@ -286,3 +286,10 @@ def test_heavy_tailed_draws_get_a_note_and_normal_ones_none():
     notes = _skew_notes(jumpy, "bootstrap")
     assert len(notes) == 1 and notes[0].startswith("the lower end's bootstrap draws are heavy-tailed (6 of 200")
     assert "ci_method='projection'" in notes[0]
+
+
+def test_draws_piled_at_one_value_are_not_called_heavy_tailed():
+    from fairprobe.core.uncertainty import _skew_notes
+
+    piled = np.column_stack([np.r_[np.full(160, 1.0), np.linspace(0.9, 0.99, 40)], np.full(200, 1.0)])
+    assert _skew_notes(piled, "bootstrap") == []  # most draws at the metric's end: no quartile spread to compare

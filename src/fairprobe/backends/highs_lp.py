@@ -86,9 +86,10 @@ def _configure(h: Any, options: SolveOptions, integer: bool) -> None:
         h.setOptionValue("mip_abs_gap", float(options.abs_gap))
         if options.node_limit is not None:
             h.setOptionValue("mip_max_nodes", int(options.node_limit))
-    # one thread unless asked: on the small LPs of a bound HiGHS's thread pool costs three times the
-    # solve (120 us against 40 us per warm run), and bounds run in parallel by processes instead
-    h.setOptionValue("threads", 1 if options.threads is None else int(options.threads))
+    # not set unless asked: HiGHS sizes one thread pool per process at its first run, and a later run
+    # asking for another size fails, which would break any other HiGHS user in the same process
+    if options.threads is not None:
+        h.setOptionValue("threads", int(options.threads))
     for key, value in dict(options.solver_options).items():
         if h.setOptionValue(str(key), value) != highspy.HighsStatus.kOk:
             raise SolverError(f"HiGHS does not accept the option {key!r} = {value!r}; see the HiGHS options list "
@@ -187,7 +188,10 @@ def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions,
         # (x <= 0 written as 1e-7 x <= 0, where 1e-10 feasibility is out of its reach): presolve
         # removes such rows, and the interior-point solver takes what is left; each retry starts
         # afresh (clearSolver), since a run from the failed basis fails the same way
-        for key, value in ((("presolve", "on"),) if presolve_off else ()) + (("solver", "ipm"),):
+        retries = (("presolve", "on"),) if presolve_off else ()
+        if "solver" not in options.solver_options:  # the caller's own choice of solver stays theirs
+            retries += (("solver", "ipm"),)
+        for key, value in retries:
             if run.status != "error":
                 break
             h.clearSolver()

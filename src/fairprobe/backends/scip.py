@@ -11,11 +11,11 @@ time.
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import math
 import os
 import re
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -54,37 +54,97 @@ DEFAULT_PARAMS: dict[str, Any] = {"heuristics/multistart/freq": -1}
 _OPTIMIZE_LOCK = threading.Lock()
 
 #: A line SCIP's C code prints to stderr itself (``[solve.c:4216] ERROR: ...``), past ``hideOutput``.
-_SCIP_LINE = re.compile(r"^\[[\w./-]+\.c:\d+\]")
+_SCIP_LINE = re.compile(r"\[[\w./-]+\.c:\d+\] ")
 
 
 @contextlib.contextmanager
 def _stderr_lines() -> Iterator[list[str]]:
-    """Collect what C code writes to file descriptor 2 meanwhile; SCIP's own lines are kept, others passed on.
+    """Collect SCIP's own lines from file descriptor 2 meanwhile; everything else passes straight through.
 
     SCIP prints errors of its sub-solvers (``unresolved numerical troubles in LP`` in a heuristic's
     sub-problem, after which the main solve goes on) straight to stderr, where they look like a
-    failure of the audit. They become the result's ``extra["solver_errors"]`` instead.
+    failure of the audit. They become the result's ``extra["solver_errors"]`` instead. Descriptor 2
+    is a pipe while SCIP runs; a reader thread keeps SCIP's lines and writes every other byte to the
+    real stderr as it arrives, so another thread's status lines and progress bars are not held back.
+    ``faulthandler``, when on, writes to the real stderr meanwhile (a crash report must be seen).
+    Nothing is captured when the descriptors cannot be set up.
     """
     lines: list[str] = []
     try:
         sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError, AttributeError):  # no usable descriptor 2 (an embedded interpreter): leave it
+        read_fd, write_fd = os.pipe()
+    except (OSError, ValueError, AttributeError):
         yield lines
         return
-    with tempfile.TemporaryFile(mode="w+b") as sink:
-        os.dup2(sink.fileno(), 2)
-        try:
-            yield lines
-        finally:
-            os.dup2(saved, 2)
+    try:
+        saved = os.dup(2)
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        yield lines
+        return
+    try:
+        os.dup2(write_fd, 2)
+    except OSError:
+        for fd in (read_fd, write_fd, saved):
+            os.close(fd)
+        yield lines
+        return
+    os.close(write_fd)  # descriptor 2 holds the pipe's only write end now
+    crash_report = faulthandler.is_enabled()
+    if crash_report:  # a crash inside SCIP must reach the real stderr, not a pipe nobody reads any more
+        with contextlib.suppress(Exception):
+            faulthandler.enable(file=saved, all_threads=True)
+    reader = threading.Thread(target=_sort_stderr, args=(read_fd, saved, lines), daemon=True)
+    reader.start()
+    try:
+        yield lines
+    finally:
+        with contextlib.suppress(OSError):
+            os.dup2(saved, 2)  # closes the pipe's last write end: the reader sees its end
+        if crash_report:
+            with contextlib.suppress(Exception):
+                faulthandler.enable(file=sys.stderr, all_threads=True)
+        reader.join(timeout=5.0)
+        with contextlib.suppress(OSError):
             os.close(saved)
-            sink.seek(0)
-            text = sink.read().decode("utf-8", "replace")
-            other = [line for line in text.splitlines() if line and not _SCIP_LINE.match(line)]
-            lines.extend(line for line in text.splitlines() if _SCIP_LINE.match(line))
-            if other:  # not SCIP's: whoever wrote it meant it to be seen
-                sys.stderr.write("\n".join(other) + "\n")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    with contextlib.suppress(OSError):
+        while data:
+            data = data[os.write(fd, data):]
+
+
+def _sort_stderr(read_fd: int, out_fd: int, lines: list[str]) -> None:
+    """Read the pipe to its end: SCIP's lines into ``lines``, every other byte on to ``out_fd`` at once."""
+    held = b""
+    with os.fdopen(read_fd, "rb", buffering=0) as pipe:
+        while chunk := pipe.read(4096):
+            *complete, tail = (held + chunk).split(b"\n")
+            held = b""
+            for part in complete:
+                _route(part, out_fd, lines, b"\n")
+            start = tail.rfind(b"[")
+            if start >= 0:  # maybe the start of a SCIP line: what comes before it goes on, the rest waits
+                _write_all(out_fd, tail[:start])
+                held = tail[start:]
+            elif tail:  # a partial line (a progress bar's "\r..."): on at once
+                _write_all(out_fd, tail)
+    if held:
+        _route(held, out_fd, lines, b"")
+
+
+def _route(part: bytes, out_fd: int, lines: list[str], end: bytes) -> None:
+    """One line: a SCIP message in it (after another writer's unfinished line, say) kept, the rest on."""
+    found = _SCIP_LINE.search(part.decode("utf-8", "replace"))
+    if found is None:
+        _write_all(out_fd, part + end)
+        return
+    text = part.decode("utf-8", "replace")
+    _write_all(out_fd, text[:found.start()].encode())
+    lines.append(text[found.start():])
+
 
 _STATUS: dict[str, tuple[Termination, Limit | None]] = {
     "optimal": (Termination.OPTIMAL, None),

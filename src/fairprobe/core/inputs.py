@@ -278,7 +278,9 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
                           "or fp.metric('fpr_parity', groups=(0, 1)).")
     # a query, or text that tries to be one ("P@(Y = 0 | ...)"): parsed, so a typo gets the parser's
     # message with its position instead of "unknown metric"
-    if isinstance(metric, str) and ("P(" in metric.replace(" ", "") or any(ch in metric for ch in "()|=<>")):
+    looks_like_query = isinstance(metric, str) and (
+        "P(" in metric.replace(" ", "") or any(ch in metric for ch in "()|=<>"))
+    if looks_like_query and metric not in registered("metrics"):  # a plugin's name may hold any character
         if table is None:
             return MetricSpec(metric, (metric,), kind=metric_kind(metric))
         # values are labels, as in fp.metric(group=...); the label shown names every labelled value

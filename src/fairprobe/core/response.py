@@ -496,16 +496,18 @@ class ResponseModel:
         []
         """
         key = tuple(atoms)
+        self._check_atoms(key)  # every call (Atom("Y", 1.0) equals Atom("Y", 1) as a key, not as a value)
         if key not in self._terms:
             terms = self._event_terms(key)
             for term in terms:  # shared by every compilation of this model: nobody may write into them
                 for mask in term.masks.values():
                     mask.flags.writeable = False
+            if len(self._terms) >= _TERMS_MAX:
+                self._terms.clear()
             self._terms[key] = terms
-        return list(self._terms[key])
+        return [EventTerm(dict(term.masks)) for term in self._terms[key]]  # the caller's own dicts
 
-    def _event_terms(self, atoms: Sequence[Atom]) -> list[EventTerm]:
-        worlds: dict[tuple, dict[str, int]] = {}
+    def _check_atoms(self, atoms: Sequence[Atom]) -> None:
         for a in atoms:
             for var in (a.var, *(k for k, _ in a.intervention)):
                 if var not in self.cards:
@@ -516,6 +518,10 @@ class ResponseModel:
                         f"Value {val!r} of {var} is outside 0..{self.cards[var] - 1}; use integer "
                         "codes (ObservedTable.categories maps labels to codes)."
                     )
+
+    def _event_terms(self, atoms: Sequence[Atom]) -> list[EventTerm]:
+        worlds: dict[tuple, dict[str, int]] = {}
+        for a in atoms:
             req = worlds.setdefault(a.intervention, {})
             if a.var in req and req[a.var] != a.value:
                 return []  # contradictory: probability zero
@@ -559,6 +565,9 @@ class ResponseModel:
                 terms.append(EventTerm(masks))
         return terms
 
+
+#: Events whose terms a model keeps (cleared past this many: a model's memory stays bounded).
+_TERMS_MAX = 4096
 
 #: Models kept by :func:`shared_model` (a handful of biases per process; cleared past this many).
 _SHARED_MAX = 64

@@ -382,8 +382,8 @@ def _skew_notes(draws: np.ndarray, method: str) -> list[str]:
         q1, q3 = np.quantile(good[:, k], [0.25, 0.75])
         sd = float(np.std(good[:, k], ddof=1))
         spread = (q3 - q1) / 1.349
-        if sd > HEAVY_TAILS * spread and sd > 1e-9:
-            far = int(np.sum(np.abs(good[:, k] - np.median(good[:, k])) > 3 * max(spread, 1e-12)))
+        if spread > 0 and sd > HEAVY_TAILS * spread:  # (spread 0: draws piled at one value, e.g. the metric's end)
+            far = int(np.sum(np.abs(good[:, k] - np.median(good[:, k])) > 3 * spread))
             out.append(f"the {end} end's {method} draws are heavy-tailed ({far} of {len(good)} far from the rest: "
                        f"standard deviation {sd:.3g} against {spread:.3g} from the quartiles), so the interval leans "
                        "on a few draws; a small group makes the bound jump between resamples. Compare "
