@@ -516,7 +516,7 @@ def parse_expression(text: str) -> ParsedExpression:
     fairprobe.exceptions.ConfigError: The query 'P(P = 1) - D' uses ['D'], which are not probabilities: ...
     """
     if not isinstance(text, str):
-        raise ConfigError(f"A query is a string such as 'P(P = 1 | A = 0)', not {type(text).__name__} {text!r}.")
+        _Parser(text)  # its message for what is not text (the cache below needs a string)
     parsed = _parsed_expression(text)
     return ParsedExpression(parsed.expr, list(parsed.atoms), parsed.source)  # the caller's own atom list
 
