@@ -77,14 +77,12 @@ def metric_for(kind: str) -> object:
 
 def replicate(kind: str, bias: str, n: int, method: str, resamples: int, truth: float, seed: int) -> dict:
     """One sample of n units: does the interval cover the truth, how wide is it, what did it cost."""
-    rng = np.random.default_rng(seed)
-    pop = population(kind)
-    counts = pop.assign(n=rng.multinomial(n, pop.prob.to_numpy())).drop(columns="prob")
+    table = sample_table(kind, n, seed)
     wall, cpu = time.perf_counter(), time.process_time()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = fp.bound(bias, metric_for(kind), fp.ObservedTable.from_counts(counts), D=D_VALUE, ci=0.95,
+            res = fp.bound(bias, metric_for(kind), table, D=D_VALUE, ci=0.95,
                            ci_method=method, resamples=resamples, seed=seed, progress=False, n_jobs=1)
         lo, hi = res.interval.lower, res.interval.upper
         out = {"covered": bool(lo - 1e-9 <= truth <= hi + 1e-9), "width": hi - lo, "failed": False}
@@ -94,7 +92,7 @@ def replicate(kind: str, bias: str, n: int, method: str, resamples: int, truth: 
 
 
 def sample_table(kind: str, n: int, seed: int) -> fp.ObservedTable:
-    """The counts of one sample of n units from the population (the same draw as :func:`replicate`)."""
+    """The counts of one sample of n units from the population (a multinomial draw at ``seed``)."""
     rng = np.random.default_rng(seed)
     pop = population(kind)
     counts = pop.assign(n=rng.multinomial(n, pop.prob.to_numpy())).drop(columns="prob")

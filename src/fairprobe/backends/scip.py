@@ -137,11 +137,11 @@ def _sort_stderr(read_fd: int, out_fd: int, lines: list[str]) -> None:
 
 def _route(part: bytes, out_fd: int, lines: list[str], end: bytes) -> None:
     """One line: a SCIP message in it (after another writer's unfinished line, say) kept, the rest on."""
-    found = _SCIP_LINE.search(part.decode("utf-8", "replace"))
+    text = part.decode("utf-8", "replace")
+    found = _SCIP_LINE.search(text)
     if found is None:
         _write_all(out_fd, part + end)
         return
-    text = part.decode("utf-8", "replace")
     _write_all(out_fd, text[:found.start()].encode())
     lines.append(text[found.start():])
 

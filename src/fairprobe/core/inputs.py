@@ -278,9 +278,10 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
                           "or fp.metric('fpr_parity', groups=(0, 1)).")
     # a query, or text that tries to be one ("P@(Y = 0 | ...)"): parsed, so a typo gets the parser's
     # message with its position instead of "unknown metric"
+    metrics = registered("metrics") if isinstance(metric, str) else {}
     looks_like_query = isinstance(metric, str) and (
         "P(" in metric.replace(" ", "") or any(ch in metric for ch in "()|=<>"))
-    if looks_like_query and metric not in registered("metrics"):  # a plugin's name may hold any character
+    if looks_like_query and metric not in metrics:  # a plugin's name may hold any character
         if table is None:
             return MetricSpec(metric, (metric,), kind=metric_kind(metric))
         # values are labels, as in fp.metric(group=...); the label shown names every labelled value
@@ -288,7 +289,6 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
         codes, shown = query_in_codes(metric, {k: v for k, v in labels.items() if v})
         return MetricSpec(shown, (codes,), kind=metric_kind(metric))
     if isinstance(metric, str):
-        metrics = registered("metrics")
         if metric not in metrics:
             raise UnknownPluginError(
                 f"Unknown metric {metric!r}; registered metrics: {sorted(metrics)}, or give a query "

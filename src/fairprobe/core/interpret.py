@@ -271,7 +271,7 @@ def _too_few(res: BoundResult, head: str, notes: tuple[str, ...]) -> Conclusion:
     """A bound on a rate of too few units: the bounds, the sampling interval if any, and no claim."""
     text = f"{head} {too_few_units_text(res.few_units)}."
     if res.interval is not None:
-        text += f" With sampling error: {res.interval.text()}."
+        text += _interval_text(res)
     else:
         text += " Compute the interval with sampling error (ci=0.95, --ci 0.95) to see how little they pin down."
     return Conclusion("too_few_units", text, (*notes, "too few units for a claim"))
@@ -435,7 +435,8 @@ def sweep_conclusion(sweep: SensitivityResult, breakdown_value: float | None = N
             return Conclusion("survives", head + f"{what} for every {p} searched {where}.{tail}", notes)
         return Conclusion(verdict_lost, head + f"{what} for any {p} below {_pct(breakdown_value)} {where} "
                           f"(breakdown point).{tail}", notes)
-    noise, noisy = _sweep_noise(solved, p, nonnegative, None if nonnegative else sign)
+    # a never-negative gap "keeps" exactly as a positive sign does: its lower end stays above 0
+    noise, noisy = _sweep_noise(solved, p, "positive" if nonnegative else sign)
     tail = noise + tail
     if all(keeps):
         return Conclusion("survives_bias_only" if noisy else "survives", head + f"{what} for every {p} up to "
@@ -451,7 +452,7 @@ def sweep_conclusion(sweep: SensitivityResult, breakdown_value: float | None = N
                       f"{bounds} {lost_text}.{tail}", notes)
 
 
-def _sweep_noise(solved: list, p: str, nonnegative: bool, sign: str | None) -> tuple[str, bool]:
+def _sweep_noise(solved: list, p: str, sign: str) -> tuple[str, bool]:
     """The sentence on the sweep's sampling intervals, and whether they lose the conclusion somewhere.
 
     ``("", False)`` unless every solved point has an interval.
@@ -459,7 +460,7 @@ def _sweep_noise(solved: list, p: str, nonnegative: bool, sign: str | None) -> t
     intervals = [pt.result.interval for pt in solved]
     if not intervals or any(ci is None for ci in intervals):
         return "", False
-    keeps = [ci.lower > SIGN_TOLERANCE if nonnegative else _keeps(sign, ci.lower, ci.upper) for ci in intervals]
+    keeps = [_keeps(sign, ci.lower, ci.upper) for ci in intervals]
     if all(keeps):
         return f" With sampling error too ({intervals[0].level_text()}) it holds at every point.", False
     last = None
