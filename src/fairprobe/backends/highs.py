@@ -41,9 +41,9 @@ from fairprobe.backends.highs_lp import LPRun, run_lp
 from fairprobe.backends.two_ratio import solve_two_ratio, two_ratio_form
 from fairprobe.exceptions import BackendCapabilityError, ProgramError
 from fairprobe.program.model import PolynomialProgram, point_from_values
-from fairprobe.program.polynomial import poly_add
 from fairprobe.program.safe_bounds import (
     LinearArrays,
+    charnes_cooper_arrays,
     fractional_lower_bound,
     linear_arrays,
     objective_vector,
@@ -142,6 +142,47 @@ class HighsBackend(Backend):
             result = self._solve_linear(program, options, deadline)
         return result.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})",
                                    wall_time=time.perf_counter() - start)
+
+    def verified_minima(self, program: PolynomialProgram, objectives: list[dict],
+                        options: SolveOptions | None = None) -> list[float | None]:
+        """Verified lower bounds on the minimum of each linear objective over ``program``'s rows and box.
+
+        The rows are read once for all objectives (a bound's definedness checks ask for one minimum
+        per conditioning event over the same rows).
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            A continuous program with linear rows (its objective is ignored).
+        objectives : list of dict
+            Linear polynomials over ``program``'s variables.
+        options : SolveOptions, optional
+
+        Returns
+        -------
+        list of float or None
+            Per objective, a bound at most its true minimum (rounding included), or None when HiGHS
+            found no optimum (infeasible rows, a limit): the caller then solves that one its usual way.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> prog = fp.PolynomialProgram.from_text("minimize\n  0\nsubject to\n  x + y >= 0.5\n"
+        ...                                       "bounds\n  0 <= x <= 1\n  0 <= y <= 1")
+        >>> [round(v, 12) for v in fp.get_backend("highs").verified_minima(prog, [{(0,): 1.0, (1,): 1.0}])]
+        [0.5]
+        """
+        options = options if options is not None else SolveOptions()
+        deadline = None if options.time_limit is None else time.perf_counter() + float(options.time_limit)
+        rows = linear_arrays(program, objective={})
+        out: list[float | None] = []
+        for poly in objectives:
+            c, c0 = objective_vector(poly, program.n_variables)
+            arr = dataclasses.replace(rows, c=c, c0=c0)
+            run = run_lp(arr, None, options, deadline)
+            ok = run.status in ("optimal", "empty") and run.y is not None
+            out.append(verified_lower_bound(arr, run.y) if ok else None)
+        return out
 
     @staticmethod
     def is_two_ratio(program: PolynomialProgram) -> bool:
@@ -339,8 +380,10 @@ class HighsBackend(Backend):
                 "denominator. Add a row that keeps it positive.")
         # a denominator that reaches 0 (a probability): Charnes-Cooper optimises over the points where it is
         # positive, where the ratio is defined; the bound is then verified only when beta >= 0 below
-        cc = charnes_cooper(program)
-        cc_arr = linear_arrays(cc, sign=sign)
+        num_vec, den_vec = objective_vector(program.objective, program.n_variables), (den_arr.c, den_arr.c0)
+        cc_arr = charnes_cooper_arrays(den_arr, num_vec, den_vec, sign)
+        if cc_arr is None:  # a ranged row: through the polynomial transform, which splits it
+            cc_arr = linear_arrays(charnes_cooper(program), sign=sign)
         run = run_lp(cc_arr, None, options, deadline)
         if run.status not in ("optimal", "empty") or run.x is None:
             # no optimum of the Charnes-Cooper LP: the ratio is bounded only trivially (a limit) or not at all
@@ -353,9 +396,8 @@ class HighsBackend(Backend):
         lam = run.objective  # min of sign * N / D
         mu = run.y[1:1 + m] if run.y is not None else np.zeros(m)
         # N - lam D >= beta on the feasible set, certified by the Charnes-Cooper duals of the original rows
-        shifted = poly_add({k: sign * v for k, v in program.objective.items()}, {k: -lam * v for k, v in den.items()})
         # the same rows as the denominator's program: only the objective differs (no second pass over the rows)
-        c, c0 = objective_vector(shifted, program.n_variables)
+        c, c0 = sign * num_vec[0] - lam * den_vec[0], sign * num_vec[1] - lam * den_vec[1]
         beta = verified_lower_bound(dataclasses.replace(den_arr, c=c, c0=c0), mu)
         bound_min = fractional_lower_bound(lam, beta, den_min)
         verified = math.isfinite(bound_min)

@@ -49,17 +49,89 @@ def _quiet_stdout():
         os.close(fd)
 
 
+def _new_instance() -> Any:
+    import highspy
+
+    with _quiet_stdout():  # HiGHS prints its banner when an instance is made
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
 def _instance() -> Any:
     """One HiGHS instance per thread, made quietly and reused (making one costs more than a small LP)."""
     h = getattr(_local, "highs", None)
     if h is None:
+        h = _local.highs = _new_instance()
+    return h
+
+
+#: Warm instances kept per thread for :class:`WarmLP` (a parametric search makes two or three).
+_SPARE_MAX = 8
+
+
+def _take_spare() -> Any:
+    spares = getattr(_local, "spares", None)
+    return spares.pop() if spares else _new_instance()
+
+
+def _give_back(h: Any) -> None:
+    spares = _local.__dict__.setdefault("spares", [])
+    if len(spares) < _SPARE_MAX:
+        h.clearModel()
+        spares.append(h)
+
+
+class _Pool:
+    """The thread count of HiGHS's process-wide scheduler, once known.
+
+    HiGHS keeps one thread pool per process, sized at its first run; a run asking for another size
+    fails. ``threads = 0`` (HiGHS's default, "as the pool is") costs about 35 microseconds per run
+    over naming the pool's size, a third of a small LP. So the first run goes with the default (the
+    pool is sized as HiGHS would size it for anyone), the size is then found by trying the likely
+    values on a one-column LP, and later runs name it. A run that fails with it (another user reset
+    the pool) forgets it and runs again with the default.
+    """
+
+    threads: int | None = None
+    probed = False
+
+    @classmethod
+    def value(cls) -> int | None:
+        if not cls.probed:
+            cls.probed = True
+            cls.threads = cls._probe()
+        return cls.threads
+
+    @staticmethod
+    def _probe() -> int | None:
         import highspy
 
-        with _quiet_stdout():
-            h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        _local.highs = h
-    return h
+        h = _new_instance()
+        h.addVar(0.0, 1.0)
+        if h.run() != highspy.HighsStatus.kOk:  # sizes the pool as HiGHS's default would, if nobody has
+            return None
+        cores = os.cpu_count() or 1
+        for k in dict.fromkeys((cores, (cores + 1) // 2, 1, *range(2, cores))):
+            h.setOptionValue("threads", k)
+            if h.run() == highspy.HighsStatus.kOk:
+                return k
+        return None
+
+    @classmethod
+    def forget(cls) -> None:
+        cls.threads = None
+
+
+def _run(h: Any) -> None:
+    """``h.run()``; a failure that the pool's size may explain is run again with HiGHS's default."""
+    import highspy
+
+    if h.run() == highspy.HighsStatus.kError and h.getOptions().threads not in (0, None) and _Pool.threads:
+        _Pool.forget()
+        h.setOptionValue("threads", 0)
+        h.clearSolver()
+        h.run()
 
 
 class LPRun:
@@ -90,6 +162,8 @@ def _configure(h: Any, options: SolveOptions, integer: bool) -> None:
     # asking for another size fails, which would break any other HiGHS user in the same process
     if options.threads is not None:
         h.setOptionValue("threads", int(options.threads))
+    elif (pool := _Pool.value()) is not None:
+        h.setOptionValue("threads", pool)
     for key, value in dict(options.solver_options).items():
         if h.setOptionValue(str(key), value) != highspy.HighsStatus.kOk:
             raise SolverError(f"HiGHS does not accept the option {key!r} = {value!r}; see the HiGHS options list "
@@ -181,7 +255,7 @@ def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions,
     if presolve_off:
         h.setOptionValue("presolve", "off")
     _pass_model(h, arr, integer)
-    h.run()
+    _run(h)
     run = _read(h, arr.n_cols, arr.n_rows, integer is not None)
     if integer is None:
         # HiGHS's simplex without presolve can end "Not Set" or "Unknown" on a badly scaled row
@@ -196,7 +270,7 @@ def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions,
                 break
             h.clearSolver()
             h.setOptionValue(key, value)
-            h.run()
+            _run(h)
             run = _read(h, arr.n_cols, arr.n_rows, False)
     return run
 
@@ -232,11 +306,7 @@ class WarmLP:
     """
 
     def __init__(self, arr: LinearArrays, options: SolveOptions) -> None:
-        import highspy
-
-        with _quiet_stdout():
-            self._h = highspy.Highs()
-        self._h.setOptionValue("output_flag", False)
+        self._h = _take_spare()
         _configure(self._h, options, False)
         self._h.setOptionValue("presolve", "off")
         self.n, self.m = arr.n_cols, arr.n_rows
@@ -281,8 +351,14 @@ class WarmLP:
         LPRun
         """
         _set_deadline(self._h, deadline)
-        self._h.run()
+        _run(self._h)
         return _read(self._h, self.n, self.m, False)
+
+    def close(self) -> None:
+        """Hand the instance back for the next warm LP of this thread (the LP is unusable after)."""
+        if self._h is not None:
+            _give_back(self._h)
+            self._h = None
 
 
 def _run_box(arr: LinearArrays) -> LPRun:

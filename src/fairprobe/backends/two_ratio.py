@@ -275,6 +275,13 @@ class _Search:
         self.warm_den: WarmLP | None = None
         self._den_cache: dict[tuple[int, int], float] = {}
 
+    def close(self) -> None:
+        """Hand the warm LPs' HiGHS instances back (the search is over)."""
+        for warm in (self.warm, self.warm_den):
+            if warm is not None:
+                warm.close()
+        self.warm = self.warm_den = None
+
     def _lp(self, arr: LinearArrays) -> Any:
         self.lps += 1
         return run_lp(arr, None, self.options, self.deadline)
@@ -639,7 +646,10 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
         theta_lo = top[0]
     # the search closes to 1e-9 (or the caller's tighter gap): it is cheap, and a bound is sharp only to it
     tol = min(SEARCH_GAP, max(options.abs_gap, options.rel_gap)) * max(1.0, abs(top[0]))
-    found = _search(s, theta_lo, top, db_min, tol)
+    try:
+        found = _search(s, theta_lo, top, db_min, tol)
+    finally:
+        s.close()
     if found is None:
         return None
     upper, best, lps = found

@@ -383,7 +383,17 @@ def _check_defined(compiled: CompiledProgram, be: Any, options: SolveOptions, la
     for cond in todo:
         if cond.observed is not None:  # the data pin P(F) > 0: the same in every model
             checked[cond.event] = False
-            continue
+    todo = [c for c in todo if c.observed is None]
+    inner = be.backend if isinstance(be, TimeBudget) else be
+    if todo and isinstance(inner, LinearFastPath) and inner.is_lp(base):
+        # the usual case, positive in every admitted model, from one verified LP each over rows read once
+        limited = be.limit(options) if isinstance(be, TimeBudget) else options
+        minima = inner.lp.verified_minima(base, [dict(c.poly) for c in todo], limited)
+        for cond, low in zip(todo, minima, strict=True):
+            if low is not None and low >= RATIO_EPSILON:
+                checked[cond.event] = False
+        todo = [c for c in todo if c.event not in checked]
+    for cond in todo:
         prog = base.copy()
         prog.objective = dict(cond.poly)
         failed = (Termination.INFEASIBLE, Termination.ERROR, Termination.UNBOUNDED)
@@ -497,6 +507,25 @@ def _prepared(compiled: CompiledProgram, be: Any,
         return _fractional(compiled, be)[0], None
     program = tighten_ratio_bounds(compiled, be, options)
     return program, _reduction(program, be, options)
+
+
+def _parity_side(compiled: CompiledProgram, be: Any, options: SolveOptions, label: str,
+                 sense: str) -> tuple[float, float | None, SolveResult] | None:
+    """One side of a parity of two rates by the exact search on the program as compiled, else None.
+
+    The ratio ranges and the block reduction of :func:`_prepared` only help the global solver; the
+    parametric LP search bounds each rate by its own LPs, so it takes the program unchanged.
+    """
+    inner = be.backend if isinstance(be, TimeBudget) else be
+    if not isinstance(inner, LinearFastPath) or compiled.kind == "linear_fractional" or \
+            compiled.program.max_degree != 2:
+        return None
+    res = inner.solve_parity(compiled.program.with_sense(sense), be.limit(options) if isinstance(be, TimeBudget)
+                             else options)
+    if res is None:
+        return None
+    _check_results([res], label, compiled, None, be, options)
+    return res.objective_bound, _achieved(compiled, res, None), res
 
 
 def _excluded_notes(excluded: list[str]) -> list[str]:
@@ -1234,8 +1263,14 @@ class BoundProblem:
                 except UndefinedMetricError as exc:
                     raise _labelled(exc, label) from None
                 _check_defined(compiled, be, options, label, self.config, self.table, params, checked)
-                prepared[key] = (compiled, _prepared(compiled, be, options))
-            bound_, achieved, res = _solve_sense(*prepared[key], be, options, label, sense)
+                prepared[key] = (compiled, None)  # prepared for the global solver only if the search declines
+            compiled, ready = prepared[key]
+            side = _parity_side(compiled, be, options, label, sense) if ready is None else None
+            if side is None:
+                if ready is None:
+                    prepared[key] = (compiled, _prepared(compiled, be, options))
+                side = _solve_sense(*prepared[key], be, options, label, sense)
+            bound_, achieved, res = side
             if sense == "min":  # sup (q_j - q_i) = -inf (q_i - q_j)
                 bound_, achieved = -bound_, None if achieved is None else -achieved
             solved.append((bound_, achieved, res))
@@ -1258,7 +1293,7 @@ class BoundProblem:
         notes = list(joint.notes)
         notes.append(f"upper bound: {len(solved)} of {len(candidates)} ordered pairs solved; the others cannot "
                      "exceed a value already attained (bounded by the rates' own ranges)")
-        dropped = [red.dropped for _, (_, red) in prepared.values() if red is not None]
+        dropped = [ready[1].dropped for _, ready in prepared.values() if ready is not None and ready[1] is not None]
         if joint_red is not None or dropped:
             notes.append(_REDUCTION_NOTE.format(max([*dropped, joint_red.dropped if joint_red else 0])))
         notes += _excluded_notes(excluded)

@@ -16,13 +16,23 @@ that backend for every program.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["FAST_PATH_BACKENDS", "LinearFastPath", "with_lp_fast_path"]
+from fairprobe.backends.base import SolveOptions
+
+__all__ = ["ENGINE_SCIP_PARAMS", "FAST_PATH_BACKENDS", "LinearFastPath", "with_lp_fast_path"]
 
 #: Backends whose LPs take the fast path.
 FAST_PATH_BACKENDS = ("scip", "auto")
+
+#: SCIP parameters for the engine's own global solves (programs a user hands to the ``scip`` backend
+#: keep SCIP's defaults). The sub-NLP heuristic, a local NLP solve from each new incumbent, took
+#: about 40 % of the joint window program of equalised odds (median 57 -> 33 ms over 24 tables) and
+#: the LP points at the nodes found the same optima; on a generic hard quadratic program it is what
+#: finds good incumbents early, so it stays on there. The bound is SCIP's dual bound either way.
+ENGINE_SCIP_PARAMS: dict[str, Any] = {"heuristics/subnlp/freq": -1}
 
 
 class LinearFastPath:
@@ -149,14 +159,37 @@ class LinearFastPath:
         if self.is_lp(program):
             self.lp_solves += 1
             return self.lp.solve(program, options)
-        parity = getattr(self.lp, "solve_two_ratio", None)
-        if parity is not None and not program.has_integers:
-            res = parity(program, options)  # a parity of two rates: a parametric LP search, exact and verified
-            if res is not None:
-                self.two_ratio_solves += 1
-                return self._said_auto(res)
+        res = self.solve_parity(program, options)
+        if res is not None:
+            return res
         self.main_solves += 1
+        if getattr(self.main, "name", None) == "scip":
+            options = options if options is not None else SolveOptions()
+            options = dataclasses.replace(options, solver_options={**ENGINE_SCIP_PARAMS, **options.solver_options})
         return self.main.solve(program, options)
+
+    def solve_parity(self, program: Any, options: Any = None) -> Any:
+        """One side of a parity of two rates by the exact search, or None when it does not take ``program``.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+        options : SolveOptions, optional
+
+        Returns
+        -------
+        SolveResult or None
+            None when the program is not a parity of two rates over a polytope, or the search could
+            not close it (nothing is sent to the main backend).
+        """
+        parity = getattr(self.lp, "solve_two_ratio", None)
+        if parity is None or program.has_integers:
+            return None
+        res = parity(program, options)  # a parametric LP search, exact and verified
+        if res is None:
+            return None
+        self.two_ratio_solves += 1
+        return self._said_auto(res)
 
 
 def with_lp_fast_path(backend: Any, name: str, solver_options: Mapping[str, Any] | None) -> Any:
