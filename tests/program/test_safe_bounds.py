@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from fairprobe.program.model import Constraint, PolynomialProgram, Variable
-from fairprobe.program.safe_bounds import charnes_cooper_arrays, linear_arrays
+from fairprobe.program.safe_bounds import (
+    LinearArrays,
+    charnes_cooper_arrays,
+    exact_lower_bound,
+    linear_arrays,
+    tight_lower_bound,
+    verified_lower_bound,
+)
 from fairprobe.program.transforms import charnes_cooper
 
 FIELDS = ("c", "c0", "indptr", "indices", "data", "row_lo", "row_hi", "lb", "ub")
@@ -63,3 +71,71 @@ def test_a_ranged_row_is_left_to_the_polynomial_route() -> None:
     ranged = arr.__class__(arr.c, arr.c0, arr.indptr, arr.indices, arr.data, np.full(arr.n_rows, -1.0),
                            np.full(arr.n_rows, 1.0), arr.lb, arr.ub)
     assert charnes_cooper_arrays(ranged, num, den) is None
+
+
+def random_arrays(seed: int) -> tuple[LinearArrays, np.ndarray]:
+    """A small LP as arrays with badly scaled coefficients and a near-optimal-looking dual vector."""
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 12)), int(rng.integers(1, 10))
+    scale = 10.0 ** rng.integers(-8, 9, size=(m, n))
+    dense = rng.normal(size=(m, n)) * scale * (rng.random((m, n)) < 0.6)
+    indptr = np.concatenate([[0], np.cumsum((dense != 0).sum(axis=1))]).astype(np.int32)
+    indices = np.concatenate([np.flatnonzero(row) for row in dense]).astype(np.int32)
+    data = dense[dense != 0]
+    y = rng.normal(size=m) * 10.0 ** rng.integers(-6, 7, size=m)
+    # the objective: the dual's own combination of the rows plus tiny noise (reduced costs near 0,
+    # where the sign of each is decided by the last bits)
+    c = y @ dense + rng.normal(size=n) * 10.0 ** float(rng.integers(-18, -6)) * (rng.random(n) < 0.5)
+    lo = np.where(rng.random(m) < 0.8, rng.uniform(-1, 1, m), -math.inf)
+    hi = np.where(rng.random(m) < 0.5, lo, math.inf)
+    lb = np.where(rng.random(n) < 0.9, 0.0, -1.0)
+    ub = np.where(rng.random(n) < 0.9, 1.0, 3.0)
+    return LinearArrays(c, float(rng.normal()), indptr, indices, data, lo, hi, lb, ub), y
+
+
+def weak_duality_value(arr: LinearArrays, y: np.ndarray) -> tuple[Fraction, float] | None:
+    """The weak-duality bound of ``y`` in exact rationals and the size of its terms, the reduced costs'
+    products each counted (None: unbounded below on the box)."""
+    y = [0.0 if not math.isfinite(v) or (v > 0 and not math.isfinite(lo)) or (v < 0 and not math.isfinite(hi))
+         else v for v, lo, hi in zip(y, arr.row_lo, arr.row_hi, strict=True)]
+    total, size = Fraction(arr.c0), abs(arr.c0)
+    for i, v in enumerate(y):
+        if v:
+            term = Fraction(v) * Fraction(arr.row_lo[i] if v > 0 else arr.row_hi[i])
+            total, size = total + term, size + abs(float(term))
+    for j in range(arr.n_cols):
+        r, scale = Fraction(arr.c[j]), abs(arr.c[j])
+        for i in range(arr.n_rows):
+            for k in range(arr.indptr[i], arr.indptr[i + 1]):
+                if arr.indices[k] == j:
+                    r -= Fraction(arr.data[k]) * Fraction(y[i])
+                    scale += abs(arr.data[k] * y[i])
+        end = arr.lb[j] if r >= 0 else arr.ub[j]
+        if r and not math.isfinite(end):
+            return None
+        total += r * Fraction(end) if r else 0
+        size += scale * max(abs(arr.lb[j]), abs(arr.ub[j]))
+    return total, size
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_the_extended_precision_bound_never_exceeds_the_exact_one_and_loses_almost_nothing(seed: int) -> None:
+    arr, y = random_arrays(seed)
+    found = weak_duality_value(arr, y)
+    assert found is not None
+    exact, size = found
+    tight = tight_lower_bound(arr, y)
+    assert Fraction(tight) <= exact, (seed, tight, float(exact))  # sound: rounding only ever lowers it
+    # ... and close: one rounding to a double plus about 1e-18 of the terms' size (the a-priori error
+    # bounds of the double-precision evaluation give away about 1e-15 of it)
+    loss = float(exact - Fraction(tight))
+    assert loss <= 2 * math.ulp(float(exact)) + 1e-17 * size, (seed, loss, size)
+    assert Fraction(exact_lower_bound(arr, y)) <= exact and Fraction(verified_lower_bound(arr, y)) <= exact
+
+
+def test_the_extended_precision_bound_certifies_nothing_past_an_infinite_box_end() -> None:
+    prog = PolynomialProgram.from_text("minimize\n  x - y\nsubject to\n  x + y >= 0.5\n"
+                                       "bounds\n  0 <= x <= 1\n  0 <= y <= inf")
+    arr = linear_arrays(prog)
+    assert tight_lower_bound(arr, np.array([0.5])) == -math.inf  # y's reduced cost -1.5 < 0, no upper end
+    assert exact_lower_bound(arr, np.array([0.5])) == -math.inf

@@ -50,8 +50,8 @@ from fairprobe.program.model import Constraint, PolynomialProgram, Variable
 from fairprobe.program.safe_bounds import (
     LinearArrays,
     charnes_cooper_arrays,
-    exact_lower_bound,
     linear_arrays,
+    tight_lower_bound,
     verified_lower_bound,
 )
 from fairprobe.program.transforms import charnes_cooper
@@ -305,7 +305,7 @@ class _Search:
         # -(N_a - lam D_a) >= beta on P (verified), so rho_a <= lam - beta / D_a,min
         c = -(self.na[0] - lam * self.da[0])
         arr = dataclasses.replace(self.q_arr, c=c, c0=-(self.na[1] - lam * self.da[1]))
-        beta = exact_lower_bound(arr, mu)
+        beta = tight_lower_bound(arr, mu)
         point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
         return lam, beta, point
 
@@ -347,7 +347,7 @@ class _Search:
         mu = run.y[1:1 + self.m]
         q = _with_row(self.q_arr, self.support, coef, -const, math.inf)
         q = dataclasses.replace(q, c=self.nb[0] - lam * self.db[0], c0=self.nb[1] - lam * self.db[1])
-        beta = exact_lower_bound(q, np.append(mu, nu))
+        beta = tight_lower_bound(q, np.append(mu, nu))
         point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
         da, db = float(self.da[0] @ point + self.da[1]), float(self.db[0] @ point + self.db[1])
         if da > 0 and db > 0:

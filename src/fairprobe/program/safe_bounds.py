@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["LinearArrays", "charnes_cooper_arrays", "exact_lower_bound", "fractional_lower_bound", "linear_arrays",
-           "objective_vector", "two_product", "verified_lower_bound"]
+           "objective_vector", "tight_lower_bound", "two_product", "verified_lower_bound"]
 
 #: Unit roundoff of IEEE double precision (2**-53).
 _U = 2.0 ** -53
@@ -459,6 +459,94 @@ def exact_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
     total = math.fsum(terms)
     # products below ~1e-292 may have lost their error term to underflow: an absolute margin covers them
     return _down(total - 1e-290 * len(terms))
+
+
+#: Unit roundoff of ``numpy.longdouble`` (2**-64 for the x87 80-bit format, 2**-113 for quad; where it
+#: is plain double, as on Windows, :func:`tight_lower_bound` is :func:`exact_lower_bound`).
+_U_EXT = float(np.finfo(np.longdouble).eps) / 2
+
+#: Rows x columns up to which :func:`tight_lower_bound` works on a dense matrix.
+_DENSE_MAX = 250_000
+
+
+def _sanitised(arr: LinearArrays, y: np.ndarray) -> np.ndarray:
+    """``y`` with the multipliers that lean on an infinite side of their row (or are not finite) set to 0."""
+    y = np.asarray(y, dtype=float).copy()
+    y[(y > 0) & ~np.isfinite(arr.row_lo)] = 0.0
+    y[(y < 0) & ~np.isfinite(arr.row_hi)] = 0.0
+    y[~np.isfinite(y)] = 0.0
+    return y
+
+
+def tight_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
+    """The weak-duality bound of the row duals ``y``, in extended precision with a proven error bound.
+
+    The same bound as :func:`exact_lower_bound` to about 1e-18 of the terms' size, at a third of
+    its cost: the reduced costs, the products and the sum are computed in ``numpy.longdouble``
+    (64 significant bits or more), every step's rounding is covered by an a-priori error bound
+    (as in :func:`verified_lower_bound`, with the extended unit roundoff), and the result is
+    rounded down to a double. A parametric search evaluates one bound per LP, where the exact
+    evaluation's loop over the columns cost more than the LP. Where ``longdouble`` has no more
+    precision than ``double``, or the program is large, or a row repeats a column, it is
+    :func:`exact_lower_bound`.
+
+    Parameters
+    ----------
+    arr : LinearArrays
+        The program (a minimisation).
+    y : numpy.ndarray
+        Row multipliers, one per row.
+
+    Returns
+    -------
+    float
+        At most the true optimum of the LP; ``-inf`` when nothing can be certified.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fairprobe.program.model import PolynomialProgram
+    >>> prog = PolynomialProgram.from_text("minimize\\n  x + y\\nsubject to\\n  x + y >= 0.3\\n"
+    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
+    >>> arr = linear_arrays(prog)
+    >>> bool(tight_lower_bound(arr, np.array([1.0])) == np.nextafter(0.3, -1))
+    True
+    """
+    n, m = arr.n_cols, arr.n_rows
+    if _U_EXT >= _U or n * max(m, 1) > _DENSE_MAX or n == 0:
+        return exact_lower_bound(arr, y)
+    rows = arr.row_of
+    if m and len(np.unique(rows * n + arr.indices)) != len(arr.indices):  # a column twice in a row
+        return exact_lower_bound(arr, y)
+    y = _sanitised(arr, y)
+    ext = np.longdouble
+    a = np.zeros((m, n), dtype=ext)
+    a[rows, arr.indices] = arr.data
+    y_ext = y.astype(ext)
+    c = arr.c.astype(ext)
+    r = c - y_ext @ a
+    # |fl(r_j) - r_j| <= gamma_{m+1} (|c_j| + sum_i |a_ij y_i|), in extended precision; twice over,
+    # which also covers the rounding of the bound itself and of r -+ err below
+    k = m + 2
+    scale = np.abs(c) + np.abs(y_ext) @ np.abs(a)
+    err = 2.0 * k * _U_EXT / (1.0 - k * _U_EXT) * scale * (1.0 + 1e-10) + 1e-300
+    col = _box_terms(r, err, arr.lb.astype(ext), arr.ub.astype(ext))
+    if col is None:
+        return -math.inf
+    side = np.where(y > 0, arr.row_lo, np.where(y < 0, arr.row_hi, 0.0))
+    row = np.where(y != 0, y_ext * side.astype(ext), 0.0)
+    terms = np.concatenate([row, col, np.array([arr.c0], dtype=ext)])
+    if not np.isfinite(terms).all():
+        return -math.inf
+    total = terms.sum()
+    size = np.abs(terms).sum()
+    # each product rounds once (u), the sum of N terms by at most gamma_N of their size; twice over
+    big_n = len(terms) + 1
+    low = total - (2.0 * (big_n + 1) * _U_EXT / (1.0 - big_n * _U_EXT) * size + 1e-300)
+    out = float(low)  # to nearest; one step down if that was up
+    if ext(out) > low:
+        out = math.nextafter(out, -math.inf)
+    return out
 
 
 def fractional_lower_bound(lam: float, beta: float, den_min: float | None) -> float:
