@@ -411,12 +411,14 @@ class _Search:
         return self._den_cache[key]
 
 
-def _interval_bound(lo: _Eval, hi: _Eval, eps: float) -> tuple[float, float]:
-    """Upper bound on ``theta - h(theta)`` over ``[lo.theta, hi.theta]``, and where to split next."""
+def _interval_bound(lo: _Eval, hi: _Eval, eps: float) -> tuple[float, float, bool]:
+    """Upper bound on ``theta - h(theta)`` over ``[lo.theta, hi.theta]``, where to split next, and whether
+    that is the interior point where the bound is attained (exact when one LP basis spans the interval)."""
     w = hi.theta - lo.theta
     dlam = hi.lam - lo.lam
     end_lo, end_hi = lo.theta - lo.lam, hi.theta - hi.lam
     mid = lo.theta + 0.5 * w
+    interior = False
     if lo.nu == 0.0 and hi.nu == 0.0:
         best, split = hi.theta - max(lo.lam, hi.lam), mid
     elif hi.nu == 0.0:
@@ -441,9 +443,9 @@ def _interval_bound(lo: _Eval, hi: _Eval, eps: float) -> tuple[float, float]:
                 slope = 1.0 - dlam * lo.nu * m / (den * den)
                 # concave here: the tangent at x bounds it on [0, w]
                 best = max(best, g + abs(slope) * w)
-                split = lo.theta + x
+                split, interior = lo.theta + x, True
     size = abs(lo.theta) + abs(hi.theta) + abs(lo.lam) + abs(hi.lam) + w
-    return _up(best + eps + 64 * _U * size), split
+    return _up(best + eps + 64 * _U * size), split, interior
 
 
 def _piece(e1: _Eval, e2: _Eval | None) -> Any:
@@ -527,15 +529,15 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
         # the slack over the least denominator of all of P first; its own LP only where that could matter
         slacks = [slack(evals[i], evals[i + 1], False) for i in range(len(evals) - 1)]
         bounds = [_interval_bound(evals[i], evals[i + 1], slacks[i]) for i in range(len(evals) - 1)]
-        for i, (b, _) in enumerate(bounds):
+        for i, (b, _, _) in enumerate(bounds):
             if slacks[i] > 0.01 * tol and b > best.achieved + tol:
                 slacks[i] = slack(evals[i], evals[i + 1], True)
                 bounds[i] = _interval_bound(evals[i], evals[i + 1], slacks[i])
         # the certificate's own slack (rounding in the duals over the smallest denominator) cannot be split away
-        s.slack = max([sl for sl, (b, _) in zip(slacks, bounds, strict=True) if b >= best.achieved]
+        s.slack = max([sl for sl, (b, _, _) in zip(slacks, bounds, strict=True) if b >= best.achieved]
                       + [last.lam - h_last])
         tail = _up(theta_hi - h_last)  # [theta_top, theta_hi]: h >= h(theta_top)
-        upper = max([b for b, _ in bounds] + [tail])
+        upper = max([b for b, _, _ in bounds] + [tail])
         if upper - best.achieved <= tol + 2.0 * s.slack or s.lps >= MAX_EVALUATIONS or not bounds:
             return upper, best, s.lps
         if s.deadline is not None and time.perf_counter() > s.deadline:
@@ -544,9 +546,11 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
         if bounds[i][0] < tail:  # only the sliver above the last point is open: nothing to split
             return upper, best, s.lps
         lo, hi = evals[i], evals[i + 1]
-        split = bounds[i][1]
+        _, split, interior = bounds[i]
         fitted = False
-        if hi.nu > 0.0:
+        # where one basis would attain the bound, look there first (its value closes the gap when it
+        # does); otherwise where the LP basis likely changes
+        if hi.nu > 0.0 and not interior:
             kink = _breakpoint(evals[i - 1] if i > 0 else None, lo, hi, evals[i + 2] if i + 2 < len(evals) else None)
             if kink is not None:
                 split, fitted = kink, True
