@@ -167,8 +167,8 @@ class HighsBackend(Backend):
         Examples
         --------
         >>> import fairprobe as fp
-        >>> prog = fp.PolynomialProgram.from_text("minimize\n  0\nsubject to\n  x + y >= 0.5\n"
-        ...                                       "bounds\n  0 <= x <= 1\n  0 <= y <= 1")
+        >>> prog = fp.PolynomialProgram.from_text("minimize\\n  0\\nsubject to\\n  x + y >= 0.5\\n"
+        ...                                       "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
         >>> [round(v, 12) for v in fp.get_backend("highs").verified_minima(prog, [{(0,): 1.0, (1,): 1.0}])]
         [0.5]
         """

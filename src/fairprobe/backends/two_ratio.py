@@ -497,7 +497,11 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
     """Branch and bound on ``theta``: (verified upper bound, best evaluation, evaluations) or None."""
     lam_top, beta_top, point_top = top
     # rho_a <= lam + (-beta) / D_a only where rho_a > lam: divide by the least D_a there, not over all of P
-    theta_hi = lam_top + (-beta_top) / s.top_den_min(lam_top) if beta_top < 0 else lam_top
+    # (its own LP), unless the least over all of P already makes the excess negligible
+    theta_hi = lam_top
+    if beta_top < 0:
+        excess = -beta_top / s.da_min
+        theta_hi += excess if excess <= 1e-3 * tol else -beta_top / s.top_den_min(lam_top)
     theta_hi = min(theta_hi, s.structural_max())
     if not math.isfinite(theta_hi):
         return None
@@ -520,7 +524,10 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
         worst = min(lo.beta, hi.beta)
         if worst >= 0:
             return 0.0
-        return -worst / (s.den_min_between(lo, hi, db_min) if exact else db_min)
+        loose = -worst / db_min  # over the least denominator of all of P: enough when negligible
+        if not exact or loose <= 1e-3 * tol:
+            return loose
+        return -worst / s.den_min_between(lo, hi, db_min)
 
     while True:
         last = evals[-1]
