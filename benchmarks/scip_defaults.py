@@ -9,7 +9,11 @@ certified bound (``fp.bound``: problem built and solved), medians per pair and o
 worst bound and the largest difference between the two runs' bounds (both certified; a difference
 is the solvers' gap tolerance, 1e-6 per side).
 
-Run: ``python benchmarks/scip_defaults.py [--tables 10] [--biases a,b]``.
+``--engine`` compares the bound engine's own SCIP parameters instead
+(``fairprobe.core.routing.ENGINE_SCIP_PARAMS``, the sub-NLP heuristic off for the engine's global
+solves) against none, ``DEFAULT_PARAMS`` as shipped in both runs.
+
+Run: ``python benchmarks/scip_defaults.py [--tables 10] [--biases a,b] [--metrics m,n] [--engine]``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from causal_engine import METRICS, random_cells, table_for
 
 import fairprobe as fp
 import fairprobe.backends.scip as scip_backend
+import fairprobe.core.routing as routing
 from fairprobe.datasets import load_compas
 
 
@@ -34,17 +39,21 @@ def compas_cells():
     return table.cells
 
 
+#: The parameter dict the comparison swaps: SCIP's defaults as fairprobe sets them, or the engine's own.
+TARGET = scip_backend.DEFAULT_PARAMS
+
+
 @contextlib.contextmanager
 def scip_params(params: dict):
-    """Run the block with ``fairprobe.backends.scip.DEFAULT_PARAMS`` set to ``params`` (restored after)."""
-    saved = dict(scip_backend.DEFAULT_PARAMS)
-    scip_backend.DEFAULT_PARAMS.clear()
-    scip_backend.DEFAULT_PARAMS.update(params)
+    """Run the block with :data:`TARGET` set to ``params`` (restored after)."""
+    saved = dict(TARGET)
+    TARGET.clear()
+    TARGET.update(params)
     try:
         yield
     finally:
-        scip_backend.DEFAULT_PARAMS.clear()
-        scip_backend.DEFAULT_PARAMS.update(saved)
+        TARGET.clear()
+        TARGET.update(saved)
 
 
 def timed(bias: str, metric: str, table: fp.ObservedTable, params: dict) -> tuple[float, float, fp.BoundResult]:
@@ -59,11 +68,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=10)
     parser.add_argument("--biases", default="")
+    parser.add_argument("--metrics", default=",".join(METRICS))
+    parser.add_argument("--engine", action="store_true", help="compare the engine's SCIP parameters with none")
     args = parser.parse_args()
+    global TARGET
+    if args.engine:
+        TARGET = routing.ENGINE_SCIP_PARAMS
     biases = args.biases.split(",") if args.biases else sorted(fp.get_registry().biases)
-    ours = dict(scip_backend.DEFAULT_PARAMS)
+    ours = dict(TARGET)
     tables = [random_cells(seed) for seed in range(args.tables)] + [compas_cells()]
-    print(f"{args.tables} seeded random tables + COMPAS (two groups), D = 0.05; fairprobe defaults {ours} vs SCIP's")
+    what = "the engine's SCIP parameters" if args.engine else "fairprobe defaults"
+    print(f"{args.tables} seeded random tables + COMPAS (two groups), D = 0.05; {what} {ours} vs none (SCIP's)")
     header = f"{'bias':<38}{'metric':<20}{'ours cpu':>9}{'ours wall':>10}{'scip cpu':>9}{'scip wall':>10}{'x':>6}" \
              f"{'max |diff|':>11}"
     print(header + "\n" + "-" * len(header))
@@ -71,7 +86,7 @@ def main() -> None:
     every_ours, every_base, worst = [], [], (0.0, "")
     diff_all = 0.0
     for bias in biases:
-        for metric in METRICS:
+        for metric in args.metrics.split(","):
             oc, ow, bc, bw, diff = [], [], [], [], 0.0
             for k, cells in enumerate(tables):
                 if "prob" not in cells.columns:

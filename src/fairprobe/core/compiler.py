@@ -706,8 +706,7 @@ class _Compiler:
         counterfactual = any(a.intervention for q in parsed_qs for pa in q.atoms for a in (*pa.event, *pa.given))
         if self.reduce and counterfactual and not self.table.given and self.table.region is None:
             # parentless interventions are conditioning (on margins the data pin)
-            cells = self.table.cells
-            margins = {v: cells.groupby(v)["prob"].sum().to_dict() for v in self.table.nodes}
+            margins = self._margins()
             parsed_qs = [identify_interventions(q, self.dag, margins, self.notes) for q in parsed_qs]
         for parsed_q in parsed_qs:
             unknown = sorted(parsed_q.variables - set(self.dag.endogenous))
@@ -750,6 +749,15 @@ class _Compiler:
         return CompiledProgram(prog, _detect_kind(prog), stats_before, prog.stats().to_dict(), self.notes,
                                self.ratio_names, named_terms, conditions, frozenset(self.query_rows),
                                self.window_fractions, tuple(getattr(self, "data_rows", ())))
+
+    def _margins(self) -> dict[str, dict[int, float]]:
+        """Each node's marginal distribution in the table (only which values have mass is read)."""
+        columns = self.table.column_arrays()
+        out: dict[str, dict[int, float]] = {}
+        for v in self.table.nodes:
+            values, where = np.unique(columns[v], return_inverse=True)
+            out[v] = dict(zip(values.tolist(), np.bincount(where, weights=columns["prob"]).tolist(), strict=True))
+        return out
 
     def _add_group_variables(self, prog: PolynomialProgram, groups: list[int],
                              finals: Mapping[EventKey, list[tuple[float, dict[int, np.ndarray]]]]) -> None:
