@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fairprobe.backends.base import SolveOptions, Termination
-from fairprobe.program.model import PolynomialProgram
+from fairprobe.program.model import Constraint, PolynomialProgram
 from fairprobe.program.polynomial import evaluate
 
 __all__ = ["REPAIRED_TOLERANCE", "model_violation", "polish_point", "polish_windows", "project_to_model",
@@ -67,12 +67,10 @@ def _ratio_rows(program: PolynomialProgram, ratios: list[str]) -> dict[int, tupl
 
 def _lp_over(program: PolynomialProgram, rows: list, name: str) -> PolynomialProgram:
     """A minimisation over ``program``'s variables (same boxes) with ``rows``; no objective yet."""
-    lp = PolynomialProgram(sense="min", name=name)
-    for v in program.variables:
-        lp.add_variable(v.name, v.lb, v.ub)
-    for row in rows:
-        lp.add_constraint(dict(row.poly), row.sense, row.rhs, name=row.name)
-    return lp
+    # the rows are a compiled program's, already in normal form: copied as they are (add_constraint's
+    # checks cost more than the projection LP's solve)
+    return PolynomialProgram(sense="min", name=name, variables=list(program.variables),
+                             constraints=[Constraint(dict(row.poly), row.sense, row.rhs, row.name) for row in rows])
 
 
 def _minimise_l1_distance(lp: PolynomialProgram, program: PolynomialProgram, columns: list[int],
@@ -81,8 +79,8 @@ def _minimise_l1_distance(lp: PolynomialProgram, program: PolynomialProgram, col
     dev = {j: lp.add_variable(f"_dev{j}", 0.0) for j in columns}
     for j, d in dev.items():
         target = float(point.get(program.variables[j].name, 0.0))
-        lp.add_constraint({(d,): 1.0, (j,): -1.0}, ">=", -target)
-        lp.add_constraint({(d,): 1.0, (j,): 1.0}, ">=", target)
+        lp.constraints.append(Constraint({(d,): 1.0, (j,): -1.0}, ">=", -target))
+        lp.constraints.append(Constraint({(d,): 1.0, (j,): 1.0}, ">=", target))
     lp.set_objective({(d,): 1.0 for d in dev.values()})
 
 
