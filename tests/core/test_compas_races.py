@@ -59,6 +59,16 @@ def test_max_over_all_pairs_of_races(compas: fp.ObservedTable) -> None:
     assert "max over pairs" in res.metric
 
 
+@pytest.mark.parametrize("bias", ["proxy_label", "ecp"])
+def test_all_pairs_with_a_small_group_and_a_linear_joint_program(compas: fp.ObservedTable, bias: str) -> None:
+    """The joint program of PPV parity over all pairs is linear here; the tighter SCIP tolerance the
+    engine asks for where a group is small (11 Native American defendants) must not reach HiGHS."""
+    res = fp.bound(bias, fp.metric("ppv_parity", groups="all"), compas, D=0.05)
+    assert res.status == "optimal"
+    assert res.lower == pytest.approx(0.0, abs=1e-9) and res.upper == pytest.approx(1.0, abs=1e-9)
+    assert res.lower_achieved is not None and res.upper_achieved is not None
+
+
 def test_command_line_shows_race_labels(compas: fp.ObservedTable, tmp_path: Path) -> None:
     from fairprobe.cli import main
 

@@ -156,10 +156,16 @@ class LinearFastPath:
         -------
         SolveResult
         """
+        if options is not None and options.solver_options:
+            # the fast path exists only when the caller gave no solver options: these are the engine's own
+            # parameters for the global solver (a tighter SCIP tolerance), not HiGHS's
+            lp_options = dataclasses.replace(options, solver_options={})
+        else:
+            lp_options = options
         if self.is_lp(program):
             self.lp_solves += 1
-            return self.lp.solve(program, options)
-        res = self.solve_parity(program, options)
+            return self.lp.solve(program, lp_options)
+        res = self.solve_parity(program, lp_options)
         if res is not None:
             return res
         self.main_solves += 1

@@ -277,6 +277,18 @@ def _box_terms(r: np.ndarray, err: np.ndarray, lb: np.ndarray, ub: np.ndarray) -
     return out
 
 
+def _sanitised(arr: LinearArrays, y: np.ndarray) -> np.ndarray:
+    """``y`` with the multipliers that lean on an infinite side of their row (or are not finite) set to 0.
+
+    A multiplier may only lean on a finite side of its row; set to 0 it is still a dual vector.
+    """
+    y = np.asarray(y, dtype=float).copy()
+    y[(y > 0) & ~np.isfinite(arr.row_lo)] = 0.0
+    y[(y < 0) & ~np.isfinite(arr.row_hi)] = 0.0
+    y[~np.isfinite(y)] = 0.0
+    return y
+
+
 def verified_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
     """A rigorous lower bound on ``min c.x + c0`` from the (approximate) row duals ``y``.
 
@@ -307,11 +319,7 @@ def verified_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
     >>> verified_lower_bound(arr, np.array([0.0]))  # the zero dual still bounds: by the box
     0.0
     """
-    y = np.asarray(y, dtype=float).copy()
-    # a multiplier may only lean on a finite side of its row (otherwise set it to 0: still a dual vector)
-    y[(y > 0) & ~np.isfinite(arr.row_lo)] = 0.0
-    y[(y < 0) & ~np.isfinite(arr.row_hi)] = 0.0
-    y[~np.isfinite(y)] = 0.0
+    y = _sanitised(arr, y)
     n = arr.n_cols
     rows = arr.row_of
     products = arr.data * y[rows]
@@ -415,10 +423,7 @@ def exact_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
     >>> bool(verified_lower_bound(arr, np.array([1.0])) < np.nextafter(0.3, -1))  # a-priori error bounds: below
     True
     """
-    y = np.asarray(y, dtype=float).copy()
-    y[(y > 0) & ~np.isfinite(arr.row_lo)] = 0.0
-    y[(y < 0) & ~np.isfinite(arr.row_hi)] = 0.0
-    y[~np.isfinite(y)] = 0.0
+    y = _sanitised(arr, y)
     finite_bounds = np.concatenate([arr.lb[np.isfinite(arr.lb)], arr.ub[np.isfinite(arr.ub)],
                                     arr.row_lo[np.isfinite(arr.row_lo)], arr.row_hi[np.isfinite(arr.row_hi)]])
     sizes = np.concatenate([np.abs(arr.data), np.abs(arr.c), np.abs(y), np.abs(finite_bounds), [abs(arr.c0)]])
@@ -467,15 +472,6 @@ _U_EXT = float(np.finfo(np.longdouble).eps) / 2
 
 #: Rows x columns up to which :func:`tight_lower_bound` works on a dense matrix.
 _DENSE_MAX = 250_000
-
-
-def _sanitised(arr: LinearArrays, y: np.ndarray) -> np.ndarray:
-    """``y`` with the multipliers that lean on an infinite side of their row (or are not finite) set to 0."""
-    y = np.asarray(y, dtype=float).copy()
-    y[(y > 0) & ~np.isfinite(arr.row_lo)] = 0.0
-    y[(y < 0) & ~np.isfinite(arr.row_hi)] = 0.0
-    y[~np.isfinite(y)] = 0.0
-    return y
 
 
 def tight_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
