@@ -358,26 +358,88 @@ class HighsBackend(Backend):
                            limit=limit, sense=sense, message=run.message, extra=extra)
 
     # -- linear-fractional ----------------------------------------------------------------------
+    def solve_fractional_pair(self, program: PolynomialProgram,
+                              options: SolveOptions | None = None) -> tuple[SolveResult, SolveResult]:
+        """The min and the max of a linear-fractional program, its denominator checked once for both.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            A continuous program with a linear-fractional objective.
+        options : SolveOptions, optional
+
+        Returns
+        -------
+        (SolveResult, SolveResult)
+            As :meth:`solve` gives for ``program.with_sense("min")`` and ``("max")``.
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> prog = fp.PolynomialProgram.from_text("minimize\\n  (x + 1) / (y + 1)\\nsubject to\\n"
+        ...                                       "  x + y <= 1\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
+        >>> lo, hi = fp.get_backend("highs").solve_fractional_pair(prog)
+        >>> round(lo.objective_bound, 9), round(hi.objective_bound, 9)
+        (0.5, 2.0)
+        """
+        options = options if options is not None else SolveOptions()
+        self.check_program(program)
+        start = time.perf_counter()
+        deadline = None if options.time_limit is None else start + float(options.time_limit)
+        out = []
+        try:
+            check = self._denominator_check(program, options, deadline)
+        except _Stopped as stop:
+            check = stop
+        for sense in ("min", "max"):
+            side = program.with_sense(sense)
+            res = _stop_result(check, sense) if isinstance(check, _Stopped) else \
+                self._fractional_side(side, check, options, deadline)
+            out.append(res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})",
+                                        wall_time=time.perf_counter() - start))
+        return out[0], out[1]
+
     def _solve_fractional(self, program: PolynomialProgram, options: SolveOptions,
                           deadline: float | None) -> SolveResult:
-        sense = program.sense
-        sign = 1.0 if sense == "min" else -1.0
-        m = len(program.constraints)
+        try:
+            check = self._denominator_check(program, options, deadline)
+        except _Stopped as stop:
+            return _stop_result(stop, program.sense)
+        return self._fractional_side(program, check, options, deadline)
+
+    @staticmethod
+    def _denominator_check(program: PolynomialProgram, options: SolveOptions,
+                           deadline: float | None) -> tuple[LinearArrays, float]:
+        """The rows as arrays (the denominator as objective) and the denominator's verified minimum.
+
+        Charnes-Cooper is exact only where the denominator is positive: it is checked first. Raises
+        :class:`_Stopped` when the rows are infeasible or the check stopped, :class:`ProgramError`
+        when the denominator takes negative values.
+        """
         den = program.objective_denominator or {}
-        # Charnes-Cooper is exact only where the denominator is positive: check it first (verified)
         den_arr = linear_arrays(program, objective=den)
         den_run = run_lp(den_arr, None, options, deadline)
         if den_run.status == "infeasible":
-            return stopped(Termination.INFEASIBLE, sense, message=den_run.message)
+            raise _Stopped(Termination.INFEASIBLE, None, den_run.message)
         if den_run.status not in ("optimal", "empty"):
-            return stopped(Termination.LIMIT, sense, limit=_LIMITS.get(den_run.status, Limit.OTHER),
-                           message="stopped while checking the denominator: " + den_run.message)
-        den_min = verified_lower_bound(den_arr, den_run.y if den_run.y is not None else np.zeros(m))
+            raise _Stopped(Termination.LIMIT, _LIMITS.get(den_run.status, Limit.OTHER),
+                           "stopped while checking the denominator: " + den_run.message)
+        den_min = verified_lower_bound(den_arr, den_run.y if den_run.y is not None else np.zeros(den_arr.n_rows))
         if den_run.objective < -1e-9:
             raise ProgramError(
                 "The objective denominator is not strictly positive on the feasible set (its minimum is "
                 f"{den_run.objective:.3g}), so the ratio changes sign; a fractional objective needs a positive "
                 "denominator. Add a row that keeps it positive.")
+        return den_arr, den_min
+
+    @staticmethod
+    def _fractional_side(program: PolynomialProgram, check: tuple[LinearArrays, float], options: SolveOptions,
+                         deadline: float | None) -> SolveResult:
+        """One side of a linear-fractional program by its Charnes-Cooper LP, verified in the model's variables."""
+        den_arr, den_min = check
+        sense = program.sense
+        sign = 1.0 if sense == "min" else -1.0
+        m = den_arr.n_rows
         # a denominator that reaches 0 (a probability): Charnes-Cooper optimises over the points where it is
         # positive, where the ratio is defined; the bound is then verified only when beta >= 0 below
         num_vec, den_vec = objective_vector(program.objective, program.n_variables), (den_arr.c, den_arr.c0)
@@ -414,6 +476,18 @@ class HighsBackend(Backend):
                 incumbent, inc_obj = point, program.objective_value(point)
         return SolveResult(Termination.OPTIMAL, sign * bound_min, incumbent_objective=inc_obj, incumbent=incumbent,
                            sense=sense, message=run.message + " (Charnes-Cooper LP)", extra=extra)
+
+
+class _Stopped(Exception):
+    """The denominator's check of a linear-fractional program ended without an optimum."""
+
+    def __init__(self, termination: Termination, limit: Limit | None, message: str) -> None:
+        super().__init__(message)
+        self.termination, self.limit, self.message = termination, limit, message
+
+
+def _stop_result(stop: _Stopped, sense: str) -> SolveResult:
+    return stopped(stop.termination, sense, limit=stop.limit, message=stop.message)
 
 
 @functools.lru_cache(maxsize=1)

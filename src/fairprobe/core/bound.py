@@ -133,6 +133,10 @@ def _solve_pair(prog: PolynomialProgram, backend: Any, options: SolveOptions,
         return lo, hi
     # Processes, not threads: two SCIP instances optimising concurrently in one process (with
     # pyscipopt's optimizeNogil) crashed in testing.
+    if prog.is_fractional and (pair := getattr(backend, "solve_fractional_pair", None)) is not None:
+        both = pair(prog, options)  # HiGHS: the denominator's check once for both sides
+        if both is not None:
+            return both
     if isinstance(backend, TimeBudget):  # the lower side may use half of what is left, the upper the rest
         return backend.solve(prog.with_sense("min"), options, share=0.5), backend.solve(prog.with_sense("max"), options)
     return backend.solve(prog.with_sense("min"), options), backend.solve(prog.with_sense("max"), options)

@@ -169,7 +169,27 @@ class TimeBudget:
         (SolveResult, SolveResult) or None
             None when the backend has no such search or it does not take the program.
         """
-        pair = getattr(self.backend, "solve_parity_pair", None)
+        return self._pair("solve_parity_pair", program, options)
+
+    def solve_fractional_pair(self, program: Any, options: Any = None) -> tuple[Any, Any] | None:
+        """Both sides of a linear-fractional program by the backend's LP route, within the budget.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            The program.
+        options : SolveOptions, optional
+            The caller's options.
+
+        Returns
+        -------
+        (SolveResult, SolveResult) or None
+            None when the backend solves one side at a time.
+        """
+        return self._pair("solve_fractional_pair", program, options)
+
+    def _pair(self, method: str, program: Any, options: Any) -> tuple[Any, Any] | None:
+        pair = getattr(self.backend, method, None)
         if pair is None:
             return None
         limited = self.limit(options or SolveOptions())

@@ -156,12 +156,7 @@ class LinearFastPath:
         -------
         SolveResult
         """
-        if options is not None and options.solver_options:
-            # the fast path exists only when the caller gave no solver options: these are the engine's own
-            # parameters for the global solver (a tighter SCIP tolerance), not HiGHS's
-            lp_options = dataclasses.replace(options, solver_options={})
-        else:
-            lp_options = options
+        lp_options = self._for_lp(options)
         if self.is_lp(program):
             self.lp_solves += 1
             return self.lp.solve(program, lp_options)
@@ -173,6 +168,37 @@ class LinearFastPath:
             options = options if options is not None else SolveOptions()
             options = dataclasses.replace(options, solver_options={**ENGINE_SCIP_PARAMS, **options.solver_options})
         return self.main.solve(program, options)
+
+    @staticmethod
+    def _for_lp(options: Any) -> Any:
+        """``options`` for a HiGHS route: without solver options.
+
+        The fast path exists only when the caller gave no solver options, so any here are the engine's
+        own parameters for the global solver (a tighter SCIP tolerance), not HiGHS's.
+        """
+        if options is not None and options.solver_options:
+            return dataclasses.replace(options, solver_options={})
+        return options
+
+    def solve_fractional_pair(self, program: Any, options: Any = None) -> tuple[Any, Any] | None:
+        """Both sides of a continuous linear-fractional program by HiGHS, its denominator checked once.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+        options : SolveOptions, optional
+
+        Returns
+        -------
+        (SolveResult, SolveResult) or None
+            The min and max results; None when the program is not a continuous linear-fractional
+            program or the LP backend solves one side at a time.
+        """
+        pair = getattr(self.lp, "solve_fractional_pair", None)
+        if pair is None or not program.is_fractional or not self.is_lp(program):
+            return None
+        self.lp_solves += 2
+        return pair(program, self._for_lp(options))
 
     def solve_parity(self, program: Any, options: Any = None) -> Any:
         """One side of a parity of two rates by the exact search, or None when it does not take ``program``.
