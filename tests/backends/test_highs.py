@@ -295,3 +295,30 @@ def test_a_row_the_simplex_cannot_meet_at_its_tolerance_is_solved_not_an_error()
     res = fp.get_backend("highs").solve(prog)
     assert res.termination is Termination.OPTIMAL, res.message
     assert -1e-12 <= res.objective_bound <= 0.0
+
+
+def test_a_callers_thread_count_is_never_replaced() -> None:
+    """fairprobe names HiGHS's pool size on its own runs; a caller's own ``threads`` is passed as given,
+    and a run HiGHS refuses for it is reported, not re-run quietly with another count."""
+    import highspy
+
+    from fairprobe.backends.highs_lp import _Pool
+
+    lp = fp.PolynomialProgram.from_text("maximize\n  x + y\nsubject to\n  x + 2*y <= 1.5\n"
+                                        "bounds\n  0 <= x <= 1\n  0 <= y <= 1")
+    be = fp.get_backend("highs")
+    assert be.solve(lp).termination is Termination.OPTIMAL
+    pool = _Pool.value()
+    if pool is None:
+        pytest.skip("HiGHS's pool size could not be found here; runs use HiGHS's default")
+    other = pool + 1
+    probe = highspy.Highs()
+    probe.setOptionValue("output_flag", False)
+    probe.addVar(0.0, 1.0)
+    probe.setOptionValue("threads", other)
+    if probe.run() != highspy.HighsStatus.kError:
+        pytest.skip("this HiGHS runs with any thread count")
+    for options in (fp.SolveOptions(threads=other), fp.SolveOptions(solver_options={"threads": other})):
+        assert be.solve(lp, options).termination is Termination.ERROR
+    assert _Pool.value() == pool  # still known: the next default run names it
+    assert be.solve(lp).termination is Termination.OPTIMAL

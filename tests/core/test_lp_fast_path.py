@@ -54,3 +54,44 @@ def test_solver_options_keep_every_program_on_the_named_backend() -> None:
     res = fp.bound("proxy_label", "ppv_parity", load_paper_table(), D=0.05, solver_options={"numerics/feastol": 1e-9})
     assert res.min_result.solver == "scip"
     assert not any("HiGHS" in note for note in res.notes)
+
+
+def test_a_direct_fast_path_passes_solver_options_unchanged() -> None:
+    """Only the engine's own fast path strips solver options before HiGHS (they are its SCIP tolerance);
+    one built directly hands the caller's options to whichever backend solves."""
+    from fairprobe.core.routing import LinearFastPath, with_lp_fast_path
+
+    lp = fp.PolynomialProgram.from_text("maximize\n  x + y\nsubject to\n  x + 2*y <= 1.5\n"
+                                        "bounds\n  0 <= x <= 1\n  0 <= y <= 1")
+    direct = LinearFastPath(fp.get_backend("scip"), fp.get_backend("highs"))
+    stopped = direct.solve(lp, fp.SolveOptions(solver_options={"simplex_iteration_limit": 0}))
+    assert stopped.termination is fp.Termination.LIMIT  # HiGHS read the option
+    with pytest.raises(fp.SolverError, match="limits/nodes"):
+        direct.solve(lp, fp.SolveOptions(solver_options={"limits/nodes": 1}))
+    engine = with_lp_fast_path(fp.get_backend("scip"), "scip", None)
+    assert engine.engine and not direct.engine
+    res = engine.solve(lp, fp.SolveOptions(solver_options={"numerics/feastol": 1e-7}))
+    assert res.termination is fp.Termination.OPTIMAL and abs(res.objective_bound - 1.25) < 1e-9
+
+
+def test_a_parity_search_stopped_by_the_budget_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The all-pairs parity searches go through the call's time budget: one that stops at the limit
+    leaves the note and the status a limit leaves."""
+    from fairprobe.backends.highs import HighsBackend
+    from fairprobe.datasets import load_compas
+
+    frame = load_compas().frame
+    frame = frame.assign(pred=(frame.decile_score >= 5).astype(int))
+    table = fp.ObservedTable.from_frame(frame, A="race", Y="two_year_recid", P="pred")
+    original = HighsBackend.solve_two_ratio
+
+    def out_of_time(self, program, options=None):
+        res = original(self, program, options)
+        # as if the budget ran out during the search (its bound stays valid)
+        return None if res is None else res.with_updates(termination=fp.Termination.LIMIT, limit=fp.Limit.TIME)
+
+    monkeypatch.setattr(HighsBackend, "solve_two_ratio", out_of_time)
+    with pytest.warns(RuntimeWarning, match="limit"):
+        res = fp.bound("proxy_label", fp.metric("fpr_parity", groups="all"), table, D=0.0, time_limit=100)
+    assert res.status == "limit"
+    assert any("time limit" in note for note in res.notes)

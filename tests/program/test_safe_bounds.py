@@ -139,3 +139,13 @@ def test_the_extended_precision_bound_certifies_nothing_past_an_infinite_box_end
     arr = linear_arrays(prog)
     assert tight_lower_bound(arr, np.array([0.5])) == -math.inf  # y's reduced cost -1.5 < 0, no upper end
     assert exact_lower_bound(arr, np.array([0.5])) == -math.inf
+
+
+def test_a_nan_coefficient_certifies_nothing() -> None:
+    prog = PolynomialProgram.from_text("minimize\n  x + y\nsubject to\n  x + y >= 0.3\n"
+                                       "bounds\n  0 <= x <= 1\n  0 <= y <= 1")
+    arr = linear_arrays(prog)
+    bad = LinearArrays(np.array([math.nan, 1.0]), 0.0, arr.indptr, arr.indices, arr.data, arr.row_lo, arr.row_hi,
+                       arr.lb, arr.ub)
+    for bound in (tight_lower_bound, verified_lower_bound, exact_lower_bound):
+        assert bound(bad, np.array([1.0])) == -math.inf, bound.__name__

@@ -123,15 +123,25 @@ class _Pool:
         cls.threads = None
 
 
+#: Instances whose thread count :func:`_configure` set from the pool (not from the caller's options).
+_POOL_NAMED: set[int] = set()
+
+
 def _run(h: Any) -> None:
-    """``h.run()``; a failure that the pool's size may explain is run again with HiGHS's default."""
+    """``h.run()``; a failure with the pool's size named by fairprobe is run again with HiGHS's default.
+
+    Only a count fairprobe chose is retried (a caller's own ``threads`` stands, error and all), and the
+    pool's size is forgotten only when the default then runs (the pool was resized by someone else).
+    """
     import highspy
 
-    if h.run() == highspy.HighsStatus.kError and h.getOptions().threads not in (0, None) and _Pool.threads:
+    if h.run() != highspy.HighsStatus.kError or id(h) not in _POOL_NAMED:
+        return
+    h.setOptionValue("threads", 0)
+    h.clearSolver()
+    if h.run() != highspy.HighsStatus.kError:
         _Pool.forget()
-        h.setOptionValue("threads", 0)
-        h.clearSolver()
-        h.run()
+        _POOL_NAMED.discard(id(h))
 
 
 class LPRun:
@@ -160,10 +170,12 @@ def _configure(h: Any, options: SolveOptions, integer: bool) -> None:
             h.setOptionValue("mip_max_nodes", int(options.node_limit))
     # not set unless asked: HiGHS sizes one thread pool per process at its first run, and a later run
     # asking for another size fails, which would break any other HiGHS user in the same process
+    _POOL_NAMED.discard(id(h))
     if options.threads is not None:
         h.setOptionValue("threads", int(options.threads))
-    elif (pool := _Pool.value()) is not None:
+    elif (pool := _Pool.value()) is not None and "threads" not in options.solver_options:
         h.setOptionValue("threads", pool)
+        _POOL_NAMED.add(id(h))
     for key, value in dict(options.solver_options).items():
         if h.setOptionValue(str(key), value) != highspy.HighsStatus.kOk:
             raise SolverError(f"HiGHS does not accept the option {key!r} = {value!r}; see the HiGHS options list "

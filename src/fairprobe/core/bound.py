@@ -477,17 +477,23 @@ def _completed(res: SolveResult, red: Reduction | None) -> SolveResult:
 
 
 def _solve_reduced(program: PolynomialProgram, be: Any, options: SolveOptions, sense: str,
-                   red: Reduction | None = None) -> SolveResult:
-    """One side of ``program`` (of its reduction ``red`` when given), incumbent in the original variables."""
-    return _completed(be.solve((program if red is None else red.program).with_sense(sense), options), red)
+                   red: Reduction | None = None, global_only: bool = False) -> SolveResult:
+    """One side of ``program`` (of its reduction ``red`` when given), incumbent in the original variables.
+
+    ``global_only`` sends it past the fast path's exact routes to the chosen backend (the exact
+    search already declined the program).
+    """
+    solve = be.solve_global if global_only else be.solve
+    return _completed(solve((program if red is None else red.program).with_sense(sense), options), red)
 
 
 def _solve_sense(compiled: CompiledProgram, prepared: tuple[PolynomialProgram, Reduction | None], be: Any,
-                 options: SolveOptions, label: str, sense: str) -> tuple[float, float | None, SolveResult]:
+                 options: SolveOptions, label: str, sense: str,
+                 global_only: bool = False) -> tuple[float, float | None, SolveResult]:
     """Certified bound, achieved value and result of one side of a prepared program (see :func:`_prepared`)."""
     program, red = prepared
     lp = program if compiled.kind == "linear_fractional" and not program.is_fractional else None
-    res = _solve_reduced(program, be, options, sense, red)
+    res = _solve_reduced(program, be, options, sense, red, global_only)
     _check_results([res], label, compiled, lp, be, options)
     return res.objective_bound, _achieved(compiled, res, lp), res
 
@@ -517,6 +523,11 @@ def _prepared(compiled: CompiledProgram, be: Any,
     return program, _reduction(program, be, options)
 
 
+def _parity_searchable(compiled: CompiledProgram, be: Any) -> bool:
+    """Whether the fast path's exact search may take ``compiled`` as it is (a nonconvex ratio program)."""
+    return _fast_path(be) and compiled.kind != "linear_fractional" and compiled.program.max_degree == 2
+
+
 def _parity_side(compiled: CompiledProgram, be: Any, options: SolveOptions, label: str,
                  sense: str) -> tuple[float, float | None, SolveResult] | None:
     """One side of a parity of two rates by the exact search on the program as compiled, else None.
@@ -524,12 +535,7 @@ def _parity_side(compiled: CompiledProgram, be: Any, options: SolveOptions, labe
     The ratio ranges and the block reduction of :func:`_prepared` only help the global solver; the
     parametric LP search bounds each rate by its own LPs, so it takes the program unchanged.
     """
-    inner = be.backend if isinstance(be, TimeBudget) else be
-    if not isinstance(inner, LinearFastPath) or compiled.kind == "linear_fractional" or \
-            compiled.program.max_degree != 2:
-        return None
-    res = inner.solve_parity(compiled.program.with_sense(sense), be.limit(options) if isinstance(be, TimeBudget)
-                             else options)
+    res = be.solve_parity(compiled.program.with_sense(sense), options)
     if res is None:
         return None
     _check_results([res], label, compiled, None, be, options)
@@ -1290,11 +1296,12 @@ class BoundProblem:
                 _check_defined(compiled, be, options, label, self.config, self.table, params, checked)
                 prepared[key] = (compiled, None)  # prepared for the global solver only if the search declines
             compiled, ready = prepared[key]
-            side = _parity_side(compiled, be, options, label, sense) if ready is None else None
-            if side is None:
+            searchable = _parity_searchable(compiled, be)
+            side = _parity_side(compiled, be, options, label, sense) if searchable else None
+            if side is None:  # not a parity of two rates, or the search declined it: the global solver's way
                 if ready is None:
                     prepared[key] = (compiled, _prepared(compiled, be, options))
-                side = _solve_sense(*prepared[key], be, options, label, sense)
+                side = _solve_sense(*prepared[key], be, options, label, sense, global_only=searchable)
             bound_, achieved, res = side
             if sense == "min":  # sup (q_j - q_i) = -inf (q_i - q_j)
                 bound_, achieved = -bound_, None if achieved is None else -achieved

@@ -138,6 +138,45 @@ class TimeBudget:
         SolveResult
             The backend's result (certified: a solve stopped at the deadline still bounds).
         """
+        return self._one(self.backend.solve, program, options, share)
+
+    def solve_global(self, program: Any, options: Any = None) -> Any:
+        """:meth:`solve` by the chosen backend itself, past any exact route (one the route declined).
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            The program.
+        options : SolveOptions, optional
+            The caller's options.
+
+        Returns
+        -------
+        SolveResult
+        """
+        return self._one(getattr(self.backend, "solve_global", self.backend.solve), program, options)
+
+    def solve_parity(self, program: Any, options: Any = None) -> Any:
+        """One side of a parity of two rates by the backend's exact search, within the budget.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            The program.
+        options : SolveOptions, optional
+            The caller's options.
+
+        Returns
+        -------
+        SolveResult or None
+            None when the backend has no such search or it does not take the program.
+        """
+        search = getattr(self.backend, "solve_parity", None)
+        if search is None:
+            return None
+        return self._one(search, program, options)
+
+    def _one(self, solve: Any, program: Any, options: Any, share: float = 1.0) -> Any:
         self.solves += 1
         if self.left() == 0.0 and program.n_variables > SKIP_ABOVE_VARIABLES:
             self.stopped_early = True
@@ -145,7 +184,10 @@ class TimeBudget:
                                limit=Limit.TIME, solver=getattr(self.backend, "name", ""), sense=program.sense,
                                message="not solved: the call's time budget was spent (trivial certified bound)")
         limited = self.limit(options or SolveOptions(), share)
-        result = self.backend.solve(program, limited)
+        result = solve(program, limited)
+        if result is None:  # an exact route that does not take the program: nothing was solved
+            self.solves -= 1
+            return None
         if result.limit is Limit.INTERRUPTED:
             # Ctrl-C that the solver caught (SCIP does): stop the whole call, as Ctrl-C does anywhere
             # else, instead of returning a looser bound that reads as if a clock had stopped it

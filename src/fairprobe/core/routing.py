@@ -44,6 +44,11 @@ class LinearFastPath:
         Solves every program that is not a continuous LP.
     lp : Backend
         Solves the continuous LPs (HiGHS).
+    engine : bool, optional
+        Built by the bound engine (:func:`with_lp_fast_path`, only when the caller gave no solver
+        options): the engine's SCIP parameters (:data:`ENGINE_SCIP_PARAMS`) go to the main solver, and
+        solver options, which can then only be the engine's own for the global solver, never reach
+        HiGHS. Default False: options pass unchanged to whichever backend solves.
 
     Attributes
     ----------
@@ -62,16 +67,17 @@ class LinearFastPath:
     ('highs', 'scip', 1)
     """
 
-    def __init__(self, main: Any, lp: Any) -> None:
+    def __init__(self, main: Any, lp: Any, engine: bool = False) -> None:
         self.main = main
         self.lp = lp
+        self.engine = engine
         self.lp_solves = 0
         self.two_ratio_solves = 0
         self.main_solves = 0
 
     def __getattr__(self, name: str) -> Any:
         # the chosen backend's own attributes (name, capabilities, check_program); never dunders
-        if name.startswith("__") or name in ("main", "lp"):
+        if name.startswith("__") or name in ("main", "lp", "engine"):
             raise AttributeError(name)
         return getattr(self.main, name)
 
@@ -138,7 +144,7 @@ class LinearFastPath:
         pair = getattr(self.lp, "solve_two_ratio_pair", None)
         if pair is None or program.has_integers:
             return None
-        results = pair(program, options)
+        results = pair(program, self._for_lp(options))
         if results is None:
             return None
         self.two_ratio_solves += 2
@@ -163,20 +169,33 @@ class LinearFastPath:
         res = self.solve_parity(program, lp_options)
         if res is not None:
             return res
+        return self.solve_global(program, options)
+
+    def solve_global(self, program: Any, options: Any = None) -> Any:
+        """Solve ``program`` with the chosen backend (a program the exact routes do not take).
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+        options : SolveOptions, optional
+
+        Returns
+        -------
+        SolveResult
+        """
         self.main_solves += 1
-        if getattr(self.main, "name", None) == "scip":
+        if self.engine and getattr(self.main, "name", None) == "scip":
             options = options if options is not None else SolveOptions()
             options = dataclasses.replace(options, solver_options={**ENGINE_SCIP_PARAMS, **options.solver_options})
         return self.main.solve(program, options)
 
-    @staticmethod
-    def _for_lp(options: Any) -> Any:
-        """``options`` for a HiGHS route: without solver options.
+    def _for_lp(self, options: Any) -> Any:
+        """``options`` for a HiGHS route: in the engine, without solver options.
 
-        The fast path exists only when the caller gave no solver options, so any here are the engine's
-        own parameters for the global solver (a tighter SCIP tolerance), not HiGHS's.
+        The engine builds the fast path only when the caller gave no solver options, so any there are
+        its own parameters for the global solver (a tighter SCIP tolerance), not HiGHS's.
         """
-        if options is not None and options.solver_options:
+        if self.engine and options is not None and options.solver_options:
             return dataclasses.replace(options, solver_options={})
         return options
 
@@ -217,7 +236,7 @@ class LinearFastPath:
         parity = getattr(self.lp, "solve_two_ratio", None)
         if parity is None or program.has_integers:
             return None
-        res = parity(program, options)  # a parametric LP search, exact and verified
+        res = parity(program, self._for_lp(options))  # a parametric LP search, exact and verified
         if res is None:
             return None
         self.two_ratio_solves += 1
@@ -255,4 +274,4 @@ def with_lp_fast_path(backend: Any, name: str, solver_options: Mapping[str, Any]
     highs = registered("backends").get("highs")  # through the registry: a plugin may replace it
     if highs is None or not highs.availability():
         return backend
-    return LinearFastPath(backend, highs())
+    return LinearFastPath(backend, highs(), engine=True)

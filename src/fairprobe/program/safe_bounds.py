@@ -267,6 +267,8 @@ def _box_terms(r: np.ndarray, err: np.ndarray, lb: np.ndarray, ub: np.ndarray) -
     None when a column can make the product unbounded below (an infinite box end on a side where
     the reduced cost may have the wrong sign).
     """
+    if np.isnan(r).any() or np.isnan(err).any():  # a NaN coefficient or dual: nothing is certified
+        return None
     rlo, rhi = r - err, r + err
     with np.errstate(invalid="ignore"):  # 0 * inf: the product is 0 when the coefficient is exactly 0
         cand = np.stack([rlo * lb, rlo * ub, rhi * lb, rhi * ub])
@@ -445,6 +447,8 @@ def exact_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
         a, b = starts[j], starts[j + 1]
         parts = [c[j], *neg_p[a:b], *neg_e[a:b]]
         r = math.fsum(parts)  # correctly rounded: its sign is the exact reduced cost's
+        if math.isnan(r):  # a NaN coefficient or dual: nothing is certified
+            return -math.inf
         if r == 0.0:
             continue
         end = ub[j] if r < 0 else lb[j]
