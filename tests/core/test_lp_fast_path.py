@@ -95,3 +95,37 @@ def test_a_parity_search_stopped_by_the_budget_says_so(monkeypatch: pytest.Monke
         res = fp.bound("proxy_label", fp.metric("fpr_parity", groups="all"), table, D=0.0, time_limit=100)
     assert res.status == "limit"
     assert any("time limit" in note for note in res.notes)
+
+
+def test_an_lp_backend_that_only_solves_still_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plugin may replace the ``highs`` backend with one that has only ``solve``: the engine then
+    takes its plain routes (no exact search, minima or pairs) and gives the same bounds."""
+    import fairprobe.core.registry as registry
+    from fairprobe.backends.highs import HighsBackend
+
+    class SolveOnly:
+        name = "highs"
+
+        def __init__(self) -> None:
+            self._inner = HighsBackend()
+
+        @staticmethod
+        def availability():
+            return HighsBackend.availability()
+
+        def solve(self, program, options=None):
+            return self._inner.solve(program, options)
+
+    table = load_paper_table()
+    expected = {m: fp.bound("proxy_label", m, table, D=0.05) for m in ("fpr_parity", "ppv_parity")}
+    real = registry.registered
+
+    def with_solve_only(kind, *args, **kwargs):
+        found = real(kind, *args, **kwargs)
+        return {**found, "highs": SolveOnly} if kind == "backends" else found
+
+    monkeypatch.setattr(registry, "registered", with_solve_only)
+    for metric, ref in expected.items():
+        res = fp.bound("proxy_label", metric, table, D=0.05)
+        assert res.lower == pytest.approx(ref.lower, abs=1e-5) and res.upper == pytest.approx(ref.upper, abs=1e-5)
+        assert res.status == "optimal"

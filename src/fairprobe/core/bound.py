@@ -392,11 +392,9 @@ def _check_defined(compiled: CompiledProgram, be: Any, options: SolveOptions, la
         if cond.observed is not None:  # the data pin P(F) > 0: the same in every model
             checked[cond.event] = False
     todo = [c for c in todo if c.observed is None]
-    inner = be.backend if isinstance(be, TimeBudget) else be
-    if todo and isinstance(inner, LinearFastPath) and inner.is_lp(base):
-        # the usual case, positive in every admitted model, from one verified LP each over rows read once
-        limited = be.limit(options) if isinstance(be, TimeBudget) else options
-        minima = inner.lp.verified_minima(base, [dict(c.poly) for c in todo], limited)
+    # the usual case, positive in every admitted model: one verified LP each over rows read once
+    minima = be.verified_minima(base, [dict(c.poly) for c in todo], options) if todo and _fast_path(be) else None
+    if minima is not None:
         for cond, low in zip(todo, minima, strict=True):
             if low is not None and low >= RATIO_EPSILON:
                 checked[cond.event] = False

@@ -176,6 +176,29 @@ class TimeBudget:
             return None
         return self._one(search, program, options)
 
+    def verified_minima(self, program: Any, objectives: list, options: Any = None) -> list | None:
+        """Verified minima of linear objectives by the backend's LP route, within the budget.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            A continuous program with linear rows.
+        objectives : list of dict
+            Linear polynomials over its variables.
+        options : SolveOptions, optional
+            The caller's options.
+
+        Returns
+        -------
+        list or None
+            As the backend's ``verified_minima``; None when it has none.
+        """
+        minima = getattr(self.backend, "verified_minima", None)
+        found = None if minima is None else minima(program, objectives, self.limit(options or SolveOptions()))
+        if found is not None:
+            self.solves += len(objectives)
+        return found
+
     def _one(self, solve: Any, program: Any, options: Any, share: float = 1.0) -> Any:
         self.solves += 1
         if self.left() == 0.0 and program.n_variables > SKIP_ABOVE_VARIABLES:

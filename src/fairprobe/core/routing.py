@@ -162,11 +162,10 @@ class LinearFastPath:
         -------
         SolveResult
         """
-        lp_options = self._for_lp(options)
         if self.is_lp(program):
             self.lp_solves += 1
-            return self.lp.solve(program, lp_options)
-        res = self.solve_parity(program, lp_options)
+            return self.lp.solve(program, self._for_lp(options))
+        res = self.solve_parity(program, options)
         if res is not None:
             return res
         return self.solve_global(program, options)
@@ -198,6 +197,29 @@ class LinearFastPath:
         if self.engine and options is not None and options.solver_options:
             return dataclasses.replace(options, solver_options={})
         return options
+
+    def verified_minima(self, program: Any, objectives: list[dict], options: Any = None) -> list[float | None] | None:
+        """Verified lower bounds on the minima of linear objectives over an LP's rows, by HiGHS.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            A continuous program with linear rows.
+        objectives : list of dict
+            Linear polynomials over its variables.
+        options : SolveOptions, optional
+
+        Returns
+        -------
+        list of float or None, or None
+            Per objective a bound (None where HiGHS found no optimum); None when the program is not
+            an LP or the LP backend has no such method.
+        """
+        minima = getattr(self.lp, "verified_minima", None)
+        if minima is None or not self.is_lp(program):
+            return None
+        self.lp_solves += len(objectives)
+        return minima(program, objectives, self._for_lp(options))
 
     def solve_fractional_pair(self, program: Any, options: Any = None) -> tuple[Any, Any] | None:
         """Both sides of a continuous linear-fractional program by HiGHS, its denominator checked once.
