@@ -123,25 +123,21 @@ class _Pool:
         cls.threads = None
 
 
-#: Instances whose thread count :func:`_configure` set from the pool (not from the caller's options).
-_POOL_NAMED: set[int] = set()
-
-
-def _run(h: Any) -> None:
+def _run(h: Any, pool_named: bool) -> None:
     """``h.run()``; a failure with the pool's size named by fairprobe is run again with HiGHS's default.
 
-    Only a count fairprobe chose is retried (a caller's own ``threads`` stands, error and all), and the
-    pool's size is forgotten only when the default then runs (the pool was resized by someone else).
+    Only a count fairprobe chose (``pool_named``, as :func:`_configure` returned) is retried: a
+    caller's own ``threads`` stands, error and all. The pool's size is forgotten only when the
+    default then runs (the pool was resized by someone else).
     """
     import highspy
 
-    if h.run() != highspy.HighsStatus.kError or id(h) not in _POOL_NAMED:
+    if h.run() != highspy.HighsStatus.kError or not pool_named:
         return
     h.setOptionValue("threads", 0)
     h.clearSolver()
     if h.run() != highspy.HighsStatus.kError:
         _Pool.forget()
-        _POOL_NAMED.discard(id(h))
 
 
 class LPRun:
@@ -154,8 +150,9 @@ class LPRun:
         self.objective, self.dual_bound, self.message, self.iterations = objective, dual_bound, message, iterations
 
 
-def _configure(h: Any, options: SolveOptions, integer: bool) -> None:
-    """Reset ``h``'s options to fairprobe's defaults and the caller's ``options``."""
+def _configure(h: Any, options: SolveOptions, integer: bool) -> bool:
+    """Reset ``h``'s options to fairprobe's defaults and the caller's ``options``; True when the thread
+    count was named from the pool's size (not by the caller)."""
     import highspy
 
     h.resetOptions()
@@ -170,16 +167,17 @@ def _configure(h: Any, options: SolveOptions, integer: bool) -> None:
             h.setOptionValue("mip_max_nodes", int(options.node_limit))
     # not set unless asked: HiGHS sizes one thread pool per process at its first run, and a later run
     # asking for another size fails, which would break any other HiGHS user in the same process
-    _POOL_NAMED.discard(id(h))
+    pool_named = False
     if options.threads is not None:
         h.setOptionValue("threads", int(options.threads))
     elif (pool := _Pool.value()) is not None and "threads" not in options.solver_options:
         h.setOptionValue("threads", pool)
-        _POOL_NAMED.add(id(h))
+        pool_named = True
     for key, value in dict(options.solver_options).items():
         if h.setOptionValue(str(key), value) != highspy.HighsStatus.kOk:
             raise SolverError(f"HiGHS does not accept the option {key!r} = {value!r}; see the HiGHS options list "
                               "(https://ergo-code.github.io/HiGHS/stable/options/definitions/).")
+    return pool_named
 
 
 def _set_deadline(h: Any, deadline: float | None) -> None:
@@ -254,7 +252,7 @@ def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions,
     """
     h = _instance()
     h.clearModel()
-    _configure(h, options, integer is not None)
+    pool_named = _configure(h, options, integer is not None)
     _set_deadline(h, deadline)
     # (options are read first, so a bad one is an error whatever the program)
     if arr.n_cols == 0:  # every variable presolved away: the rows are constants
@@ -267,7 +265,7 @@ def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions,
     if presolve_off:
         h.setOptionValue("presolve", "off")
     _pass_model(h, arr, integer)
-    _run(h)
+    _run(h, pool_named)
     run = _read(h, arr.n_cols, arr.n_rows, integer is not None)
     if integer is None:
         # HiGHS's simplex without presolve can end "Not Set" or "Unknown" on a badly scaled row
@@ -282,7 +280,7 @@ def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions,
                 break
             h.clearSolver()
             h.setOptionValue(key, value)
-            _run(h)
+            _run(h, pool_named)
             run = _read(h, arr.n_cols, arr.n_rows, False)
     return run
 
@@ -319,7 +317,7 @@ class WarmLP:
 
     def __init__(self, arr: LinearArrays, options: SolveOptions) -> None:
         self._h = _take_spare()
-        _configure(self._h, options, False)
+        self._pool_named = _configure(self._h, options, False)
         self._h.setOptionValue("presolve", "off")
         self.n, self.m = arr.n_cols, arr.n_rows
         _pass_model(self._h, arr, None)
@@ -363,7 +361,7 @@ class WarmLP:
         LPRun
         """
         _set_deadline(self._h, deadline)
-        _run(self._h)
+        _run(self._h, self._pool_named)
         return _read(self._h, self.n, self.m, False)
 
     def close(self) -> None:
