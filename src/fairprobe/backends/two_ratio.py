@@ -49,9 +49,9 @@ from fairprobe.backends.highs_lp import WarmLP, run_lp
 from fairprobe.program.model import Constraint, PolynomialProgram, Variable
 from fairprobe.program.safe_bounds import (
     LinearArrays,
+    TightBounder,
     charnes_cooper_arrays,
     linear_arrays,
-    tight_lower_bound,
     verified_lower_bound,
 )
 from fairprobe.program.transforms import charnes_cooper
@@ -67,6 +67,11 @@ SEARCH_GAP = 1e-9
 #: Largest slack of the certificate (dual rounding over the smallest denominator) accepted as closed;
 #: beyond it the program goes to the global solver.
 CERTIFICATE_SLACK = 1e-6
+
+#: Share of the search's gap below which a certificate's slack, divided by the least denominator of all
+#: of ``P``, is kept as it is: the LP that finds a larger denominator on a smaller set (and so a smaller
+#: slack) runs only where the slack could decide whether the search closes.
+SLACK_SHARE = 0.1
 
 _U = 2.0 ** -53
 
@@ -246,6 +251,7 @@ class _Eval:
     slope: float  # estimate of h'(theta) from the duals (guides the search only)
     row: tuple[np.ndarray, float] = None  # the theta row (coefficients on the support, constant)
     nudged: bool = False  # placed just right of a kink predicted at the flat end (not to be repeated)
+    tangent_of: int | None = None  # id of the evaluation whose tangent predicted this point (a guess)
 
 
 class _Search:
@@ -263,12 +269,16 @@ class _Search:
         if "q_arr" not in shared:  # the polytope's arrays, the same for either sense
             shared["q_arr"] = linear_arrays(base)
         self.q_arr = shared["q_arr"]
+        self.support = np.flatnonzero((self.na[0] != 0) | (self.da[0] != 0)).astype(np.int32)
+        key = ("bounders", self.support.tobytes())  # (either sense's theta row has its own support)
+        if key not in shared:  # the rows read once for every certificate of both senses
+            shared[key] = (TightBounder(self.q_arr), TightBounder(self.q_arr, extra_cols=self.support))
+        self.bound_plain, self.bound_row = shared[key]
         self.m = len(base.constraints)
         self._base = base
         self.cc_arr = self._charnes_cooper(self.nb, self.db, 1.0)
         self.da_min = -math.inf
         self.slack = 0.0
-        self.support = np.flatnonzero((self.na[0] != 0) | (self.da[0] != 0)).astype(np.int32)
         self.support_b = np.flatnonzero((self.nb[0] != 0) | (self.db[0] != 0)).astype(np.int32)
         self.lps = 0
         self.warm: WarmLP | None = None
@@ -303,9 +313,7 @@ class _Search:
         lam = -run.objective
         mu = run.y[1:1 + self.m] if run.y is not None else np.zeros(self.m)
         # -(N_a - lam D_a) >= beta on P (verified), so rho_a <= lam - beta / D_a,min
-        c = -(self.na[0] - lam * self.da[0])
-        arr = dataclasses.replace(self.q_arr, c=c, c0=-(self.na[1] - lam * self.da[1]))
-        beta = tight_lower_bound(arr, mu)
+        beta = self.bound_plain.bound(-(self.na[0] - lam * self.da[0]), -(self.na[1] - lam * self.da[1]), mu)
         point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
         return lam, beta, point
 
@@ -345,9 +353,8 @@ class _Search:
         lam = run.objective
         nu = max(float(run.y[-1]), 0.0) if math.isfinite(run.y[-1]) else 0.0
         mu = run.y[1:1 + self.m]
-        q = _with_row(self.q_arr, self.support, coef, -const, math.inf)
-        q = dataclasses.replace(q, c=self.nb[0] - lam * self.db[0], c0=self.nb[1] - lam * self.db[1])
-        beta = tight_lower_bound(q, np.append(mu, nu))
+        beta = self.bound_row.bound(self.nb[0] - lam * self.db[0], self.nb[1] - lam * self.db[1], np.append(mu, nu),
+                                    (coef, -const, math.inf))
         point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
         da, db = float(self.da[0] @ point + self.da[1]), float(self.db[0] @ point + self.db[1])
         if da > 0 and db > 0:
@@ -448,48 +455,50 @@ def _interval_bound(lo: _Eval, hi: _Eval, eps: float) -> tuple[float, float, boo
     return _up(best + eps + 64 * _U * size), split, interior
 
 
-def _piece(e1: _Eval, e2: _Eval | None) -> Any:
-    """A model of ``h`` near ``e1``: flat where the theta row is slack, else the Moebius curve of the
-    interval bound through ``e1`` and ``e2`` (exact on one LP basis), else the tangent at ``e1``."""
+def _piece(e1: _Eval, e2: _Eval | None) -> tuple[Any, bool]:
+    """A model of ``h`` near ``e1``, and whether it is a tangent (a guess from one point): flat where the
+    theta row is slack, else the Moebius curve of the interval bound through ``e1`` and ``e2`` (exact on
+    one LP basis), else the tangent at ``e1``."""
     if e1.nu == 0.0:
-        return lambda theta: e1.lam
+        return (lambda theta: e1.lam), False
     if e2 is not None and e2.nu > 0.0 and e2.lam != e1.lam:
         def moebius(theta: float) -> float:
             a, b = e1.nu * (theta - e1.theta), e2.nu * (e2.theta - theta)
             return e1.lam + (e2.lam - e1.lam) * a / (a + b) if a + b != 0 else math.nan
-        return moebius
+        return moebius, False
     if math.isfinite(e1.slope):
-        return lambda theta: e1.lam + e1.slope * (theta - e1.theta)
-    return None
+        return (lambda theta: e1.lam + e1.slope * (theta - e1.theta)), True
+    return None, False
 
 
-def _breakpoint(before: _Eval | None, lo: _Eval, hi: _Eval, after: _Eval | None) -> float | None:
-    """Where the LP basis likely changes in ``(lo, hi)``: the crossing of the models of ``h`` on each side."""
-    left, right = _piece(lo, before), _piece(hi, after)
+def _breakpoint(before: _Eval | None, lo: _Eval, hi: _Eval, after: _Eval | None) -> tuple[float | None, bool]:
+    """Where the LP basis likely changes in ``(lo, hi)`` (the crossing of the models of ``h`` on each
+    side), and whether the right side's model is the tangent at ``hi``."""
+    (left, _), (right, tangent) = _piece(lo, before), _piece(hi, after)
     if left is None or right is None:
-        return None
+        return None, False
 
     def gap(theta: float) -> float:
         return left(theta) - right(theta)
 
     g_lo, g_hi = gap(lo.theta), gap(hi.theta)
     if not (math.isfinite(g_lo) and math.isfinite(g_hi)) or g_lo * g_hi > 0:
-        return None
+        return None, False
     if g_lo == 0:
-        return lo.theta
+        return lo.theta, tangent
     a, b = lo.theta, hi.theta
     for _ in range(60):  # bisection on a scalar closed form: cheap next to one LP
         mid = 0.5 * (a + b)
         g = gap(mid)
         if not math.isfinite(g):
-            return None
+            return None, False
         if (g > 0) == (g_lo > 0):
             a = mid
         else:
             b = mid
         if b - a <= 1e-16 * max(1.0, abs(mid)):
             break
-    return 0.5 * (a + b)
+    return 0.5 * (a + b), tangent
 
 
 def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], db_min: float,
@@ -501,7 +510,7 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
     theta_hi = lam_top
     if beta_top < 0:
         excess = -beta_top / s.da_min
-        theta_hi += excess if excess <= 1e-3 * tol else -beta_top / s.top_den_min(lam_top)
+        theta_hi += excess if excess <= SLACK_SHARE * tol else -beta_top / s.top_den_min(lam_top)
     theta_hi = min(theta_hi, s.structural_max())
     if not math.isfinite(theta_hi):
         return None
@@ -525,7 +534,7 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
         if worst >= 0:
             return 0.0
         loose = -worst / db_min  # over the least denominator of all of P: enough when negligible
-        if not exact or loose <= 1e-3 * tol:
+        if not exact or loose <= SLACK_SHARE * tol:
             return loose
         return -worst / s.den_min_between(lo, hi, db_min)
 
@@ -537,7 +546,7 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
         slacks = [slack(evals[i], evals[i + 1], False) for i in range(len(evals) - 1)]
         bounds = [_interval_bound(evals[i], evals[i + 1], slacks[i]) for i in range(len(evals) - 1)]
         for i, (b, _, _) in enumerate(bounds):
-            if slacks[i] > 0.01 * tol and b > best.achieved + tol:
+            if slacks[i] > SLACK_SHARE * tol and b > best.achieved + tol:
                 slacks[i] = slack(evals[i], evals[i + 1], True)
                 bounds[i] = _interval_bound(evals[i], evals[i + 1], slacks[i])
         # the certificate's own slack (rounding in the duals over the smallest denominator) cannot be split away
@@ -555,18 +564,26 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
         lo, hi = evals[i], evals[i + 1]
         _, split, interior = bounds[i]
         fitted = False
+        # a flat lo with a rising hi: the interval's own split is the tangent at hi (Newton)
+        tangent = lo.nu == 0.0 and hi.nu > 0.0
         # where one basis would attain the bound, look there first (its value closes the gap when it
         # does); otherwise where the LP basis likely changes
         if hi.nu > 0.0 and not interior:
-            kink = _breakpoint(evals[i - 1] if i > 0 else None, lo, hi, evals[i + 2] if i + 2 < len(evals) else None)
+            kink, kink_tangent = _breakpoint(evals[i - 1] if i > 0 else None, lo, hi,
+                                             evals[i + 2] if i + 2 < len(evals) else None)
             if kink is not None:
-                split, fitted = kink, True
+                split, fitted, tangent = kink, True, kink_tangent
         w = hi.theta - lo.theta
         if w <= 1e-15 * max(1.0, abs(lo.theta)):
             return upper, best, s.lps
         nudge = min(1e-10 * max(1.0, abs(lo.theta)), 0.25 * w)
-        flat_kink = fitted and split <= lo.theta + nudge and not lo.nudged
-        if flat_kink:
+        # the same tangent at hi that placed lo predicts lo again: it has nothing new to say (h is not a
+        # line there), so bisect instead of nudging; two points on the rising piece then give its Moebius
+        stale = tangent and lo.tangent_of == id(hi)
+        flat_kink = fitted and split <= lo.theta + nudge and not lo.nudged and not stale
+        if stale:
+            split = lo.theta + 0.5 * w
+        elif flat_kink:
             # the kink is at lo.theta to within rounding: look just right of it, close enough to close the gap
             split = lo.theta + min(0.25 * w, 0.25 * tol / (1.0 + max(hi.slope, 0.0)))
         elif not math.isfinite(split) or not lo.theta < split < hi.theta:
@@ -577,6 +594,7 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
         if e is None:
             return None
         e.nudged = flat_kink
+        e.tangent_of = id(hi) if tangent and not stale else None
         evals.insert(i + 1, e)
 
 
