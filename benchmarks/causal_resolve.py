@@ -4,7 +4,7 @@ A bootstrap interval, a posterior draw or an updated table bounds the same bias 
 new table over the same cells. ``BoundProblem.with_table`` moves the compiled programs to the new
 probabilities (:mod:`fairprobe.core.rebind`: only the data rows are rewritten, where that is
 exact) and solves them. This script times that re-solve against compiling a new problem on the
-same table (``BoundProblem(...)``, what every resample cost before), both in this process, on
+same table (``BoundProblem(..., reuse=False)``, what every resample cost before), both in this process, on
 ``--tables`` seeded random two-group count tables (n = 5,000 units; ``causal_engine.random_cells``)
 with ``--resamples`` multinomial resamples each, for every bias named and FPR, PPV, equalised-odds
 and demographic parity at D = 0.05. It prints the median CPU (``time.process_time``) and wall
@@ -47,7 +47,7 @@ def compile_and_solve(bias: str, metric: str, other: fp.ObservedTable,
                       params: dict) -> tuple[float, float, fp.BoundResult]:
     """CPU and wall seconds of a new problem on ``other`` (the baseline: compiled per table)."""
     cpu, wall = time.process_time(), time.perf_counter()
-    res = BoundProblem(bias, metric, other, fixed=params).solve(params, progress=False)
+    res = BoundProblem(bias, metric, other, fixed=params, reuse=False).solve(params, progress=False)
     return time.process_time() - cpu, time.perf_counter() - wall, res
 
 

@@ -51,7 +51,7 @@ def covariate_bias(latent: bool) -> BiasConfig:
 
 def measure(bias, metric, table, D: float, time_limit: float, options: CompileOptions | None = None) -> dict:
     start = time.perf_counter()
-    problem = BoundProblem(bias, metric, table, compile_options=options)
+    problem = BoundProblem(bias, metric, table, compile_options=options, reuse=False)
     compiled = time.perf_counter() - start
     res = problem.solve({"D": D}, time_limit=time_limit)
     return {"vars": res.stats_after.get("n_variables"), "cons": res.stats_after.get("n_constraints"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -9,7 +10,7 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
-from fairprobe.core.bound import BoundProblem, as_table, resolve_bias
+from fairprobe.core.bound import BoundProblem, as_table, clear_kept_problems, resolve_bias
 from fairprobe.core.compiler import compile_program
 from fairprobe.core.rebind import DataRebinder
 from fairprobe.testing import selective_labels_table
@@ -71,7 +72,7 @@ def test_with_table_gives_the_bounds_of_a_fresh_problem(bias: str, metric: str) 
     for seed in range(2):
         other = resampled(problem.table, seed)
         moved = problem.with_table(other, fixed=params).solve(params, progress=False)
-        fresh = BoundProblem(bias, metric, other, fixed=params).solve(params, progress=False)
+        fresh = BoundProblem(bias, metric, other, fixed=params, reuse=False).solve(params, progress=False)
         assert moved.lower == pytest.approx(fresh.lower, abs=1e-12)
         assert moved.upper == pytest.approx(fresh.upper, abs=1e-12)
         assert moved.status == fresh.status
@@ -82,12 +83,13 @@ def test_a_cell_outside_the_first_support_is_compiled() -> None:
     cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
                           "n": [300, 50, 0, 200, 150, 100, 50, 200]})
     table = fp.ObservedTable.from_counts(cells)
-    problem = BoundProblem("proxy_label", "fpr_parity", table, fixed={"D": 0.05})
+    problem = BoundProblem("proxy_label", "fpr_parity", table, fixed={"D": 0.05}, reuse=False)
     p = problem.table.column_arrays()["prob"].copy()
     p[2] = 0.05
     other = problem.table.with_probabilities(p / p.sum())
     moved = problem.with_table(other).solve({"D": 0.05}, progress=False)
-    fresh = BoundProblem("proxy_label", "fpr_parity", other, fixed={"D": 0.05}).solve({"D": 0.05}, progress=False)
+    fresh = BoundProblem("proxy_label", "fpr_parity", other, fixed={"D": 0.05}, reuse=False).solve(
+        {"D": 0.05}, progress=False)
     assert moved.lower == pytest.approx(fresh.lower, abs=1e-12)
     assert moved.upper == pytest.approx(fresh.upper, abs=1e-12)
     key = next(iter(problem._rebind_origin[1]))
@@ -111,6 +113,7 @@ def test_the_bootstrap_is_the_same_with_moved_programs(monkeypatch: pytest.Monke
     res = fp.bound("selection", "fpr_parity", table, D=0.05, ci=0.9, resamples=30, seed=3)
     with monkeypatch.context() as m:  # every resample compiled anew: the known answer
         m.setattr(DataRebinder, "build", classmethod(lambda cls, compile_fn, table, base=None: None))
+        clear_kept_problems()  # (the first call's problem, and its rebinders, are not to be reused)
         compiled_everywhere = fp.bound("selection", "fpr_parity", table, D=0.05, ci=0.9, resamples=30, seed=3)
     assert (res.interval.lower, res.interval.upper) == (compiled_everywhere.interval.lower,
                                                         compiled_everywhere.interval.upper)
@@ -121,7 +124,8 @@ def test_the_bootstrap_is_the_same_with_moved_programs(monkeypatch: pytest.Monke
     draws = resampled_probabilities(problem.table, interval_options(0.9, resamples=30, seed=3))
     compiled = []
     for probs in draws[:5]:
-        fresh = BoundProblem("selection", "fpr_parity", problem.table.with_probabilities(probs), fixed={"D": 0.05})
+        fresh = BoundProblem("selection", "fpr_parity", problem.table.with_probabilities(probs), fixed={"D": 0.05},
+                             reuse=False)
         out = fresh.solve({"D": 0.05}, progress=False)
         moved = problem.with_table(problem.table.with_probabilities(probs)).solve({"D": 0.05}, progress=False)
         compiled.append((out.lower, out.upper, moved.lower, moved.upper))
@@ -134,12 +138,13 @@ def test_a_resample_with_a_new_zero_cell_is_compiled() -> None:
     data, a ratio floor dropped where zeros force P(F) = 0): a table with a zero the first one did not
     have is compiled, never moved, and gives what a fresh problem gives."""
     table = random_table(5, "proxy_label")
-    problem = BoundProblem("proxy_label", "fpr_parity", table, fixed={"D": 0.05})
+    problem = BoundProblem("proxy_label", "fpr_parity", table, fixed={"D": 0.05}, reuse=False)
     p = problem.table.column_arrays()["prob"].copy()
     p[1] = 0.0
     other = problem.table.with_probabilities(p / p.sum())
     moved = problem.with_table(other).solve({"D": 0.05}, progress=False)
-    fresh = BoundProblem("proxy_label", "fpr_parity", other, fixed={"D": 0.05}).solve({"D": 0.05}, progress=False)
+    fresh = BoundProblem("proxy_label", "fpr_parity", other, fixed={"D": 0.05}, reuse=False).solve(
+        {"D": 0.05}, progress=False)
     assert (moved.lower, moved.upper) == (fresh.lower, fresh.upper)
     rebinder = next(iter(problem._rebind_origin[1].values()))
     assert rebinder is not None and rebinder.at(other) is None
@@ -153,3 +158,74 @@ def test_a_reused_buffer_does_not_change_a_table() -> None:
     buffer[:] = 1.0 / len(buffer)
     assert moved.cell_probabilities() == before
     assert moved.prob({"A": 0}) == pytest.approx(sum(v for k, v in before.items() if k[0] == 0))
+
+
+def _counting_compiles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    import fairprobe.core.bound as bound_module
+
+    calls = [0]
+    real = bound_module._compile_at
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bound_module, "_compile_at", counted)
+    return calls
+
+
+def test_problems_of_one_shape_reuse_the_compiled_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The third problem over the same cells moves the rows instead of compiling, and bounds exactly as a
+    problem compiled from scratch; a table over other cells, another D or another config compiles."""
+    clear_kept_problems()
+    calls = _counting_compiles(monkeypatch)
+    base = random_table(7, "proxy_label")
+    tables = [resampled(base, seed) for seed in range(4)]
+    for k, table in enumerate(tables):
+        before = calls[0]
+        moved = BoundProblem("proxy_label", "fpr_parity", table, fixed={"D": 0.05}).solve({"D": 0.05}, progress=False)
+        compiled_here = calls[0] - before
+        fresh = BoundProblem("proxy_label", "fpr_parity", table, fixed={"D": 0.05}, reuse=False).solve(
+            {"D": 0.05}, progress=False)
+        assert (moved.lower, moved.upper) == (fresh.lower, fresh.upper)
+        assert (moved.lower_achieved, moved.upper_achieved) == (fresh.lower_achieved, fresh.upper_achieved)
+        if k >= 2:
+            assert compiled_here == 0, k  # moved: no compilation at all
+    before = calls[0]
+    BoundProblem("proxy_label", "fpr_parity", tables[0], fixed={"D": 0.1})  # another D: compiled
+    assert calls[0] > before
+    config = resolve_bias("proxy_label")  # same name, other content: compiled, and its own bound
+    config = type(config).from_dict({**config.to_dict(), "constraints": ["P(Z = Y) >= 1 - 2 * D"]})
+    before = calls[0]
+    other = BoundProblem(config, "fpr_parity", tables[0], fixed={"D": 0.05})
+    assert calls[0] > before
+    wide = BoundProblem("proxy_label", "fpr_parity", tables[0], fixed={"D": 0.1}).solve({"D": 0.1}, progress=False)
+    mine = other.solve({"D": 0.05}, progress=False)
+    assert (mine.lower, mine.upper) == pytest.approx((wide.lower, wide.upper), abs=1e-9)
+    coarse = fp.ObservedTable.from_probabilities(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [1, 1, 1, 1],
+                                                               "prob": [.2, .3, .25, .25]}))
+    before = calls[0]
+    BoundProblem("proxy_label", "ppv_parity", coarse, fixed={"D": 0.05})  # other cells: compiled
+    assert calls[0] > before
+
+
+def test_a_problem_can_be_kept_from_reuse() -> None:
+    table = random_table(8, "selection")
+    first = BoundProblem("selection", "fpr_parity", table, fixed={"D": 0.05}, reuse=False)
+    second = BoundProblem("selection", "fpr_parity", table, fixed={"D": 0.05}, reuse=False)
+    assert first._rebind_origin is None and second._rebind_origin is None  # neither kept nor moved
+
+
+def test_a_kept_problem_is_not_reused_for_other_labels() -> None:
+    """Same codes, other group labels: the metric's groups and label come from the new table."""
+    clear_kept_problems()
+    cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+                          "n": [300, 50, 40, 200, 150, 100, 50, 200]})
+    first = fp.ObservedTable.from_counts(cells)
+    labelled = dataclasses.replace(first, categories={"A": ["north", "south"]})
+    for table in (first, first, labelled):
+        res = fp.bound("proxy_label", "fpr_parity", table, D=0.05)
+    assert res.metric == "fpr_parity (A: north vs south)"
+    again = fp.bound("proxy_label", "fpr_parity", first, D=0.05)
+    assert again.metric == "fpr_parity (A: 0 vs 1)"
+    assert (again.lower, again.upper) == (res.lower, res.upper)  # the same numbers, only the labels differ

@@ -11,6 +11,7 @@ import pytest
 from fairprobe.program.model import Constraint, PolynomialProgram, Variable
 from fairprobe.program.safe_bounds import (
     LinearArrays,
+    TightBounder,
     charnes_cooper_arrays,
     exact_lower_bound,
     linear_arrays,
@@ -127,6 +128,48 @@ def test_the_extended_precision_bound_never_exceeds_the_exact_one_and_loses_almo
     loss = float(exact - Fraction(tight))
     assert loss <= 2 * math.ulp(float(exact)) + 1e-17 * size, (seed, loss, size)
     assert Fraction(exact_lower_bound(arr, y)) <= exact and Fraction(verified_lower_bound(arr, y)) <= exact
+
+
+def _without_last_row(arr: LinearArrays) -> tuple[LinearArrays, tuple]:
+    """``arr`` without its last row, and that row as a bounder's extra row ``(cols, (vals, lo, hi))``."""
+    a, b = arr.indptr[-2], arr.indptr[-1]
+    rest = LinearArrays(arr.c, arr.c0, arr.indptr[:-1], arr.indices[:a], arr.data[:a], arr.row_lo[:-1],
+                        arr.row_hi[:-1], arr.lb, arr.ub)
+    return rest, (arr.indices[a:b], (arr.data[a:b], arr.row_lo[-1], arr.row_hi[-1]))
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_the_prepared_bounder_with_a_varying_row_is_the_extended_precision_bound(seed: int) -> None:
+    """One bounder for many objectives, duals and values of its extra row (a parametric search's use):
+    each bound is the one-off bound of the whole program, sound against exact rationals."""
+    rng = np.random.default_rng(10_000 + seed)
+    arr, y = random_arrays(seed)
+    k = seed
+    while arr.n_rows < 2:  # a fixed row besides the varying one
+        k += 1000
+        arr, y = random_arrays(k)
+    rest, (cols, _) = _without_last_row(arr)
+    bounder = TightBounder(rest, extra_cols=cols)
+    for _ in range(3):  # the same bounder, a new last row, objective and dual each time
+        vals = rng.normal(size=len(cols)) * 10.0 ** float(rng.integers(-4, 5))
+        data = arr.data.copy()
+        data[arr.indptr[-2]:] = vals
+        moved = LinearArrays(arr.c + rng.normal(size=arr.n_cols) * 1e-3, float(rng.normal()), arr.indptr, arr.indices,
+                             data, arr.row_lo, arr.row_hi, arr.lb, arr.ub)
+        yy = y * np.exp(rng.normal(size=len(y)) * 0.1)
+        got = bounder.bound(moved.c, moved.c0, yy, (vals, arr.row_lo[-1], arr.row_hi[-1]))
+        assert got == tight_lower_bound(moved, yy)
+        exact, size = weak_duality_value(moved, yy)
+        assert Fraction(got) <= exact
+        assert float(exact - Fraction(got)) <= 2 * math.ulp(float(exact)) + 1e-17 * size
+
+
+def test_the_bounder_is_given_its_extra_row_exactly_when_it_has_one() -> None:
+    arr, y = random_arrays(3)
+    with pytest.raises(ValueError, match="extra row"):
+        TightBounder(arr).bound(arr.c, arr.c0, y, (np.zeros(0), 0.0, 1.0))
+    with pytest.raises(ValueError, match="extra row"):
+        TightBounder(arr, extra_cols=np.array([0])).bound(arr.c, arr.c0, np.append(y, 0.0))
 
 
 def test_the_extended_precision_bound_certifies_nothing_past_an_infinite_box_end() -> None:

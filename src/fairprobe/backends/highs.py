@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import math
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -254,8 +255,8 @@ class HighsBackend(Backend):
             return None
         return res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})")
 
-    def solve_two_ratio_pair(self, program: PolynomialProgram,
-                             options: SolveOptions | None = None) -> tuple[SolveResult, SolveResult] | None:
+    def solve_two_ratio_pair(self, program: PolynomialProgram, options: SolveOptions | None = None,
+                             den_floors: Mapping | None = None) -> tuple[SolveResult, SolveResult] | None:
         """The min and the max of a parity of two rates (:meth:`solve_two_ratio`), sharing their work.
 
         The form is recognised once and each denominator's minimum is solved once for both sides.
@@ -264,6 +265,11 @@ class HighsBackend(Backend):
         ----------
         program : PolynomialProgram
         options : SolveOptions, optional
+        den_floors : mapping, optional
+            Verified lower bounds of linear polynomials over ``program``'s models (rounding
+            included), keyed by ``frozenset(poly.items())``. A ratio whose denominator is one of
+            them (exactly, as a polynomial over the program's variables) takes it instead of
+            solving an LP for its minimum.
 
         Returns
         -------
@@ -300,6 +306,13 @@ class HighsBackend(Backend):
         options = options if options is not None else SolveOptions()
         start = time.perf_counter()
         shared: dict = {}
+        for k, (vec, const) in enumerate(form.den):
+            poly = {(form.keep[j],): float(vec[j]) for j in np.flatnonzero(vec)}
+            if const:
+                poly[()] = float(const)
+            floor = (den_floors or {}).get(frozenset(poly.items()))
+            if floor is not None and 0.0 < floor < math.inf:
+                shared[("den_min", k)] = float(floor)
         out = []
         for share, sense in ((0.5, "min"), (1.0, "max")):
             side = options

@@ -7,6 +7,7 @@ The :class:`~fairprobe.backends.highs.HighsBackend` and the parametric searches 
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import threading
@@ -211,18 +212,24 @@ def _pass_model(h: Any, arr: LinearArrays, integer: np.ndarray | None) -> None:
     h.passModel(lp)
 
 
+@functools.cache
+def _status_names() -> dict:
+    import highspy
+
+    S = highspy.HighsModelStatus
+    return {S.kOptimal: "optimal", S.kInfeasible: "infeasible", S.kUnbounded: "unbounded",
+            S.kUnboundedOrInfeasible: "unbounded_or_infeasible", S.kTimeLimit: "time",
+            S.kIterationLimit: "iteration", S.kSolutionLimit: "solution", S.kModelEmpty: "empty",
+            S.kInterrupt: "interrupted"}
+
+
 def _read(h: Any, n: int, m: int, integer: bool) -> LPRun:
     """The outcome of the last ``h.run()``."""
-    import highspy
 
     status = h.getModelStatus()
     text = h.modelStatusToString(status)
     info = h.getInfo()
-    S = highspy.HighsModelStatus
-    name = {S.kOptimal: "optimal", S.kInfeasible: "infeasible", S.kUnbounded: "unbounded",
-            S.kUnboundedOrInfeasible: "unbounded_or_infeasible", S.kTimeLimit: "time",
-            S.kIterationLimit: "iteration", S.kSolutionLimit: "solution", S.kModelEmpty: "empty",
-            S.kInterrupt: "interrupted"}.get(status, "error")
+    name = _status_names().get(status, "error")
     sol = h.getSolution()
     x = np.asarray(sol.col_value, dtype=float) if sol.value_valid and len(sol.col_value) == n else None
     y = np.asarray(sol.row_dual, dtype=float) if sol.dual_valid and len(sol.row_dual) == m else None

@@ -252,6 +252,8 @@ class _Eval:
     row: tuple[np.ndarray, float] = None  # the theta row (coefficients on the support, constant)
     nudged: bool = False  # placed just right of a kink predicted at the flat end (not to be repeated)
     tangent_of: int | None = None  # id of the evaluation whose tangent predicted this point (a guess)
+    flat_end: bool = False  # placed where the flat level was found to end (by a flat point's rate or an LP)
+    rate_a: float = math.nan  # rho_a at the point (a flat evaluation's point: h stays flat up to it)
 
 
 class _Search:
@@ -276,7 +278,8 @@ class _Search:
         self.bound_plain, self.bound_row = shared[key]
         self.m = len(base.constraints)
         self._base = base
-        self.cc_arr = self._charnes_cooper(self.nb, self.db, 1.0)
+        self._shared, self._ab = shared, (a, b)
+        self.cc_arr = self._ratio_lp(1, 1.0)
         self.da_min = -math.inf
         self.slack = 0.0
         self.support_b = np.flatnonzero((self.nb[0] != 0) | (self.db[0] != 0)).astype(np.int32)
@@ -284,6 +287,7 @@ class _Search:
         self.warm: WarmLP | None = None
         self.warm_den: WarmLP | None = None
         self._den_cache: dict[tuple[int, int], float] = {}
+        self.candidates: list[_Eval] = []  # models found off the evaluations (they bound nothing)
 
     def close(self) -> None:
         """Hand the warm LPs' HiGHS instances back (the search is over)."""
@@ -306,7 +310,7 @@ class _Search:
 
     def ratio_a_top(self) -> tuple[float, float, np.ndarray] | None:
         """Verified upper bound on ``max rho_a`` over ``P``, and a point (with its ``rho_a``) near it."""
-        cc = self._charnes_cooper(self.na, self.da, -1.0)
+        cc = self._ratio_lp(0, -1.0)
         run = self._lp(cc)
         if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
             return None
@@ -316,6 +320,16 @@ class _Search:
         beta = self.bound_plain.bound(-(self.na[0] - lam * self.da[0]), -(self.na[1] - lam * self.da[1]), mu)
         point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
         return lam, beta, point
+
+    def _ratio_lp(self, which: int, sign: float) -> LinearArrays:
+        """The Charnes-Cooper LP of ``sign * rho_a`` (``which`` 0) or ``sign * rho_b`` (1), built once per
+        ratio for both senses (a sense's ``rho_a`` is the other's ``rho_b``; only the objective's sign differs)."""
+        key = ("cc", self._ab[which])
+        if key not in self._shared:
+            num, den = (self.na, self.da) if which == 0 else (self.nb, self.db)
+            self._shared[key] = self._charnes_cooper(num, den, 1.0)
+        arr = self._shared[key]
+        return arr if sign > 0 else dataclasses.replace(arr, c=-arr.c, c0=-arr.c0)
 
     def _charnes_cooper(self, num: tuple[np.ndarray, float], den: tuple[np.ndarray, float],
                         sign: float) -> LinearArrays:
@@ -357,13 +371,14 @@ class _Search:
                                     (coef, -const, math.inf))
         point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
         da, db = float(self.da[0] @ point + self.da[1]), float(self.db[0] @ point + self.db[1])
+        rate_a = self.rho(point, self.na, self.da) if da > 0 else math.nan
         if da > 0 and db > 0:
-            achieved = self.rho(point, self.na, self.da) - self.rho(point, self.nb, self.db)
+            achieved = rate_a - self.rho(point, self.nb, self.db)
         else:  # a point on the edge of the ratios' domain: no value to report from it
             achieved = -math.inf
         # h'(theta) = nu D_a / D_b at the optimum (envelope theorem on N_b - lam D_b): where to look next
         slope = nu * da / db if db > 0 else math.inf
-        return _Eval(theta, lam, nu, beta, point, achieved, slope, (coef, const))
+        return _Eval(theta, lam, nu, beta, point, achieved, slope, (coef, const), rate_a=rate_a)
 
     def structural_max(self) -> float:
         """``max_j n_j / d_j`` over the columns: ``rho_a`` never exceeds it on ``q >= 0`` (a rate: 1)."""
@@ -373,6 +388,31 @@ class _Search:
             return math.inf
         ratios = n[cols & (d > 0)] / d[cols & (d > 0)]
         return _up(float(ratios.max())) if ratios.size else math.inf
+
+    def flat_end(self, lam: float, tol: float) -> float | None:
+        """``max rho_a`` over the models with ``rho_b <= lam + tol / 10``: where ``h`` leaves its flat level.
+
+        ``h`` is flat exactly where the theta row is slack, at ``min rho_b`` over ``P``; it leaves that
+        level at the largest ``rho_a`` among the models attaining it. One LP finds that end, where a
+        search from the rising side would approach it by guesses. It only places the next evaluation
+        (which certifies it): the value is ``rho_a`` at the LP's point, or None when it has none.
+        """
+        level = lam + 0.1 * tol  # a little above the level, which the LP found only to its tolerance
+        cc = self._ratio_lp(0, -1.0)
+        t = cc.n_cols - 1
+        coef = self.nb[0][self.support_b] - level * self.db[0][self.support_b]
+        arr = _with_row(cc, np.append(self.support_b, t), np.append(coef, self.nb[1] - level * self.db[1]),
+                        -math.inf, 0.0)
+        run = self._lp(arr)
+        if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
+            return None
+        point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)
+        if not (self.da[0] @ point + self.da[1] > 0 and self.db[0] @ point + self.db[1] > 0):
+            return None
+        rate_a, rate_b = self.rho(point, self.na, self.da), self.rho(point, self.nb, self.db)
+        # the LP's model is a candidate for the best value (at the end of the flat level, often the optimum)
+        self.candidates.append(_Eval(rate_a, rate_b, 0.0, -math.inf, point, rate_a - rate_b, math.inf))
+        return rate_a
 
     def top_den_min(self, lam: float) -> float:
         """Verified ``min D_a`` over ``P ∩ {rho_a >= lam}`` (at least the min over ``P``)."""
@@ -530,7 +570,10 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
             evals.append(e)
             break
     def slack(lo: _Eval, hi: _Eval, exact: bool) -> float:
-        worst = min(lo.beta, hi.beta)
+        # a flat lo with a rising hi: the interval's bound rests on lo's certificate alone (h >= h(lo) by
+        # monotonicity), so hi's rounding does not enter it
+        lo_only = lo.nu == 0.0 and hi.nu > 0.0 and lo.lam <= hi.lam
+        worst = lo.beta if lo_only else min(lo.beta, hi.beta)
         if worst >= 0:
             return 0.0
         loose = -worst / db_min  # over the least denominator of all of P: enough when negligible
@@ -538,10 +581,11 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
             return loose
         return -worst / s.den_min_between(lo, hi, db_min)
 
+    kink_tried = False
     while True:
         last = evals[-1]
         h_last = last.lam - slack(last, last, True)
-        best = max(evals, key=lambda e: e.achieved)
+        best = max([*evals, *s.candidates], key=lambda e: e.achieved)
         # the slack over the least denominator of all of P first; its own LP only where that could matter
         slacks = [slack(evals[i], evals[i + 1], False) for i in range(len(evals) - 1)]
         bounds = [_interval_bound(evals[i], evals[i + 1], slacks[i]) for i in range(len(evals) - 1)]
@@ -568,20 +612,41 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
         tangent = lo.nu == 0.0 and hi.nu > 0.0
         # where one basis would attain the bound, look there first (its value closes the gap when it
         # does); otherwise where the LP basis likely changes
+        at_end = False
+        w = hi.theta - lo.theta
+        nudge = min(1e-10 * max(1.0, abs(lo.theta)), 0.25 * w)
+        past_end = False
+        if tangent:
+            # h flat at lo (every flat evaluation is at one level, min rho_b over P), rising at hi: find
+            # where the flat level ends instead of guessing it from the rising side. lo's point attains the
+            # level, so h is flat at least up to its rho_a (the end itself where the level's model is unique)
+            if lo.theta + nudge < lo.rate_a < hi.theta - nudge:
+                split, fitted, tangent, interior, at_end = lo.rate_a, True, False, True, True
+            elif not kink_tried:
+                # many models attain the level (lo's point is at the theta row): the largest rho_a among
+                # them, by its own LP, and the next evaluation just past it, where h has begun to rise
+                kink_tried = True
+                end = s.flat_end(lo.lam, tol)
+                if end is not None and lo.theta - nudge <= end < hi.theta - nudge:
+                    step = min(0.25 * (hi.theta - max(end, lo.theta)), 0.25 * tol / (1.0 + max(hi.slope, 0.0)))
+                    split, fitted, tangent, interior = max(end, lo.theta) + step, True, False, True
+                    at_end = past_end = True
+            elif lo.flat_end and not lo.nudged:  # flat at the end to within rounding: h rises just right of it
+                split, fitted, tangent, interior = lo.theta, True, False, True
         if hi.nu > 0.0 and not interior:
             kink, kink_tangent = _breakpoint(evals[i - 1] if i > 0 else None, lo, hi,
                                              evals[i + 2] if i + 2 < len(evals) else None)
             if kink is not None:
                 split, fitted, tangent = kink, True, kink_tangent
-        w = hi.theta - lo.theta
         if w <= 1e-15 * max(1.0, abs(lo.theta)):
             return upper, best, s.lps
-        nudge = min(1e-10 * max(1.0, abs(lo.theta)), 0.25 * w)
         # the same tangent at hi that placed lo predicts lo again: it has nothing new to say (h is not a
         # line there), so bisect instead of nudging; two points on the rising piece then give its Moebius
         stale = tangent and lo.tangent_of == id(hi)
         flat_kink = fitted and split <= lo.theta + nudge and not lo.nudged and not stale
-        if stale:
+        if past_end:
+            pass  # placed just past the flat level's end
+        elif stale:
             split = lo.theta + 0.5 * w
         elif flat_kink:
             # the kink is at lo.theta to within rounding: look just right of it, close enough to close the gap
@@ -593,7 +658,7 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
         e = s.evaluate(split)
         if e is None:
             return None
-        e.nudged = flat_kink
+        e.nudged, e.flat_end = flat_kink or past_end, at_end
         e.tangent_of = id(hi) if tangent and not stale else None
         evals.insert(i + 1, e)
 

@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import itertools
 import math
+import threading
 import time
 import warnings
 from collections.abc import Mapping
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from fairprobe.backends.base import SolveOptions, SolveResult, Termination
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT, TimeBudget, reporting_progress
@@ -59,7 +61,7 @@ from fairprobe.core.inputs import (  # noqa: F401  (some re-exported: they lived
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options
 from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.rebind import DataRebinder
-from fairprobe.core.registry import get_backend, registered
+from fairprobe.core.registry import get_backend, get_registry, registered
 from fairprobe.core.repair import (
     REPAIRED_TOLERANCE,
     model_violation,
@@ -83,8 +85,8 @@ from fairprobe.exceptions import (
 from fairprobe.program.model import PolynomialProgram
 from fairprobe.program.transforms import charnes_cooper
 
-__all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "declare_unmeasured", "few_units_line", "resolve_bias",
-           "resolve_metric", "resolve_parameters"]
+__all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "clear_kept_problems", "declare_unmeasured",
+           "few_units_line", "resolve_bias", "resolve_metric", "resolve_parameters"]
 
 
 def _recorded_shares(programs: list[CompiledProgram], table: ObservedTable) -> dict[str, float]:
@@ -373,14 +375,17 @@ def _where(params: Mapping[str, float]) -> str:
 
 
 def _check_defined(compiled: CompiledProgram, be: Any, options: SolveOptions, label: str, config: BiasConfig,
-                   table: ObservedTable, params: Mapping[str, float], checked: dict[str, bool]) -> None:
+                   table: ObservedTable, params: Mapping[str, float], checked: dict[str, bool],
+                   minima: dict | None = None) -> None:
     """Decide, for each conditioning event ``F`` of the metric, whether ``P(F)`` can be (or must be) 0.
 
     ``max P(F)`` over the admitted models (the program without the rows that encode the query) is
     certified by the solver's dual bound: below ``RATIO_EPSILON`` no admitted model gives the
     metric a value, and :class:`UndefinedMetricError` is raised. Otherwise ``checked[event]`` records
     whether ``min P(F)`` may be below ``RATIO_EPSILON`` (the metric is undefined in some models,
-    which the bound leaves out). Events pinned by the data are skipped.
+    which the bound leaves out). Events pinned by the data are skipped. ``minima`` (when given)
+    receives each verified positive minimum, keyed by ``frozenset(poly.items())``: a lower bound on
+    ``P(F)`` over the program's models, which a parity search of the same program needs as well.
     """
     todo = [c for c in compiled.conditions if c.event not in checked]
     if not todo:
@@ -393,11 +398,13 @@ def _check_defined(compiled: CompiledProgram, be: Any, options: SolveOptions, la
             checked[cond.event] = False
     todo = [c for c in todo if c.observed is None]
     # the usual case, positive in every admitted model: one verified LP each over rows read once
-    minima = be.verified_minima(base, [dict(c.poly) for c in todo], options) if todo and _fast_path(be) else None
-    if minima is not None:
-        for cond, low in zip(todo, minima, strict=True):
+    found = be.verified_minima(base, [dict(c.poly) for c in todo], options) if todo and _fast_path(be) else None
+    if found is not None:
+        for cond, low in zip(todo, found, strict=True):
             if low is not None and low >= RATIO_EPSILON:
                 checked[cond.event] = False
+                if minima is not None:
+                    minima[frozenset(cond.poly.items())] = low
         todo = [c for c in todo if c.event not in checked]
     for cond in todo:
         prog = base.copy()
@@ -418,15 +425,16 @@ def _check_defined(compiled: CompiledProgram, be: Any, options: SolveOptions, la
 
 
 def _solve_compiled(compiled: CompiledProgram, be: Any, options: SolveOptions, label: str,
-                    n_jobs: int = 1) -> _Side:
-    """Certified min and max of one compiled single-query program."""
+                    n_jobs: int = 1, minima: Mapping | None = None) -> _Side:
+    """Certified min and max of one compiled single-query program (``minima``: as :func:`_check_defined`
+    recorded them for it)."""
     notes: list[str] = []
     lp = None
     if compiled.kind == "linear_fractional":
         program, lp = _fractional(compiled, be)
         notes.append("linear-fractional program solved exactly as one LP (Charnes-Cooper)")
         lo, hi = _solve_pair(program, be, options)
-    elif (pair := _parity_pair(compiled, be, options)) is not None:
+    elif (pair := _parity_pair(compiled, be, options, minima)) is not None:
         lo, hi = pair
         notes.append("a parity of two rates solved exactly (parametric LP search, verified bounds)")
     else:
@@ -443,7 +451,8 @@ def _solve_compiled(compiled: CompiledProgram, be: Any, options: SolveOptions, l
                  lo, hi, notes)
 
 
-def _parity_pair(compiled: CompiledProgram, be: Any, options: SolveOptions) -> tuple[SolveResult, SolveResult] | None:
+def _parity_pair(compiled: CompiledProgram, be: Any, options: SolveOptions,
+                 minima: Mapping | None = None) -> tuple[SolveResult, SolveResult] | None:
     """Both sides of a parity of two rates by the LP fast path's exact search, else None.
 
     The search needs no ratio boxes (it bounds each rate by its own LPs), so the single-ratio range
@@ -453,7 +462,11 @@ def _parity_pair(compiled: CompiledProgram, be: Any, options: SolveOptions) -> t
     if not _fast_path(be) or compiled.program.max_degree != 2:
         return None
     solve = getattr(be, "solve_parity_pair", None)
-    return solve(compiled.program, options) if solve is not None else None
+    if solve is None:
+        return None
+    # the definedness check's verified minima of P(F) bound the search's denominators from below: two
+    # LPs fewer (over a superset of the search's polytope, so a valid floor)
+    return solve(compiled.program, options, den_floors=minima) if minima else solve(compiled.program, options)
 
 
 _REDUCTION_NOTE = ("{} variables of blocks the metric does not read left out; each enters the shared budget row "
@@ -770,6 +783,116 @@ def _compile_on(config: BiasConfig, queries: Any, options: CompileOptions, max_a
     return compile_program(config, table, queries, params, max_abs=max_abs, options=options)
 
 
+@functools.lru_cache(maxsize=256)
+def _natural_range(queries: tuple[str, ...], max_abs: bool) -> tuple[float, float]:
+    """:attr:`BoundProblem.natural_range` of a metric's queries (sympy interval arithmetic, kept per metric)."""
+    import sympy
+
+    from fairprobe.core.query import parse_expression
+
+    lows, highs = [], []
+    for query in queries:
+        parsed = parse_expression(query)
+        try:
+            box = sympy.sympify(parsed.expr).subs({p: sympy.AccumBounds(0, 1) for p in parsed.symbols})
+            low, high = (float(box.min), float(box.max)) if isinstance(box, sympy.AccumBounds) \
+                else (float(box), float(box))
+        except (TypeError, ValueError, AttributeError):
+            return -math.inf, math.inf
+        lows.append(low)
+        highs.append(high)
+    if max_abs:  # max_i |term_i|
+        return 0.0, max(max(abs(lo), abs(hi)) for lo, hi in zip(lows, highs, strict=True))
+    return lows[0], highs[0]
+
+
+def _structure_key(bias: Any, metric: Any, declared: list[str], options: CompileOptions,
+                   fixed: Mapping[str, float] | None) -> tuple | None:
+    """What decides a problem's programs apart from the cells' probabilities, or None when unknown.
+
+    A registered bias or metric by name, a :class:`BiasConfig` by its full content, a metric spec
+    by value; anything else (a Bias object, a JSON path, a dict) is not kept.
+    """
+    if isinstance(bias, str):
+        registered_bias = get_registry().biases.get(bias)
+        if registered_bias is None or getattr(registered_bias, "path", None) is not None:
+            return None  # unknown (the full path says so), or read from a user's file that may change
+        bias_key: Any = ("name", bias, id(registered_bias))
+    elif isinstance(bias, BiasConfig):
+        try:
+            bias_key = ("config", bias.to_json(indent=None))
+        except (TypeError, ValueError):
+            return None
+    else:
+        return None
+    if isinstance(metric, str):
+        metric_key: Any = ("name", metric, id(get_registry().metrics.get(metric)))
+    elif isinstance(metric, MetricSpec):
+        metric_key = ("spec", repr(metric))
+    else:
+        return None
+    try:
+        values = tuple(sorted((str(k), float(v)) for k, v in (fixed or {}).items()))
+    except (TypeError, ValueError):
+        return None  # a bad value: the full path reports it
+    return bias_key, metric_key, tuple(declared), options, values
+
+
+class _StructureCache:
+    """The last problems compiled per bias, metric and options, as the start of the next one.
+
+    The second problem over the same cells builds the exact rebinders of :meth:`BoundProblem.with_table`
+    (two probe compilations); from the third on, a problem on new probabilities moves the compiled
+    rows instead of compiling (a script bounding many tables of one shape, a sweep over data sets).
+    A table over other cells compiles as before and becomes the start.
+    """
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._kept: dict[tuple, BoundProblem] = {}
+        self._lock = threading.Lock()
+
+    def keep(self, key: tuple, problem: BoundProblem) -> None:
+        with self._lock:
+            self._kept.pop(key, None)
+            self._kept[key] = problem
+            while len(self._kept) > self.size:
+                self._kept.pop(next(iter(self._kept)))
+
+    def moved(self, key: tuple, data: Any) -> BoundProblem | None:
+        """The kept problem moved to ``data`` (same cells), else None (compile)."""
+        with self._lock:
+            start = self._kept.get(key)
+        if start is None or not isinstance(data, (ObservedTable, pd.DataFrame)):
+            return None
+        try:
+            table = as_table(data, start.config)
+        except FairprobeError:
+            return None  # the full path reports it
+        if table.region is not None or not start.same_cells(table):
+            return None
+        return start.with_table(table)
+
+    def clear(self) -> None:
+        """Forget every kept problem."""
+        with self._lock:
+            self._kept.clear()
+
+
+#: Problems kept as the start of the next one of the same shape (see :class:`_StructureCache`).
+_STRUCTURES = _StructureCache()
+
+
+def clear_kept_problems() -> None:
+    """Forget the problems kept for reuse (``BoundProblem(..., reuse=True)``); the next ones compile.
+
+    Examples
+    --------
+    >>> clear_kept_problems()
+    """
+    _STRUCTURES.clear()
+
+
 class BoundProblem:
     """Bias + metric + data, compiled once; :meth:`solve` bounds it at any sensitivity value.
 
@@ -786,6 +909,11 @@ class BoundProblem:
     compile_options : CompileOptions, optional
         Every compile switch (default: all exact reductions on; ``reduce=False`` turns them off).
         The options travel with the problem, so worker processes compile as the caller asked.
+    reuse : bool, optional
+        Start from the last problem made in this process with the same bias, metric, options,
+        fixed values and cells (default): its programs are moved to this table's probabilities
+        where that is exact (:meth:`with_table`), instead of compiled again. ``False`` compiles
+        from scratch (and does not keep the problem).
 
     Examples
     --------
@@ -800,12 +928,16 @@ class BoundProblem:
 
     def __init__(self, bias: Any, metric: Any, data: Any, *, reduce: bool = True,
                  fixed: Mapping[str, float] | None = None, unmeasured: Any = None,
-                 compile_options: CompileOptions | None = None) -> None:
+                 compile_options: CompileOptions | None = None, reuse: bool = True) -> None:
         options = compile_options if compile_options is not None else CompileOptions(reduce=bool(reduce))
         if not reduce and options.reduce:
             options = dataclasses.replace(options, reduce=False)
-        self.compile_options = options
         declared = unmeasured_names(unmeasured)
+        key = _structure_key(bias, metric, declared, options, fixed) if reuse else None
+        if key is not None and (moved := _STRUCTURES.moved(key, data)) is not None:
+            self.__dict__.update(moved.__dict__)  # the same problem on other cells' probabilities
+            return
+        self.compile_options = options
         config = declare_unmeasured(resolve_bias(bias), declared)
         self.table = as_table(data, config)
         given = [n for n in declared if n in self.table.nodes]
@@ -823,6 +955,8 @@ class BoundProblem:
         #: (first table, rebinders by program) shared with the problems :meth:`with_table` makes
         self._rebind_origin: tuple[ObservedTable, dict] | None = None
         self._compile_programs()
+        if key is not None:
+            _STRUCTURES.keep(key, self)
 
     def _build(self, queries: Any, max_abs: bool = False) -> ParametricProgram:
         fn = functools.partial(_compile_at, self.config, self.table, queries, self.compile_options, max_abs)
@@ -908,11 +1042,7 @@ class BoundProblem:
         >>> round(BoundProblem("proxy_label", "fpr", other).solve({"D": 0.05}).upper, 4)  # compiled from scratch
         0.4422
         """
-        mine, theirs = self.table.column_arrays(), table.column_arrays()
-        same = (table.nodes == self.table.nodes and table.given == self.table.given
-                and len(table.cells) == len(self.table.cells)
-                and all(theirs[v] is mine[v] or np.array_equal(theirs[v], mine[v]) for v in self.table.nodes))
-        if not same:
+        if not self.same_cells(table):
             raise DataError("with_table needs a table over the same cells (nodes, conditioning event and rows) as the "
                             "problem's; build it with table.with_probabilities(...) or compile a new BoundProblem.")
         if self._rebind_origin is None:  # the first table: later tables move its programs (when exact)
@@ -923,6 +1053,25 @@ class BoundProblem:
             new.fixed = dict(fixed)
         new._compile_programs()
         return new
+
+    def same_cells(self, table: ObservedTable) -> bool:
+        """Whether ``table`` is over this problem's cells (nodes, conditioning event, labels and rows).
+
+        Parameters
+        ----------
+        table : ObservedTable
+
+        Returns
+        -------
+        bool
+            True when :meth:`with_table` accepts ``table``.
+        """
+        mine, theirs = self.table.column_arrays(), table.column_arrays()
+        # (the labels too: the metric's groups and its label were resolved through them)
+        return (table.nodes == self.table.nodes and table.given == self.table.given
+                and table.categories == self.table.categories
+                and len(table.cells) == len(self.table.cells)
+                and all(theirs[v] is mine[v] or np.array_equal(theirs[v], mine[v]) for v in self.table.nodes))
 
     def _absorb_noise_nodes(self) -> list[str]:
         """Declare latent the unmeasured nodes that only feed one other node (exact; see
@@ -1188,24 +1337,7 @@ class BoundProblem:
         >>> BoundProblem("proxy_label", "equalized_odds", load_paper_table()).natural_range
         (0.0, 1.0)
         """
-        import sympy
-
-        from fairprobe.core.query import parse_expression
-
-        lows, highs = [], []
-        for query in self.metric.queries:
-            parsed = parse_expression(query)
-            try:
-                box = sympy.sympify(parsed.expr).subs({p: sympy.AccumBounds(0, 1) for p in parsed.symbols})
-                low, high = (float(box.min), float(box.max)) if isinstance(box, sympy.AccumBounds) \
-                    else (float(box), float(box))
-            except (TypeError, ValueError, AttributeError):
-                return -math.inf, math.inf
-            lows.append(low)
-            highs.append(high)
-        if self.metric.max_abs:  # max_i |term_i|
-            return 0.0, max(max(abs(lo), abs(hi)) for lo, hi in zip(lows, highs, strict=True))
-        return lows[0], highs[0]
+        return _natural_range(tuple(self.metric.queries), bool(self.metric.max_abs))
 
     def _solve(self, params: dict[str, float], be: TimeBudget, options: SolveOptions, start: float,
                n_jobs: int) -> BoundResult:
@@ -1215,12 +1347,15 @@ class BoundProblem:
         except UndefinedMetricError as exc:
             raise _labelled(exc, label) from None
         checked: dict[str, bool] = {}
+        minima: list[dict] = []
         if self.rate_programs:
             return self._solve_families(params, be, options, checked, start)
         for c in compiled:
-            _check_defined(c, be, options, label, self.config, self.table, params, checked)
+            minima.append({})
+            _check_defined(c, be, options, label, self.config, self.table, params, checked, minima[-1])
         excluded = [labelled_event(event, self.config, self.table) for event, partial in checked.items() if partial]
-        sides = [_solve_compiled(c, be, options, label, n_jobs=n_jobs) for c in compiled]
+        sides = [_solve_compiled(c, be, options, label, n_jobs=n_jobs, minima=m)
+                 for c, m in zip(compiled, minima, strict=True)]
         notes = list(compiled[0].notes) + sides[0].notes
         notes += _excluded_notes(excluded)
         if self.joint_program is None:

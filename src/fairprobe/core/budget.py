@@ -219,7 +219,7 @@ class TimeBudget:
             self.stopped_early = True
         return result
 
-    def solve_parity_pair(self, program: Any, options: Any = None) -> tuple[Any, Any] | None:
+    def solve_parity_pair(self, program: Any, options: Any = None, den_floors: Any = None) -> tuple[Any, Any] | None:
         """Both sides of a parity of two rates by the backend's exact search, within the budget.
 
         Parameters
@@ -228,13 +228,15 @@ class TimeBudget:
             The program.
         options : SolveOptions, optional
             The caller's options.
+        den_floors : mapping, optional
+            Verified lower bounds of linear polynomials over the program's models (passed on).
 
         Returns
         -------
         (SolveResult, SolveResult) or None
             None when the backend has no such search or it does not take the program.
         """
-        return self._pair("solve_parity_pair", program, options)
+        return self._pair("solve_parity_pair", program, options, den_floors=den_floors)
 
     def solve_fractional_pair(self, program: Any, options: Any = None) -> tuple[Any, Any] | None:
         """Both sides of a linear-fractional program by the backend's LP route, within the budget.
@@ -253,12 +255,13 @@ class TimeBudget:
         """
         return self._pair("solve_fractional_pair", program, options)
 
-    def _pair(self, method: str, program: Any, options: Any) -> tuple[Any, Any] | None:
+    def _pair(self, method: str, program: Any, options: Any, **extra: Any) -> tuple[Any, Any] | None:
         pair = getattr(self.backend, method, None)
         if pair is None:
             return None
         limited = self.limit(options or SolveOptions())
-        results = pair(program, limited)
+        given = {k: v for k, v in extra.items() if v is not None}
+        results = pair(program, limited, **given)
         if results is not None:
             self.solves += 2
             if limited is not options and any(r.termination is Termination.LIMIT for r in results):

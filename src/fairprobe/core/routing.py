@@ -126,7 +126,7 @@ class LinearFastPath:
                                 message="auto chose highs (a parity of two rates over a polytope: exact parametric "
                                         "LP search, verified bound): " + res.message)
 
-    def solve_parity_pair(self, program: Any, options: Any = None) -> tuple[Any, Any] | None:
+    def solve_parity_pair(self, program: Any, options: Any = None, den_floors: Any = None) -> tuple[Any, Any] | None:
         """Both sides of a parity of two rates by the exact search, sharing its form and denominators.
 
         Parameters
@@ -134,6 +134,10 @@ class LinearFastPath:
         program : PolynomialProgram
             Any program; only a parity of two rates over a polytope is solved.
         options : SolveOptions, optional
+        den_floors : mapping, optional
+            Verified lower bounds of linear polynomials over the program's models, keyed by
+            ``frozenset(poly.items())`` (a definedness check's minima): the search's denominators
+            need no LP of their own where one is given.
 
         Returns
         -------
@@ -144,7 +148,8 @@ class LinearFastPath:
         pair = getattr(self.lp, "solve_two_ratio_pair", None)
         if pair is None or program.has_integers:
             return None
-        results = pair(program, self._for_lp(options))
+        results = pair(program, self._for_lp(options), den_floors=den_floors) if den_floors else \
+            pair(program, self._for_lp(options))
         if results is None:
             return None
         self.two_ratio_solves += 2

@@ -28,8 +28,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LinearArrays", "charnes_cooper_arrays", "exact_lower_bound", "fractional_lower_bound", "linear_arrays",
-           "objective_vector", "TightBounder", "tight_lower_bound", "two_product", "verified_lower_bound"]
+__all__ = [
+    "LinearArrays",
+    "TightBounder",
+    "charnes_cooper_arrays",
+    "exact_lower_bound",
+    "fractional_lower_bound",
+    "linear_arrays",
+    "objective_vector",
+    "tight_lower_bound",
+    "two_product",
+    "verified_lower_bound",
+]
 
 #: Unit roundoff of IEEE double precision (2**-53).
 _U = 2.0 ** -53
@@ -551,7 +561,8 @@ class TightBounder:
     def __init__(self, arr: LinearArrays, extra_cols: np.ndarray | None = None) -> None:
         n, m = arr.n_cols, arr.n_rows
         extra = extra_cols is not None
-        self.arr, self.m, self.extra_cols = arr, m, None if extra_cols is None else np.asarray(extra_cols, dtype=np.int32)
+        self.arr, self.m = arr, m
+        self.extra_cols = None if extra_cols is None else np.asarray(extra_cols, dtype=np.int32)
         rows = arr.row_of
         self.exact = (_U_EXT >= _U or n * max(m + extra, 1) > _DENSE_MAX or n == 0
                       or (m > 0 and len(np.unique(rows * n + arr.indices)) != len(arr.indices))
