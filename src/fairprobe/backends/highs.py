@@ -19,6 +19,7 @@ Nonlinear programs are refused (use SCIP).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import math
@@ -38,7 +39,7 @@ from fairprobe.backends.base import (
     Termination,
     stopped,
 )
-from fairprobe.backends.highs_lp import LPRun, run_lp
+from fairprobe.backends.highs_lp import LPRun, WarmLP, run_lp
 from fairprobe.backends.two_ratio import solve_two_ratio, two_ratio_form
 from fairprobe.exceptions import BackendCapabilityError, ProgramError
 from fairprobe.program.model import PolynomialProgram, point_from_values
@@ -56,6 +57,23 @@ __all__ = ["HighsBackend"]
 
 _LIMITS = {"time": Limit.TIME, "iteration": Limit.ITERATION, "solution": Limit.SOLUTION,
            "interrupted": Limit.INTERRUPTED}
+
+
+def _floors(form: Any, den_floors: Mapping | None) -> dict:
+    """The search's shared results, seeded with the given verified floors of its denominators.
+
+    A floor is taken for a ratio whose denominator is exactly the given polynomial (over the
+    program's variables) and positive; the search solves an LP for the others.
+    """
+    shared: dict = {}
+    for k, (vec, const) in enumerate(form.den):
+        poly = {(form.keep[j],): float(vec[j]) for j in np.flatnonzero(vec)}
+        if const:
+            poly[()] = float(const)
+        floor = (den_floors or {}).get(frozenset(poly.items()))
+        if floor is not None and 0.0 < floor < math.inf:
+            shared[("den_min", k)] = float(floor)
+    return shared
 
 
 class HighsBackend(Backend):
@@ -177,12 +195,28 @@ class HighsBackend(Backend):
         deadline = None if options.time_limit is None else time.perf_counter() + float(options.time_limit)
         rows = linear_arrays(program, objective={})
         out: list[float | None] = []
-        for poly in objectives:
-            c, c0 = objective_vector(poly, program.n_variables)
-            arr = dataclasses.replace(rows, c=c, c0=c0)
-            run = run_lp(arr, None, options, deadline)
-            ok = run.status in ("optimal", "empty") and run.y is not None
-            out.append(verified_lower_bound(arr, run.y) if ok else None)
+        warm: WarmLP | None = None
+        try:
+            for poly in objectives:
+                c, c0 = objective_vector(poly, program.n_variables)
+                arr = dataclasses.replace(rows, c=c, c0=c0)
+                if warm is not None:  # the same rows: the next objective starts from the last basis
+                    warm.set_objective(c, c0)
+                    run = warm.run(deadline)
+                    if run.status != "optimal":  # (a warm run that stops oddly is run afresh)
+                        run = run_lp(arr, None, options, deadline)
+                elif rows.n_rows and rows.n_cols and len(objectives) > 1:
+                    warm = WarmLP(arr, options)
+                    run = warm.run(deadline)
+                    if run.status != "optimal":
+                        run = run_lp(arr, None, options, deadline)
+                else:
+                    run = run_lp(arr, None, options, deadline)
+                ok = run.status in ("optimal", "empty") and run.y is not None
+                out.append(verified_lower_bound(arr, run.y) if ok else None)
+        finally:
+            if warm is not None:
+                warm.close()
         return out
 
     @staticmethod
@@ -206,7 +240,8 @@ class HighsBackend(Backend):
         """
         return two_ratio_form(program) is not None
 
-    def solve_two_ratio(self, program: PolynomialProgram, options: SolveOptions | None = None) -> SolveResult | None:
+    def solve_two_ratio(self, program: PolynomialProgram, options: SolveOptions | None = None,
+                        den_floors: Mapping | None = None) -> SolveResult | None:
         """Solve a parity of two rates (``c_a r_a + c_b r_b`` over ratio definitions and linear rows) exactly.
 
         A nonconvex program that HiGHS solves as a one-dimensional parametric search over LPs with a
@@ -217,6 +252,8 @@ class HighsBackend(Backend):
         ----------
         program : PolynomialProgram
         options : SolveOptions, optional
+        den_floors : mapping, optional
+            As for :meth:`solve_two_ratio_pair`.
 
         Returns
         -------
@@ -250,7 +287,8 @@ class HighsBackend(Backend):
         form = two_ratio_form(program)
         if form is None:
             return None
-        res = solve_two_ratio(program, form, options if options is not None else SolveOptions())
+        res = solve_two_ratio(program, form, options if options is not None else SolveOptions(),
+                              _floors(form, den_floors))
         if res is None:
             return None
         return res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})")
@@ -305,21 +343,16 @@ class HighsBackend(Backend):
             return None
         options = options if options is not None else SolveOptions()
         start = time.perf_counter()
-        shared: dict = {}
-        for k, (vec, const) in enumerate(form.den):
-            poly = {(form.keep[j],): float(vec[j]) for j in np.flatnonzero(vec)}
-            if const:
-                poly[()] = float(const)
-            floor = (den_floors or {}).get(frozenset(poly.items()))
-            if floor is not None and 0.0 < floor < math.inf:
-                shared[("den_min", k)] = float(floor)
+        shared = _floors(form, den_floors)
         out = []
         for share, sense in ((0.5, "min"), (1.0, "max")):
             side = options
             if options.time_limit is not None:  # the pair shares the limit: the min side half of it
                 left = float(options.time_limit) - (time.perf_counter() - start)
                 side = dataclasses.replace(options, time_limit=max(left * share, 1e-3))
-            res = solve_two_ratio(program.with_sense(sense), form, side, shared)
+            view = copy.copy(program)  # the search reads the program only: a view in the other sense
+            view.sense = sense
+            res = solve_two_ratio(view, form, side, shared)
             if res is None:
                 return None
             out.append(res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})"))

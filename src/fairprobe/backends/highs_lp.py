@@ -341,6 +341,20 @@ class WarmLP:
         for c, v in zip(cols, values, strict=True):
             change(int(row), int(c), float(v))
 
+    def set_objective(self, c: np.ndarray, c0: float = 0.0) -> None:
+        """Replace the objective by ``c.x + c0`` (the last basis stays: a new cost is a warm re-solve).
+
+        Parameters
+        ----------
+        c : numpy.ndarray
+            One coefficient per column.
+        c0 : float, optional
+            The constant.
+        """
+        c = np.asarray(c, dtype=float)
+        self._h.changeColsCost(len(c), np.arange(len(c), dtype=np.int32), c)
+        self._h.changeObjectiveOffset(float(c0))
+
     def set_row_bounds(self, row: int, lower: float, upper: float) -> None:
         """Set the bounds of ``row`` (``±inf`` for none).
 

@@ -272,10 +272,13 @@ class _Search:
             shared["q_arr"] = linear_arrays(base)
         self.q_arr = shared["q_arr"]
         self.support = np.flatnonzero((self.na[0] != 0) | (self.da[0] != 0)).astype(np.int32)
-        key = ("bounders", self.support.tobytes())  # (either sense's theta row has its own support)
-        if key not in shared:  # the rows read once for every certificate of both senses
-            shared[key] = (TightBounder(self.q_arr), TightBounder(self.q_arr, extra_cols=self.support))
-        self.bound_plain, self.bound_row = shared[key]
+        # the rows read once for every certificate of both senses (each sense's theta row has its own support)
+        key = ("bounder", self.support.tobytes())
+        if key not in shared:
+            shared[key] = TightBounder(self.q_arr, extra_cols=self.support)
+        if "bounder" not in shared:
+            shared["bounder"] = TightBounder(self.q_arr)
+        self.bound_plain, self.bound_row = shared["bounder"], shared[key]
         self.m = len(base.constraints)
         self._base = base
         self._shared, self._ab = shared, (a, b)

@@ -376,7 +376,7 @@ def _where(params: Mapping[str, float]) -> str:
 
 def _check_defined(compiled: CompiledProgram, be: Any, options: SolveOptions, label: str, config: BiasConfig,
                    table: ObservedTable, params: Mapping[str, float], checked: dict[str, bool],
-                   minima: dict | None = None) -> None:
+                   minima: dict | None = None, event_minima: dict | None = None) -> None:
     """Decide, for each conditioning event ``F`` of the metric, whether ``P(F)`` can be (or must be) 0.
 
     ``max P(F)`` over the admitted models (the program without the rows that encode the query) is
@@ -385,12 +385,13 @@ def _check_defined(compiled: CompiledProgram, be: Any, options: SolveOptions, la
     whether ``min P(F)`` may be below ``RATIO_EPSILON`` (the metric is undefined in some models,
     which the bound leaves out). Events pinned by the data are skipped. ``minima`` (when given)
     receives each verified positive minimum, keyed by ``frozenset(poly.items())``: a lower bound on
-    ``P(F)`` over the program's models, which a parity search of the same program needs as well.
+    ``P(F)`` over the program's models, which a parity search of the same program needs as well;
+    ``event_minima`` the same by event (the value holds in any program of the same models).
     """
     todo = [c for c in compiled.conditions if c.event not in checked]
     if not todo:
         return
-    base = compiled.program.copy()
+    base = copy.copy(compiled.program)  # a view: only read here (a solve below copies it again)
     base.constraints = [c for c in base.constraints if c.name not in compiled.query_rows]
     base.objective_denominator = None
     for cond in todo:
@@ -405,6 +406,8 @@ def _check_defined(compiled: CompiledProgram, be: Any, options: SolveOptions, la
                 checked[cond.event] = False
                 if minima is not None:
                     minima[frozenset(cond.poly.items())] = low
+                if event_minima is not None:
+                    event_minima[cond.event] = low
         todo = [c for c in todo if c.event not in checked]
     for cond in todo:
         prog = base.copy()
@@ -539,14 +542,20 @@ def _parity_searchable(compiled: CompiledProgram, be: Any) -> bool:
     return _fast_path(be) and compiled.kind != "linear_fractional" and compiled.program.max_degree == 2
 
 
-def _parity_side(compiled: CompiledProgram, be: Any, options: SolveOptions, label: str,
-                 sense: str) -> tuple[float, float | None, SolveResult] | None:
+def _parity_side(compiled: CompiledProgram, be: Any, options: SolveOptions, label: str, sense: str,
+                 floors: Mapping[str, float] | None = None) -> tuple[float, float | None, SolveResult] | None:
     """One side of a parity of two rates by the exact search on the program as compiled, else None.
 
     The ratio ranges and the block reduction of :func:`_prepared` only help the global solver; the
     parametric LP search bounds each rate by its own LPs, so it takes the program unchanged.
+    ``floors`` are verified lower bounds of the conditioning events' probabilities over the
+    admitted models, by event (from the rates' definedness checks: the same events, the same
+    models, in another program's variables); they stand in for the search's denominator LPs.
     """
-    res = be.solve_parity(compiled.program.with_sense(sense), options)
+    minima = {frozenset(c.poly.items()): floors[c.event] for c in compiled.conditions
+              if floors and c.event in floors}
+    program = compiled.program.with_sense(sense)
+    res = be.solve_parity(program, options, den_floors=minima) if minima else be.solve_parity(program, options)
     if res is None:
         return None
     _check_results([res], label, compiled, None, be, options)
@@ -1406,9 +1415,10 @@ class BoundProblem:
             joint = self.joint_program.at(params)
         except UndefinedMetricError as exc:
             raise _labelled(exc, label) from None
+        floors: dict[str, float] = {}  # verified least P(F) by event, for the pairs' parity searches
         for family in rates:
             for c in family:
-                _check_defined(c, be, options, label, self.config, self.table, params, checked)
+                _check_defined(c, be, options, label, self.config, self.table, params, checked, event_minima=floors)
         ranges = [[_solve_compiled(c, be, options, label) for c in family] for family in rates]
         results = [r for family in ranges for side in family for r in (side.lo, side.hi)]
         candidates = sorted(((family[i].upper - family[j].lower, f, i, j)
@@ -1430,7 +1440,7 @@ class BoundProblem:
                 prepared[key] = (compiled, None)  # prepared for the global solver only if the search declines
             compiled, ready = prepared[key]
             searchable = _parity_searchable(compiled, be)
-            side = _parity_side(compiled, be, options, label, sense) if searchable else None
+            side = _parity_side(compiled, be, options, label, sense, floors) if searchable else None
             if side is None:  # not a parity of two rates, or the search declined it: the global solver's way
                 if ready is None:
                     prepared[key] = (compiled, _prepared(compiled, be, options))

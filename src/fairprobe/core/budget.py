@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import math
 import threading
 import time
@@ -156,7 +157,7 @@ class TimeBudget:
         """
         return self._one(getattr(self.backend, "solve_global", self.backend.solve), program, options)
 
-    def solve_parity(self, program: Any, options: Any = None) -> Any:
+    def solve_parity(self, program: Any, options: Any = None, den_floors: Any = None) -> Any:
         """One side of a parity of two rates by the backend's exact search, within the budget.
 
         Parameters
@@ -165,6 +166,8 @@ class TimeBudget:
             The program.
         options : SolveOptions, optional
             The caller's options.
+        den_floors : mapping, optional
+            Verified lower bounds of linear polynomials over the program's models (passed on).
 
         Returns
         -------
@@ -174,6 +177,8 @@ class TimeBudget:
         search = getattr(self.backend, "solve_parity", None)
         if search is None:
             return None
+        if den_floors:
+            search = functools.partial(search, den_floors=den_floors)
         return self._one(search, program, options)
 
     def verified_minima(self, program: Any, objectives: list, options: Any = None) -> list | None:

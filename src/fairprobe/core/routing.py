@@ -246,13 +246,15 @@ class LinearFastPath:
         self.lp_solves += 2
         return pair(program, self._for_lp(options))
 
-    def solve_parity(self, program: Any, options: Any = None) -> Any:
+    def solve_parity(self, program: Any, options: Any = None, den_floors: Any = None) -> Any:
         """One side of a parity of two rates by the exact search, or None when it does not take ``program``.
 
         Parameters
         ----------
         program : PolynomialProgram
         options : SolveOptions, optional
+        den_floors : mapping, optional
+            As for :meth:`solve_parity_pair`.
 
         Returns
         -------
@@ -263,7 +265,9 @@ class LinearFastPath:
         parity = getattr(self.lp, "solve_two_ratio", None)
         if parity is None or program.has_integers:
             return None
-        res = parity(program, self._for_lp(options))  # a parametric LP search, exact and verified
+        # a parametric LP search, exact and verified
+        res = parity(program, self._for_lp(options), den_floors=den_floors) if den_floors else \
+            parity(program, self._for_lp(options))
         if res is None:
             return None
         self.two_ratio_solves += 1
