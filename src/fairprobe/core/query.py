@@ -34,6 +34,7 @@ ProbabilityAtom(event=(Atom(var='Z', value=0), Atom(var='Y', value=0)), given=()
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from collections.abc import Mapping, Sequence
@@ -184,6 +185,14 @@ class ParsedExpression:
     expr: sympy.Expr
     atoms: list[ProbabilityAtom] = field(default_factory=list)
     source: str = ""
+
+    def __deepcopy__(self, memo: dict) -> ParsedExpression:
+        # sympy expressions and atoms are immutable: share them, copy the list (a config is deep-copied
+        # per bias it hands out, and copying the expressions was most of that)
+        out = copy.copy(self)
+        out.atoms = list(self.atoms)
+        memo[id(self)] = out
+        return out
 
     @property
     def symbols(self) -> list[sympy.Symbol]:
