@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pandas as pd
 import pytest
 
 import fairprobe as fp
@@ -129,3 +130,25 @@ def test_an_lp_backend_that_only_solves_still_bounds(monkeypatch: pytest.MonkeyP
         res = fp.bound("proxy_label", metric, table, D=0.05)
         assert res.lower == pytest.approx(ref.lower, abs=1e-5) and res.upper == pytest.approx(ref.upper, abs=1e-5)
         assert res.status == "optimal"
+
+
+def test_an_lp_search_without_floors_still_takes_the_parity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plugin's replacement of the pair search written before ``den_floors`` existed (two arguments) is
+    called without them, and bounds as the built-in search does."""
+    from fairprobe.backends.highs import HighsBackend
+
+    cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+                          "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
+    table = fp.ObservedTable.from_probabilities(cells)
+    expected = fp.bound("proxy_label", "fpr_parity", table, D=0.05)
+    original = HighsBackend.solve_two_ratio_pair
+    calls = []
+
+    def two_arguments(self, program, options=None):
+        calls.append(program.name)
+        return original(self, program, options)
+
+    monkeypatch.setattr(HighsBackend, "solve_two_ratio_pair", two_arguments)
+    res = fp.bound("proxy_label", "fpr_parity", table, D=0.05)
+    assert calls and "two-ratio" in res.max_result.message
+    assert (res.lower, res.upper) == pytest.approx((expected.lower, expected.upper), abs=1e-9)

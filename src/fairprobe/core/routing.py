@@ -17,6 +17,8 @@ that backend for every program.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 from collections.abc import Mapping
 from typing import Any
 
@@ -148,8 +150,8 @@ class LinearFastPath:
         pair = getattr(self.lp, "solve_two_ratio_pair", None)
         if pair is None or program.has_integers:
             return None
-        results = pair(program, self._for_lp(options), den_floors=den_floors) if den_floors else \
-            pair(program, self._for_lp(options))
+        floors = {"den_floors": den_floors} if den_floors and _takes_floors(pair) else {}
+        results = pair(program, self._for_lp(options), **floors)
         if results is None:
             return None
         self.two_ratio_solves += 2
@@ -266,12 +268,26 @@ class LinearFastPath:
         if parity is None or program.has_integers:
             return None
         # a parametric LP search, exact and verified
-        res = parity(program, self._for_lp(options), den_floors=den_floors) if den_floors else \
-            parity(program, self._for_lp(options))
+        floors = {"den_floors": den_floors} if den_floors and _takes_floors(parity) else {}
+        res = parity(program, self._for_lp(options), **floors)
         if res is None:
             return None
         self.two_ratio_solves += 1
         return self._said_auto(res)
+
+
+def _takes_floors(method: Any) -> bool:
+    """Whether an LP backend's search takes ``den_floors`` (a plugin's replacement of ``highs`` may not)."""
+    return _has_floors_keyword(getattr(method, "__func__", method))
+
+
+@functools.lru_cache(maxsize=64)
+def _has_floors_keyword(fn: Any) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return "den_floors" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 def with_lp_fast_path(backend: Any, name: str, solver_options: Mapping[str, Any] | None) -> Any:
