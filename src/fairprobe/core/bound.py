@@ -882,6 +882,11 @@ class _StructureCache:
             return None
         return start.with_table(table)
 
+    @staticmethod
+    def movable(problem: BoundProblem) -> bool:
+        """Whether later problems can move ``problem``'s programs (every parameter fixed, no region)."""
+        return problem.table.region is None and all(p in problem.fixed for p in problem.parameters)
+
     def clear(self) -> None:
         """Forget every kept problem."""
         with self._lock:
@@ -964,7 +969,7 @@ class BoundProblem:
         #: (first table, rebinders by program) shared with the problems :meth:`with_table` makes
         self._rebind_origin: tuple[ObservedTable, dict] | None = None
         self._compile_programs()
-        if key is not None:
+        if key is not None and _StructureCache.movable(self):  # (a sweep's problem compiles per call)
             _STRUCTURES.keep(key, self)
 
     def _build(self, queries: Any, max_abs: bool = False) -> ParametricProgram:
