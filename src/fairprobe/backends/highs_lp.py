@@ -337,9 +337,9 @@ class WarmLP:
         row : int
         cols, values : sequence
         """
-        change = self._h.changeCoeff
-        for c, v in zip(cols, values, strict=True):
-            change(int(row), int(c), float(v))
+        change, row = self._h.changeCoeff, int(row)
+        for c, v in zip(np.asarray(cols).tolist(), np.asarray(values, dtype=float).tolist(), strict=True):
+            change(row, c, v)
 
     def set_objective(self, c: np.ndarray, c0: float = 0.0) -> None:
         """Replace the objective by ``c.x + c0`` (the last basis stays: a new cost is a warm re-solve).

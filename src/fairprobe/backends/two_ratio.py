@@ -286,6 +286,8 @@ class _Search:
         self.da_min = -math.inf
         self.slack = 0.0
         self.support_b = np.flatnonzero((self.nb[0] != 0) | (self.db[0] != 0)).astype(np.int32)
+        self.forms = np.vstack([self.na[0], self.da[0], self.nb[0], self.db[0]])
+        self.form_constants = np.array([self.na[1], self.da[1], self.nb[1], self.db[1]])
         self.lps = 0
         self.warm: WarmLP | None = None
         self.warm_den: WarmLP | None = None
@@ -373,10 +375,11 @@ class _Search:
         beta = self.bound_row.bound(self.nb[0] - lam * self.db[0], self.nb[1] - lam * self.db[1], np.append(mu, nu),
                                     (coef, -const, math.inf))
         point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
-        da, db = float(self.da[0] @ point + self.da[1]), float(self.db[0] @ point + self.db[1])
-        rate_a = self.rho(point, self.na, self.da) if da > 0 else math.nan
+        # the four linear forms at the point in one product (rho_a = N_a / D_a, rho_b = N_b / D_b)
+        na, da, nb, db = (self.forms @ point + self.form_constants).tolist()
+        rate_a = na / da if da > 0 else math.nan
         if da > 0 and db > 0:
-            achieved = rate_a - self.rho(point, self.nb, self.db)
+            achieved = rate_a - nb / db
         else:  # a point on the edge of the ratios' domain: no value to report from it
             achieved = -math.inf
         # h'(theta) = nu D_a / D_b at the optimum (envelope theorem on N_b - lam D_b): where to look next
