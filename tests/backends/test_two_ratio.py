@@ -106,3 +106,16 @@ def test_a_tiny_denominator_elsewhere_does_not_loosen_a_flat_interval() -> None:
     res = fp.bound("proxy_label", "fpr_parity", fp.ObservedTable.from_probabilities(cells), D=0.05)
     assert res.status == "optimal"
     assert res.upper - res.upper_achieved <= 1e-9 and res.lower_achieved - res.lower <= 1e-9
+
+
+def test_a_slack_the_caller_would_decline_is_split_away() -> None:
+    """A table with near-empty cells: after the jump to the flat level's end, one interval's slack (a
+    rising end's rounding over a denominator that reaches 1e-7) was 2e-5, beyond what the search's caller
+    accepts; the search stopped and SCIP answered with a gap. It now splits that interval and closes."""
+    rng = np.random.default_rng(510)
+    probs = rng.dirichlet(np.ones(8) * rng.choice([0.3, 1.0, 3.0]))
+    probs[rng.integers(8)] = 10.0 ** -rng.uniform(3, 7)
+    cells = pd.DataFrame([{"A": a, "Y": y, "P": p} for a in (0, 1) for y in (0, 1) for p in (0, 1)])
+    res = fp.bound("proxy_label", "tpr_parity", cells.assign(prob=probs / probs.sum()), D=0.05)
+    assert res.status == "optimal" and "two-ratio" in res.max_result.message
+    assert res.upper - res.upper_achieved <= 1e-9 and abs(res.upper - 0.7718036049) <= 1e-9

@@ -229,3 +229,104 @@ def test_a_kept_problem_is_not_reused_for_other_labels() -> None:
     again = fp.bound("proxy_label", "fpr_parity", first, D=0.05)
     assert again.metric == "fpr_parity (A: 0 vs 1)"
     assert (again.lower, again.upper) == (res.lower, res.upper)  # the same numbers, only the labels differ
+
+
+def _two_tables() -> tuple[fp.ObservedTable, fp.ObservedTable]:
+    cells = pd.DataFrame({"A": [0] * 4 + [1] * 4, "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+                          "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
+    first = fp.ObservedTable.from_probabilities(cells)
+    return first, first.with_probabilities(np.array([.15, .1, .05, .2, .2, .05, .05, .2]))
+
+
+def test_a_registered_bias_whose_content_changes_is_not_reused() -> None:
+    """A plugin's bias is keyed by what it resolves to, not by its name or class: a bias whose config is
+    edited under the same name and class (a notebook cell run again, a file it reads) bounds under its
+    new constraint, never the kept problem's old one."""
+    from fairprobe.biases.base import Bias
+    from fairprobe.core.config import BiasConfig
+    from fairprobe.core.registry import get_plugin_manager
+    from fairprobe.hookspecs import hookimpl
+
+    current = ["P(Z = Y) >= 1 - D"]
+
+    class Mine(Bias):
+        name = "mine_edited"
+        description = "test"
+
+        def config(self) -> BiasConfig:
+            return BiasConfig(dag_str="A->Z, A->P, U->P, U->Z, Z->Y, A->Y, U->Y", unob=["U"],
+                              constraints=list(current), outcome_node="Z", name="mine_edited",
+                              observed_nodes=["A", "Y", "P"])
+
+    class Plugin:
+        @hookimpl
+        def fairprobe_register_biases(self) -> list:
+            return [Mine]
+
+    first, second = _two_tables()
+    pm = get_plugin_manager()
+    clear_kept_problems()
+    pm.register(Plugin(), name="mine-edited")
+    try:
+        BoundProblem("mine_edited", "fpr_parity", first, fixed={"D": 0.05})
+        current[0] = "P(Z = Y) >= 1 - 4 * D"
+        reused = BoundProblem("mine_edited", "fpr_parity", second, fixed={"D": 0.05}).solve({"D": 0.05})
+        fresh = BoundProblem("mine_edited", "fpr_parity", second, fixed={"D": 0.05}, reuse=False).solve({"D": 0.05})
+    finally:
+        pm.unregister(name="mine-edited")
+    assert (reused.lower, reused.upper) == (fresh.lower, fresh.upper)
+    wide = fp.bound("proxy_label", "fpr_parity", second, D=0.2)  # the same model at 4 x 0.05
+    assert (fresh.lower, fresh.upper) == pytest.approx((wide.lower, wide.upper), abs=1e-9)
+
+
+def test_a_config_changed_in_place_is_not_reused() -> None:
+    """The caller edits a config it bounded with: a later problem with the original content compiles
+    (it would otherwise start from the edited one's programs)."""
+    first, second = _two_tables()
+    clear_kept_problems()
+    content = resolve_bias("proxy_label").to_dict()
+    edited = type(resolve_bias("proxy_label")).from_dict(content)
+    BoundProblem(edited, "fpr_parity", first, fixed={"D": 0.05})
+    edited.constraints = ["P(Z = Y) >= 1 - 4 * D"]
+    edited.__post_init__()
+    original = type(edited).from_dict(content)
+    reused = BoundProblem(original, "fpr_parity", second, fixed={"D": 0.05}).solve({"D": 0.05})
+    fresh = BoundProblem(original, "fpr_parity", second, fixed={"D": 0.05}, reuse=False).solve({"D": 0.05})
+    assert (reused.lower, reused.upper) == (fresh.lower, fresh.upper)
+
+
+def test_a_broken_analysis_plugin_does_not_stop_a_bound() -> None:
+    """Keys read the registered biases and metrics only: an analysis plugin that fails its interface
+    check (reported where analyses are used) does not break fp.bound."""
+    from fairprobe.core.registry import get_plugin_manager
+    from fairprobe.hookspecs import hookimpl
+
+    class NotAnAnalysis:
+        name = "broken"
+
+    class Plugin:
+        @hookimpl
+        def fairprobe_register_analyses(self) -> list:
+            return [NotAnAnalysis]
+
+    first, _ = _two_tables()
+    pm = get_plugin_manager()
+    pm.register(Plugin(), name="broken-analysis-for-bound")
+    try:
+        res = fp.bound("proxy_label", "fpr_parity", first, D=0.05)
+    finally:
+        pm.unregister(name="broken-analysis-for-bound")
+    assert res.status == "optimal"
+
+
+def test_a_moved_problem_warns_of_tiny_cells_as_a_compiled_one_does() -> None:
+    first, _ = _two_tables()
+    clear_kept_problems()
+    p = first.column_arrays()["prob"].copy()
+    p[1] = 5e-9
+    tiny = first.with_probabilities(p / p.sum())
+    for table in (first, first):
+        BoundProblem("proxy_label", "fpr_parity", table, fixed={"D": 0.05})
+    with pytest.warns(RuntimeWarning, match="below 1e-8"):
+        moved = BoundProblem("proxy_label", "fpr_parity", tiny, fixed={"D": 0.05})
+    assert moved._rebind_origin is not None and moved._rebind_origin[0] is not tiny  # it was moved, not compiled

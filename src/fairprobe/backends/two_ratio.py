@@ -604,12 +604,19 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
                       + [last.lam - h_last])
         tail = _up(theta_hi - h_last)  # [theta_top, theta_hi]: h >= h(theta_top)
         upper = max([b for b, _, _ in bounds] + [tail])
-        if upper - best.achieved <= tol + 2.0 * s.slack or s.lps >= MAX_EVALUATIONS or not bounds:
+        if s.lps >= MAX_EVALUATIONS or not bounds:
+            return upper, best, s.lps
+        # a slack beyond what the caller accepts as closed (a rising end's rounding over a denominator that
+        # reaches 1e-7 between two evaluations) can shrink with the interval: split the one that carries it
+        # rather than stop with a bound the caller then declines
+        heavy = [j for j, (sl, (b, _, _)) in enumerate(zip(slacks, bounds, strict=True))
+                 if b >= best.achieved and sl > CERTIFICATE_SLACK * max(1.0, abs(upper))]
+        if upper - best.achieved <= tol + 2.0 * s.slack and not heavy:
             return upper, best, s.lps
         if s.deadline is not None and time.perf_counter() > s.deadline:
             return upper, best, s.lps
-        i = max(range(len(bounds)), key=lambda j: bounds[j][0])
-        if bounds[i][0] < tail:  # only the sliver above the last point is open: nothing to split
+        i = max(heavy or range(len(bounds)), key=lambda j: (slacks[j], bounds[j][0]) if heavy else bounds[j][0])
+        if bounds[i][0] < tail and not heavy:  # only the sliver above the last point is open: nothing to split
             return upper, best, s.lps
         lo, hi = evals[i], evals[i + 1]
         _, split, interior = bounds[i]

@@ -61,7 +61,7 @@ from fairprobe.core.inputs import (  # noqa: F401  (some re-exported: they lived
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options
 from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.rebind import DataRebinder
-from fairprobe.core.registry import get_backend, get_registry, registered
+from fairprobe.core.registry import get_backend, registered
 from fairprobe.core.repair import (
     REPAIRED_TOLERANCE,
     model_violation,
@@ -816,35 +816,31 @@ def _natural_range(queries: tuple[str, ...], max_abs: bool) -> tuple[float, floa
 
 
 def _structure_key(bias: Any, metric: Any, declared: list[str], options: CompileOptions,
-                   fixed: Mapping[str, float] | None) -> tuple | None:
-    """What decides a problem's programs apart from the cells' probabilities, or None when unknown.
+                   fixed: Mapping[str, float] | None) -> tuple[BiasConfig | None, tuple | None]:
+    """The resolved bias and what decides a problem's programs apart from the cells' probabilities.
 
-    A registered bias or metric by name, a :class:`BiasConfig` by its full content, a metric spec
-    by value; anything else (a Bias object, a JSON path, a dict) is not kept.
+    The bias by its whole content (a registered name is resolved first, a user's JSON file read as
+    it is now), a metric name with the class registered under it (held by the key, so a plugin
+    registered again under the same name is another key). Anything else (a Bias or Metric object,
+    a dict) gives no key: such problems are neither kept nor reused.
     """
     if isinstance(bias, str):
-        registered_bias = get_registry().biases.get(bias)
-        if registered_bias is None or getattr(registered_bias, "path", None) is not None:
-            return None  # unknown (the full path says so), or read from a user's file that may change
-        bias_key: Any = ("name", bias, id(registered_bias))
-    elif isinstance(bias, BiasConfig):
         try:
-            bias_key = ("config", bias.to_json(indent=None))
-        except (TypeError, ValueError):
-            return None
+            config = resolve_bias(bias)  # a fresh copy of the bias as it is now
+        except FairprobeError:
+            return None, None  # the full path reports it
+    elif isinstance(bias, BiasConfig):
+        config = bias
     else:
-        return None
-    if isinstance(metric, str):
-        metric_key: Any = ("name", metric, id(get_registry().metrics.get(metric)))
-    elif isinstance(metric, MetricSpec):
-        metric_key = ("spec", repr(metric))
-    else:
-        return None
+        return None, None
+    if not isinstance(metric, str):
+        return config, None
     try:
+        text = config.to_json(indent=None)
         values = tuple(sorted((str(k), float(v)) for k, v in (fixed or {}).items()))
     except (TypeError, ValueError):
-        return None  # a bad value: the full path reports it
-    return bias_key, metric_key, tuple(declared), options, values
+        return config, None  # a bad value: the full path reports it
+    return config, (text, ("name", metric, registered("metrics").get(metric)), tuple(declared), options, values)
 
 
 class _StructureCache:
@@ -853,26 +849,35 @@ class _StructureCache:
     The second problem over the same cells builds the exact rebinders of :meth:`BoundProblem.with_table`
     (two probe compilations); from the third on, a problem on new probabilities moves the compiled
     rows instead of compiling (a script bounding many tables of one shape, a sweep over data sets).
-    A table over other cells compiles as before and becomes the start.
+    A table over other cells compiles as before and becomes the start. A kept problem whose config
+    was changed in place since (the caller's object, or the problem's own) is dropped, not reused.
     """
 
     def __init__(self, size: int = 16) -> None:
         self.size = size
-        self._kept: dict[tuple, BoundProblem] = {}
+        self._kept: dict[tuple, tuple[BoundProblem, list[tuple[BiasConfig, str]]]] = {}
         self._lock = threading.Lock()
 
-    def keep(self, key: tuple, problem: BoundProblem) -> None:
+    def keep(self, key: tuple, problem: BoundProblem, source: BiasConfig) -> None:
+        configs = {id(source): source, id(problem.config): problem.config}.values()
+        watched = [(c, c.to_json(indent=None)) for c in configs]
         with self._lock:
             self._kept.pop(key, None)
-            self._kept[key] = problem
+            self._kept[key] = (problem, watched)
             while len(self._kept) > self.size:
                 self._kept.pop(next(iter(self._kept)))
 
     def moved(self, key: tuple, data: Any) -> BoundProblem | None:
         """The kept problem moved to ``data`` (same cells), else None (compile)."""
         with self._lock:
-            start = self._kept.get(key)
-        if start is None or not isinstance(data, (ObservedTable, pd.DataFrame)):
+            entry = self._kept.get(key)
+        if entry is None or not isinstance(data, (ObservedTable, pd.DataFrame)):
+            return None
+        start, watched = entry
+        if any(config.to_json(indent=None) != text for config, text in watched):
+            with self._lock:  # changed in place since it was kept: its programs may not be this key's
+                if self._kept.get(key) is entry:
+                    del self._kept[key]
             return None
         try:
             table = as_table(data, start.config)
@@ -947,12 +952,12 @@ class BoundProblem:
         if not reduce and options.reduce:
             options = dataclasses.replace(options, reduce=False)
         declared = unmeasured_names(unmeasured)
-        key = _structure_key(bias, metric, declared, options, fixed) if reuse else None
+        resolved, key = _structure_key(bias, metric, declared, options, fixed) if reuse else (None, None)
         if key is not None and (moved := _STRUCTURES.moved(key, data)) is not None:
             self.__dict__.update(moved.__dict__)  # the same problem on other cells' probabilities
             return
         self.compile_options = options
-        config = declare_unmeasured(resolve_bias(bias), declared)
+        config = declare_unmeasured(resolved if resolved is not None else resolve_bias(bias), declared)
         self.table = as_table(data, config)
         given = [n for n in declared if n in self.table.nodes]
         if given:
@@ -970,7 +975,7 @@ class BoundProblem:
         self._rebind_origin: tuple[ObservedTable, dict] | None = None
         self._compile_programs()
         if key is not None and _StructureCache.movable(self):  # (a sweep's problem compiles per call)
-            _STRUCTURES.keep(key, self)
+            _STRUCTURES.keep(key, self, resolved)
 
     def _build(self, queries: Any, max_abs: bool = False) -> ParametricProgram:
         fn = functools.partial(_compile_at, self.config, self.table, queries, self.compile_options, max_abs)

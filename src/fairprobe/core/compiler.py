@@ -74,13 +74,40 @@ from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, Undefi
 from fairprobe.program.model import Constraint, PolynomialProgram
 from fairprobe.program.polynomial import Poly, poly_add, poly_mul, poly_scale
 
-__all__ = ["CompiledProgram", "Condition", "DataRow", "compile_program", "named_value", "undefined_metric_message"]
+__all__ = ["CompiledProgram", "Condition", "DataRow", "compile_program", "named_value", "undefined_metric_message",
+           "warn_tiny_cells"]
 
 #: Lower bound imposed on conditioning events of auxiliary ratio variables.
 RATIO_EPSILON = 1e-9
 
 EventKey = tuple[Atom, ...]
 
+
+def warn_tiny_cells(probs: Mapping[Any, float], stacklevel: int = 2) -> None:
+    """Warn when cells have probability in (0, 1e-8): at solvers' tolerance, they can read as infeasible.
+
+    Parameters
+    ----------
+    probs : mapping
+        Cell probabilities.
+    stacklevel : int, optional
+        As for :func:`warnings.warn`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_tiny_cells({(0,): 0.5, (1,): 1e-9})
+    >>> len(caught)
+    1
+    """
+    tiny = [p for p in probs.values() if 0 < p < 1e-8]
+    if tiny:
+        warnings.warn(
+            f"{len(tiny)} table cell(s) have probability below 1e-8, at the numerical tolerance of "
+            "floating-point solvers; set them to 0 (or use counts) if a solver reports the data as "
+            "infeasible.", RuntimeWarning, stacklevel=stacklevel)
 
 @dataclass(frozen=True)
 class Condition:
@@ -640,12 +667,7 @@ class _Compiler:
         given_atoms = tuple(Atom(k, int(v)) for k, v in self.table.given.items())
         given_key = self.register(given_atoms) if given_atoms else None
         probs = self.table.cell_probabilities()
-        tiny = [p for p in probs.values() if 0 < p < 1e-8]
-        if tiny:
-            warnings.warn(
-                f"{len(tiny)} table cell(s) have probability below 1e-8, at the numerical tolerance of "
-                "floating-point solvers; set them to 0 (or use counts) if a solver reports the data as "
-                "infeasible.", RuntimeWarning, stacklevel=4)
+        warn_tiny_cells(probs, stacklevel=5)
         out = []
         for cell in product(*[range(self.cards[v]) for v in nodes]):
             atoms = tuple(Atom(v, c) for v, c in zip(nodes, cell, strict=True)) + given_atoms

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fairprobe.core.compiler import CompiledProgram, DataRow
+from fairprobe.core.compiler import CompiledProgram, DataRow, warn_tiny_cells
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import FairprobeError
 from fairprobe.program.model import Constraint
@@ -179,6 +179,7 @@ class DataRebinder:
             # its value has data, a ratio floor dropped where zeros force P(F) = 0): another support
             # compiles, in either direction
             return None
+        warn_tiny_cells(probs, stacklevel=4)  # as the compiler would have
         prog = self.base.program
         constraints = list(prog.constraints)
         for name, row in self.rows.items():
