@@ -426,8 +426,8 @@ class _Search:
         arr = _with_row(self.q_arr, self.support, coef, -(self.na[1] - lam * self.da[1]), math.inf)
         arr = dataclasses.replace(arr, c=self.da[0].copy(), c0=self.da[1])
         run = self._lp(arr)
-        if run.status == "infeasible":
-            return math.inf
+        # (an "infeasible" from HiGHS is not verified: the set may hold models to within its tolerance, so
+        # the least denominator of all of P stands in, as for any run without a verified optimum)
         value = verified_lower_bound(arr, run.y) if run.status == "optimal" and run.y is not None else -math.inf
         return max(value, self.da_min)
 
@@ -454,12 +454,8 @@ class _Search:
                 self.warm_den.set_coefficients(self.m + 1, self.support_b, lam_coef)
                 self.warm_den.set_row_bounds(self.m + 1, -math.inf, -lam_const)
             run = self.warm_den.run(self.deadline)
-            if run.status == "optimal" and run.y is not None:
-                value = verified_lower_bound(arr, run.y)
-            elif run.status == "infeasible":  # no model below the level at all: nothing to divide
-                value = math.inf
-            else:
-                value = -math.inf
+            # (an unverified "infeasible" proves nothing: the floor of all of P then stands in)
+            value = verified_lower_bound(arr, run.y) if run.status == "optimal" and run.y is not None else -math.inf
             self._den_cache[key] = max(value, floor)
         return self._den_cache[key]
 
