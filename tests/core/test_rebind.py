@@ -164,13 +164,16 @@ def _counting_compiles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     import fairprobe.core.bound as bound_module
 
     calls = [0]
-    real = bound_module._compile_at
 
-    def counted(*args, **kwargs):
-        calls[0] += 1
-        return real(*args, **kwargs)
+    def counting(real):
+        def counted(*args, **kwargs):
+            calls[0] += 1
+            return real(*args, **kwargs)
+        return counted
 
-    monkeypatch.setattr(bound_module, "_compile_at", counted)
+    # a problem's own compilations and the rebinders' probe compilations
+    monkeypatch.setattr(bound_module, "_compile_at", counting(bound_module._compile_at))
+    monkeypatch.setattr(bound_module, "_compile_on", counting(bound_module._compile_on))
     return calls
 
 
@@ -330,3 +333,21 @@ def test_a_moved_problem_warns_of_tiny_cells_as_a_compiled_one_does() -> None:
     with pytest.warns(RuntimeWarning, match="below 1e-8"):
         moved = BoundProblem("proxy_label", "fpr_parity", tiny, fixed={"D": 0.05})
     assert moved._rebind_origin is not None and moved._rebind_origin[0] is not tiny  # it was moved, not compiled
+
+
+def test_a_shape_whose_programs_cannot_move_compiles_once_per_problem(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PPV parity under proxy labels divides by a probability the data pin (the programs read the data
+    beyond the data rows): once that is found, each later problem compiles once, as without reuse, and
+    the probe compilations of the rebinders are not repeated."""
+    clear_kept_problems()
+    calls = _counting_compiles(monkeypatch)
+    base = random_table(9, "proxy_label")
+    fresh_calls = calls[0]
+    BoundProblem("proxy_label", "ppv_parity", base, fixed={"D": 0.05}, reuse=False)
+    per_problem = calls[0] - fresh_calls
+    counts = []
+    for seed in range(5):
+        before = calls[0]
+        BoundProblem("proxy_label", "ppv_parity", resampled(base, seed), fixed={"D": 0.05})
+        counts.append(calls[0] - before)
+    assert counts[2:] == [per_problem] * 3, counts
