@@ -212,11 +212,18 @@ def test_problems_of_one_shape_reuse_the_compiled_rows(monkeypatch: pytest.Monke
     assert calls[0] > before
 
 
-def test_a_problem_can_be_kept_from_reuse() -> None:
+def test_a_problem_can_be_kept_from_reuse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``reuse=False`` compiles every problem and keeps none: a later default problem compiles too."""
+    clear_kept_problems()
+    calls = _counting_compiles(monkeypatch)
     table = random_table(8, "selection")
-    first = BoundProblem("selection", "fpr_parity", table, fixed={"D": 0.05}, reuse=False)
-    second = BoundProblem("selection", "fpr_parity", table, fixed={"D": 0.05}, reuse=False)
-    assert first._rebind_origin is None and second._rebind_origin is None  # neither kept nor moved
+    counts = []
+    for reuse in (False, False, False, True):
+        before = calls[0]
+        problem = BoundProblem("selection", "fpr_parity", table, fixed={"D": 0.05}, reuse=reuse)
+        counts.append(calls[0] - before)
+        assert problem._rebind_origin is None  # neither moved nor the start of a move
+    assert counts[0] > 0 and counts == [counts[0]] * 4, counts
 
 
 def test_a_kept_problem_is_not_reused_for_other_labels() -> None:
