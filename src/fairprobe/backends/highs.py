@@ -200,17 +200,12 @@ class HighsBackend(Backend):
             for poly in objectives:
                 c, c0 = objective_vector(poly, program.n_variables)
                 arr = dataclasses.replace(rows, c=c, c0=c0)
-                if warm is not None:  # the same rows: the next objective starts from the last basis
-                    warm.set_objective(c, c0)
-                    run = warm.run(deadline)
-                    if run.status != "optimal":  # (a warm run that stops oddly is run afresh)
-                        run = run_lp(arr, None, options, deadline)
-                elif rows.n_rows and rows.n_cols and len(objectives) > 1:
+                if warm is None and rows.n_rows and rows.n_cols and len(objectives) > 1:
                     warm = WarmLP(arr, options)
-                    run = warm.run(deadline)
-                    if run.status != "optimal":
-                        run = run_lp(arr, None, options, deadline)
-                else:
+                elif warm is not None:  # the same rows: the next objective starts from the last basis
+                    warm.set_objective(c, c0)
+                run = warm.run(deadline) if warm is not None else None
+                if run is None or run.status != "optimal":  # (a warm run that stops oddly is run afresh)
                     run = run_lp(arr, None, options, deadline)
                 ok = run.status in ("optimal", "empty") and run.y is not None
                 out.append(verified_lower_bound(arr, run.y) if ok else None)

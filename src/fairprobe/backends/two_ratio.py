@@ -53,6 +53,7 @@ from fairprobe.program.safe_bounds import (
     charnes_cooper_arrays,
     linear_arrays,
     verified_lower_bound,
+    with_row,
 )
 from fairprobe.program.transforms import charnes_cooper
 
@@ -229,13 +230,6 @@ def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
                         keep=keep, num=(nums[0], nums[1]), den=(dens[0], dens[1]))
 
 
-def _with_row(arr: LinearArrays, cols: np.ndarray, vals: np.ndarray, lo: float, hi: float) -> LinearArrays:
-    return dataclasses.replace(
-        arr, indptr=np.append(arr.indptr, arr.indptr[-1] + len(cols)).astype(np.int32),
-        indices=np.concatenate([arr.indices, cols]).astype(np.int32), data=np.concatenate([arr.data, vals]),
-        row_lo=np.append(arr.row_lo, lo), row_hi=np.append(arr.row_hi, hi))
-
-
 def _up(x: float) -> float:
     return math.nextafter(x, math.inf)
 
@@ -363,7 +357,7 @@ class _Search:
         self.lps += 1
         if self.warm is None:  # the theta row is the last row; only its coefficients change from here on
             self.cols = np.append(self.support, self.cc_arr.n_cols - 1)
-            self.warm = WarmLP(_with_row(self.cc_arr, self.cols, values, 0.0, math.inf), self.options)
+            self.warm = WarmLP(with_row(self.cc_arr, self.cols, values, 0.0, math.inf), self.options)
         else:
             self.warm.set_coefficients(self.cc_arr.n_rows, self.cols, values)
         run = self.warm.run(self.deadline)
@@ -407,7 +401,7 @@ class _Search:
         cc = self._ratio_lp(0, -1.0)
         t = cc.n_cols - 1
         coef = self.nb[0][self.support_b] - level * self.db[0][self.support_b]
-        arr = _with_row(cc, np.append(self.support_b, t), np.append(coef, self.nb[1] - level * self.db[1]),
+        arr = with_row(cc, np.append(self.support_b, t), np.append(coef, self.nb[1] - level * self.db[1]),
                         -math.inf, 0.0)
         run = self._lp(arr)
         if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
@@ -423,7 +417,7 @@ class _Search:
     def top_den_min(self, lam: float) -> float:
         """Verified ``min D_a`` over ``P ∩ {rho_a >= lam}`` (at least the min over ``P``)."""
         coef = self.na[0][self.support] - lam * self.da[0][self.support]
-        arr = _with_row(self.q_arr, self.support, coef, -(self.na[1] - lam * self.da[1]), math.inf)
+        arr = with_row(self.q_arr, self.support, coef, -(self.na[1] - lam * self.da[1]), math.inf)
         arr = dataclasses.replace(arr, c=self.da[0].copy(), c0=self.da[1])
         run = self._lp(arr)
         # (an "infeasible" from HiGHS is not verified: the set may hold models to within its tolerance, so
@@ -442,8 +436,8 @@ class _Search:
         if key not in self._den_cache:
             lam_coef = self.nb[0][self.support_b] - hi.lam * self.db[0][self.support_b]
             lam_const = self.nb[1] - hi.lam * self.db[1]
-            arr = _with_row(self.q_arr, self.support, lo.row[0], -lo.row[1], math.inf)
-            arr = _with_row(arr, self.support_b, lam_coef, -math.inf, -lam_const)
+            arr = with_row(self.q_arr, self.support, lo.row[0], -lo.row[1], math.inf)
+            arr = with_row(arr, self.support_b, lam_coef, -math.inf, -lam_const)
             arr = dataclasses.replace(arr, c=self.db[0].copy(), c0=self.db[1])
             self.lps += 1
             if self.warm_den is None:
@@ -611,9 +605,12 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
             return upper, best, s.lps
         if s.deadline is not None and time.perf_counter() > s.deadline:
             return upper, best, s.lps
-        i = max(heavy or range(len(bounds)), key=lambda j: (slacks[j], bounds[j][0]) if heavy else bounds[j][0])
-        if bounds[i][0] < tail and not heavy:  # only the sliver above the last point is open: nothing to split
-            return upper, best, s.lps
+        if heavy:  # the largest slack first
+            i = max(heavy, key=lambda j: (slacks[j], bounds[j][0]))
+        else:  # the largest bound
+            i = max(range(len(bounds)), key=lambda j: bounds[j][0])
+            if bounds[i][0] < tail:  # only the sliver above the last point is open: nothing to split
+                return upper, best, s.lps
         lo, hi = evals[i], evals[i + 1]
         _, split, interior = bounds[i]
         fitted = False

@@ -144,6 +144,38 @@ def linear_arrays(program, objective=None, sign: float = 1.0) -> LinearArrays:
                         np.asarray(vals, dtype=float), lo, hi, lb, ub)
 
 
+def with_row(arr: LinearArrays, cols: np.ndarray, vals: np.ndarray, lo: float, hi: float) -> LinearArrays:
+    """``arr`` with one more row ``lo <= vals . x[cols] <= hi`` (the objective and box unchanged).
+
+    Parameters
+    ----------
+    arr : LinearArrays
+    cols : numpy.ndarray
+        The new row's columns.
+    vals : numpy.ndarray
+        Its coefficients.
+    lo, hi : float
+        Its bounds (``-inf``/``inf`` where absent).
+
+    Returns
+    -------
+    LinearArrays
+
+    Examples
+    --------
+    >>> from fairprobe.program.model import PolynomialProgram
+    >>> arr = linear_arrays(PolynomialProgram.from_text("minimize\\n  x\\nbounds\\n  0 <= x <= 1"))
+    >>> more = with_row(arr, np.array([0]), np.array([1.0]), 0.5, np.inf)
+    >>> more.n_rows, more.row_lo.tolist()
+    (1, [0.5])
+    """
+    return dataclasses.replace(
+        arr, indptr=np.append(arr.indptr, arr.indptr[-1] + len(cols)).astype(np.int32),
+        indices=np.concatenate([arr.indices, cols]).astype(np.int32),
+        data=np.concatenate([arr.data, np.asarray(vals, dtype=float)]),
+        row_lo=np.append(arr.row_lo, lo), row_hi=np.append(arr.row_hi, hi))
+
+
 def charnes_cooper_arrays(arr: LinearArrays, num: tuple[np.ndarray, float], den: tuple[np.ndarray, float],
                           sign: float = 1.0) -> LinearArrays | None:
     """The Charnes-Cooper LP of ``num / den`` over ``arr``'s rows and box, built from the arrays directly.
@@ -579,20 +611,11 @@ class TightBounder:
         self.nonneg_box = bool(np.all(np.isfinite(arr.ub)) and np.all(arr.lb >= 0))
         self.row_lo = np.append(arr.row_lo, 0.0) if extra else arr.row_lo
         self.row_hi = np.append(arr.row_hi, 0.0) if extra else arr.row_hi
-        self.no_lo, self.no_hi = ~np.isfinite(self.row_lo), ~np.isfinite(self.row_hi)
 
     def _arrays(self, c: np.ndarray, c0: float, row: tuple | None) -> LinearArrays:
         """The program as :class:`LinearArrays` (with the extra row), for the exact fallback."""
         arr = dataclasses.replace(self.arr, c=np.asarray(c, dtype=float), c0=float(c0))
-        if row is None:
-            return arr
-        vals, lo, hi = row
-        cols = self.extra_cols
-        return dataclasses.replace(
-            arr, indptr=np.append(arr.indptr, arr.indptr[-1] + len(cols)).astype(np.int32),
-            indices=np.concatenate([arr.indices, cols]).astype(np.int32),
-            data=np.concatenate([arr.data, np.asarray(vals, dtype=float)]),
-            row_lo=np.append(arr.row_lo, lo), row_hi=np.append(arr.row_hi, hi))
+        return arr if row is None else with_row(arr, self.extra_cols, *row)
 
     def bound(self, c: np.ndarray, c0: float, y: np.ndarray, row: tuple | None = None) -> float:
         """The verified lower bound on ``min c.x + c0`` from the duals ``y``.
@@ -619,17 +642,14 @@ class TightBounder:
         if self.exact:
             return exact_lower_bound(self._arrays(c, c0, row), y)
         ext = np.longdouble
-        row_lo, row_hi, no_lo, no_hi = self.row_lo, self.row_hi, self.no_lo, self.no_hi
+        row_lo, row_hi = self.row_lo, self.row_hi
         if row is not None:
             vals, lo, hi = row
             self.a[self.m, self.extra_cols] = vals
             self.abs_a[self.m, self.extra_cols] = np.abs(vals)
             row_lo, row_hi = row_lo.copy(), row_hi.copy()
             row_lo[-1], row_hi[-1] = lo, hi
-            no_lo, no_hi = no_lo.copy(), no_hi.copy()
-            no_lo[-1], no_hi[-1] = not math.isfinite(lo), not math.isfinite(hi)
-        y = np.array(y, dtype=float)
-        y[((y > 0) & no_lo) | ((y < 0) & no_hi) | ~np.isfinite(y)] = 0.0  # as _sanitised
+        y = _sanitised_duals(y, row_lo, row_hi)
         y_ext = y.astype(ext)
         c_ext = np.asarray(c).astype(ext)
         r = c_ext - y_ext @ self.a
