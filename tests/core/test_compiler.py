@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -9,6 +10,7 @@ from fairprobe.backends.scip import ScipBackend
 from fairprobe.core.compiler import CompiledProgram, compile_program, undefined_metric_message
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.query import Atom
+from fairprobe.core.registry import metric as fp_metric
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import UndefinedMetricError
 from fairprobe.program.model import PolynomialProgram
@@ -144,3 +146,114 @@ def test_undefined_metric_message_names_the_group_label_and_the_empty_cell() -> 
     assert "the table has no row with Y = 1, A = 0" in msg
     negated = undefined_metric_message(config, table, (Atom("A", 0, negated=True),), "at D = 0")
     assert "everyone but group A = 0" in negated
+
+
+# -- a parity of two rates read off a max-abs program's windows ------------------------------------------
+
+def _random_cells(seed: int, k: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    probs = rng.dirichlet(np.full(4 * k, 2.0))
+    rows = [{"A": a, "Y": y, "P": p, "prob": probs[4 * a + 2 * y + p]}
+            for a in range(k) for y in range(2) for p in range(2)]
+    return pd.DataFrame(rows)
+
+
+def _window_data(bias: str, cells: pd.DataFrame) -> ObservedTable:
+    given = {"S": 1} if bias in ("selection", "proxy_label_and_selection") else None
+    return ObservedTable.from_probabilities(cells, given=given)
+
+
+def _window_events(joint: CompiledProgram) -> list[str]:
+    """The conditioning event of each window member, in the windows' order."""
+    index = {v.name: k for k, v in enumerate(joint.program.variables)}
+    out = []
+    for family in joint.windows:
+        for _, den in family:
+            poly = {tuple(index[n] for n in mono): c for mono, c in den.items() if all(n in index for n in mono)}
+            out.append(next(c.event for c in joint.conditions if c.poly == poly))
+    return out
+
+
+def _events(problem, f: int) -> list[str]:
+    """The conditioning event of each rate of family ``f``, as its own program names it."""
+    return [pp.at({"D": 0.05}).conditions[0].event for pp in problem.rate_programs[f]]
+
+
+@pytest.mark.parametrize("bias", ["proxy_label", "selection", "ecp", "proxy_label_and_selection"])
+@pytest.mark.parametrize(("seed", "k", "groups"), [(3, 3, "all"), (4, 2, (1, 0))])
+def test_a_pair_read_off_the_joint_program_has_the_compiled_pairs_optimum(bias: str, seed: int, k: int,
+                                                                          groups) -> None:
+    """Both senses of ``rate_i - rate_j`` over the joint program's models equal those of the pair compiled
+    on its own, to the exact search's tolerance; ordered pairs of three groups and of two groups named
+    against their codes' order, both families (the joint program's windows list the rates in an order
+    of their own: they are found by their events, not by position)."""
+    from fairprobe.backends.highs import HighsBackend
+    from fairprobe.core.bound import BoundProblem
+
+    problem = BoundProblem(bias, fp_metric("equalized_odds", groups=groups), _window_data(bias, _random_cells(seed, k)),
+                           fixed={"D": 0.05}, reuse=False)
+    joint = problem.joint_program.at({"D": 0.05})
+    highs = HighsBackend()
+    checked = 0
+    for f in range(len(problem.metric.families)):
+        events = _events(problem, f)
+        for i, j in [(0, 1), (1, 0), (0, 2), (2, 1)] if k == 3 else [(0, 1), (1, 0)]:
+            pair = joint.window_pair(events[i], events[j])
+            compiled = problem._pair_program(f, min(i, j), max(i, j)).at({"D": 0.05})
+            assert pair is not None and pair.ratios == ["query_r0", "query_r1"]
+            assert [c.event for c in pair.conditions] == [events[i], events[j]]
+            assert pair.query_rows == {"query_r0_def", "query_r0_pos", "query_r1_def", "query_r1_pos"}
+            for sense in ("min", "max"):
+                ours = highs.solve_two_ratio(pair.program.with_sense(sense))
+                # compiled as rate_min(i,j) - rate_max(i,j): the other order is its negation
+                theirs = highs.solve_two_ratio(compiled.program.with_sense(sense if i < j else
+                                                                           {"min": "max", "max": "min"}[sense]))
+                assert ours is not None and theirs is not None and ours.is_optimal and theirs.is_optimal
+                expected = theirs.objective_bound if i < j else -theirs.objective_bound
+                assert ours.objective_bound == pytest.approx(expected, abs=2e-9)
+                # the search's model is a model of the joint program's rows, with the pair's value there
+                assert pair.program.max_violation(ours.incumbent) <= 1e-9
+                checked += 1
+    assert checked == 2 * (4 if k == 3 else 2) * 2
+    if groups != "all":  # the windows list the rates in another order than the metric: found by event
+        assert _window_events(joint) != _events(problem, 0) + _events(problem, 1)
+
+
+def test_a_pair_is_not_read_off_where_it_cannot_be() -> None:
+    """A rate whose denominator the data pin has no ratio row to write (the pair is linear: compiled on its
+    own), rates of two families are no pair, an event names no member, and a program without windows
+    has none."""
+    from fairprobe.core.bound import BoundProblem
+
+    cells = _random_cells(5, 2)
+    ppv = BoundProblem("proxy_label", fp_metric("ppv_parity", groups="all"), cells, fixed={"D": 0.05}, reuse=False)
+    joint = ppv.joint_program.at({"D": 0.05})
+    assert joint.windows and all(den is None for _, den in joint.windows[0])  # P(P = 1 & A = a) is data
+    assert joint.window_pair(*[c.event for c in joint.conditions][:2]) is None
+    eo = BoundProblem("proxy_label", fp_metric("equalized_odds", groups="all"), cells, fixed={"D": 0.05}, reuse=False)
+    windows = eo.joint_program.at({"D": 0.05})
+    fpr, tpr = _events(eo, 0), _events(eo, 1)
+    assert windows.window_pair(fpr[0], fpr[1]) is not None and windows.window_pair(tpr[1], tpr[0]) is not None
+    assert windows.window_pair(fpr[0], tpr[1]) is None  # two families
+    assert windows.window_pair(fpr[0], fpr[0]) is None and windows.window_pair(fpr[0], "Z = 0 & A = 7") is None
+    single = eo.rate_programs[0][0].at({"D": 0.05})
+    assert not single.windows and single.window_pair(fpr[0], fpr[1]) is None
+
+
+def test_an_all_pairs_bound_reads_its_pairs_off_the_joint_program(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the LP fast path no pair is compiled, and the bounds are those of the pairs compiled one by one."""
+    import fairprobe as fp
+    from fairprobe.core.bound import BoundProblem
+
+    data = _window_data("selection", _random_cells(6, 4))
+    metric = fp.metric("fpr_parity", groups="all")
+    problem = BoundProblem("selection", metric, data, fixed={"D": 0.05}, reuse=False)
+    read = problem.solve({"D": 0.05}, progress=False)
+    assert read.details["pairs_solved"] >= 1 and problem._pair_programs == {}  # nothing compiled per pair
+    monkeypatch.setattr(CompiledProgram, "window_pair", lambda self, *args: None)
+    again = BoundProblem("selection", metric, data, fixed={"D": 0.05}, reuse=False)
+    compiled = again.solve({"D": 0.05}, progress=False)
+    assert len(again._pair_programs) == compiled.details["pairs_solved"] >= 1
+    assert read.status == compiled.status == "optimal"
+    assert read.upper == pytest.approx(compiled.upper, abs=2e-9)
+    assert read.lower == pytest.approx(compiled.lower, abs=1e-6)  # the joint lower bound: SCIP's tolerance

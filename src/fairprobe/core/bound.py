@@ -562,6 +562,20 @@ def _parity_side(compiled: CompiledProgram, be: Any, options: SolveOptions, labe
     return res.objective_bound, _achieved(compiled, res, None), res
 
 
+def _read_off_pair(joint: CompiledProgram, first: CompiledProgram, second: CompiledProgram) -> CompiledProgram | None:
+    """``first - second`` of two rates (their own programs) read off the joint program, else None.
+
+    The rates are named by their conditioning events (each rate's program has exactly one, not
+    pinned by the data); :meth:`~fairprobe.core.compiler.CompiledProgram.window_pair` finds them.
+    """
+    events = []
+    for rate in (first, second):
+        if len(rate.conditions) != 1 or rate.conditions[0].observed is not None:
+            return None
+        events.append(rate.conditions[0].event)
+    return joint.window_pair(*events)
+
+
 def _excluded_notes(excluded: list[str]) -> list[str]:
     """The note on conditioning events that can be 0 in some admitted models (none when there are none)."""
     if not excluded:
@@ -1442,8 +1456,12 @@ class BoundProblem:
             _, f, i, j = candidates[k]
             key, sense = ((f, i, j), "max") if i < j else ((f, j, i), "min")
             if key not in prepared:
+                # on the fast path, the pair is read off the joint program (compiled with every rate);
+                # a global solver gets the pair compiled on its own (fewer variables, merged for it)
+                compiled = _read_off_pair(joint, rates[key[0]][key[1]], rates[key[0]][key[2]]) \
+                    if _fast_path(be) else None
                 try:
-                    compiled = self._pair_program(*key).at(params)
+                    compiled = compiled if compiled is not None else self._pair_program(*key).at(params)
                 except UndefinedMetricError as exc:
                     raise _labelled(exc, label) from None
                 _check_defined(compiled, be, options, label, self.config, self.table, params, checked)

@@ -403,6 +403,98 @@ class CompiledProgram:
             return out
         return [named_value(term, point) for term in self.terms]
 
+    def window_pair(self, first: str, second: str) -> CompiledProgram | None:
+        """``rate(first) - rate(second)`` over this max-abs program's models, without compiling again.
+
+        A max-abs program written as family windows is compiled with every rate of the metric, so its
+        rows outside the query (:attr:`query_rows`) are the models the bias admits, in variables that
+        tell every rate apart. A parity of two of its rates is those rows with the two ratio
+        definitions ``r P(F) = P(E & F)`` and floors ``P(F) >= 1e-9`` a compilation of the pair
+        writes: the same program up to how finely the response types are merged (exact either way).
+        An all-pairs bound over k groups thus compiles one program instead of one per pair it solves.
+
+        Parameters
+        ----------
+        first, second : str
+            The two rates, by their conditioning events (:attr:`Condition.event`), as the rates'
+            own programs name them. A window member is found only where its event is no other's.
+
+        Returns
+        -------
+        CompiledProgram or None
+            None when a rate's denominator is pinned by the data (the pair is then linear; compile it),
+            an event names no member or more than one, the two are in different families, or the
+            program is not laid out as :meth:`Compiler._set_window_objective` writes it.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from fairprobe.core.bound import BoundProblem
+        >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+        ...                       "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
+        >>> joint = BoundProblem("proxy_label", "equalized_odds", cells).joint_program.at({"D": 0.05})
+        >>> pair = joint.window_pair("Z = 0 & A = 1", "Z = 0 & A = 0")  # FPR of group 1 minus that of group 0
+        >>> pair.kind, pair.ratios, [c.event for c in pair.conditions]
+        ('polynomial', ['query_r0', 'query_r1'], ['Z = 0 & A = 1', 'Z = 0 & A = 0'])
+        >>> joint.window_pair("Z = 0 & A = 1", "Z = 1 & A = 0") is None  # an FPR and a TPR: no pair
+        True
+        """
+        prog = self.program
+        names = [v.name for v in prog.variables]
+        if not self.windows or first == second or "max_abs" not in names:
+            return None
+        end = names.index("max_abs")  # the windows' own variables come after the model's
+        if any(n != "max_abs" and not n.startswith("window") for n in names[end:]):
+            return None
+        model_rows = [c for c in prog.constraints if c.name not in self.query_rows]
+        if any(k >= end for c in model_rows for mono in c.poly for k in mono):
+            return None
+        index = {n: k for k, n in enumerate(names[:end])}
+
+        def indexed(named: Mapping[tuple[str, ...], float]) -> Poly:
+            out: Poly = {}
+            for mono, coef in named.items():
+                if any(n not in index for n in mono):
+                    continue  # a variable presolved away (forced to 0), as term_values reads it
+                key = tuple(index[n] for n in mono)
+                out[key] = out.get(key, 0.0) + coef
+            return out
+
+        # every window member with a ratio, by its conditioning event (an event two members share names none)
+        members: dict[str, tuple[int, Poly, Poly, Condition] | None] = {}
+        for f, family in enumerate(self.windows):
+            for num, den in family:
+                if den is None:
+                    continue
+                den_poly = indexed(den)
+                condition = next((c for c in self.conditions if c.poly == den_poly), None)
+                if condition is not None:
+                    event = condition.event
+                    members[event] = None if event in members else (f, indexed(num), den_poly, condition)
+        chosen = [members.get(first), members.get(second)]
+        if any(m is None for m in chosen) or chosen[0][0] != chosen[1][0]:
+            return None
+        out = PolynomialProgram(sense="min", name=prog.name, variables=list(prog.variables[:end]),
+                                constraints=model_rows)
+        objective, rows = {}, set()
+        for k, ((_, num, den, _), weight) in enumerate(zip(chosen, (1.0, -1.0), strict=True)):
+            body = {m: v for m, v in den.items() if m}
+            if not body:
+                return None
+            name = f"query_r{k}"
+            r = out.add_variable(name, 0.0, 1.0)
+            out.constraints.append(Constraint(poly_add(poly_mul({(r,): 1.0}, den), num, -1.0), "==", 0.0,
+                                              f"{name}_def"))
+            out.constraints.append(Constraint(body, ">=", RATIO_EPSILON - den.get((), 0.0), f"{name}_pos"))
+            rows |= {f"{name}_def", f"{name}_pos"}
+            objective[(r,)] = weight
+        out.objective = objective
+        notes = [*(n for n in self.notes if not n.startswith("max over pairs")),
+                 "a parity of two of the metric's rates, read off its joint program (the models it admits)"]
+        return CompiledProgram(out, _detect_kind(out), dict(self.stats_before), out.stats().to_dict(), notes,
+                               ["query_r0", "query_r1"], [], [chosen[0][3], chosen[1][3]], frozenset(rows), [],
+                               self.data_rows)
+
 
 def _by_name(poly: Poly, names: Sequence[str]) -> dict[tuple[str, ...], float]:
     """``poly`` over variable names instead of indices (robust to presolve renumbering)."""
