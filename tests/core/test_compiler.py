@@ -7,12 +7,13 @@ import pandas as pd
 import pytest
 
 from fairprobe.backends.scip import ScipBackend
-from fairprobe.core.compiler import CompiledProgram, compile_program, undefined_metric_message
+from fairprobe.core.compiler import CompiledProgram, compile_program, rate_key, undefined_metric_message
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.query import Atom
 from fairprobe.core.registry import metric as fp_metric
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import UndefinedMetricError
+from fairprobe.metrics.base import Metric
 from fairprobe.program.model import PolynomialProgram
 
 CONFOUNDED = {"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []}
@@ -179,6 +180,11 @@ def _events(problem, f: int) -> list[str]:
     return [pp.at({"D": 0.05}).conditions[0].event for pp in problem.rate_programs[f]]
 
 
+def _keys(problem, f: int) -> list[tuple]:
+    """Each rate of family ``f`` by its events (what the joint program's windows are looked up by)."""
+    return [rate_key(rate) for rate in problem.metric.families[f]]
+
+
 @pytest.mark.parametrize("bias", ["proxy_label", "selection", "ecp", "proxy_label_and_selection"])
 @pytest.mark.parametrize(("seed", "k", "groups"), [(3, 3, "all"), (4, 2, (1, 0))])
 def test_a_pair_read_off_the_joint_program_has_the_compiled_pairs_optimum(bias: str, seed: int, k: int,
@@ -196,9 +202,9 @@ def test_a_pair_read_off_the_joint_program_has_the_compiled_pairs_optimum(bias: 
     highs = HighsBackend()
     checked = 0
     for f in range(len(problem.metric.families)):
-        events = _events(problem, f)
+        events, keys = _events(problem, f), _keys(problem, f)
         for i, j in [(0, 1), (1, 0), (0, 2), (2, 1)] if k == 3 else [(0, 1), (1, 0)]:
-            pair = joint.window_pair(events[i], events[j])
+            pair = joint.window_pair(keys[i], keys[j])
             compiled = problem._pair_program(f, min(i, j), max(i, j)).at({"D": 0.05})
             assert pair is not None and pair.ratios == ["query_r0", "query_r1"]
             assert [c.event for c in pair.conditions] == [events[i], events[j]]
@@ -221,7 +227,7 @@ def test_a_pair_read_off_the_joint_program_has_the_compiled_pairs_optimum(bias: 
 
 def test_a_pair_is_not_read_off_where_it_cannot_be() -> None:
     """A rate whose denominator the data pin has no ratio row to write (the pair is linear: compiled on its
-    own), rates of two families are no pair, an event names no member, and a program without windows
+    own), rates of two families are no pair, a key names no member, and a program without windows
     has none."""
     from fairprobe.core.bound import BoundProblem
 
@@ -229,13 +235,16 @@ def test_a_pair_is_not_read_off_where_it_cannot_be() -> None:
     ppv = BoundProblem("proxy_label", fp_metric("ppv_parity", groups="all"), cells, fixed={"D": 0.05}, reuse=False)
     joint = ppv.joint_program.at({"D": 0.05})
     assert joint.windows and all(den is None for _, den in joint.windows[0])  # P(P = 1 & A = a) is data
-    assert joint.window_pair(*[c.event for c in joint.conditions][:2]) is None
+    assert joint.window_pair(*_keys(ppv, 0)[:2]) is None
     eo = BoundProblem("proxy_label", fp_metric("equalized_odds", groups="all"), cells, fixed={"D": 0.05}, reuse=False)
     windows = eo.joint_program.at({"D": 0.05})
-    fpr, tpr = _events(eo, 0), _events(eo, 1)
+    fpr, tpr = _keys(eo, 0), _keys(eo, 1)
     assert windows.window_pair(fpr[0], fpr[1]) is not None and windows.window_pair(tpr[1], tpr[0]) is not None
     assert windows.window_pair(fpr[0], tpr[1]) is None  # two families
-    assert windows.window_pair(fpr[0], fpr[0]) is None and windows.window_pair(fpr[0], "Z = 0 & A = 7") is None
+    assert windows.window_pair(fpr[0], fpr[0]) is None
+    assert windows.window_pair(fpr[0], rate_key("P(P = 1 | Z = 0 & A = 7)")) is None  # no such member
+    # the same conditioning event with another outcome event is another rate (P = 0 instead of P = 1)
+    assert windows.window_pair(fpr[0], rate_key("P(P = 0 | Z = 0 & A = 1)")) is None
     single = eo.rate_programs[0][0].at({"D": 0.05})
     assert not single.windows and single.window_pair(fpr[0], fpr[1]) is None
 
@@ -257,3 +266,66 @@ def test_an_all_pairs_bound_reads_its_pairs_off_the_joint_program(monkeypatch: p
     assert read.status == compiled.status == "optimal"
     assert read.upper == pytest.approx(compiled.upper, abs=2e-9)
     assert read.lower == pytest.approx(compiled.lower, abs=1e-6)  # the joint lower bound: SCIP's tolerance
+
+
+class _ComplementFnrParity(Metric):
+    """FNR parity over all pairs with each rate written ``1 - P(P = 1 | Y = 1 & A = a)`` (a plugin's way)."""
+
+    name = "complement_fnr_parity_test"
+    description = "FNR parity, rates written as 1 - TPR"
+
+    def _rate(self, config: BiasConfig, a: int) -> str:
+        return f"1 - P({config.prediction_node} = 1 | {config.outcome_node} = 1 & {config.attribute_node} = {a})"
+
+    def max_abs_terms(self, config: BiasConfig) -> list[str]:
+        k = config.cardinality(config.attribute_node)
+        return [f"{self._rate(config, a)} - ({self._rate(config, b)})" for a in range(k) for b in range(a + 1, k)]
+
+    def max_abs_families(self, config: BiasConfig) -> list[list[str]]:
+        return [[self._rate(config, a) for a in range(config.cardinality(config.attribute_node))]]
+
+    def label(self, config: BiasConfig) -> str:
+        return self.name
+
+
+def test_rates_not_written_as_one_conditional_probability_are_not_read_off() -> None:
+    """A family rate ``1 - TPR`` is an FNR, while the joint program's windows hold the TPRs (sympy cancels the
+    ones in the terms): its pairs are compiled, and the bound is the built-in FNR parity's (a reviewer's case,
+    where the read-off by conditioning event alone certified 0.352 against an attained 0.508)."""
+    import fairprobe as fp
+    from fairprobe.core.bound import BoundProblem
+
+    assert rate_key("1 - P(P = 1 | Y = 1 & A = 0)") is None
+    data = _window_data("selection", _random_cells(1, 3))
+    problem = BoundProblem("selection", _ComplementFnrParity(), data, fixed={"D": 0.05}, reuse=False)
+    plugin = problem.solve({"D": 0.05}, progress=False)
+    builtin = fp.bound("selection", fp.metric("fnr_parity", groups="all"), data, D=0.05, progress=False)
+    assert problem._pair_programs  # compiled, not read off
+    assert plugin.upper == pytest.approx(builtin.upper, abs=1e-9)
+    assert plugin.upper_achieved is not None and plugin.upper_achieved > 0.5  # the pair that decides it
+    assert plugin.lower == pytest.approx(builtin.lower, abs=1e-6)
+
+
+def test_a_read_off_pair_the_search_declines_goes_to_the_global_solver_compiled_on_its_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the exact search declines a pair, SCIP gets the pair compiled for it (as without the read-off, bit for
+    bit), not the joint program's finer one."""
+    import fairprobe as fp
+    import fairprobe.core.bound as bound_module
+    from fairprobe.core.bound import BoundProblem
+
+    data = _window_data("selection", _random_cells(2, 3))
+    metric = fp.metric("fpr_parity", groups="all")
+    declined: list[int] = []
+
+    def decline(compiled, *args, **kwargs):
+        declined.append(compiled.program.n_variables)
+        return None
+
+    monkeypatch.setattr(bound_module, "_parity_side", decline)
+    problem = BoundProblem("selection", metric, data, fixed={"D": 0.05}, reuse=False)
+    read = problem.solve({"D": 0.05}, progress=False)
+    assert declined and len(problem._pair_programs) == read.details["pairs_solved"]  # compiled after declining
+    monkeypatch.setattr(CompiledProgram, "window_pair", lambda self, *args: None)
+    again = BoundProblem("selection", metric, data, fixed={"D": 0.05}, reuse=False).solve({"D": 0.05}, progress=False)
+    assert (read.lower, read.upper, read.upper_achieved) == (again.lower, again.upper, again.upper_achieved)

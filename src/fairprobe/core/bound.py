@@ -40,6 +40,7 @@ from fairprobe.core.compiler import (
     CompiledProgram,
     compile_program,
     named_value,
+    rate_key,
     undefined_metric_message,
 )
 from fairprobe.core.config import BiasConfig
@@ -562,18 +563,15 @@ def _parity_side(compiled: CompiledProgram, be: Any, options: SolveOptions, labe
     return res.objective_bound, _achieved(compiled, res, None), res
 
 
-def _read_off_pair(joint: CompiledProgram, first: CompiledProgram, second: CompiledProgram) -> CompiledProgram | None:
-    """``first - second`` of two rates (their own programs) read off the joint program, else None.
+def _read_off_pair(joint: CompiledProgram, first: str, second: str) -> CompiledProgram | None:
+    """``first - second`` (two rates of the metric, as it writes them) read off the joint program, else None.
 
-    The rates are named by their conditioning events (each rate's program has exactly one, not
-    pinned by the data); :meth:`~fairprobe.core.compiler.CompiledProgram.window_pair` finds them.
+    Only rates written exactly as one conditional probability are read off, found by their events
+    (:func:`~fairprobe.core.compiler.rate_key`); any other form (``1 - P(...)``, a multiple) is
+    compiled on its own, as the joint program's windows hold what sympy made of the terms.
     """
-    events = []
-    for rate in (first, second):
-        if len(rate.conditions) != 1 or rate.conditions[0].observed is not None:
-            return None
-        events.append(rate.conditions[0].event)
-    return joint.window_pair(*events)
+    keys = [rate_key(first), rate_key(second)]
+    return None if None in keys else joint.window_pair(*keys)
 
 
 def _excluded_notes(excluded: list[str]) -> list[str]:
@@ -1423,6 +1421,16 @@ class BoundProblem:
             self._pair_programs[key] = self._build(f"{family[i]} - ({family[j]})")
         return self._pair_programs[key]
 
+    def _compiled_pair(self, key: tuple[int, int, int], params: dict[str, float], be: Any, options: SolveOptions,
+                       checked: dict[str, bool]) -> CompiledProgram:
+        """The pair ``key`` compiled on its own at ``params``, its conditioning events checked."""
+        try:
+            compiled = self._pair_program(*key).at(params)
+        except UndefinedMetricError as exc:
+            raise _labelled(exc, self.metric.label) from None
+        _check_defined(compiled, be, options, self.metric.label, self.config, self.table, params, checked)
+        return compiled
+
     def _solve_families(self, params: dict[str, float], be: Any, options: SolveOptions, checked: dict[str, bool],
                         start: float) -> BoundResult:
         """A max of family ranges, ``max_f (max_a q_a - min_b q_b)``, bounded sharply with few solves.
@@ -1449,6 +1457,7 @@ class BoundProblem:
                              for f, family in enumerate(ranges)
                              for i in range(len(family)) for j in range(len(family)) if i != j), reverse=True)
         prepared: dict[tuple[int, int, int], tuple[CompiledProgram, tuple]] = {}
+        read_off: set[tuple[int, int, int]] = set()  # pairs read off the joint program (for the exact search)
         solved: list[tuple[float, float | None, SolveResult]] = []
         best_achieved = -math.inf
         k = 0
@@ -1456,21 +1465,23 @@ class BoundProblem:
             _, f, i, j = candidates[k]
             key, sense = ((f, i, j), "max") if i < j else ((f, j, i), "min")
             if key not in prepared:
-                # on the fast path, the pair is read off the joint program (compiled with every rate);
-                # a global solver gets the pair compiled on its own (fewer variables, merged for it)
-                compiled = _read_off_pair(joint, rates[key[0]][key[1]], rates[key[0]][key[2]]) \
-                    if _fast_path(be) else None
-                try:
-                    compiled = compiled if compiled is not None else self._pair_program(*key).at(params)
-                except UndefinedMetricError as exc:
-                    raise _labelled(exc, label) from None
-                _check_defined(compiled, be, options, label, self.config, self.table, params, checked)
+                # on the fast path the exact search takes the pair read off the joint program (compiled
+                # with every rate); a global solver gets the pair compiled on its own (merged for it)
+                family = self.metric.families[key[0]]
+                compiled = _read_off_pair(joint, family[key[1]], family[key[2]]) if _fast_path(be) else None
+                if compiled is None:
+                    compiled = self._compiled_pair(key, params, be, options, checked)
+                else:  # (its events are the rates', checked above: this finds them checked)
+                    _check_defined(compiled, be, options, label, self.config, self.table, params, checked)
+                    read_off.add(key)
                 prepared[key] = (compiled, None)  # prepared for the global solver only if the search declines
             compiled, ready = prepared[key]
             searchable = _parity_searchable(compiled, be)
             side = _parity_side(compiled, be, options, label, sense, floors) if searchable else None
             if side is None:  # not a parity of two rates, or the search declined it: the global solver's way
                 if ready is None:
+                    if key in read_off:
+                        compiled = self._compiled_pair(key, params, be, options, checked)
                     prepared[key] = (compiled, _prepared(compiled, be, options))
                 side = _solve_sense(*prepared[key], be, options, label, sense, global_only=searchable)
             bound_, achieved, res = side

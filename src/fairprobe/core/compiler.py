@@ -74,8 +74,8 @@ from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, Undefi
 from fairprobe.program.model import Constraint, PolynomialProgram
 from fairprobe.program.polynomial import Poly, poly_add, poly_mul, poly_scale
 
-__all__ = ["CompiledProgram", "Condition", "DataRow", "compile_program", "named_value", "undefined_metric_message",
-           "warn_tiny_cells"]
+__all__ = ["CompiledProgram", "Condition", "DataRow", "compile_program", "named_value", "rate_key",
+           "undefined_metric_message", "warn_tiny_cells"]
 
 #: Lower bound imposed on conditioning events of auxiliary ratio variables.
 RATIO_EPSILON = 1e-9
@@ -361,6 +361,9 @@ class CompiledProgram:
     #: moved to another table over the same cells without compiling again
     #: (:mod:`fairprobe.core.rebind`, which checks that the reductions left these rows as they were).
     data_rows: tuple[DataRow, ...] = ()
+    #: For window programs: each member's rate as ``(event key of E & F, event key of F)``, the same
+    #: layout as :attr:`windows` (how :meth:`window_pair` finds a rate; see :func:`rate_key`).
+    window_keys: list[list[tuple[EventKey, EventKey | None]]] = field(default_factory=list)
 
     def term_values(self, point: Mapping[str, float]) -> list[float]:
         """Values of the max-abs terms at a point given by variable names (family ranges for windows).
@@ -403,7 +406,7 @@ class CompiledProgram:
             return out
         return [named_value(term, point) for term in self.terms]
 
-    def window_pair(self, first: str, second: str) -> CompiledProgram | None:
+    def window_pair(self, first: tuple, second: tuple) -> CompiledProgram | None:
         """``rate(first) - rate(second)`` over this max-abs program's models, without compiling again.
 
         A max-abs program written as family windows is compiled with every rate of the metric, so its
@@ -415,15 +418,15 @@ class CompiledProgram:
 
         Parameters
         ----------
-        first, second : str
-            The two rates, by their conditioning events (:attr:`Condition.event`), as the rates'
-            own programs name them. A window member is found only where its event is no other's.
+        first, second : tuple
+            The two rates ``P(E | F)`` by their keys (:func:`rate_key`): the members of one window
+            family with exactly these events ``E & F`` and ``F``.
 
         Returns
         -------
         CompiledProgram or None
-            None when a rate's denominator is pinned by the data (the pair is then linear; compile it),
-            an event names no member or more than one, the two are in different families, or the
+            None when a key names no member (or more than one), the two are in different families, a
+            rate's denominator is pinned by the data (the pair is then linear: compile it), or the
             program is not laid out as :meth:`Compiler._set_window_objective` writes it.
 
         Examples
@@ -433,15 +436,17 @@ class CompiledProgram:
         >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
         ...                       "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
         >>> joint = BoundProblem("proxy_label", "equalized_odds", cells).joint_program.at({"D": 0.05})
-        >>> pair = joint.window_pair("Z = 0 & A = 1", "Z = 0 & A = 0")  # FPR of group 1 minus that of group 0
+        >>> fpr = [rate_key(f"P(P = 1 | Z = 0 & A = {a})") for a in (1, 0)]
+        >>> pair = joint.window_pair(*fpr)  # FPR of group 1 minus that of group 0
         >>> pair.kind, pair.ratios, [c.event for c in pair.conditions]
         ('polynomial', ['query_r0', 'query_r1'], ['Z = 0 & A = 1', 'Z = 0 & A = 0'])
-        >>> joint.window_pair("Z = 0 & A = 1", "Z = 1 & A = 0") is None  # an FPR and a TPR: no pair
+        >>> joint.window_pair(fpr[0], rate_key("P(P = 0 | Z = 1 & A = 0)")) is None  # an FPR and a TNR: no pair
         True
         """
         prog = self.program
         names = [v.name for v in prog.variables]
-        if not self.windows or first == second or "max_abs" not in names:
+        if (not self.windows or len(self.window_keys) != len(self.windows) or first == second
+                or "max_abs" not in names):
             return None
         end = names.index("max_abs")  # the windows' own variables come after the model's
         if any(n != "max_abs" and not n.startswith("window") for n in names[end:]):
@@ -460,19 +465,23 @@ class CompiledProgram:
                 out[key] = out.get(key, 0.0) + coef
             return out
 
-        # every window member with a ratio, by its conditioning event (an event two members share names none)
-        members: dict[str, tuple[int, Poly, Poly, Condition] | None] = {}
-        for f, family in enumerate(self.windows):
-            for num, den in family:
-                if den is None:
-                    continue
-                den_poly = indexed(den)
-                condition = next((c for c in self.conditions if c.poly == den_poly), None)
-                if condition is not None:
-                    event = condition.event
-                    members[event] = None if event in members else (f, indexed(num), den_poly, condition)
-        chosen = [members.get(first), members.get(second)]
-        if any(m is None for m in chosen) or chosen[0][0] != chosen[1][0]:
+        chosen = []
+        for key in (first, second):
+            found = [(f, k) for f, keys in enumerate(self.window_keys) for k, member in enumerate(keys)
+                     if member == key]
+            if len(found) != 1 or len(self.window_keys[found[0][0]]) != len(self.windows[found[0][0]]):
+                return None
+            f, k = found[0]
+            num, den = self.windows[f][k]
+            if den is None or key[1] is None:
+                return None
+            den_poly = indexed(den)
+            condition = next((c for c in self.conditions
+                              if c.poly == den_poly and c.observed is None and _event_key(c.atoms) == key[1]), None)
+            if condition is None:
+                return None
+            chosen.append((f, indexed(num), den_poly, condition))
+        if chosen[0][0] != chosen[1][0]:
             return None
         out = PolynomialProgram(sense="min", name=prog.name, variables=list(prog.variables[:end]),
                                 constraints=model_rows)
@@ -531,6 +540,38 @@ def named_value(poly: Mapping[tuple[str, ...], float], point: Mapping[str, float
 
 def _event_key(atoms: Sequence[Atom]) -> EventKey:
     return tuple(sorted(set(atoms), key=lambda a: (a.var, a.intervention, a.negated, str(a.value))))
+
+
+def rate_key(rate: str | ParsedExpression) -> tuple[EventKey, EventKey] | None:
+    """``(key of E & F, key of F)`` of a rate written exactly as one conditional probability ``P(E | F)``.
+
+    The identity under which a compiled window program knows its members
+    (:attr:`CompiledProgram.window_keys`); None for anything else (a multiple, a complement
+    ``1 - P(...)``, a sum, a parameter, an unconditional probability).
+
+    Parameters
+    ----------
+    rate : str or ParsedExpression
+        The rate, e.g. ``"P(P = 1 | Y = 0 & A = 0)"``.
+
+    Returns
+    -------
+    tuple or None
+
+    Examples
+    --------
+    >>> rate_key("P(P = 1 | A = 0 & Y = 0)") == rate_key("P(P = 1 | Y = 0 & A = 0)")
+    True
+    >>> rate_key("1 - P(P = 0 | Y = 0 & A = 0)") is None, rate_key("P(P = 1)") is None
+    (True, True)
+    """
+    parsed = rate if isinstance(rate, ParsedExpression) else parse_expression(rate)
+    if len(parsed.atoms) != 1 or len(parsed.symbols) != 1 or parsed.parameters:
+        return None
+    if parsed.expr != parsed.symbols[0] or not parsed.atoms[0].given:
+        return None
+    atom = parsed.atoms[0]
+    return _event_key(atom.event + atom.given), _event_key(atom.given)
 
 
 def linear_terms(expr: sympy.Expr, symbols: Any) -> tuple[float, dict[sympy.Symbol, float]] | None:
@@ -601,6 +642,7 @@ class _Compiler:
         self.floors: dict[str, EventKey] = {}  # floor row of a query ratio -> its conditioning event
         self.given_order: dict[EventKey, tuple[Atom, ...]] = {}
         self.window_fractions: list = []
+        self.window_keys: list = []
 
     def _response_model(self, parsed: Sequence[ParsedExpression]) -> ResponseModel:
         """The response model, with every variable that no event intervenes on allowed as a slice."""
@@ -862,7 +904,7 @@ class _Compiler:
         prog, conditions, named_terms = self._reduced(prog, named_terms)
         return CompiledProgram(prog, _detect_kind(prog), stats_before, prog.stats().to_dict(), self.notes,
                                self.ratio_names, named_terms, conditions, frozenset(self.query_rows),
-                               self.window_fractions, tuple(getattr(self, "data_rows", ())))
+                               self.window_fractions, tuple(getattr(self, "data_rows", ())), self.window_keys)
 
     def _margins(self) -> dict[str, dict[int, float]]:
         """Each node's marginal distribution in the table (only which values have mass is read)."""
@@ -1382,6 +1424,7 @@ class _Compiler:
         families = self._window_families(parsed, keys) if self.options.uses("windows") else None
         if families is not None:
             self.window_fractions = self._set_window_objective(prog, families)
+            self.window_keys = [[(ev, given) for ev, given in family] for family in families]
             return []
         t = prog.add_variable("max_abs", 0.0, math.inf)
         named = []
