@@ -97,3 +97,61 @@ def test_the_largest_gap_over_all_races_is_attained(compas: fp.ObservedTable) ->
     assert res.status == "optimal"
     assert res.lower <= res.lower_achieved <= res.lower + 5e-6
     assert res.min_result.extra["achieved_violation"] <= REPAIRED_TOLERANCE
+
+
+def test_no_false_infeasible_where_scip_calls_a_feasible_program_infeasible(compas: fp.ObservedTable) -> None:
+    """Missed positives without the edge, FPR per race at D = 0.05: with the engine's SCIP settings (sub-NLP
+    heuristic off) SCIP called the African-American and Caucasian programs infeasible (both senses for the
+    latter) while the data with no flipped label are a model, and the engine reported "no model satisfies
+    both". A model refutes such a claim: the side is solved again with SCIP's own settings, and the bounds
+    are the closed form's (``closed_forms.one_sided_proxy_bounds``) to SCIP's tolerance."""
+    from fairprobe.biases.closed_forms import one_sided_proxy_bounds
+
+    cells = compas.cells
+    for code, race in enumerate(compas.categories["A"]):
+        p = np.zeros((2, 2))
+        for y, pred, prob in cells.loc[cells.A == code, ["Y", "P", "prob"]].itertuples(index=False):
+            p[int(y), int(pred)] = prob
+        low, high = one_sided_proxy_bounds(p, 0.05, "fpr", "missed_positives_no_edge")
+        res = fp.bound("proxy_label_missed_positives_no_edge", fp.metric("fpr", group=race), compas, D=0.05,
+                       progress=False)
+        assert res.status == "optimal", (race, res.status)
+        # sound (the sharp range inside, to rounding) and sharp to SCIP's tolerance
+        assert low - 1e-5 <= res.lower <= low + 1e-12 and high - 1e-12 <= res.upper <= high + 1e-5, (race, res)
+    every = fp.bound("proxy_label_missed_positives_no_edge", fp.metric("fpr_parity", groups="all"), compas, D=0.05,
+                     progress=False)
+    assert every.status == "optimal" and 0.0 < every.lower < every.upper <= 0.5 + 1e-6
+
+
+def test_a_side_called_infeasible_is_solved_again_when_a_model_refutes_it() -> None:
+    """The engine's guard on its own: a backend that answers "infeasible" for the max of a program whose min it
+    solved (with a model) is asked again; one that keeps saying so gives a numerical error, not "no model"."""
+    from fairprobe.backends.base import SolveOptions, SolveResult, Termination
+    from fairprobe.core.bound import _unless_contradicted, resolve_bias
+    from fairprobe.core.compiler import compile_program
+
+    cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+                          "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
+    table = fp.ObservedTable.from_probabilities(cells, given={"S": 1})
+    compiled = compile_program(resolve_bias("selection"), table,
+                               "P(P = 1 | Y = 0 & A = 0) - P(P = 1 | Y = 0 & A = 1)", {"D": 0.05})
+    assert len(compiled.ratios) == 2  # ratio variables to complete in the admitted model
+    scip = fp.get_backend("scip")
+    lo = scip.solve(compiled.program.with_sense("min"), SolveOptions())
+    infeasible = SolveResult(Termination.INFEASIBLE, -np.inf, sense="max", message="says infeasible")
+
+    class Stubborn:
+        name, calls = "stubborn", 0
+
+        def solve(self, program, options=None):
+            Stubborn.calls += 1
+            return infeasible if program.sense == "max" else lo
+
+    notes: list[str] = []
+    _, hi = _unless_contradicted(compiled, lo, infeasible, scip, SolveOptions(), notes)
+    assert hi.termination is Termination.OPTIMAL and hi.objective_bound >= lo.objective_bound and notes
+    # no incumbent on either side: the admitted set's own model is the evidence
+    _, hi = _unless_contradicted(compiled, infeasible.with_updates(sense="min"), infeasible, scip, SolveOptions(), [])
+    assert hi.termination is Termination.OPTIMAL
+    _, kept = _unless_contradicted(compiled, lo, infeasible, Stubborn(), SolveOptions(), [])
+    assert kept.termination is Termination.NUMERICAL_ERROR and kept.objective_bound == np.inf and Stubborn.calls >= 1
