@@ -84,6 +84,7 @@ from fairprobe.exceptions import (
     UndefinedMetricError,
 )
 from fairprobe.program.model import PolynomialProgram
+from fairprobe.program.polynomial import evaluate
 from fairprobe.program.transforms import charnes_cooper
 
 __all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "clear_kept_problems", "declare_unmeasured",
@@ -299,8 +300,6 @@ def _achieved(compiled: CompiledProgram, res: SolveResult, lp: PolynomialProgram
     if point is None:
         return None
     if prog.is_fractional:
-        from fairprobe.program.polynomial import evaluate
-
         values = [point[v.name] for v in prog.variables]
         if evaluate(prog.objective_denominator or {}, values) <= 0:
             return None
@@ -482,12 +481,10 @@ def _unless_contradicted(compiled: CompiledProgram, lo: SolveResult, hi: SolveRe
     if getattr(be, "name", "") == "scip":  # SCIP's own settings where the engine's differ, then no presolve,
         # then a tight tolerance (COMPAS, missed positives without the edge: infeasible in both senses
         # with the sub-NLP heuristic off, solved with SCIP's defaults)
-        steps = [{"heuristics/subnlp/freq": 1}, {"presolving/maxrounds": 0}, {"numerics/feastol": TIGHT_FEASTOL}]
-        extra: dict[str, Any] = {}
-        attempts = []
-        for step in steps:
-            extra = {**extra, **step}
-            attempts.append(dataclasses.replace(options, solver_options={**options.solver_options, **extra}))
+        own = {"heuristics/subnlp/freq": 1}
+        no_presolve = {**own, "presolving/maxrounds": 0}
+        attempts = [dataclasses.replace(options, solver_options={**options.solver_options, **extra})
+                    for extra in (own, no_presolve, {**no_presolve, "numerics/feastol": TIGHT_FEASTOL})]
     solve = be.solve_global if hasattr(be, "solve_global") else be.solve
     for sense, res in sides.items():
         if res.termination is not Termination.INFEASIBLE:
@@ -526,11 +523,13 @@ def _admitted_model(compiled: CompiledProgram, be: Any, options: SolveOptions) -
             return None
         r = names.index(ratio)
         values = [point.get(name, 0.0) for name in names]
-        den = sum(coef * math.prod(values[i] for i in mono if i != r) for mono, coef in row.poly.items() if r in mono)
-        num = -sum(coef * math.prod(values[i] for i in mono) for mono, coef in row.poly.items() if r not in mono)
+        values[r] = 0.0
+        minus_num = evaluate(row.poly, values)  # the row is r * den - num
+        values[r] = 1.0
+        den = evaluate(row.poly, values) - minus_num
         if not den > 0:
             return None
-        point[ratio] = num / den
+        point[ratio] = -minus_num / den
     return point if prog.max_violation(point) <= ACHIEVED_TOLERANCE else None
 
 

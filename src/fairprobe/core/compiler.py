@@ -487,14 +487,12 @@ class CompiledProgram:
                                 constraints=model_rows)
         objective, rows = {}, set()
         for k, ((_, num, den, _), weight) in enumerate(zip(chosen, (1.0, -1.0), strict=True)):
-            body = {m: v for m, v in den.items() if m}
-            if not body:
-                return None
             name = f"query_r{k}"
+            definition, floor = _ratio_rows(out.n_variables, num, den, name)
+            if floor is None:
+                return None
             r = out.add_variable(name, 0.0, 1.0)
-            out.constraints.append(Constraint(poly_add(poly_mul({(r,): 1.0}, den), num, -1.0), "==", 0.0,
-                                              f"{name}_def"))
-            out.constraints.append(Constraint(body, ">=", RATIO_EPSILON - den.get((), 0.0), f"{name}_pos"))
+            out.constraints += [definition, floor]
             rows |= {f"{name}_def", f"{name}_pos"}
             objective[(r,)] = weight
         out.objective = objective
@@ -572,6 +570,14 @@ def rate_key(rate: str | ParsedExpression) -> tuple[EventKey, EventKey] | None:
         return None
     atom = parsed.atoms[0]
     return _event_key(atom.event + atom.given), _event_key(atom.given)
+
+
+def _ratio_rows(r: int, num: Poly, den: Poly, name: str) -> tuple[Constraint, Constraint | None]:
+    """Ratio variable ``r = num / den``'s rows: ``r den - num == 0`` and the floor ``den >= 1e-9`` (None when
+    ``den`` is a constant)."""
+    body = {m: v for m, v in den.items() if m}
+    floor = Constraint(body, ">=", RATIO_EPSILON - den.get((), 0.0), f"{name}_pos") if body else None
+    return Constraint(poly_add(poly_mul({(r,): 1.0}, den), num, -1.0), "==", 0.0, f"{name}_def"), floor
 
 
 def linear_terms(expr: sympy.Expr, symbols: Any) -> tuple[float, dict[sympy.Symbol, float]] | None:
@@ -1279,13 +1285,13 @@ class _Compiler:
             self._undefined(given)  # P(F) is the constant 0: the ratio would be free
         r = prog.add_variable(name, 0.0, 1.0)
         self.ratio_names.append(name)
-        body = poly_add(poly_mul({(r,): 1.0}, pf), self.polys[ev], -1.0)
-        prog.constraints.append(Constraint(body, "==", 0.0, f"{name}_def"))
+        definition, floor = _ratio_rows(r, self.polys[ev], pf, name)
+        prog.constraints.append(definition)
         if query:
             self.query_rows.update({f"{name}_def", f"{name}_pos"})
             self.floors[f"{name}_pos"] = given
-        if pf_body:
-            prog.constraints.append(Constraint(pf_body, ">=", RATIO_EPSILON - const, f"{name}_pos"))
+        if floor is not None:
+            prog.constraints.append(floor)
         self.notes.append(f"conditional probability {name} encoded with P(given) >= {RATIO_EPSILON}")
         return {(r,): 1.0}
 
