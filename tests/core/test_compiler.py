@@ -239,7 +239,18 @@ def test_a_pair_is_not_read_off_where_it_cannot_be() -> None:
     eo = BoundProblem("proxy_label", fp_metric("equalized_odds", groups="all"), cells, fixed={"D": 0.05}, reuse=False)
     windows = eo.joint_program.at({"D": 0.05})
     fpr, tpr = _keys(eo, 0), _keys(eo, 1)
-    assert windows.window_pair(fpr[0], fpr[1]) is not None and windows.window_pair(tpr[1], tpr[0]) is not None
+    # the two read off in this program have the optima of the pairs compiled on their own (TPR in reverse order:
+    # the negated minimum of TPR(0) - TPR(1))
+    from fairprobe.backends.highs import HighsBackend
+
+    highs = HighsBackend()
+    fpr_pair, tpr_pair = windows.window_pair(fpr[0], fpr[1]), windows.window_pair(tpr[1], tpr[0])
+    fpr_max = highs.solve_two_ratio(fpr_pair.program.with_sense("max")).objective_bound
+    tpr_max = highs.solve_two_ratio(tpr_pair.program.with_sense("max")).objective_bound
+    assert fpr_max == pytest.approx(highs.solve_two_ratio(
+        eo._pair_program(0, 0, 1).at({"D": 0.05}).program.with_sense("max")).objective_bound, abs=2e-9)
+    assert tpr_max == pytest.approx(-highs.solve_two_ratio(
+        eo._pair_program(1, 0, 1).at({"D": 0.05}).program.with_sense("min")).objective_bound, abs=2e-9)
     assert windows.window_pair(fpr[0], tpr[1]) is None  # two families
     assert windows.window_pair(fpr[0], fpr[0]) is None
     assert windows.window_pair(fpr[0], rate_key("P(P = 1 | Z = 0 & A = 7)")) is None  # no such member
