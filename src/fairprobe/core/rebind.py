@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,8 +124,9 @@ class DataRebinder:
 
     @classmethod
     def build(cls, compile_fn: Callable[[ObservedTable], CompiledProgram], table: ObservedTable,
-              base: CompiledProgram | None = None) -> DataRebinder | None:
-        """Compile at ``table`` and two probe tables; a rebinder when the data enter only the data rows.
+              base: CompiledProgram | None = None,
+              known: Sequence[tuple[ObservedTable, CompiledProgram]] = ()) -> DataRebinder | None:
+        """Compile at ``table`` and probe tables; a rebinder when the data enter only the data rows.
 
         Parameters
         ----------
@@ -135,6 +136,11 @@ class DataRebinder:
             The first table (its zero cells stay zero in every table :meth:`at` accepts).
         base : CompiledProgram, optional
             The program already compiled at ``table``.
+        known : sequence of (ObservedTable, CompiledProgram), optional
+            Other tables over the same cells with their programs, already compiled. Each one with the
+            first table's support and other probabilities is checked first and stands in for one of
+            the two random probe tables (one random probe is always compiled): a program that reads
+            the data elsewhere is refused without compiling a probe.
 
         Returns
         -------
@@ -147,16 +153,28 @@ class DataRebinder:
         rows = {r.name: r for r in base.data_rows}
         if not rows:
             return None
+        probs = table.cell_probabilities()
+        support = frozenset(cell for cell, p in probs.items() if p > 0)
+        real = []
+        for t, compiled in known:
+            other = t.cell_probabilities()
+            if (t.region is None and frozenset(cell for cell, p in other.items() if p > 0) == support
+                    and other != probs):
+                real.append((t, compiled))
+        real = real[:1]
+
+        def consistent(t: ObservedTable, compiled: CompiledProgram) -> bool:
+            return _same_structure(base, compiled, set(rows)) and _rows_match(compiled, rows, t.cell_probabilities())
+
+        if not consistent(table, base) or not all(consistent(t, c) for t, c in real):
+            return None
         try:
-            probes = [(t, compile_fn(t)) for t in _probe_tables(table)]
+            probes = [(t, compile_fn(t)) for t in _probe_tables(table)[:2 - len(real)]]
         except FairprobeError:
             return None  # a probe table the bias rejects: the data matter beyond the rows
-        for t, compiled in [(table, base), *probes]:
-            if not _same_structure(base, compiled, set(rows)) or not _rows_match(compiled, rows,
-                                                                                   t.cell_probabilities()):
-                return None
+        if not all(consistent(t, c) for t, c in probes):
+            return None
         positions = {c.name: i for i, c in enumerate(base.program.constraints) if c.name in rows}
-        support = frozenset(cell for cell, p in table.cell_probabilities().items() if p > 0)
         return cls(base, rows, positions, support)
 
     def at(self, table: ObservedTable) -> CompiledProgram | None:
