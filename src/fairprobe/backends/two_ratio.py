@@ -106,9 +106,12 @@ class TwoRatioForm:
     den: tuple[tuple[np.ndarray, float], tuple[np.ndarray, float]]
 
 
-def _definition(program: PolynomialProgram, r: int, ratios: set[int]) -> tuple[int, dict, dict] | None:
-    """The row defining ratio ``r`` as ``(row index, N, D)`` (polys over program indices), or None."""
-    rows = [i for i, c in enumerate(program.constraints) if any(r in m for m in c.poly)]
+def _definition(program: PolynomialProgram, rows: list[int], r: int,
+                ratios: set[int]) -> tuple[int, dict, dict] | None:
+    """The row defining ratio ``r`` as ``(row index, N, D)`` (polys over program indices), or None.
+
+    ``rows`` are the rows in which ``r`` appears: its definition is the only one.
+    """
     if len(rows) != 1:
         return None
     con = program.constraints[rows[0]]
@@ -178,9 +181,18 @@ def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
     if len(used) != 2:
         return None
     ratios = set(used)
+    # one pass over the rows: where each ratio appears (its definition alone), and the rows of P
+    appears: dict[int, list[int]] = {r: [] for r in used}
+    linear: list[int] = []
+    for i, con in enumerate(program.constraints):
+        touched = {j for m in con.poly for j in m if j in ratios}
+        for j in touched:
+            appears[j].append(i)
+        if not touched:
+            linear.append(i)
     defs = []
     for r in used:
-        d = _definition(program, r, ratios)
+        d = _definition(program, appears[r], r, ratios)
         if d is None:
             return None
         defs.append(d)
@@ -194,8 +206,8 @@ def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
     if any(not (math.isfinite(program.variables[i].lb) and math.isfinite(program.variables[i].ub)) for i in keep):
         return None  # the verified bounds need a finite box on every model variable
 
-    def remap(poly: dict) -> dict:
-        return {tuple(new[i] for i in m): c for m, c in poly.items()}
+    def remap(poly: dict) -> dict:  # (a linear poly: monomials are () or one index)
+        return {((new[m[0]],) if m else ()): c for m, c in poly.items()}
 
     def vector(poly: dict) -> tuple[np.ndarray, float]:  # a remapped linear poly as (coefficients, constant)
         v = np.zeros(len(keep))
@@ -207,11 +219,9 @@ def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
     base = PolynomialProgram(sense="min", name=program.name,
                              variables=[Variable(program.variables[i].name, program.variables[i].lb,
                                                  program.variables[i].ub) for i in keep])
-    def_rows = {defs[0][0], defs[1][0]}
-    for i, con in enumerate(program.constraints):
-        if i in def_rows:
-            continue
-        if any(len(m) > 1 for m in con.poly) or any(j in ratios for m in con.poly for j in m):
+    for i in linear:  # (a row with a ratio other than its definition was refused above)
+        con = program.constraints[i]
+        if any(len(m) > 1 for m in con.poly):
             return None
         base.constraints.append(Constraint(remap(con.poly), con.sense, con.rhs, con.name))
     nums, dens = [], []
@@ -221,8 +231,8 @@ def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
         # the ratio's own box, as rows of P: N - lb * D >= 0 and N - ub * D <= 0 (D > 0 on P)
         for bound, sense in ((var.lb, ">="), (var.ub, "<=")):
             if math.isfinite(bound):
-                poly = {(k,): float(nv[0][k] - bound * dv[0][k]) for k in range(len(keep))
-                        if nv[0][k] - bound * dv[0][k] != 0.0}
+                coef = nv[0] - bound * dv[0]
+                poly = {(int(k),): float(coef[k]) for k in np.flatnonzero(coef)}
                 base.constraints.append(Constraint(poly, sense, -(nv[1] - bound * dv[1]), f"_box_{var.name}"))
         nums.append(nv)
         dens.append(dv)
@@ -762,7 +772,8 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
         num, den = form.num[k], form.den[k]
         values[r] = float((num[0] @ best.point + num[1]) / (den[0] @ best.point + den[1]))
     incumbent = {v.name: float(values[i]) for i, v in enumerate(program.variables)}
-    inc_obj = program.objective_value(incumbent)
+    point = values.tolist()  # (the same values, read by index)
+    inc_obj = program.objective_value(point)
     bound = form.constant + upper if sign > 0 else form.constant - upper
     bound = _up(bound) if sign > 0 else math.nextafter(bound, -math.inf)
     gap = upper - best.achieved
@@ -770,7 +781,7 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
     if not closed and (deadline is None or time.perf_counter() < deadline):
         return None  # not closed (an unusual program): the global solver takes it
     termination = Termination.OPTIMAL if closed else Termination.LIMIT
-    extra = {"verified": True, "two_ratio": True, "lp_solves": lps, "max_violation": program.max_violation(incumbent),
+    extra = {"verified": True, "two_ratio": True, "lp_solves": lps, "max_violation": program.max_violation(point),
              "certificate_slack": s.slack, "gap": gap}
     return SolveResult(termination, bound, incumbent_objective=inc_obj, incumbent=incumbent,
                        limit=None if closed else Limit.OTHER, sense=program.sense,

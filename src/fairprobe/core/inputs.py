@@ -9,7 +9,6 @@ have no column on purpose.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -402,7 +401,7 @@ def as_table(data: Any, config: BiasConfig) -> ObservedTable:
                         "one with ObservedTable.from_frame(df, A='race', Y='label', P='pred') or pass the frame.")
     missing = {c: 1 for c in config.cond_nodes if c not in data.given and c not in data.nodes}
     if missing:
-        data = dataclasses.replace(data, given={**data.given, **missing})
+        data = data._with_given({**data.given, **missing})
     return data
 
 

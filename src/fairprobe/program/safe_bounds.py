@@ -611,6 +611,13 @@ class TightBounder:
         self.nonneg_box = bool(np.all(np.isfinite(arr.ub)) and np.all(arr.lb >= 0))
         self.row_lo = np.append(arr.row_lo, 0.0) if extra else arr.row_lo
         self.row_hi = np.append(arr.row_hi, 0.0) if extra else arr.row_hi
+        # the error factors of bound() depend only on the sizes (k rows + 2, N terms + 1): once, as it
+        # would compute them
+        k = m + extra + 2
+        self._err_factor = 2.0 * k * _U_EXT / (1.0 - k * _U_EXT)
+        big_n = m + extra + n + 2
+        self._sum_factor = 2.0 * (big_n + 1) * _U_EXT / (1.0 - big_n * _U_EXT)
+        self._terms = np.empty(m + extra + n + 1, dtype=ext)  # rows, columns, constant
 
     def _arrays(self, c: np.ndarray, c0: float, row: tuple | None) -> LinearArrays:
         """The program as :class:`LinearArrays` (with the extra row), for the exact fallback."""
@@ -647,36 +654,35 @@ class TightBounder:
             vals, lo, hi = row
             self.a[self.m, self.extra_cols] = vals
             self.abs_a[self.m, self.extra_cols] = np.abs(vals)
-            row_lo, row_hi = row_lo.copy(), row_hi.copy()
-            row_lo[-1], row_hi[-1] = lo, hi
+            row_lo[-1], row_hi[-1] = lo, hi  # (this bounder's own copies: only the extra row's ends change)
         y = _sanitised_duals(y, row_lo, row_hi)
         y_ext = y.astype(ext)
         c_ext = np.asarray(c).astype(ext)
         r = c_ext - y_ext @ self.a
         # |fl(r_j) - r_j| <= gamma_{m+1} (|c_j| + sum_i |a_ij y_i|), in extended precision; twice over,
         # which also covers the rounding of the bound itself and of r -+ err below
-        k = len(y) + 2
         scale = np.abs(c_ext) + np.abs(y_ext) @ self.abs_a
-        err = 2.0 * k * _U_EXT / (1.0 - k * _U_EXT) * scale * (1.0 + 1e-10) + 1e-300
+        err = self._err_factor * scale * (1.0 + 1e-10) + 1e-300
+        terms, m = self._terms, len(y)
         if self.nonneg_box:
             low_r = r - err
             if np.isnan(low_r).any():  # a NaN coefficient or dual: nothing is certified
                 return -math.inf
-            col = np.minimum(low_r * self.lb, low_r * self.ub)
+            np.minimum(low_r * self.lb, low_r * self.ub, out=terms[m:-1])
         else:
             col = _box_terms(r, err, self.lb, self.ub)
             if col is None:
                 return -math.inf
-        side = np.where(y > 0, row_lo, np.where(y < 0, row_hi, 0.0))
-        rows = np.where(y != 0, y_ext * side.astype(ext), 0.0)
-        terms = np.concatenate([rows, col, np.array([c0], dtype=ext)])
+            terms[m:-1] = col
+        # a sanitised multiplier leans on a finite side only (and is 0 where it leans on neither)
+        np.multiply(y_ext, np.where(y > 0, row_lo, np.where(y < 0, row_hi, 0.0)), out=terms[:m])
+        terms[-1] = c0
         size = np.abs(terms).sum()
         if not np.isfinite(size):
             return -math.inf
         total = terms.sum()
         # each product rounds once (u), the sum of N terms by at most gamma_N of their size; twice over
-        big_n = len(terms) + 1
-        low = total - (2.0 * (big_n + 1) * _U_EXT / (1.0 - big_n * _U_EXT) * size + 1e-300)
+        low = total - (self._sum_factor * size + 1e-300)
         out = float(low)  # to nearest; one step down if that was up
         if ext(out) > low:
             out = math.nextafter(out, -math.inf)
