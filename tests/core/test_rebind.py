@@ -358,3 +358,81 @@ def test_a_shape_whose_programs_cannot_move_compiles_once_per_problem(monkeypatc
         BoundProblem("proxy_label", "ppv_parity", resampled(base, seed), fixed={"D": 0.05})
         counts.append(calls[0] - before)
     assert counts[2:] == [per_problem] * 3, counts
+
+
+@pytest.mark.parametrize(("metric", "movable"), [("fpr_parity", True), ("ppv_parity", False)])
+def test_the_second_problem_is_checked_against_its_own_compilation(monkeypatch: pytest.MonkeyPatch, metric: str,
+                                                                   movable: bool) -> None:
+    """The second problem of a shape compiles its own programs and checks them (with the first problem's,
+    not compiled again) before any random probe: a program that reads the data beyond its data rows
+    (PPV under proxy labels divides by a probability the data pin) costs that problem nothing more than
+    compiling; a movable one costs one probe per program, and later problems move without compiling."""
+    clear_kept_problems()
+    calls = _counting_compiles(monkeypatch)
+    base = random_table(11, "proxy_label")
+    before = calls[0]
+    BoundProblem("proxy_label", metric, base, fixed={"D": 0.05}, reuse=False)
+    per_problem = calls[0] - before
+    counts, bounds = [], []
+    for seed in range(4):
+        table = resampled(base, seed)
+        before = calls[0]
+        res = BoundProblem("proxy_label", metric, table, fixed={"D": 0.05}).solve({"D": 0.05}, progress=False)
+        counts.append(calls[0] - before)
+        fresh = BoundProblem("proxy_label", metric, table, fixed={"D": 0.05}, reuse=False).solve(
+            {"D": 0.05}, progress=False)
+        bounds.append(((res.lower, res.upper), (fresh.lower, fresh.upper)))
+    assert per_problem >= 1
+    if movable:
+        assert counts == [per_problem, 2 * per_problem, 0, 0], counts
+    else:
+        assert counts == [per_problem] * 4, counts
+    assert all(mine == theirs for mine, theirs in bounds)
+
+
+def test_a_known_table_stands_in_for_a_probe_only_over_the_first_support() -> None:
+    """A known table counts as a probe only with the first table's support and other probabilities: the
+    rebinder then compiles one random probe; otherwise two, as without it."""
+    config = resolve_bias("proxy_label")
+    table = as_table(random_table(5, "proxy_label"), config)
+    fn = functools.partial(compile_program, config, query="P(P = 1 | Z = 0 & A = 0) - P(P = 1 | Z = 0 & A = 1)",
+                           params={"D": 0.05})
+    compiled: list[fp.ObservedTable] = []
+
+    def counted(t: fp.ObservedTable):
+        compiled.append(t)
+        return fn(table=t)
+
+    base = fn(table=table)
+    other = resampled(table, 1)
+    p = table.column_arrays()["prob"].copy()
+    p[0], p[1] = p[0] + p[1], 0.0  # a zero cell: another support
+    sparse = table.with_probabilities(p)
+    cases = [([(other, fn(table=other))], 1), ([(sparse, fn(table=sparse))], 2), ([(table, base)], 2), ([], 2)]
+    for known, probes in cases:
+        compiled.clear()
+        rebinder = DataRebinder.build(counted, table, base=base, known=known)
+        assert rebinder is not None
+        assert len(compiled) == probes
+        assert all(t is not table and t is not other for t in compiled)  # random probe tables only
+        moved = rebinder.at(other)
+        assert [(c.name, c.poly, c.rhs) for c in moved.program.constraints] == \
+            [(c.name, c.poly, c.rhs) for c in fn(table=other).program.constraints]
+
+
+def test_a_known_table_that_reads_otherwise_refuses_without_a_probe() -> None:
+    """A program whose objective reads the data (a pinned denominator) is refused on the known table's
+    own compilation, before any probe is compiled."""
+    config = resolve_bias("proxy_label")
+    table = as_table(random_table(3, "proxy_label"), config)
+    fn = functools.partial(compile_program, config, query="P(Z = 1 | P = 1 & A = 0) - P(Z = 1 | P = 1 & A = 1)",
+                           params={"D": 0.05})
+    probes: list[fp.ObservedTable] = []
+
+    def counted(t: fp.ObservedTable):
+        probes.append(t)
+        return fn(table=t)
+
+    other = resampled(table, 2)
+    assert DataRebinder.build(counted, table, base=fn(table=table), known=[(other, fn(table=other))]) is None
+    assert probes == []

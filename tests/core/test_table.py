@@ -87,3 +87,23 @@ def test_validate_against_config() -> None:
         ok.validate_against(selection)
     ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "Y": [0, 1], "P": [1, 0], "n": [1, 1]}),
                               given={"S": 1}).validate_against(selection)
+
+
+def test_a_conditioning_event_added_to_a_table_keeps_its_cells() -> None:
+    """``as_table`` adds a bias's conditioning event without coding the cells again: the same table as
+    ``dataclasses.replace`` gives (which runs the whole validation), and a bad event is still refused."""
+    import dataclasses
+
+    from fairprobe.core.inputs import as_table, resolve_bias
+
+    df = pd.DataFrame({"A": ["b", "a", "a", "b"], "Y": [0, 1, 1, 0], "P": [1, 0, 1, 1]})
+    table = ObservedTable.from_frame(df)
+    selected = as_table(table, resolve_bias("selection"))
+    replaced = dataclasses.replace(table, given={"S": 1})
+    assert selected.given == replaced.given == {"S": 1}
+    pd.testing.assert_frame_equal(selected.cells, replaced.cells)
+    assert selected.categories == replaced.categories and selected.n == replaced.n == 4
+    assert table.given == {}  # the caller's table is not changed
+    assert selected.prob({"A": 0, "Y": 1}) == replaced.prob({"A": 0, "Y": 1}) == 0.5
+    with pytest.raises(DataError):
+        table._with_given({"S": 2.5})

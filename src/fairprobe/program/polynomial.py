@@ -209,7 +209,7 @@ def degree(a: Mapping[Monomial, float]) -> int:
     >>> degree({})
     0
     """
-    return max((len(m) for m in a), default=0)
+    return max(map(len, a), default=0)
 
 
 def variables_of(a: Mapping[Monomial, float]) -> set[int]:
