@@ -4,7 +4,8 @@ On the seed paper's COMPAS table (bundled: ``fairprobe.datasets.load_paper_table
 single built-in bias and each parity metric, a 21-point sweep D = 0, 0.005, ..., 0.1 with
 ``fairprobe.sensitivity`` (compiled once, D moves program coefficients) is timed:
 
-* median wall time per certified bound (both sides) and total per sweep, sequentially;
+* median wall time per certified bound (both sides) and total per sweep (wall and CPU,
+  ``time.process_time``), sequentially;
 * the same sweep with ``n_jobs=2`` (speed-up = sequential / parallel total);
 * the in-process baseline: ``--baseline-points`` evenly spread points through ``fairprobe.bound``
   one by one (compile per point), ratio = its mean time / the sweep's mean solve time at the same
@@ -47,7 +48,9 @@ def main() -> None:
     warnings.simplefilter("ignore", RuntimeWarning)
     for bias in args.biases.split(","):
         for metric in args.metrics.split(","):
+            cpu = time.process_time()
             seq = fp.sensitivity(bias, metric, table, D=grid, progress=False)
+            cpu = time.process_time() - cpu
             frame = seq.to_frame()
             t0 = time.perf_counter()
             par = fp.sensitivity(bias, metric, table, D=grid, n_jobs=2, progress=False)
@@ -62,12 +65,14 @@ def main() -> None:
             per_bound = statistics.median(frame.time)
             diff = np.max(np.abs(par.to_frame()[["lower", "upper"]].to_numpy() - frame[["lower", "upper"]].to_numpy()))
             rows.append({"bias": bias, "metric": metric, "median_ms": 1000 * per_bound,
-                         "sweep_s": seq.wall_time, "sweep_2jobs_s": t_par, "speedup_2jobs": seq.wall_time / t_par,
+                         "sweep_s": seq.wall_time, "sweep_cpu_s": cpu, "sweep_2jobs_s": t_par,
+                         "speedup_2jobs": seq.wall_time / t_par,
                          "bound_per_point_ms": 1000 * t_base, "ratio_vs_per_point": t_base / t_same,
                          "ratio_vs_reference": REFERENCE_SECONDS[0] / per_bound,
                          "non_optimal": int((frame.status != "optimal").sum()), "par_vs_seq_maxdiff": diff})
             r = rows[-1]
-            print(f"{bias:30s} {metric:20s} median {r['median_ms']:7.1f} ms/bound  sweep {r['sweep_s']:6.2f}s  "
+            print(f"{bias:30s} {metric:20s} median {r['median_ms']:7.1f} ms/bound  sweep {r['sweep_s']:6.2f}s "
+                  f"(CPU {r['sweep_cpu_s']:6.2f}s)  "
                   f"2 jobs {r['sweep_2jobs_s']:6.2f}s (x{r['speedup_2jobs']:.2f})  per-point bound() "
                   f"{r['bound_per_point_ms']:7.1f} ms (x{r['ratio_vs_per_point']:.2f})", flush=True)
     out = pd.DataFrame(rows)
@@ -77,7 +82,8 @@ def main() -> None:
     print(f"  median time per bound           {out.median_ms.median():8.1f} ms  (reference: "
           f"{REFERENCE_SECONDS[0]:.0f}-{REFERENCE_SECONDS[1]:.0f} s per bound -> x{lo_ratio:.0f} to "
           f"x{hi_ratio:.0f} faster)")
-    print(f"  total per {len(grid)}-point sweep         {out.sweep_s.median():8.2f} s   "
+    print(f"  total per {len(grid)}-point sweep         {out.sweep_s.median():8.3f} s wall, "
+          f"{out.sweep_cpu_s.median():.3f} s CPU   "
           f"(reference: {len(grid) * REFERENCE_SECONDS[0]:.0f}-{len(grid) * REFERENCE_SECONDS[1]:.0f} s)")
     print(f"  speed-up with n_jobs=2          x{out.speedup_2jobs.median():.2f}")
     print(f"  compile once vs bound() per point x{out.ratio_vs_per_point.median():.2f}")
