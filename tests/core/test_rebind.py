@@ -436,3 +436,27 @@ def test_a_known_table_that_reads_otherwise_refuses_without_a_probe() -> None:
     other = resampled(table, 2)
     assert DataRebinder.build(counted, table, base=fn(table=table), known=[(other, fn(table=other))]) is None
     assert probes == []
+
+
+def test_a_table_on_which_the_metric_is_undefined_does_not_stop_later_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second table of a shape may be one the metric is undefined on (no negatives left in a group):
+    its problem reports that, and the next table builds the rebinders instead, after which tables move."""
+    clear_kept_problems()
+    calls = _counting_compiles(monkeypatch)
+    bias, metric = "proxy_label_missed_positives", "fpr_parity"
+    table = random_table(13, bias)
+    p = table.column_arrays()["prob"]
+    fp.bound(bias, metric, table, D=0.05)
+    bad = p.copy()
+    bad[(table.cells["A"].to_numpy() == 1) & (table.cells["Y"].to_numpy() == 0)] = 0.0
+    with pytest.raises(fp.UndefinedMetricError):
+        fp.bound(bias, metric, table.with_probabilities(bad / bad.sum()), D=0.05)
+    counts = []
+    for seed in range(3):
+        before = calls[0]
+        other = resampled(table, seed)
+        res = fp.bound(bias, metric, other, D=0.05)
+        counts.append(calls[0] - before)
+        fresh = BoundProblem(bias, metric, other, fixed={"D": 0.05}, reuse=False).solve({"D": 0.05}, progress=False)
+        assert (res.lower, res.upper) == (fresh.lower, fresh.upper)
+    assert counts[0] > 0 and counts[1:] == [0, 0], counts

@@ -573,7 +573,8 @@ class TightBounder:
         The fixed rows and box (its objective is not read).
     extra_cols : numpy.ndarray, optional
         The columns of one more row, whose coefficients and bounds are given per call to
-        :meth:`bound` (a search's parameter row); distinct.
+        :meth:`bound` (a search's parameter row); distinct. That row is written into the bounder:
+        calls with a row are not safe from several threads at once (calls without one are).
 
     Examples
     --------
@@ -617,7 +618,7 @@ class TightBounder:
         self._err_factor = 2.0 * k * _U_EXT / (1.0 - k * _U_EXT)
         big_n = m + extra + n + 2
         self._sum_factor = 2.0 * (big_n + 1) * _U_EXT / (1.0 - big_n * _U_EXT)
-        self._terms = np.empty(m + extra + n + 1, dtype=ext)  # rows, columns, constant
+        self._n_terms = m + extra + n + 1  # rows, columns, constant
 
     def _arrays(self, c: np.ndarray, c0: float, row: tuple | None) -> LinearArrays:
         """The program as :class:`LinearArrays` (with the extra row), for the exact fallback."""
@@ -654,7 +655,7 @@ class TightBounder:
             vals, lo, hi = row
             self.a[self.m, self.extra_cols] = vals
             self.abs_a[self.m, self.extra_cols] = np.abs(vals)
-            row_lo[-1], row_hi[-1] = lo, hi  # (this bounder's own copies: only the extra row's ends change)
+            row_lo[-1], row_hi[-1] = lo, hi  # (this bounder's own copies, like the matrix's last row)
         y = _sanitised_duals(y, row_lo, row_hi)
         y_ext = y.astype(ext)
         c_ext = np.asarray(c).astype(ext)
@@ -663,7 +664,7 @@ class TightBounder:
         # which also covers the rounding of the bound itself and of r -+ err below
         scale = np.abs(c_ext) + np.abs(y_ext) @ self.abs_a
         err = self._err_factor * scale * (1.0 + 1e-10) + 1e-300
-        terms, m = self._terms, len(y)
+        terms, m = np.empty(self._n_terms, dtype=ext), len(y)  # (per call: a bounder without a row is read only)
         if self.nonneg_box:
             low_r = r - err
             if np.isnan(low_r).any():  # a NaN coefficient or dual: nothing is certified
