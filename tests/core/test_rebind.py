@@ -390,19 +390,25 @@ def test_the_second_problem_is_checked_against_its_own_compilation(monkeypatch: 
     assert all(mine == theirs for mine, theirs in bounds)
 
 
+def _logged_compiler(seed: int, query: str) -> tuple:
+    """A proxy-label table, its compile function for ``query``, the same logging each table it compiles,
+    and that log."""
+    config = resolve_bias("proxy_label")
+    table = as_table(random_table(seed, "proxy_label"), config)
+    fn = functools.partial(compile_program, config, query=query, params={"D": 0.05})
+    log: list[fp.ObservedTable] = []
+
+    def logged(t: fp.ObservedTable):
+        log.append(t)
+        return fn(table=t)
+
+    return table, fn, logged, log
+
+
 def test_a_known_table_stands_in_for_a_probe_only_over_the_first_support() -> None:
     """A known table counts as a probe only with the first table's support and other probabilities: the
     rebinder then compiles one random probe; otherwise two, as without it."""
-    config = resolve_bias("proxy_label")
-    table = as_table(random_table(5, "proxy_label"), config)
-    fn = functools.partial(compile_program, config, query="P(P = 1 | Z = 0 & A = 0) - P(P = 1 | Z = 0 & A = 1)",
-                           params={"D": 0.05})
-    compiled: list[fp.ObservedTable] = []
-
-    def counted(t: fp.ObservedTable):
-        compiled.append(t)
-        return fn(table=t)
-
+    table, fn, counted, compiled = _logged_compiler(5, "P(P = 1 | Z = 0 & A = 0) - P(P = 1 | Z = 0 & A = 1)")
     base = fn(table=table)
     other = resampled(table, 1)
     p = table.column_arrays()["prob"].copy()
@@ -423,16 +429,7 @@ def test_a_known_table_stands_in_for_a_probe_only_over_the_first_support() -> No
 def test_a_known_table_that_reads_otherwise_refuses_without_a_probe() -> None:
     """A program whose objective reads the data (a pinned denominator) is refused on the known table's
     own compilation, before any probe is compiled."""
-    config = resolve_bias("proxy_label")
-    table = as_table(random_table(3, "proxy_label"), config)
-    fn = functools.partial(compile_program, config, query="P(Z = 1 | P = 1 & A = 0) - P(Z = 1 | P = 1 & A = 1)",
-                           params={"D": 0.05})
-    probes: list[fp.ObservedTable] = []
-
-    def counted(t: fp.ObservedTable):
-        probes.append(t)
-        return fn(table=t)
-
+    table, fn, counted, probes = _logged_compiler(3, "P(Z = 1 | P = 1 & A = 0) - P(Z = 1 | P = 1 & A = 1)")
     other = resampled(table, 2)
     assert DataRebinder.build(counted, table, base=fn(table=table), known=[(other, fn(table=other))]) is None
     assert probes == []
