@@ -1045,7 +1045,8 @@ class BoundProblem:
         self.fixed = dict(fixed or {})
         used = sorted({str(s) for c in self.config.parsed_constraints for s in c.parameters})
         self.parameters = [p for p in self.config.parameters if p in used]
-        #: (first table, rebinders by program) shared with the problems :meth:`with_table` makes
+        #: (first table, rebinders by program, the first problem's programs not yet read by a rebinder),
+        #: shared with the problems :meth:`with_table` makes
         self._rebind_origin: tuple[ObservedTable, dict, dict] | None = None
         self._compile_programs()
         if key is not None and _StructureCache.movable(self):  # (a sweep's problem compiles per call)
