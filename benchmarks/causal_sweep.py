@@ -13,7 +13,12 @@ single built-in bias and each parity metric, a 21-point sweep D = 0, 0.005, ...,
 * the reference implementation's published cost, 2-4 s per bound on the proxy-label program
   (autobounds + SCIP, seed paper), as a fixed figure side by side (it cannot run here).
 
-Run: ``python benchmarks/causal_sweep.py [--points 21] [--biases selection,proxy_label]``.
+Then the same sweeps on ``--tables`` seeded random two-group tables (``causal_engine.random_cells``,
+``--table-metrics``): per bias and metric the median CPU and wall seconds of a sweep over the tables,
+against the same points through ``fairprobe.bound`` one by one in this process (CPU), and the
+median sweep over all of them.
+
+Run: ``python benchmarks/causal_sweep.py [--points 21] [--biases selection,proxy_label] [--tables 5]``.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from causal_engine import random_cells, table_for
 
 import fairprobe as fp
 from fairprobe.datasets import load_paper_table
@@ -41,6 +47,8 @@ def main() -> None:
     parser.add_argument("--biases", default=",".join(BIASES))
     parser.add_argument("--metrics", default=",".join(METRICS))
     parser.add_argument("--baseline-points", type=int, default=5, help="points of the compile-per-point baseline")
+    parser.add_argument("--tables", type=int, default=5, help="seeded random tables of the second part (0: none)")
+    parser.add_argument("--table-metrics", default="fpr_parity,ppv_parity,demographic_parity,equalized_odds")
     args = parser.parse_args()
     table = load_paper_table()
     grid = list(np.round(np.linspace(0, 0.1, args.points), 10))
@@ -89,6 +97,34 @@ def main() -> None:
     print(f"  compile once vs bound() per point x{out.ratio_vs_per_point.median():.2f}")
     print(f"  all sweeps: {out.sweep_s.sum():.1f} s sequential, {out.sweep_2jobs_s.sum():.1f} s with 2 jobs; "
           f"non-optimal points {out.non_optimal.sum()}; max |parallel - sequential| {out.par_vs_seq_maxdiff.max():.1e}")
+    if args.tables:
+        random_tables(args, grid)
+
+
+def random_tables(args: argparse.Namespace, grid: list[float]) -> None:
+    """The sweeps on seeded random two-group tables: CPU and wall per sweep against ``fp.bound`` per point."""
+    print(f"\n{args.tables} seeded random two-group tables, {len(grid)}-point sweeps; median over the tables "
+          "(CPU s per sweep | wall | fp.bound per point, CPU s for the sweep's points)")
+    cpus = []
+    for bias in args.biases.split(","):
+        for metric in args.table_metrics.split(","):
+            sweep_cpu, sweep_wall, per_point = [], [], []
+            for seed in range(args.tables):
+                table = table_for(bias, random_cells(seed))
+                cpu, wall = time.process_time(), time.perf_counter()
+                fp.sensitivity(bias, metric, table, D=grid, progress=False)
+                sweep_cpu.append(time.process_time() - cpu)
+                sweep_wall.append(time.perf_counter() - wall)
+                idx = np.linspace(0, len(grid) - 1, args.baseline_points).round().astype(int)
+                cpu = time.process_time()
+                for i in idx:  # the baseline: one bound per point, compiled per call
+                    fp.bound(bias, metric, table, D=grid[i], progress=False)
+                per_point.append((time.process_time() - cpu) / len(idx) * len(grid))
+            cpus += sweep_cpu
+            med = statistics.median
+            print(f"{bias:30s} {metric:20s} {med(sweep_cpu):7.3f} s CPU {med(sweep_wall):7.3f} s wall   "
+                  f"fp.bound per point {med(per_point):7.3f} s (x{med(per_point) / med(sweep_cpu):.2f})", flush=True)
+    print(f"median sweep over all random tables: {statistics.median(cpus):.3f} s CPU")
 
 
 if __name__ == "__main__":

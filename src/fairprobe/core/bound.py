@@ -1084,17 +1084,18 @@ class BoundProblem:
             # beyond its data rows is then refused at the cost of this table's own compilation
             origin = built.get(key)
             base = origin.base if origin is not None and origin.affine and origin.base_params == params else None
+            known = []
+            if affine_in_parameters(self.config):  # (else compiled per point, as ParametricProgram.build would)
+                try:
+                    compiled = fn(params)
+                except FairprobeError:
+                    return None  # this table's own error, reported by its compilation; a later table builds it
+                known = [(self.table, compiled)]
             try:
-                compiled = fn(params)
-            except FairprobeError:
-                return None  # this table's own error, reported by the compilation; a later table builds the rebinder
-            try:
-                cache[key] = DataRebinder.build(compile_fn, first, base=base, known=[(self.table, compiled)])
+                cache[key] = DataRebinder.build(compile_fn, first, base=base, known=known)
             except FairprobeError:
                 cache[key] = None  # e.g. undefined on the first table: each table is compiled (and reports)
             built.pop(key, None)  # (read once: a moved problem does not carry the first one's programs on)
-            if not affine_in_parameters(self.config):
-                compiled = None  # (compiled per point, as ParametricProgram.build would)
         rebinder = cache[key]
         if compiled is None:
             compiled = rebinder.at(self.table) if rebinder is not None else None
