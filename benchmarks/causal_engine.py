@@ -119,6 +119,15 @@ def one_bound(bias: str, metric: str, table: fp.ObservedTable, D: float, fast: b
     return time.process_time() - cpu, time.perf_counter() - wall, res
 
 
+def attempt(kinds: set, *args, **kwargs) -> tuple[float, float, fp.BoundResult] | None:
+    """:func:`one_bound`, or None with the error's kind added to ``kinds``."""
+    try:
+        return one_bound(*args, **kwargs)
+    except fp.FairprobeError as exc:
+        kinds.add(type(exc).__name__)
+        return None
+
+
 def tables_main(args: argparse.Namespace) -> None:
     biases = args.biases.split(",") if args.biases else sorted(fp.get_registry().biases)
     tables = [random_cells(seed) for seed in range(args.tables)]
@@ -138,16 +147,26 @@ def tables_main(args: argparse.Namespace) -> None:
     for bias in biases:
         for metric in METRICS:
             fast_cpu, fast_wall, cold_cpu, base_cpu, base_wall, kinds, diff = [], [], [], [], [], set(), 0.0
-            for cells in tables:
-                table = table_for(bias, cells)
+            tabs = [table_for(bias, cells) for cells in tables]
+            # each engine in its own run over the tables, as bounds come in use (a loop over tables, a sweep):
+            # interleaving a SCIP solve before every fast bound made the fast bound pay for the caches SCIP
+            # had evicted (0.8 ms per bound of 5; benchmarks/RESULTS.md, "The engine, ninth part")
+            fast: list = []
+            for table in tabs:
                 try:
                     with GcClock() as clock:
-                        fc, fw, fres = one_bound(bias, metric, table, args.D, True, args.time_limit)
-                    cc, _, cres = one_bound(bias, metric, table, args.D, True, args.time_limit, reuse=False)
-                    bc, bw, bres = one_bound(bias, metric, table, args.D, False, args.time_limit)
+                        fast.append((*one_bound(bias, metric, table, args.D, True, args.time_limit), clock))
                 except fp.FairprobeError as exc:
                     kinds.add(type(exc).__name__)
+                    fast.append(None)
+            cold = [f and attempt(kinds, bias, metric, t, args.D, True, args.time_limit, reuse=False)
+                    for f, t in zip(fast, tabs, strict=True)]
+            base = [f and attempt(kinds, bias, metric, t, args.D, False, args.time_limit)
+                    for f, t in zip(fast, tabs, strict=True)]
+            for f, c, b in zip(fast, cold, base, strict=True):
+                if f is None or c is None or b is None:
                     continue
+                (fc, fw, fres, clock), (cc, _, cres), (bc, bw, bres) = f, c, b
                 if (cres.lower, cres.upper) != (fres.lower, fres.upper):
                     raise AssertionError(f"{bias} {metric}: a reused problem bounds otherwise than a fresh one")
                 fast_cpu.append(fc)

@@ -12,6 +12,9 @@ plugin's ``fairprobe_register_biases`` hook (see ``docs/plugins.md``).
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import pandas as pd
 
 from fairprobe.biases.base import Bias, JsonBias, packaged_config
@@ -148,11 +151,17 @@ class EcpBias(JsonBias):
         >>> EcpBias(monotone=True).config().constraints[1]
         'P(Y(T=1)=0&Y(T=0)=1) == 0'
         """
-        data = BiasConfig.from_json(packaged_config("ecp_monotone.json" if self.monotone else self.resource)).to_dict()
-        if self.observed_policy:
-            data["observed_nodes"] = ["A", "Y", "P", "T"]
-            data["name"] = data["name"] + "_observed_policy"
-        return BiasConfig.from_dict(data)
+        return copy.deepcopy(_ecp_config(self.monotone, self.observed_policy))  # the caller's own copy
+
+
+@functools.cache
+def _ecp_config(monotone: bool, observed_policy: bool) -> BiasConfig:
+    # built and validated once per variant (fp.bound resolves the bias at every call)
+    data = BiasConfig.from_json(packaged_config("ecp_monotone.json" if monotone else EcpBias.resource)).to_dict()
+    if observed_policy:
+        data["observed_nodes"] = ["A", "Y", "P", "T"]
+        data["name"] = data["name"] + "_observed_policy"
+    return BiasConfig.from_dict(data)
 
 
 class EcpMonotoneBias(JsonBias):

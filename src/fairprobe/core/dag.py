@@ -19,6 +19,7 @@ of "shares a latent parent", computed transitively with union-find.
 
 from __future__ import annotations
 
+import copy
 import heapq
 import itertools
 import re
@@ -87,6 +88,25 @@ def _as_list(value: str | Iterable[str] | None) -> list[str]:
     return [str(v).strip() for v in value]
 
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def _copied(value: object, memo: dict) -> object:
+    """A deep copy of plain containers of names; anything else through :func:`copy.deepcopy`."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is list:
+        return [v if type(v) in _ATOMS else _copied(v, memo) for v in value]
+    if kind is dict:
+        return {k: v if type(v) in _ATOMS else _copied(v, memo) for k, v in value.items()}
+    if kind is tuple and all(type(v) in _ATOMS for v in value):
+        return value
+    if kind is set and all(type(v) in _ATOMS for v in value):
+        return set(value)
+    return copy.deepcopy(value, memo)
+
+
 @dataclass
 class DAG:
     """A causal DAG with observed, unobserved (latent) and conditioned nodes.
@@ -141,6 +161,14 @@ class DAG:
         self._position = {v: i for i, v in enumerate(self.order)}
         self._latent = set(self.unobserved)
         self._observed_parents: dict[str, list[str]] = {}
+
+    def __deepcopy__(self, memo: dict) -> DAG:
+        # names (str) and edges (tuples of str) are immutable: copying the containers is a deep copy,
+        # without the generic protocol's cost (a bias config is deep-copied each time it is handed out)
+        out = object.__new__(type(self))
+        memo[id(self)] = out
+        out.__dict__ = {k: _copied(v, memo) for k, v in self.__dict__.items()}
+        return out
 
     @classmethod
     def from_string(

@@ -612,6 +612,14 @@ class TightBounder:
         self.nonneg_box = bool(np.all(np.isfinite(arr.ub)) and np.all(arr.lb >= 0))
         self.row_lo = np.append(arr.row_lo, 0.0) if extra else arr.row_lo
         self.row_hi = np.append(arr.row_hi, 0.0) if extra else arr.row_hi
+        # a multiplier may lean only on a finite side of its row: the duals are clipped into
+        # [y_min, y_max] (0 on the side whose end is infinite), and a row's term reads its finite ends
+        lo_ok, hi_ok = np.isfinite(self.row_lo), np.isfinite(self.row_hi)
+        self._y_min = np.where(hi_ok, -np.inf, 0.0)
+        self._y_max = np.where(lo_ok, np.inf, 0.0)
+        self._lo_fin = np.where(lo_ok, self.row_lo, 0.0)
+        self._hi_fin = np.where(hi_ok, self.row_hi, 0.0)
+        self._zero_lb = self.nonneg_box and not np.any(arr.lb)
         # the error factors of bound() depend only on the sizes (k rows + 2, N terms + 1): once, as it
         # would compute them
         k = m + extra + 2
@@ -650,15 +658,21 @@ class TightBounder:
         if self.exact:
             return exact_lower_bound(self._arrays(c, c0, row), y)
         ext = np.longdouble
-        row_lo, row_hi = self.row_lo, self.row_hi
-        if row is not None:
+        if row is not None:  # (this bounder's own copies, like the matrix's last row)
             vals, lo, hi = row
             self.a[self.m, self.extra_cols] = vals
             self.abs_a[self.m, self.extra_cols] = np.abs(vals)
-            row_lo[-1], row_hi[-1] = lo, hi  # (this bounder's own copies, like the matrix's last row)
-        y = _sanitised_duals(y, row_lo, row_hi)
+            self.row_lo[-1], self.row_hi[-1] = lo, hi
+            lo_ok, hi_ok = math.isfinite(lo), math.isfinite(hi)
+            self._y_min[-1], self._y_max[-1] = (-math.inf if hi_ok else 0.0), (math.inf if lo_ok else 0.0)
+            self._lo_fin[-1], self._hi_fin[-1] = (lo if lo_ok else 0.0), (hi if hi_ok else 0.0)
+        y = np.asarray(y, dtype=float)
+        if np.isfinite(y).all():
+            y = np.minimum(np.maximum(y, self._y_min), self._y_max)  # = _sanitised_duals, in two operations
+        else:
+            y = _sanitised_duals(y, self.row_lo, self.row_hi)
         y_ext = y.astype(ext)
-        c_ext = np.asarray(c).astype(ext)
+        c_ext = np.asarray(c, dtype=ext)
         r = c_ext - y_ext @ self.a
         # |fl(r_j) - r_j| <= gamma_{m+1} (|c_j| + sum_i |a_ij y_i|), in extended precision; twice over,
         # which also covers the rounding of the bound itself and of r -+ err below
@@ -666,17 +680,19 @@ class TightBounder:
         err = self._err_factor * scale * (1.0 + 1e-10) + 1e-300
         terms, m = np.empty(self._n_terms, dtype=ext), len(y)  # (per call: a bounder without a row is read only)
         if self.nonneg_box:
+            # (a NaN coefficient or dual makes a term NaN: the size check below then certifies nothing)
             low_r = r - err
-            if np.isnan(low_r).any():  # a NaN coefficient or dual: nothing is certified
-                return -math.inf
-            np.minimum(low_r * self.lb, low_r * self.ub, out=terms[m:-1])
+            if self._zero_lb:  # min(low_r * 0, low_r * ub), up to the sign of a zero
+                np.minimum(low_r * self.ub, 0.0, out=terms[m:-1])
+            else:
+                np.minimum(low_r * self.lb, low_r * self.ub, out=terms[m:-1])
         else:
             col = _box_terms(r, err, self.lb, self.ub)
             if col is None:
                 return -math.inf
             terms[m:-1] = col
-        # a sanitised multiplier leans on a finite side only (and is 0 where it leans on neither)
-        np.multiply(y_ext, np.where(y > 0, row_lo, np.where(y < 0, row_hi, 0.0)), out=terms[:m])
+        # a clipped multiplier leans on a finite side only (and is 0 where it leans on neither)
+        np.multiply(y_ext, np.where(y > 0, self._lo_fin, self._hi_fin), out=terms[:m])
         terms[-1] = c0
         size = np.abs(terms).sum()
         if not np.isfinite(size):
