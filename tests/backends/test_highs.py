@@ -322,3 +322,35 @@ def test_a_callers_thread_count_is_never_replaced() -> None:
         assert be.solve(lp, options).termination is Termination.ERROR
     assert _Pool.value() == pool  # still known: the next default run names it
     assert be.solve(lp).termination is Termination.OPTIMAL
+
+
+def test_a_model_passed_as_arrays_or_as_a_highs_lp_solves_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The arrays go straight into HiGHS; a highspy without that signature gets a HighsLp instead."""
+    import highspy
+
+    from fairprobe.backends import highs_lp
+    from fairprobe.backends.base import SolveOptions
+
+    prog = fp.PolynomialProgram.from_text("minimize\n  x - 2*y + 0.5\nsubject to\n  c1: x + y >= 0.25\n"
+                                          "  c2: x - y <= 0.5\n  c3: 2*x + y == 1\n"
+                                          "bounds\n  0 <= x <= 1\n  -1 <= y <= 1")
+    arr = linear_arrays(prog)
+    direct = highs_lp.run_lp(arr, None, SolveOptions(), None)
+    original = highspy.Highs.passModel
+
+    refused = []
+
+    def only_a_highs_lp(self, *args):  # the older signature set: one HighsLp (or HighsModel) argument
+        if len(args) != 1:
+            refused.append(len(args))
+            raise TypeError("passModel(): incompatible function arguments")
+        return original(self, *args)
+
+    monkeypatch.setattr(highspy.Highs, "passModel", only_a_highs_lp)
+    fallback = highs_lp.run_lp(arr, None, SolveOptions(), None)
+    assert direct.status == fallback.status == "optimal"
+    assert refused == [15]  # the arrays were offered, refused, and the HighsLp solved it
+    assert direct.objective == fallback.objective == pytest.approx(-1.5, abs=1e-12)  # at x = 0, y = 1
+    np.testing.assert_array_equal(direct.x, fallback.x)
+    np.testing.assert_array_equal(direct.y, fallback.y)
+    assert direct.iterations == fallback.iterations >= 0

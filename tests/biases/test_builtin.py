@@ -135,3 +135,21 @@ def test_json_bias_written_by_a_user(tmp_path) -> None:
     a = fp.bound(str(path), "fpr", CELLS, D=0.03)
     b = fp.bound("proxy_label", "fpr", CELLS, D=0.03)
     assert (a.lower, a.upper) == pytest.approx((b.lower, b.upper), abs=1e-9)
+
+
+@pytest.mark.parametrize("monotone", [False, True])
+@pytest.mark.parametrize("observed_policy", [False, True])
+def test_each_ecp_config_is_the_callers_own(monotone: bool, observed_policy: bool) -> None:
+    """The variants are built once per process; every call hands out an independent copy."""
+    bias = EcpBias(monotone=monotone, observed_policy=observed_policy)
+    first, second = bias.config(), bias.config()
+    assert first == second and first is not second
+    assert first.name == "ecp" + ("_monotone" if monotone else "") + ("_observed_policy" if observed_policy else "")
+    assert len(first.constraints) == 1 + monotone
+    assert ("T" in first.observed_nodes) == observed_policy
+    first.constraints.append("P(Y = 1) <= 1")
+    first.dag.edges.append(("P", "A"))
+    first.unob.append("Q")
+    third = bias.config()
+    assert third == second and len(third.constraints) == 1 + monotone
+    assert ("P", "A") not in third.dag.edges and "Q" not in third.unob

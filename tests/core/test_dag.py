@@ -88,3 +88,20 @@ def test_order_does_not_depend_on_hash_seed() -> None:
         outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                                 check=True).stdout)
     assert len(outs) == 1
+
+
+def test_a_deep_copied_dag_is_equal_and_shares_no_container() -> None:
+    import copy
+
+    g = DAG.from_string("A -> Y, A -> P, U -> P, U -> Y, Y -> S", unob="U", cond="S")
+    g.observed_parents("P")  # (fills a cache, copied too)
+    h = copy.deepcopy(g)
+    assert h == g and h.__dict__ == g.__dict__
+    assert h.c_components() == g.c_components() and h.order == g.order
+    for name, value in vars(g).items():
+        if isinstance(value, (list, dict, set)):
+            assert getattr(h, name) is not value, name
+    h._parents["Y"].append("Z")
+    h.edges.append(("Z", "Y"))
+    h._observed_parents["P"].append("Z")
+    assert "Z" not in g._parents["Y"] and ("Z", "Y") not in g.edges and "Z" not in g._observed_parents["P"]

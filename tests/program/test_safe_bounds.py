@@ -188,3 +188,65 @@ def test_a_nan_coefficient_certifies_nothing() -> None:
                        arr.lb, arr.ub)
     for bound in (tight_lower_bound, verified_lower_bound, exact_lower_bound):
         assert bound(bad, np.array([1.0])) == -math.inf, bound.__name__
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_a_bounder_without_its_row_bounds_as_one_made_without_it(seed: int) -> None:
+    """``without_row`` shares the row bounder's matrices; writing the extra row between its calls
+    changes none of its bounds, which equal a bounder read from the rows alone, bit for bit (and
+    are sound against exact rationals), for finite and non-finite duals alike."""
+    rng = np.random.default_rng(20_000 + seed)
+    arr, y = random_arrays(seed)
+    k = seed
+    while arr.n_rows < 2:
+        k += 1000
+        arr, y = random_arrays(k)
+    rest, (cols, _) = _without_last_row(arr)
+    with_row_bounder = TightBounder(rest, extra_cols=cols)
+    plain, fresh = with_row_bounder.without_row(), TightBounder(rest)
+    assert plain is not with_row_bounder and plain.extra_cols is None
+    for step in range(4):
+        # the row bounder's own use in between: a new extra row written into the shared matrix
+        vals = rng.normal(size=len(cols)) * 10.0 ** float(rng.integers(-4, 5))
+        with_row_bounder.bound(arr.c, arr.c0, np.append(y[:-1], 1.0), (vals, 0.0, math.inf))
+        yy = y[:-1] * np.exp(rng.normal(size=rest.n_rows) * 0.1)
+        if step == 3:  # a dual HiGHS could not give: it leans on nothing
+            yy[0] = [math.inf, -math.inf, math.nan][seed % 3]
+        got = plain.bound(rest.c, rest.c0, yy)
+        assert got == fresh.bound(rest.c, rest.c0, yy), (seed, step)
+        if math.isfinite(got):
+            assert Fraction(got) <= weak_duality_value(rest, yy)[0]
+
+
+def test_a_bounder_without_an_extra_row_is_its_own_row_less_view() -> None:
+    arr, _ = random_arrays(5)
+    bounder = TightBounder(arr)
+    assert bounder.without_row() is bounder
+
+
+@pytest.mark.parametrize("seed", range(50))
+def test_the_non_negative_box_shortcut_gives_the_general_minimum(seed: int) -> None:
+    """Over ``0 <= lb <= x <= ub < inf`` the least ``rho * x`` with ``rho`` in ``[r - err, r + err]`` is
+    the general four-corner minimum, exactly."""
+    from fairprobe.program.safe_bounds import _box_terms
+
+    rng = np.random.default_rng(seed)
+    n = 40
+    r = rng.normal(size=n) * 10.0 ** rng.integers(-12, 3, size=n)
+    r[rng.random(n) < 0.1] = 0.0
+    err = np.abs(rng.normal(size=n)) * 10.0 ** rng.integers(-18, -10, size=n)
+    lb = np.where(rng.random(n) < 0.6, 0.0, rng.random(n))
+    ub = lb + np.where(rng.random(n) < 0.1, 0.0, rng.random(n) * 3)
+    fast, general = _box_terms(r, err, lb, ub, nonneg=True), _box_terms(r, err, lb, ub)
+    np.testing.assert_array_equal(fast, general)
+    assert LinearArrays(r, 0.0, np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0), np.zeros(0), np.zeros(0),
+                        lb, ub).nonneg_box
+
+
+def test_the_row_of_each_coefficient_is_read_once_and_read_only() -> None:
+    arr, _ = random_arrays(7)
+    rows = arr.row_of
+    assert rows is arr.row_of
+    np.testing.assert_array_equal(rows, np.repeat(np.arange(arr.n_rows), np.diff(arr.indptr)))
+    with pytest.raises(ValueError):
+        rows[0] = 1

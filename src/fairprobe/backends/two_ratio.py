@@ -280,8 +280,8 @@ class _Search:
         key = ("bounder", self.support.tobytes())
         if key not in shared:
             shared[key] = TightBounder(self.q_arr, extra_cols=self.support)
-        if "bounder" not in shared:
-            shared["bounder"] = TightBounder(self.q_arr)
+        if "bounder" not in shared:  # (the same rows without the theta row: no second read of them)
+            shared["bounder"] = shared[key].without_row()
         self.bound_plain, self.bound_row = shared["bounder"], shared[key]
         self.m = len(base.constraints)
         self._base = base

@@ -23,6 +23,7 @@ gives ``N/D >= lam + beta / D(x) >= lam + min(beta, 0) / D_min``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 
@@ -85,10 +86,17 @@ class LinearArrays:
         """Number of columns."""
         return len(self.c)
 
-    @property
+    @functools.cached_property
     def row_of(self) -> np.ndarray:
-        """The row of each stored coefficient."""
-        return np.repeat(np.arange(self.n_rows), np.diff(self.indptr))
+        """The row of each stored coefficient (computed once per instance; read only)."""
+        out = np.repeat(np.arange(self.n_rows), np.diff(self.indptr))
+        out.flags.writeable = False
+        return out
+
+    @functools.cached_property
+    def nonneg_box(self) -> bool:
+        """Whether every column's box has a finite upper end and a non-negative lower end."""
+        return bool(np.isfinite(self.ub).all() and (self.lb >= 0).all())
 
 
 def linear_arrays(program, objective=None, sign: float = 1.0) -> LinearArrays:
@@ -304,8 +312,11 @@ def _down(x: float) -> float:
     return math.nextafter(x, -math.inf)
 
 
-def _box_terms(r: np.ndarray, err: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> np.ndarray | None:
+def _box_terms(r: np.ndarray, err: np.ndarray, lb: np.ndarray, ub: np.ndarray,
+               nonneg: bool = False) -> np.ndarray | None:
     """``min`` of ``rho * x`` over ``rho`` in ``[r - err, r + err]`` and ``x`` in ``[lb, ub]`` per column.
+
+    ``nonneg``: the caller knows ``0 <= lb`` and ``ub < inf`` for every column.
 
     None when a column can make the product unbounded below (an infinite box end on a side where
     the reduced cost may have the wrong sign).
@@ -313,6 +324,8 @@ def _box_terms(r: np.ndarray, err: np.ndarray, lb: np.ndarray, ub: np.ndarray) -
     if np.isnan(r).any() or np.isnan(err).any():  # a NaN coefficient or dual: nothing is certified
         return None
     rlo, rhi = r - err, r + err
+    if nonneg:  # 0 <= lb <= x <= ub < inf: rho * x is least at rho = rlo (the same minimum, exactly)
+        return np.minimum(rlo * lb, rlo * ub)
     with np.errstate(invalid="ignore"):  # 0 * inf: the product is 0 when the coefficient is exactly 0
         cand = np.stack([rlo * lb, rlo * ub, rhi * lb, rhi * ub])
     cand = np.where(np.isnan(cand), 0.0, cand)
@@ -375,7 +388,7 @@ def verified_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
     nnz = np.bincount(arr.indices, minlength=n)
     scale = np.abs(arr.c) + np.bincount(arr.indices, weights=np.abs(products), minlength=n)
     err = 2.0 * (nnz + 2) * _U * scale * (1.0 + 1e-10) + 1e-300
-    col = _box_terms(r, err, arr.lb, arr.ub)
+    col = _box_terms(r, err, arr.lb, arr.ub, arr.nonneg_box)
     if col is None:
         return -math.inf
     side = np.where(y > 0, arr.row_lo, np.where(y < 0, arr.row_hi, 0.0))
@@ -609,7 +622,7 @@ class TightBounder:
         self.lb, self.ub = arr.lb.astype(ext), arr.ub.astype(ext)
         # a box of finite, non-negative ends (probabilities): the least of rho * x over the reduced cost's
         # interval is at its lower end, a fifth of the general case's work
-        self.nonneg_box = bool(np.all(np.isfinite(arr.ub)) and np.all(arr.lb >= 0))
+        self.nonneg_box = arr.nonneg_box
         self.row_lo = np.append(arr.row_lo, 0.0) if extra else arr.row_lo
         self.row_hi = np.append(arr.row_hi, 0.0) if extra else arr.row_hi
         # a multiplier may lean only on a finite side of its row: the duals are clipped into
@@ -620,13 +633,41 @@ class TightBounder:
         self._lo_fin = np.where(lo_ok, self.row_lo, 0.0)
         self._hi_fin = np.where(hi_ok, self.row_hi, 0.0)
         self._zero_lb = self.nonneg_box and not np.any(arr.lb)
+        self._set_factors(m + extra, n)
+
+    def _set_factors(self, rows: int, n: int) -> None:
         # the error factors of bound() depend only on the sizes (k rows + 2, N terms + 1): once, as it
         # would compute them
-        k = m + extra + 2
+        k = rows + 2
         self._err_factor = 2.0 * k * _U_EXT / (1.0 - k * _U_EXT)
-        big_n = m + extra + n + 2
+        big_n = rows + n + 2
         self._sum_factor = 2.0 * (big_n + 1) * _U_EXT / (1.0 - big_n * _U_EXT)
-        self._n_terms = m + extra + n + 1  # rows, columns, constant
+        self._n_terms = rows + n + 1  # rows, columns, constant
+
+    def without_row(self) -> TightBounder:
+        """A bounder over the same rows without the extra one, sharing this bounder's matrices.
+
+        It bounds exactly as ``TightBounder(arr)`` would, without reading the rows again: it holds
+        views of the first ``m`` rows, which writing the extra row (row ``m``) does not touch.
+
+        Returns
+        -------
+        TightBounder
+            This bounder when it has no extra row.
+        """
+        if self.extra_cols is None:
+            return self
+        if self.exact:  # (the extra row may be what made this one exact)
+            return TightBounder(self.arr)
+        out, m = object.__new__(TightBounder), self.m
+        out.arr, out.m, out.extra_cols, out.exact = self.arr, m, None, False
+        out.a, out.abs_a, out.lb, out.ub = self.a[:m], self.abs_a[:m], self.lb, self.ub
+        out.nonneg_box, out._zero_lb = self.nonneg_box, self._zero_lb
+        out.row_lo, out.row_hi = self.arr.row_lo, self.arr.row_hi
+        out._y_min, out._y_max = self._y_min[:m], self._y_max[:m]
+        out._lo_fin, out._hi_fin = self._lo_fin[:m], self._hi_fin[:m]
+        out._set_factors(m, self.arr.n_cols)
+        return out
 
     def _arrays(self, c: np.ndarray, c0: float, row: tuple | None) -> LinearArrays:
         """The program as :class:`LinearArrays` (with the extra row), for the exact fallback."""
