@@ -24,7 +24,9 @@ between the two engines' bounds. As ``fp.bound`` does, a problem starts from the
 same bias, metric and cells (``BoundProblem(reuse=True)``: its programs are moved to the new table
 where that is exact); the ``cold`` column is the same bound compiled from scratch
 (``reuse=False``, a process's first bound of its kind), and the script checks both give the same
-bounds. ``--biases a,b`` restricts the biases.
+bounds. Per bias and metric each engine runs over all the tables in turn (fast path, then compiled
+from scratch, then without the fast path), as bounds come in use: one SCIP solve before every fast
+bound made the fast bound pay for the caches SCIP had evicted. ``--biases a,b`` restricts the biases.
 """
 
 from __future__ import annotations

@@ -107,3 +107,33 @@ def test_a_conditioning_event_added_to_a_table_keeps_its_cells() -> None:
     assert selected.prob({"A": 0, "Y": 1}) == replaced.prob({"A": 0, "Y": 1}) == 0.5
     with pytest.raises(DataError):
         table._with_given({"S": 2.5})
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_cells_are_merged_and_sorted_as_a_group_by_would(seed: int) -> None:
+    """Distinct cells are only sorted (no group-by); duplicates are summed; either way the cells are
+    exactly ``groupby(nodes, sort=True)[prob].sum()`` of the coded frame, dtypes and order included."""
+    rng = np.random.default_rng(seed)
+    nodes = ["A", "Y", "P", "X"][: int(rng.integers(1, 5))]
+    k = int(rng.integers(1, 12))
+    frame = pd.DataFrame({n: rng.integers(0, 3, size=k) for n in nodes})
+    if seed % 3 == 0:  # distinct cells in a shuffled order
+        frame = frame.drop_duplicates().sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    if seed % 4 == 1:  # codes written as floats and booleans
+        frame[nodes[0]] = frame[nodes[0]].astype(float)
+    if seed % 5 == 2:
+        frame[nodes[-1]] = frame[nodes[-1]] > 0
+    frame["prob"] = rng.dirichlet(np.ones(len(frame)))
+    if seed % 2:  # the probability column first
+        frame = frame[["prob", *nodes]]
+    table = ObservedTable.from_probabilities(frame)
+    coded = frame.assign(**{n: frame[n].astype(float).astype(int) for n in nodes})
+    expected = coded.groupby(nodes, as_index=False, sort=True)["prob"].sum().reset_index(drop=True)
+    pd.testing.assert_frame_equal(table.cells, expected, check_exact=True)
+
+
+def test_negative_or_huge_integer_codes_are_refused() -> None:
+    for bad in ([0, -1], [0, 2**31]):
+        frame = pd.DataFrame({"A": np.array(bad, dtype=np.int64), "prob": [0.5, 0.5]})
+        with pytest.raises(DataError, match="integer codes >= 0"):
+            ObservedTable.from_probabilities(frame)
