@@ -25,8 +25,9 @@ same bias, metric and cells (``BoundProblem(reuse=True)``: its programs are move
 where that is exact); the ``cold`` column is the same bound compiled from scratch
 (``reuse=False``, a process's first bound of its kind), and the script checks both give the same
 bounds. Per bias and metric each engine runs over all the tables in turn (fast path, then compiled
-from scratch, then without the fast path), as bounds come in use: one SCIP solve before every fast
-bound made the fast bound pay for the caches SCIP had evicted. ``--biases a,b`` restricts the biases.
+from scratch, then without the fast path), in its steady state as bounds come in use;
+``--interleaved`` runs the three engines table by table instead (the earlier layout, in which every
+engine measured slower). ``--biases a,b`` restricts the biases.
 """
 
 from __future__ import annotations
@@ -121,10 +122,21 @@ def one_bound(bias: str, metric: str, table: fp.ObservedTable, D: float, fast: b
     return time.process_time() - cpu, time.perf_counter() - wall, res
 
 
-def attempt(kinds: set, *args, **kwargs) -> tuple[float, float, fp.BoundResult] | None:
-    """:func:`one_bound`, or None with the error's kind added to ``kinds``."""
+#: The engines timed per bias and metric: the fast path (a problem reused as fp.bound does), the same
+#: compiled from scratch, and the engine without the fast path.
+ENGINES = ("fast", "cold", "base")
+
+
+def engine_run(engine: str, bias: str, metric: str, table: fp.ObservedTable, args: argparse.Namespace,
+               kinds: set) -> tuple | None:
+    """One bound by ``engine``: (CPU s, wall s, result), with the GC clock for the fast path; None (and
+    the error's kind added to ``kinds``) when the table cannot be bounded."""
+    fast, reuse = engine != "base", engine != "cold"
     try:
-        return one_bound(*args, **kwargs)
+        if engine != "fast":
+            return one_bound(bias, metric, table, args.D, fast, args.time_limit, reuse=reuse)
+        with GcClock() as clock:
+            return (*one_bound(bias, metric, table, args.D, True, args.time_limit), clock)
     except fp.FairprobeError as exc:
         kinds.add(type(exc).__name__)
         return None
@@ -150,21 +162,16 @@ def tables_main(args: argparse.Namespace) -> None:
         for metric in METRICS:
             fast_cpu, fast_wall, cold_cpu, base_cpu, base_wall, kinds, diff = [], [], [], [], [], set(), 0.0
             tabs = [table_for(bias, cells) for cells in tables]
-            # each engine in its own run over the tables, as bounds come in use (a loop over tables, a sweep):
-            # interleaving a SCIP solve before every fast bound made the fast bound pay for the caches SCIP
-            # had evicted (0.8 ms per bound of 5; benchmarks/RESULTS.md, "The engine, ninth part")
-            fast: list = []
-            for table in tabs:
-                try:
-                    with GcClock() as clock:
-                        fast.append((*one_bound(bias, metric, table, args.D, True, args.time_limit), clock))
-                except fp.FairprobeError as exc:
-                    kinds.add(type(exc).__name__)
-                    fast.append(None)
-            cold = [f and attempt(kinds, bias, metric, t, args.D, True, args.time_limit, reuse=False)
-                    for f, t in zip(fast, tabs, strict=True)]
-            base = [f and attempt(kinds, bias, metric, t, args.D, False, args.time_limit)
-                    for f, t in zip(fast, tabs, strict=True)]
+            # each engine in its own run over the tables (its steady state, as bounds come in use: a loop
+            # over tables, a sweep); --interleaved runs the three engines table by table instead, the
+            # layout before, in which every engine ran slower (benchmarks/RESULTS.md, "The engine, ninth part")
+            runs: dict[str, list] = {engine: [None] * len(tabs) for engine in ENGINES}
+            order = ([(engine, i) for i in range(len(tabs)) for engine in ENGINES] if args.interleaved
+                     else [(engine, i) for engine in ENGINES for i in range(len(tabs))])
+            for engine, i in order:
+                if engine == "fast" or runs["fast"][i] is not None:  # (a table the fast path refused is skipped)
+                    runs[engine][i] = engine_run(engine, bias, metric, tabs[i], args, kinds)
+            fast, cold, base = (runs[engine] for engine in ENGINES)
             for f, c, b in zip(fast, cold, base, strict=True):
                 if f is None or c is None or b is None:
                     continue
@@ -228,6 +235,9 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=0, help="time on this many seeded random tables instead")
     parser.add_argument("--biases", default="", help="comma-separated biases (with --tables; default all)")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per bound (with --tables)")
+    parser.add_argument("--interleaved", action="store_true",
+                        help="with --tables: the three engines table by table (the earlier layout) instead of "
+                             "each engine over all the tables in turn")
     args = parser.parse_args()
     if args.tables:
         tables_main(args)

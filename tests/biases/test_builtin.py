@@ -153,3 +153,12 @@ def test_each_ecp_config_is_the_callers_own(monotone: bool, observed_policy: boo
     third = bias.config()
     assert third == second and len(third.constraints) == 1 + monotone
     assert ("P", "A") not in third.dag.edges and "Q" not in third.unob
+
+
+def test_a_subclass_of_ecp_reads_its_own_config_file() -> None:
+    class PolicyBias(EcpBias):  # a plugin's variant of ECP on another packaged config
+        name = "policy_proxy"
+        resource = "proxy_label.json"
+
+    assert PolicyBias().config().constraints == ["P(Z = Y) >= 1 - D"]
+    assert EcpBias().config().constraints == ["P(Y(T=1) != Y(T=0)) <= D"]

@@ -105,3 +105,12 @@ def test_a_deep_copied_dag_is_equal_and_shares_no_container() -> None:
     h.edges.append(("Z", "Y"))
     h._observed_parents["P"].append("Z")
     assert "Z" not in g._parents["Y"] and ("Z", "Y") not in g.edges and "Z" not in g._observed_parents["P"]
+
+
+def test_a_deep_copied_dag_keeps_shared_containers_shared() -> None:
+    import copy
+
+    g = DAG.from_string("A -> Y, Y -> P")
+    g.alias = g.nodes  # two names for one list (a plugin's attribute)
+    h = copy.deepcopy(g)
+    assert h.alias is h.nodes and h.nodes is not g.nodes and h.nodes == g.nodes

@@ -137,3 +137,10 @@ def test_negative_or_huge_integer_codes_are_refused() -> None:
         frame = pd.DataFrame({"A": np.array(bad, dtype=np.int64), "prob": [0.5, 0.5]})
         with pytest.raises(DataError, match="integer codes >= 0"):
             ObservedTable.from_probabilities(frame)
+
+
+@pytest.mark.parametrize("order", [[0, 1, 2, 3], [3, 1, 0, 2]])
+def test_a_negative_zero_probability_is_zero(order: list[int]) -> None:
+    frame = pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "prob": [0.5, -0.0, 0.25, 0.25]}).iloc[order]
+    probs = ObservedTable.from_probabilities(frame).cells["prob"].to_numpy()
+    assert not np.signbit(probs).any() and probs.tolist() == [0.5, 0.0, 0.25, 0.25]

@@ -237,6 +237,9 @@ def test_the_non_negative_box_shortcut_gives_the_general_minimum(seed: int) -> N
     err = np.abs(rng.normal(size=n)) * 10.0 ** rng.integers(-18, -10, size=n)
     lb = np.where(rng.random(n) < 0.6, 0.0, rng.random(n))
     ub = lb + np.where(rng.random(n) < 0.1, 0.0, rng.random(n) * 3)
+    if seed % 5 == 0:  # infinite reduced costs (an infinite coefficient, a product that overflowed)
+        r[:3], err[:3] = [math.inf, -math.inf, 1.0], [0.0, 0.0, math.inf]
+        lb[:3] = 0.0
     fast, general = _box_terms(r, err, lb, ub, nonneg=True), _box_terms(r, err, lb, ub)
     np.testing.assert_array_equal(fast, general)
     assert LinearArrays(r, 0.0, np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0), np.zeros(0), np.zeros(0),
@@ -250,3 +253,21 @@ def test_the_row_of_each_coefficient_is_read_once_and_read_only() -> None:
     np.testing.assert_array_equal(rows, np.repeat(np.arange(arr.n_rows), np.diff(arr.indptr)))
     with pytest.raises(ValueError):
         rows[0] = 1
+
+
+def test_an_infinite_reduced_cost_on_a_column_at_zero_still_certifies() -> None:
+    """``min 0 x`` with ``-1e200 x >= 0`` on [0, 1] and the dual 1e200: x's reduced cost overflows to
+    infinity, but x sits at 0 in the bound's corner, so the bound is the optimum 0 (not -inf)."""
+    arr = LinearArrays(np.array([0.0]), 0.0, np.array([0, 1], np.int32), np.array([0], np.int32),
+                       np.array([-1e200]), np.array([0.0]), np.array([math.inf]), np.array([0.0]), np.array([1.0]))
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert verified_lower_bound(arr, np.array([1e200])) == 0.0
+        assert exact_lower_bound(arr, np.array([1e200])) == 0.0
+
+
+def test_a_dual_vector_of_the_wrong_length_is_an_error() -> None:
+    arr, y = random_arrays(11)
+    with pytest.raises(ValueError, match="duals for"):
+        TightBounder(arr).bound(arr.c, arr.c0, np.append(y, 1.0))
+    with pytest.raises(ValueError, match="duals for"):
+        TightBounder(arr, extra_cols=np.array([0])).bound(arr.c, arr.c0, y, (np.ones(1), 0.0, math.inf))

@@ -151,13 +151,14 @@ class EcpBias(JsonBias):
         >>> EcpBias(monotone=True).config().constraints[1]
         'P(Y(T=1)=0&Y(T=0)=1) == 0'
         """
-        return copy.deepcopy(_ecp_config(self.monotone, self.observed_policy))  # the caller's own copy
+        resource = "ecp_monotone.json" if self.monotone else self.resource  # (a subclass may name its own)
+        return copy.deepcopy(_ecp_config(resource, self.observed_policy))  # the caller's own copy
 
 
 @functools.cache
-def _ecp_config(monotone: bool, observed_policy: bool) -> BiasConfig:
-    # built and validated once per variant (fp.bound resolves the bias at every call)
-    data = BiasConfig.from_json(packaged_config("ecp_monotone.json" if monotone else EcpBias.resource)).to_dict()
+def _ecp_config(resource: str, observed_policy: bool) -> BiasConfig:
+    # built and validated once per file and variant (fp.bound resolves the bias at every call)
+    data = BiasConfig.from_json(packaged_config(resource)).to_dict()
     if observed_policy:
         data["observed_nodes"] = ["A", "Y", "P", "T"]
         data["name"] = data["name"] + "_observed_policy"

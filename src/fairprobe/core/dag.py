@@ -96,15 +96,21 @@ def _copied(value: object, memo: dict) -> object:
     kind = type(value)
     if kind in _ATOMS:
         return value
-    if kind is list:
-        return [v if type(v) in _ATOMS else _copied(v, memo) for v in value]
-    if kind is dict:
-        return {k: v if type(v) in _ATOMS else _copied(v, memo) for k, v in value.items()}
     if kind is tuple and all(type(v) in _ATOMS for v in value):
         return value
-    if kind is set and all(type(v) in _ATOMS for v in value):
-        return set(value)
-    return copy.deepcopy(value, memo)
+    if id(value) in memo:  # a container met before: shared in the copy as in the original
+        return memo[id(value)]
+    if kind is list:
+        out: object = [v if type(v) in _ATOMS else _copied(v, memo) for v in value]
+    elif kind is dict:
+        out = {k: v if type(v) in _ATOMS else _copied(v, memo) for k, v in value.items()}
+    elif kind is set and all(type(v) in _ATOMS for v in value):
+        out = set(value)
+    else:
+        return copy.deepcopy(value, memo)
+    memo[id(value)] = out
+    memo.setdefault(id(memo), []).append(value)  # (keeps the original alive for the memo, as deepcopy does)
+    return out
 
 
 @dataclass

@@ -308,7 +308,7 @@ class ObservedTable:
                 "(df['prob'] / df['prob'].sum()) or give counts with ObservedTable.from_counts."
             )
         cells = self.cells.copy()
-        cells[_PROB] = probs
+        cells[_PROB] = probs + 0.0  # (-0.0 is 0.0: a group-by would make it so, a sort keeps it)
         for c in nodes:
             if c not in self.categories and _is_label_column(cells[c]):
                 # labels (race names, 'yes'/'no') are coded in sorted order and kept, as in from_frame

@@ -325,7 +325,11 @@ def _box_terms(r: np.ndarray, err: np.ndarray, lb: np.ndarray, ub: np.ndarray,
         return None
     rlo, rhi = r - err, r + err
     if nonneg:  # 0 <= lb <= x <= ub < inf: rho * x is least at rho = rlo (the same minimum, exactly)
-        return np.minimum(rlo * lb, rlo * ub)
+        with np.errstate(invalid="ignore", over="ignore"):
+            out = np.minimum(rlo * lb, rlo * ub)
+        if np.isfinite(out).all():
+            return out
+        # (an infinite reduced cost: the corners below give 0 * inf its value 0, as for any box)
     with np.errstate(invalid="ignore"):  # 0 * inf: the product is 0 when the coefficient is exactly 0
         cand = np.stack([rlo * lb, rlo * ub, rhi * lb, rhi * ub])
     cand = np.where(np.isnan(cand), 0.0, cand)
@@ -708,6 +712,8 @@ class TightBounder:
             self._y_min[-1], self._y_max[-1] = (-math.inf if hi_ok else 0.0), (math.inf if lo_ok else 0.0)
             self._lo_fin[-1], self._hi_fin[-1] = (lo if lo_ok else 0.0), (hi if hi_ok else 0.0)
         y = np.asarray(y, dtype=float)
+        if y.shape != self._y_min.shape:  # (clipping would broadcast a short vector silently)
+            raise ValueError(f"{len(y)} duals for {len(self._y_min)} rows")
         if np.isfinite(y).all():
             y = np.minimum(np.maximum(y, self._y_min), self._y_max)  # = _sanitised_duals, in two operations
         else:
