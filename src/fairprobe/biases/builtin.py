@@ -17,7 +17,7 @@ import functools
 
 import pandas as pd
 
-from fairprobe.biases.base import Bias, JsonBias, packaged_config
+from fairprobe.biases.base import Bias, JsonBias, _packaged_bias
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import DataError
@@ -157,11 +157,14 @@ class EcpBias(JsonBias):
 
 @functools.cache
 def _ecp_config(resource: str, observed_policy: bool) -> BiasConfig:
-    # built and validated once per file and variant (fp.bound resolves the bias at every call)
-    data = BiasConfig.from_json(packaged_config(resource)).to_dict()
-    if observed_policy:
-        data["observed_nodes"] = ["A", "Y", "P", "T"]
-        data["name"] = data["name"] + "_observed_policy"
+    # the packaged config as every built-in bias reads it (once per process); the observed-policy
+    # variant built from it once (fp.bound resolves the bias at every call)
+    config = _packaged_bias(resource)
+    if not observed_policy:
+        return config
+    data = config.to_dict()
+    data["observed_nodes"] = ["A", "Y", "P", "T"]
+    data["name"] = data["name"] + "_observed_policy"
     return BiasConfig.from_dict(data)
 
 

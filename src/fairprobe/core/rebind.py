@@ -155,24 +155,25 @@ class DataRebinder:
             return None
         probs = table.cell_probabilities()
         support = frozenset(cell for cell, p in probs.items() if p > 0)
-        real = []
+        # (probabilities, program) pairs to check: the first table, then at most one known table over its
+        # support with other probabilities (it stands in for one random probe)
+        checks = [(probs, base)]
         for t, compiled in known:
             other = t.cell_probabilities()
-            if (t.region is None and frozenset(cell for cell, p in other.items() if p > 0) == support
-                    and other != probs):
-                real.append((t, compiled))
-        real = real[:1]
+            if t.region is None and other != probs and frozenset(c for c, p in other.items() if p > 0) == support:
+                checks.append((other, compiled))
+                break
 
-        def consistent(t: ObservedTable, compiled: CompiledProgram) -> bool:
-            return _same_structure(base, compiled, set(rows)) and _rows_match(compiled, rows, t.cell_probabilities())
+        def consistent(probabilities: dict, compiled: CompiledProgram) -> bool:
+            return _same_structure(base, compiled, set(rows)) and _rows_match(compiled, rows, probabilities)
 
-        if not consistent(table, base) or not all(consistent(t, c) for t, c in real):
+        if not all(consistent(*check) for check in checks):
             return None
         try:
-            probes = [(t, compile_fn(t)) for t in _probe_tables(table)[:2 - len(real)]]
+            probes = [(t.cell_probabilities(), compile_fn(t)) for t in _probe_tables(table)[:3 - len(checks)]]
         except FairprobeError:
             return None  # a probe table the bias rejects: the data matter beyond the rows
-        if not all(consistent(t, c) for t, c in probes):
+        if not all(consistent(*probe) for probe in probes):
             return None
         positions = {c.name: i for i, c in enumerate(base.program.constraints) if c.name in rows}
         return cls(base, rows, positions, support)
