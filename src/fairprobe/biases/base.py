@@ -104,7 +104,29 @@ class JsonBias(Bias):
         """
         if self.path is not None:
             return BiasConfig.from_json(self.path)  # a user's file: read as it is now
-        return copy.deepcopy(_packaged_bias(self.resource))  # the caller's own copy of a validated config
+        return packaged_bias(self.resource)
+
+
+def packaged_bias(resource: str) -> BiasConfig:
+    """A packaged bias config, parsed and validated once per process; the caller's own copy.
+
+    Parameters
+    ----------
+    resource : str
+        File name under ``fairprobe/biases/configs``.
+
+    Returns
+    -------
+    BiasConfig
+        A deep copy of the validated config (changing it changes nothing else).
+
+    Examples
+    --------
+    >>> first, second = packaged_bias("proxy_label.json"), packaged_bias("proxy_label.json")
+    >>> first == second, first is second
+    (True, False)
+    """
+    return copy.deepcopy(_packaged_bias(resource))
 
 
 @functools.cache

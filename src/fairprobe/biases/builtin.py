@@ -17,7 +17,7 @@ import functools
 
 import pandas as pd
 
-from fairprobe.biases.base import Bias, JsonBias, _packaged_bias
+from fairprobe.biases.base import Bias, JsonBias, packaged_bias
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import DataError
@@ -157,9 +157,9 @@ class EcpBias(JsonBias):
 
 @functools.cache
 def _ecp_config(resource: str, observed_policy: bool) -> BiasConfig:
-    # the packaged config as every built-in bias reads it (once per process); the observed-policy
+    # the packaged config as every built-in bias reads it (parsed once per process); the observed-policy
     # variant built from it once (fp.bound resolves the bias at every call)
-    config = _packaged_bias(resource)
+    config = packaged_bias(resource)
     if not observed_policy:
         return config
     data = config.to_dict()
