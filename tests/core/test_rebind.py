@@ -16,6 +16,9 @@ from fairprobe.core.rebind import DataRebinder
 from fairprobe.testing import selective_labels_table
 
 METRICS = ["fpr_parity", "ppv_parity", "equalized_odds", "demographic_parity"]
+#: How far a warm re-solve's bounds may be from a fresh problem's: two parity searches' closing gaps
+#: (each side closes to 1e-9 wherever its evaluations fall)
+WARM_GAP = 2e-9
 BIASES = sorted(fp.get_registry().biases)
 
 
@@ -71,11 +74,18 @@ def test_with_table_gives_the_bounds_of_a_fresh_problem(bias: str, metric: str) 
         {p: 0.05 for p in problem.parameters}
     for seed in range(2):
         other = resampled(problem.table, seed)
-        moved = problem.with_table(other, fixed=params).solve(params, progress=False)
+        moved = problem.with_table(other, fixed=params, warm=False).solve(params, progress=False)
         fresh = BoundProblem(bias, metric, other, fixed=params, reuse=False).solve(params, progress=False)
         assert moved.lower == pytest.approx(fresh.lower, abs=1e-12)
         assert moved.upper == pytest.approx(fresh.upper, abs=1e-12)
         assert moved.status == fresh.status
+        # started from the first table's optimal bases: the same bounds to the searches' closing gap, verified
+        warm = problem.with_table(other, fixed=params).solve(params, progress=False)
+        assert warm.lower == pytest.approx(fresh.lower, abs=WARM_GAP)
+        assert warm.upper == pytest.approx(fresh.upper, abs=WARM_GAP)
+        assert warm.status == fresh.status
+        assert warm.lower <= min(warm.lower_achieved, warm.upper_achieved)
+        assert max(warm.lower_achieved, warm.upper_achieved) <= warm.upper
 
 
 def test_a_cell_outside_the_first_support_is_compiled() -> None:
@@ -115,8 +125,9 @@ def test_the_bootstrap_is_the_same_with_moved_programs(monkeypatch: pytest.Monke
         m.setattr(DataRebinder, "build", classmethod(lambda cls, compile_fn, table, base=None, known=(): None))
         clear_kept_problems()  # (the first call's problem, and its rebinders, are not to be reused)
         compiled_everywhere = fp.bound("selection", "fpr_parity", table, D=0.05, ci=0.9, resamples=30, seed=3)
-    assert (res.interval.lower, res.interval.upper) == (compiled_everywhere.interval.lower,
-                                                        compiled_everywhere.interval.upper)
+    # (moved warm: each resample's LPs start from the bases of the first table's solve, to the searches' gap)
+    assert res.interval.lower == pytest.approx(compiled_everywhere.interval.lower, abs=WARM_GAP)
+    assert res.interval.upper == pytest.approx(compiled_everywhere.interval.upper, abs=WARM_GAP)
     assert res.interval.lower <= res.lower and res.interval.upper >= res.upper
     problem = BoundProblem("selection", "fpr_parity", table, fixed={"D": 0.05})
     from fairprobe.core.uncertainty import interval_options, resampled_probabilities
@@ -127,10 +138,11 @@ def test_the_bootstrap_is_the_same_with_moved_programs(monkeypatch: pytest.Monke
         fresh = BoundProblem("selection", "fpr_parity", problem.table.with_probabilities(probs), fixed={"D": 0.05},
                              reuse=False)
         out = fresh.solve({"D": 0.05}, progress=False)
-        moved = problem.with_table(problem.table.with_probabilities(probs)).solve({"D": 0.05}, progress=False)
+        moved = problem.with_table(problem.table.with_probabilities(probs), warm=False).solve({"D": 0.05},
+                                                                                             progress=False)
         compiled.append((out.lower, out.upper, moved.lower, moved.upper))
     for lo, hi, mlo, mhi in compiled:
-        assert (lo, hi) == (mlo, mhi)
+        assert (lo, hi) == (mlo, mhi)  # the moved program is the compiled one: bit for bit without warm starts
 
 
 def test_a_resample_with_a_new_zero_cell_is_compiled() -> None:
@@ -457,3 +469,43 @@ def test_a_table_on_which_the_metric_is_undefined_does_not_stop_later_moves(monk
         fresh = BoundProblem(bias, metric, other, fixed={"D": 0.05}, reuse=False).solve({"D": 0.05}, progress=False)
         assert (res.lower, res.upper) == (fresh.lower, fresh.upper)
     assert counts[0] > 0 and counts[1:] == [0, 0], counts
+
+
+@pytest.mark.parametrize("bias", ["proxy_label", "selection"])
+@pytest.mark.parametrize("groups", [("Hispanic", "Caucasian"), ("Native American", "Asian")])
+def test_warm_resolves_on_compas_are_fresh_problems_bounds(bias: str, groups: tuple[str, str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bundled COMPAS data, six races (groups of 11 and 31 people among them): resamples solved from
+    the first table's bases give a fresh problem's bounds to the searches' gap, and the bases are used."""
+    import fairprobe.backends.highs_lp as highs_lp
+    from fairprobe.datasets import load_compas
+
+    frame = load_compas().frame
+    frame = frame.assign(pred=(frame.decile_score >= 5).astype(int))
+    table = fp.ObservedTable.from_frame(frame, A="race", Y="two_year_recid", P="pred")
+    if bias == "selection":
+        table = fp.ObservedTable(table.cells, given={"S": 1}, categories=table.categories, n=table.n)
+    taken = []
+    real = highs_lp.basic_solution
+
+    def counted(*args, **kwargs):
+        found = real(*args, **kwargs)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(highs_lp, "basic_solution", counted)
+    metric = fp.metric("fpr_parity", groups=groups)
+    problem = BoundProblem(bias, metric, table, fixed={"D": 0.02}, reuse=False)
+    counts = problem.table.counts()
+    draws = np.random.default_rng(7).multinomial(counts.sum(), counts / counts.sum(), size=3) / counts.sum()
+    for probs in draws:
+        other = problem.table.with_probabilities(probs)
+        warm = problem.with_table(other).solve({"D": 0.02}, progress=False)
+        fresh = BoundProblem(bias, metric, other, fixed={"D": 0.02}, reuse=False).solve({"D": 0.02}, progress=False)
+        assert warm.lower == pytest.approx(fresh.lower, abs=WARM_GAP)
+        assert warm.upper == pytest.approx(fresh.upper, abs=WARM_GAP)
+        assert warm.status == fresh.status == "optimal"
+        assert warm.lower <= min(warm.lower_achieved, warm.upper_achieved)
+        assert max(warm.lower_achieved, warm.upper_achieved) <= warm.upper
+        assert warm.details.get("max_violation", 0.0) <= 1e-9
+    assert sum(taken) >= 10  # the re-solves did read remembered bases

@@ -15,9 +15,11 @@ A backend turns a :class:`~fairprobe.program.model.PolynomialProgram` into a fro
 
 from __future__ import annotations
 
+import collections
 import enum
 import importlib.util
 import math
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -29,6 +31,7 @@ from fairprobe.program.model import PolynomialProgram
 __all__ = [
     "Availability",
     "Backend",
+    "BasisMemory",
     "Capabilities",
     "Limit",
     "SolveOptions",
@@ -218,6 +221,86 @@ class Capabilities:
         return f"{deg}, {kind}{ints}, {cert}"
 
 
+#: Remembered bases tried per LP before the solver runs (each check costs about 25 microseconds).
+MAX_CANDIDATES = 2
+
+
+@dataclass(eq=False)
+class BasisMemory:
+    """Optimal LP bases of one program's reference solve, by site, for its re-solves on other data.
+
+    The bound engine makes one per moved program (:mod:`fairprobe.core.rebind`) and fills it by
+    solving the program on its first table while :attr:`recording`; the HiGHS paths then start
+    each LP of a re-solve from a remembered basis where that basis is still optimal
+    (:mod:`fairprobe.backends.lp_basis`). A site is a hashable name of one LP of the solve; a
+    parametric site keeps one basis per parameter value. Bases are opaque here: anything with a
+    hashable ``key`` (equal bases, equal keys).
+
+    Attributes
+    ----------
+    recording : bool
+        The reference solve is running: runs add their bases, nobody reads.
+    ready : bool
+        The reference solve is over (whatever it found): the memory is only read from now on.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> memory = BasisMemory(recording=True)
+    >>> memory.record(("theta", 0), SimpleNamespace(key=b"a"), 0.25)
+    >>> memory.record(("theta", 0), SimpleNamespace(key=b"b"), 0.75)
+    >>> memory.recording, memory.ready = False, True
+    >>> [b.key for b in memory.candidates(("theta", 0), 0.7)], memory.candidates(("other",))
+    ([b'b', b'a'], [])
+    """
+
+    recording: bool = False
+    ready: bool = False
+    _sites: dict = field(default_factory=dict, repr=False)
+    _index: dict = field(default_factory=dict, repr=False)
+    lock: Any = field(default_factory=threading.Lock, repr=False)
+
+    def record(self, site: Any, basis: Any, key: float = 0.0) -> None:
+        """Keep ``basis`` for ``site`` (at parameter ``key``); ignored unless recording."""
+        if self.recording and basis is not None:
+            self._sites.setdefault(site, []).append((float(key), basis))
+            self._index.pop(site, None)
+
+    def candidates(self, site: Any, key: float = 0.0) -> list[Any]:
+        """Distinct remembered bases of ``site``, the one recorded nearest ``key`` first (at equal
+        distance, the one recorded most often), at most :data:`MAX_CANDIDATES`; none while recording."""
+        if self.recording:
+            return []
+        entry = self._index.get(site)
+        if entry is None:
+            found = self._sites.get(site)
+            if not found:
+                return []
+            groups: dict[Any, tuple[Any, list[float]]] = {}
+            for k, basis in found:
+                groups.setdefault(basis.key, (basis, []))[1].append(k)
+            bases = [g[0] for g in groups.values()]
+            keys = [g[1] for g in groups.values()]
+            by_count = sorted(range(len(bases)), key=lambda i: -len(keys[i]))  # (stable: first recorded first)
+            entry = self._index[site] = ([bases[i] for i in by_count], [keys[i] for i in by_count])
+        bases, keys = entry
+        if len(bases) < 2:
+            return bases
+        gaps = [min(abs(k - key) for k in ks) for ks in keys]
+        gaps = [g if g == g else math.inf for g in gaps]  # (NaN: no nearer than any other)
+        order = sorted(range(len(bases)), key=gaps.__getitem__)[:MAX_CANDIDATES]
+        return [bases[i] for i in order]
+
+    def __getstate__(self) -> dict:  # (a lock does not pickle: a joblib worker makes its own)
+        state = dict(self.__dict__)
+        state.pop("lock", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.lock = threading.Lock()
+
+
 @dataclass(frozen=True)
 class SolveOptions:
     """Options common to every backend.
@@ -243,6 +326,10 @@ class SolveOptions:
         minimisation, as soon as an incumbent is at most the limit or the dual bound is at least
         it (mirrored for a maximisation). The result then has ``termination`` LIMIT and a
         certified bound. Backends that cannot stop there solve to optimality (still correct).
+    bases : BasisMemory, optional
+        Optimal LP bases of a reference solve of the same program on other data
+        (:mod:`fairprobe.backends.lp_basis`): the HiGHS paths record into it or start from it.
+        The bound engine sets it for re-solves; other backends ignore it.
 
     Examples
     --------
@@ -266,6 +353,7 @@ class SolveOptions:
     node_limit: int | None = None
     solver_options: Mapping[str, Any] = field(default_factory=dict)
     objective_limit: float | None = None
+    bases: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

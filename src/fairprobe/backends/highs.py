@@ -39,7 +39,7 @@ from fairprobe.backends.base import (
     Termination,
     stopped,
 )
-from fairprobe.backends.highs_lp import LPRun, WarmLP, run_lp
+from fairprobe.backends.highs_lp import LPRun, WarmLP, known_basis_run, recording, remember, run_lp
 from fairprobe.backends.two_ratio import solve_two_ratio, two_ratio_form
 from fairprobe.exceptions import BackendCapabilityError, ProgramError
 from fairprobe.program.model import PolynomialProgram, point_from_values
@@ -196,17 +196,23 @@ class HighsBackend(Backend):
         rows = linear_arrays(program, objective={})
         out: list[float | None] = []
         warm: WarmLP | None = None
+        reading = options.bases is not None and not options.bases.recording and rows.n_rows and rows.n_cols
         try:
             for poly in objectives:
                 c, c0 = objective_vector(poly, program.n_variables)
                 arr = dataclasses.replace(rows, c=c, c0=c0)
-                if warm is None and rows.n_rows and rows.n_cols and len(objectives) > 1:
-                    warm = WarmLP(arr, options)
-                elif warm is not None:  # the same rows: the next objective starts from the last basis
-                    warm.set_objective(c, c0)
-                run = warm.run(deadline) if warm is not None else None
-                if run is None or run.status != "optimal":  # (a warm run that stops oddly is run afresh)
-                    run = run_lp(arr, None, options, deadline)
+                site = ("minimum", frozenset(poly.items()))
+                run = known_basis_run(options, site, 0.0, rows.dense, c, c0, rows.lb, rows.ub, rows.row_lo,
+                                      rows.row_hi) if reading else None
+                if run is None:
+                    if warm is None and rows.n_rows and rows.n_cols and len(objectives) > 1:
+                        warm = WarmLP(arr, options)
+                    elif warm is not None:  # the same rows: the next objective starts from the last basis
+                        warm.set_objective(c, c0)
+                    run = warm.run(deadline, keep_basis=recording(options)) if warm is not None else None
+                    if run is None or run.status != "optimal":  # (a warm run that stops oddly is run afresh)
+                        run = run_lp(arr, None, options, deadline, keep_basis=recording(options))
+                    remember(options, site, run)
                 ok = run.status in ("optimal", "empty") and run.y is not None
                 out.append(verified_lower_bound(arr, run.y) if ok else None)
         finally:

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
-from fairprobe.backends.highs_lp import WarmLP, run_lp
+from fairprobe.backends.highs_lp import WarmLP, known_basis_run, recording, remember, run_lp_at
 from fairprobe.program.model import Constraint, PolynomialProgram, Variable
 from fairprobe.program.safe_bounds import (
     LinearArrays,
@@ -295,6 +295,8 @@ class _Search:
         self.lps = 0
         self.warm: WarmLP | None = None
         self.warm_den: WarmLP | None = None
+        self.cols: np.ndarray | None = None  # the theta row's columns in the Charnes-Cooper LP
+        self._theta_lp: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._den_cache: dict[tuple[int, int], float] = {}
         self.candidates: list[_Eval] = []  # models found off the evaluations (they bound nothing)
 
@@ -305,14 +307,24 @@ class _Search:
                 warm.close()
         self.warm = self.warm_den = None
 
-    def _lp(self, arr: LinearArrays) -> Any:
+    def _lp(self, arr: LinearArrays, site: str, key: float = 0.0, dense: np.ndarray | None = None) -> Any:
+        """One LP of the search, at its basis-memory site (see :mod:`fairprobe.backends.lp_basis`)."""
         self.lps += 1
-        return run_lp(arr, None, self.options, self.deadline)
+        return run_lp_at(arr, self.options, self.deadline, (site, *self._ab), key, dense)
 
-    def denominator_min(self, den: tuple[np.ndarray, float]) -> float:
-        """A verified lower bound on ``D`` over ``P`` (``-inf`` on failure)."""
+    def _dense_with(self, base: LinearArrays, *rows: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
+        """``base``'s dense rows and ``rows`` (columns, values) below them; None when no memory reads it."""
+        if self.options.bases is None or self.options.bases.recording:
+            return None
+        extra = np.zeros((len(rows), base.n_cols))
+        for i, (cols, vals) in enumerate(rows):
+            extra[i, cols] = vals
+        return np.vstack([base.dense, extra])
+
+    def denominator_min(self, den: tuple[np.ndarray, float], k: int) -> float:
+        """A verified lower bound on ``D`` (ratio ``k``'s) over ``P`` (``-inf`` on failure)."""
         arr = dataclasses.replace(self.q_arr, c=den[0].copy(), c0=den[1])
-        run = self._lp(arr)
+        run = self._lp(arr, f"den_min{k}", dense=self.q_arr.dense if self.options.bases is not None else None)
         if run.status != "optimal" or run.y is None:
             return -math.inf
         return verified_lower_bound(arr, run.y)
@@ -320,7 +332,7 @@ class _Search:
     def ratio_a_top(self) -> tuple[float, float, np.ndarray] | None:
         """Verified upper bound on ``max rho_a`` over ``P``, and a point (with its ``rho_a``) near it."""
         cc = self._ratio_lp(0, -1.0)
-        run = self._lp(cc)
+        run = self._lp(cc, "top", dense=self._ratio_lp(0, 1.0).dense if self.options.bases is not None else None)
         if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
             return None
         lam = -run.objective
@@ -365,12 +377,24 @@ class _Search:
         const = self.na[1] - theta * self.da[1]
         values = np.append(coef, const)
         self.lps += 1
-        if self.warm is None:  # the theta row is the last row; only its coefficients change from here on
-            self.cols = np.append(self.support, self.cc_arr.n_cols - 1)
-            self.warm = WarmLP(with_row(self.cc_arr, self.cols, values, 0.0, math.inf), self.options)
-        else:
-            self.warm.set_coefficients(self.cc_arr.n_rows, self.cols, values)
-        run = self.warm.run(self.deadline)
+        cc, site = self.cc_arr, ("theta", *self._ab)
+        if self.cols is None:
+            self.cols = np.append(self.support, cc.n_cols - 1)
+        run = None
+        if self.options.bases is not None and not self.options.bases.recording:
+            if self._theta_lp is None:  # the LP as dense arrays; only the theta row's entries change
+                self._theta_lp = (np.vstack([cc.dense, np.zeros(cc.n_cols)]), np.append(cc.row_lo, 0.0),
+                                  np.append(cc.row_hi, math.inf))
+            dense, row_lo, row_hi = self._theta_lp
+            dense[-1, self.cols] = values
+            run = known_basis_run(self.options, site, theta, dense, cc.c, cc.c0, cc.lb, cc.ub, row_lo, row_hi)
+        if run is None:
+            if self.warm is None:  # the theta row is the last row; only its coefficients change from here on
+                self.warm = WarmLP(with_row(cc, self.cols, values, 0.0, math.inf), self.options)
+            else:
+                self.warm.set_coefficients(cc.n_rows, self.cols, values)
+            run = self.warm.run(self.deadline, keep_basis=recording(self.options))
+            remember(self.options, site, run, theta)
         if run.status != "optimal" or run.x is None or run.y is None or run.x[-1] <= 0:
             return None
         lam = run.objective
@@ -411,9 +435,9 @@ class _Search:
         cc = self._ratio_lp(0, -1.0)
         t = cc.n_cols - 1
         coef = self.nb[0][self.support_b] - level * self.db[0][self.support_b]
-        arr = with_row(cc, np.append(self.support_b, t), np.append(coef, self.nb[1] - level * self.db[1]),
-                        -math.inf, 0.0)
-        run = self._lp(arr)
+        cols, vals = np.append(self.support_b, t), np.append(coef, self.nb[1] - level * self.db[1])
+        arr = with_row(cc, cols, vals, -math.inf, 0.0)
+        run = self._lp(arr, "flat_end", lam, self._dense_with(self._ratio_lp(0, 1.0), (cols, vals)))
         if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
             return None
         point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)
@@ -429,35 +453,44 @@ class _Search:
         coef = self.na[0][self.support] - lam * self.da[0][self.support]
         arr = with_row(self.q_arr, self.support, coef, -(self.na[1] - lam * self.da[1]), math.inf)
         arr = dataclasses.replace(arr, c=self.da[0].copy(), c0=self.da[1])
-        run = self._lp(arr)
+        run = self._lp(arr, "top_den", lam, self._dense_with(self.q_arr, (self.support, coef)))
         # (an "infeasible" from HiGHS is not verified: the set may hold models to within its tolerance, so
         # the least denominator of all of P stands in, as for any run without a verified optimum)
         value = verified_lower_bound(arr, run.y) if run.status == "optimal" and run.y is not None else -math.inf
         return max(value, self.da_min)
 
-    def den_min_between(self, lo: _Eval, hi: _Eval, floor: float) -> float:
-        """Verified ``min D_b`` over ``P ∩ {rho_a >= lo.theta} ∩ {rho_b <= hi.lam}`` (at least ``floor``).
+    def den_min_between(self, lo: _Eval, hi: _Eval, floor: float, margin: float) -> float:
+        """Verified ``min D_b`` over ``P ∩ {rho_a >= lo.theta} ∩ {rho_b <= hi.lam + margin}`` (at least ``floor``).
 
         A negative ``beta`` certifies ``rho_b >= lam + beta / D_b`` only where ``rho_b < lam``, and on
         ``[lo, hi]`` those models lie in this set. Over the whole of ``P`` a group's denominator may
         reach 1e-9; here it is typically a share of the group, so rounding in the duals stays rounding.
+        The ``margin`` (a share of the search's tolerance) keeps the set non-empty where ``hi.lam`` is
+        the least ``rho_b`` itself, found a rounding below it (a larger set: its minimum still bounds).
         """
         key = (id(lo), id(hi))
         if key not in self._den_cache:
-            lam_coef = self.nb[0][self.support_b] - hi.lam * self.db[0][self.support_b]
-            lam_const = self.nb[1] - hi.lam * self.db[1]
+            level = hi.lam + margin
+            lam_coef = self.nb[0][self.support_b] - level * self.db[0][self.support_b]
+            lam_const = self.nb[1] - level * self.db[1]
             arr = with_row(self.q_arr, self.support, lo.row[0], -lo.row[1], math.inf)
             arr = with_row(arr, self.support_b, lam_coef, -math.inf, -lam_const)
             arr = dataclasses.replace(arr, c=self.db[0].copy(), c0=self.db[1])
             self.lps += 1
-            if self.warm_den is None:
-                self.warm_den = WarmLP(arr, self.options)
-            else:
-                self.warm_den.set_coefficients(self.m, self.support, lo.row[0])
-                self.warm_den.set_row_bounds(self.m, -lo.row[1], math.inf)
-                self.warm_den.set_coefficients(self.m + 1, self.support_b, lam_coef)
-                self.warm_den.set_row_bounds(self.m + 1, -math.inf, -lam_const)
-            run = self.warm_den.run(self.deadline)
+            site = ("den_between", *self._ab)
+            dense = self._dense_with(self.q_arr, (self.support, lo.row[0]), (self.support_b, lam_coef))
+            run = None if dense is None else known_basis_run(self.options, site, lo.theta, dense, arr.c, arr.c0,
+                                                             arr.lb, arr.ub, arr.row_lo, arr.row_hi)
+            if run is None:
+                if self.warm_den is None:
+                    self.warm_den = WarmLP(arr, self.options)
+                else:
+                    self.warm_den.set_coefficients(self.m, self.support, lo.row[0])
+                    self.warm_den.set_row_bounds(self.m, -lo.row[1], math.inf)
+                    self.warm_den.set_coefficients(self.m + 1, self.support_b, lam_coef)
+                    self.warm_den.set_row_bounds(self.m + 1, -math.inf, -lam_const)
+                run = self.warm_den.run(self.deadline, keep_basis=recording(self.options))
+                remember(self.options, site, run, lo.theta)
             # (an unverified "infeasible" proves nothing: the floor of all of P then stands in)
             value = verified_lower_bound(arr, run.y) if run.status == "optimal" and run.y is not None else -math.inf
             self._den_cache[key] = max(value, floor)
@@ -585,7 +618,7 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
         loose = -worst / db_min  # over the least denominator of all of P: enough when negligible
         if not exact or loose <= SLACK_SHARE * tol:
             return loose
-        return -worst / s.den_min_between(lo, hi, db_min)
+        return -worst / s.den_min_between(lo, hi, db_min, 0.1 * tol)
 
     kink_tried = False
     while True:
@@ -743,7 +776,7 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
     s = _Search(form, a, b, abs((wa, wb)[a]), abs((wa, wb)[b]), options, deadline, shared)
     for k in (a, b):
         if ("den_min", k) not in shared:  # the same polytope and denominator for either sense
-            shared[("den_min", k)] = s.denominator_min(form.den[k])
+            shared[("den_min", k)] = s.denominator_min(form.den[k], k)
     s.da_min, db_min = shared[("den_min", a)], shared[("den_min", b)]
     if not (s.da_min > 0 and db_min > 0):
         return None  # a denominator that reaches 0 on P: the ratio is not defined everywhere
@@ -760,6 +793,13 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
         found = _search(s, theta_lo, top, db_min, tol)
     finally:
         s.close()
+    reading = options.bases is not None and not options.bases.recording
+    if reading and (found is None or s.slack > SLACK_SHARE * tol):
+        # started from remembered bases, the search carries more than rounding in its certificate (an
+        # evaluation's alternative optimal duals, or its value a rounding off the flat level): the same search
+        # without them, as a fresh problem runs it
+        left = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
+        return solve_two_ratio(program, form, dataclasses.replace(options, bases=None, time_limit=left), shared)
     if found is None:
         return None
     upper, best, lps = found

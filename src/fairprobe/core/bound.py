@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairprobe.backends.base import SolveOptions, SolveResult, Termination
+from fairprobe.backends.base import BasisMemory, SolveOptions, SolveResult, Termination
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT, TimeBudget, reporting_progress
 from fairprobe.core.compiler import (
     RATIO_EPSILON,
@@ -591,6 +591,12 @@ def _solve_sense(compiled: CompiledProgram, prepared: tuple[PolynomialProgram, R
     return res.objective_bound, _achieved(compiled, res, lp), res
 
 
+#: Resamples of the first table whose optimal LP bases a warm re-solve also remembers
+#: (:meth:`BoundProblem.with_table`), and their seed (the memory is the same in every process).
+WARM_ANCHORS = 8
+WARM_SEED = 20261205
+
+
 def _fast_path(be: Any) -> bool:
     return isinstance(be.backend if isinstance(be, TimeBudget) else be, LinearFastPath)
 
@@ -959,7 +965,8 @@ class _StructureCache:
             return None  # the full path reports it
         if table.region is not None or not start.same_cells(table):
             return None
-        return start.with_table(table)
+        # (not warm: a call's bounds do not depend on which table this process bounded first)
+        return start.with_table(table, warm=False)
 
     @staticmethod
     def movable(problem: BoundProblem) -> bool:
@@ -1048,6 +1055,9 @@ class BoundProblem:
         #: (first table, rebinders by program, the first problem's programs not yet read by a rebinder),
         #: shared with the problems :meth:`with_table` makes
         self._rebind_origin: tuple[ObservedTable, dict, dict] | None = None
+        #: (reference table, basis memories by program) a problem made by ``with_table(..., warm=True)``
+        #: re-solves from (its maker's table and memories), else None
+        self._warm_ref: tuple[ObservedTable, dict] | None = None
         self._compile_programs()
         if key is not None and _StructureCache.movable(self):  # (a sweep's problem compiles per call)
             _STRUCTURES.keep(key, self, resolved)
@@ -1101,7 +1111,11 @@ class BoundProblem:
             compiled = rebinder.at(self.table) if rebinder is not None else None
         if compiled is None:
             return None
-        return ParametricProgram(compiled, params, {}, fn, affine=True)
+        reference = None
+        if self._warm_ref is not None and rebinder is not None:  # (the memory of this program and reference table)
+            table, memories = self._warm_ref
+            reference = (rebinder, memories.setdefault(key, BasisMemory()), table)
+        return ParametricProgram(compiled, params, {}, fn, affine=True, reference=reference)
 
     def _compile_programs(self) -> None:
         #: the programs this problem compiled, by :meth:`_rebind_key` (a later table's rebinder starts from them)
@@ -1123,7 +1137,8 @@ class BoundProblem:
         except UndefinedMetricError as exc:
             raise _labelled(exc, self.metric.label) from None
 
-    def with_table(self, table: ObservedTable, *, fixed: Mapping[str, float] | None = None) -> BoundProblem:
+    def with_table(self, table: ObservedTable, *, fixed: Mapping[str, float] | None = None,
+                   warm: bool = True) -> BoundProblem:
         """The same bias and metric on another table over the same cells, compiled for it.
 
         This is how a resampled table (bootstrap), a posterior draw or a confidence region
@@ -1137,6 +1152,12 @@ class BoundProblem:
         fixed : mapping of str to float, optional
             Sensitivity values compiled in as constants (one compilation per program instead of
             one per swept parameter; default: this problem's).
+        warm : bool, optional
+            Re-solve each moved program's LPs from the optimal bases of its solve on the first table
+            where they are still optimal (:mod:`fairprobe.backends.lp_basis`; default). The bounds
+            are those of a fresh problem up to the searches' closing gap (1e-9) and are verified the
+            same way; they depend only on this table and the first, never on earlier re-solves.
+            ``False`` runs HiGHS on every LP (bit for bit a fresh problem's bounds).
 
         Returns
         -------
@@ -1165,10 +1186,19 @@ class BoundProblem:
             self._rebind_origin = (self.table, {}, self._built)
         new = copy.copy(self)
         new.table = table
+        new._warm_ref = self._warm_origin() if warm else None
         if fixed is not None:
             new.fixed = dict(fixed)
         new._compile_programs()
         return new
+
+    def _warm_origin(self) -> tuple[ObservedTable, dict]:
+        """This problem's table and the basis memories of its programs there, made on first use (a
+        problem moved from this one re-solves from them; a copy made for another table makes its own)."""
+        own = self.__dict__.get("_warm_memories")
+        if own is None or own[0] is not self.table:
+            own = self._warm_memories = (self.table, {})
+        return own
 
     def same_cells(self, table: ObservedTable) -> bool:
         """Whether ``table`` is over this problem's cells (nodes, conditioning event, labels and rows).
@@ -1466,12 +1496,13 @@ class BoundProblem:
         minima: list[dict] = []
         if self.rate_programs:
             return self._solve_families(params, be, options, checked, start)
-        for c in compiled:
+        per_program = [self._warm_options(pp, params, be, options) for pp in self.term_programs]
+        for c, opts in zip(compiled, per_program, strict=True):
             minima.append({})
-            _check_defined(c, be, options, label, self.config, self.table, params, checked, minima[-1])
+            _check_defined(c, be, opts, label, self.config, self.table, params, checked, minima[-1])
         excluded = [labelled_event(event, self.config, self.table) for event, partial in checked.items() if partial]
-        sides = [_solve_compiled(c, be, options, label, n_jobs=n_jobs, minima=m)
-                 for c, m in zip(compiled, minima, strict=True)]
+        sides = [_solve_compiled(c, be, opts, label, n_jobs=n_jobs, minima=m)
+                 for c, m, opts in zip(compiled, minima, per_program, strict=True)]
         notes = list(compiled[0].notes) + sides[0].notes
         notes += _excluded_notes(excluded)
         if self.joint_program is None:
@@ -1497,6 +1528,54 @@ class BoundProblem:
             details=details, excluded_events=excluded, nonnegative=bool(self.metric.max_abs),
             few_units=_few_units(compiled, self.config, self.table),
         )
+
+    def _warm_options(self, pp: ParametricProgram, params: dict[str, float], be: Any,
+                      options: SolveOptions) -> SolveOptions:
+        """``options`` with the basis memory of ``pp``'s reference solve, when ``pp`` was moved warm.
+
+        The memory is filled once, by solving the program on the first table (recording each LP's
+        optimal basis); a failure there leaves it empty (every LP then runs on HiGHS).
+        """
+        if pp.reference is None or not _fast_path(be):
+            return options
+        rebinder, memory, table = pp.reference
+        if not memory.ready:
+            with memory.lock:
+                if not memory.ready:
+                    self._record_bases(rebinder, memory, table, params, be, options)
+        return dataclasses.replace(options, bases=memory)
+
+    def _record_bases(self, rebinder: DataRebinder, memory: BasisMemory, table: ObservedTable,
+                      params: dict[str, float], be: Any, options: SolveOptions) -> None:
+        """Fill ``memory``: solve ``rebinder``'s program on the reference ``table`` and on
+        :data:`WARM_ANCHORS` multinomial resamples of it (a fixed seed), recording every optimal basis.
+
+        A resample's optimal basis is often not the reference's (a vertex degenerate there moves
+        with the data); the resamples collect the bases a bootstrap's tables mostly need, once.
+        """
+        tables = [table]
+        if table.n:
+            rng = np.random.default_rng(WARM_SEED)
+            p = table.column_arrays()["prob"]
+            draws = rng.multinomial(int(table.n), p / p.sum(), size=WARM_ANCHORS) / int(table.n)
+            tables += [table.with_probabilities(d) for d in draws]
+        with warnings.catch_warnings():  # (a resample's tiny cells are not the user's to hear about)
+            warnings.simplefilter("ignore")
+            programs = [rebinder.at(t) for t in tables]
+        memory.recording = True
+        recording = dataclasses.replace(options, bases=memory)
+        try:
+            for ref in programs:
+                if ref is None:
+                    continue  # (a resample with another support: not this program's shape)
+                try:
+                    floors: dict = {}
+                    _check_defined(ref, be, recording, self.metric.label, self.config, self.table, params, {}, floors)
+                    _solve_compiled(ref, be, recording, self.metric.label, minima=floors)
+                except FairprobeError:
+                    continue  # (this table's own solve reports what is wrong with it)
+        finally:
+            memory.recording, memory.ready = False, True
 
     def _pair_program(self, f: int, i: int, j: int) -> ParametricProgram:
         """``rate_i - rate_j`` of family ``f`` (``i < j``), compiled on first use."""

@@ -14,6 +14,7 @@ import copy
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import sympy
 
@@ -91,6 +92,9 @@ class ParametricProgram:
         Compiles the program at a mapping of sensitivity values (the fallback).
     affine : bool
         Whether :meth:`at` updates ``base`` affinely (else it calls ``compile_fn``).
+    reference : DataRebinder, optional
+        For a program moved from another table: the rebinder it came from, whose first-table
+        program and basis memory a warm re-solve starts from (:mod:`fairprobe.core.rebind`).
 
     Examples
     --------
@@ -111,6 +115,7 @@ class ParametricProgram:
     slopes: dict[str, dict[str, tuple[Poly, float]]]
     compile_fn: Callable[[Mapping[str, float]], CompiledProgram]
     affine: bool
+    reference: Any = None
 
     @classmethod
     def build(cls, compile_fn: Callable[[Mapping[str, float]], CompiledProgram], config: BiasConfig,

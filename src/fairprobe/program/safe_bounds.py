@@ -94,6 +94,14 @@ class LinearArrays:
         return out
 
     @functools.cached_property
+    def dense(self) -> np.ndarray:
+        """``A`` as a dense ``(n_rows, n_cols)`` array (computed once per instance; read only)."""
+        out = np.zeros((self.n_rows, self.n_cols))
+        np.add.at(out, (self.row_of, self.indices), self.data)  # (a repeated column adds up, as in CSR)
+        out.flags.writeable = False
+        return out
+
+    @functools.cached_property
     def nonneg_box(self) -> bool:
         """Whether every column's box has a finite upper end and a non-negative lower end."""
         return bool(np.isfinite(self.ub).all() and (self.lb >= 0).all())

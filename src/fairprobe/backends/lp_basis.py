@@ -1,0 +1,196 @@
+"""Known optimal bases: an LP re-solved on new data from a basis it had before, without a solver run.
+
+A bootstrap re-solves the same small LPs (a bound's definedness checks and parity searches) on a
+thousand resampled tables. The data move the optimum a little; the optimal *basis* (which
+variables sit at which bound) mostly stays. HiGHS costs about 100 microseconds a run on these
+programs even when its warm start needs no iteration; checking a basis directly costs a fifth.
+
+:class:`~fairprobe.backends.base.BasisMemory` keeps the optimal bases of a **reference solve** (the program on the first
+table), by site: the check of one conditioning event, the top of one rate, the evaluations of
+one parametric search (keyed by their parameter). A later solve of the same program on another
+table asks the memory at each site (``BasisMemory.candidates``) and takes
+:func:`basic_solution` of a remembered basis where it is optimal: primal feasible and dual
+feasible to HiGHS's own tolerances, with primal and dual objectives agreeing. Elsewhere the
+solver runs as usual. The memory is filled once, from the reference table only, so a re-solve's
+result depends on its own table and the first one, never on which tables came before it (a
+bootstrap gives the same interval on any number of workers).
+
+Nothing here is trusted: the bounds built from these points and duals are verified afterwards
+(:mod:`fairprobe.program.safe_bounds`) exactly as the solver's are. A wrong basis can only be
+refused (the solver then runs) or give a looser certificate, never a bound that excludes the
+optimum.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["BASIC", "LOWER", "UPPER", "Basis", "basic_solution"]
+
+#: HiGHS's basis status codes (``highspy.HighsBasisStatus``), kept as small integers.
+LOWER, BASIC, UPPER, ZERO, NONBASIC = 0, 1, 2, 3, 4
+
+@dataclass(frozen=True)
+class Basis:
+    """Status of every column and row of an LP (HiGHS's codes: 0 lower, 1 basic, 2 upper, 3 zero).
+
+    Attributes
+    ----------
+    cols, rows : numpy.ndarray
+        One ``int8`` status per column and per row.
+    """
+
+    cols: np.ndarray
+    rows: np.ndarray
+
+    @classmethod
+    def from_highs(cls, h: Any) -> Basis | None:
+        """The basis of a HiGHS instance's last run, or None when it has no valid one."""
+        b = h.getBasis()
+        if not b.valid:
+            return None
+        return cls(np.array([int(s) for s in b.col_status], dtype=np.int8),
+                   np.array([int(s) for s in b.row_status], dtype=np.int8))
+
+    @functools.cached_property
+    def key(self) -> bytes:
+        """The statuses as bytes (equal bases, equal keys)."""
+        return self.cols.tobytes() + b"|" + self.rows.tobytes()
+
+    @functools.cached_property
+    def parts(self) -> _Parts | None:
+        """The index sets :func:`basic_solution` reads (computed once per basis), or None when the
+        statuses cannot be a basis (counts differ, a row at no bound)."""
+        cols, rows = self.cols, self.rows
+        in_basis, tight = cols == BASIC, rows != BASIC
+        if int(in_basis.sum()) != int(tight.sum()) or np.any(rows[tight] > UPPER):
+            return None
+        out = ~in_basis
+        at_lower, at_upper, free = cols == LOWER, cols == UPPER, cols >= ZERO
+        # the sign whose positive part is a dual infeasibility: -d at a lower end, +d at an upper end
+        sign_out = np.where(at_upper, 1.0, np.where(at_lower, -1.0, 0.0))[out]
+        sign_tight = np.where(rows[tight] == UPPER, 1.0, -1.0)
+        return _Parts(in_basis=in_basis, out=out, tight=tight, basic_rows=~tight, at_lower=at_lower,
+                      at_upper=at_upper, free=free, any_free=bool(free.any()), row_upper=rows == UPPER,
+                      sign_out=sign_out, sign_tight=sign_tight)
+
+
+@dataclass(frozen=True)
+class _Parts:
+    in_basis: np.ndarray
+    out: np.ndarray
+    tight: np.ndarray
+    basic_rows: np.ndarray
+    at_lower: np.ndarray
+    at_upper: np.ndarray
+    free: np.ndarray
+    any_free: bool
+    row_upper: np.ndarray
+    sign_out: np.ndarray
+    sign_tight: np.ndarray
+
+
+def basic_solution(A: np.ndarray, c: np.ndarray, c0: float, lb: np.ndarray, ub: np.ndarray, row_lo: np.ndarray,
+                   row_hi: np.ndarray, basis: Basis,
+                   tol: float = 1e-10) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """The vertex of ``basis`` with its duals, when the basis is optimal for ``min c.x + c0``.
+
+    The LP is ``row_lo <= A x <= row_hi``, ``lb <= x <= ub`` (``A`` dense). Nonbasic columns and
+    rows sit at the bound their status names; the basic columns solve the square system of the
+    nonbasic rows. The basis is optimal when every basic column and row is within ``tol`` of its
+    bounds (primal feasible) and every nonbasic reduced cost and row dual has its admissible sign
+    to ``tol`` (dual feasible), the same tests HiGHS stops on.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        Row coefficients, shape ``(m, n)``.
+    c, lb, ub : numpy.ndarray
+        Costs and column bounds (``n``).
+    c0 : float
+        Objective constant.
+    row_lo, row_hi : numpy.ndarray
+        Row bounds (``m``; ``±inf`` where absent).
+    basis : Basis
+    tol : float, optional
+        Primal and dual feasibility tolerance.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, float) or None
+        Primal point, row duals (HiGHS's sign: ``c - A^T y`` are the reduced costs) and objective;
+        None when the basis does not fit the LP, is singular, or is not optimal.
+
+    Examples
+    --------
+    ``min x + y`` subject to ``x + 2 y >= 1`` on ``[0, 1]^2``: ``y`` basic, ``x`` and the row at
+    their lower ends.
+
+    >>> import numpy as np
+    >>> A = np.array([[1.0, 2.0]])
+    >>> basis = Basis(np.array([LOWER, BASIC], dtype=np.int8), np.array([LOWER], dtype=np.int8))
+    >>> x, y, obj = basic_solution(A, np.ones(2), 0.0, np.zeros(2), np.ones(2), np.array([1.0]),
+    ...                            np.array([np.inf]), basis)
+    >>> x.tolist(), y.tolist(), obj
+    ([0.0, 0.5], [0.5], 0.5)
+    >>> basic_solution(A, np.array([1.0, 3.0]), 0.0, np.zeros(2), np.ones(2), np.array([1.0]),
+    ...                np.array([np.inf]), basis) is None  # x is cheaper now: not optimal
+    True
+    """
+    m, n = A.shape
+    if len(basis.cols) != n or len(basis.rows) != m:
+        return None
+    p = basis.parts
+    if p is None:
+        return None
+    x = np.where(p.at_upper, ub, np.where(p.at_lower, lb, 0.0))
+    x[p.in_basis] = 0.0
+    activity = np.where(p.row_upper, row_hi, row_lo)[p.tight]
+    if not (np.isfinite(x).all() and np.isfinite(activity).all()):
+        return None
+    rows = A[p.tight]
+    B = rows[:, p.in_basis]
+    if B.size:
+        dgesv, dgetrs = _lapack()
+        lu, piv, xb, info = dgesv(B, activity - rows @ x)
+        if info != 0:  # a singular basis: the solver decides
+            return None
+        y_tight, info = dgetrs(lu, piv, c[p.in_basis], trans=1)
+        if info != 0:
+            return None
+    else:
+        xb, y_tight = np.zeros(0), np.zeros(0)
+    x[p.in_basis] = xb
+    act = A[p.basic_rows] @ x
+    # (NaN from a near-singular solve passes these and fails the strong-duality test below)
+    if (np.maximum(lb[p.in_basis] - xb, xb - ub[p.in_basis]) > tol).any() or \
+            (np.maximum(row_lo[p.basic_rows] - act, act - row_hi[p.basic_rows]) > tol).any():
+        return None
+    d = c[p.out] - rows[:, p.out].T @ y_tight  # nonbasic reduced costs
+    # dual feasibility: d >= 0 at a lower end, <= 0 at an upper end, 0 at a free column; a fixed column or
+    # row (equal ends) takes either sign; the same for the tight rows' duals
+    if ((p.sign_out * d * (lb[p.out] != ub[p.out])) > tol).any() or \
+            (p.any_free and (np.abs(d[p.free[p.out]]) > tol).any()):
+        return None
+    if ((p.sign_tight * y_tight * (row_lo[p.tight] != row_hi[p.tight])) > tol).any():
+        return None
+    primal = float(c @ x)
+    # strong duality on this basis: the dual objective (rows at their active bounds, nonbasic columns at theirs)
+    # equals the primal one unless the solves above lost their accuracy (a near-singular basis), or NaN
+    dual = float(y_tight @ activity + d @ x[p.out])
+    if not abs(primal - dual) <= 1e-9 * max(1.0, abs(primal)):
+        return None
+    y = np.zeros(m)
+    y[p.tight] = y_tight
+    return x, y, primal + c0
+
+
+@functools.cache
+def _lapack() -> tuple[Any, Any]:
+    from scipy.linalg import lapack  # (imported on first use: the command line starts without it)
+
+    return lapack.dgesv, lapack.dgetrs
