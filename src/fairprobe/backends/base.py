@@ -15,7 +15,6 @@ A backend turns a :class:`~fairprobe.program.model.PolynomialProgram` into a fro
 
 from __future__ import annotations
 
-import collections
 import enum
 import importlib.util
 import math
@@ -242,6 +241,9 @@ class BasisMemory:
         The reference solve is running: runs add their bases, nobody reads.
     ready : bool
         The reference solve is over (whatever it found): the memory is only read from now on.
+    scratch : dict
+        Whatever a backend derives from the program and keeps for its next re-solve (arrays that
+        only the data rows' values change); a backend's own keys, read and written by it alone.
 
     Examples
     --------
@@ -258,6 +260,7 @@ class BasisMemory:
     ready: bool = False
     _sites: dict = field(default_factory=dict, repr=False)
     _index: dict = field(default_factory=dict, repr=False)
+    scratch: dict = field(default_factory=dict, repr=False)
     lock: Any = field(default_factory=threading.Lock, repr=False)
 
     def record(self, site: Any, basis: Any, key: float = 0.0) -> None:

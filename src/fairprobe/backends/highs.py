@@ -39,8 +39,8 @@ from fairprobe.backends.base import (
     Termination,
     stopped,
 )
-from fairprobe.backends.highs_lp import LPRun, WarmLP, known_basis_run, recording, remember, run_lp
-from fairprobe.backends.two_ratio import solve_two_ratio, two_ratio_form
+from fairprobe.backends.highs_lp import LPRun, WarmLP, known_basis_run, recording, remember, run_lp, run_lp_at
+from fairprobe.backends.two_ratio import keep_two_ratio_setup, solve_two_ratio, two_ratio_form, two_ratio_setup
 from fairprobe.exceptions import BackendCapabilityError, ProgramError
 from fairprobe.program.model import PolynomialProgram, point_from_values
 from fairprobe.program.safe_bounds import (
@@ -49,6 +49,7 @@ from fairprobe.program.safe_bounds import (
     fractional_lower_bound,
     linear_arrays,
     objective_vector,
+    rows_arrays,
     verified_lower_bound,
 )
 from fairprobe.program.transforms import charnes_cooper
@@ -193,7 +194,11 @@ class HighsBackend(Backend):
         """
         options = options if options is not None else SolveOptions()
         deadline = None if options.time_limit is None else time.perf_counter() + float(options.time_limit)
-        rows = linear_arrays(program, objective={})
+        # a re-solve of a moved program: the last check's rows with the data rows rewritten
+        store = options.bases.scratch if options.bases is not None else None
+        rows = rows_arrays(program, store.get("minima_rows") if store is not None else None)
+        if store is not None:
+            store["minima_rows"] = (program, rows)
         out: list[float | None] = []
         warm: WarmLP | None = None
         reading = options.bases is not None and not options.bases.recording and rows.n_rows and rows.n_cols
@@ -339,12 +344,14 @@ class HighsBackend(Backend):
         >>> lo.objective_bound <= -1.0 + 1e-9, hi.objective_bound >= 1.0 - 1e-9
         (True, True)
         """
-        form = two_ratio_form(program)
+        options = options if options is not None else SolveOptions()
+        # a re-solve of a moved program starts from the last one's form and arrays (its data rows rewritten)
+        store = options.bases.scratch if options.bases is not None else None
+        form, shared = two_ratio_setup(program, store)
         if form is None:
             return None
-        options = options if options is not None else SolveOptions()
         start = time.perf_counter()
-        shared = _floors(form, den_floors)
+        shared.update(_floors(form, den_floors))
         out = []
         for share, sense in ((0.5, "min"), (1.0, "max")):
             side = options
@@ -357,14 +364,18 @@ class HighsBackend(Backend):
             if res is None:
                 return None
             out.append(res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})"))
+        keep_two_ratio_setup(store, program, form, shared)
         return out[0], out[1]
 
     # -- linear -------------------------------------------------------------------------------
     def _solve_linear(self, program: PolynomialProgram, options: SolveOptions, deadline: float | None) -> SolveResult:
         sign = 1.0 if program.sense == "min" else -1.0
         arr = linear_arrays(program, sign=sign)
-        integer = np.array([v.integer for v in program.variables]) if program.has_integers else None
-        run = run_lp(arr, integer, options, deadline)
+        if program.has_integers:
+            integer = np.array([v.integer for v in program.variables])
+            run = run_lp(arr, integer, options, deadline)
+        else:
+            integer, run = None, run_lp_at(arr, options, deadline, ("linear", program.sense))
         return self._result(program, arr, run, sign, integer is not None)
 
     def _result(self, program: PolynomialProgram, arr: LinearArrays, run: LPRun, sign: float,
@@ -465,7 +476,7 @@ class HighsBackend(Backend):
         """
         den = program.objective_denominator or {}
         den_arr = linear_arrays(program, objective=den)
-        den_run = run_lp(den_arr, None, options, deadline)
+        den_run = run_lp_at(den_arr, options, deadline, ("denominator",))
         if den_run.status == "infeasible":
             raise _Stopped(Termination.INFEASIBLE, None, den_run.message)
         if den_run.status not in ("optimal", "empty"):
@@ -493,7 +504,7 @@ class HighsBackend(Backend):
         cc_arr = charnes_cooper_arrays(den_arr, num_vec, den_vec, sign)
         if cc_arr is None:  # a ranged row: through the polynomial transform, which splits it
             cc_arr = linear_arrays(charnes_cooper(program), sign=sign)
-        run = run_lp(cc_arr, None, options, deadline)
+        run = run_lp_at(cc_arr, options, deadline, ("charnes_cooper", sense))
         if run.status not in ("optimal", "empty") or run.x is None:
             # no optimum of the Charnes-Cooper LP: the ratio is bounded only trivially (a limit) or not at all
             if run.status in ("infeasible", "unbounded", "unbounded_or_infeasible", "error"):

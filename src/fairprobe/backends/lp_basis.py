@@ -69,29 +69,26 @@ class Basis:
         in_basis, tight = cols == BASIC, rows != BASIC
         if int(in_basis.sum()) != int(tight.sum()) or np.any(rows[tight] > UPPER):
             return None
-        out = ~in_basis
-        at_lower, at_upper, free = cols == LOWER, cols == UPPER, cols >= ZERO
-        # the sign whose positive part is a dual infeasibility: -d at a lower end, +d at an upper end
-        sign_out = np.where(at_upper, 1.0, np.where(at_lower, -1.0, 0.0))[out]
-        sign_tight = np.where(rows[tight] == UPPER, 1.0, -1.0)
-        return _Parts(in_basis=in_basis, out=out, tight=tight, basic_rows=~tight, at_lower=at_lower,
-                      at_upper=at_upper, free=free, any_free=bool(free.any()), row_upper=rows == UPPER,
-                      sign_out=sign_out, sign_tight=sign_tight)
+        at_lower, at_upper = cols == LOWER, cols == UPPER
+        # the sign whose positive part is a dual infeasibility: -d at a lower end, +d at an upper end (0 for
+        # basic columns and rows); a nonbasic free column must have d = 0
+        sign_cols = np.where(at_upper, 1.0, np.where(at_lower, -1.0, 0.0))
+        sign_rows = np.where(rows == UPPER, 1.0, np.where(rows == LOWER, -1.0, 0.0))
+        return _Parts(basic=np.flatnonzero(in_basis), tight=np.flatnonzero(tight), at_lower=at_lower,
+                      at_upper=at_upper, row_upper=rows == UPPER, sign_cols=sign_cols, sign_rows=sign_rows,
+                      free=np.flatnonzero(cols >= ZERO))
 
 
 @dataclass(frozen=True)
 class _Parts:
-    in_basis: np.ndarray
-    out: np.ndarray
-    tight: np.ndarray
-    basic_rows: np.ndarray
+    basic: np.ndarray  # basic columns
+    tight: np.ndarray  # nonbasic rows (their activity at a bound)
     at_lower: np.ndarray
     at_upper: np.ndarray
-    free: np.ndarray
-    any_free: bool
     row_upper: np.ndarray
-    sign_out: np.ndarray
-    sign_tight: np.ndarray
+    sign_cols: np.ndarray
+    sign_rows: np.ndarray
+    free: np.ndarray  # nonbasic free columns
 
 
 def basic_solution(A: np.ndarray, c: np.ndarray, c0: float, lb: np.ndarray, ub: np.ndarray, row_lo: np.ndarray,
@@ -148,44 +145,43 @@ def basic_solution(A: np.ndarray, c: np.ndarray, c0: float, lb: np.ndarray, ub: 
     if p is None:
         return None
     x = np.where(p.at_upper, ub, np.where(p.at_lower, lb, 0.0))
-    x[p.in_basis] = 0.0
     activity = np.where(p.row_upper, row_hi, row_lo)[p.tight]
     if not (np.isfinite(x).all() and np.isfinite(activity).all()):
-        return None
+        return None  # a column or row at an infinite end: no vertex
+    # (a NaN from a near-singular solve below passes the feasibility tests and fails the last one)
     rows = A[p.tight]
-    B = rows[:, p.in_basis]
-    if B.size:
+    if len(p.basic):
         dgesv, dgetrs = _lapack()
-        lu, piv, xb, info = dgesv(B, activity - rows @ x)
+        lu, piv, xb, info = dgesv(rows[:, p.basic], activity - rows @ x)
         if info != 0:  # a singular basis: the solver decides
             return None
-        y_tight, info = dgetrs(lu, piv, c[p.in_basis], trans=1)
+        y_tight, info = dgetrs(lu, piv, c[p.basic], trans=1)
         if info != 0:
             return None
+        x[p.basic] = xb
     else:
-        xb, y_tight = np.zeros(0), np.zeros(0)
-    x[p.in_basis] = xb
-    act = A[p.basic_rows] @ x
-    # (NaN from a near-singular solve passes these and fails the strong-duality test below)
-    if (np.maximum(lb[p.in_basis] - xb, xb - ub[p.in_basis]) > tol).any() or \
-            (np.maximum(row_lo[p.basic_rows] - act, act - row_hi[p.basic_rows]) > tol).any():
+        y_tight = np.zeros(0)
+    # primal feasibility: every column and row within tol of its ends (the nonbasic ones sit on them)
+    if n and np.maximum(lb - x, x - ub).max() > tol:
         return None
-    d = c[p.out] - rows[:, p.out].T @ y_tight  # nonbasic reduced costs
-    # dual feasibility: d >= 0 at a lower end, <= 0 at an upper end, 0 at a free column; a fixed column or
-    # row (equal ends) takes either sign; the same for the tight rows' duals
-    if ((p.sign_out * d * (lb[p.out] != ub[p.out])) > tol).any() or \
-            (p.any_free and (np.abs(d[p.free[p.out]]) > tol).any()):
-        return None
-    if ((p.sign_tight * y_tight * (row_lo[p.tight] != row_hi[p.tight])) > tol).any():
-        return None
-    primal = float(c @ x)
-    # strong duality on this basis: the dual objective (rows at their active bounds, nonbasic columns at theirs)
-    # equals the primal one unless the solves above lost their accuracy (a near-singular basis), or NaN
-    dual = float(y_tight @ activity + d @ x[p.out])
-    if not abs(primal - dual) <= 1e-9 * max(1.0, abs(primal)):
+    act = A @ x
+    if m and np.maximum(row_lo - act, act - row_hi).max() > tol:
         return None
     y = np.zeros(m)
     y[p.tight] = y_tight
+    d = c - y @ A  # reduced costs (0 on the basic columns, to rounding)
+    # dual feasibility: d >= 0 at a lower end, <= 0 at an upper end, 0 at a free column; a fixed column or
+    # row (equal ends) takes either sign; the same for the rows' duals
+    if ((p.sign_cols * d > tol) & (lb != ub)).any() or (len(p.free) and (np.abs(d[p.free]) > tol).any()):
+        return None
+    if ((p.sign_rows * y > tol) & (row_lo != row_hi)).any():
+        return None
+    primal = float(c @ x)
+    # strong duality on this basis: the dual objective (rows at their active ends, columns at theirs) equals
+    # the primal one unless the solves above lost their accuracy (a near-singular basis), or NaN
+    dual = float(y_tight @ activity + d @ x)
+    if not abs(primal - dual) <= 1e-9 * max(1.0, abs(primal)):
+        return None
     return x, y, primal + c0
 
 

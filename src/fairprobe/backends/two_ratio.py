@@ -36,6 +36,7 @@ are left to the global solver (``None``).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import time
@@ -50,14 +51,18 @@ from fairprobe.program.model import Constraint, PolynomialProgram, Variable
 from fairprobe.program.safe_bounds import (
     LinearArrays,
     TightBounder,
+    changed_rows,
     charnes_cooper_arrays,
     linear_arrays,
+    patched_charnes_cooper,
+    patched_rows,
     verified_lower_bound,
     with_row,
 )
 from fairprobe.program.transforms import charnes_cooper
 
-__all__ = ["TwoRatioForm", "solve_two_ratio", "two_ratio_form"]
+__all__ = ["TwoRatioForm", "keep_two_ratio_setup", "solve_two_ratio", "two_ratio_form",
+           "two_ratio_setup"]
 
 #: Evaluations of ``h`` (one LP each) before the search stops with its current, still valid, bound.
 MAX_EVALUATIONS = 200
@@ -95,6 +100,8 @@ class TwoRatioForm:
         The program index of each variable of ``base``.
     num, den : tuple of (numpy.ndarray, float)
         ``N_k`` and ``D_k`` as coefficient vectors over ``base``'s variables and constants.
+    rows : tuple of int
+        The program index of each linear row of ``base`` (the ratio boxes follow them).
     """
 
     ratios: tuple[int, int]
@@ -104,6 +111,7 @@ class TwoRatioForm:
     keep: tuple[int, ...]
     num: tuple[tuple[np.ndarray, float], tuple[np.ndarray, float]]
     den: tuple[tuple[np.ndarray, float], tuple[np.ndarray, float]]
+    rows: tuple[int, ...] = ()
 
 
 def _definition(program: PolynomialProgram, rows: list[int], r: int,
@@ -237,7 +245,88 @@ def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
         nums.append(nv)
         dens.append(dv)
     return TwoRatioForm(ratios=(used[0], used[1]), weights=weights, constant=float(obj.get((), 0.0)), base=base,
-                        keep=keep, num=(nums[0], nums[1]), den=(dens[0], dens[1]))
+                        keep=keep, num=(nums[0], nums[1]), den=(dens[0], dens[1]), rows=tuple(linear))
+
+
+# -- a moved program: the form and the search's arrays patched, not built again ------------------------
+#: Key of the kept two-ratio setup in a basis memory's scratch space.
+_SETUP = "two_ratio_setup"
+
+
+def two_ratio_setup(program: PolynomialProgram, store: dict | None) -> tuple[TwoRatioForm | None, dict]:
+    """:func:`two_ratio_form` of ``program`` and the search's arrays that do not depend on the sense.
+
+    Where ``store`` keeps the setup of a program that differs from this one only in some linear
+    rows' values (a moved program: its data rows), the form and the arrays (the polytope's rows,
+    the certificates' bounders, the Charnes-Cooper LPs) are that setup with those rows rewritten:
+    bit for bit what building them again gives, at a fraction of the cost. Otherwise the form is
+    recognised afresh and the arrays are left to the search.
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+    store : dict or None
+        Scratch space kept with the program's re-solves (:attr:`BasisMemory.scratch
+        <fairprobe.backends.base.BasisMemory>`); None: nothing kept.
+
+    Returns
+    -------
+    (TwoRatioForm or None, dict)
+        The form and the ``shared`` arrays to start :func:`solve_two_ratio` with.
+    """
+    kept = store.get(_SETUP) if store is not None else None
+    if kept is not None:
+        ref, form, arrays = kept
+        changed = changed_rows(ref, program)
+        if changed is not None:
+            patched = _patched_setup(program, form, arrays, changed)
+            if patched is not None:
+                return patched
+    return two_ratio_form(program), {}
+
+
+def keep_two_ratio_setup(store: dict | None, program: PolynomialProgram, form: TwoRatioForm, shared: dict) -> None:
+    """Keep ``program``'s form and the search's sense-free arrays (from ``shared``) for the next program."""
+    if store is None:
+        return
+    arrays = {k: v for k, v in shared.items() if k == "q_arr" or (isinstance(k, tuple) and k[0] in ("bounder", "cc"))}
+    if "q_arr" in arrays:
+        store[_SETUP] = (program, form, arrays)
+
+
+def _patched_setup(program: PolynomialProgram, form: TwoRatioForm, arrays: dict,
+                   changed: list[int]) -> tuple[TwoRatioForm, dict] | None:
+    position = {row: j for j, row in enumerate(form.rows)}
+    if any(i not in position for i in changed):
+        return None  # a ratio's definition changed: recognise the form afresh
+    new = {old: k for k, old in enumerate(form.keep)}
+    base = copy.copy(form.base)
+    base.constraints = list(form.base.constraints)
+    rows = np.array([position[i] for i in changed], dtype=np.int64)
+    for i, j in zip(changed, rows.tolist(), strict=True):
+        con = program.constraints[i]
+        if any(len(m) > 1 for m in con.poly):
+            return None
+        poly = {((new[m[0]],) if m else ()): c for m, c in con.poly.items()}
+        base.constraints[j] = Constraint(poly, con.sense, con.rhs, con.name)
+    form = dataclasses.replace(form, base=base)
+    part = copy.copy(base)
+    part.constraints = [base.constraints[j] for j in rows.tolist()]
+    q_arr = patched_rows(arrays["q_arr"], rows, linear_arrays(part, objective={}))
+    if q_arr is None:
+        return None
+    out: dict = {"q_arr": q_arr}
+    for key, value in arrays.items():
+        if isinstance(key, tuple) and key[0] == "bounder":
+            out[key] = value.patched(q_arr, rows)
+        elif isinstance(key, tuple) and key[0] == "cc":
+            cc = patched_charnes_cooper(value, q_arr, rows)
+            if cc is not None:  # (else the search builds it)
+                out[key] = cc
+    plain = next((v for k, v in out.items() if isinstance(k, tuple) and k[0] == "bounder"), None)
+    if plain is not None:
+        out["bounder"] = plain.without_row()  # (views of the same rows, whichever bounder gives them)
+    return form, out
 
 
 def _up(x: float) -> float:

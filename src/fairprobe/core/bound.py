@@ -1068,7 +1068,13 @@ class BoundProblem:
         if rebound is not None:
             return rebound
         built = ParametricProgram.build(fn, self.config, self.parameters, self.fixed)
-        self._built[self._rebind_key(queries, max_abs)] = built
+        key = self._rebind_key(queries, max_abs)
+        self._built[key] = built
+        if self._warm_ref is not None and self._rebind_origin is not None and all(p in self.fixed for p in self.parameters):
+            # compiled per table (the rebinder refused it), re-solved warm all the same: compiled on the reference
+            # tables to fill the memory
+            at = functools.partial(_compile_on, self.config, queries, self.compile_options, max_abs, dict(self.fixed))
+            built.reference = (at, self._warm_ref[1].setdefault(key, BasisMemory()), self._warm_ref[0])
         return built
 
     def _rebind_key(self, queries: Any, max_abs: bool) -> tuple:
@@ -1114,7 +1120,7 @@ class BoundProblem:
         reference = None
         if self._warm_ref is not None and rebinder is not None:  # (the memory of this program and reference table)
             table, memories = self._warm_ref
-            reference = (rebinder, memories.setdefault(key, BasisMemory()), table)
+            reference = (rebinder.at, memories.setdefault(key, BasisMemory()), table)
         return ParametricProgram(compiled, params, {}, fn, affine=True, reference=reference)
 
     def _compile_programs(self) -> None:
@@ -1538,17 +1544,18 @@ class BoundProblem:
         """
         if pp.reference is None or not _fast_path(be):
             return options
-        rebinder, memory, table = pp.reference
+        program_at, memory, table = pp.reference
         if not memory.ready:
             with memory.lock:
                 if not memory.ready:
-                    self._record_bases(rebinder, memory, table, params, be, options)
+                    self._record_bases(program_at, memory, table, params, be, options)
         return dataclasses.replace(options, bases=memory)
 
-    def _record_bases(self, rebinder: DataRebinder, memory: BasisMemory, table: ObservedTable,
+    def _record_bases(self, program_at: Any, memory: BasisMemory, table: ObservedTable,
                       params: dict[str, float], be: Any, options: SolveOptions) -> None:
-        """Fill ``memory``: solve ``rebinder``'s program on the reference ``table`` and on
-        :data:`WARM_ANCHORS` multinomial resamples of it (a fixed seed), recording every optimal basis.
+        """Fill ``memory``: solve the program (``program_at(table)``: moved, or compiled) on the reference
+        ``table`` and on :data:`WARM_ANCHORS` multinomial resamples of it (a fixed seed), recording every
+        optimal basis.
 
         A resample's optimal basis is often not the reference's (a vertex degenerate there moves
         with the data); the resamples collect the bases a bootstrap's tables mostly need, once.
@@ -1559,16 +1566,16 @@ class BoundProblem:
             p = table.column_arrays()["prob"]
             draws = rng.multinomial(int(table.n), p / p.sum(), size=WARM_ANCHORS) / int(table.n)
             tables += [table.with_probabilities(d) for d in draws]
-        with warnings.catch_warnings():  # (a resample's tiny cells are not the user's to hear about)
-            warnings.simplefilter("ignore")
-            programs = [rebinder.at(t) for t in tables]
         memory.recording = True
         recording = dataclasses.replace(options, bases=memory)
         try:
-            for ref in programs:
-                if ref is None:
-                    continue  # (a resample with another support: not this program's shape)
+            for t in tables:
                 try:
+                    with warnings.catch_warnings():  # (a resample's tiny cells are not the user's to hear about)
+                        warnings.simplefilter("ignore")
+                        ref = program_at(t)
+                    if ref is None:
+                        continue  # (a resample with another support: not this program's shape)
                     floors: dict = {}
                     _check_defined(ref, be, recording, self.metric.label, self.config, self.table, params, {}, floors)
                     _solve_compiled(ref, be, recording, self.metric.label, minima=floors)
