@@ -1070,7 +1070,8 @@ class BoundProblem:
         built = ParametricProgram.build(fn, self.config, self.parameters, self.fixed)
         key = self._rebind_key(queries, max_abs)
         self._built[key] = built
-        if self._warm_ref is not None and self._rebind_origin is not None and all(p in self.fixed for p in self.parameters):
+        moved = self._rebind_origin is not None and all(p in self.fixed for p in self.parameters)
+        if self._warm_ref is not None and moved:
             # compiled per table (the rebinder refused it), re-solved warm all the same: compiled on the reference
             # tables to fill the memory
             at = functools.partial(_compile_on, self.config, queries, self.compile_options, max_abs, dict(self.fixed))
