@@ -15,6 +15,7 @@ A backend turns a :class:`~fairprobe.program.model.PolynomialProgram` into a fro
 
 from __future__ import annotations
 
+import bisect
 import enum
 import importlib.util
 import math
@@ -279,20 +280,35 @@ class BasisMemory:
             found = self._sites.get(site)
             if not found:
                 return []
-            groups: dict[Any, tuple[Any, list[float]]] = {}
-            for k, basis in found:
-                groups.setdefault(basis.key, (basis, []))[1].append(k)
-            bases = [g[0] for g in groups.values()]
-            keys = [g[1] for g in groups.values()]
-            by_count = sorted(range(len(bases)), key=lambda i: -len(keys[i]))  # (stable: first recorded first)
-            entry = self._index[site] = ([bases[i] for i in by_count], [keys[i] for i in by_count])
-        bases, keys = entry
+            # the distinct bases, most often recorded first, and every recorded key sorted with its basis
+            groups: dict[Any, list] = {}
+            for _, basis in found:
+                groups.setdefault(basis.key, [basis, 0])[1] += 1
+            order = sorted(groups, key=lambda g: -groups[g][1])  # (stable: first recorded first at equal counts)
+            rank = {g: i for i, g in enumerate(order)}
+            pairs = sorted((k, rank[b.key]) for k, b in found if k == k)
+            entry = self._index[site] = ([groups[g][0] for g in order], [k for k, _ in pairs],
+                                         [i for _, i in pairs])
+        bases, keys, which = entry
         if len(bases) < 2:
-            return bases
-        gaps = [min(abs(k - key) for k in ks) for ks in keys]
-        gaps = [g if g == g else math.inf for g in gaps]  # (NaN: no nearer than any other)
-        order = sorted(range(len(bases)), key=gaps.__getitem__)[:MAX_CANDIDATES]
-        return [bases[i] for i in order]
+            return list(bases)
+        # walk outwards from the nearest recorded keys: bases in order of their nearest key's distance
+        out: list[int] = []
+        hi = bisect.bisect_left(keys, key) if key == key else len(keys)
+        lo = hi - 1
+        while len(out) < MAX_CANDIDATES and (lo >= 0 or hi < len(keys)):
+            if hi >= len(keys) or (lo >= 0 and key - keys[lo] <= keys[hi] - key):
+                i, lo = which[lo], lo - 1
+            else:
+                i, hi = which[hi], hi + 1
+            if i not in out:
+                out.append(i)
+        for i in range(len(bases)):  # (keys all NaN, or fewer distinct nearby: the most frequent next)
+            if len(out) == MAX_CANDIDATES:
+                break
+            if i not in out:
+                out.append(i)
+        return [bases[i] for i in out]
 
     def __getstate__(self) -> dict:  # (a lock does not pickle: a joblib worker makes its own)
         state = dict(self.__dict__)

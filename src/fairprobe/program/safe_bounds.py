@@ -216,8 +216,8 @@ def changed_rows(ref, new) -> list[int] | None:
     --------
     >>> import copy
     >>> from fairprobe.program.model import Constraint, PolynomialProgram
-    >>> prog = PolynomialProgram.from_text("minimize\n  x\nsubject to\n  d: x + y == 0.5\n  e: x <= 0.4\n"
-    ...                                    "bounds\n  0 <= x <= 1\n  0 <= y <= 1")
+    >>> prog = PolynomialProgram.from_text("minimize\\n  x\\nsubject to\\n  d: x + y == 0.5\\n  e: x <= 0.4\\n"
+    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
     >>> moved = copy.copy(prog)
     >>> moved.constraints = [Constraint({(0,): 1.0, (1,): 1.0}, "==", 0.6, "d"), prog.constraints[1]]
     >>> changed_rows(prog, moved)
@@ -287,25 +287,25 @@ def patched_rows(arr: LinearArrays, rows: np.ndarray, part: LinearArrays) -> Lin
     Examples
     --------
     >>> from fairprobe.program.model import PolynomialProgram
-    >>> prog = PolynomialProgram.from_text("minimize\n  x\nsubject to\n  a: x + y >= 1\n  b: x - y <= 0\n"
-    ...                                    "bounds\n  0 <= x <= 1\n  0 <= y <= 1")
+    >>> prog = PolynomialProgram.from_text("minimize\\n  x\\nsubject to\\n  a: x + y >= 1\\n  b: x - y <= 0\\n"
+    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
     >>> arr = linear_arrays(prog)
-    >>> part = linear_arrays(PolynomialProgram.from_text("minimize\n  0\nsubject to\n  b: x - 3*y <= 2\n"
-    ...                                                  "bounds\n  0 <= x <= 1\n  0 <= y <= 1"))
+    >>> part = linear_arrays(PolynomialProgram.from_text("minimize\\n  0\\nsubject to\\n  b: x - 3*y <= 2\\n"
+    ...                                                  "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1"))
     >>> moved = patched_rows(arr, np.array([1]), part)
     >>> moved.data.tolist(), moved.row_hi.tolist()
     ([1.0, 1.0, 1.0, -3.0], [inf, 2.0])
     """
     rows = np.asarray(rows, dtype=np.int64)
+    starts, lengths = arr.indptr[rows], arr.indptr[rows + 1] - arr.indptr[rows]
+    if not np.array_equal(lengths, np.diff(part.indptr)):
+        return None
+    # each new entry's position in arr (the rows' entries in order)
+    pos = np.repeat(starts - part.indptr[:-1], lengths) + np.arange(len(part.indices))
+    if not np.array_equal(arr.indices[pos], part.indices):
+        return None  # (another column, or the same columns in another order)
     data = arr.data.copy()
-    spans = []
-    for k, r in enumerate(rows.tolist()):
-        a, b = int(arr.indptr[r]), int(arr.indptr[r + 1])
-        pa, pb = int(part.indptr[k]), int(part.indptr[k + 1])
-        if b - a != pb - pa or not np.array_equal(arr.indices[a:b], part.indices[pa:pb]):
-            return None
-        data[a:b] = part.data[pa:pb]
-        spans.append((r, a, b))
+    data[pos] = part.data
     row_lo, row_hi = arr.row_lo.copy(), arr.row_hi.copy()
     row_lo[rows], row_hi[rows] = part.row_lo, part.row_hi
     out = dataclasses.replace(arr, data=data, row_lo=row_lo, row_hi=row_hi)
@@ -315,9 +315,8 @@ def patched_rows(arr: LinearArrays, rows: np.ndarray, part: LinearArrays) -> Lin
             out.__dict__[name] = kept[name]
     if "dense" in kept:
         dense = kept["dense"].copy()
-        for r, a, b in spans:
-            dense[r] = 0.0
-            np.add.at(dense[r], arr.indices[a:b], data[a:b])
+        dense[rows] = 0.0
+        np.add.at(dense, (np.repeat(rows, lengths), part.indices), part.data)
         dense.flags.writeable = False
         out.__dict__["dense"] = dense
     return out
@@ -848,11 +847,12 @@ class TightBounder:
         out.__dict__.update(self.__dict__)
         out.arr = arr
         out.a, out.abs_a = self.a.copy(), self.abs_a.copy()
-        for r in np.asarray(rows, dtype=np.int64).tolist():
-            a, b = int(arr.indptr[r]), int(arr.indptr[r + 1])
-            out.a[r] = 0.0
-            out.a[r, arr.indices[a:b]] = arr.data[a:b]
-            out.abs_a[r] = np.abs(out.a[r])
+        rows = np.asarray(rows, dtype=np.int64)
+        starts, lengths = arr.indptr[rows], arr.indptr[rows + 1] - arr.indptr[rows]
+        pos = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths) + np.arange(lengths.sum())
+        out.a[rows] = 0.0
+        out.a[np.repeat(rows, lengths), arr.indices[pos]] = arr.data[pos]
+        out.abs_a[rows] = np.abs(out.a[rows])
         extra = self.extra_cols is not None
         out.row_lo = np.append(arr.row_lo, 0.0) if extra else arr.row_lo
         out.row_hi = np.append(arr.row_hi, 0.0) if extra else arr.row_hi
