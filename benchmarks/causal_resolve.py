@@ -122,7 +122,8 @@ def main() -> None:
             everything_cold += cold
             everything_base += [c for c, _ in base]
             print(f"{bias:<28}{metric:<20}{cpu * 1e3:>7.2f}{wall * 1e3:>7.2f}{med(firsts) * 1e3:>7.1f}"
-                  f"{ccpu * 1e3:>7.2f}{ccpu / cpu:>6.2f}{bcpu * 1e3:>9.2f}{bcpu / cpu:>6.2f}{f'{n_moved}/{total}':>8}{diff:>12.1e}",
+                  f"{ccpu * 1e3:>7.2f}{ccpu / cpu:>6.2f}{bcpu * 1e3:>9.2f}{bcpu / cpu:>6.2f}"
+                  f"{f'{n_moved}/{total}':>8}{diff:>12.1e}",
                   flush=True)
     print(f"\nall re-solves: median {med(everything) * 1e3:.2f} ms CPU (every LP on HiGHS: "
           f"{med(everything_cold) * 1e3:.2f} ms; compiled per table: {med(everything_base) * 1e3:.2f} ms); "
