@@ -51,6 +51,28 @@ def test_fixed_seed_same_interval_on_one_and_two_workers():
     assert (one.lower, one.upper, one.se_lower, one.se_upper) == (two.lower, two.upper, two.se_lower, two.se_upper)
 
 
+@pytest.mark.parametrize("bias", ["proxy_label", "selection"])
+def test_a_parity_interval_is_the_same_on_one_and_two_workers(bias: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Re-solved warm (each LP from remembered optimal bases): every resample's bounds depend on its own table
+    and the reference only, so the interval is the same bit for bit whichever worker solves which resample,
+    and the resamples did read remembered bases."""
+    import fairprobe.backends.highs_lp as highs_lp
+
+    table = counts_table() if bias != "selection" else fp.ObservedTable(counts_table().cells, given={"S": 1},
+                                                                        n=counts_table().n)
+    problem = BoundProblem(bias, "fpr_parity", table, fixed={"D": 0.05}, reuse=False)
+    population = problem.solve({"D": 0.05})
+    opts = IntervalOptions(resamples=30, seed=5)
+    taken = []
+    real = highs_lp.basic_solution
+    monkeypatch.setattr(highs_lp, "basic_solution", lambda *a, **k: taken.append(1) or real(*a, **k))
+    one = sampling_interval(problem, {"D": 0.05}, population, opts, n_jobs=1, progress=False)
+    assert len(taken) >= 30  # (this process's re-solves)
+    two = sampling_interval(problem, {"D": 0.05}, population, opts, n_jobs=2, progress=False)
+    assert (one.lower, one.upper, one.se_lower, one.se_upper) == (two.lower, two.upper, two.se_lower, two.se_upper)
+    assert one.lower <= population.lower and population.upper <= one.upper
+
+
 @pytest.mark.slow  # over 5 s; the default run stays under 15 minutes
 def test_bootstrap_standard_error_of_a_point_identified_rate_matches_the_binomial():
     # at D = 0 the FPR of group 0 is p01 / (p00 + p01) = 100/500 with 500 negatives: se = sqrt(.2 * .8 / 500)

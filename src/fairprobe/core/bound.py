@@ -1077,7 +1077,9 @@ class BoundProblem:
             # compiled per table (the rebinder refused it), re-solved warm all the same: compiled on the reference
             # tables to fill the memory
             at = functools.partial(_compile_on, self.config, queries, self.compile_options, max_abs, dict(self.fixed))
-            built.reference = (at, self._warm_ref[1].setdefault(key, BasisMemory()), self._warm_ref[0])
+            # (a memory of its own: the moved program's is filled through the rebinder, which may refuse a resample
+            # this one compiles, and each must be filled the same way whichever table comes first)
+            built.reference = (at, self._warm_ref[1].setdefault((key, "compiled"), BasisMemory()), self._warm_ref[0])
         return built
 
     def _rebind_key(self, queries: Any, max_abs: bool) -> tuple:

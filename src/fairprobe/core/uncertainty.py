@@ -261,10 +261,11 @@ def _solve_draws(problem: BoundProblem, params: Mapping[str, float], draws: np.n
 
     workers = 1 if n_jobs in (None, 1) else n_jobs
     if workers != 1 and len(draws):
-        # check once here which programs move between tables (core.rebind), so each chunk sent to a
-        # worker carries the answer instead of compiling the probes again
+        # check once here which programs move between tables (core.rebind) and fill their memories of LP
+        # bases (a first re-solve), so each chunk sent to a worker carries both instead of redoing them
         with contextlib.suppress(FairprobeError):
-            problem.with_table(problem.table.with_probabilities(draws[0]), fixed=params)
+            problem.with_table(problem.table.with_probabilities(draws[0]), fixed=params).solve_point(
+                params, **solve_kwargs)
     size = max(1, min(50, math.ceil(len(draws) / (8 * (abs(workers) if workers > 0 else 2)))))
     chunks = [draws[i:i + size] for i in range(0, len(draws), size)]
     bar = progress_bar(total=len(draws), desc=label, disable=not progress, leave=False)
