@@ -157,3 +157,38 @@ def test_known_basis_run_needs_a_reading_memory() -> None:
     assert found is not None and found.status == "optimal" and found.iterations == 0
     assert found.objective == pytest.approx(run.objective, abs=1e-9) and math.isnan(found.dual_bound)
     assert known_basis_run(SolveOptions(bases=memory), "another site", 0.0, *args) is None
+
+
+def test_an_lp_without_rows_is_its_box() -> None:
+    A, c = np.zeros((0, 2)), np.array([1.0, -1.0])
+    lb, ub, none = np.zeros(2), np.ones(2), np.zeros(0)
+    right = Basis(np.array([LOWER, UPPER], dtype=np.int8), np.zeros(0, dtype=np.int8))
+    x, y, objective = basic_solution(A, c, 0.5, lb, ub, none, none, right)
+    assert x.tolist() == [0.0, 1.0] and y.size == 0 and objective == -0.5
+    wrong = Basis(np.array([UPPER, UPPER], dtype=np.int8), np.zeros(0, dtype=np.int8))
+    assert basic_solution(A, c, 0.5, lb, ub, none, none, wrong) is None  # x would rather sit at 0
+
+
+def test_a_free_column_at_zero_needs_a_zero_reduced_cost() -> None:
+    # x free and nonbasic at 0 (HiGHS's "zero"), y basic, the row x + y >= 1 at its lower end
+    from fairprobe.backends.lp_basis import ZERO
+
+    A = np.array([[1.0, 1.0]])
+    basis = Basis(np.array([ZERO, BASIC], dtype=np.int8), np.array([LOWER], dtype=np.int8))
+    box = (np.array([-np.inf, 0.0]), np.array([np.inf, 5.0]), np.array([1.0]), np.array([np.inf]))
+    x, y, objective = basic_solution(A, np.array([1.0, 1.0]), 0.0, *box, basis)  # d_x = 1 - 1 = 0
+    assert x.tolist() == [0.0, 1.0] and objective == 1.0 and y.tolist() == [1.0]
+    assert basic_solution(A, np.array([2.0, 1.0]), 0.0, *box, basis) is None  # d_x = 1: x should move
+
+
+@pytest.mark.parametrize("eps", [1e-6, 1e-10, 1e-13, 1e-15])
+def test_a_near_singular_basis_is_refused_or_exact(eps: float) -> None:
+    """Two nearly parallel tight rows: the vertex (0, 1) is taken only where the solves stay accurate."""
+    A = np.array([[1.0, 1.0], [1.0, 1.0 + eps]])
+    basis = Basis(np.array([BASIC, BASIC], dtype=np.int8), np.array([LOWER, LOWER], dtype=np.int8))
+    found = basic_solution(A, np.array([1.0, 1.0 + eps / 2]), 0.0, np.zeros(2), np.full(2, 10.0),
+                           np.array([1.0, 1.0 + eps]), np.array([np.inf, np.inf]), basis)
+    if found is not None:
+        x, y, objective = found
+        assert np.abs(x - [0.0, 1.0]).max() <= 1e-9 and objective == pytest.approx(1.0 + eps / 2, abs=1e-9)
+        assert np.abs(np.array([1.0, 1.0 + eps / 2]) - y @ A).max() <= 1e-10  # the duals solve B^T y = c_B

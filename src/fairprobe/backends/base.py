@@ -310,6 +310,13 @@ class BasisMemory:
                 out.append(i)
         return [bases[i] for i in out]
 
+    def forget(self) -> None:
+        """Drop everything recorded (a filling cut short) and every backend's scratch; not ready."""
+        self._sites.clear()
+        self._index.clear()
+        self.scratch.clear()
+        self.recording = self.ready = False
+
     def __getstate__(self) -> dict:  # (a lock does not pickle: a joblib worker makes its own)
         state = dict(self.__dict__)
         state.pop("lock", None)

@@ -39,7 +39,7 @@ from fairprobe.backends.base import (
     Termination,
     stopped,
 )
-from fairprobe.backends.highs_lp import LPRun, WarmLP, known_basis_run, recording, remember, run_lp, run_lp_at
+from fairprobe.backends.highs_lp import LPRun, WarmLP, known_basis_run, reading, recording, remember, run_lp, run_lp_at
 from fairprobe.backends.two_ratio import keep_two_ratio_setup, solve_two_ratio, two_ratio_form, two_ratio_setup
 from fairprobe.exceptions import BackendCapabilityError, ProgramError
 from fairprobe.program.model import PolynomialProgram, point_from_values
@@ -201,14 +201,14 @@ class HighsBackend(Backend):
             store["minima_rows"] = (program, rows)
         out: list[float | None] = []
         warm: WarmLP | None = None
-        reading = options.bases is not None and not options.bases.recording and rows.n_rows and rows.n_cols
+        read = reading(options, rows) and rows.n_rows and rows.n_cols
         try:
             for poly in objectives:
                 c, c0 = objective_vector(poly, program.n_variables)
                 arr = dataclasses.replace(rows, c=c, c0=c0)
                 site = ("minimum", frozenset(poly.items()))
                 run = known_basis_run(options, site, 0.0, rows.dense, c, c0, rows.lb, rows.ub, rows.row_lo,
-                                      rows.row_hi) if reading else None
+                                      rows.row_hi) if read else None
                 if run is None:
                     if warm is None and rows.n_rows and rows.n_cols and len(objectives) > 1:
                         warm = WarmLP(arr, options)

@@ -21,8 +21,8 @@ from fairprobe.backends.lp_basis import Basis, basic_solution
 from fairprobe.exceptions import SolverError
 from fairprobe.program.safe_bounds import LinearArrays
 
-__all__ = ["FEASIBILITY_TOLERANCE", "SMALL_LP", "LPRun", "WarmLP", "known_basis_run", "recording", "remember",
-           "run_lp", "run_lp_at"]
+__all__ = ["FEASIBILITY_TOLERANCE", "SMALL_LP", "LPRun", "WarmLP", "known_basis_run", "reading", "recording",
+           "remember", "run_lp", "run_lp_at"]
 
 #: Primal and dual feasibility tolerances HiGHS runs at unless ``solver_options`` say otherwise
 #: (HiGHS's defaults are 1e-7; a rate over 11 people turns a 1e-7 slack into 1e-5).
@@ -160,6 +160,15 @@ def recording(options: SolveOptions) -> bool:
     return options.bases is not None and options.bases.recording
 
 
+def reading(options: SolveOptions, arr: LinearArrays | None = None) -> bool:
+    """Whether ``options`` carry a basis memory to read (not recording), for an LP the size of ``arr`` (a
+    remembered basis is checked on the dense matrix: only up to :data:`SMALL_LP` entries, where HiGHS
+    itself would skip presolve)."""
+    if options.bases is None or options.bases.recording:
+        return False
+    return arr is None or arr.n_rows * arr.n_cols <= SMALL_LP
+
+
 def remember(options: SolveOptions, site: Any, run: LPRun, key: float = 0.0) -> None:
     """Keep ``run``'s optimal basis for ``site`` in ``options``' memory (while it records)."""
     if run.basis is not None and run.status == "optimal" and recording(options):
@@ -180,7 +189,7 @@ def known_basis_run(options: SolveOptions, site: Any, key: float, A: np.ndarray,
         found = basic_solution(A, c, c0, lb, ub, row_lo, row_hi, basis, tol)
         if found is not None:
             x, y, objective = found
-            return LPRun("optimal", x, y, objective, math.nan, "HiGHS: Optimal (a basis of the reference solve)", 0)
+            return LPRun("optimal", x, y, objective, math.nan, "optimal (a remembered basis; HiGHS did not run)", 0)
     return None
 
 
@@ -189,7 +198,7 @@ def run_lp_at(arr: LinearArrays, options: SolveOptions, deadline: float | None, 
     """:func:`run_lp` of a continuous LP at a basis-memory ``site``: a remembered optimal basis where one
     holds, else a HiGHS run (whose basis a recording memory keeps). ``dense`` is ``arr``'s matrix when
     the caller has it (a copy of ``arr`` with another objective shares its rows' dense form)."""
-    if options.bases is not None and not options.bases.recording:
+    if reading(options, arr):
         run = known_basis_run(options, site, key, arr.dense if dense is None else dense, arr.c, arr.c0, arr.lb,
                               arr.ub, arr.row_lo, arr.row_hi)
         if run is not None:

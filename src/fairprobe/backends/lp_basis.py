@@ -5,15 +5,16 @@ thousand resampled tables. The data move the optimum a little; the optimal *basi
 variables sit at which bound) mostly stays. HiGHS costs about 100 microseconds a run on these
 programs even when its warm start needs no iteration; checking a basis directly costs a fifth.
 
-:class:`~fairprobe.backends.base.BasisMemory` keeps the optimal bases of a **reference solve** (the program on the first
-table), by site: the check of one conditioning event, the top of one rate, the evaluations of
-one parametric search (keyed by their parameter). A later solve of the same program on another
-table asks the memory at each site (``BasisMemory.candidates``) and takes
-:func:`basic_solution` of a remembered basis where it is optimal: primal feasible and dual
-feasible to HiGHS's own tolerances, with primal and dual objectives agreeing. Elsewhere the
-solver runs as usual. The memory is filled once, from the reference table only, so a re-solve's
-result depends on its own table and the first one, never on which tables came before it (a
-bootstrap gives the same interval on any number of workers).
+:class:`~fairprobe.backends.base.BasisMemory` keeps the optimal bases of the **reference solves**
+(the program on the problem's own table and on two seeded resamples of it), by site: the check of
+one conditioning event, the top of one rate, the evaluations of one parametric search (keyed by
+their parameter). A later solve of the same program on another table asks the memory at each site
+(``BasisMemory.candidates``) and takes :func:`basic_solution` of a remembered basis where it is
+optimal: primal feasible and dual feasible to HiGHS's own tolerances, the two solves accurate (the
+basic reduced costs vanish, the primal and dual objectives agree). Elsewhere the solver runs as
+usual. The memory is filled once, from the reference tables only, so a re-solve's result depends
+on its own table and the reference, never on which tables came before it (a bootstrap gives the
+same interval on any number of workers).
 
 Nothing here is trusted: the bounds built from these points and duals are verified afterwards
 (:mod:`fairprobe.program.safe_bounds`) exactly as the solver's are. A wrong basis can only be
@@ -36,7 +37,7 @@ LOWER, BASIC, UPPER, ZERO, NONBASIC = 0, 1, 2, 3, 4
 
 @dataclass(frozen=True)
 class Basis:
-    """Status of every column and row of an LP (HiGHS's codes: 0 lower, 1 basic, 2 upper, 3 zero).
+    """Status of every column and row of an LP (HiGHS's codes: 0 lower, 1 basic, 2 upper, 3 zero, 4 nonbasic).
 
     Attributes
     ----------
@@ -176,9 +177,12 @@ def basic_solution(A: np.ndarray, c: np.ndarray, c0: float, lb: np.ndarray, ub: 
         return None
     if ((p.sign_rows * y > tol) & (row_lo != row_hi)).any():
         return None
+    # the two solves' accuracy (a near-singular basis loses it, or gives NaN): the basic columns' reduced costs
+    # vanish (the dual solve), and the tight rows' activities are their ends, so the dual objective (rows at
+    # their active ends, columns at theirs) equals the primal one (the primal solve)
+    if len(p.basic) and not np.abs(d[p.basic]).max() <= tol:
+        return None
     primal = float(c @ x)
-    # strong duality on this basis: the dual objective (rows at their active ends, columns at theirs) equals
-    # the primal one unless the solves above lost their accuracy (a near-singular basis), or NaN
     dual = float(y_tight @ activity + d @ x)
     if not abs(primal - dual) <= 1e-9 * max(1.0, abs(primal)):
         return None

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
-from fairprobe.backends.highs_lp import WarmLP, known_basis_run, recording, remember, run_lp_at
+from fairprobe.backends.highs_lp import WarmLP, known_basis_run, reading, recording, remember, run_lp_at
 from fairprobe.program.model import Constraint, PolynomialProgram, Variable
 from fairprobe.program.safe_bounds import (
     LinearArrays,
@@ -403,7 +403,7 @@ class _Search:
 
     def _dense_with(self, base: LinearArrays, *rows: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
         """``base``'s dense rows and ``rows`` (columns, values) below them; None when no memory reads it."""
-        if self.options.bases is None or self.options.bases.recording:
+        if not reading(self.options, base):
             return None
         extra = np.zeros((len(rows), base.n_cols))
         for i, (cols, vals) in enumerate(rows):
@@ -413,7 +413,7 @@ class _Search:
     def denominator_min(self, den: tuple[np.ndarray, float], k: int) -> float:
         """A verified lower bound on ``D`` (ratio ``k``'s) over ``P`` (``-inf`` on failure)."""
         arr = dataclasses.replace(self.q_arr, c=den[0].copy(), c0=den[1])
-        run = self._lp(arr, f"den_min{k}", dense=self.q_arr.dense if self.options.bases is not None else None)
+        run = self._lp(arr, f"den_min{k}", dense=self.q_arr.dense if reading(self.options, arr) else None)
         if run.status != "optimal" or run.y is None:
             return -math.inf
         return verified_lower_bound(arr, run.y)
@@ -421,7 +421,7 @@ class _Search:
     def ratio_a_top(self) -> tuple[float, float, np.ndarray] | None:
         """Verified upper bound on ``max rho_a`` over ``P``, and a point (with its ``rho_a``) near it."""
         cc = self._ratio_lp(0, -1.0)
-        run = self._lp(cc, "top", dense=self._ratio_lp(0, 1.0).dense if self.options.bases is not None else None)
+        run = self._lp(cc, "top", dense=self._ratio_lp(0, 1.0).dense if reading(self.options, cc) else None)
         if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
             return None
         lam = -run.objective
@@ -470,7 +470,7 @@ class _Search:
         if self.cols is None:
             self.cols = np.append(self.support, cc.n_cols - 1)
         run = None
-        if self.options.bases is not None and not self.options.bases.recording:
+        if reading(self.options, cc):
             if self._theta_lp is None:  # the LP as dense arrays; only the theta row's entries change
                 self._theta_lp = (np.vstack([cc.dense, np.zeros(cc.n_cols)]), np.append(cc.row_lo, 0.0),
                                   np.append(cc.row_hi, math.inf))
@@ -856,12 +856,28 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
     form = form if form is not None else two_ratio_form(program)
     if form is None:
         return None
+    shared = {} if shared is None else shared
+    res = _solve_two_ratio(program, form, options, shared, start)
+    if options.bases is not None and not options.bases.recording:
+        slack = res.extra["certificate_slack"] if res is not None else math.inf
+        if res is None or slack > SLACK_SHARE * res.extra["tol"]:
+            # started from remembered bases, the search did not close, or its certificate carries more than
+            # rounding (an evaluation's alternative optimal duals; a value a rounding off the flat level): the
+            # same search without them, as a fresh problem runs it (never a global solve a fresh one avoids)
+            left = None if options.time_limit is None else \
+                max(float(options.time_limit) - (time.perf_counter() - start), 1e-3)
+            res = _solve_two_ratio(program, form, dataclasses.replace(options, bases=None, time_limit=left), shared,
+                                   time.perf_counter())
+    return res
+
+
+def _solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm, options: SolveOptions, shared: dict,
+                     start: float) -> SolveResult | None:
     deadline = None if options.time_limit is None else start + float(options.time_limit)
     sign = 1.0 if program.sense == "max" else -1.0
     wa, wb = sign * form.weights[0], sign * form.weights[1]
     # maximise rho_a - rho_b, rho_a = |w_a| r_a for the ratio with the positive weight
     a, b = (0, 1) if wa > 0 else (1, 0)
-    shared = {} if shared is None else shared
     s = _Search(form, a, b, abs((wa, wb)[a]), abs((wa, wb)[b]), options, deadline, shared)
     for k in (a, b):
         if ("den_min", k) not in shared:  # the same polytope and denominator for either sense
@@ -882,13 +898,6 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
         found = _search(s, theta_lo, top, db_min, tol)
     finally:
         s.close()
-    reading = options.bases is not None and not options.bases.recording
-    if reading and (found is None or s.slack > SLACK_SHARE * tol):
-        # started from remembered bases, the search carries more than rounding in its certificate (an
-        # evaluation's alternative optimal duals, or its value a rounding off the flat level): the same search
-        # without them, as a fresh problem runs it
-        left = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-        return solve_two_ratio(program, form, dataclasses.replace(options, bases=None, time_limit=left), shared)
     if found is None:
         return None
     upper, best, lps = found
@@ -911,7 +920,7 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
         return None  # not closed (an unusual program): the global solver takes it
     termination = Termination.OPTIMAL if closed else Termination.LIMIT
     extra = {"verified": True, "two_ratio": True, "lp_solves": lps, "max_violation": program.max_violation(point),
-             "certificate_slack": s.slack, "gap": gap}
+             "certificate_slack": s.slack, "gap": gap, "tol": tol}
     return SolveResult(termination, bound, incumbent_objective=inc_obj, incumbent=incumbent,
                        limit=None if closed else Limit.OTHER, sense=program.sense,
                        message=f"two-ratio parametric search: {lps} HiGHS LPs (exact; verified bound)",

@@ -1057,7 +1057,7 @@ class BoundProblem:
         #: (first table, rebinders by program, the first problem's programs not yet read by a rebinder),
         #: shared with the problems :meth:`with_table` makes
         self._rebind_origin: tuple[ObservedTable, dict, dict] | None = None
-        #: (reference table, basis memories by program) a problem made by ``with_table(..., warm=True)``
+        #: (reference table, memories of LP bases by program) a problem made by ``with_table(..., warm=True)``
         #: re-solves from (its maker's table and memories), else None
         self._warm_ref: tuple[ObservedTable, dict] | None = None
         self._compile_programs()
@@ -1072,15 +1072,25 @@ class BoundProblem:
         built = ParametricProgram.build(fn, self.config, self.parameters, self.fixed)
         key = self._rebind_key(queries, max_abs)
         self._built[key] = built
-        moved = self._rebind_origin is not None and all(p in self.fixed for p in self.parameters)
-        if self._warm_ref is not None and moved:
-            # compiled per table (the rebinder refused it), re-solved warm all the same: compiled on the reference
-            # tables to fill the memory
-            at = functools.partial(_compile_on, self.config, queries, self.compile_options, max_abs, dict(self.fixed))
-            # (a memory of its own: the moved program's is filled through the rebinder, which may refuse a resample
-            # this one compiles, and each must be filled the same way whichever table comes first)
-            built.reference = (at, self._warm_ref[1].setdefault((key, "compiled"), BasisMemory()), self._warm_ref[0])
+        built.reference = self._warm_reference(key, queries, max_abs, None)
         return built
+
+    def _warm_reference(self, key: tuple, queries: Any, max_abs: bool,
+                        rebinder: DataRebinder | None) -> tuple | None:
+        """What a warm re-solve of the program ``key`` starts from: ``(program at a table, memories of LP bases
+        by solve options, reference table)``, or None (not a warm moved problem).
+
+        A moved program is written by ``rebinder`` on the reference table too; one compiled per table (the
+        rebinder refused it, or this table's support) is compiled there, with memories of its own (each
+        filled the same way whichever table comes first).
+        """
+        if self._warm_ref is None or self._rebind_origin is None or any(p not in self.fixed for p in self.parameters):
+            return None
+        table, memories = self._warm_ref
+        if rebinder is not None:
+            return rebinder.at, memories.setdefault(key, {}), table
+        at = functools.partial(_compile_on, self.config, queries, self.compile_options, max_abs, dict(self.fixed))
+        return at, memories.setdefault((key, "compiled"), {}), table
 
     def _rebind_key(self, queries: Any, max_abs: bool) -> tuple:
         return repr(queries), max_abs, tuple(sorted(dict(self.fixed).items()))
@@ -1122,11 +1132,9 @@ class BoundProblem:
             compiled = rebinder.at(self.table) if rebinder is not None else None
         if compiled is None:
             return None
-        reference = None
-        if self._warm_ref is not None and rebinder is not None:  # (the memory of this program and reference table)
-            table, memories = self._warm_ref
-            reference = (rebinder.at, memories.setdefault(key, BasisMemory()), table)
-        return ParametricProgram(compiled, params, {}, fn, affine=True, reference=reference)
+        # (a program the rebinder refused, compiled on this table above, is re-solved from the compiled memories)
+        return ParametricProgram(compiled, params, {}, fn, affine=True,
+                                 reference=self._warm_reference(key, queries, max_abs, rebinder))
 
     def _compile_programs(self) -> None:
         #: the programs this problem compiled, by :meth:`_rebind_key` (a later table's rebinder starts from them)
@@ -1542,28 +1550,32 @@ class BoundProblem:
 
     def _warm_options(self, pp: ParametricProgram, params: dict[str, float], be: Any,
                       options: SolveOptions) -> SolveOptions:
-        """``options`` with the basis memory of ``pp``'s reference solve, when ``pp`` was moved warm.
+        """``options`` with the memory of LP bases of ``pp``'s reference solves, when ``pp`` is re-solved warm.
 
-        The memory is filled once, by solving the program on the first table (recording each LP's
-        optimal basis); a failure there leaves it empty (every LP then runs on HiGHS).
+        One memory per solve options (solver options and gaps: they decide which LPs the solves run), filled
+        once by :meth:`_record_bases`; a memory whose filling a limit cut short stays empty and is filled again
+        by the next call (the re-solve itself then runs every LP on HiGHS).
         """
         if pp.reference is None or not _fast_path(be):
             return options
-        program_at, memory, table = pp.reference
+        program_at, memories, table = pp.reference
+        key = (repr(sorted(options.solver_options.items())), options.rel_gap, options.abs_gap)
+        memory = memories.setdefault(key, BasisMemory())
         if not memory.ready:
             with memory.lock:
                 if not memory.ready:
                     self._record_bases(program_at, memory, table, params, be, options)
-        return dataclasses.replace(options, bases=memory)
+        return dataclasses.replace(options, bases=memory) if memory.ready else options
 
     def _record_bases(self, program_at: Any, memory: BasisMemory, table: ObservedTable,
                       params: dict[str, float], be: Any, options: SolveOptions) -> None:
         """Fill ``memory``: solve the program (``program_at(table)``: moved, or compiled) on the reference
-        ``table`` and on :data:`WARM_ANCHORS` multinomial resamples of it (a fixed seed), recording every
-        optimal basis.
+        ``table`` and on :data:`WARM_ANCHORS` multinomial resamples of it (a fixed seed), recording the
+        optimal basis of every LP.
 
-        A resample's optimal basis is often not the reference's (a vertex degenerate there moves
-        with the data); the resamples collect the bases a bootstrap's tables mostly need, once.
+        A resample's optimal basis is often not the reference's (a vertex degenerate there moves with
+        the data); the resamples collect bases a bootstrap's tables need, once. The memory is marked
+        ready only when no limit cut a solve short (then it holds what an unlimited filling holds).
         """
         tables = [table]
         if table.n:
@@ -1573,6 +1585,9 @@ class BoundProblem:
             tables += [table.with_probabilities(d) for d in draws]
         memory.recording = True
         recording = dataclasses.replace(options, bases=memory)
+        budget = be if isinstance(be, TimeBudget) else None
+        stopped_before = budget.stopped_early if budget is not None else False
+        complete = True
         try:
             for t in tables:
                 try:
@@ -1582,12 +1597,19 @@ class BoundProblem:
                     if ref is None:
                         continue  # (a resample with another support: not this program's shape)
                     floors: dict = {}
-                    _check_defined(ref, be, recording, self.metric.label, self.config, self.table, params, {}, floors)
-                    _solve_compiled(ref, be, recording, self.metric.label, minima=floors)
+                    _check_defined(ref, be, recording, self.metric.label, self.config, t, params, {}, floors)
+                    side = _solve_compiled(ref, be, recording, self.metric.label, minima=floors)
+                    complete = complete and all(r.termination is not Termination.LIMIT for r in (side.lo, side.hi))
                 except FairprobeError:
-                    continue  # (this table's own solve reports what is wrong with it)
+                    continue  # (the same error whenever this table is solved: nothing to remember from it)
         finally:
-            memory.recording, memory.ready = False, True
+            memory.recording = False
+            if budget is not None and budget.stopped_early and not stopped_before:
+                complete = False
+            if complete:
+                memory.ready = True
+            else:
+                memory.forget()
 
     def _pair_program(self, f: int, i: int, j: int) -> ParametricProgram:
         """``rate_i - rate_j`` of family ``f`` (``i < j``), compiled on first use."""

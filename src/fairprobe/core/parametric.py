@@ -92,9 +92,10 @@ class ParametricProgram:
         Compiles the program at a mapping of sensitivity values (the fallback).
     affine : bool
         Whether :meth:`at` updates ``base`` affinely (else it calls ``compile_fn``).
-    reference : DataRebinder, optional
-        For a program moved from another table: the rebinder it came from, whose first-table
-        program and basis memory a warm re-solve starts from (:mod:`fairprobe.core.rebind`).
+    reference : tuple, optional
+        For a program re-solved warm on another table (``BoundProblem.with_table``): ``(program at
+        a table, memories of LP bases by solve options, reference table)``; the memories are filled
+        by solving the program on the reference table (:mod:`fairprobe.backends.lp_basis`).
 
     Examples
     --------
