@@ -192,3 +192,22 @@ def test_a_near_singular_basis_is_refused_or_exact(eps: float) -> None:
         x, y, objective = found
         assert np.abs(x - [0.0, 1.0]).max() <= 1e-9 and objective == pytest.approx(1.0 + eps / 2, abs=1e-9)
         assert np.abs(np.array([1.0, 1.0 + eps / 2]) - y @ A).max() <= 1e-10  # the duals solve B^T y = c_B
+
+
+def test_inaccurate_duals_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The duals' own solve is checked (the basic columns' reduced costs vanish): a perturbed dual solve,
+    whose primal is exact, is refused."""
+    import fairprobe.backends.lp_basis as lp_basis
+
+    A = np.array([[1.0, 1.0]])
+    basis = Basis(np.array([LOWER, BASIC], dtype=np.int8), np.array([LOWER], dtype=np.int8))
+    args = (A, np.array([2.0, 1.0]), 0.0, np.zeros(2), np.ones(2), np.array([1.0]), np.array([np.inf]), basis)
+    assert basic_solution(*args) is not None
+    dgesv, dgetrs = lp_basis._lapack()
+
+    def off(lu, piv, b, trans=0):
+        y, info = dgetrs(lu, piv, b, trans=trans)
+        return y * (1 + 1e-6), info
+
+    monkeypatch.setattr(lp_basis, "_lapack", lambda: (dgesv, off))
+    assert basic_solution(*args) is None

@@ -29,6 +29,7 @@ from fairprobe.exceptions import BackendCapabilityError, BackendUnavailableError
 from fairprobe.program.model import PolynomialProgram
 
 __all__ = [
+    "BASIS_CHECK_MAX",
     "Availability",
     "Backend",
     "BasisMemory",
@@ -223,6 +224,10 @@ class Capabilities:
 
 #: Remembered bases tried per LP before the solver runs (each check costs about 25 microseconds).
 MAX_CANDIDATES = 2
+
+#: Rows x columns up to which an LP is checked against remembered bases (on its dense matrix): about
+#: 100 groups of a parity's program, where a check costs what a HiGHS run does.
+BASIS_CHECK_MAX = 100_000
 
 
 @dataclass(eq=False)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from fairprobe.backends.base import SolveOptions
+from fairprobe.backends.base import BASIS_CHECK_MAX, SolveOptions
 from fairprobe.backends.lp_basis import Basis, basic_solution
 from fairprobe.exceptions import SolverError
 from fairprobe.program.safe_bounds import LinearArrays
@@ -162,11 +162,11 @@ def recording(options: SolveOptions) -> bool:
 
 def reading(options: SolveOptions, arr: LinearArrays | None = None) -> bool:
     """Whether ``options`` carry a basis memory to read (not recording), for an LP the size of ``arr`` (a
-    remembered basis is checked on the dense matrix: only up to :data:`SMALL_LP` entries, where HiGHS
-    itself would skip presolve)."""
+    remembered basis is checked on the dense matrix: only up to
+    :data:`~fairprobe.backends.base.BASIS_CHECK_MAX` entries)."""
     if options.bases is None or options.bases.recording:
         return False
-    return arr is None or arr.n_rows * arr.n_cols <= SMALL_LP
+    return arr is None or arr.n_rows * arr.n_cols <= BASIS_CHECK_MAX
 
 
 def remember(options: SolveOptions, site: Any, run: LPRun, key: float = 0.0) -> None:

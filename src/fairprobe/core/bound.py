@@ -18,6 +18,7 @@ events in :attr:`BoundResult.excluded_events` and says so in its notes.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import functools
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairprobe.backends.base import BasisMemory, SolveOptions, SolveResult, Termination
+from fairprobe.backends.base import BASIS_CHECK_MAX, BasisMemory, SolveOptions, SolveResult, Termination
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT, TimeBudget, reporting_progress
 from fairprobe.core.compiler import (
     RATIO_EPSILON,
@@ -596,6 +597,10 @@ def _solve_sense(compiled: CompiledProgram, prepared: tuple[PolynomialProgram, R
 #: take proxy-label FPR parity re-solves from 2.0 to 1.8 ms on random tables; eight, to 1.7 ms, cost
 #: 35 ms once instead of 12.
 WARM_ANCHORS = 2
+
+#: Seconds the filling of a memory of LP bases may take (not charged to the call that fills it); a
+#: program of the size the bases are read for fills in milliseconds.
+WARM_FILL_SECONDS = 10.0
 WARM_SEED = 20261205
 
 
@@ -1084,8 +1089,9 @@ class BoundProblem:
         rebinder refused it, or this table's support) is compiled there, with memories of its own (each
         filled the same way whichever table comes first).
         """
-        if self._warm_ref is None or self._rebind_origin is None or any(p not in self.fixed for p in self.parameters):
-            return None
+        if (self._warm_ref is None or self._rebind_origin is None or self.table.region is not None
+                or any(p not in self.fixed for p in self.parameters)):
+            return None  # (a region's program has the cells as variables: no basis of a table's fits it)
         table, memories = self._warm_ref
         if rebinder is not None:
             return rebinder.at, memories.setdefault(key, {}), table
@@ -1130,11 +1136,14 @@ class BoundProblem:
         rebinder = cache[key]
         if compiled is None:
             compiled = rebinder.at(self.table) if rebinder is not None else None
+            mover = rebinder
+        else:  # compiled on this table above: a moved program only if the rebinder would write it here too
+            mover = rebinder if rebinder is not None and rebinder.at(self.table) is not None else None
         if compiled is None:
             return None
-        # (a program the rebinder refused, compiled on this table above, is re-solved from the compiled memories)
+        # (a program compiled per table is re-solved from memories of its own: see _warm_reference)
         return ParametricProgram(compiled, params, {}, fn, affine=True,
-                                 reference=self._warm_reference(key, queries, max_abs, rebinder))
+                                 reference=self._warm_reference(key, queries, max_abs, mover))
 
     def _compile_programs(self) -> None:
         #: the programs this problem compiled, by :meth:`_rebind_key` (a later table's rebinder starts from them)
@@ -1515,7 +1524,8 @@ class BoundProblem:
         minima: list[dict] = []
         if self.rate_programs:
             return self._solve_families(params, be, options, checked, start)
-        per_program = [self._warm_options(pp, params, be, options) for pp in self.term_programs]
+        per_program = [self._warm_options(pp, c, params, be, options)
+                       for pp, c in zip(self.term_programs, compiled, strict=True)]
         for c, opts in zip(compiled, per_program, strict=True):
             minima.append({})
             _check_defined(c, be, opts, label, self.config, self.table, params, checked, minima[-1])
@@ -1548,24 +1558,31 @@ class BoundProblem:
             few_units=_few_units(compiled, self.config, self.table),
         )
 
-    def _warm_options(self, pp: ParametricProgram, params: dict[str, float], be: Any,
+    def _warm_options(self, pp: ParametricProgram, compiled: CompiledProgram, params: dict[str, float], be: Any,
                       options: SolveOptions) -> SolveOptions:
         """``options`` with the memory of LP bases of ``pp``'s reference solves, when ``pp`` is re-solved warm.
 
-        One memory per solve options (solver options and gaps: they decide which LPs the solves run), filled
-        once by :meth:`_record_bases`; a memory whose filling a limit cut short stays empty and is filled again
-        by the next call (the re-solve itself then runs every LP on HiGHS).
+        Only programs HiGHS solves whole (an LP, a linear-fractional program, a parity of two rates) up to
+        :data:`~fairprobe.backends.base.BASIS_CHECK_MAX` entries are: a program the global solver takes
+        has no LP to start from a basis. One memory per solve options (solver options and gaps: they
+        decide which LPs run), filled once by :meth:`_record_bases`.
         """
         if pp.reference is None or not _fast_path(be):
             return options
         program_at, memories, table = pp.reference
+        if "warmable" not in memories:  # (the same answer for every moved program of this key)
+            prog = compiled.program
+            memories["warmable"] = (prog.n_variables * max(len(prog.constraints), 1) <= BASIS_CHECK_MAX
+                                    and (compiled.kind == "linear_fractional" or be.solves_exactly(prog)))
+        if not memories["warmable"]:
+            return options
         key = (repr(sorted(options.solver_options.items())), options.rel_gap, options.abs_gap)
         memory = memories.setdefault(key, BasisMemory())
         if not memory.ready:
             with memory.lock:
                 if not memory.ready:
                     self._record_bases(program_at, memory, table, params, be, options)
-        return dataclasses.replace(options, bases=memory) if memory.ready else options
+        return dataclasses.replace(options, bases=memory)
 
     def _record_bases(self, program_at: Any, memory: BasisMemory, table: ObservedTable,
                       params: dict[str, float], be: Any, options: SolveOptions) -> None:
@@ -1574,8 +1591,10 @@ class BoundProblem:
         optimal basis of every LP.
 
         A resample's optimal basis is often not the reference's (a vertex degenerate there moves with
-        the data); the resamples collect bases a bootstrap's tables need, once. The memory is marked
-        ready only when no limit cut a solve short (then it holds what an unlimited filling holds).
+        the data); the resamples collect bases a bootstrap's tables need, once. The filling is not
+        charged to the call's time limit: it runs under a budget of its own (:data:`WARM_FILL_SECONDS`),
+        and where that cuts it short the memory stays empty for good (every re-solve then runs its LPs
+        on HiGHS), so it is the same for every later call whatever their options.
         """
         tables = [table]
         if table.n:
@@ -1583,33 +1602,35 @@ class BoundProblem:
             p = table.column_arrays()["prob"]
             draws = rng.multinomial(int(table.n), p / p.sum(), size=WARM_ANCHORS) / int(table.n)
             tables += [table.with_probabilities(d) for d in draws]
+        outer = be if isinstance(be, TimeBudget) else None
+        own = TimeBudget(outer.backend if outer is not None else be, WARM_FILL_SECONDS)
+        recording = dataclasses.replace(options, bases=memory, time_limit=None)
+        complete, finished = True, False
         memory.recording = True
-        recording = dataclasses.replace(options, bases=memory)
-        budget = be if isinstance(be, TimeBudget) else None
-        stopped_before = budget.stopped_early if budget is not None else False
-        complete = True
         try:
-            for t in tables:
-                try:
-                    with warnings.catch_warnings():  # (a resample's tiny cells are not the user's to hear about)
-                        warnings.simplefilter("ignore")
-                        ref = program_at(t)
-                    if ref is None:
-                        continue  # (a resample with another support: not this program's shape)
-                    floors: dict = {}
-                    _check_defined(ref, be, recording, self.metric.label, self.config, t, params, {}, floors)
-                    side = _solve_compiled(ref, be, recording, self.metric.label, minima=floors)
-                    complete = complete and all(r.termination is not Termination.LIMIT for r in (side.lo, side.hi))
-                except FairprobeError:
-                    continue  # (the same error whenever this table is solved: nothing to remember from it)
+            with outer.excluding() if outer is not None else contextlib.nullcontext():
+                for t in tables:
+                    try:
+                        with warnings.catch_warnings():  # (a resample's tiny cells are not the user's to hear about)
+                            warnings.simplefilter("ignore")
+                            ref = program_at(t)
+                        if ref is None:
+                            continue  # (a resample with another support: not this program's shape)
+                        floors: dict = {}
+                        _check_defined(ref, own, recording, self.metric.label, self.config, t, params, {}, floors)
+                        side = _solve_compiled(ref, own, recording, self.metric.label, minima=floors)
+                        complete = complete and all(r.termination is not Termination.LIMIT for r in (side.lo, side.hi))
+                    except FairprobeError:
+                        continue  # (the same error whenever this table is solved: nothing to remember from it)
+            finished = True
         finally:
             memory.recording = False
-            if budget is not None and budget.stopped_early and not stopped_before:
-                complete = False
-            if complete:
-                memory.ready = True
-            else:
+            if not finished:  # (interrupted: nothing kept, the next call fills it again)
                 memory.forget()
+            else:
+                if own.stopped_early or not complete:
+                    memory.forget()  # (cut short by its own budget: empty for good, the same for every call)
+                memory.ready = True
 
     def _pair_program(self, f: int, i: int, j: int) -> ParametricProgram:
         """``rate_i - rate_j`` of family ``f`` (``i < j``), compiled on first use."""

@@ -85,6 +85,27 @@ class TimeBudget:
             raise AttributeError(name)
         return getattr(self.backend, name)
 
+    @contextlib.contextmanager
+    def excluding(self):
+        """Time spent inside is not charged to the budget (the deadline moves by it).
+
+        Examples
+        --------
+        >>> import time
+        >>> budget = TimeBudget(None, 10.0)
+        >>> before = budget.deadline
+        >>> with budget.excluding():
+        ...     time.sleep(0.01)
+        >>> budget.deadline - before >= 0.01
+        True
+        """
+        start = time.perf_counter()
+        try:
+            yield self
+        finally:
+            if self.deadline is not None:
+                self.deadline += time.perf_counter() - start
+
     def left(self) -> float | None:
         """Seconds left of the budget (None without one).
 
