@@ -1181,11 +1181,14 @@ class BoundProblem:
             Sensitivity values compiled in as constants (one compilation per program instead of
             one per swept parameter; default: this problem's).
         warm : bool, optional
-            Re-solve each moved program's LPs from the optimal bases of its solve on the first table
-            where they are still optimal (:mod:`fairprobe.backends.lp_basis`; default). The bounds
-            are those of a fresh problem up to the searches' closing gap (1e-9) and are verified the
-            same way; they depend only on this table and the first, never on earlier re-solves.
-            ``False`` runs HiGHS on every LP (bit for bit a fresh problem's bounds).
+            Re-solve each program's LPs from the optimal bases of its solves on this problem's table
+            (and two seeded resamples of it) where they are still optimal
+            (:mod:`fairprobe.backends.lp_basis`; default). Programs HiGHS solves whole (LPs,
+            linear-fractional programs, parities of two rates) up to 100,000 matrix entries are; the
+            bases are remembered at the first re-solve (milliseconds, not charged to its time limit).
+            The bounds are a fresh problem's up to the parity searches' closing gap (2e-9), verified
+            the same way, and depend only on the new table and this problem's, never on earlier
+            re-solves. ``False`` runs HiGHS on every LP (bit for bit a fresh problem's bounds).
 
         Returns
         -------
