@@ -803,6 +803,11 @@ class TightBounder:
         # a box of finite, non-negative ends (probabilities): the least of rho * x over the reduced cost's
         # interval is at its lower end, a fifth of the general case's work
         self.nonneg_box = arr.nonneg_box
+        self._set_sides(arr, extra)
+        self._zero_lb = self.nonneg_box and not np.any(arr.lb)
+        self._set_factors(m + extra, n)
+
+    def _set_sides(self, arr: LinearArrays, extra: bool) -> None:
         self.row_lo = np.append(arr.row_lo, 0.0) if extra else arr.row_lo
         self.row_hi = np.append(arr.row_hi, 0.0) if extra else arr.row_hi
         # a multiplier may lean only on a finite side of its row: the duals are clipped into
@@ -812,8 +817,6 @@ class TightBounder:
         self._y_max = np.where(lo_ok, np.inf, 0.0)
         self._lo_fin = np.where(lo_ok, self.row_lo, 0.0)
         self._hi_fin = np.where(hi_ok, self.row_hi, 0.0)
-        self._zero_lb = self.nonneg_box and not np.any(arr.lb)
-        self._set_factors(m + extra, n)
 
     def _set_factors(self, rows: int, n: int) -> None:
         # the error factors of bound() depend only on the sizes (k rows + 2, N terms + 1): once, as it
@@ -853,14 +856,7 @@ class TightBounder:
         out.a[rows] = 0.0
         out.a[np.repeat(rows, lengths), arr.indices[pos]] = arr.data[pos]
         out.abs_a[rows] = np.abs(out.a[rows])
-        extra = self.extra_cols is not None
-        out.row_lo = np.append(arr.row_lo, 0.0) if extra else arr.row_lo
-        out.row_hi = np.append(arr.row_hi, 0.0) if extra else arr.row_hi
-        lo_ok, hi_ok = np.isfinite(out.row_lo), np.isfinite(out.row_hi)
-        out._y_min = np.where(hi_ok, -np.inf, 0.0)
-        out._y_max = np.where(lo_ok, np.inf, 0.0)
-        out._lo_fin = np.where(lo_ok, out.row_lo, 0.0)
-        out._hi_fin = np.where(hi_ok, out.row_hi, 0.0)
+        out._set_sides(arr, self.extra_cols is not None)
         return out
 
     def without_row(self) -> TightBounder:
