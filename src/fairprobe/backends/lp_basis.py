@@ -35,6 +35,7 @@ __all__ = ["BASIC", "LOWER", "UPPER", "Basis", "basic_solution"]
 #: HiGHS's basis status codes (``highspy.HighsBasisStatus``), kept as small integers.
 LOWER, BASIC, UPPER, ZERO, NONBASIC = 0, 1, 2, 3, 4
 
+
 @dataclass(frozen=True)
 class Basis:
     """Status of every column and row of an LP (HiGHS's codes: 0 lower, 1 basic, 2 upper, 3 zero, 4 nonbasic).
