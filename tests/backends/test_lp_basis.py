@@ -202,7 +202,8 @@ def test_inaccurate_duals_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     A = np.array([[1.0, 1.0]])
     basis = Basis(np.array([LOWER, BASIC], dtype=np.int8), np.array([LOWER], dtype=np.int8))
     args = (A, np.array([2.0, 1.0]), 0.0, np.zeros(2), np.ones(2), np.array([1.0]), np.array([np.inf]), basis)
-    assert basic_solution(*args) is not None
+    x, y, objective = basic_solution(*args)  # exact solves: x = (0, 1), y = c_y = 1, objective 1
+    assert x.tolist() == [0.0, 1.0] and y.tolist() == [1.0] and objective == 1.0
     dgesv, dgetrs = lp_basis._lapack()
 
     def off(lu, piv, b, trans=0):

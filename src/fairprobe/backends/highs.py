@@ -214,10 +214,10 @@ class HighsBackend(Backend):
                         warm = WarmLP(arr, options)
                     elif warm is not None:  # the same rows: the next objective starts from the last basis
                         warm.set_objective(c, c0)
-                    run = warm.run(deadline, keep_basis=recording(options)) if warm is not None else None
+                    run = warm.run_at(site, 0.0, deadline) if warm is not None else None
                     if run is None or run.status != "optimal":  # (a warm run that stops oddly is run afresh)
                         run = run_lp(arr, None, options, deadline, keep_basis=recording(options))
-                    remember(options, site, run)
+                        remember(options, site, run)
                 ok = run.status in ("optimal", "empty") and run.y is not None
                 out.append(verified_lower_bound(arr, run.y) if ok else None)
         finally:

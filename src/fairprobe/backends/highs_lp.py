@@ -411,6 +411,7 @@ class WarmLP:
 
     def __init__(self, arr: LinearArrays, options: SolveOptions) -> None:
         self._h = _take_spare()
+        self.options = options
         self._pool_named = _configure(self._h, options, False)
         self._h.setOptionValue("presolve", "off")
         self.n, self.m = arr.n_cols, arr.n_rows
@@ -475,6 +476,24 @@ class WarmLP:
         run = _read(self._h, self.n, self.m, False)
         if keep_basis and run.status == "optimal":
             run.basis = Basis.from_highs(self._h)
+        return run
+
+    def run_at(self, site: Any, key: float = 0.0, deadline: float | None = None) -> LPRun:
+        """:meth:`run` at a basis-memory ``site`` (parameter ``key``): its optimal basis is kept while the
+        options' memory records (see :func:`run_lp_at`).
+
+        Parameters
+        ----------
+        site : hashable
+        key : float, optional
+        deadline : float, optional
+
+        Returns
+        -------
+        LPRun
+        """
+        run = self.run(deadline, keep_basis=recording(self.options))
+        remember(self.options, site, run, key)
         return run
 
     def close(self) -> None:

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
-from fairprobe.backends.highs_lp import WarmLP, known_basis_run, reading, recording, remember, run_lp_at
+from fairprobe.backends.highs_lp import WarmLP, known_basis_run, reading, run_lp_at
 from fairprobe.program.model import Constraint, PolynomialProgram, Variable
 from fairprobe.program.safe_bounds import (
     LinearArrays,
@@ -55,7 +55,7 @@ from fairprobe.program.safe_bounds import (
     charnes_cooper_arrays,
     linear_arrays,
     patched_charnes_cooper,
-    patched_rows,
+    patched_program_rows,
     verified_lower_bound,
     with_row,
 )
@@ -214,9 +214,6 @@ def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
     if any(not (math.isfinite(program.variables[i].lb) and math.isfinite(program.variables[i].ub)) for i in keep):
         return None  # the verified bounds need a finite box on every model variable
 
-    def remap(poly: dict) -> dict:  # (a linear poly: monomials are () or one index)
-        return {((new[m[0]],) if m else ()): c for m, c in poly.items()}
-
     def vector(poly: dict) -> tuple[np.ndarray, float]:  # a remapped linear poly as (coefficients, constant)
         v = np.zeros(len(keep))
         for m, c in poly.items():
@@ -231,10 +228,10 @@ def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
         con = program.constraints[i]
         if any(len(m) > 1 for m in con.poly):
             return None
-        base.constraints.append(Constraint(remap(con.poly), con.sense, con.rhs, con.name))
+        base.constraints.append(Constraint(_remap(con.poly, new), con.sense, con.rhs, con.name))
     nums, dens = [], []
     for r, (_, num, den) in zip(used, defs, strict=True):
-        nv, dv = vector(remap(num)), vector(remap(den))
+        nv, dv = vector(_remap(num, new)), vector(_remap(den, new))
         var = program.variables[r]
         # the ratio's own box, as rows of P: N - lb * D >= 0 and N - ub * D <= 0 (D > 0 on P)
         for bound, sense in ((var.lb, ">="), (var.ub, "<=")):
@@ -307,12 +304,9 @@ def _patched_setup(program: PolynomialProgram, form: TwoRatioForm, arrays: dict,
         con = program.constraints[i]
         if any(len(m) > 1 for m in con.poly):
             return None
-        poly = {((new[m[0]],) if m else ()): c for m, c in con.poly.items()}
-        base.constraints[j] = Constraint(poly, con.sense, con.rhs, con.name)
+        base.constraints[j] = Constraint(_remap(con.poly, new), con.sense, con.rhs, con.name)
     form = dataclasses.replace(form, base=base)
-    part = copy.copy(base)
-    part.constraints = [base.constraints[j] for j in rows.tolist()]
-    q_arr = patched_rows(arrays["q_arr"], rows, linear_arrays(part, objective={}))
+    q_arr = patched_program_rows(arrays["q_arr"], base, rows)
     if q_arr is None:
         return None
     out: dict = {"q_arr": q_arr}
@@ -327,6 +321,11 @@ def _patched_setup(program: PolynomialProgram, form: TwoRatioForm, arrays: dict,
     if plain is not None:
         out["bounder"] = plain.without_row()  # (views of the same rows, whichever bounder gives them)
     return form, out
+
+
+def _remap(poly: dict, new: dict[int, int]) -> dict:
+    """A linear polynomial (monomials ``()`` or one index) over the program's variables, over ``base``'s."""
+    return {((new[m[0]],) if m else ()): c for m, c in poly.items()}
 
 
 def _up(x: float) -> float:
@@ -482,8 +481,7 @@ class _Search:
                 self.warm = WarmLP(with_row(cc, self.cols, values, 0.0, math.inf), self.options)
             else:
                 self.warm.set_coefficients(cc.n_rows, self.cols, values)
-            run = self.warm.run(self.deadline, keep_basis=recording(self.options))
-            remember(self.options, site, run, theta)
+            run = self.warm.run_at(site, theta, self.deadline)
         if run.status != "optimal" or run.x is None or run.y is None or run.x[-1] <= 0:
             return None
         lam = run.objective
@@ -578,8 +576,7 @@ class _Search:
                     self.warm_den.set_row_bounds(self.m, -lo.row[1], math.inf)
                     self.warm_den.set_coefficients(self.m + 1, self.support_b, lam_coef)
                     self.warm_den.set_row_bounds(self.m + 1, -math.inf, -lam_const)
-                run = self.warm_den.run(self.deadline, keep_basis=recording(self.options))
-                remember(self.options, site, run, lo.theta)
+                run = self.warm_den.run_at(site, lo.theta, self.deadline)
             # (an unverified "infeasible" proves nothing: the floor of all of P then stands in)
             value = verified_lower_bound(arr, run.y) if run.status == "optimal" and run.y is not None else -math.inf
             self._den_cache[key] = max(value, floor)

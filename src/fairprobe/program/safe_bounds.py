@@ -40,6 +40,7 @@ __all__ = [
     "linear_arrays",
     "objective_vector",
     "patched_charnes_cooper",
+    "patched_program_rows",
     "patched_rows",
     "rows_arrays",
     "tight_lower_bound",
@@ -256,12 +257,30 @@ def rows_arrays(program, kept: tuple | None = None) -> LinearArrays:
     if kept is not None:
         changed = changed_rows(kept[0], program)
         if changed is not None:
-            part = copy.copy(program)
-            part.constraints = [program.constraints[i] for i in changed]
-            out = patched_rows(kept[1], np.array(changed, dtype=np.int64), linear_arrays(part, objective={}))
+            out = patched_program_rows(kept[1], program, np.array(changed, dtype=np.int64))
             if out is not None:
                 return out
     return linear_arrays(program, objective={})
+
+
+def patched_program_rows(arr: LinearArrays, program, rows: np.ndarray) -> LinearArrays | None:
+    """:func:`patched_rows` of ``arr`` with ``program``'s rows ``rows`` as :func:`linear_arrays` writes them.
+
+    Parameters
+    ----------
+    arr : LinearArrays
+        The arrays of a program that differs from ``program`` only in the values of ``rows``.
+    program : PolynomialProgram
+    rows : numpy.ndarray
+
+    Returns
+    -------
+    LinearArrays or None
+        None when a row's columns changed (then build afresh).
+    """
+    part = copy.copy(program)
+    part.constraints = [program.constraints[i] for i in np.asarray(rows).tolist()]
+    return patched_rows(arr, rows, linear_arrays(part, objective={}))
 
 
 def patched_rows(arr: LinearArrays, rows: np.ndarray, part: LinearArrays) -> LinearArrays | None:
