@@ -10,6 +10,7 @@ whose conditioning event has no unit is NaN (undefined), never 0; a group with f
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -190,8 +191,42 @@ def _row(cells: pd.DataFrame, n: int | None, label: str, few: dict[str, int]) ->
     return row
 
 
-def observed(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P") -> GroupRates:
+def _role_pos_label(table: ObservedTable, pos_label: Any) -> Any:
+    """One positive label is that of the label Y and the prediction P: of each whose labels hold it
+    or leave open which one means 1 (never of the attribute). A dict is passed on as it is."""
+    if pos_label is None or isinstance(pos_label, Mapping):
+        return pos_label
+    unclear = table.unclear_labels(["Y", "P"])
+    nodes = [v for v in ("Y", "P") if v in unclear or any(_holds(label, pos_label) for label in
+                                                           table.categories.get(v, []))]
+    return {v: pos_label for v in nodes or ["Y"]}  # none: the error names the label's values
+
+
+def _holds(label: Any, pos_label: Any) -> bool:
+    return label == pos_label or str(label) == str(pos_label)
+
+
+def _check_labels_say_which_is_1(table: ObservedTable) -> None:
+    """The rule of every table path (:meth:`ObservedTable.unclear_labels`): Y and P must say which value is 1."""
+    for node, labels in table.unclear_labels(["Y", "P"]).items():
+        column = table.source_columns.get(node, node)
+        shown = [v.item() if hasattr(v, "item") else v for v in labels]
+        say = " or ".join(f"pos_label={v!r}" for v in shown[:2])
+        named = repr(column) if column == node else f"{column!r} (node {node})"
+        what = "the label (outcome)" if node == "Y" else "the prediction"
+        raise DataError(
+            f"Column {named} holds the labels {shown}, and {node} is {what}, a 0/1 value: fairprobe cannot tell "
+            f"which one means 1 (sorted order is not a meaning). Say which: {say} (command line: --pos-label "
+            f"{shown[-1]}; app: choose the positive label on the Data page), or recode the column to 0/1 first, e.g. "
+            f"df[{column!r}] = (df[{column!r}] == {shown[-1]!r}).astype(int).")
+
+
+def observed(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P", pos_label: Any = None) -> GroupRates:
     """Every group's observed rates and sizes, from one table, with no bias model and no solver.
+
+    The label and the prediction must say which value means 1: 0/1, False/True or '0'/'1'.
+    Other labels (``'hired'``/``'rejected'``, ``1``/``2``) are refused unless ``pos_label``
+    names the positive one: sorted order is not a meaning.
 
     Parameters
     ----------
@@ -199,6 +234,9 @@ def observed(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P") -> GroupRat
         The table the causal bounds use, unit-level rows, or cells with a ``prob`` column.
     A, Y, P : str
         Columns (of a frame of rows) holding the attribute, the label and the binary prediction.
+    pos_label : label or dict, optional
+        The label of ``Y`` and ``P`` that means 1 (the positive outcome and prediction), or a dict
+        by node, ``{"Y": "hired", "P": "hire"}``.
 
     Returns
     -------
@@ -208,7 +246,8 @@ def observed(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P") -> GroupRat
     Raises
     ------
     DataError
-        A table without the nodes, or a label or prediction that is not 0/1.
+        A table without the nodes, a label or prediction that is not 0/1, or labels that do not
+        say which one means 1 (without ``pos_label``).
 
     Examples
     --------
@@ -217,6 +256,10 @@ def observed(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P") -> GroupRat
     >>> rates = fp.observed(load_paper_table())
     >>> rates.by_group[["fpr", "fnr"]].round(4).values.tolist()
     [[0.2309, 0.4895], [0.2734, 0.549]]
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"A": list("aabb"), "Y": ["hired", "rejected"] * 2, "P": ["hired"] * 3 + ["rejected"]})
+    >>> observed(rows, pos_label="hired").by_group["tpr"].tolist()
+    [1.0, 1.0]
     """
     if isinstance(data, pd.DataFrame):
         if "prob" in data.columns:
@@ -235,6 +278,8 @@ def observed(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P") -> GroupRat
     if missing:
         raise DataError(f"The table has no node(s) {missing}; observed() reads the attribute A, the label Y and the "
                         f"prediction P (the table has {table.nodes}).")
+    table = table.with_pos_label(_role_pos_label(table, pos_label))
+    _check_labels_say_which_is_1(table)
     cells = table.cells
     for node in ("Y", "P"):
         bad = sorted(set(cells[node].unique()) - {0, 1})

@@ -21,7 +21,9 @@ Examples
 from __future__ import annotations
 
 import copy
-from collections.abc import Hashable, Iterable, Mapping
+import numbers
+import unicodedata
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,9 +35,12 @@ from fairprobe.exceptions import DataError
 if TYPE_CHECKING:
     from fairprobe.core.config import BiasConfig
 
-__all__ = ["ObservedTable"]
+__all__ = ["MAX_EXACT_COUNT", "ObservedTable", "is_binary_coding"]
 
 _PROB = "prob"
+#: Largest number of units a table takes (2**53): beyond it floats skip whole numbers, so counts
+#: lose units (a group of 4 next to 2**53 rounds away) and resampling cannot draw them.
+MAX_EXACT_COUNT = 2**53
 
 
 def _check_frame(df: Any, what: str) -> None:
@@ -121,17 +126,190 @@ def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
+def is_binary_coding(labels: Sequence[Any]) -> bool:
+    """Whether labels coded 0, 1 (in this order) say which one means 1 by themselves.
+
+    The one rule every table path follows (``fp.observed``, the bias's binary roles, the command
+    line and the app): 0/1 numbers, ``False``/``True``, ``'0'``/``'1'`` and ``'false'``/``'true'``
+    do; any other labels (``'bad'``/``'good'``, ``1``/``2``, ``-1``/``1``) are coded in sorted order,
+    which is not a meaning, and need ``pos_label=``.
+
+    Parameters
+    ----------
+    labels : sequence
+        A column's labels in code order (:attr:`ObservedTable.categories`).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_binary_coding([0, 1]), is_binary_coding(["0", "1"]), is_binary_coding([False, True])
+    (True, True, True)
+    >>> is_binary_coding(["bad", "good"]), is_binary_coding([1, 2]), is_binary_coding([-1, 1])
+    (False, False, False)
+    """
+    words = ({"0", "false"}, {"1", "true"})
+    for code, label in enumerate(labels):
+        if code > 1:
+            return False
+        if isinstance(label, (bool, np.bool_, numbers.Number)):
+            try:
+                if float(label) != code:  # type: ignore[arg-type]
+                    return False
+            except (TypeError, ValueError):
+                return False
+        elif str(label).strip().lower() not in words[code]:
+            return False
+    return True
+
+
+def _shown(label: Any) -> str:
+    """A label as the user can tell it apart: ``'é' ('\\xe9')`` when its repr hides the code points."""
+    text, code = repr(label), ascii(label)
+    return text if text == code else f"{text} ({code})"
+
+
+def _named(column: Any, node: str) -> str:
+    """``'race' (node A)``, or ``'A'`` when the column is the node."""
+    return f"{column!r}" if column == node else f"{column!r} (node {node})"
+
+
+def _same_text(label: str) -> str:
+    """A text label as a reader sees it: Unicode in NFC form, runs of white space as one space, no ends."""
+    return " ".join(unicodedata.normalize("NFC", label).split())
+
+
+def _check_near_duplicates(node: str, column: Any, labels: Sequence[Any]) -> None:
+    """Refuse text labels that differ only by white space or Unicode form ('a' and 'a ', NFC and NFD 'é').
+
+    They would become separate groups; merging them silently would change the user's data.
+    """
+    seen: dict[str, str] = {}
+    for label in labels:
+        if not isinstance(label, str):
+            continue
+        key = _same_text(label)
+        first = seen.setdefault(key, label)
+        if first != label:
+            raise DataError(
+                f"Column {_named(column, node)} holds labels that differ only by spaces or Unicode form: "
+                f"{_shown(first)} and {_shown(label)}; they would be counted as two groups. Clean the column first "
+                f"(fix the file, or in pandas: df[{column!r}] = df[{column!r}].str.normalize('NFC')"
+                ".str.replace(r'\\s+', ' ', regex=True).str.strip()), or recode the labels if they really differ.")
+
+
+def _same_label(label: Any, pos: Any) -> bool:
+    """Whether a column's label is the positive label given (text typed on a command line matches numbers)."""
+    label, pos = _plain(label), _plain(pos)
+    kinds = {_kind(label), _kind(pos)}
+    if len(kinds) == 1 or kinds == {"bool", "number"}:
+        return bool(label == pos)
+    if isinstance(pos, str) and _kind(label) == "bool":
+        return pos.strip().lower() == str(label).lower()
+    if isinstance(pos, str) and _kind(label) == "number":
+        try:
+            return float(pos.strip()) == float(label)
+        except ValueError:
+            return False
+    return False
+
+
+def _check_count(n: Any, what: str = "n") -> int | None:
+    """A number of units: None, or a whole number from 1 to :data:`MAX_EXACT_COUNT` (2**53)."""
+    if n is None:
+        return None
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_EXACT_COUNT:
+        raise DataError(f"{what}={_plain(n)!r} must be a positive whole number of units, at most 2**53 = "
+                        f"{MAX_EXACT_COUNT} (a realistic count: sampling intervals draw that many units), or "
+                        "None when unknown.")
+    return int(n)
+
+
+def _pos_label_codes(node: str, column: Any, codes: pd.Series, labels: list[Any], pos: Any,
+                     by_name: bool) -> tuple[pd.Series, list[Any], Any]:
+    """Codes 1 for ``pos`` and 0 for the other label of a column already coded in sorted order."""
+    hits = [k for k, v in enumerate(labels) if _same_label(v, pos)]
+    if len(labels) > 2:
+        raise DataError(
+            f"pos_label={_plain(pos)!r}: column {_named(column, node)} holds {len(labels)} labels "
+            f"{[_plain(v) for v in labels][:8]}, and pos_label codes a two-valued column (1 = the label named, "
+            f"0 = the other). Merge the other labels first, e.g. df[{column!r}] = (df[{column!r}] == "
+            f"{_plain(pos)!r}).astype(int), or leave this node out of pos_label.")
+    if not hits:
+        if len(labels) == 2 or not by_name:
+            raise DataError(
+                f"pos_label names {_plain(pos)!r} for column {_named(column, node)}, which holds the labels "
+                f"{[_plain(v) for v in labels]}; give one of them (labels are compared exactly: case and spaces "
+                "count).")
+        return pd.Series(0, index=codes.index), [labels[0], _plain(pos)], _plain(pos)  # only the other label
+    chosen = labels[hits[0]]
+    if len(labels) == 1:  # only the positive label occurs
+        return pd.Series(1, index=codes.index), [f"not {chosen}", chosen], chosen
+    return (codes == hits[0]).astype(int), [labels[1 - hits[0]], chosen], chosen
+
+
+def _apply_pos_label(data: pd.DataFrame, columns: Mapping[str, Any], pos_label: Any,
+                     ) -> tuple[dict[str, tuple[pd.Series, list[Any]]], dict[str, Any]]:
+    """The node columns of ``data`` coded with ``pos_label``, and the positive label chosen per node.
+
+    A single label applies to every column that holds it and whose labels do not say which one
+    means 1 by themselves (:func:`is_binary_coding`); a dict names the label per node and may also
+    reverse a 0/1 column. Returns the codings computed (``node -> (codes, labels)``; the nodes
+    ``pos_label`` does not apply to keep their sorted coding) and ``node -> positive label``.
+    """
+    if pos_label is None:
+        return {}, {}
+    coded: dict[str, tuple[pd.Series, list[Any]]] = {}
+    positive: dict[str, Any] = {}
+    if isinstance(pos_label, Mapping):
+        unknown = [k for k in pos_label if k not in data.columns]
+        if unknown:
+            raise DataError(f"pos_label names the node {unknown[0]!r}, which is not a node of the table "
+                            f"{list(data.columns)}; name nodes, e.g. pos_label={{'Y': 'good'}}.")
+        for node, pos in pos_label.items():
+            codes, labels = _code_column(node, columns[node], data[node])
+            codes, labels, positive[node] = _pos_label_codes(node, columns[node], codes, labels, pos, True)
+            coded[node] = (codes, labels)
+        return coded, positive
+    if not isinstance(pos_label, (str, bool, numbers.Number, np.generic)):
+        raise DataError(f"pos_label = {pos_label!r} must be one label (pos_label='good') or a dict of labels by node "
+                        "(pos_label={'Y': 'good', 'P': 'hire'}).")
+    unclear: list[str] = []
+    for node in data.columns:
+        codes, labels = _code_column(node, columns[node], data[node])
+        coded[node] = (codes, labels)
+        if is_binary_coding(labels):
+            continue
+        if any(_same_label(v, pos_label) for v in labels):
+            coded[node] = _pos_label_codes(node, columns[node], codes, labels, pos_label, False)[:2]
+            positive[node] = coded[node][1][1]
+        else:
+            unclear.append(f"{_named(columns[node], node)}: {[_plain(v) for v in labels][:8]}")
+    if not positive:
+        seen = "; ".join(unclear) if unclear else "none: every column is coded 0/1"
+        raise DataError(
+            f"pos_label={_plain(pos_label)!r} is not a label of any column whose labels leave open which one means 1 "
+            f"(those columns and their labels: {seen}). Give one of those labels (exactly: case and spaces count), "
+            "or name the label per node, e.g. pos_label={'Y': 0} to make 0 the positive label of a 0/1 column.")
+    return coded, positive
+
+
 def _code_column(node: str, column: str, values: pd.Series) -> tuple[pd.Series, list[Any]]:
     """Integer codes and the labels they stand for (index = code).
 
-    Numbers that are codes already (0/1, or exactly 0..k-1) and booleans keep their values, so a
-    column holding only 1s stays 1 (it is not re-coded to 0). Other labels are coded in sorted order.
+    Numbers that are codes already (0/1, or exactly 0..k-1), booleans and the texts '0'/'1' keep
+    their values, so a column holding only 1s stays 1 (it is not re-coded to 0). Other labels are
+    coded in sorted order. Text labels that differ only by spaces or Unicode form are refused.
     """
     if isinstance(values.dtype, pd.CategoricalDtype):
         # unused categories (left over from filtering) are not groups of the data; the rest keep their order
         values = values.cat.remove_unused_categories()
         cats = [_plain(v) for v in values.cat.categories]
-        if cats and len({_kind(v) for v in cats}) == 1 and _kind(cats[0]) not in ("bool", "number"):
+        if cats and len({_kind(v) for v in cats}) == 1 and _kind(cats[0]) not in ("bool", "number") \
+                and not set(cats) <= {"0", "1"}:
+            _check_near_duplicates(node, column, cats)
             return pd.Series(values.cat.codes.to_numpy(dtype=int), index=values.index), cats
         values = values.astype(object)
     labels = [_plain(v) for v in pd.unique(values)]
@@ -148,6 +326,10 @@ def _code_column(node: str, column: str, values: pd.Series) -> tuple[pd.Series, 
     kind = kinds[0]
     if kind == "bool":
         return values.astype(bool).astype(int), [False, True]
+    if kind == "text":
+        _check_near_duplicates(node, column, labels)
+        if set(labels) <= {"0", "1"}:  # the text of 0/1 codes (a column of only "1"s stays 1)
+            return values.map({"0": 0, "1": 1}).astype(int), ["0", "1"]
     if kind == "number":
         finite = all(np.isfinite(float(v)) for v in labels)
         if not finite:  # 1e400 in a CSV reads as inf: a broken value, not a group
@@ -220,6 +402,37 @@ def _codes(col: pd.Series, name: str) -> pd.Series:
     return values.astype(float).astype(int)
 
 
+def _integer_total(column: pd.Series) -> int | None:
+    """The exact sum of a count column of integers (None for floats): int64 sums wrap, floats round."""
+    values = column.to_numpy()
+    if values.dtype.kind in "iu":
+        if len(values) and int(values.max()) <= MAX_EXACT_COUNT // len(values):
+            return int(values.sum())  # cannot exceed 2**53, so neither wraps nor rounds
+        return sum(int(v) for v in values)
+    if values.dtype == object and len(values) and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
+        return sum(int(v) for v in values)
+    return None
+
+
+def _cells_with_pos_label(df: pd.DataFrame, weight: str, pos_label: Any,
+                          ) -> tuple[pd.DataFrame, dict[str, list[Any]], dict[str, Any]]:
+    """A frame of cells with the node columns ``pos_label`` applies to coded, their labels and positives."""
+    if pos_label is None:
+        return df, {}, {}
+    nodes = [c for c in df.columns if c != weight]
+    holes = [c for c in nodes if df[c].isna().any()]
+    if holes:
+        raise DataError(f"Missing values in node column(s) {holes}; each cell needs a value for "
+                        f"every node: fill or drop those rows first (df.dropna(subset={holes!r})).")
+    done, positive = _apply_pos_label(df[nodes], {c: c for c in nodes}, pos_label)
+    df = df.copy()
+    categories = {}
+    for node in positive:
+        df[node], categories[node] = done[node]
+    return df, categories, positive
+
+
 def _merged_cells(cells: pd.DataFrame, nodes: list[str]) -> pd.DataFrame:
     """``cells`` (integer codes, probabilities) with duplicate cells summed, sorted by the nodes' codes.
 
@@ -288,9 +501,15 @@ class ObservedTable:
     #: Per-cell bounds ``(lower, upper)`` on the probabilities, aligned with ``cells``: the table is
     #: then known only to lie in this box (a confidence region; see :meth:`with_region`).
     region: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
+    #: Node -> the label coded 1 because the user named it (``pos_label=``): labels such as
+    #: ``'hired'``/``'rejected'`` do not say which one means 1 by themselves (:func:`is_binary_coding`).
+    positive: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: Node -> the user's column it was read from, when the names differ (``from_frame(df, A="race")``).
+    source_columns: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _check_frame(self.cells, "ObservedTable")
+        self.n = _check_count(self.n, "n")
         if _PROB not in self.cells.columns:
             raise DataError(f"The cells need a '{_PROB}' column; build tables with ObservedTable.from_frame, "
                             "from_counts or from_probabilities.")
@@ -319,13 +538,15 @@ class ObservedTable:
 
     # -- constructors ---------------------------------------------------------------------
     @classmethod
-    def from_frame(cls, df: pd.DataFrame, *, given: Mapping[str, int] | None = None,
+    def from_frame(cls, df: pd.DataFrame, *, given: Mapping[str, int] | None = None, pos_label: Any = None,
                    **columns: str) -> ObservedTable:
         """Unit-level rows -> joint table; ``node=column`` keywords map DAG nodes to columns.
 
         Without keywords every column is a node of the same name. Booleans and numbers that are
         already codes (``0/1``, or ``0..k-1``) keep their values; other labels are coded in sorted
-        order and kept in :attr:`categories`. One row gives a point mass.
+        order and kept in :attr:`categories`. One row gives a point mass. Sorted order does not
+        say which of two labels means 1 (``'hired'``/``'rejected'``): name it with ``pos_label``,
+        or a binary role (the label, the prediction) refuses the column.
 
         Parameters
         ----------
@@ -333,6 +554,10 @@ class ObservedTable:
             One row per unit.
         given : mapping of str to int, optional
             Conditioning event of the data, e.g. ``{"S": 1}``.
+        pos_label : label or dict, optional
+            The label coded 1 (the positive outcome or prediction): one label, applied to every
+            column that holds it and whose labels do not say which one means 1, or a dict of labels
+            by node (``{"Y": "hired", "P": "hire"}``), which may also reverse a 0/1 column.
         **columns : str
             ``node="column"`` pairs; by default every column is a node.
 
@@ -344,8 +569,9 @@ class ObservedTable:
         Raises
         ------
         DataError
-            No rows, duplicate columns, missing values, or a column that mixes value types
-            (``[0, 1, "1"]``).
+            No rows, duplicate columns, missing values, a column that mixes value types
+            (``[0, 1, "1"]``), labels that differ only by spaces or Unicode form, or a
+            ``pos_label`` that is not a label of the column.
 
         Examples
         --------
@@ -360,6 +586,9 @@ class ObservedTable:
         3  1  1  1  0.25
         >>> t.categories["A"], t.n
         (['a', 'b'], 4)
+        >>> hires = pd.DataFrame({"A": ["a", "b"], "Y": ["hired", "rejected"]})
+        >>> ObservedTable.from_frame(hires, pos_label="hired").categories["Y"]
+        ['rejected', 'hired']
         """
         _check_frame(df, "from_frame")
         mapping = dict(columns) or {c: c for c in df.columns}
@@ -379,24 +608,32 @@ class ObservedTable:
                             "the filter that produced it).")
         data = pd.DataFrame({node: df[col] for node, col in mapping.items()})
         if data.isna().any().any():
-            bad_nodes = [n for n in data.columns if data[n].isna().any()]
-            raise DataError(f"Missing values in node column(s) {bad_nodes}; drop or impute them first.")
+            holes = [n for n in data.columns if data[n].isna().any()]
+            shown = ", ".join(f"column {mapping[n]!r} ({n})" for n in holes)
+            raise DataError(f"Missing values in node column(s) {holes}: {shown}; drop or impute those rows first, "
+                            f"e.g. df = df.dropna(subset={[mapping[n] for n in holes]!r}).")
+        done, positive = _apply_pos_label(data, mapping, pos_label)
         coded, categories = {}, {}
         for node in data.columns:
-            coded[node], categories[node] = _code_column(node, mapping[node], data[node])
+            coded[node], categories[node] = done[node] if node in done else _code_column(node, mapping[node],
+                                                                                         data[node])
         counts = pd.DataFrame(coded).value_counts().rename("n").reset_index()
         table = cls._from_count_frame(counts, "n", given)
         table.categories = categories
+        table.positive = positive
+        table.source_columns = {node: col for node, col in mapping.items() if col != node}
         return table
 
     @classmethod
     def from_counts(cls, df: pd.DataFrame, count: str = "n", *,
-                    given: Mapping[str, int] | None = None) -> ObservedTable:
+                    given: Mapping[str, int] | None = None, pos_label: Any = None) -> ObservedTable:
         """Cell counts (one column per node plus ``count``) -> table.
 
         Probabilities are ``count / total``, computed without overflow even when the total
-        exceeds the float range (``n`` is then unknown, ``None``). Fractional counts are read as
-        weights: the shares are theirs, and ``n`` is ``None`` (no number of units is known).
+        exceeds the float range (``n`` is then unknown, ``None``). Fractional counts, and float
+        counts beyond 2**53, are read as weights: the shares are theirs, and ``n`` is ``None`` (no
+        number of units is known). Integer counts adding up to more than 2**53 are refused: floats
+        cannot hold them exactly, so small cells would be rounded away.
 
         Parameters
         ----------
@@ -406,6 +643,8 @@ class ObservedTable:
             Name of the count column.
         given : mapping of str to int, optional
             Conditioning event of the data, e.g. ``{"S": 1}``.
+        pos_label : label or dict, optional
+            The label coded 1 in node columns of labels, as in :meth:`from_frame`.
 
         Returns
         -------
@@ -422,17 +661,27 @@ class ObservedTable:
         _check_frame(df, "from_counts")
         if count not in df.columns:
             raise DataError(f"No count column {count!r}; columns are {list(df.columns)} (name it with count=...).")
-        return cls._from_count_frame(df, count, _check_given(given))
+        df, categories, positive = _cells_with_pos_label(df, count, pos_label)
+        table = cls._from_count_frame(df, count, _check_given(given), categories)
+        table.positive = positive
+        return table
 
     @classmethod
-    def _from_count_frame(cls, df: pd.DataFrame, count: str,
-                          given: Mapping[str, int] | None) -> ObservedTable:
+    def _from_count_frame(cls, df: pd.DataFrame, count: str, given: Mapping[str, int] | None,
+                          categories: Mapping[str, list[Any]] | None = None) -> ObservedTable:
         if len(df) == 0:
             raise DataError("The count table has no rows; a table needs at least one cell with a count > 0.")
         counts = _numeric_column(df, count, "count")
         top = counts.max()
         if top <= 0:
             raise DataError(f"Every count in {count!r} is 0: the table is empty; give at least one positive count.")
+        exact = _integer_total(df[count])
+        if exact is not None and exact > MAX_EXACT_COUNT:
+            raise DataError(
+                f"The counts in {count!r} add up to {exact}, more than 2**53 = {MAX_EXACT_COUNT}: beyond it "
+                "floating-point numbers skip whole numbers, so small cells would be rounded away (a group of a few "
+                "units next to 2**53 would get probability 0). No data have that many units: check the column "
+                "(an identifier, a typo?), or give the shares with ObservedTable.from_probabilities.")
         # scaled by the largest count first, so a total beyond the float range cannot overflow
         scaled = counts / top
         with np.errstate(over="ignore"):
@@ -440,14 +689,16 @@ class ObservedTable:
         cells = df.drop(columns=[count]).copy()
         cells[_PROB] = scaled / scaled.sum()
         # fractional counts are weights (survey weights, shares): they give shares but no number of
-        # units, which the few-units warnings and sampling intervals would otherwise take as real
+        # units, which the few-units warnings and sampling intervals would otherwise take as real;
+        # so are float counts beyond 2**53, which floats no longer hold exactly
         whole = bool(np.all(counts % 1 == 0))
-        n = round(total) if np.isfinite(total) and whole else None
-        return cls(cells, given=dict(given or {}), n=n)
+        n = exact if exact is not None else (
+            round(total) if np.isfinite(total) and whole and total <= MAX_EXACT_COUNT else None)
+        return cls(cells, categories=dict(categories or {}), given=dict(given or {}), n=n)
 
     @classmethod
-    def from_probabilities(cls, df: pd.DataFrame, prob: str = "prob", *,
-                           given: Mapping[str, int] | None = None, n: int | None = None) -> ObservedTable:
+    def from_probabilities(cls, df: pd.DataFrame, prob: str = "prob", *, given: Mapping[str, int] | None = None,
+                           n: int | None = None, pos_label: Any = None) -> ObservedTable:
         """One column per node plus a probability column (must sum to 1 within 1e-6).
 
         Parameters
@@ -460,7 +711,9 @@ class ObservedTable:
             Conditioning event of the data, e.g. ``{"S": 1}``.
         n : int, optional
             Number of units the probabilities were estimated from (needed for sampling
-            intervals; unknown by default).
+            intervals; unknown by default), at most 2**53.
+        pos_label : label or dict, optional
+            The label coded 1 in node columns of labels, as in :meth:`from_frame`.
 
         Returns
         -------
@@ -482,9 +735,9 @@ class ObservedTable:
         if prob != _PROB and _PROB in df.columns:
             raise DataError(f"The data have a column '{_PROB}' besides the probability column {prob!r}; rename it.")
         cells = df.rename(columns={prob: _PROB}).copy()
-        if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1):
-            raise DataError(f"n={n!r} must be a positive whole number of units (or None when unknown).")
-        return cls(cells, given=_check_given(given), n=None if n is None else int(n))
+        n = _check_count(n, "n")
+        cells, categories, positive = _cells_with_pos_label(cells, _PROB, pos_label)
+        return cls(cells, categories=categories, given=_check_given(given), n=n, positive=positive)
 
     # -- queries --------------------------------------------------------------------------
     @property
@@ -628,7 +881,7 @@ class ObservedTable:
         probs : array-like of float
             One probability per row of :attr:`cells`, summing to 1 (zeros allowed).
         n : int, optional
-            Number of units behind the new table (default: this table's).
+            Number of units behind the new table (default: this table's), 1 to 2**53.
 
         Returns
         -------
@@ -637,7 +890,8 @@ class ObservedTable:
         Raises
         ------
         DataError
-            Wrong length, a negative or non-finite value, or a sum other than 1.
+            Not numbers, wrong length, a negative or non-finite value, a sum other than 1, or an
+            ``n`` that is not a whole number from 1 to 2**53.
 
         Examples
         --------
@@ -646,7 +900,14 @@ class ObservedTable:
         >>> t.with_probabilities([0.5, 0.5]).prob({"A": 0})
         0.5
         """
-        probs = np.array(probs, dtype=float)  # a copy: the caller may reuse its buffer
+        try:
+            probs = np.array(probs, dtype=float)  # a copy: the caller may reuse its buffer
+        except (TypeError, ValueError):
+            bad = next((v for v in np.ravel(np.array(probs, dtype=object))
+                        if not isinstance(v, (numbers.Real, type(None)))), probs)
+            raise DataError(f"with_probabilities needs numbers; got {_plain(bad)!r}. Give one probability per "
+                            f"cell ({len(self.cells)} floats summing to 1).") from None
+        n = _check_count(n, "with_probabilities: n")
         if probs.shape != (len(self.cells),):
             raise DataError(f"with_probabilities needs {len(self.cells)} probabilities (one per cell), got "
                             f"shape {probs.shape}.")
@@ -658,7 +919,7 @@ class ObservedTable:
         new.cells = self.cells.assign(**{_PROB: probs})
         # the node columns are the same arrays; only the probabilities are new
         new.__dict__["_columns"] = (new.cells, {**self._column_arrays(), _PROB: probs})
-        new.n = self.n if n is None else int(n)
+        new.n = self.n if n is None else n
         new.region = None
         return new
 
@@ -735,6 +996,90 @@ class ObservedTable:
         if node in self.categories:
             return len(self.categories[node])
         return int(self._column_arrays()[node].max()) + 1
+
+    def with_pos_label(self, pos_label: Any) -> ObservedTable:
+        """This table with the label coded 1 named, as ``pos_label`` of :meth:`from_frame` does.
+
+        Parameters
+        ----------
+        pos_label : label or dict
+            One label (applied to every node whose labels hold it and do not say which one means
+            1), or a dict of labels by node (which may also reverse a 0/1 column).
+
+        Returns
+        -------
+        ObservedTable
+            A new table (without a :meth:`with_region` box); this one when ``pos_label`` is None.
+
+        Raises
+        ------
+        DataError
+            A label no column holds, a node that is not a column, or a column of more than two labels.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> t = ObservedTable.from_frame(pd.DataFrame({"A": ["a", "b"], "Y": ["good", "bad"]}))
+        >>> t.categories["Y"], t.with_pos_label("bad").categories["Y"]
+        (['bad', 'good'], ['good', 'bad'])
+        """
+        if pos_label is None:
+            return self
+        columns = self._column_arrays()
+        decoded = pd.DataFrame({
+            node: (pd.Series([self.categories[node][int(c)] for c in columns[node]], dtype=object)
+                   if node in self.categories else pd.Series(columns[node])) for node in self.nodes})
+        names = {node: self.source_columns.get(node, node) for node in self.nodes}
+        done, positive = _apply_pos_label(decoded, names, pos_label)
+        cells = self.cells.copy()
+        categories = dict(self.categories)
+        for node in positive:
+            codes, categories[node] = done[node]
+            cells[node] = codes.to_numpy()
+        return ObservedTable(cells, categories=categories, given=dict(self.given), n=self.n,
+                             positive={**self.positive, **positive}, source_columns=dict(self.source_columns))
+
+    def unclear_labels(self, nodes: Iterable[str] | BiasConfig) -> dict[str, list[Any]]:
+        """The nodes whose labels do not say which one means 1, with their labels (code order).
+
+        A node is listed when its column was coded from labels that are no 0/1 coding
+        (:func:`is_binary_coding`: not ``0/1``, ``False/True``, ``'0'/'1'``) and no ``pos_label``
+        named its positive label. ``fp.observed`` refuses such a label or prediction, the bias's
+        binary roles refuse them, and the app asks for the positive label.
+
+        Parameters
+        ----------
+        nodes : iterable of str or BiasConfig
+            The nodes to look at; for a bias config, the nodes its roles make binary (the outcome,
+            the prediction, conditioning nodes and the nodes its constraints name, unless their
+            cardinality is declared).
+
+        Returns
+        -------
+        dict of str to list
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"A": ["a", "b"], "Y": ["hired", "rejected"], "P": [1, 0]})
+        >>> ObservedTable.from_frame(df).unclear_labels(["Y", "P"])
+        {'Y': ['hired', 'rejected']}
+        >>> ObservedTable.from_frame(df, pos_label="hired").unclear_labels(["Y", "P"])
+        {}
+        """
+        if isinstance(nodes, str):
+            nodes = [nodes]
+        elif not isinstance(nodes, Iterable):
+            from fairprobe.core.validate import binary_nodes  # validate imports tables only to type them
+
+            nodes = binary_nodes(nodes)
+        out = {}
+        for node in nodes:
+            labels = self.categories.get(node)
+            if node in self.nodes and labels is not None and node not in self.positive \
+                    and not is_binary_coding(labels):
+                out[node] = list(labels)
+        return out
 
     def validate_against(self, config: BiasConfig, unmeasured: Iterable[str] = ()) -> None:
         """Check the table fits a bias config: columns are observed DAG nodes in range, none forgotten.

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from fairprobe.core.table import ObservedTable
 
 __all__ = [
+    "binary_nodes",
     "check_breakdown_target",
     "check_codes",
     "check_run_options",
@@ -389,21 +390,36 @@ def check_breakdown_target(*, threshold: Any, tolerance: Any, D_max: Any, xtol: 
 
 # -- codes of the table against the roles of the bias -----------------------------------------
 
-def _is_binary_labels(labels: list[Any]) -> bool:
-    """Whether original labels coded 0, 1 (in order) mean 0/1: 0/1 numbers, False/True, '0'/'1'."""
-    words = ({"0", "false"}, {"1", "true"})
-    for code, label in enumerate(labels):
-        if code > 1:
-            return False
-        if isinstance(label, (bool, numbers.Number)):
-            try:
-                if float(label) != code:  # type: ignore[arg-type]
-                    return False
-            except (TypeError, ValueError):
-                return False
-        elif str(label).strip().lower() not in words[code]:
-            return False
-    return True
+def binary_nodes(config: BiasConfig) -> list[str]:
+    """The nodes the bias's roles make binary (0/1) unless the config declares their cardinality.
+
+    The outcome, the prediction, the conditioning nodes and every node a constraint names; not
+    the attribute (nor the recorded node a latent true attribute follows) and not covariates.
+
+    Parameters
+    ----------
+    config : BiasConfig
+
+    Returns
+    -------
+    list of str
+        In the DAG's node order.
+
+    Examples
+    --------
+    >>> from fairprobe.core.config import BiasConfig
+    >>> binary_nodes(BiasConfig.from_dict({"dag_str": "A->Y, A->P, X->P", "constraints": []}))
+    ['Y', 'P']
+    """
+    attribute = config.attribute_node
+    # the recorded counterpart of a latent true attribute (proxy_attribute's A for B) has groups too
+    grouped = {attribute, *(v for k, v in config.cardinality_of.items() if k == attribute)}
+    # covariates (nodes with no role and in no constraint) take as many values as the data have
+    outcome = config.parse_outcome(config.outcome_node)[0]
+    in_constraints = {v for c in config.parsed_constraints for v in c.variables}
+    roles = {config.prediction_node, outcome, *config.cond_nodes, *in_constraints,
+             *(v for k, v in config.cardinality_of.items() if k in (outcome, config.prediction_node))}
+    return [n for n in config.dag.nodes if n in roles and n not in grouped and n not in config.cardinalities]
 
 
 def check_codes(config: BiasConfig, table: ObservedTable) -> None:
@@ -440,16 +456,9 @@ def check_codes(config: BiasConfig, table: ObservedTable) -> None:
     ...
     fairprobe.exceptions.DataError: Column 'P' holds values [0, 1, 2] but 'P' is the prediction node, ...
     """
-    attribute = config.attribute_node
-    # the recorded counterpart of a latent true attribute (proxy_attribute's A for B) has groups too
-    grouped = {attribute, *(v for k, v in config.cardinality_of.items() if k == attribute)}
-    # covariates (nodes with no role and in no constraint) take as many values as the data have
-    outcome = config.parse_outcome(config.outcome_node)[0]
-    in_constraints = {v for c in config.parsed_constraints for v in c.variables}
-    roles = {config.prediction_node, outcome, *config.cond_nodes, *in_constraints,
-             *(v for k, v in config.cardinality_of.items() if k in (outcome, config.prediction_node))}
+    binary = set(binary_nodes(config))
     for node in table.nodes:
-        if node not in config.dag.nodes or node in grouped or node in config.cardinalities or node not in roles:
+        if node not in binary:
             continue
         labels = table.categories.get(node)
         codes = sorted(int(c) for c in table.cells[node].unique())
@@ -461,11 +470,15 @@ def check_codes(config: BiasConfig, table: ObservedTable) -> None:
                 f"threshold it first, e.g. df[col] = (df[col] >= 0.5).astype(int)), or declare its "
                 f"cardinality with cardinalities={{'{node}': {max(len(shown), codes[-1] + 1)}}} in the bias "
                 "config if it really has that many classes.")
-        if labels is not None and not _is_binary_labels(list(labels)):
+        if labels is not None and table.unclear_labels([node]):  # one rule: fairprobe.core.table.is_binary_coding
+            column = table.source_columns.get(node, node)
+            shown_column = repr(column) if column == node else f"{column!r} (node {node})"
+            say = " or ".join(f"pos_label={_plain(v)!r}" for v in labels[:2])
             raise DataError(
-                f"Column {node!r} holds the labels {_show(labels)} but {role}: fairprobe cannot tell "
-                f"which label means 1; recode its column to 0/1 first, e.g. "
-                f"df[col] = (df[col] == {labels[-1]!r}).astype(int), "
+                f"Column {shown_column} holds the labels {_show(labels)} but {role}: fairprobe cannot tell "
+                f"which label means 1. Say which: {say} (ObservedTable.from_frame(..., pos_label=...); command "
+                f"line: --pos-label {_plain(labels[-1])}; app: choose the positive label on the Data page), or "
+                f"recode its column to 0/1 first, e.g. df[col] = (df[col] == {labels[-1]!r}).astype(int), "
                 f"or declare cardinalities={{'{node}': {max(len(labels), 2)}}} in the bias config to accept the sorted "
                 f"coding ({', '.join(f'{_plain(v)!r} = {k}' for k, v in enumerate(labels))}).")
 
