@@ -1,11 +1,12 @@
 """Command-line front end of the causal sensitivity analysis: ``bound``, ``sweep``, ``breakdown``.
 
 Shared options: ``--bias`` (repeat to combine biases), ``--metric``, ``--data`` (a CSV of unit
-rows, or of cells with a ``prob`` column), ``--columns A=race,Y=recid,P=pred`` (DAG node =
-column), ``--groups`` (two attribute values, codes or labels, a value and ``rest``, ``all`` or
-``each_vs_rest``), ``--param NAME=VALUE`` (fixed sensitivity values), ``--unmeasured Z`` (DAG nodes
-with no column, on purpose; a node of the bias missing from the data is otherwise an error),
-``--backend``, ``--time-limit``, ``--jobs``, ``--json``.
+rows, or of cells with a ``prob`` column; ``--encoding`` for a CSV that is not UTF-8),
+``--columns A=race,Y=recid,P=pred`` (DAG node = column), ``--pos-label`` (the label that means 1
+in a column of labels such as hired/rejected), ``--groups`` (two attribute values, codes or
+labels, a value and ``rest``, ``all`` or ``each_vs_rest``), ``--param NAME=VALUE`` (fixed
+sensitivity values), ``--unmeasured Z`` (DAG nodes with no column, on purpose; a node of the bias
+missing from the data is otherwise an error), ``--backend``, ``--time-limit``, ``--jobs``, ``--json``.
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ def _pairs(text: str | None, what: str) -> dict[str, str]:
     return out
 
 
-def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any, tuple[Any, Any] | str | None]:
+def load_data(path: Path, columns: str | None, groups: str | None,
+              pos_label: str | None = None) -> tuple[Any, tuple[Any, Any] | str | None]:
     """Read the CSV or Parquet file, map columns to nodes, and read the compared groups.
 
     Every row is kept: the population of the bias (the ``D`` budget) is everyone in the data, also
@@ -108,6 +110,9 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
         The ``--columns`` mapping ``"A=race,Y=recid,P=pred"`` (DAG node = column).
     groups : str or None
         The ``--groups`` value: two values separated by a comma, ``"all"`` or ``"each_vs_rest"``.
+    pos_label : str or None
+        The ``--pos-label`` value: the label that means 1 (``"hired"``), or labels by node
+        (``"Y=hired,P=hire"``); text matches numbers and booleans (``"2"`` is the label 2).
 
     Returns
     -------
@@ -120,9 +125,10 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
     Raises
     ------
     DataError
-        A mapped column is not in the file, or the file is not a usable table.
+        A mapped column is not in the file, the file is not a usable table, or ``pos_label`` is not
+        a label of the columns.
     ConfigError
-        ``groups`` is malformed.
+        ``groups`` or ``pos_label`` is malformed.
 
     Examples
     --------
@@ -146,14 +152,15 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
     if missing:
         raise DataError(f"Column(s) {missing} named in --columns are not in {path}; available: "
                         f"{list(frame.columns)}.")
+    positive = _pos_label(pos_label)
     if "prob" in frame.columns:
         frame = frame.rename(columns={v: k for k, v in mapping.items()})
-        table = ObservedTable.from_probabilities(frame)
+        table = ObservedTable.from_probabilities(frame, pos_label=positive)
     elif "n" in frame.columns and "n" not in mapping.values():  # cell counts: the sample size is known (--ci)
         frame = frame.rename(columns={v: k for k, v in mapping.items()})
-        table = ObservedTable.from_counts(frame)
+        table = ObservedTable.from_counts(frame, pos_label=positive)
     else:
-        table = ObservedTable.from_frame(frame, **mapping) if mapping else ObservedTable.from_frame(frame)
+        table = ObservedTable.from_frame(frame, pos_label=positive, **mapping)
     if groups is None:
         return table, None
     if groups in ("all", "each_vs_rest"):
@@ -163,6 +170,21 @@ def load_data(path: Path, columns: str | None, groups: str | None) -> tuple[Any,
         raise ConfigError(f"--groups takes two attribute values separated by a comma (a value and 'rest'), 'all' or "
                           f"'each_vs_rest'; got {groups!r}.")
     return table, (_group_value(labels[0]), _group_value(labels[1]))
+
+
+def _pos_label(text: str | None) -> str | dict[str, str] | None:
+    """``--pos-label hired`` (one label) or ``--pos-label Y=hired,P=hire`` (labels by node)."""
+    if text is None:
+        return None
+    if "=" not in text:
+        if not text.strip():
+            raise ConfigError("--pos-label is empty; give the label that means 1, e.g. --pos-label hired.")
+        return text.strip()
+    pairs = [part.partition("=") for part in text.split(",") if part.strip()]
+    if not pairs or any(not key.strip() or not value.strip() for key, _, value in pairs):
+        raise ConfigError(f"Cannot read --pos-label {text!r}; give one label (--pos-label hired) or labels by node "
+                          "(--pos-label Y=hired,P=hire).")
+    return {key.strip(): value.strip() for key, _, value in pairs}
 
 
 def _group_value(text: str) -> Any:
@@ -309,7 +331,8 @@ def common(f: Any) -> Any:
     Returns
     -------
     callable
-        ``f`` with ``--bias``, ``--metric``, ``--data``, ``--columns``, ``--groups``, ``--group``,
+        ``f`` with ``--bias``, ``--metric``, ``--data`` (and ``--encoding``), ``--columns``,
+        ``--pos-label``, ``--groups``, ``--group``,
         ``--param``, ``--unmeasured``, ``--backend``, ``--time-limit``, ``--json``, ``--out`` and
         ``--force``.
 
@@ -331,6 +354,9 @@ def common(f: Any) -> Any:
         data_option("CSV or Parquet of unit rows, or of cells with a 'prob' (probabilities) or 'n' (counts) "
                     "column."),
         click.option("--columns", default=None, help="Node=column mapping, e.g. A=race,Y=recid,P=pred."),
+        click.option("--pos-label", "pos_label", default=None, metavar="LABEL",
+                     help="The label that means 1 in a column of labels that do not say it (hired/rejected, "
+                          "yes/no, 1/2): one label, or per node, e.g. Y=hired,P=hire."),
         click.option("--groups", default=None,
                      help="Two attribute values to compare (codes or labels), a value and 'rest' (everyone "
                           "else), 'all' (largest gap over pairs) or 'each_vs_rest' (largest gap of a group "
@@ -406,7 +432,7 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
               group: str | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
               time_limit: float | None, as_json: bool, out_dir: Path | None, d_value: float | None,
               ci: float | None, ci_method: str, resamples: int, stratify: str | None, seed: int,
-              n_jobs: int) -> None:
+              n_jobs: int, pos_label: str | None = None) -> None:
     """Certified bounds of a fairness metric under a bias at one sensitivity value.
 
     With --ci, also the confidence interval that adds the sampling error of the data (a group of
@@ -420,7 +446,7 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     """
     from fairprobe.core.bound import bound
 
-    table, grp = load_data(data_path, columns, groups)
+    table, grp = load_data(data_path, columns, groups, pos_label)
     extra = _interval_kwargs(ci, ci_method, resamples, stratify, seed, n_jobs)
     res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
                 time_limit=time_limit, unmeasured=unmeasured, **extra,
@@ -453,7 +479,7 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
               time_limit: float | None,
               as_json: bool, out_dir: Path | None, d_grid: str, parameter: str | None, n_jobs: int,
               plot_path: Path | None, csv_path: Path | None, ci: float | None, ci_method: str, resamples: int,
-              stratify: str | None, seed: int) -> None:
+              stratify: str | None, seed: int, pos_label: str | None = None) -> None:
     """Certified bounds over a grid of sensitivity values (progress on stderr).
 
     \b
@@ -463,7 +489,7 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     """
     from fairprobe.core.sensitivity import sensitivity
 
-    table, grp = load_data(data_path, columns, groups)
+    table, grp = load_data(data_path, columns, groups, pos_label)
     extra = _interval_kwargs(ci, ci_method, resamples, stratify, seed, None)
     res = sensitivity(_bias(biases), _metric(metric, group, grp), table, D=parse_grid(d_grid),
                       parameter=parameter, backend=backend, time_limit=time_limit, n_jobs=n_jobs,
@@ -502,7 +528,8 @@ def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, col
                   backend: str,
                   time_limit: float | None, as_json: bool, out_dir: Path | None, threshold: float | None,
                   tolerance: float | None, parameter: str | None, ci: float | None, ci_method: str,
-                  resamples: int, stratify: str | None, seed: int, n_jobs: int) -> None:
+                  resamples: int, stratify: str | None, seed: int, n_jobs: int,
+                  pos_label: str | None = None) -> None:
     """Smallest sensitivity value at which the fairness conclusion can flip.
 
     With --ci, also the smallest value at which the confidence interval (bias and sampling error)
@@ -515,7 +542,7 @@ def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, col
     """
     from fairprobe.core.breakdown import breakdown
 
-    table, grp = load_data(data_path, columns, groups)
+    table, grp = load_data(data_path, columns, groups, pos_label)
     extra = _interval_kwargs(ci, ci_method, resamples, stratify, seed, n_jobs)
     res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
                     tolerance=tolerance, parameter=parameter, backend=backend, time_limit=time_limit,

@@ -1,7 +1,8 @@
 """Options and output helpers shared by the command-line commands (built-in and plugin ones).
 
-* :func:`~fairprobe.datasets.tables.read_table` (re-exported here) reads a user's CSV or Parquet
-  file, refusing what would silently become a wrong table.
+* :func:`read_table` reads a user's CSV or Parquet file with the command's ``--encoding`` (the
+  reader of :mod:`fairprobe.datasets.tables`), refusing what would silently become a wrong table;
+  :func:`data_option` declares ``--data`` and ``--encoding`` together.
 * :func:`out_option`, :func:`force_option` and :func:`file_option` are the shared declarations of
   ``--out``, ``--force`` and output files (``--plot``, ``--csv``): the paths are checked while the
   options are parsed, so an empty, unwritable or occupied destination fails before any solving.
@@ -20,7 +21,8 @@ from typing import Any
 import click
 import pandas as pd
 
-from fairprobe.datasets.tables import PLOT_SUFFIXES, read_table
+from fairprobe.datasets import tables as _tables
+from fairprobe.datasets.tables import PLOT_SUFFIXES
 from fairprobe.exceptions import ConfigError, DataError
 
 __all__ = ["PLOT_SUFFIXES", "announce_reports", "data_option", "file_option", "force_option", "forced", "jobs_option",
@@ -472,11 +474,72 @@ def data_option(help: str = "CSV or Parquet file (unit rows, or cells with a 'pr
             _check_not_input(ctx)
         return value
 
-    return click.option("--data", "data_path", required=required, help=help, callback=callback,
+    data = click.option("--data", "data_path", required=required, help=help, callback=callback,
                         type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    # --encoding is not passed to the command: read_table reads it, so every command with --data has it
+    encoding = click.option("--encoding", default=None, expose_value=False, callback=_encoding_callback,
+                            metavar="NAME", help="Text encoding of a CSV --data file (default utf-8), e.g. cp1252 "
+                                                 "or latin-1 for a CSV Excel saved on Windows, utf-16 for Excel's "
+                                                 "'Unicode Text'.")
+    return lambda f: data(encoding(f))
 
 
-_DATA_KEY = "fairprobe.data"
+_DATA_KEY, _ENCODING_KEY = "fairprobe.data", "fairprobe.encoding"
+
+
+def _encoding_callback(ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is not None:
+        import codecs
+
+        try:
+            codecs.lookup(value)
+        except LookupError:
+            raise ConfigError(f"Unknown --encoding {value!r}; give a text encoding such as utf-8, cp1252 (Excel on "
+                              "Windows), latin-1 or utf-16.") from None
+        ctx.meta[_ENCODING_KEY] = value
+    return value
+
+
+def read_table(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a user's CSV or Parquet file with the running command's ``--encoding`` (see :func:`data_option`).
+
+    :func:`fairprobe.datasets.tables.read_table` does the reading and its refusals: an empty file,
+    a header without rows, a file that is not a table, a CSV in another encoding (named, with the
+    fix), duplicate column names, semicolon-separated text.
+
+    Parameters
+    ----------
+    path : path-like
+        The file (``--data``, or another input of the command such as ``--test``).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    DataError
+        The file is not a usable table.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> @click.command()
+    ... @data_option()
+    ... def show(data_path):
+    ...     click.echo(read_table(data_path)["race"].tolist())
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "excel.csv"
+    ...     _ = path.write_bytes("race,y\\nBokmål,1\\n".encode("cp1252"))
+    ...     print(CliRunner().invoke(show, ["--data", str(path), "--encoding", "cp1252"]).output.strip())
+    ['Bokmål']
+    """
+    ctx = click.get_current_context(silent=True)
+    return _tables.read_table(path, encoding=ctx.meta.get(_ENCODING_KEY) if ctx is not None else None)
+
 
 
 def _check_not_input(ctx: click.Context) -> None:
