@@ -99,10 +99,14 @@ def test_partly_undefined_events_name_the_group_by_label() -> None:
 
 
 def test_few_units_behind_a_rate_are_reported() -> None:
+    """The FPR of c rests on c's recorded negatives, not on its 10 units (issue 45)."""
     small = table(units({"a": 600, "b": 390, "c": 10}))
     res = fp.bound("proxy_label", fp.metric("fpr_parity", groups=("c", "a")), small, D=0.001)
-    assert res.few_units == {"A = c": 10}
-    assert "few units: A = c: 10" in res.summary() and res.to_dict()["few_units"] == {"A = c": 10}
+    negatives = round(small.prob({"A": 2, "Y": 0}) * small.n)
+    assert 0 < negatives < 10
+    assert res.few_units == {"Y = 0 & A = c": negatives}
+    assert f"few units: Y = 0 & A = c: {negatives}" in res.summary()
+    assert res.to_dict()["few_units"] == {"Y = 0 & A = c": negatives}
     big = fp.bound("proxy_label", fp.metric("fpr_parity", groups=("b", "a")), small, D=0.001)
     assert big.few_units == {}
 
@@ -146,15 +150,17 @@ def test_sweeps_and_breakdowns_flag_few_units_too() -> None:
     small = table(units({"a": 600, "b": 390, "c": 10}))
     metric = fp.metric("fpr_parity", groups=("c", "a"))
     sweep = fp.sensitivity("proxy_label", metric, small, D=[0.0, 0.001], progress=False)
-    assert "few units: A = c: 10" in sweep.summary()
+    negatives = round(small.prob({"A": 2, "Y": 0}) * small.n)  # the units behind c's FPR
+    assert f"few units: Y = 0 & A = c: {negatives}" in sweep.summary()
     broken = fp.breakdown("proxy_label", metric, small, tolerance=0.05, D_max=0.05)
-    assert "few units: A = c: 10" in broken.summary()
+    assert f"few units: Y = 0 & A = c: {negatives}" in broken.summary()
     assert "few units" not in fp.sensitivity("proxy_label", fp.metric("fpr_parity", groups=("b", "a")), small,
                                              D=[0.0], progress=False).summary()
 
 
 def test_few_units_see_a_small_rest() -> None:
-    """Comparing the big group with its rest: the rest (b and c, 25 units) is flagged as 'A != a'."""
+    """Comparing the big group with its rest: the rest's negatives (of b and c, 25 units) are flagged."""
     lopsided = table(units({"a": 900, "b": 15, "c": 10}))
     res = fp.bound("proxy_label", fp.metric("fpr_parity", groups=("a", "rest")), lopsided, D=0.001)
-    assert res.few_units == {"A != a": 25}
+    negatives = round((lopsided.prob({"A": 1, "Y": 0}) + lopsided.prob({"A": 2, "Y": 0})) * lopsided.n)
+    assert res.few_units == {"Y = 0 & A != a": negatives}

@@ -72,8 +72,9 @@ from fairprobe.core.repair import (
     project_to_model,
     repair_point,
 )
-from fairprobe.core.results import FEW_UNITS, BoundResult, ObservedValue, PointOutcome, few_units_line
+from fairprobe.core.results import BoundResult, ObservedValue, PointOutcome, few_units_line
 from fairprobe.core.routing import LinearFastPath, with_lp_fast_path
+from fairprobe.core.small_groups import few_units, units_behind_rates
 from fairprobe.core.table import ObservedTable
 from fairprobe.core.validate import sensitivity_values, sweep_grid
 from fairprobe.exceptions import (
@@ -92,30 +93,11 @@ __all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "clear_kept_pro
            "few_units_line", "resolve_bias", "resolve_metric", "resolve_parameters"]
 
 
-def _recorded_shares(programs: list[CompiledProgram], table: ObservedTable) -> dict[str, float]:
-    """The table's probability of the recorded part of each conditioning event (keyed by the event)."""
-    out: dict[str, float] = {}
-    columns = table.column_arrays()
-    for program in programs:
-        for cond in program.conditions:
-            atoms = [a for a in cond.atoms if a.var in table.nodes and not a.intervention
-                     and isinstance(a.value, int) and a.var not in table.given]
-            if not atoms:
-                continue
-            event = " & ".join(f"{a.var} {'!=' if a.negated else '='} {a.value}" for a in atoms)
-            inside = np.ones(len(table.cells), dtype=bool)  # "A != a" is the rest of group a
-            for a in atoms:
-                inside &= (columns[a.var] != a.value) if a.negated else (columns[a.var] == a.value)
-            out[event] = float(columns["prob"][inside].sum())
-    return out
-
-
 def _few_units(programs: list[CompiledProgram], config: BiasConfig, table: ObservedTable) -> dict[str, int]:
-    """Recorded part of each conditioning event that fewer than ``FEW_UNITS`` units of the data fall in."""
-    if not table.n:
-        return {}  # a probability table: the number of units behind it is not known
-    units = {event: round(share * table.n) for event, share in _recorded_shares(programs, table).items()}
-    return {labelled_event(event, config, table): k for event, k in units.items() if k < FEW_UNITS}
+    """The units behind each rate of the metric that are too few for a claim, by labelled event
+    (the rule: :mod:`fairprobe.core.small_groups`)."""
+    units = units_behind_rates(programs, config, table)
+    return {labelled_event(event, config, table): k for event, k in few_units(units).items()}
 
 
 def _solve_one(prog: PolynomialProgram, backend_name: str, options: SolveOptions) -> SolveResult:

@@ -16,8 +16,9 @@ these functions return and never decides itself. The rules:
 * With a sampling interval, a conclusion that survives the bias but not the noise of the sample
   (the interval reaches 0 where the bounds do not) reads ``"survives_bias_only"``: it holds in the
   population the table describes, not in this sample's.
-* A rate measured on fewer than :data:`~fairprobe.core.results.FEW_UNITS` units (an 11-person
-  group) gets its bounds and, when computed, its sampling interval, and **no claim** (verdict
+* A rate measured on fewer than :data:`~fairprobe.core.small_groups.FEW_UNITS` units (the units
+  behind it: its denominator, e.g. a group's negatives for its FPR; :mod:`fairprobe.core.small_groups`
+  states the rule) gets its bounds and, when computed, its sampling interval, and **no claim** (verdict
   ``"too_few_units"``): a sign or a breakdown point read off so few units is noise, not a finding.
 """
 
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fairprobe.core.jsonsafe import json_number as fix
+from fairprobe.core.small_groups import FEW_UNITS  # the one rule (re-exported here and by core.results)
 
 if TYPE_CHECKING:  # the results import this module, never the other way round
     from fairprobe.core.breakdown import BreakdownResult
@@ -51,10 +53,6 @@ __all__ = [
 
 #: A bound within this of 0 does not settle a sign (solver tolerances).
 SIGN_TOLERANCE = 1e-6
-
-#: A conditioning event with fewer units than this in a unit-level table is listed in ``few_units``
-#: and gets no claim (re-exported by :mod:`fairprobe.core.results`).
-FEW_UNITS = 30
 
 #: Width below which the bounds with no bias are read as one value (solver tolerances).
 POINT_WIDTH = 1e-6

@@ -4,7 +4,9 @@
 ``MetricFrame`` gives: ``overall``, ``by_group``, ``difference()``, ``ratio()``), computed from the
 same :class:`~fairprobe.core.table.ObservedTable` the causal bounds use, with no solver call. A rate
 whose conditioning event has no unit is NaN (undefined), never 0; a group with fewer than
-:data:`~fairprobe.core.results.FEW_UNITS` units behind a rate is listed in ``few_units``.
+:data:`~fairprobe.core.small_groups.FEW_UNITS` units behind a rate (its denominator: the group's
+negatives for its FPR, all its units for its selection rate) is listed in ``few_units``, and a
+headline gap that rests on such a group names it (the rule: :mod:`fairprobe.core.small_groups`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairprobe.core.results import FEW_UNITS, Conclusion, Explained, Summary
+from fairprobe.core.results import Conclusion, Explained, Summary
+from fairprobe.core.small_groups import FEW_UNITS, too_few
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import ConfigError, DataError
 
@@ -50,7 +53,9 @@ class GroupRates(Explained):
     attribute : str
         The attribute node.
     few_units : dict of str to int
-        ``"group: rate"`` entries computed from fewer than ``FEW_UNITS`` units.
+        ``"group: rate"`` entries whose rate rests on fewer than ``FEW_UNITS`` units (the units
+        behind it: its denominator, all of the group's units for ``base_rate``, ``selection_rate``
+        and ``accuracy``).
 
     Examples
     --------
@@ -125,8 +130,40 @@ class GroupRates(Explained):
         """
         return pd.concat([self.by_group, self.overall.to_frame("overall").T])
 
+    def __repr__(self) -> str:
+        """The summary's text: the group table and the largest gaps (``print(fp.observed(...))``)."""
+        return self.summary().as_text()
+
+    def rests_on_few(self, rate: str) -> list[tuple[str, int]]:
+        """The groups at either end of ``rate``'s gap whose rate rests on too few units, with their counts.
+
+        Parameters
+        ----------
+        rate : str
+            A rate of :data:`RATES`.
+
+        Returns
+        -------
+        list of (str, int)
+            Empty when the gap rests on enough units (or the table has no number of units).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> rows = pd.DataFrame({"A": list("aabb"), "Y": [0, 1, 0, 1], "P": [0, 1, 1, 1]})
+        >>> observed(rows).rests_on_few("fpr")
+        [('a', 1), ('b', 1)]
+        """
+        values = self.by_group[rate]
+        ends = [g for g, v in values.items() if v == values.max() or v == values.min()]
+        keys = [f"{g}: {rate}" for g in ends]
+        return [(key.rsplit(": ", 1)[0], self.few_units[key]) for key in keys if key in self.few_units]
+
     def conclusion(self) -> Conclusion:
         """The largest observed gaps, with no bias model (``"finding"``).
+
+        A gap whose end rests on fewer than ``FEW_UNITS`` units names that group and its count; when
+        the largest gap does, the verdict is ``"too_few_units"``: it is no finding.
 
         Returns
         -------
@@ -139,12 +176,22 @@ class GroupRates(Explained):
         >>> print(observed(rows).conclusion())  # doctest: +ELLIPSIS
         Observed without any bias model: the largest gaps between groups of A are fpr 1.0000, ...
         """
-        gaps = self.difference().dropna().sort_values(ascending=False)
-        shown = ", ".join(f"{k} {v:.4f}" for k, v in gaps.head(3).items()) or "none defined"
+        gaps = self.difference().dropna().sort_values(ascending=False, kind="stable")
+        top = list(gaps.head(3).index)
+        shown = ", ".join(f"{k} {gaps[k]:.4f}" for k in top) or "none defined"
         text = f"Observed without any bias model: the largest gaps between groups of {self.attribute} are {shown}."
-        if self.few_units:
-            text += (f" {len(self.few_units)} rate(s) rest on fewer than {FEW_UNITS} units, so their sampling error "
-                     "can exceed the gap itself.")
+        behind = {rate: self.rests_on_few(rate) for rate in top}
+        named = [f"the {rate} gap rests on " + " and ".join(f"{g}: {n} units" for g, n in few)
+                 for rate, few in behind.items() if few]
+        if named:
+            text += f" Too few to say: {', '.join(named)} (fewer than {FEW_UNITS} units behind a rate)."
+        covered = {f"{g}: {rate}" for rate, few in behind.items() for g, _ in few}
+        others = [k for k in self.few_units if k not in covered]
+        if others:
+            text += (f" {len(others)} {'other ' if named else ''}rate(s) rest on fewer than {FEW_UNITS} units, so "
+                     "their sampling error can exceed the gap itself.")
+        if top and behind[top[0]]:
+            return Conclusion("too_few_units", text, ("the largest gap rests on too few units",))
         return Conclusion("finding", text)
 
     def summary(self) -> Summary:
@@ -185,9 +232,12 @@ def _row(cells: pd.DataFrame, n: int | None, label: str, few: dict[str, int]) ->
     for name, (event, given) in RATES.items():
         value, mass = _rate(part, event, given)
         row[name] = value
-        if n is not None and round(mass * total * n) < FEW_UNITS and given:
-            few[f"{label}: {name}"] = round(mass * total * n)
+        units = None if n is None else round(mass * total * n)  # the units behind the rate: its denominator
+        if too_few(units):
+            few[f"{label}: {name}"] = units
     row["accuracy"] = float(part["prob"][part["Y"] == part["P"]].sum()) if total > 0 else math.nan
+    if too_few(row["units"]):
+        few[f"{label}: accuracy"] = row["units"]
     return row
 
 

@@ -23,9 +23,10 @@ from typing import Any
 import pandas as pd
 
 from fairprobe.backends.base import SolveResult
-from fairprobe.core.interpret import FEW_UNITS, Conclusion, ObservedValue, bound_conclusion
+from fairprobe.core.interpret import Conclusion, ObservedValue, bound_conclusion
 from fairprobe.core.jsonsafe import json_number as fix
 from fairprobe.core.jsonsafe import jsonable
+from fairprobe.core.small_groups import FEW_UNITS  # the one rule, re-exported
 
 __all__ = ["FEW_UNITS", "BoundResult", "Conclusion", "Explained", "ObservedValue", "PointOutcome", "SamplingInterval",
            "Summary", "few_units_line"]
@@ -380,9 +381,11 @@ class BoundResult(Explained):
         The metric is a largest absolute gap (equalised odds, the maximum over pairs), so it is
         at least 0 and the sign of a disparity is not what it reports.
     few_units : dict of str to int
-        Conditioning events of the metric (their recorded part) that fewer than ``FEW_UNITS``
-        units of a unit-level table fall in, with their counts. The bounds take the observed shares
-        as exact; a rate estimated from so few units can be off by more than the bias considered.
+        The units behind each rate of the metric (its denominator, per group, on the data's nodes:
+        ``"Y = 0 & A = c"`` for c's FPR, ``"P = 1 & A = c"`` for its PPV, ``"A = c"`` for its
+        selection rate) that are fewer than ``FEW_UNITS`` in a unit-level table, with their counts
+        (the rule: :mod:`fairprobe.core.small_groups`). The bounds take the observed shares as exact;
+        a rate estimated from so few units can be off by more than the bias considered.
     metric : str
         Label of the metric bounded.
     parameters : dict of str to float

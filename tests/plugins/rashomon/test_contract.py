@@ -101,7 +101,8 @@ def test_fitted_state_on_the_audit_set_with_row_identifiers_and_groups() -> None
     np.testing.assert_allclose(frame.conflict_ratio, rs.conflict_ratio())  # the fitted-state version
     np.testing.assert_allclose(rs.conflict_ratio(), rs.conflict_ratio(X))  # the same as predicting X again
     assert rs.delta_ambiguity(delta=0.0) == pytest.approx(float((frame.conflict_ratio > 0).mean()))
-    assert list(rs.by_group_.columns) == ["rows", "mean_conflict", "flagged_share"]  # audit rows, not set members
+    # audit rows, not set members; too_few marks a group of fewer rows than core's threshold
+    assert list(rs.by_group_.columns) == ["rows", "mean_conflict", "flagged_share", "too_few"]
     assert rs.by_group_.rows.sum() == len(X) and set(rs.by_group_.index) == {"high", "low"}
     summary = rs.summary()
     assert "group high" in summary and "conflict by group" in summary.tables
@@ -209,7 +210,7 @@ def test_rashomon_demo_step(tmp_path: Path) -> None:
     facts: dict = {}
     found, table, lines = RashomonSet.demo(report, make_lending_scenario(3000, seed=0), facts, quick=True, seed=0,
                                            n_jobs=1, progress=False)
-    assert found == {} and list(table.columns) == ["applicants", "mean_conflict", "flagged_share"]
+    assert found == {} and list(table.columns) == ["applicants", "mean_conflict", "flagged_share", "too_few"]
     assert lines[0].startswith("- multiplicity: ") and "near-optimal trees" in lines[0] and "group 1" in lines[0]
     assert set(facts["multiplicity"]) == {"members", "ambiguity", "flagged_share", "headline_held_back"}
     assert report.sections and report.write(tmp_path / "demo").is_file()

@@ -31,6 +31,7 @@ from fairprobe.cli.options import (
 from fairprobe.core.jsonsafe import dumps
 from fairprobe.core.progress import status
 from fairprobe.exceptions import ConfigError, DataError
+from fairprobe.plugins.rashomon.measures import conflict_by_group
 from fairprobe.plugins.rashomon.text import group_table
 
 __all__ = ["build_pipeline", "multiplicity_command"]
@@ -439,10 +440,15 @@ def _individual_report(rs: Any, test: pd.DataFrame, columns: list[str], protecte
     test_groups = _groups(test, protected) if all(c in test.columns for c in protected) else None
     if test_groups is not None:
         rep.insert(0, test_groups.name, test_groups.to_numpy())
-    by_group = None if test_groups is None else rep.groupby(test_groups.name).agg(
-        rows=("conflict_ratio", "size"), mean_conflict=("conflict_ratio", "mean"),
-        flagged_share=("flagged", "mean"))
+    by_group = None if test_groups is None else conflict_by_group(rep, test_groups.name)
     return rep, by_group
+
+
+def _json_cell(column: str, value: Any) -> int | float | bool:
+    """A cell of the per-group table in JSON: ``rows`` a count, ``too_few`` a flag, the rest numbers."""
+    if column == "rows":
+        return int(value)
+    return bool(value) if column == "too_few" else float(value)
 
 
 def _summary(rs: Any, rep: pd.DataFrame, by_group: pd.DataFrame | None, epsilon: float, columns: list[str],
@@ -461,7 +467,7 @@ def _summary(rs: Any, rep: pd.DataFrame, by_group: pd.DataFrame | None, epsilon:
         "flagged_rows": int(rep.flagged.sum()),
         "rows": len(rep)}
     if by_group is not None:
-        summary["conflict_by_group"] = {str(g): {k: (int(v) if k == "rows" else float(v)) for k, v in r.items()}
+        summary["conflict_by_group"] = {str(g): {k: _json_cell(k, v) for k, v in r.items()}
                                         for g, r in by_group.iterrows()}
     if notes:
         summary["warnings"] = notes

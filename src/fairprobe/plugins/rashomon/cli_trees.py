@@ -111,7 +111,7 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
                "mean_conflict_ratio": round(float(trs.conflict_ratio_.mean()), 6),
                "flagged_rows": int(trs.individual_["flagged"].sum()), "enumeration_seconds": round(trs.fit_seconds_, 3)}
     if trs.by_group_ is not None:
-        summary["by_group"] = {str(k): {c: float(v) for c, v in row.items()}
+        summary["by_group"] = {str(k): {c: bool(v) if c == "too_few" else float(v) for c, v in row.items()}
                                for k, row in trs.by_group_.iterrows()}
     if out_dir is not None:
         summary["report"] = str(trs.to_report(out_dir, force=True, title="fairprobe multiplicity-trees"))

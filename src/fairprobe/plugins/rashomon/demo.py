@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from fairprobe.core.small_groups import too_few_text
+
 if TYPE_CHECKING:
     from fairprobe.reporting.report import Report
 
@@ -54,7 +56,7 @@ def demo_step(cls: type, report: Report, scenario: Any, facts: dict[str, Any], *
     >>> found, table, lines = demo_step(RashomonSet, Report("demo"), make_lending_scenario(3000, seed=0), {},
     ...                                 quick=True, seed=0, n_jobs=1, progress=False)
     >>> lines[0].startswith("- multiplicity: "), list(table.columns)
-    (True, ['applicants', 'mean_conflict', 'flagged_share'])
+    (True, ['applicants', 'mean_conflict', 'flagged_share', 'too_few'])
     """
     from sklearn.tree import DecisionTreeClassifier
 
@@ -102,13 +104,21 @@ def demo_step(cls: type, report: Report, scenario: Any, facts: dict[str, Any], *
     caution = rs.trivial_reference_note()
     facts["multiplicity"] = {"members": int(P.shape[0]), "ambiguity": ambiguity, "flagged_share": flagged,
                              "headline_held_back": bool(caution)}
-    share = by_group.flagged_share
     if caution:  # no headline next to a warning that the reference model is useless
         sec.add_note(f"No headline: {caution}.")
         lines = [f"- multiplicity: no headline; {caution} (conflicting decisions for {ambiguity:.1%} of "
                  "applicants, in the report)"]
     else:
         lines = [f"- multiplicity: {P.shape[0]} near-optimal trees; {ambiguity:.1%} of applicants get conflicting "
-                 f"decisions, {flagged:.1%} with conflict ratio > 0.2 (group 0 "
-                 f"{share.get(0, float('nan')):.1%}, group 1 {share.get(1, float('nan')):.1%})"]
+                 f"decisions, {flagged:.1%} with conflict ratio > 0.2 ({_group_share(by_group, 0)}, "
+                 f"{_group_share(by_group, 1)})"]
     return {}, by_group, lines
+
+
+def _group_share(by_group: pd.DataFrame, group: Any) -> str:
+    """``"group 0 12.5%"``, with core's caveat when the group's applicants are too few to say."""
+    if group not in by_group.index:
+        return f"group {group} {float('nan'):.1%}"
+    row = by_group.loc[group]
+    caveat = f" ({too_few_text(f'{int(row.applicants)} applicants')})" if row.too_few else ""
+    return f"group {group} {row.flagged_share:.1%}{caveat}"

@@ -14,12 +14,17 @@
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fairprobe.core.small_groups import too_few
 from fairprobe.exceptions import DataError
 
-__all__ = ["ambiguity_curve", "conflict_ratio", "delta_ambiguity", "rashomon_distance"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ambiguity_curve", "conflict_by_group", "conflict_ratio", "delta_ambiguity", "rashomon_distance"]
 
 
 def _as_predictions(predictions: object) -> np.ndarray:
@@ -67,6 +72,39 @@ def conflict_ratio(predictions: object) -> np.ndarray:
     labels = np.unique(P)
     counts = np.stack([(P == lab).sum(axis=0) for lab in labels])
     return 1.0 - counts.max(axis=0) / m
+
+
+def conflict_by_group(individual: pd.DataFrame, group: str) -> pd.DataFrame:
+    """Per group of an individual report: rows, mean conflict ratio, share flagged, and whether too few.
+
+    ``too_few`` marks a group of fewer rows than core's threshold
+    (:data:`~fairprobe.core.small_groups.FEW_UNITS`): its mean conflict and flagged share rest on
+    too few rows to say anything.
+
+    Parameters
+    ----------
+    individual : DataFrame
+        One row per audited row, with ``conflict_ratio``, ``flagged`` and the column ``group``.
+    group : str
+        The group column.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by group (sorted): ``rows``, ``mean_conflict``, ``flagged_share``, ``too_few``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"g": ["a"] * 30 + ["b"] * 2, "conflict_ratio": 0.25, "flagged": [False] * 31 + [True]})
+    >>> conflict_by_group(rows, "g")[["rows", "flagged_share", "too_few"]].to_dict("index")
+    {'a': {'rows': 30, 'flagged_share': 0.0, 'too_few': False}, 'b': {'rows': 2, 'flagged_share': 0.5, 'too_few': True}}
+    """
+    table = individual.groupby(group, sort=True).agg(rows=("conflict_ratio", "size"),
+                                                     mean_conflict=("conflict_ratio", "mean"),
+                                                     flagged_share=("flagged", "mean"))
+    table["too_few"] = [too_few(int(n)) for n in table["rows"]]
+    return table
 
 
 def delta_ambiguity(predictions: object, delta: float = 0.0) -> float:

@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from fairprobe.core.small_groups import too_few_text
 from fairprobe.core.validate import check_number
 from fairprobe.exceptions import ConfigError, DataError, FairprobeError, NotFittedError
 from fairprobe.plugins.base import Analysis, Example, Summary, columns_by_role, positional_roles
-from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_ratio, delta_ambiguity
+from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_by_group, conflict_ratio, delta_ambiguity
 
 if TYPE_CHECKING:
     from fairprobe.reporting.report import Report
@@ -281,7 +282,9 @@ class RashomonSet(Analysis):
         Per audit row: majority, conflict ratio, flag, share per class (what :meth:`to_frame` returns).
     by_group_ : DataFrame or None
         Per group of ``sensitive_features``: ``rows`` (audit rows in the group; the set's size is
-        ``len(scores_)``), ``mean_conflict``, ``flagged_share``.
+        ``len(scores_)``), ``mean_conflict``, ``flagged_share``, ``too_few`` (fewer rows than
+        :data:`~fairprobe.core.small_groups.FEW_UNITS`: the summary says the group's figures are too
+        few to say anything).
 
     Examples
     --------
@@ -735,7 +738,7 @@ class RashomonSet(Analysis):
         individual.index = self.audit_index_
         if groups is not None:
             individual.insert(0, group_name, groups)
-            self.by_group_ = _by_group(individual, group_name)
+            self.by_group_ = conflict_by_group(individual, group_name)
         else:
             self.by_group_ = None
         self.individual_ = individual
@@ -914,8 +917,9 @@ class RashomonSet(Analysis):
         tables = {}
         if self.by_group_ is not None:
             for group, row in self.by_group_.iterrows():
+                caveat = f" ({too_few_text(f'{int(row.rows)} rows')})" if row.too_few else ""
                 lines.append(f"  group {group}: {int(row.rows)} rows, mean conflict {row.mean_conflict:.3f}, "
-                             f"flagged {row.flagged_share:.1%}")
+                             f"flagged {row.flagged_share:.1%}{caveat}")
             tables["conflict by group"] = self.by_group_.round(4)
         tables["most contested rows"] = table.sort_values("conflict_ratio", ascending=False).head(15).round(3)
         tables["convergence"] = self.convergence_.round(4)
@@ -1484,13 +1488,6 @@ def _convergence(P: np.ndarray, deltas: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4)
         rows.append({"n_models": int(k), "mean_conflict": float(c.mean()),
                      **{f"ambiguity_{d:g}": float(np.mean(c > d)) for d in deltas}})
     return pd.DataFrame(rows)
-
-
-def _by_group(individual: pd.DataFrame, group: str) -> pd.DataFrame:
-    """Per group: rows (members), mean conflict ratio, share flagged."""
-    return individual.groupby(group, sort=True).agg(rows=("conflict_ratio", "size"),
-                                                   mean_conflict=("conflict_ratio", "mean"),
-                                                   flagged_share=("flagged", "mean"))
 
 
 def _individual(P: np.ndarray, threshold: float) -> pd.DataFrame:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fairprobe.core.small_groups import too_few, too_few_text
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -15,6 +17,9 @@ __all__ = ["group_table"]
 
 def group_table(by_group: pd.DataFrame, label: str) -> str:
     """The per-group conflict as aligned columns: group label, rows, mean conflict, flagged share.
+
+    A group of fewer rows than :data:`~fairprobe.core.small_groups.FEW_UNITS` says so after its
+    flagged share: its figures rest on too few rows to say anything.
 
     Parameters
     ----------
@@ -31,20 +36,27 @@ def group_table(by_group: pd.DataFrame, label: str) -> str:
     Examples
     --------
     >>> import pandas as pd
-    >>> table = pd.DataFrame({"rows": [120, 80], "mean_conflict": [0.05, 0.125], "flagged_share": [0.1, 0.25]},
-    ...                      index=["f", "m"])
+    >>> table = pd.DataFrame({"rows": [120, 80, 2], "mean_conflict": [0.05, 0.125, 0.25],
+    ...                       "flagged_share": [0.1, 0.25, 0.5]}, index=["f", "m", "x"])
     >>> print(group_table(table, "sex"))
       sex  rows  mean conflict  flagged
       f     120         0.0500    10.0%
       m      80         0.1250    25.0%
+      x       2         0.2500    50.0%  (rests on 2 rows, fewer than 30: too few to say)
     """
     header = [label or "group", "rows", "mean conflict", "flagged"]
     body = [[str(g), f"{int(r['rows']):,}", f"{float(r['mean_conflict']):.4f}",
              f"{100 * float(r['flagged_share']):.1f}%"] for g, r in by_group.iterrows()]
+    notes = [""] + [_caveat(int(r["rows"])) for _, r in by_group.iterrows()]
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
 
-    def line(cells: list[str]) -> str:
+    def line(cells: list[str], note: str) -> str:
         padded = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
-        return "  " + "  ".join(padded).rstrip()
+        return ("  " + "  ".join(padded)).rstrip() + note
 
-    return "\n".join(line(cells) for cells in [header, *body])
+    return "\n".join(line(cells, note) for cells, note in zip([header, *body], notes, strict=True))
+
+
+def _caveat(rows: int) -> str:
+    """What follows a group's line when its rows are too few to say anything (core's rule)."""
+    return f"  ({too_few_text(f'{rows:,} rows')})" if too_few(rows) else ""

@@ -36,9 +36,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fairprobe.core.results import Conclusion
+from fairprobe.core.small_groups import MIN_MODELS, no_multiplicity_text
 from fairprobe.exceptions import BackendUnavailableError, ConfigError, DataError
 from fairprobe.plugins.base import Analysis, Example, Summary, first_finding, positional_roles
 from fairprobe.plugins.rashomon.binarise import QuantileBinariser, is_binary_frame
+from fairprobe.plugins.rashomon.measures import conflict_by_group
 from fairprobe.plugins.rashomon.measures import conflict_ratio as _conflict_ratio_matrix
 
 __all__ = ["PIP_INSTALL", "TreeRashomonSet", "require_treefarms"]
@@ -229,7 +232,8 @@ class TreeRashomonSet(Analysis):
     individual_ : DataFrame
         The individual report (``majority``, ``conflict_ratio``, ``flagged``, ``share_0``, ``share_1``).
     by_group_ : DataFrame or None
-        Per group of ``sensitive_features``: members, mean conflict, share flagged.
+        Per group of ``sensitive_features``: ``rows``, ``mean_conflict``, ``flagged_share`` and
+        ``too_few`` (fewer rows than :data:`~fairprobe.core.small_groups.FEW_UNITS`).
     objectives_ : DataFrame
         Per distinct objective value of the set: objective, training loss, leaves, trees.
     model_ : treefarms.TREEFARMS
@@ -464,9 +468,7 @@ class TreeRashomonSet(Analysis):
                                 "evaluation rows.")
             name = sensitive_features if isinstance(sensitive_features, str) else "group"
             individual[name] = groups
-            by_group = individual.groupby(name, sort=True).agg(
-                rows=("conflict_ratio", "size"), mean_conflict=("conflict_ratio", "mean"),
-                flagged_share=("flagged", "mean"))
+            by_group = conflict_by_group(individual, name)
         return individual, by_group
 
     # -- set-level measures --------------------------------------------------------------------------
@@ -739,8 +741,11 @@ class TreeRashomonSet(Analysis):
         self.check_is_fitted()
         bound = (f"objective <= optimum + {self.rashomon_bound_adder}" if self.rashomon_bound_adder is not None
                  else f"objective <= optimum x (1 + {self.rashomon_bound_multiplier})")
-        text = (f"Exact tree Rashomon set: {self.n_trees_:,} trees (lambda = {self.regularization}, depth budget "
-                f"{self.depth_budget}, {bound}){'' if self.complete_ else ' - INCOMPLETE (time limit)'}.\n"
+        trees = f"{self.n_trees_:,} tree{'' if self.n_trees_ == 1 else 's'}"
+        # a set of one tree has nothing to disagree with: said on the first line, the demo's and the headline's
+        single = f"; {no_multiplicity_text(self.n_trees_, 'tree')}" if self.n_trees_ < MIN_MODELS else ""
+        text = (f"Exact tree Rashomon set: {trees} (lambda = {self.regularization}, depth budget "
+                f"{self.depth_budget}, {bound}){'' if self.complete_ else ' - INCOMPLETE (time limit)'}{single}.\n"
                 f"Best objective {self.reference_objective_:.4f}; {self.n_graph_nodes_:,} graph nodes; "
                 f"enumerated in {self.fit_seconds_:.2f} s, measured in {self.eval_seconds_:.3f} s.\n"
                 f"On {self.conflict_ratio_.size:,} rows ({self.n_distinct_rows_:,} distinct): ambiguity A_0 = "
@@ -751,6 +756,23 @@ class TreeRashomonSet(Analysis):
         if self.by_group_ is not None:
             tables["by_group"] = self.by_group_
         return Summary(text, title=self.description, tables=tables)
+
+    def conclusion(self) -> Conclusion:
+        """The headline: the summary's first line; ``"too_few_models"`` (no finding) for a set of one tree.
+
+        Returns
+        -------
+        Conclusion
+
+        Examples
+        --------
+        >>> TreeRashomonSet.example().fit().conclusion().verdict
+        'finding'
+        """
+        found = super().conclusion()
+        if self.n_trees_ < MIN_MODELS:
+            return Conclusion("too_few_models", found.text, (no_multiplicity_text(self.n_trees_, "tree"),))
+        return found
 
     def to_frame(self) -> pd.DataFrame:
         """The individual report (one row per evaluation row).

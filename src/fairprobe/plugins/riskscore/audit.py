@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from fairprobe.core.small_groups import cannot_tell_apart_text, stands_apart, too_few, too_few_text
 from fairprobe.exceptions import ConfigError, DataError
 from fairprobe.plugins.base import Analysis, Example, Summary
 from fairprobe.plugins.riskscore.bootstrap import bootstrap_counts, resample_counts
@@ -808,6 +809,10 @@ class RiskScoreAudit(Analysis):
         """Readable summary: overall, best and worst group and the differences to all, per metric.
 
         Every value is the point estimate on the full data with its bootstrap interval beside it.
+        A group is called best or worst only when core's rule tells it apart
+        (:func:`fairprobe.core.small_groups.stands_apart`: its interval overlaps no other ranked
+        group's and it has at least ``FEW_UNITS`` rows); otherwise the line shows the two ends by
+        point estimate and says that the groups cannot be told apart.
         Only groups whose value and interval are defined are ranked; the others are named, per
         metric, with the reason, and the dropped groups with their sizes.
 
@@ -848,9 +853,7 @@ class RiskScoreAudit(Analysis):
             ranked = groups[groups.apply(_rankable, axis=1)] if len(groups) else groups
             if len(ranked):
                 order = ranked.assign(_bad=ranked["point"].map(BADNESS[m])).sort_values("_bad", kind="stable")
-                best, worst = order.iloc[0], order.iloc[-1]
-                line += (f"; best {shown(best)}; worst {shown(worst)}" if len(order) > 1
-                         else f"; the one ranked group {shown(best)}")
+                line += _ranking(order, shown)
             lines.append(line)
             d = diff[(diff.metric == m) & diff.flagged]
             if m in PERMUTED:
@@ -1282,6 +1285,32 @@ def _role(data: pd.DataFrame | None, value: Any, role: str) -> Any:
             raise DataError(f"data has several columns named {value!r}; give every column a distinct name.")
         return column.reset_index(drop=True)
     return value
+
+
+def _ranking(order: pd.DataFrame, shown: Callable[[pd.Series], str]) -> str:
+    """The summary's best and worst group, named only when core's rule tells them apart.
+
+    ``order`` holds the ranked groups' results rows, best first. A group is best (worst) only when
+    its interval overlaps no other group's and it rests on enough rows
+    (:func:`fairprobe.core.small_groups.stands_apart`); otherwise the ends are shown by point
+    estimate and said to be indistinguishable.
+    """
+    best, worst = order.iloc[0], order.iloc[-1]
+    if len(order) == 1:
+        rows = int(best["n"])
+        caveat = f" ({too_few_text(f'{rows} rows')})" if too_few(rows) else ""
+        return f"; the one ranked group {shown(best)}{caveat}"
+    intervals = {g: (lo, hi) for g, lo, hi in zip(order.group, order.lower, order.upper, strict=True)}
+    best_apart = stands_apart(intervals, best.group, int(best["n"]))
+    worst_apart = stands_apart(intervals, worst.group, int(worst["n"]))
+    others = f"the other {len(order) - 1} group{'s' if len(order) > 2 else ''}"
+    if best_apart and worst_apart:
+        return f"; best {shown(best)}; worst {shown(worst)}"
+    if best_apart:
+        return f"; best {shown(best)}; {cannot_tell_apart_text(f'{others} (last {shown(worst)})')}"
+    if worst_apart:
+        return f"; worst {shown(worst)}; {cannot_tell_apart_text(f'{others} (first {shown(best)})')}"
+    return f"; from {shown(best)} to {shown(worst)}: {cannot_tell_apart_text(f'the {len(order)} groups')}"
 
 
 def _rankable(row: pd.Series) -> bool:
