@@ -32,6 +32,7 @@ __all__ = [
     "BUNDLED_DATA",
     "COUNT_COLUMNS",
     "DEFAULT_TIME_LIMIT",
+    "ENCODINGS",
     "GROUP_MODES",
     "ConstraintIssue",
     "SweepJob",
@@ -62,6 +63,7 @@ __all__ = [
     "streamlit_command",
     "sweep_report_zip",
     "table_kind",
+    "unclear_labels",
     "zip_folder",
 ]
 
@@ -73,6 +75,9 @@ MAX_TIME_LIMIT = 600.0
 UPLOAD_SUFFIXES = {".csv": ".csv", ".tsv": ".tsv", ".parquet": ".parquet", ".pq": ".parquet"}
 #: Largest upload read (bytes); the server's own limit (``--server.maxUploadSize``) applies first.
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
+#: Text encodings of an uploaded CSV the data page offers: label -> codec.
+ENCODINGS = {"utf-8": "utf-8", "cp1252 (Excel on Windows)": "cp1252", "latin-1": "latin-1",
+             "utf-16 (Excel's 'Unicode Text')": "utf-16"}
 
 #: Bundled data sets offered on the data page: label -> loader key.
 BUNDLED_DATA = {
@@ -456,7 +461,8 @@ def _check_weights(values: pd.Series, column: str, what: str) -> None:
                         f"holds {first!r} ({len(bad)} such row(s)). Fix or drop those rows.")
 
 
-def read_upload(name: str, data: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> pd.DataFrame:
+def read_upload(name: str, data: bytes, *, encoding: str | None = None,
+                max_bytes: int = MAX_UPLOAD_BYTES) -> pd.DataFrame:
     """Read an uploaded CSV or Parquet file through :func:`fairprobe.datasets.tables.read_table`.
 
     The bytes go to a temporary file whose name is generated here: only the suffix of the user's
@@ -468,6 +474,8 @@ def read_upload(name: str, data: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) ->
         The uploaded file's name (for its suffix and for messages).
     data : bytes
         The file's content.
+    encoding : str, optional
+        The text encoding of a CSV (default UTF-8; see :data:`ENCODINGS`).
     max_bytes : int
         Largest content accepted.
 
@@ -478,12 +486,15 @@ def read_upload(name: str, data: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) ->
     Raises
     ------
     DataError
-        An unknown suffix, a file too large or not a usable table (the reader's message, naming the upload).
+        An unknown suffix, a file too large or not a usable table (the reader's message, naming the
+        upload), e.g. a CSV in another encoding (named, with the encoding to choose).
 
     Examples
     --------
     >>> read_upload("../../etc/x.csv", b"A,Y,P\\n0,1,1\\n1,0,0\\n").shape
     (2, 3)
+    >>> read_upload("excel.csv", "race\\nBokm\\xe5l\\n".encode("cp1252"), encoding="cp1252")["race"].tolist()
+    ['Bokmål']
     >>> read_upload("x.exe", b"")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -502,7 +513,7 @@ def read_upload(name: str, data: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) ->
         path = Path(tmp) / f"{uuid.uuid4().hex}{suffix}"
         path.write_bytes(data)
         try:
-            return read_table(path)
+            return read_table(path, encoding=encoding)
         except DataError as exc:
             raise DataError(str(exc).replace(str(path), repr(shown))) from None
 
@@ -626,7 +637,8 @@ def kind_text(kind: str) -> str:
     return {"cells": "cells with probabilities", "counts": "cells with counts"}.get(kind, "unit rows")
 
 
-def build_table(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) -> fp.ObservedTable:
+def build_table(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str], *,
+                pos_label: Mapping[str, Any] | None = None) -> fp.ObservedTable:
     """The observed table of ``frame`` with DAG nodes mapped to columns.
 
     Parameters
@@ -637,6 +649,9 @@ def build_table(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) -> f
         Which of the three.
     mapping : mapping of str to str
         DAG node -> column.
+    pos_label : mapping of str to label, optional
+        Node -> the label that means 1, chosen on the data page for labels that do not say it
+        (``'Yes'``/``'No'``; see :func:`unclear_labels`).
 
     Returns
     -------
@@ -678,7 +693,7 @@ def build_table(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) -> f
         _check_weights(frame["prob"], "prob", "a probability")
         cells = pd.DataFrame({node: frame[col] for node, col in mapping.items()}).assign(prob=frame["prob"])
         cells = cells.groupby(list(mapping), as_index=False, sort=True)["prob"].sum()
-        return fp.ObservedTable.from_probabilities(cells)
+        return fp.ObservedTable.from_probabilities(cells, pos_label=pos_label or None)
     if kind == "counts":
         count = next((c for c in COUNT_COLUMNS if c in frame.columns), None)
         if count is None:
@@ -686,8 +701,34 @@ def build_table(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str]) -> f
         _check_weights(frame[count], count, "a count")
         cells = pd.DataFrame({node: frame[col] for node, col in mapping.items()}).assign(n=frame[count])
         cells = cells.groupby(list(mapping), as_index=False, sort=True)["n"].sum()
-        return fp.ObservedTable.from_counts(cells, "n")
-    return fp.ObservedTable.from_frame(frame, **mapping)
+        return fp.ObservedTable.from_counts(cells, "n", pos_label=pos_label or None)
+    return fp.ObservedTable.from_frame(frame, pos_label=pos_label or None, **mapping)
+
+
+def unclear_labels(table: fp.ObservedTable, config: fp.BiasConfig | None) -> dict[str, list[Any]]:
+    """The nodes whose labels do not say which one means 1, among those the bias makes binary.
+
+    The data page asks for their positive label (fairprobe does not guess it from the sorted
+    order); the rule is :meth:`fairprobe.ObservedTable.unclear_labels`.
+
+    Parameters
+    ----------
+    table : ObservedTable
+    config : BiasConfig or None
+        The workshop's bias; None (an invalid config) reads the label ``Y`` and the prediction ``P``.
+
+    Returns
+    -------
+    dict of str to list
+        Node -> its labels, in code order.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"A": ["a", "b"], "Y": ["Yes", "No"], "P": [1, 0]})
+    >>> unclear_labels(build_table(rows, "units", {"A": "A", "Y": "Y", "P": "P"}), None)
+    {'Y': ['No', 'Yes']}
+    """
+    return table.unclear_labels(config if config is not None else ["Y", "P"])
 
 
 def group_labels(table: fp.ObservedTable, node: str) -> list[Any]:

@@ -247,6 +247,42 @@ def _set_data(frame: pd.DataFrame, kind: str, name: str) -> None:
     ss["data_frame"], ss["data_kind"], ss["data_name"] = frame, kind, name
     ss["data_token"] = ss.get("data_token", 0) + 1
     ss.pop("table", None)
+    ss.pop("data_pending", None)
+
+
+def _role_words(config: fp.BiasConfig | None, node: str) -> str:
+    outcome = config.parse_outcome(config.outcome_node)[0] if config is not None else "Y"
+    prediction = config.prediction_node if config is not None else "P"
+    return {outcome: "the outcome", prediction: "the prediction"}.get(node, "a 0/1 node of the bias")
+
+
+def _choose_positive(table: fp.ObservedTable, frame: pd.DataFrame, kind: str, mapping: dict[str, str],
+                     config: fp.BiasConfig | None, token: int) -> fp.ObservedTable | None:
+    """Labels that do not say which one means 1 (Yes/No, hired/rejected): the user chooses the positive
+    label here (fairprobe does not guess it from the sorted order); None until every one is chosen."""
+    ss = _ss()
+    unclear = logic.unclear_labels(table, config)
+    if not unclear:
+        ss.pop("data_pending", None)
+        return table
+    st.subheader("Which label means 1?")
+    chosen, waiting = {}, []
+    for col, (node, labels) in zip(st.columns(len(unclear)), unclear.items(), strict=True):
+        column = mapping.get(node, node)
+        value = col.selectbox(f"'{column}' ({node}, {_role_words(config, node)}): the label that means 1", labels,
+                              index=None, placeholder="choose the positive label", key=f"pos_{node}_{token}")
+        if value is None:
+            waiting.append(f"Column '{column}' ({node}) holds the labels {labels}")
+        else:
+            chosen[node] = value
+    if waiting:
+        st.warning(f"{'; '.join(waiting)}: choose which one means 1 (the positive outcome or prediction) above. "
+                   "fairprobe does not guess it from the labels' sorted order.")
+        ss["data_pending"] = (f"On the Data page, choose which label means 1: {'; '.join(waiting)}. The labels do "
+                              "not say it (fairprobe does not guess it from their sorted order).")
+        return None
+    ss.pop("data_pending", None)
+    return logic.build_table(frame, kind, mapping, pos_label=chosen)
 
 
 def _choose_groups(labels: list[Any], attribute: str, token: int) -> tuple[Any, Any] | str | None:
@@ -301,9 +337,12 @@ def data_page() -> None:
     else:
         upload = st.file_uploader("CSV or Parquet: unit rows, cells with a 'prob' column, or cell counts ('n')",
                                   type=["csv", "tsv", "parquet", "pq"], key="data_upload")
+        encoding = st.selectbox("Text encoding of a CSV", list(logic.ENCODINGS), key="data_encoding",
+                                help="UTF-8 unless the file was saved otherwise: Excel on Windows saves CSV as "
+                                     "cp1252 unless you choose 'CSV UTF-8'.")
         if upload is not None and st.button("Read file", key="data_read"):
             try:
-                frame = logic.read_upload(upload.name, upload.getvalue())
+                frame = logic.read_upload(upload.name, upload.getvalue(), encoding=logic.ENCODINGS[encoding])
                 _set_data(frame, logic.table_kind(frame), upload.name)
             except fp.FairprobeError as exc:
                 st.error(str(exc))
@@ -337,9 +376,13 @@ def data_page() -> None:
         mapping[node] = col.selectbox(f"{node}", columns, index=idx, key=f"map_{node}_{token}")
     mapping = {n: c for n, c in mapping.items() if c != "(none)"}
     try:
-        table = logic.build_table(frame, kind, mapping)
+        table = _choose_positive(logic.build_table(frame, kind, mapping), frame, kind, mapping, config, token)
     except fp.FairprobeError as exc:
         st.error(f"{exc}")
+        ss.pop("table", None)
+        ss.pop("data_pending", None)
+        return
+    if table is None:  # a positive label to choose first (the page says which)
         ss.pop("table", None)
         return
     ss["table"] = table
@@ -407,7 +450,7 @@ def _start_sweep() -> None:
     try:
         table = ss.get("table")
         if table is None:
-            raise fp.ConfigError("Load a data set on the Data page first.")
+            raise fp.ConfigError(ss.get("data_pending") or "Load a data set on the Data page first.")
         biases = ss.get("sw_biases") or []
         if not biases or len(biases) > 2:
             raise fp.ConfigError("Choose one or two biases.")
