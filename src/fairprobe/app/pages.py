@@ -505,11 +505,14 @@ def _finish(sweep: dict[str, Any]) -> None:
             if len(res.parameters) != 1 or getattr(job.metric, "compares_one_group", False):
                 continue  # a one-group rate has no default conclusion to break (it needs a threshold)
             p = res.parameters[0]
+            # the sweep's interval goes to the breakdown too: its point then comes with the interval's own
+            interval = ({"ci": job.ci, "ci_method": job.ci_method, "resamples": job.resamples, "seed": job.seed}
+                        if job.ci else {})
             try:
                 with SOLVE_LOCK:
                     sweep["breakdowns"][res.metric] = fp.breakdown(
                         job.bias, job.metric, job.data, parameter=p if job.fixed else None, backend=job.backend,
-                        time_limit=job.time_limit, **job.fixed)
+                        time_limit=job.time_limit, **interval, **job.fixed)
             except fp.FairprobeError as exc:
                 errors.append(f"breakdown of {res.metric}: {exc}")
 

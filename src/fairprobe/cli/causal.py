@@ -415,12 +415,11 @@ def interval_options(f: Any) -> Any:
 
 def _interval_kwargs(ci: float | None, ci_method: str, resamples: int, stratify: str | None, seed: int,
                      n_jobs: int | None) -> dict[str, Any]:
-    """The interval keywords of a driver; without --ci the others still go, so the driver refuses them."""
-    out: dict[str, Any] = {"ci": ci, "ci_method": ci_method, "resamples": resamples, "stratify": stratify}
-    if ci is not None:
-        out["seed"] = seed
-        if n_jobs is not None:
-            out["n_jobs"] = n_jobs
+    """The interval keywords of a driver; without --ci the others (--seed too) still go, so the driver refuses them."""
+    out: dict[str, Any] = {"ci": ci, "ci_method": ci_method, "resamples": resamples, "stratify": stratify,
+                           "seed": seed}
+    if ci is not None and n_jobs is not None:
+        out["n_jobs"] = n_jobs
     return out
 
 

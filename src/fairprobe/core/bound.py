@@ -253,6 +253,90 @@ def _tighten_by_global_solves(prog: PolynomialProgram, ratios: list[str], backen
     return out
 
 
+def ratio_share_rows(compiled: CompiledProgram, program: PolynomialProgram) -> tuple[PolynomialProgram, int]:
+    """``program`` with a row ``r_1 + ... + r_k <= 1`` for each set of ratios that share a denominator and
+    whose numerators together never exceed it, and how many such rows were added.
+
+    Ratios ``r_i = P(E_i & F) / P(F)`` of disjoint events ``E_i`` (a group's accuracy is
+    ``P(P = 0 & Y = 0 | A = a) + P(P = 1 & Y = 1 | A = a)``) sum to at most 1 in every model where
+    ``P(F) > 0``, and the models the program admits have ``P(F) >= 1e-9``. The bilinear definition rows
+    ``r_i * P(F) = P(E_i & F)`` say so only up to a solver's feasibility tolerance, which at ``P(F)`` near
+    its floor admits any ``r_i`` in its box: a global solver then let a group without data have an
+    accuracy of 2 (accuracy parity -2, called optimal). The row is read off the program, never assumed:
+    it is added only when every numerator and denominator term is a nonnegative multiple of a product
+    of variables bounded below by 0 and, term by term, the numerators' coefficients add up to at most
+    the denominator's. It holds in every model, so it cuts nothing off.
+
+    Parameters
+    ----------
+    compiled : CompiledProgram
+        The compiled program; its ``ratios`` name the ratio variables.
+    program : PolynomialProgram
+        The program to solve (``compiled.program`` or its tightened copy); never modified.
+
+    Returns
+    -------
+    (PolynomialProgram, int)
+        A copy with the rows (``program`` itself when there are none) and their number.
+
+    Examples
+    --------
+    >>> from fairprobe.core.compiler import compile_program
+    >>> from fairprobe.datasets import load_paper_table
+    >>> config = resolve_bias("selection")
+    >>> accuracy = "P(P = 0 & Y = 0 | A = 1) + P(P = 1 & Y = 1 | A = 1)"
+    >>> compiled = compile_program(config, as_table(load_paper_table(), config), accuracy, {"D": 0.05})
+    >>> shared, added = ratio_share_rows(compiled, compiled.program)
+    >>> added, shared.constraints[-1].sense, shared.constraints[-1].rhs
+    (1, '<=', 1.0)
+    """
+    prog = program
+    if len(compiled.ratios) < 2:
+        return prog, 0
+    rows = {c.name: c for c in prog.constraints}
+    names = {v.name for v in prog.variables}
+    groups: dict[frozenset, list[tuple[int, dict]]] = {}
+    for name in compiled.ratios:
+        row = rows.get(f"{name}_def")
+        if row is None or row.sense != "==" or name not in names:
+            continue
+        r = prog.index(name)
+        den: dict[tuple[int, ...], float] = {}
+        num: dict[tuple[int, ...], float] = {(): row.rhs} if row.rhs else {}
+        for mono, coef in row.poly.items():
+            if r in mono:
+                if mono.count(r) != 1:
+                    break
+                den[tuple(i for i in mono if i != r)] = coef
+            else:
+                num[mono] = -coef
+        else:
+            terms = [*den.items(), *num.items()]
+            if den and all(c >= 0 for _, c in terms) and \
+                    all(prog.variables[i].lb >= 0 for mono, _ in terms for i in mono):
+                groups.setdefault(frozenset(den.items()), []).append((r, num))
+    out, added = None, 0
+    for key, members in groups.items():
+        if len(members) < 2:
+            continue
+        den = dict(key)
+        total: dict[tuple[int, ...], float] = {}
+        for _, num in members:
+            for mono, coef in num.items():
+                total[mono] = total.get(mono, 0.0) + coef
+        if any(coef > den.get(mono, 0.0) * (1 + 1e-12) for mono, coef in total.items()):
+            continue  # the numerators can exceed the denominator: no row
+        if out is None:
+            out = prog.copy()
+        out.add_constraint({(r,): 1.0 for r, _ in members}, "<=", 1.0, name=f"ratio_share{added}")
+        added += 1
+    return (prog, 0) if out is None else (out, added)
+
+
+_SHARE_NOTE = ("rates of disjoint events given the same event (a group's accuracy) summed to at most 1 "
+               "({} row(s), valid in every model)")
+
+
 def _infeasible_message() -> str:
     return ("The observed data are inconsistent with the bias assumptions at this sensitivity value: no "
             "model satisfies both. Increase D (allow more bias), or check that the table's columns are "
@@ -427,6 +511,9 @@ def _solve_compiled(compiled: CompiledProgram, be: Any, options: SolveOptions, l
         program = tighten_ratio_bounds(compiled, be, options)
         if program is not compiled.program:
             notes.append("ratio variables bounded by their exact single-ratio ranges (LPs)")
+        program, shared = ratio_share_rows(compiled, program)
+        if shared:
+            notes.append(_SHARE_NOTE.format(shared))
         red = _reduction(program, be, options)
         if red is not None:
             notes.append(_REDUCTION_NOTE.format(red.dropped))
@@ -607,7 +694,7 @@ def _prepared(compiled: CompiledProgram, be: Any,
     """The program a backend solves (the Charnes-Cooper LP or the ratio-tightened program) and its reduction."""
     if compiled.kind == "linear_fractional":
         return _fractional(compiled, be)[0], None
-    program = tighten_ratio_bounds(compiled, be, options)
+    program = ratio_share_rows(compiled, tighten_ratio_bounds(compiled, be, options))[0]
     return program, _reduction(program, be, options)
 
 
@@ -877,11 +964,71 @@ def _natural_range(queries: tuple[str, ...], max_abs: bool) -> tuple[float, floa
                 else (float(box), float(box))
         except (TypeError, ValueError, AttributeError):
             return -math.inf, math.inf
+        linear = _linear_range(parsed)
+        if linear is not None:  # both are certified: keep the tighter ends
+            low, high = max(low, linear[0]), min(high, linear[1])
         lows.append(low)
         highs.append(high)
     if max_abs:  # max_i |term_i|
         return 0.0, max(max(abs(lo), abs(hi)) for lo, hi in zip(lows, highs, strict=True))
     return lows[0], highs[0]
+
+
+def _disjoint(first: Any, second: Any) -> bool:
+    """Whether two probability atoms' events exclude each other (one variable, as read under one intervention,
+    takes different values in them)."""
+    for a in first.event:
+        for b in second.event:
+            if a.var != b.var or a.intervention != b.intervention:
+                continue
+            if (not a.negated and not b.negated and a.value != b.value) or \
+                    (a.negated != b.negated and a.value == b.value):
+                return True
+    return False
+
+
+def _linear_range(parsed: Any) -> tuple[float, float] | None:
+    """The range of a query linear in its probabilities, where those of disjoint events given the same event sum
+    to at most 1 (None for a query that is not linear).
+
+    Interval arithmetic takes each probability alone in [0, 1], so a group's accuracy,
+    ``P(P = 0 & Y = 0 | A = a) + P(P = 1 & Y = 1 | A = a)``, would range over [0, 2]. Probabilities
+    are put in sets of pairwise disjoint events with the same conditioning event (greedily, in the
+    query's order); a set's terms ``sum c_k p_k`` with ``p >= 0``, ``sum p <= 1`` range over
+    ``[min(0, min c), max(0, max c)]``, and the sets add up. Certified, possibly loose.
+
+    Examples
+    --------
+    >>> from fairprobe.core.query import parse_expression
+    >>> _linear_range(parse_expression("P(P = 0 & Y = 0 | A = 0) + P(P = 1 & Y = 1 | A = 0) - P(P = 1 | A = 1)"))
+    (-1.0, 1.0)
+    >>> _linear_range(parse_expression("P(P = 1 | A = 0) * P(P = 1 | A = 1)")) is None
+    True
+    """
+    import sympy
+
+    symbols = list(parsed.symbols)
+    if not symbols:
+        return None
+    try:
+        poly = sympy.Poly(sympy.sympify(parsed.expr), *symbols)
+    except (sympy.PolynomialError, TypeError, ValueError):
+        return None
+    if poly.total_degree() > 1:
+        return None
+    coefs = [float(poly.coeff_monomial(s)) for s in symbols]
+    sets: list[list[int]] = []
+    for k, atom in enumerate(parsed.atoms):
+        for members in sets:
+            if all(parsed.atoms[j].given == atom.given and _disjoint(parsed.atoms[j], atom) for j in members):
+                members.append(k)
+                break
+        else:
+            sets.append([k])
+    constant = float(poly.coeff_monomial(1))
+    low = constant + sum(min(0.0, *(coefs[k] for k in members)) for members in sets)
+    high = constant + sum(max(0.0, *(coefs[k] for k in members)) for members in sets)
+    return low, high
 
 
 def _structure_key(bias: Any, metric: Any, declared: list[str], options: CompileOptions,

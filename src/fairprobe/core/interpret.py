@@ -428,14 +428,16 @@ def sweep_conclusion(sweep: SensitivityResult, breakdown_value: float | None = N
         keeps = [_keeps(sign, pt.result.lower, pt.result.upper) for pt in solved]
         what, lost_text = "It keeps its sign", "include 0, so the sign can flip"
         verdict_lost = "can_flip"
-    if breakdown_value is not None:
-        if math.isinf(breakdown_value):
-            return Conclusion("survives", head + f"{what} for every {p} searched {where}.{tail}", notes)
-        return Conclusion(verdict_lost, head + f"{what} for any {p} below {_pct(breakdown_value)} {where} "
-                          f"(breakdown point).{tail}", notes)
-    # a never-negative gap "keeps" exactly as a positive sign does: its lower end stays above 0
+    # a never-negative gap "keeps" exactly as a positive sign does: its lower end stays above 0; the sentence on
+    # the sampling error goes with the conclusion however its reach is given (the grid or a breakdown point)
     noise, noisy = _sweep_noise(solved, p, "positive" if nonnegative else sign)
     tail = noise + tail
+    if breakdown_value is not None:
+        if math.isinf(breakdown_value):
+            return Conclusion("survives_bias_only" if noisy else "survives",
+                              head + f"{what} for every {p} searched {where}.{tail}", notes)
+        return Conclusion(verdict_lost, head + f"{what} for any {p} below {_pct(breakdown_value)} {where} "
+                          f"(breakdown point).{tail}", notes)
     if all(keeps):
         return Conclusion("survives_bias_only" if noisy else "survives", head + f"{what} for every {p} up to "
                           f"{_pct(solved[-1].params[p])} {where}.{tail}", notes)

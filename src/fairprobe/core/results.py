@@ -162,14 +162,16 @@ class SamplingInterval:
         >>> ci = SamplingInterval(0.95, "bayes", 0.1, 0.5, 0.09, 0.52, (0.2, 0.4), 0.03, 0.04, 1.7, 1000, 0, 500, 0)
         >>> ci.to_dict()["set_upper"]
         0.52
+        >>> import json, numpy as np  # numpy scalars (a seed given as np.int64) become Python numbers
+        >>> json.dumps(SamplingInterval(0.9, "projection", 0.1, 0.5, 0.1, 0.5, (0.2, 0.4), 0, 0, 0, 0, 0, 50,
+        ...                             np.int64(3)).to_dict()["seed"])
+        '3'
         """
-        return {"level": self.level, "method": self.method, "lower": fix(self.lower), "upper": fix(self.upper),
-                "set_lower": fix(self.set_lower), "set_upper": fix(self.set_upper),
-                "estimate": [fix(self.estimate[0]), fix(self.estimate[1])],
-                "se_lower": fix(self.se_lower), "se_upper": fix(self.se_upper),
-                "critical_value": fix(self.critical_value), "resamples": self.resamples, "failed": self.failed,
-                "n": self.n, "seed": self.seed, "notes": list(self.notes), "wall_time": self.wall_time,
-                "text": self.text()}
+        return jsonable({"level": self.level, "method": self.method, "lower": self.lower, "upper": self.upper,
+                         "set_lower": self.set_lower, "set_upper": self.set_upper, "estimate": list(self.estimate),
+                         "se_lower": self.se_lower, "se_upper": self.se_upper, "critical_value": self.critical_value,
+                         "resamples": self.resamples, "failed": self.failed, "n": self.n, "seed": self.seed,
+                         "notes": list(self.notes), "wall_time": self.wall_time, "text": self.text()})
 
 
 def few_units_line(few: Mapping[str, int]) -> str:

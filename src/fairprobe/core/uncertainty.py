@@ -52,6 +52,10 @@ __all__ = ["METHODS", "IntervalOptions", "critical_value", "interval_options", "
 METHODS = ("bootstrap", "projection", "bayes")
 #: Fewest resamples accepted (the standard errors of fewer are themselves too noisy).
 MIN_RESAMPLES = 20
+#: Most resamples accepted (each is a solve; beyond this the draws alone fill the memory).
+MAX_RESAMPLES = 100_000
+#: Lowest coverage level accepted (below it the interval covers the metric less often than it misses it).
+MIN_LEVEL = 0.5
 #: Share of resamples that may leave the metric undefined before the interval is refused.
 MAX_FAILED_SHARE = 0.05
 
@@ -63,13 +67,14 @@ class IntervalOptions:
     Parameters
     ----------
     level : float
-        Coverage probability, in (0, 1) (default 0.95).
+        Coverage probability, from 0.5 up to (not including) 1 (default 0.95).
     method : {"bootstrap", "projection", "bayes"}
         The construction (see the module notes).
     resamples : int
-        Resamples (bootstrap) or posterior draws (bayes); at least 20 (default 1,000).
+        Resamples (bootstrap) or posterior draws (bayes); 20 to 100,000 (default 1,000).
     seed : int
-        Seed of the resampling; the interval is a function of it.
+        Seed of the resampling; the interval is a function of it. Numpy scalars are taken as the
+        Python numbers they hold.
     stratify : str or None
         A table node whose counts the design fixes (e.g. ``"A"`` when groups were sampled to
         fixed sizes): units are resampled within its levels.
@@ -94,15 +99,35 @@ class IntervalOptions:
     prior: float = 0.5
 
     def __post_init__(self) -> None:
+        def plain(value: Any) -> Any:
+            # numpy scalars become Python numbers, so the options and every result built from them go to JSON
+            # as they are; a float32 keeps the decimal it was written as (np.float32(0.9) is 0.9)
+            if isinstance(value, np.bool_):
+                return bool(value)
+            if isinstance(value, np.integer):
+                return int(value)
+            if isinstance(value, np.floating):
+                return float(str(value)) if value.dtype.itemsize < 8 else float(value)
+            return value
+
+        for name in ("level", "resamples", "seed", "prior"):
+            object.__setattr__(self, name, plain(getattr(self, name)))
         if isinstance(self.level, bool) or not isinstance(self.level, (int, float)) or not 0 < self.level < 1:
             raise ConfigError(f"ci={self.level!r} must be a coverage level strictly between 0 and 1, e.g. ci=0.95.")
+        if self.level < MIN_LEVEL:
+            raise ConfigError(f"ci={self.level!r} is below {MIN_LEVEL:g}: an interval that misses the metric more "
+                              f"often than it covers it is no audit finding; give a level from {MIN_LEVEL:g} up to "
+                              "(not including) 1, e.g. ci=0.95 (command line: --ci 0.95).")
         if self.method not in METHODS:
             raise ConfigError(f"ci_method={self.method!r} is not a method; use one of {', '.join(METHODS)}.")
-        if isinstance(self.resamples, bool) or not isinstance(self.resamples, (int, np.integer)) \
+        if isinstance(self.resamples, bool) or not isinstance(self.resamples, int) \
                 or self.resamples < MIN_RESAMPLES:
             raise ConfigError(f"resamples={self.resamples!r} must be a whole number >= {MIN_RESAMPLES} "
                               "(1,000 is the default; 200 gives a quick look).")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
+        if self.resamples > MAX_RESAMPLES:
+            raise ConfigError(f"resamples={self.resamples!r} is too many: at most {MAX_RESAMPLES:,} (each is a solve "
+                              "of the bound; 1,000 is the default, 10,000 gives steady tails).")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ConfigError(f"seed={self.seed!r} must be a whole number >= 0.")
         if not isinstance(self.prior, (int, float)) or isinstance(self.prior, bool) or not self.prior > 0:
             raise ConfigError(f"prior={self.prior!r} must be a positive Dirichlet count per cell (0.5: Jeffreys).")
@@ -131,9 +156,12 @@ def interval_options(ci: Any, *, ci_method: str = "bootstrap", resamples: int = 
     >>> interval_options(None) is None, interval_options(True).level
     (True, 0.95)
     """
+    if isinstance(ci, np.bool_):
+        ci = bool(ci)
     if ci is None or ci is False:
         ignored = [f"{name}={value!r}" for name, value, default in
-                   (("ci_method", ci_method, "bootstrap"), ("resamples", resamples, 1000), ("stratify", stratify, None))
+                   (("ci_method", ci_method, "bootstrap"), ("resamples", resamples, 1000), ("stratify", stratify, None),
+                    ("seed", seed, 0))
                    if value != default]
         if ignored:
             raise ConfigError(f"{', '.join(ignored)} only apply to a sampling interval, and none was asked for: add "
@@ -320,6 +348,11 @@ def critical_value(length: float, sigma: float, level: float, n: int) -> float:
     from scipy.optimize import brentq
     from scipy.stats import norm
 
+    if not MIN_LEVEL <= level < 1:
+        # Phi(c + r) - Phi(-c) = level has a root c >= 0 for every r only from 0.5 on (its value at c = 0 is
+        # Phi(r) - 1/2, up to 1/2)
+        raise ConfigError(f"level={level!r} is below {MIN_LEVEL:g} or not below 1: the critical value is for a "
+                          f"coverage level from {MIN_LEVEL:g} up to (not including) 1, e.g. 0.95.")
     if not sigma > 0:
         return float(norm.ppf(0.5 + level / 2))
     ratio = length / sigma
