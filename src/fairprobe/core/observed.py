@@ -262,12 +262,13 @@ def _check_labels_say_which_is_1(table: ObservedTable) -> None:
         column = table.source_columns.get(node, node)
         shown = [v.item() if hasattr(v, "item") else v for v in labels]
         say = " or ".join(f"pos_label={v!r}" for v in shown[:2])
+        flag = " or ".join(f"--pos-label {v}" for v in shown[:2])
         named = repr(column) if column == node else f"{column!r} (node {node})"
         what = "the label (outcome)" if node == "Y" else "the prediction"
         raise DataError(
             f"Column {named} holds the labels {shown}, and {node} is {what}, a 0/1 value: fairprobe cannot tell "
-            f"which one means 1 (sorted order is not a meaning). Say which: {say} (command line: --pos-label "
-            f"{shown[-1]}; app: choose the positive label on the Data page), or recode the column to 0/1 first, e.g. "
+            f"which one means 1 (sorted order is not a meaning). Say which: {say} (command line: {flag}; app: "
+            f"choose the positive label on the Data page), or recode the column to 0/1 first, e.g. "
             f"df[{column!r}] = (df[{column!r}] == {shown[-1]!r}).astype(int).")
 
 

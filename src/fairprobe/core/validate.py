@@ -474,10 +474,11 @@ def check_codes(config: BiasConfig, table: ObservedTable) -> None:
             column = table.source_columns.get(node, node)
             shown_column = repr(column) if column == node else f"{column!r} (node {node})"
             say = " or ".join(f"pos_label={_plain(v)!r}" for v in labels[:2])
+            flag = " or ".join(f"--pos-label {_plain(v)}" for v in labels[:2])
             raise DataError(
                 f"Column {shown_column} holds the labels {_show(labels)} but {role}: fairprobe cannot tell "
                 f"which label means 1. Say which: {say} (ObservedTable.from_frame(..., pos_label=...); command "
-                f"line: --pos-label {_plain(labels[-1])}; app: choose the positive label on the Data page), or "
+                f"line: {flag}; app: choose the positive label on the Data page), or "
                 f"recode its column to 0/1 first, e.g. df[col] = (df[col] == {labels[-1]!r}).astype(int), "
                 f"or declare cardinalities={{'{node}': {max(len(labels), 2)}}} in the bias config to accept the sorted "
                 f"coding ({', '.join(f'{_plain(v)!r} = {k}' for k, v in enumerate(labels))}).")
