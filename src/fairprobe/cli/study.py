@@ -10,7 +10,7 @@ from fairprobe.cli.options import force_option, forced, jobs_option
 
 
 def _study_out(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
-    from fairprobe.studies.runner import check_study_folder
+    from fairprobe.studies.folder import check_study_folder
 
     if value is None:
         return None
@@ -21,10 +21,10 @@ def _study_out(ctx: click.Context, param: click.Parameter, value: str | None) ->
 @click.command("study")
 @click.argument("spec", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--out", "out_dir", type=str, callback=_study_out, metavar="FOLDER", required=True,
-              help="Output folder (tables, figures, report). The models and bound units already there (a stopped "
-                   "run, or another spec sharing them) are reused.")
+              help="Output folder (tables, figures, report): new, empty, or a study's. The models and bound units "
+                   "already there (a stopped run, or another spec sharing them) are reused; one run at a time.")
 @force_option
-@jobs_option("Local worker processes (-1 = all cores).", default=1)
+@jobs_option("Local worker processes (-1 = all cores; never more than the units to run nor the cores).", default=1)
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run on this Dask scheduler (e.g. tcp://10.0.0.5:8786) instead of local workers.")
 @click.option("--no-report", is_flag=True, help="Write the tables only (no figures, no HTML report).")
@@ -34,7 +34,8 @@ def study_command(spec: Path, out_dir: Path, jobs: int, scheduler: str | None, n
     Every (data set, classifier, constraint) is trained and evaluated on held-out rows; every
     parity metric is bounded under every bias at every level D. Finished units are written at
     once, so a stopped study resumes when the same command runs again. With --force the study
-    starts over (its own models, units, tables, figures and report are removed first).
+    starts over (the files it wrote are removed first; other files are kept) and may write into
+    a folder holding other files.
 
     \b
     Example:
@@ -44,9 +45,13 @@ def study_command(spec: Path, out_dir: Path, jobs: int, scheduler: str | None, n
     from fairprobe.core.progress import is_quiet
     from fairprobe.exceptions import ConfigError
     from fairprobe.studies import load_spec, study
+    from fairprobe.studies.folder import UNIT_FILE
 
     force = forced()
-    parsed = load_spec(spec)  # a bad spec fails here, before any cluster is reached
+    if jobs is not None and (jobs == 0 or jobs < -1):  # the rule of every --jobs (n_jobs of fp.bound)
+        raise ConfigError(f"--jobs {jobs} must be a positive number of workers (or -1 for all cores); give e.g. "
+                          "--jobs 2.")
+    load_spec(spec)  # a bad spec fails here, before any cluster is reached
     client = None
     if scheduler is not None:
         try:
@@ -60,11 +65,11 @@ def study_command(spec: Path, out_dir: Path, jobs: int, scheduler: str | None, n
                               f"{exc}); give the address a running scheduler prints, e.g. tcp://10.0.0.5:8786.") \
                 from None
     try:
-        res = study(parsed, out_dir, n_jobs=jobs, client=client, progress=not is_quiet(), force=force,
+        res = study(spec, out_dir, n_jobs=jobs, client=client, progress=not is_quiet(), force=force,
                     report=not no_report)
     except KeyboardInterrupt:
-        saved = [len(list((out_dir / sub).glob("*.json"))) if (out_dir / sub).is_dir() else 0
-                 for sub in ("models", "units")]
+        saved = [sum(1 for f in (out_dir / sub).glob("*.json") if UNIT_FILE.fullmatch(f.name))
+                 if (out_dir / sub).is_dir() else 0 for sub in ("models", "units")]
         click.echo(f"stopped: {saved[0]} trained model(s) and {saved[1]} bound unit(s) are saved in {out_dir}; run "
                    "the same command again to resume", err=True)
         raise

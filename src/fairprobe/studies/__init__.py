@@ -11,7 +11,13 @@ Figure 5 and Appendix E do. It writes, in ``out``:
   ranked by fragility with the probability of each rank;
 * ``figures/figure5.png`` and ``figures/dataset_<name>.png``;
 * ``report/index.html``: all of it, with the spec and the versions;
-* ``spec.json``, ``models/`` and ``units/``: what a stopped study resumes from.
+* ``spec.json``, ``models/`` and ``units/``: what a stopped study resumes from (``spec.json`` also
+  marks the folder as a study's and lists the files it wrote).
+
+One run at a time writes a folder (a second run on it is refused with the first one's PID); a
+non-empty folder that is not a study's needs ``force``, which removes only the files the study
+wrote (a user's own files, also inside ``models/`` or ``figures/``, are kept). See
+:mod:`fairprobe.studies.folder`.
 
 See :mod:`fairprobe.studies.spec` for the spec, :mod:`fairprobe.studies.runner` for the execution
 (joblib workers or a Dask cluster) and :mod:`fairprobe.studies.outputs` for what is computed.
@@ -19,8 +25,8 @@ See :mod:`fairprobe.studies.spec` for the spec, :mod:`fairprobe.studies.runner` 
 
 from __future__ import annotations
 
+import contextlib
 import os
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +34,7 @@ from typing import Any
 
 import pandas as pd
 
+from fairprobe.exceptions import FairprobeError
 from fairprobe.studies.spec import StudySpec, load_spec
 
 __all__ = ["StudyResult", "StudySpec", "load_spec", "study"]
@@ -98,17 +105,19 @@ def study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str | os
         The study spec (YAML or JSON file, or a mapping; see :mod:`fairprobe.studies.spec`).
     out : path
         Output folder. The models and bound units already in it (a stopped run, or another spec
-        sharing them) are reused; a folder holding other files needs ``force``.
+        sharing them) are reused; a non-empty folder that is not a study's needs ``force``, and a
+        folder another run is writing is refused.
     n_jobs : int or None
-        Local worker processes (``-1``: every core).
+        Local worker processes (``-1``: every core); never more than the units to run nor the cores.
     client : dask.distributed.Client, optional
         Run the units on this Dask cluster (a ``joblib.parallel_config(backend="dask")`` block
         around the call does the same).
     progress : bool
         Progress bars on a terminal.
     force : bool
-        Start over: remove the study's own entries (models, units, tables, figures, report) first,
-        and accept a folder holding other files.
+        Start over: remove the files the study wrote there (models, units, tables, figures,
+        report) first, and accept a folder holding other files (kept; files of the study's names,
+        such as ``results.csv``, are replaced).
     report : bool
         Write the figures and the HTML report (the tables are always written).
 
@@ -119,7 +128,10 @@ def study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str | os
     Raises
     ------
     ConfigError
-        A bad spec (the message names the field), or an output folder that cannot take a study.
+        A bad spec (the message names the field), an output folder that cannot take a study or is
+        in use, or a file that cannot be written (the message names it and the system's reason).
+    DataError
+        A data file that cannot be used (no rows, missing columns or groups).
 
     Examples
     --------
@@ -131,13 +143,24 @@ def study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str | os
     >>> res.results[["metric", "D", "status"]].values.tolist()
     [['demographic_parity', 0.0, 'optimal'], ['demographic_parity', 0.02, 'optimal']]
     """
+    from fairprobe.studies.runner import check_jobs, study_folder
+
+    source = spec
+    spec = load_spec(spec)
+    check_jobs(n_jobs)
+    with study_folder(spec, out, force=force, source=source) as (folder, plan):
+        return _study(spec, folder, plan, n_jobs=n_jobs, client=client, progress=progress, report=report)
+
+
+def _study(spec: StudySpec, own: Any, plan: Any, *, n_jobs: int | None, client: Any, progress: bool,
+           report: bool) -> StudyResult:
+    """The study in its locked folder ``own`` (a :class:`~fairprobe.studies.folder.StudyFolder`)."""
     from fairprobe.studies.outputs import fragility_table, metric_ranking
-    from fairprobe.studies.runner import run_study
+    from fairprobe.studies.runner import execute
     from fairprobe.studies.spec import bias_name
 
-    spec = load_spec(spec)
-    folder = Path(out)
-    results = run_study(spec, folder, n_jobs=n_jobs, client=client, progress=progress, force=force)
+    folder = own.path
+    results = execute(spec, own, plan, n_jobs=n_jobs, client=client, progress=progress)
     models = _models_frame(results, folder)
     order = {name: i for i, name in enumerate(bias_name(b) for b in spec.biases)}
     fragility = fragility_table(results, seed=spec.seed)
@@ -150,23 +173,33 @@ def study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str | os
                                  ignore_index=True)
 
     fragility, ranking = spec_order(fragility), spec_order(ranking)
-    for stale in ("figures", "report"):  # from an earlier run: never left beside this run's tables
-        if (folder / stale).is_dir():
-            shutil.rmtree(folder / stale)
-    paths = {"results": folder / "results.csv", "models": folder / "models.csv",
-             "fragility": folder / "fragility.csv", "ranking": folder / "ranking.csv"}
-    results.to_csv(paths["results"], index=False)
+    # an earlier run's figures, report and Parquet table are never left beside this run's tables (only
+    # the files the study wrote: a user's files in figures/ or report/ stay)
+    own.remove(name for name in own.written if name.startswith(("figures/", "report/")) or name == "results.parquet")
     try:
-        results.to_parquet(folder / "results.parquet", index=False)
-        paths["parquet"] = folder / "results.parquet"
+        return _write_outputs(spec, own, results, models, fragility, ranking, report)
+    except BaseException:
+        with contextlib.suppress(FairprobeError):  # what was written, for --force; the first error is the one shown
+            own.save_marker(spec.fingerprint(), spec.to_dict())
+        raise
+
+
+def _write_outputs(spec: StudySpec, own: Any, results: pd.DataFrame, models: pd.DataFrame, fragility: pd.DataFrame,
+                   ranking: pd.DataFrame, report: bool) -> StudyResult:
+    """The tables, figures and report in the study's folder, each listed in its marker."""
+    folder = own.path
+    paths = {}
+    for key, name, frame in (("results", "results.csv", results), ("models", "models.csv", models),
+                             ("fragility", "fragility.csv", fragility), ("ranking", "ranking.csv", ranking)):
+        paths[key] = own.write(name, lambda p, f=frame: f.to_csv(p, index=False))
+    try:
+        paths["parquet"] = own.write("results.parquet", lambda p: results.to_parquet(p, index=False))
     except ImportError:  # pyarrow is optional: the CSV holds the same table
         pass
-    models.to_csv(paths["models"], index=False)
-    fragility.to_csv(paths["fragility"], index=False)
-    ranking.to_csv(paths["ranking"], index=False)
     out_result = StudyResult(spec, results, models, fragility, ranking, folder, paths)
     if report:
-        paths.update(_write_report(out_result))
+        paths.update(_write_report(out_result, own))
+    own.save_marker(spec.fingerprint(), spec.to_dict())  # the files written, for --force
     return out_result
 
 
@@ -174,9 +207,13 @@ def _models_frame(results: pd.DataFrame, folder: Path) -> pd.DataFrame:
     """The models of this spec (the folder may keep others for reuse), with accuracy and notes."""
     import json
 
+    from fairprobe.studies.folder import UNIT_FILE
+
     wanted = set(map(tuple, results[["dataset", "classifier", "constraint"]].drop_duplicates().to_numpy()))
     rows = {}
     for f in sorted((folder / "models").glob("*.json")):
+        if not UNIT_FILE.fullmatch(f.name):  # a user's own file
+            continue
         m = json.loads(f.read_text(encoding="utf-8"))
         key = (m["dataset"], m["classifier"], m["constraint"])
         if key in wanted:
@@ -198,17 +235,20 @@ def _dataset_text(d: Any) -> str:
     return text + (f", {d.subsample} rows drawn" if d.subsample else "")
 
 
-def _write_report(res: StudyResult) -> dict[str, Path]:
+def _write_report(res: StudyResult, own: Any) -> dict[str, Path]:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from fairprobe.reporting.folders import REPORT_ENTRIES
     from fairprobe.reporting.report import Report
+    from fairprobe.studies.folder import writing
     from fairprobe.studies.outputs import dataset_figure, figure5
 
     figures = res.folder / "figures"
-    figures.mkdir(exist_ok=True)
+    with writing(figures):
+        figures.mkdir(exist_ok=True)
     written: dict[str, Path] = {}
     rep = Report(f"Fragility study: {res.spec.name}", summary=res.summary())
     sec = rep.section("Spec", "The study as run (every field, defaults filled in) and the fingerprint a resumed run "
@@ -223,8 +263,7 @@ def _write_report(res: StudyResult) -> dict[str, Path]:
 
     order = [bias_name(b) for b in res.spec.biases]
     fig = figure5(res.results, seed=res.spec.seed, order=order, table=res.fragility)  # averages computed once
-    fig.savefig(figures / "figure5.png", dpi=130)
-    written["figure5"] = figures / "figure5.png"
+    written["figure5"] = own.write("figures/figure5.png", lambda p: fig.savefig(p, dpi=130, format="png"))
     sec = rep.section("Figure 5: fragility of each metric under each bias",
                       "The average over the trained models of the worst-case absolute disparity max(|lower|, "
                       "|upper|) of the certified bound, against the sensitivity level D. A metric whose curve "
@@ -238,8 +277,8 @@ def _write_report(res: StudyResult) -> dict[str, Path]:
     sec = rep.section("Per data set (Appendix E)")
     for name in sorted(res.results.dataset.unique()):
         fig = dataset_figure(res.results, name, seed=res.spec.seed, order=order)
-        fig.savefig(figures / f"dataset_{name}.png", dpi=130)
-        written[f"figure_{name}"] = figures / f"dataset_{name}.png"
+        written[f"figure_{name}"] = own.write(f"figures/dataset_{name}.png",
+                                              lambda p, f=fig: f.savefig(p, dpi=130, format="png"))
         sec.add_figure(f"dataset_{name}", fig)
         plt.close(fig)
     rep.section("Models", "Held-out accuracy and how each constraint was met.").add_table("models", res.models)
@@ -250,5 +289,8 @@ def _write_report(res: StudyResult) -> dict[str, Path]:
         rep.section("Bounds not computed", "Undefined metrics (e.g. no predicted positives in a group) and "
                                            "infeasible points, with the reason.").add_table(
             "failed", failed[["dataset", "classifier", "constraint", "bias", "metric", "D", "status", "error"]])
-    written["report"] = rep.write(res.folder / "report", force=True)
+    with writing(res.folder / "report"):
+        written["report"] = rep.write(res.folder / "report", force=True)
+    # the report's own entries (files a user put in report/ are kept by the writer, and not listed)
+    own.written |= {f"report/{p.name}" for p in (res.folder / "report").iterdir() if p.name in REPORT_ENTRIES}
     return written

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -95,6 +96,21 @@ def _builtin(name: str) -> StudyData:
     raise ConfigError(f"{name!r} is not a bundled data set.")  # the spec check rules this out
 
 
+def _read(path: Path, name: str, **csv: Any) -> pd.DataFrame:
+    """A data file's rows; an empty file, or one with a header only, is named as such."""
+    try:
+        df = pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") else pd.read_csv(path, **csv)
+    except ImportError:
+        raise ConfigError(f"{path.name}: reading Parquet needs pyarrow (pip install pyarrow), or give a CSV.") from None
+    except pd.errors.EmptyDataError:
+        raise DataError(f"data set {name!r}: {path} is empty (no header, no rows); give the file with its "
+                        "rows.") from None
+    if not len(df):
+        raise DataError(f"data set {name!r}: {path.name} has no rows (only the header {list(df.columns)[:20]}); "
+                        f"give the file with its rows ({path}).")
+    return df
+
+
 def _from_recipe(spec: DatasetSpec) -> StudyData:
     """A downloaded copy of a data set of the paper's list, with the roles used here.
 
@@ -106,7 +122,7 @@ def _from_recipe(spec: DatasetSpec) -> StudyData:
       are left out (they nearly are the label).
     """
     path = Path(str(spec.path))
-    df = pd.read_csv(path, sep=";")
+    df = _read(path, spec.name, sep=";")
     if spec.name == "bank_marketing":
         need, label, attribute, groups, drop = ["y", "marital"], "y", "marital", ("married", "single"), ["duration"]
     else:
@@ -123,10 +139,7 @@ def _from_recipe(spec: DatasetSpec) -> StudyData:
 
 def _from_file(spec: DatasetSpec) -> StudyData:
     path = Path(str(spec.path))
-    try:
-        df = pd.read_parquet(path) if path.suffix.lower() in (".parquet", ".pq") else pd.read_csv(path)
-    except ImportError:
-        raise ConfigError(f"{path.name}: reading Parquet needs pyarrow (pip install pyarrow), or give a CSV.") from None
+    df = _read(path, spec.name)
     missing = [c for c in (spec.label, spec.attribute, *(spec.features or ())) if c not in df.columns]
     if missing:
         raise DataError(f"data set {spec.name!r}: columns {missing} are not in {path.name} (columns: "

@@ -4,24 +4,25 @@ Both stages are lists of independent units run through joblib: local worker proc
 (``n_jobs``), or a Dask cluster, through a ``dask.distributed.Client`` passed as ``client`` or a
 ``joblib.parallel_config(backend="dask")`` block around the call. Every finished unit is written
 at once to the output folder (``models/`` and ``units/``, one small JSON file each, written
-atomically), named by a hash of everything that decides it (the data file's bytes, the classifier,
-the constraint and its options, the seed and split; then the bias, metric, levels, interval and
-solver). So a study that is stopped resumes where it stopped, and a changed spec reuses exactly the
-units it shares with the old one: nothing stale is ever read, since a changed input is another
-name. The results do not depend on the number of workers or on the order in which units finish:
-every unit is a deterministic function of its inputs (fixed seeds, deterministic solvers) and the
-final table is sorted.
+atomically under a unique temporary name), named by a hash of everything that decides it (the data
+file's bytes, the classifier, the constraint and its options, the seed and split; then the bias,
+metric, levels, interval and solver). So a study that is stopped resumes where it stopped, and a
+changed spec reuses exactly the units it shares with the old one: nothing stale is ever read, since
+a changed input is another name. The results do not depend on the number of workers or on the order
+in which units finish: every unit is a deterministic function of its inputs (fixed seeds,
+deterministic solvers) and the final table is sorted. One run at a time writes a folder, and
+``force`` removes only the files the study wrote (see :mod:`fairprobe.studies.folder`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
 import json
 import math
 import os
-import shutil
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -31,9 +32,10 @@ import pandas as pd
 from fairprobe import __version__
 from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import ConfigError, FairprobeError
+from fairprobe.studies.folder import UNIT_FILE, StudyFolder, check_study_folder, open_study_folder, write_json
 from fairprobe.studies.spec import ClassifierSpec, DatasetSpec, StudySpec, bias_name, file_digest, load_spec
 
-__all__ = ["model_key", "results_frame", "run_study", "unit_key"]
+__all__ = ["check_study_folder", "model_key", "results_frame", "run_study", "unit_key", "worker_count"]
 
 RESULT_COLUMNS = ["dataset", "classifier", "constraint", "bias", "metric", "D", "lower", "upper", "worst",
                   "observed", "status", "error"]
@@ -66,9 +68,7 @@ def unit_key(model: str, bias: Any, metric: str, spec: StudySpec) -> str:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(dumps(data), encoding="utf-8")
-    os.replace(tmp, path)  # atomic: a stopped run never leaves half a unit behind
+    write_json(path, data)  # atomic, under a unique temporary name: a stopped run never leaves half a unit behind
 
 
 @functools.lru_cache(maxsize=8)
@@ -135,18 +135,18 @@ def _parallel(fn: Callable[[Any], Any], tasks: list[Any], n_jobs: int | None, cl
         return
     bar = progress_bar(total=len(tasks), desc=desc, disable=not progress)
     try:
-        if client is None and n_jobs in (None, 1) and not _dask_configured():
+        on_cluster = client is not None or _dask_configured()  # a cluster's workers, not this machine's cores
+        workers = n_jobs if on_cluster else worker_count(n_jobs, len(tasks))
+        if not on_cluster and workers == 1:
             for task in tasks:
                 on_result(task, fn(task))
                 bar.update(1)
             return
-        import contextlib
-
         from joblib import Parallel, delayed, parallel_config
 
         config = parallel_config(backend="dask", client=client) if client is not None else contextlib.nullcontext()
         with config:
-            jobs = Parallel(n_jobs=n_jobs if client is None else -1, return_as="generator_unordered")
+            jobs = Parallel(n_jobs=workers if client is None else -1, return_as="generator_unordered")
             for task, result in jobs(delayed(_tagged)(fn, i, task) for i, task in enumerate(tasks)):
                 on_result(tasks[task], result)
                 bar.update(1)
@@ -156,6 +156,40 @@ def _parallel(fn: Callable[[Any], Any], tasks: list[Any], n_jobs: int | None, cl
 
 def _tagged(fn: Callable[[Any], Any], index: int, task: Any) -> tuple[int, Any]:
     return index, fn(task)
+
+
+def worker_count(n_jobs: int | None, tasks: int) -> int:
+    """Local worker processes for ``tasks`` units: ``n_jobs`` (``-1``: every core), never more than the
+    units nor than the cores this process may use (joblib's count); 1 means the units run in this process.
+
+    Examples
+    --------
+    >>> worker_count(1000, tasks=1), worker_count(None, tasks=50), worker_count(2, tasks=0)
+    (1, 1, 1)
+    """
+    from joblib import cpu_count
+
+    cores = max(1, int(cpu_count()))
+    wanted = 1 if n_jobs is None else cores if n_jobs < 0 else n_jobs
+    return max(1, min(wanted, tasks, cores))
+
+
+def check_jobs(n_jobs: Any) -> None:
+    """``n_jobs`` as :func:`fairprobe.bound` takes it: a positive number of workers, -1 for every core, or None.
+
+    Raises
+    ------
+    ConfigError
+        Any other value (0, -2, 1.5, ...), with the fix.
+
+    Examples
+    --------
+    >>> check_jobs(-1), check_jobs(None), check_jobs(4)
+    (None, None, None)
+    """
+    from fairprobe.core.validate import _n_jobs
+
+    _n_jobs(n_jobs, allow_none=True)
 
 
 def _dask_configured() -> bool:
@@ -169,75 +203,72 @@ def _dask_configured() -> bool:
     return type(backend).__name__ == "DaskDistributedBackend"
 
 
-#: What a study writes in its folder (``force`` removes these, and nothing else).
-STUDY_ENTRIES = ("models", "units", "figures", "report", "spec.json", "results.csv", "results.parquet", "models.csv",
-                 "fragility.csv", "ranking.csv")
-
-
-def check_study_folder(out: str | os.PathLike, *, force: bool = False, option: str = "out") -> Path:
-    """The output folder as an absolute path, after checking that a study can be written there.
-
-    A missing or empty folder, or one holding a study (its ``spec.json``), is fine; a folder with
-    other files needs ``force`` (only the study's own entries are written or removed there).
-
-    Parameters
-    ----------
-    out : path
-        The folder.
-    force : bool
-        Accept a folder holding other files.
-    option : str
-        How the folder is named in messages.
-
-    Returns
-    -------
-    Path
-
-    Raises
-    ------
-    ConfigError
-        An empty name, a file, a path below a file, or a folder holding other files without ``force``.
-    """
-    if out is None or not str(out).strip():
-        raise ConfigError(f"The name given for {option} is empty; give a folder name, e.g. study-out (it is created).")
-    path = Path(os.path.abspath(Path(str(out)).expanduser()))
-    for above in (path, *path.parents):
-        if above.exists() and not above.is_dir():
-            raise ConfigError(f"{option} {out}: {above} is a file, not a folder; give the name of a new folder.")
-        if above.exists():
-            break
-    if path.is_dir() and not force and not (path / "spec.json").exists():
-        other = sorted(p.name for p in path.iterdir() if p.name not in STUDY_ENTRIES)
-        if other:
-            raise ConfigError(f"{option} {out} holds files that are not a study's ({', '.join(other[:5])}); choose a "
-                              "new or empty folder, or pass --force (force=True in Python) to write the study there "
-                              "anyway (only its own entries are written).")
-    return path
-
-
-def _prepare_folder(out: Path, spec: StudySpec, force: bool) -> None:
-    check_study_folder(out, force=force)
-    out.mkdir(parents=True, exist_ok=True)
-    if force:  # start over: the study's own entries only
-        for name in STUDY_ENTRIES:
-            target = out / name
-            if target.is_dir():
-                shutil.rmtree(target)
-            elif target.exists():
-                target.unlink()
-    (out / "models").mkdir(exist_ok=True)
-    (out / "units").mkdir(exist_ok=True)
-    _write_json(out / "spec.json", {"fingerprint": spec.fingerprint(), "spec": spec.to_dict()})
-
-
 def _load_all(folder: Path) -> dict[str, Any]:
+    """The study's files in ``models/`` or ``units/`` (named by their hash; a user's files there are left alone)."""
     out = {}
     for f in sorted(folder.glob("*.json")):
+        if not UNIT_FILE.fullmatch(f.name):
+            continue
         try:
             out[f.stem] = json.loads(f.read_text(encoding="utf-8"))
-        except ValueError:  # unreadable (written by hand?): done again
-            f.unlink()
+        except ValueError:  # half written by hand, or damaged: done again
+            with contextlib.suppress(OSError):
+                f.unlink()
+        except OSError as exc:
+            raise ConfigError(f"cannot read {f}: {exc.strerror or exc}; make the folder readable or choose another "
+                              "output folder.") from None
     return out
+
+
+@dataclasses.dataclass
+class StudyPlan:
+    """Every model and unit of a spec, named by the hash of what decides it (see :func:`model_key`)."""
+
+    trainings: list[tuple[DatasetSpec, ClassifierSpec, str, StudySpec, str]]
+    model_keys: list[str]  # one per training
+    units: list[list[tuple[str, Any, str]]]  # per training: (unit key, bias, metric)
+
+    @property
+    def files(self) -> list[str]:
+        """The files of the plan, relative to the study's folder."""
+        return ([f"models/{k}.json" for k in self.model_keys]
+                + [f"units/{key}.json" for units in self.units for key, _, _ in units])
+
+
+def plan_study(spec: StudySpec) -> StudyPlan:
+    """Every model and unit of ``spec`` with the name of its file.
+
+    Examples
+    --------
+    >>> plan = plan_study(StudySpec.from_dict({"datasets": ["german"], "classifiers": ["naive_bayes"],
+    ...                                        "constraints": ["none"], "metrics": ["fpr_parity"]}))
+    >>> len(plan.model_keys), len(plan.files)
+    (1, 4)
+    """
+    digests = {d.name: file_digest(d.path) for d in spec.datasets if d.path is not None}
+    trainings = [(d, c, k, spec, digests.get(d.name, "")) for d in spec.datasets for c in spec.classifiers
+                 for k in spec.constraints]
+    keys = [model_key(t[0], t[1], t[2], spec, digests) for t in trainings]
+    units = [[(unit_key(mkey, bias, metric, spec), bias, metric) for bias in spec.biases for metric in spec.metrics]
+             for mkey in keys]
+    return StudyPlan(trainings, keys, units)
+
+
+@contextlib.contextmanager
+def study_folder(spec: StudySpec, out: str | os.PathLike, *, force: bool,
+                 source: Any = None) -> Any:
+    """Check and lock ``out`` for ``spec`` (see :func:`~fairprobe.studies.folder.open_study_folder`).
+
+    Yields
+    ------
+    (StudyFolder, StudyPlan)
+    """
+    plan = plan_study(spec)
+    inputs = [source] if isinstance(source, (str, os.PathLike)) else []
+    inputs += [d.path for d in spec.datasets if d.path is not None]
+    with open_study_folder(out, force=force, fingerprint=spec.fingerprint(), spec=spec.to_dict(), files=plan.files,
+                           inputs=inputs) as folder:
+        yield folder, plan
 
 
 def run_study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str | os.PathLike, *,
@@ -251,14 +282,15 @@ def run_study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str 
         The study (see :mod:`fairprobe.studies.spec`).
     out : path
         Output folder; the units already in it (from a stopped run, or a spec sharing them) are reused.
+        One run at a time: a folder another run is writing is refused.
     n_jobs : int or None
-        Local worker processes (``-1``: every core).
+        Local worker processes (``-1``: every core); never more than the units to run nor the cores.
     client : dask.distributed.Client, optional
         Run the units on this Dask cluster instead.
     progress : bool
         Progress bars on a terminal.
     force : bool
-        Start over: remove the study's own entries first (and accept a folder holding other files).
+        Start over: remove the files the study wrote first (and accept a folder holding other files).
     max_units : int, optional
         Stop after this many new bound units (a partial run, resumed by the next call).
 
@@ -270,48 +302,48 @@ def run_study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str 
     Raises
     ------
     ConfigError
-        A bad spec, a bad ``n_jobs``, or an output folder that cannot take a study.
+        A bad spec, a bad ``n_jobs``, an output folder that cannot take a study (or is in use), or a
+        file that cannot be written.
     """
+    source = spec
     spec = load_spec(spec)
-    if n_jobs == 0 or (n_jobs is not None and not isinstance(n_jobs, int)):
-        raise ConfigError(f"n_jobs = {n_jobs!r}: give a number of workers (1, 2, ...) or -1 for every core.")
-    folder = Path(out)
-    _prepare_folder(folder, spec, force)
-    digests = {d.name: file_digest(d.path) for d in spec.datasets if d.path is not None}
-    models = _load_all(folder / "models")
-    trainings = [(d, c, k, spec, digests.get(d.name, "")) for d in spec.datasets for c in spec.classifiers
-                 for k in spec.constraints]
-    model_keys = {id(t): model_key(t[0], t[1], t[2], spec, digests) for t in trainings}
-    todo = [t for t in trainings if model_keys[id(t)] not in models]
+    check_jobs(n_jobs)
+    with study_folder(spec, out, force=force, source=source) as (folder, plan):
+        return execute(spec, folder, plan, n_jobs=n_jobs, client=client, progress=progress, max_units=max_units)
+
+
+def execute(spec: StudySpec, folder: StudyFolder, plan: StudyPlan, *, n_jobs: int | None = 1, client: Any = None,
+            progress: bool = True, max_units: int | None = None) -> pd.DataFrame:
+    """Run the models and units of ``plan`` missing from ``folder`` (locked by the caller); the results table."""
+    models = _load_all(folder.path / "models")
+    key_of = {id(t): key for t, key in zip(plan.trainings, plan.model_keys, strict=True)}
+    todo = [t for t in plan.trainings if key_of[id(t)] not in models]
 
     def keep_model(task: Any, result: dict[str, Any]) -> None:
-        key = model_keys[id(task)]
-        _write_json(folder / "models" / f"{key}.json", result)
+        key = key_of[id(task)]
+        folder.write_json(f"models/{key}.json", result)
         models[key] = result
 
     _parallel(_train, todo, n_jobs, client, "training", progress, keep_model)
-    units = _load_all(folder / "units")
+    units = _load_all(folder.path / "units")
     wanted, tasks = [], []
-    for t in trainings:
-        mkey = model_keys[id(t)]
-        for bias in spec.biases:
-            for metric in spec.metrics:
-                key = unit_key(mkey, bias, metric, spec)
-                wanted.append(key)
-                if key not in units:
-                    tasks.append((key, (models[mkey], bias, metric, spec)))
+    for mkey, unit_list in zip(plan.model_keys, plan.units, strict=True):
+        for key, bias, metric in unit_list:
+            wanted.append(key)
+            if key not in units:
+                tasks.append((key, (models[mkey], bias, metric, spec)))
     if max_units is not None:
         tasks = tasks[:max_units]
     keys = {id(t[1]): t[0] for t in tasks}
 
     def keep_unit(task: Any, rows: list[dict[str, Any]]) -> None:
         key = keys[id(task)]
-        _write_json(folder / "units" / f"{key}.json", rows)
+        folder.write_json(f"units/{key}.json", rows)
         units[key] = rows
 
     _parallel(_bound, [t[1] for t in tasks], n_jobs, client, "bounding", progress, keep_unit)
     # this spec's units only: the folder may hold others from an earlier spec, which are kept for reuse
-    current = {model_keys[id(t)]: models[model_keys[id(t)]] for t in trainings}
+    current = {key: models[key] for key in plan.model_keys}
     return results_frame([units[k] for k in wanted if k in units], current.values())
 
 

@@ -31,16 +31,20 @@ The schema (every key but ``datasets`` optional):
 ``D`` (list of float)
     Sensitivity levels (0 is always added: it is the observed value).
 ``test_size`` (float), ``seed`` (int)
-    The held-out share (default 0.5) and the seed of every random step (default 0).
+    The held-out share (default 0.5) and the seed of every random step (default 0; at most
+    ``2**32 - 1``).
 ``reduction`` (mapping)
     ``eps`` of the reductions (default 0.01).
 ``search`` (mapping)
     ``candidates`` (default 100) and ``accuracy_slack`` (default 0.02) of the reweighting search.
 ``ci`` (mapping, optional)
-    ``level``, ``method`` (``bootstrap``, ``projection``, ``bayes``), ``resamples``: a sampling
-    interval for every bound.
+    ``level`` (in (0.5, 1), default 0.95), ``method`` (``bootstrap``, ``projection``, ``bayes``),
+    ``resamples``: a sampling interval for every bound.
 ``backend`` (str), ``time_limit`` (float)
     Solver options of every bound (defaults ``"scip"`` and 60 s).
+
+A key given twice in a YAML or JSON file is an error naming it and its lines (YAML alone would
+keep the last one).
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import ConfigError, FairprobeError
@@ -78,6 +84,7 @@ CONSTRAINTS = ("none", *REDUCTIONS, *SEARCHED)
 DEFAULT_METRICS = ("fnr_parity", "fpr_parity", "ppv_parity", "npv_parity", "demographic_parity", "equalized_odds")
 DEFAULT_BIASES = ("proxy_label", "selection", "ecp")
 CI_METHODS = ("bootstrap", "projection", "bayes")
+MAX_SEED = 2**32 - 1  # numpy's and scikit-learn's random_state take no larger seed
 _KEYS = {"name", "datasets", "classifiers", "constraints", "metrics", "biases", "D", "test_size", "seed",
          "reduction", "search", "ci", "backend", "time_limit"}
 _DATASET_KEYS = {"name", "path", "label", "positive", "attribute", "groups", "features", "subsample"}
@@ -217,9 +224,11 @@ class StudySpec:
         if "test_size" in raw:
             out["test_size"] = _fraction(raw["test_size"], "test_size")
         if "seed" in raw:
-            if not isinstance(raw["seed"], int) or isinstance(raw["seed"], bool) or raw["seed"] < 0:
-                raise ConfigError(f"study spec, 'seed': must be a non-negative integer; got {raw['seed']!r}.")
-            out["seed"] = raw["seed"]
+            seed = raw["seed"]
+            if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+                raise ConfigError(f"study spec, 'seed': must be a non-negative integer up to 2**32 - 1 "
+                                  f"({MAX_SEED}, the largest seed numpy and scikit-learn take), e.g. 0; got {seed!r}.")
+            out["seed"] = seed
         reduction = _mapping(raw.get("reduction"), "reduction", {"eps"})
         if "eps" in reduction:
             out["reduction_eps"] = _positive(reduction["eps"], "reduction.eps")
@@ -336,17 +345,63 @@ def load_spec(spec: str | os.PathLike | Mapping[str, Any] | StudySpec) -> StudyS
         raise ConfigError(f"study spec {str(path)!r} is not UTF-8 text; save it as UTF-8 (YAML or JSON).") from None
     try:
         if path.suffix.lower() == ".json":
-            raw = json.loads(text)
+            raw = json.loads(text, object_pairs_hook=_unique_pairs)
         else:
-            import yaml
-
-            raw = yaml.safe_load(text)
+            raw = yaml.load(text, Loader=SpecLoader)  # a SafeLoader refusing keys given twice
+    except ConfigError as exc:  # a key given twice in a JSON file
+        raise ConfigError(f"study spec {str(path)!r}: {exc}") from None
     except Exception as exc:  # the parsers' own errors: their first line and where
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         first = (getattr(exc, "problem", None) or str(exc)).splitlines()[0]
         raise ConfigError(f"study spec {str(path)!r} could not be parsed{where}: {first}") from None
     return StudySpec.from_dict(raw or {}, base=path.parent)
+
+
+class SpecLoader(yaml.SafeLoader):
+    """YAML's safe loader that refuses a key given twice in a mapping (``yaml.safe_load`` keeps the last).
+
+    Merge keys (``<<: *anchor``) still override the merged mapping's keys, as YAML defines.
+
+    Examples
+    --------
+    >>> yaml.load("{D: [0.01], seed: 1}", Loader=SpecLoader)
+    {'D': [0.01], 'seed': 1}
+    >>> try:
+    ...     yaml.load("{D: [0.01], D: [0.05]}", Loader=SpecLoader)
+    ... except yaml.YAMLError as err:
+    ...     print(err.problem)
+    found the key 'D' a second time (first on line 1); give each key once
+    """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, yaml.MappingNode):
+            first_line: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    twice = key in first_line
+                except TypeError:  # an unhashable key: the base class names it
+                    continue
+                if twice:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"found the key {key!r} a second time (first on line {first_line[key]}); give each key once",
+                        key_node.start_mark)
+                first_line[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s object hook: a key given twice is an error (JSON would keep the last one)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ConfigError(f"the key {key!r} is given twice in one object; give each key once.")
+        out[key] = value
+    return out
 
 
 # -- field checks ---------------------------------------------------------------------------------
@@ -485,7 +540,10 @@ def _backend(value: Any) -> str:
 
 def _ci(value: Any) -> dict[str, Any]:
     ci = _mapping(value, "ci", {"level", "method", "resamples"})
-    level = _fraction(ci.get("level", 0.95), "ci.level")
+    level = _number(ci.get("level", 0.95), "ci.level")
+    if not 0.5 < level < 1:  # below one half the interval's critical value has no solution
+        raise ConfigError(f"study spec, 'ci.level': a coverage level must be in (0.5, 1), e.g. 0.95 or 0.9; got "
+                          f"{ci.get('level')!r}.")
     method = ci.get("method", "bootstrap")
     if method not in CI_METHODS:
         raise ConfigError(f"study spec, 'ci.method': {method!r} is not one of {list(CI_METHODS)}.")
