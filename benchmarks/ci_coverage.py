@@ -146,6 +146,185 @@ def warp_intervals(runs: list[dict], method: str, n: int, level: float = 0.95) -
     return out
 
 
+# -- kink worlds (issue 45): the truth at ties, zeros and corners ---------------------------------------------
+def _world(rates: list[tuple[float, float]], base: float = 0.4) -> pd.DataFrame:
+    """Equal-sized groups with the given (FPR, FNR) each and base rate ``base``: the joint law of (A, Y, P)."""
+    rows = []
+    for a, (fpr, fnr) in enumerate(rates):
+        for y, p in itertools.product((0, 1), (0, 1)):
+            py = base if y else 1 - base
+            pp = ((1 - fnr) if p else fnr) if y else (fpr if p else 1 - fpr)
+            rows.append({"A": a, "Y": y, "P": p, "prob": py * pp / len(rates)})
+    return pd.DataFrame(rows)
+
+
+CORNER_D = 0.0340909
+
+#: name: (population, bias, metric, D, truth, end): ``truth`` the true metric (None: the population bound's
+#: ``end``); every world but "corner" and "eo-smooth" is a fair model (true gap 0), at D = 0 (the bound is a
+#: point at the kink) or at D > 0 (the identified set [0, U] has its lower end clipped at the truth).
+KINK_WORLDS = {
+    "fair2-all": (_world([(0.2, 0.3)] * 2), "proxy_label", ("fpr_parity", "all"), 0.0, 0.0, None),
+    "eo2": (_world([(0.2, 0.3)] * 2), "proxy_label", ("equalized_odds", None), 0.0, 0.0, None),
+    "fair3-all": (_world([(0.2, 0.3)] * 3), "proxy_label", ("fpr_parity", "all"), 0.0, 0.0, None),
+    "eo3-all": (_world([(0.2, 0.3)] * 3), "proxy_label", ("equalized_odds", "all"), 0.0, 0.0, None),
+    # CORNER_D: the D at which the gap of FPRs 0.12 and 0.22 can first reach 0 (fp.breakdown, xtol 1e-7): the
+    # lower end is clipped at 0 exactly there
+    "corner-upper": (_world([(0.12, 0.3), (0.22, 0.3)]), "proxy_label", ("fpr_parity", "all"), CORNER_D, None,
+                     "upper"),
+    "corner-lower": (_world([(0.12, 0.3), (0.22, 0.3)]), "proxy_label", ("fpr_parity", "all"), CORNER_D, None,
+                     "lower"),
+    "sel3-all": (_world([(0.2, 0.3)] * 3), "selection", ("fpr_parity", "all"), 0.02, 0.0, None),
+    "ecp3-all": (_world([(0.2, 0.3)] * 3), "ecp", ("fpr_parity", "all"), 0.02, 0.0, None),
+    "combined2-eo": (_world([(0.2, 0.3)] * 2), "proxy_label_and_selection", ("equalized_odds", None), 0.02, 0.0,
+                     None),
+    "eo-smooth": (_world([(0.1, 0.3), (0.25, 0.2)]), "proxy_label", ("equalized_odds", None), 0.02, None, "upper"),
+}
+
+
+def _kink_metric(spec: tuple[str, str | None]) -> object:
+    name, groups = spec
+    return fp.metric(name, groups=groups) if groups is not None else fp.metric(name)
+
+
+def _kink_table(world: str, n: int, seed: int, given: dict | None = None) -> fp.ObservedTable:
+    pop = KINK_WORLDS[world][0]
+    counts = pop.assign(n=np.random.default_rng(seed).multinomial(n, pop.prob.to_numpy())).drop(columns="prob")
+    return fp.ObservedTable.from_counts(counts, given=given)
+
+
+def _given(bias: str) -> dict | None:
+    return {"S": 1} if "selection" in bias else None
+
+
+def _kink_bound(world: str, table: fp.ObservedTable) -> fp.BoundResult | None:
+    _, bias, metric, d, _, _ = KINK_WORLDS[world]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fp.bound(bias, _kink_metric(metric), table, D=d, progress=False)
+    except fp.FairprobeError:
+        return None
+
+
+def kink_replicate(world: str, n: int, seed: int) -> dict:
+    """One sample, and one bootstrap resample and one posterior draw of it (warp-speed): their rows."""
+    from fairprobe.core.uncertainty import _row
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    table = _kink_table(world, n, seed, _given(KINK_WORLDS[world][1]))
+    res = _kink_bound(world, table)
+    out: dict = {"row": None}
+    if res is not None:
+        out = {"row": _row(res), "lower": res.lower, "upper": res.upper, "details": {"pieces": res.details.get(
+            "pieces")} if "pieces" in res.details else {}}
+        for method in ("bootstrap", "bayes"):
+            draw = resampled_probabilities(table, IntervalOptions(method=method, resamples=20, seed=seed))[0]
+            star = _kink_bound(world, table.with_probabilities(draw))
+            out[method] = _row(star) if star is not None else None
+    return {**out, "cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall}
+
+
+def kink_intervals(runs: list[dict], method: str, n: int, construction: str) -> list[tuple[float, float]]:
+    """Each replicate's interval by the library's own combination (``_from_draws``) of the pooled roots.
+
+    ``construction`` "band": today's (pieces where the bound has them); "plain": the earlier one, the
+    Imbens-Manski interval of the two ends' draws alone (what fairprobe gave before issue 45).
+    """
+    from types import SimpleNamespace
+
+    from fairprobe.core.uncertainty import _from_draws
+
+    roots = np.array([r[method] - r["row"] for r in runs if r["row"] is not None and r.get(method) is not None
+                      and len(r[method]) == len(r["row"])])
+    roots = roots[np.all(np.isfinite(roots), axis=1)]
+    options = IntervalOptions(method=method, resamples=max(len(roots), 20))
+    out = []
+    for r in runs:
+        if r["row"] is None:
+            out.append((math.nan, math.nan))
+            continue
+        details = r["details"] if construction == "band" else {}
+        population = SimpleNamespace(lower=r["lower"], upper=r["upper"], details=details)
+        draws = r["row"] + roots
+        if construction != "band":
+            draws = draws[:, :2]
+        values = _from_draws(population, draws, options, n, (-1.0, 1.0))
+        out.append((values["lower"], values["upper"]))
+    return out
+
+
+def projection_replicate(world: str, n: int, seed: int) -> tuple[float, float]:
+    _, bias, metric, d, _, _ = KINK_WORLDS[world]
+    table = _kink_table(world, n, seed, _given(bias))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = fp.bound(bias, _kink_metric(metric), table, D=d, ci=0.95, ci_method="projection", progress=False)
+        return res.interval.lower, res.interval.upper
+    except fp.FairprobeError:
+        return math.nan, math.nan
+
+
+def library_replicate(world: str, n: int, method: str, resamples: int, seed: int) -> tuple[float, float]:
+    """The library's own interval on one sample (the double loop that checks the warp-speed reading)."""
+    _, bias, metric, d, _, _ = KINK_WORLDS[world]
+    table = _kink_table(world, n, seed, _given(bias))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = fp.bound(bias, _kink_metric(metric), table, D=d, ci=0.95, ci_method=method, resamples=resamples,
+                           seed=seed, progress=False)
+        return res.interval.lower, res.interval.upper
+    except fp.FairprobeError:
+        return math.nan, math.nan
+
+
+def run_kinks(args: argparse.Namespace) -> None:
+    """Coverage of every method at the kink worlds (bootstrap and bayes by warp-speed, pooled roots)."""
+    worlds = list(KINK_WORLDS) if args.worlds == "all" else args.worlds.split(",")
+    sizes = [int(v) for v in args.n.split(",")]
+    print(f"kink worlds: coverage of 95 % intervals, {args.replicates} replicates per cell (warp-speed for bootstrap "
+          f"and bayes: one resample per replicate, roots pooled; projection: {args.projection_replicates} library "
+          f"runs); 'plain' is the interval before issue 45")
+    print(f"{'world':14s} {'n':>6s} {'method':>16s} {'coverage':>9s} {'MC 95 %':>15s} {'median width':>13s} "
+          f"{'failed':>6s}")
+    for world in worlds:
+        pop_table = fp.ObservedTable.from_probabilities(KINK_WORLDS[world][0], given=_given(KINK_WORLDS[world][1]))
+        pop = _kink_bound(world, pop_table)
+        _, _, _, _, truth, end = KINK_WORLDS[world]
+        truth = getattr(pop, end) if truth is None else truth
+        print(f"{world}: identified set [{pop.lower:.4f}, {pop.upper:.4f}], truth {truth:.4f}", flush=True)
+        for n in sizes:
+            if args.library:  # the double loop: every replicate its own `resamples` draws, as a user runs it
+                for method in args.methods.split(","):
+                    ivs = Parallel(n_jobs=args.jobs)(delayed(library_replicate)(world, n, method, args.resamples, seed)
+                                                     for seed in range(args.replicates))
+                    _print_cell(world, n, f"{method}-library", ivs, truth)
+                continue
+            runs = Parallel(n_jobs=args.jobs)(delayed(kink_replicate)(world, n, seed)
+                                              for seed in range(args.replicates))
+            cells = [(m, c) for m in ("bootstrap", "bayes") for c in ("band", "plain")]
+            for method, construction in cells:
+                ivs = kink_intervals(runs, method, n, construction)
+                _print_cell(world, n, f"{method}-{construction}", ivs, truth)
+            if args.projection_replicates:
+                ivs = Parallel(n_jobs=args.jobs)(delayed(projection_replicate)(world, n, seed)
+                                                 for seed in range(args.projection_replicates))
+                _print_cell(world, n, "projection", ivs, truth)
+            print(f"  median CPU per replicate (a sample's bound and two draws): "
+                  f"{np.median([r['cpu'] for r in runs]):.3f} s", flush=True)
+
+
+def _print_cell(world: str, n: int, label: str, ivs: list[tuple[float, float]], truth: float) -> None:
+    covered = sum(bool(lo - 1e-9 <= truth <= hi + 1e-9) for lo, hi in ivs)
+    failed = sum(not math.isfinite(lo) for lo, _ in ivs)
+    lo, hi = wilson(covered, len(ivs))
+    widths = [b - a for a, b in ivs if math.isfinite(a)]
+    print(f"{world:14s} {n:6d} {label:>16s} {covered / len(ivs):9.3f} [{lo:.3f}, {hi:.3f}] "
+          f"{np.median(widths) if widths else math.nan:13.4f} {failed:6d}", flush=True)
+
+
 def wilson(k: int, m: int, z: float = 1.959964) -> tuple[float, float]:
     """Wilson score interval of a binomial proportion k / m."""
     if m == 0:
@@ -167,7 +346,19 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--warp", action="store_true",
                         help="bootstrap and bayes by warp-speed Monte Carlo (one resample per replicate, pooled)")
+    parser.add_argument("--worlds", default=None,
+                        help="kink worlds instead of the smooth grid: 'all' or a comma list of "
+                             + ", ".join(KINK_WORLDS))
+    parser.add_argument("--library", action="store_true",
+                        help="kink worlds: the library's own intervals (--resamples each) instead of warp-speed")
+    parser.add_argument("--projection-replicates", type=int, default=300,
+                        help="library runs of the projection interval per kink cell (0: none)")
     args = parser.parse_args()
+    if args.worlds:
+        if args.n == "300,3000,30000":
+            args.n = "500,5000"
+        run_kinks(args)
+        return
     methods = args.methods.split(",")
     sizes = [int(v) for v in args.n.split(",")]
     start = time.perf_counter()

@@ -1810,6 +1810,7 @@ class BoundProblem:
         prepared: dict[tuple[int, int, int], tuple[CompiledProgram, tuple]] = {}
         read_off: set[tuple[int, int, int]] = set()  # pairs read off the joint program (for the exact search)
         solved: list[tuple[float, float | None, SolveResult]] = []
+        solved_pairs: dict[tuple[int, int, int], float] = {}
         best_achieved = -math.inf
         k = 0
         while k < len(candidates) and candidates[k][0] > best_achieved:
@@ -1839,6 +1840,7 @@ class BoundProblem:
             if sense == "min":  # sup (q_j - q_i) = -inf (q_i - q_j)
                 bound_, achieved = -bound_, None if achieved is None else -achieved
             solved.append((bound_, achieved, res))
+            solved_pairs[(f, i, j)] = bound_
             results.append(res)
             if achieved is not None:
                 best_achieved = max(best_achieved, achieved)
@@ -1863,12 +1865,20 @@ class BoundProblem:
         if joint_red is not None or dropped:
             notes.append(_REDUCTION_NOTE.format(max([*dropped, joint_red.dropped if joint_red else 0])))
         notes += _excluded_notes(excluded)
+        # each ordered pair's sup (q_a - q_b): solved, or the rates' cheap bound where it could not matter
+        pair_upper = {(f, i, j): cheap for cheap, f, i, j in candidates}
+        pair_upper.update(solved_pairs)
         details = {
             "rates": [{"query": q, "lower": side.lower, "upper": side.upper}
                       for qs, family in zip(self.metric.families, ranges, strict=True)
                       for q, side in zip(qs, family, strict=True)],
             "pairs_solved": len(solved), "pairs_total": len(candidates),
             "separate_lower": separate, "joint_lower": lo_res.objective_bound,
+            "pieces": {
+                "lower": [family[i].lower - family[j].upper for family in ranges
+                          for i in range(len(family)) for j in range(len(family)) if i != j],
+                "upper": [pair_upper[key] for key in sorted(pair_upper)],
+                "joint": lo_res.objective_bound, "floor": 0.0},
         }
         low_ach, up_ach = _inside(low_ach, lower, upper), _inside(up_ach, lower, upper)
         width_gap = _gap(lower, upper, low_ach, up_ach)
@@ -1901,6 +1911,10 @@ class BoundProblem:
             "terms": [{"query": q, "lower": s.lower, "upper": s.upper} for q, s in zip(self.metric.queries, sides,
                                                                                        strict=True)],
             "separate_lower": separate, "joint_lower": lo.objective_bound,
+            # the smooth components whose maximum is each end (the sampling interval's band is over these)
+            "pieces": {"lower": [v for s in sides for v in (s.lower, -s.upper)],
+                       "upper": [v for s in sides for v in (-s.lower, s.upper)],
+                       "joint": lo.objective_bound, "floor": 0.0},
         }
         return lower, upper, low_ach, up_ach, lo, sides[best].hi, details
 

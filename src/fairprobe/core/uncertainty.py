@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     from fairprobe.core.results import BoundResult
     from fairprobe.core.table import ObservedTable
 
-__all__ = ["METHODS", "IntervalOptions", "critical_value", "interval_options", "projection_region",
-           "resampled_probabilities", "sampling_interval"]
+__all__ = ["METHODS", "BoundPieces", "IntervalOptions", "band_critical_value", "bound_pieces", "critical_value",
+           "interval_options", "projection_region", "resampled_probabilities", "sampling_interval"]
 
 #: The interval constructions, by ``method=`` name.
 METHODS = ("bootstrap", "projection", "bayes")
@@ -268,10 +268,18 @@ def projection_region(table: ObservedTable, level: float) -> tuple[np.ndarray, n
     return np.clip(lo, 0.0, 1.0), np.clip(hi, 0.0, 1.0)
 
 
+def _row(result: BoundResult) -> np.ndarray:
+    """A bound's values as one row: ``(lower, upper)``, then its pieces (:func:`bound_pieces`) if any."""
+    pieces = bound_pieces(result)
+    if pieces is None:
+        return np.array([result.lower, result.upper], dtype=float)
+    return np.concatenate([[result.lower, result.upper], pieces.lower, pieces.upper, [pieces.joint]])
+
+
 def _endpoints(problem: BoundProblem, params: Mapping[str, float], draws: np.ndarray,
-               solve_kwargs: Mapping[str, Any]) -> np.ndarray:
-    """(lower, upper) of the bound on each drawn table; NaN where the metric is undefined there."""
-    out = np.full((len(draws), 2), np.nan)
+               solve_kwargs: Mapping[str, Any], width: int = 2) -> np.ndarray:
+    """The bound's row (:func:`_row`) on each drawn table; NaN where the metric is undefined there."""
+    out = np.full((len(draws), width), np.nan)
     for i, probs in enumerate(draws):
         try:
             moved = problem.with_table(problem.table.with_probabilities(probs), fixed=params)
@@ -279,12 +287,15 @@ def _endpoints(problem: BoundProblem, params: Mapping[str, float], draws: np.nda
         except (UndefinedMetricError, InfeasibleError):
             continue  # e.g. a resample without any negative of a group: no FPR to bound
         if outcome.result is not None:
-            out[i] = outcome.result.lower, outcome.result.upper
+            row = _row(outcome.result)
+            if len(row) == width:  # (a resample whose bound has other pieces cannot be read as this one's)
+                out[i] = row
     return out
 
 
 def _solve_draws(problem: BoundProblem, params: Mapping[str, float], draws: np.ndarray,
-                 solve_kwargs: Mapping[str, Any], n_jobs: int | None, progress: bool, label: str) -> np.ndarray:
+                 solve_kwargs: Mapping[str, Any], n_jobs: int | None, progress: bool, label: str,
+                 width: int = 2) -> np.ndarray:
     from fairprobe.core.progress import progress_bar
 
     workers = 1 if n_jobs in (None, 1) else n_jobs
@@ -301,20 +312,20 @@ def _solve_draws(problem: BoundProblem, params: Mapping[str, float], draws: np.n
     try:
         if workers == 1:
             for chunk in chunks:
-                parts.append(_endpoints(problem, params, chunk, solve_kwargs))
+                parts.append(_endpoints(problem, params, chunk, solve_kwargs, width))
                 bar.update(len(chunk))
         else:
             from joblib import Parallel, delayed
 
             # no backend named here: a joblib.parallel_config(backend="dask") block around the call applies
             gen = Parallel(n_jobs=n_jobs, return_as="generator")(
-                delayed(_endpoints)(problem, params, chunk, solve_kwargs) for chunk in chunks)
+                delayed(_endpoints)(problem, params, chunk, solve_kwargs, width) for chunk in chunks)
             for chunk, part in zip(chunks, gen, strict=True):
                 parts.append(part)
                 bar.update(len(chunk))
     finally:
         bar.close()
-    return np.concatenate(parts) if parts else np.empty((0, 2))
+    return np.concatenate(parts) if parts else np.empty((0, width))
 
 
 # -- combination --------------------------------------------------------------------------------
@@ -383,6 +394,19 @@ def _from_draws(population: BoundResult, draws: np.ndarray, options: IntervalOpt
     c = critical_value(max(hi_hat - lo_hat, 0.0), max(se_lo, se_hi), options.level, n)
     z = float(norm.ppf(0.5 + options.level / 2))
     low, high = natural
+    pieces = bound_pieces(population)
+    if pieces is not None:
+        # a max of absolute gaps: a simultaneous band over its smooth pieces, then the max (monotone), so the
+        # interval holds at ties, zeros and corners too; each end one-sided at the Imbens-Manski level
+        sigma = max(se_lo, se_hi)
+        length = max(hi_hat - lo_hat, 0.0) / sigma if sigma > 0 else math.inf
+        shift = 0.0 if length < selection_threshold(n) else length  # Stoye: a short set is read as a point
+        lower, upper, c, k = _pieces_interval(pieces, good, options.level, shift, n)
+        set_lower, set_upper, _, _ = _pieces_interval(pieces, good, options.level, 0.0, n)
+        return {"lower": _clip(min(lower, lo_hat), low, high), "upper": _clip(max(upper, hi_hat), low, high),
+                "set_lower": _clip(min(set_lower, lo_hat), low, high),
+                "set_upper": _clip(max(set_upper, hi_hat), low, high),
+                "se_lower": se_lo, "se_upper": se_hi, "critical_value": c, "failed": failed, "band_pieces": k}
     if options.method == "bootstrap":
         lower, upper = lo_hat - c * se_lo, hi_hat + c * se_hi
         set_lower, set_upper = lo_hat - z * se_lo, hi_hat + z * se_hi
@@ -391,9 +415,144 @@ def _from_draws(population: BoundResult, draws: np.ndarray, options: IntervalOpt
         upper = float(np.quantile(good[:, 1], norm.cdf(c)))
         set_lower = float(np.quantile(good[:, 0], (1 - options.level) / 2))
         set_upper = float(np.quantile(good[:, 1], 1 - (1 - options.level) / 2))
-    return {"lower": _clip(lower, low, high), "upper": _clip(upper, low, high),
-            "set_lower": _clip(set_lower, low, high), "set_upper": _clip(set_upper, low, high),
+    # the interval for the metric contains the bias-only interval by construction (a draw's quantile may not)
+    return {"lower": _clip(min(lower, lo_hat), low, high), "upper": _clip(max(upper, hi_hat), low, high),
+            "set_lower": _clip(min(set_lower, lo_hat), low, high),
+            "set_upper": _clip(max(set_upper, hi_hat), low, high),
             "se_lower": se_lo, "se_upper": se_hi, "critical_value": c, "failed": failed}
+
+
+# -- kinks: a band over the bound's smooth pieces ------------------------------------------------
+@dataclass(frozen=True)
+class BoundPieces:
+    """The smooth components whose maximum is each end of a bound (a metric with kinks).
+
+    The lower end of the bound is at least ``max(floor, max(lower))`` (and at least ``joint``, the
+    sharp joint program's value); the upper end is ``max(floor, max(upper))``. An absolute gap, a
+    maximum over pairs (``groups="all"``) or over families (equalised odds) has such a form: the max
+    and abs are where the bound is not differentiable, the pieces are smooth.
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
+    joint: float
+    floor: float
+
+
+def bound_pieces(result: BoundResult) -> BoundPieces | None:
+    """The pieces a bound recorded in its details (None for a bound without kinks: a rate or a signed gap).
+
+    Parameters
+    ----------
+    result : BoundResult
+
+    Returns
+    -------
+    BoundPieces or None
+    """
+    pieces = result.details.get("pieces") if isinstance(result.details, dict) else None
+    if not pieces:
+        return None
+    return BoundPieces(lower=np.asarray(pieces["lower"], dtype=float), upper=np.asarray(pieces["upper"], dtype=float),
+                       joint=float(pieces["joint"]), floor=float(pieces["floor"]))
+
+
+def selection_threshold(n: int) -> float:
+    """Andrews & Soares's (2010) ``kappa_n = sqrt(ln n)``: a piece more than this many standard errors
+    below the largest cannot be the active one, and is left out of the critical value."""
+    return math.sqrt(math.log(max(n, 3)))
+
+
+def band_critical_value(lower_dev: np.ndarray, upper_dev: np.ndarray, level: float, shift: float = 0.0) -> float:
+    """Critical value of a simultaneous (sup-t) band over a bound's pieces, both ends at once.
+
+    ``lower_dev`` holds draws of the largest standardised error among the pieces of the lower end
+    (``(x* - x_hat) / se``, the direction the lower limit guards) and ``upper_dev`` the same for
+    the upper end (``(x_hat - x*) / se``). The band ``x_hat -/+ c * se`` holds at both ends with
+    probability ``level`` where ``P(lower_dev <= c and upper_dev <= c + shift)`` and its mirror
+    image both reach ``level`` (Montiel Olea & Plagborg-Moller 2019 for the sup-t band; Imbens &
+    Manski 2004 for ``shift``, the identified set's length in standard errors: 0 for a point, where
+    both ends must hold together, and large for a long set, where each end is one-sided).
+
+    Parameters
+    ----------
+    lower_dev, upper_dev : numpy.ndarray, shape (draws,)
+        ``-inf`` where an end has no random piece.
+    level : float
+        Coverage of the band.
+    shift : float
+        The identified set's length over the larger end's standard error (0: a point).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    An absolute gap at a point is ``max(g, -g)`` at both ends: the band is the two-sided 1.96 at 95 %,
+    and two tied independent gaps (equalised odds of a fair model) need the quantile of ``max |Z|``:
+
+    >>> rng = np.random.default_rng(0)
+    >>> z, w = rng.standard_normal((2, 40000))
+    >>> round(band_critical_value(np.abs(z), np.abs(z), 0.95), 2)
+    1.96
+    >>> round(band_critical_value(np.maximum(abs(z), abs(w)), np.maximum(abs(z), abs(w)), 0.95), 1)
+    2.2
+    """
+    def held(c: float) -> float:
+        return min(float(np.mean((lower_dev <= c) & (upper_dev <= c + shift))),
+                   float(np.mean((lower_dev <= c + shift) & (upper_dev <= c))))
+
+    low, high = 0.0, 1.0
+    while held(high) < level and high < 1e3:
+        low, high = high, 2 * high
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (low, mid) if held(mid) >= level else (mid, high)
+    return high
+
+
+def _end_deviations(estimates: np.ndarray, draws: np.ndarray, kappa: float,
+                    sign: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The pieces of one end that can be active, their standard errors and the largest standardised
+    error per draw (sign -1: a lower end, guarded against ``x* - x_hat``; +1: an upper end).
+
+    A piece more than ``kappa`` standard errors below the largest estimate cannot be the active one
+    (generalised moment selection, Andrews & Soares 2010) and is left out of the critical value.
+    """
+    se = draws.std(axis=0, ddof=1)
+    top = int(np.argmax(estimates))
+    near = estimates >= estimates[top] - kappa * (se + se[top]) - 1e-12
+    moving = near & (se > 0)
+    if not moving.any():
+        return near, se, np.full(len(draws), -np.inf), 0
+    dev = -sign * (draws[:, moving] - estimates[moving]) / se[moving]
+    return near, se, dev.max(axis=1), int(moving.sum())
+
+
+def _pieces_interval(pieces: BoundPieces, good: np.ndarray, level: float, shift: float,
+                     n: int) -> tuple[float, float, float, int]:
+    """The ends of a band over the pieces, then the max: ``(lower, upper, critical value, pieces in it)``."""
+    nl, nu = len(pieces.lower), len(pieces.upper)
+    lower_draws, upper_draws = good[:, 2:2 + nl], good[:, 2 + nl:2 + nl + nu]
+    kappa = selection_threshold(n)
+    lower_est, lower_dr = pieces.lower, lower_draws
+    separate = max(pieces.floor, float(np.max(pieces.lower)))
+    joint_draws = good[:, -1]
+    lift = pieces.joint - separate
+    if lift > 1e-9 and lift > kappa * float(np.std(joint_draws - np.maximum(pieces.floor, lower_draws.max(axis=1)),
+                                                  ddof=1)):
+        # the joint program is clearly above every separate piece: it is the active end, and smooth there
+        lower_est = np.append(lower_est, pieces.joint)
+        lower_dr = np.column_stack([lower_dr, joint_draws])
+    near_lo, se_lo, dev_lo, k_lo = _end_deviations(lower_est, lower_dr, kappa, -1.0)
+    _, se_hi, dev_hi, k_hi = _end_deviations(pieces.upper, upper_draws, kappa, +1.0)
+    c = band_critical_value(dev_lo, dev_hi, level, shift)
+    # the lower limit is the largest lower band end among the pieces that can be active; every piece
+    # enters the upper limit (one left out of c still has its own band)
+    low = float(np.max((lower_est - c * se_lo)[near_lo]))
+    high = float(np.max(pieces.upper + c * se_hi))
+    return max(pieces.floor, low), max(pieces.floor, high), c, k_lo + k_hi
 
 
 #: Standard deviation over the normal-equivalent interquartile spread above which an endpoint's draws are
@@ -493,14 +652,20 @@ def sampling_interval(problem: BoundProblem, params: Mapping[str, float], popula
     else:
         draws = resampled_probabilities(table, options)
         label = "bootstrap resamples" if options.method == "bootstrap" else "posterior draws"
-        solved = _solve_draws(problem, dict(params), draws, kwargs, n_jobs, progress, label)
+        width = len(_row(population))
+        solved = _solve_draws(problem, dict(params), draws, kwargs, n_jobs, progress, label, width)
         values = _from_draws(population, solved, options, n, natural)
+        if "band_pieces" in values:
+            notes.append(f"the metric is a maximum of absolute gaps: a simultaneous band over its smooth pieces "
+                         f"({values['band_pieces']} that can be active set its critical value, "
+                         f"{values['critical_value']:.3g}), then the maximum; "
+                         f"valid at ties and at a gap of 0")
         draws_used = len(draws)
         if values["failed"]:
             notes.append(f"{values['failed']} of {len(draws)} draws left the metric undefined and were dropped")
         if options.stratify:
             notes.append(f"units resampled within the levels of {options.stratify} (their counts fixed by design)")
-        notes += _skew_notes(solved, options.method)
+        notes += _skew_notes(solved[:, :2], options.method)
     return SamplingInterval(
         level=options.level, method=options.method, lower=values["lower"], upper=values["upper"],
         set_lower=values["set_lower"], set_upper=values["set_upper"],
