@@ -16,6 +16,7 @@ __all__ = [
     "FairprobeError",
     "InfeasibleError",
     "NotFittedError",
+    "OutputError",
     "PluginInterfaceError",
     "ProgramError",
     "SolverError",
@@ -51,6 +52,23 @@ class ConfigError(FairprobeError, ValueError):
     ... except ValueError as err:
     ...     print(type(err).__name__, "-", err)
     ConfigError - constraint has no comparison operator
+    """
+
+
+class OutputError(ConfigError, OSError):
+    """A result could not be written: no space left, a read-only disk, no permission.
+
+    The message names the path, the system's reason and the fix; ``errno`` is the system's. It is
+    an ``OSError`` too, so code that caught the system's error still catches it.
+
+    Examples
+    --------
+    >>> import errno
+    >>> from fairprobe.exceptions import OutputError
+    >>> err = OutputError("Cannot write --out report: No space left on device; free space or choose another --out.")
+    >>> err.errno = errno.ENOSPC
+    >>> isinstance(err, OSError), isinstance(err, ConfigError), str(err).split(":")[0]
+    (True, True, 'Cannot write --out report')
     """
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pandas as pd
@@ -12,7 +11,7 @@ import pytest
 import fairprobe as fp
 from fairprobe import hookimpl
 from fairprobe.backends.auto import AutoBackend, choose_backend
-from fairprobe.backends.base import Availability, Limit, SolveOptions, Termination
+from fairprobe.backends.base import Availability, SolveOptions
 from fairprobe.backends.gurobi import (
     LICENCE_MAX_CONSTRAINTS,
     LICENCE_MAX_QUADRATIC_VARIABLES,
@@ -21,7 +20,7 @@ from fairprobe.backends.gurobi import (
     fits_licence,
 )
 from fairprobe.core.registry import get_registry
-from fairprobe.testing import fresh_plugin_manager
+from fairprobe.testing import check_time_limit, fresh_plugin_manager
 from tests.backends.test_contract import hard_standard_quadratic
 
 CELLS = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
@@ -279,7 +278,7 @@ def test_a_refused_program_falls_back_to_scip() -> None:
 
 # -- time limits ------------------------------------------------------------------------------------
 TIME_LIMIT = 1.0
-SLACK = 3.0  # seconds over the limit still counted as "respected" (model building, a shared machine)
+SLACK = 3.0  # seconds over the limit still counted as "respected" (model building, reading the answer)
 
 
 def dense_lp(n: int = 600, seed: int = 0) -> fp.PolynomialProgram:
@@ -302,13 +301,9 @@ def test_every_backend_respects_the_time_limit(name: str) -> None:
     backend.solve(linear_program())  # warm-up: imports and licence checks are not the solve
     convex_only = name in ("cvxpy", "highs")  # they refuse the nonconvex program: a dense LP instead
     prog = dense_lp() if convex_only else hard_standard_quadratic()
-    start = time.perf_counter()
-    res = backend.solve(prog, SolveOptions(time_limit=TIME_LIMIT))
-    elapsed = time.perf_counter() - start
-    assert elapsed <= TIME_LIMIT + SLACK, f"{name} took {elapsed:.1f} s at a {TIME_LIMIT} s limit"
-    assert res.termination in (Termination.LIMIT, Termination.OPTIMAL), res.message
-    if res.termination is Termination.LIMIT:
-        assert res.limit is Limit.TIME, res.message
+    # the smaller of wall-clock and CPU time: a loaded machine (wall clock far past the limit, little CPU
+    # used) does not fail it, a solve that ignores its limit does (wall-clock figures: benchmarks/time_limits.py)
+    res, _ = check_time_limit(backend, prog, time_limit=TIME_LIMIT, slack=SLACK)
     if convex_only:
         # x = 1 is feasible (each row sums to its right-hand side): the upper bound is above its value
         assert res.objective_bound >= prog.objective_value([1.0] * prog.n_variables) - 1e-6

@@ -10,7 +10,7 @@ import pytest
 import fairprobe as fp
 from fairprobe.backends.base import Limit, SolveOptions, Termination
 from fairprobe.core.registry import get_registry
-from fairprobe.testing import CONTRACT_PROBLEMS, check_backend_class, declares_capable
+from fairprobe.testing import CONTRACT_PROBLEMS, Stopwatch, check_backend_class, declares_capable
 
 BACKENDS = ["scip", "highs", "gurobi", "ortools", "cvxpy"]
 
@@ -75,7 +75,11 @@ def hard_standard_quadratic(n: int = 60, seed: int = 3) -> fp.PolynomialProgram:
 def test_time_limit_still_reports_a_valid_bound(name: str) -> None:
     backend = backend_or_skip(name)
     prog = hard_standard_quadratic()
-    res = backend.solve(prog, SolveOptions(time_limit=1.0))  # long enough for a root bound on a busy machine
+    for limit in (1.0, 4.0, 16.0):  # 1 s of CPU is enough for a root bound; a busy machine may give it less
+        with Stopwatch() as watch:
+            res = backend.solve(prog, SolveOptions(time_limit=limit))
+        if math.isfinite(res.objective_bound) or watch.cpu >= limit / 2:
+            break
     assert res.termination in (Termination.LIMIT, Termination.OPTIMAL)
     if res.termination is Termination.LIMIT:
         assert res.limit is Limit.TIME
@@ -100,12 +104,14 @@ def test_objective_limit_stops_once_the_answer_is_known(name: str) -> None:
     prog = hard_standard_quadratic(n=30 if name == "gurobi" else 60)
     vertex_best = min(prog.objective[(i, i)] for i in range(prog.n_variables))
     limit = vertex_best + 1.0
-    res = backend.solve(prog, SolveOptions(objective_limit=limit, time_limit=20))
+    with Stopwatch() as watch:
+        res = backend.solve(prog, SolveOptions(objective_limit=limit, time_limit=20))
     assert res.termination in (Termination.LIMIT, Termination.OPTIMAL)
     assert res.incumbent_objective is not None and res.incumbent_objective <= limit + 1e-9
     assert prog.max_violation(res.incumbent) <= 1e-5
     assert res.objective_bound <= res.incumbent_objective + 1e-9  # still a certified lower bound
-    assert res.wall_time < 5.0  # it did not run to the proof of optimality (not solvable in 0.3 s)
+    # it did not run to the proof of optimality (not solvable in 0.3 s); counted so a busy machine does not fail it
+    assert watch.seconds < 5.0, (watch.wall, watch.cpu)
 
 
 def test_ortools_node_limit_reports_certified_gap() -> None:

@@ -20,7 +20,7 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
 def test_plugins_lists_backends_with_availability() -> None:
     out = run("plugins", "--kind", "backends")
     assert out.returncode == 0, out.stderr
-    lines = {line.split()[1]: line for line in out.stdout.splitlines() if line.startswith("  ")}
+    lines = {line.split()[1]: line for line in out.stdout.splitlines() if line.startswith(("  + ", "  - "))}
     assert set(lines) == {"scip", "highs", "gurobi", "ortools", "cvxpy"}
     assert lines["scip"].startswith("  + scip")
     assert "licence" in lines["gurobi"] or "not installed" in lines["gurobi"]

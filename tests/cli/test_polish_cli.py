@@ -176,9 +176,10 @@ def test_demo_line_of_linear_multiplicity_says_what_it_found() -> None:
     assert "ambiguity" in lines[0]
 
 
-def test_plugins_table_columns_are_aligned(capsys: pytest.CaptureFixture) -> None:
+def test_plugins_table_columns_are_aligned(capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     from fairprobe.core.registry import list_plugins
 
+    monkeypatch.setenv("COLUMNS", "400")  # wide enough for every description on its row (narrower: wrapped)
     table = list_plugins()
     code, out, err = run_cli(["plugins"], capsys)
     assert code == 0, err

@@ -19,9 +19,11 @@ from fairprobe.core.bound import BoundProblem, resolve_bias
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
 from fairprobe.core.registry import get_registry
 from fairprobe.datasets import load_paper_table
+from fairprobe.testing import Stopwatch
 
 #: Seconds a call may run past its limit: compiling, the checks before the first solve, and the
-#: shortest solve each remaining step is given (MIN_SOLVE_SECONDS) on a loaded 2-core machine.
+#: shortest solve each remaining step is given (MIN_SOLVE_SECONDS). Counted by Stopwatch (the smaller
+#: of wall-clock and CPU time), so a loaded machine does not add to them.
 OVERRUN = 6.0
 
 
@@ -40,12 +42,10 @@ def test_the_default_limit_is_stated_in_the_api_and_the_help() -> None:
 
 def test_the_limit_bounds_the_whole_call_not_each_solve(paper) -> None:
     """Before: the limit applied per solve, and this call (ten solves) took about ten times it."""
-    start = time.perf_counter()
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), Stopwatch() as watch:
         warnings.simplefilter("ignore", RuntimeWarning)
         result = fp.bound("selection", "spurious_effect", paper, D=0.05, time_limit=3)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 3 + OVERRUN
+    assert watch.seconds < 3 + OVERRUN, (watch.wall, watch.cpu)
     assert result.status == "limit" and result.time_limit == 3
     assert "time limit of 3 s for the whole call" in result.summary()
     assert any("for the whole call was reached" in note for note in result.notes)
@@ -97,16 +97,15 @@ def _pairs() -> list[tuple[str, str]]:
 
 
 def _check_pair(paper, bias: str, metric: str, limit: float | None) -> None:
-    start = time.perf_counter()
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), Stopwatch() as watch:
         warnings.simplefilter("ignore", RuntimeWarning)
         if limit is None:
             result = fp.bound(bias, metric, paper, D=0.05)
         else:
             result = fp.bound(bias, metric, paper, D=0.05, time_limit=limit)
-    elapsed = time.perf_counter() - start
     allowed = DEFAULT_TIME_LIMIT if limit is None else limit
-    assert elapsed < allowed + OVERRUN, (bias, metric, elapsed)
+    # the smaller of wall-clock and CPU time: a busy machine (a test worker beside others) does not fail it
+    assert watch.seconds < allowed + OVERRUN, (bias, metric, watch.wall, watch.cpu)
     assert math.isfinite(result.lower) and math.isfinite(result.upper), (bias, metric, result)
     assert result.lower <= result.upper + 1e-9
     assert result.status in ("optimal", "gap", "limit")

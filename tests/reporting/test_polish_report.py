@@ -87,3 +87,26 @@ def test_a_report_figure_holds_an_axis_label_longer_than_the_figure() -> None:
     png = Section("Sweep").add_figure("bounds", fig, dpi=100).figures[0].png
     _width, height = _png_size(png)
     assert height > 2 * 100  # the image grew to hold the label (a clipped one stays 200 px high)
+
+
+def test_a_merged_heading_does_not_repeat_the_analysis_name(tmp_path: Path) -> None:
+    """Issue 44 item 21: "fairprobe riskscore: riskscore: per-group calibration ..." in `fairprobe report`."""
+    import matplotlib.pyplot as plt
+
+    from fairprobe.plugins.riskscore.audit import RiskScoreAudit
+
+    RiskScoreAudit.example().fit().to_report(tmp_path / "risk")
+    plt.close("all")
+    merged = combine_reports([load_report(tmp_path / "risk")], "Audit", command="")
+    title = merged.sections[0].title
+    assert "riskscore: riskscore" not in title and title.count("riskscore") == 1, title
+    assert title.startswith("fairprobe riskscore: per-group calibration"), title
+    # the rule, on plain reports: a section named after its report's last word keeps one copy of it
+    rep = Report("fairprobe fairtree", command="")
+    rep.section("fairtree: subgroup audit")
+    rep.section("Splits")
+    other = Report("COMPAS audit", command="")
+    other.section("riskscore: calibration")  # another report's name: kept
+    titles = [s.title for s in combine_reports([rep, other], "All", command="").sections]
+    assert titles == ["fairprobe fairtree: subgroup audit", "fairprobe fairtree: Splits",
+                      "COMPAS audit: riskscore: calibration"]

@@ -27,6 +27,7 @@ from fairprobe.cli.options import (
     json_option,
     out_option,
     save_plot,
+    save_table,
     seed_option,
     time_limit_option,
 )
@@ -496,7 +497,7 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     if plot_path is not None:
         save_plot(res.plot, plot_path)
     if csv_path is not None:
-        res.to_frame().to_csv(csv_path, index=False)
+        save_table(res.to_frame(), csv_path)
     if out_dir is not None:
         from fairprobe.cli.options import write_report
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -11,7 +12,7 @@ from fairprobe.cli.options import force_option, jobs_option, json_option, out_op
 from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import ConfigError
 
-__all__ = ["demo_command", "plugins_command", "report_command", "solve_command"]
+__all__ = ["demo_command", "plugin_table_lines", "plugins_command", "report_command", "solve_command", "terminal_width"]
 
 
 @click.command("plugins")
@@ -33,17 +34,103 @@ def plugins_command(kind: str | None, as_json: bool) -> None:
     if as_json:
         click.echo(dumps(table.to_dict(orient="records"), indent=2))
         return
-    # one width per column over every listed kind, so long names keep the columns aligned
+    for line in plugin_table_lines(table, [kind] if kind else list(KINDS), terminal_width()):
+        click.echo(line)
+
+
+#: Narrowest description column worth keeping beside the name and status; below it the description
+#: goes on its own lines under them.
+MIN_DESCRIPTION_WIDTH = 30
+
+
+def terminal_width(fallback: int = 100) -> int:
+    """Columns of the terminal (``COLUMNS`` if set), ``fallback`` when output is not a terminal; at least 40.
+
+    Parameters
+    ----------
+    fallback : int
+        Columns when neither ``COLUMNS`` nor a terminal tells.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["COLUMNS"] = "72"
+    >>> terminal_width()
+    72
+    >>> del os.environ["COLUMNS"]
+    """
+    import shutil
+
+    return max(40, shutil.get_terminal_size((fallback, 24)).columns)
+
+
+def plugin_table_lines(table: Any, kinds: list[str], width: int) -> list[str]:
+    """The lines of ``fairprobe plugins``: per kind, a heading and one aligned row per plugin, within ``width``.
+
+    Name, status and description columns are aligned over every kind. Descriptions wrap (at spaces)
+    in their column; when the name and status leave it fewer than :data:`MIN_DESCRIPTION_WIDTH`
+    columns, each description goes, wrapped, on the lines under its row.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`~fairprobe.core.registry.list_plugins` (columns kind, name, available, status, description).
+    kinds : list of str
+        The kinds to list, in order.
+    width : int
+        Columns available.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"kind": ["biases"], "name": ["selection"], "available": [True],
+    ...                       "status": ["available"], "description": ["data observed only for selected units"]})
+    >>> print("\\n".join(plugin_table_lines(table, ["biases"], 58)))
+    biases (1)
+      + selection  available  data observed only for selected
+                              units
+    >>> print("\\n".join(plugin_table_lines(table, ["biases"], 50)))  # too narrow beside: under the row
+    biases (1)
+      + selection  available
+          data observed only for selected units
+    """
+    import textwrap
+
+    def wrap(text: str, columns: int) -> list[str]:
+        return textwrap.wrap(text, max(columns, 10), break_on_hyphens=False) or [""]
+
     name_width = max([len(str(n)) for n in table.name] or [0])
     status_width = max([len(str(s)) for s in table.status] or [0])
-    for k in [kind] if kind else list(KINDS):
+    column = 4 + name_width + 2 + status_width + 2  # where descriptions start
+    beside = width - column >= MIN_DESCRIPTION_WIDTH
+    lines: list[str] = []
+    for k in kinds:
         rows = table[table.kind == k]
-        click.echo(f"{k} ({len(rows)})")
+        lines.append(f"{k} ({len(rows)})")
         if rows.empty:
-            click.echo("  (none registered)")
+            lines.append("  (none registered)")
         for row in rows.itertuples():
             mark = "+" if row.available else "-"
-            click.echo(f"  {mark} {row.name:<{name_width}}  {row.status:<{status_width}}  {row.description}".rstrip())
+            head = f"  {mark} {row.name:<{name_width}}  {row.status:<{status_width}}  "
+            if len(head.rstrip()) > width:  # a name or status too long for the terminal: its own lines
+                head = f"  {mark} {row.name}  {row.status}  "
+            text = str(row.description or "")
+            if beside and len(head) <= column:
+                parts = wrap(text, width - column)
+                lines.append((head + parts[0]).rstrip())
+                lines += [" " * column + part for part in parts[1:]]
+            else:
+                lines.append(head.rstrip())
+                lines += ["      " + part for part in wrap(text, width - 6) if part]
+    return lines
 
 
 def _seconds(value: float | None, option: str) -> float | None:
@@ -87,7 +174,7 @@ def solve_command(program_file: Path, backend: str, time_limit: float | None, as
 @force_option
 @click.option("--quick", is_flag=True, help="A smaller run (used in tests).")
 @seed_option("Seed of the synthetic data and of every random choice.", minimum=0)
-@jobs_option("Parallel workers (default 2; 1 with --quick).", default=None, minimum=1)
+@jobs_option("Parallel workers (default 2; 1 with --quick).", default=None)
 @json_option("Print what the demo found as JSON (detected problems, facts, report folder) instead of text.")
 def demo_command(out_dir: Path, quick: bool, seed: int, jobs: int | None, as_json: bool) -> None:
     """Run the whole tour on built-in synthetic data and write a report folder.

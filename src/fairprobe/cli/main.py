@@ -5,15 +5,28 @@ Commands: ``plugins``, ``solve``, ``bound``, ``sweep``, ``breakdown``, ``study``
 ``fairprobe_add_cli_commands``.
 
 Exit codes: 0 success; 2 bad input or configuration (one line on stderr naming the problem and
-the fix); 3 a solver failed; 1 an internal error; 130 interrupted. ``--debug``
-also prints the traceback and keeps the exit code; ``--quiet`` silences progress bars and notes.
+the fix); 3 a solver failed; 1 an internal error; 130 interrupted (Ctrl-C); 143 and 129 stopped by
+SIGTERM or SIGHUP. ``--debug`` also prints the traceback and keeps the exit code; ``--quiet``
+silences progress bars and notes.
+
+SIGTERM and SIGHUP take the path of Ctrl-C (:class:`Stopped` is a ``KeyboardInterrupt``): the
+running step stops, partial results are saved where a command saves them on Ctrl-C, and the
+worker processes are killed, so none outlives the command holding its output pipes open. A command
+that does not stop within :data:`STOP_GRACE` seconds (a solve in this process that does not return
+to Python), or a second signal, ends it at once, after killing its workers.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import signal
 import sys
+import threading
+import time
 import traceback
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -246,7 +259,8 @@ def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
       2    bad input or configuration (one line names the problem and the fix)
       3    a solver failed
       1    internal error (rerun with --debug for the traceback)
-      130  interrupted
+      130  interrupted (Ctrl-C)
+      143  stopped by SIGTERM, 129 by SIGHUP (worker processes are stopped too)
     """
     # The command line only writes figures to files: headless matplotlib, unless the user chose a
     # backend (library code never switches it).
@@ -260,6 +274,165 @@ def cli(ctx: click.Context, debug: bool, quiet: bool) -> None:
         ctx.with_resource(quiet_mode(True))  # left when the command ends: in-process callers get their mode back
 
 
+#: Signals that stop a command as Ctrl-C does (exit code 128 + the signal's number).
+STOP_SIGNALS = tuple(sig for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None))
+                     if sig is not None)
+
+#: Seconds a stopped command has to end on its own before it is ended at once (its workers killed).
+STOP_GRACE = 8.0
+
+#: OSError numbers that mean a write the system refused for lack of room or a read-only disk.
+DISK_ERRNOS = frozenset(getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EROFS", "EFBIG") if hasattr(errno, name))
+
+
+class Stopped(KeyboardInterrupt):
+    """Raised in the main thread when SIGTERM or SIGHUP arrives: the path of Ctrl-C, with its own exit code.
+
+    Parameters
+    ----------
+    signum : int
+        The signal's number.
+
+    Examples
+    --------
+    >>> import signal
+    >>> stop = Stopped(signal.SIGTERM)
+    >>> isinstance(stop, KeyboardInterrupt), stop.exit_code, str(stop)
+    (True, 143, 'stopped by SIGTERM')
+    """
+
+    def __init__(self, signum: int) -> None:
+        self.signum = int(signum)
+        super().__init__(f"stopped by {signal.Signals(self.signum).name}")
+
+    @property
+    def exit_code(self) -> int:
+        """``128 +`` the signal's number, as a shell reports a process a signal ended."""
+        return 128 + self.signum
+
+
+def _hard_stop(signum: int, why: str) -> None:
+    """End the process now (from the watchdog thread): kill the workers, one line, exit 128 + signal."""
+    from fairprobe.core.workers import kill_processes, stop_local_workers
+
+    module = sys.modules.get("joblib.externals.loky.reusable_executor")
+    executor = getattr(module, "_executor", None) if module is not None else None
+    kill_processes(list(getattr(executor, "_processes", None) or {}))  # by process id: no lock to wait for
+    with contextlib.suppress(Exception):
+        stop_local_workers(wait=False)
+    with contextlib.suppress(Exception):
+        os.write(2, f"stopped by {signal.Signals(signum).name} ({why})\n".encode())
+    os._exit(128 + signum)
+
+
+@contextlib.contextmanager
+def stop_on_signals(grace: float = STOP_GRACE) -> Iterator[None]:
+    """Inside the block, SIGTERM and SIGHUP raise :class:`Stopped` in the main thread, as Ctrl-C raises
+    ``KeyboardInterrupt``; the previous handlers come back when it ends.
+
+    A signal ignored when the block starts (``nohup``) stays ignored. A watchdog thread, woken by
+    the signal itself (``signal.set_wakeup_fd``), ends the process after ``grace`` seconds, or at
+    a second signal, if the main thread has not finished by then: Python runs a handler only
+    between bytecodes, so a long solve in this process would otherwise hold the stop back.
+
+    Parameters
+    ----------
+    grace : float
+        Seconds the command has to stop on its own.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> import os, signal
+    >>> try:
+    ...     with stop_on_signals():
+    ...         os.kill(os.getpid(), signal.SIGTERM)
+    ...         for _ in range(1000):
+    ...             pass
+    ... except Stopped as stop:
+    ...     print(stop.exit_code)
+    143
+    """
+    if threading.current_thread() is not threading.main_thread() or not STOP_SIGNALS:
+        yield  # handlers can only be set in the main thread
+        return
+    stopped: list[int] = []
+
+    def handler(signum: int, _frame: Any) -> None:
+        if stopped:  # being stopped already: the watchdog ends the process at a second signal
+            return
+        stopped.append(signum)
+        raise Stopped(signum)
+
+    previous = {}
+    for sig in STOP_SIGNALS:
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            previous[sig] = signal.signal(sig, handler)
+    watchdog = _start_watchdog(set(previous), grace)
+    try:
+        yield
+    finally:
+        if watchdog is not None:
+            watchdog()
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _start_watchdog(signals: set[int], grace: float) -> Any:
+    """A thread woken by each signal through ``signal.set_wakeup_fd``; returns the function that ends it."""
+    import socket
+
+    if not signals:
+        return None
+    try:
+        reader, writer = socket.socketpair()
+        writer.setblocking(False)
+        old_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    except (OSError, ValueError):  # no socket pair here: handlers only
+        return None
+    if old_fd != -1:  # someone else (an event loop) listens: leave it theirs
+        signal.set_wakeup_fd(old_fd)
+        reader.close()
+        writer.close()
+        return None
+
+    def watch() -> None:
+        first: int | None = None
+        deadline = None
+        while True:
+            reader.settimeout(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            try:
+                data = reader.recv(64)
+            except TimeoutError:
+                _hard_stop(first or signal.SIGTERM, f"it did not stop within {grace:g} s")
+                return
+            except OSError:
+                return
+            if not data:  # the command ended: the block closed the socket
+                return
+            for signum in data:
+                if signum not in signals:
+                    continue  # Ctrl-C and other handled signals: not ours to time
+                if first is not None:
+                    _hard_stop(first, "second signal")
+                    return
+                first, deadline = signum, time.monotonic() + grace
+
+    thread = threading.Thread(target=watch, name="fairprobe-stop-watchdog", daemon=True)
+    thread.start()
+
+    def finish() -> None:
+        signal.set_wakeup_fd(-1)
+        writer.close()
+        thread.join(timeout=1.0)
+        reader.close()
+
+    return finish
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``fairprobe`` console script.
 
@@ -271,8 +444,9 @@ def main(argv: list[str] | None = None) -> None:
     Returns
     -------
     None
-        Exits with code 2 (bad input), 3 (solver failure), 1 (internal error) or 130
-        (interrupted) on failure, printing one line on standard error.
+        Exits with code 2 (bad input), 3 (solver failure), 1 (internal error), 130
+        (interrupted) or 128 + the signal's number (SIGTERM, SIGHUP) on failure, printing one line
+        on standard error.
 
     Examples
     --------
@@ -288,29 +462,53 @@ def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     try:
-        cli.main(args=argv, prog_name="fairprobe", standalone_mode=False)
+        with stop_on_signals():
+            try:
+                cli.main(args=argv, prog_name="fairprobe", standalone_mode=False)
+            except (KeyboardInterrupt, click.exceptions.Abort):
+                from fairprobe.core.workers import stop_local_workers
+
+                stop_local_workers()  # Ctrl-C, TERM or HUP: no worker outlives the command
+                raise
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(2)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
+    except (click.exceptions.Abort, KeyboardInterrupt) as exc:
+        # click turns KeyboardInterrupt (and Stopped, a KeyboardInterrupt) into Abort, its cause
+        cause = exc if isinstance(exc, KeyboardInterrupt) else exc.__cause__
+        if isinstance(cause, Stopped):
+            click.echo(str(cause), err=True)
+            sys.exit(cause.exit_code)
+        click.echo("interrupted" if isinstance(cause, KeyboardInterrupt) or isinstance(exc, KeyboardInterrupt)
+                   else "aborted", err=True)
         sys.exit(130)
     except FairprobeError as exc:
         if debug:  # the traceback as well, but the same exit code: --debug never changes it
             traceback.print_exc()
         click.echo(f"error: {exc}", err=True)
         sys.exit(3 if isinstance(exc, SOLVER_ERRORS) else 2)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+    except OSError as exc:
+        if debug:
+            traceback.print_exc()
+        if exc.errno not in DISK_ERRNOS:
+            _internal_error(exc, debug)
+        # a writer without its own check (a plugin's): still one line naming the file and the fix
+        where = f" {exc.filename}" if exc.filename else ""
+        click.echo(f"error: Cannot write{where}: {exc.strerror or exc}; free space or choose another output path "
+                   "(--out, --plot, --csv).", err=True)
+        sys.exit(2)
     except Exception as exc:  # an unexpected failure: one line, the traceback only on request
         if debug:
             traceback.print_exc()
-        click.echo(f"internal error: {type(exc).__name__}: {exc}"
-                   + ("" if debug else " (rerun with --debug for the traceback)"), err=True)
-        sys.exit(1)
+        _internal_error(exc, debug)
+
+
+def _internal_error(exc: BaseException, debug: bool) -> None:
+    click.echo(f"internal error: {type(exc).__name__}: {exc}"
+               + ("" if debug else " (rerun with --debug for the traceback)"), err=True)
+    sys.exit(1)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -24,9 +24,12 @@ import pandas as pd
 from fairprobe.datasets import tables as _tables
 from fairprobe.datasets.tables import PLOT_SUFFIXES
 from fairprobe.exceptions import ConfigError, DataError
+from fairprobe.reporting.folders import FILES_KEY as _FILES_KEY
+from fairprobe.reporting.folders import OUT_KEY as _OUT_KEY
 
 __all__ = ["PLOT_SUFFIXES", "announce_reports", "data_option", "file_option", "force_option", "forced", "jobs_option",
-           "json_option", "out_option", "read_table", "require_columns", "save_plot", "seed_option", "write_report"]
+           "json_option", "out_option", "read_table", "require_columns", "save_plot", "save_table", "seed_option",
+           "write_report"]
 
 
 def require_columns(df: pd.DataFrame, columns: list[str], path: Path) -> None:
@@ -100,12 +103,55 @@ def save_plot(draw: Callable[[], Any], path: Path) -> None:
     ['sweep.png']
     >>> plt.close("all")
     """
+    from fairprobe.reporting.folders import writing
+
     ax = draw()
     if ax.figure.get_layout_engine() is None:  # fairprobe's own figures lay themselves out (constrained)
         ax.figure.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    # "tight": the image grows to hold every label (tight_layout alone leaves a label longer than the figure clipped)
-    ax.figure.savefig(path, dpi=150, bbox_inches="tight")
+    with writing(path):  # a full disk or a read-only folder: one line naming the file and the fix
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        # "tight": the image grows to hold every label (tight_layout alone leaves a label longer than the figure
+        # clipped)
+        ax.figure.savefig(path, dpi=150, bbox_inches="tight")
+
+
+def save_table(frame: pd.DataFrame, path: Path, **kwargs: Any) -> None:
+    """Write ``frame`` as CSV to ``path`` (``--csv``); a write the system refuses is one line naming the file.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    path : Path
+        The CSV file (its folder is created).
+    **kwargs
+        Passed to :meth:`pandas.DataFrame.to_csv` (default ``index=False``).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    OutputError
+        The file cannot be written (no space left, read-only folder, ...): the path, the reason and the fix.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     save_table(pd.DataFrame({"D": [0.0, 0.05]}), Path(tmp) / "bounds.csv")
+    ...     print((Path(tmp) / "bounds.csv").read_text().split())
+    ['D', '0.0', '0.05']
+    """
+    from fairprobe.reporting.folders import writing
+
+    kwargs.setdefault("index", False)
+    with writing(path):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        frame.to_csv(path, **kwargs)
 
 
 def write_report(out_dir: Path, title: str, *, summary: str = "", parameters: dict[str, Any] | None = None,
@@ -268,7 +314,6 @@ def announce_reports(pages: list[Path]) -> None:
         info(f"report written to {Path(page).resolve()}", err=True)
 
 
-_OUT_KEY, _FILES_KEY = "fairprobe.out", "fairprobe.files"
 
 
 def _check_inside(ctx: click.Context) -> None:
@@ -541,7 +586,6 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     return _tables.read_table(path, encoding=ctx.meta.get(_ENCODING_KEY) if ctx is not None else None)
 
 
-
 def _check_not_input(ctx: click.Context) -> None:
     """An output file must never be the input table, --force or not."""
     data = ctx.meta.get(_DATA_KEY)
@@ -613,20 +657,37 @@ def seed_option(help: str = "Seed of every random choice.", *, default: int = 0,
     return click.option("--seed", "seed", type=kind, default=default, show_default=True, help=help)
 
 
-def jobs_option(help: str = "Parallel workers (-1 = all cores).", *, dest: str = "jobs", default: int | None = 1,
+#: The one rule of ``--jobs`` in every command (and of ``n_jobs`` in the API), stated in each command's --help.
+JOBS_RULE = ("N >= 1 worker processes, or -1 for every core; never more than the tasks to run or the cores "
+             "(0 and other negative numbers are refused).")
+
+
+def _jobs_callback(_ctx: click.Context, _param: click.Parameter, value: int | None) -> int | None:
+    if value is None or value >= 1 or value == -1:
+        return value
+    raise ConfigError(f"--jobs {value} is not a number of workers; give a positive number (e.g. --jobs 2), or -1 for "
+                      "every core.")
+
+
+def jobs_option(help: str = "Parallel workers.", *, dest: str = "jobs", default: int | None = 1,
                 minimum: int | None = None) -> Callable[[Any], Any]:
     """``--jobs N``: parallel workers, passed as ``dest`` (``jobs`` or ``n_jobs``).
+
+    One rule in every command (:data:`JOBS_RULE`, appended to ``help``): a positive number of
+    workers, or ``-1`` for every core; ``0`` and other negative numbers (joblib's ``-2``, "all but
+    one") are refused while parsing, with one line naming the fix. Fewer workers are started when
+    there are fewer tasks or cores (:func:`fairprobe.core.workers.effective_jobs`).
 
     Parameters
     ----------
     help : str
-        The option's help text.
+        The option's help text (the rule is appended).
     dest : str
         The command function's parameter name.
     default : int or None
         The default number of workers.
     minimum : int, optional
-        Smallest accepted value (None: the analysis checks it and names the fix).
+        Smallest accepted value, for a command that cannot use every core (None: the shared rule only).
 
     Returns
     -------
@@ -643,10 +704,12 @@ def jobs_option(help: str = "Parallel workers (-1 = all cores).", *, dest: str =
     ...     click.echo(n_jobs)
     >>> CliRunner().invoke(show, ["--jobs", "2"]).output
     '2\\n'
+    >>> print(CliRunner().invoke(show, ["--jobs", "-2"]).exception)
+    --jobs -2 is not a number of workers; give a positive number (e.g. --jobs 2), or -1 for every core.
     """
     kind = click.IntRange(minimum) if minimum is not None else int
-    return click.option("--jobs", dest, type=kind, default=default, show_default=default is not None, help=help)
-
+    return click.option("--jobs", dest, type=kind, default=default, show_default=default is not None,
+                        callback=_jobs_callback, help=f"{help.rstrip()} {JOBS_RULE}".strip())
 
 
 def _time_limit_callback(_ctx: click.Context, _param: click.Parameter, value: str | None) -> float | None:

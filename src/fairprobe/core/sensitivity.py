@@ -52,7 +52,8 @@ def run_tasks(tasks: Sequence[tuple[BoundProblem, Mapping[str, float]]], *, n_jo
     tasks : sequence of (BoundProblem, mapping of str to float)
         The problems and the sensitivity values to solve them at.
     n_jobs : int or None
-        Tasks solved in parallel (joblib processes; ``None`` or ``-1`` = all cores).
+        Tasks solved in parallel (joblib processes; ``None`` or ``-1`` = all cores); never more
+        processes than tasks or cores (:func:`~fairprobe.core.workers.effective_jobs`).
     parallel_backend : str, optional
         joblib backend, e.g. ``"dask"``.
     progress : bool
@@ -77,7 +78,10 @@ def run_tasks(tasks: Sequence[tuple[BoundProblem, Mapping[str, float]]], *, n_jo
     [('optimal', 0.2309), ('optimal', 0.3433)]
     """
     from fairprobe.core.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
+    from fairprobe.core.workers import distributed_backend_active, effective_jobs
 
+    if parallel_backend is None and not distributed_backend_active():  # local processes: as many as can work
+        n_jobs = effective_jobs(n_jobs, len(tasks))
     bar = tqdm(total=len(tasks), desc=desc, disable=not progress, leave=False)
     try:
         if (n_jobs in (None, 1)) and parallel_backend is None:

@@ -297,8 +297,11 @@ def _solve_draws(problem: BoundProblem, params: Mapping[str, float], draws: np.n
                  solve_kwargs: Mapping[str, Any], n_jobs: int | None, progress: bool, label: str,
                  width: int = 2) -> np.ndarray:
     from fairprobe.core.progress import progress_bar
+    from fairprobe.core.workers import distributed_backend_active, effective_jobs
 
     workers = 1 if n_jobs in (None, 1) else n_jobs
+    if workers != 1 and not distributed_backend_active():  # local processes: no more than draws or cores
+        workers = n_jobs = effective_jobs(n_jobs, len(draws))
     if workers != 1 and len(draws):
         # check once here which programs move between tables (core.rebind) and fill their memories of LP
         # bases (a first re-solve), so each chunk sent to a worker carries both instead of redoing them

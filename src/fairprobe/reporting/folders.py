@@ -6,6 +6,9 @@
 * :func:`replace_folder` writes a report into a temporary sibling and moves it into place, so a
   failure never leaves half a report; the folder gets the user's umask (like ``mkdir``).
 * :func:`folder_kind` says what a folder holds.
+* :func:`writing` turns a write the system refuses (a full disk, a read-only folder) into one
+  :class:`~fairprobe.exceptions.OutputError` (a ``ConfigError`` and an ``OSError``) naming the
+  path, the system's reason and the fix.
 
 ``force=None`` follows the running ``fairprobe`` command's ``--force``; an explicit
 ``force=False`` is always honoured.
@@ -13,23 +16,26 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from fairprobe.exceptions import ConfigError
+from fairprobe.exceptions import ConfigError, OutputError
 
-__all__ = ["ARGV_KEY", "GENERATOR", "REPORT_ENTRIES", "WRITTEN_KEY", "check_output_folder", "cli_meta", "folder_kind",
-           "nearest_existing", "record_written", "replace_folder"]
+__all__ = ["ARGV_KEY", "FILES_KEY", "GENERATOR", "OUT_KEY", "REPORT_ENTRIES", "WRITTEN_KEY", "check_output_folder",
+           "cli_meta", "folder_kind", "nearest_existing", "record_written", "replace_folder", "write_failed", "writing"]
 
 GENERATOR = "fairprobe"  # the signature in report.json that marks a folder fairprobe wrote
 ARGV_KEY = "fairprobe.argv"  # click context meta: the arguments the running ``fairprobe`` command was given
 WRITTEN_KEY = "fairprobe.written"  # click context meta: report pages written while the command runs
+OUT_KEY = "fairprobe.out"  # click context meta: (option name, absolute path) of the command's report folder
+FILES_KEY = "fairprobe.files"  # click context meta: option name -> absolute path of each output file
 REPORT_ENTRIES = frozenset({"index.html", "report.json", "figures", "tables", "summary.json"})
 _HARMLESS = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})  # written by file browsers, not by users
 
@@ -85,6 +91,91 @@ def record_written(page: Path) -> None:
     written = cli_meta().get(WRITTEN_KEY)
     if isinstance(written, list) and page not in written:
         written.append(page)
+
+
+def _option_for(path: Path) -> str | None:
+    """The running command's option that named ``path`` (``--out``, ``--plot``, ...), if one did."""
+    meta = cli_meta()
+    target = Path(os.path.abspath(path))
+    out = meta.get(OUT_KEY)
+    if out and Path(out[1]) == target:
+        return str(out[0])
+    for name, file in (meta.get(FILES_KEY) or {}).items():
+        if Path(file) == target:
+            return str(name)
+    return None
+
+
+def write_failed(path: str | Path, exc: OSError, option: str | None = None) -> OutputError:
+    """The one-line error of a write the system refused: the path, the system's reason and the fix.
+
+    Parameters
+    ----------
+    path : path
+        What the user asked to write (the report folder, the plot file), not a temporary file inside it.
+    exc : OSError
+        The system's refusal (no space left, read-only file system, permission denied, ...).
+    option : str, optional
+        The option that named ``path`` (default: the running command's option for it, if any).
+
+    Returns
+    -------
+    OutputError
+        To raise (a ``ConfigError`` and an ``OSError`` with ``exc``'s ``errno``; the command line
+        prints it as one line, exit code 2).
+
+    Examples
+    --------
+    >>> import errno, os
+    >>> print(write_failed("report", OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)), "--out"))
+    Cannot write --out report: No space left on device; free space or choose another --out.
+    >>> print(write_failed("audit/index.html", OSError(errno.EROFS, os.strerror(errno.EROFS))))
+    Cannot write audit/index.html: Read-only file system; free space or choose another path.
+    """
+    option = option or _option_for(Path(path))
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    where = f"{option} {path}" if option else str(path)
+    err = OutputError(f"Cannot write {where}: {reason}; free space or choose another {option or 'path'}.")
+    err.errno = exc.errno  # (only the number: the message stays the one line above)
+    return err
+
+
+@contextlib.contextmanager
+def writing(path: str | Path, option: str | None = None) -> Iterator[None]:
+    """Inside the block, an ``OSError`` (a full disk, a read-only folder) becomes :func:`write_failed`'s error.
+
+    Parameters
+    ----------
+    path : path
+        What the block writes, as the user named it.
+    option : str, optional
+        The option that named it (default: the running command's option for ``path``, if any).
+
+    Yields
+    ------
+    None
+
+    Raises
+    ------
+    OutputError
+        Naming ``path``, the system's reason and the fix (a ``ConfigError`` and an ``OSError``);
+        the system's ``OSError`` is its cause.
+
+    Examples
+    --------
+    >>> import errno, os
+    >>> from fairprobe.exceptions import ConfigError
+    >>> try:
+    ...     with writing("sweep.png", "--plot"):
+    ...         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    ... except ConfigError as err:
+    ...     print(err)
+    Cannot write --plot sweep.png: No space left on device; free space or choose another --plot.
+    """
+    try:
+        yield
+    except OSError as exc:
+        raise write_failed(path, exc, option) from exc
 
 
 def folder_kind(folder: str | Path) -> str:
@@ -283,25 +374,28 @@ def replace_folder(out: Path, write: Callable[[Path], None], *, force: bool | No
     ['index.html']
     """
     parent = out.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.fairprobe-new-", dir=parent))
-    os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private (0o700); the report gets the user's umask
+    with writing(out):  # a full disk or a read-only folder: one line naming the folder and the fix
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.fairprobe-new-", dir=parent))
     try:
-        write(tmp)
+        with writing(out):
+            os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private (0o700); the report gets the user's umask
+            write(tmp)
         if not out.exists():
             try:
                 os.rename(tmp, out)
                 return
-            except OSError:
+            except OSError as exc:
                 if not out.is_dir():  # created meanwhile: fall through to the entry-wise replacement
-                    raise
+                    raise write_failed(out, exc) from exc
         kind = folder_kind(out)
         if kind == "foreign" and not (_forced_by_command_line() if force is None else force):  # appeared since
             check_output_folder(out, force=False)
         new = [p.name for p in tmp.iterdir()]
         old = [p for p in out.iterdir()
                if kind != "foreign" or p.name in REPORT_ENTRIES or p.name in new]
-        trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.fairprobe-old-", dir=parent))
+        with writing(out):
+            trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.fairprobe-old-", dir=parent))
         moved: list[str] = []
         installed: list[str] = []
         try:
@@ -317,8 +411,7 @@ def replace_folder(out: Path, write: Callable[[Path], None], *, force: bool | No
                 shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
             for name in moved:
                 _move(trash / name, out / name)
-            raise ConfigError(f"Cannot write the report into {out}: {exc}; check the folder's permissions and free "
-                              "space.") from None
+            raise write_failed(out, exc) from None
         finally:
             shutil.rmtree(trash, ignore_errors=True)
     finally:

@@ -56,7 +56,7 @@ from fairprobe.core.jsonsafe import dumps, jsonable
 from fairprobe.exceptions import DataError
 
 __all__ = ["Report", "Section", "check_output_folder", "combine_reports", "command_line", "environment_versions",
-           "folder_kind", "load_report", "write_report"]
+           "folder_kind", "load_report", "merged_heading", "write_report"]
 
 from fairprobe.reporting.folders import (  # noqa: F401  (the folder rules lived here; old imports keep working)
     ARGV_KEY,
@@ -652,6 +652,37 @@ def load_report(folder: str | Path) -> Report:
     return rep
 
 
+def merged_heading(report_title: str, section_title: str) -> str:
+    """A section's heading in a combined report: ``"<report title>: <section title>"``, without repeats.
+
+    The report's title is left out when the section's title already starts with it (a one-section
+    report), and a section title that starts with the report title's last word (``"riskscore:
+    ..."`` in the report ``"fairprobe riskscore"``) keeps one copy of it.
+
+    Parameters
+    ----------
+    report_title, section_title : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> merged_heading("fairprobe riskscore", "riskscore: per-group calibration")
+    'fairprobe riskscore: per-group calibration'
+    >>> merged_heading("FPR audit", "Bounds"), merged_heading("Sweep: fpr", "Sweep: fpr")
+    ('FPR audit: Bounds', 'Sweep: fpr')
+    """
+    if not report_title or section_title.startswith(report_title):
+        return section_title
+    prefix, sep, rest = section_title.partition(": ")
+    words = report_title.replace(":", " ").split()
+    if sep and rest.strip() and words and prefix.strip().casefold() == words[-1].casefold():
+        return f"{report_title}: {rest}"
+    return f"{report_title}: {section_title}"
+
+
 def combine_reports(reports: list[Report], title: str, command: str | None = None) -> Report:
     """One report holding the sections of several, each headed by its report's title.
 
@@ -667,8 +698,9 @@ def combine_reports(reports: list[Report], title: str, command: str | None = Non
     Returns
     -------
     Report
-        Sections titled ``"<report title>: <section title>"`` (just the report's title when the
-        section's title already starts with it, as in a one-section report), each recording the
+        Sections titled ``"<report title>: <section title>"`` (:func:`merged_heading`: just the
+        report's title when the section's title already starts with it, as in a one-section report,
+        and the analysis's name once when both carry it), each recording the
         command that produced it under ``"produced by"``. A heading that would appear twice (two
         reports of the same title) is numbered: ``"... (2)"``.
 
@@ -693,7 +725,7 @@ def combine_reports(reports: list[Report], title: str, command: str | None = Non
     seen: dict[str, int] = {}
     for r in reports:
         for sec in r.sections:
-            heading = sec.title if not r.title or sec.title.startswith(r.title) else f"{r.title}: {sec.title}"
+            heading = merged_heading(r.title, sec.title)
             seen[heading] = seen.get(heading, 0) + 1
             if seen[heading] > 1:
                 heading = f"{heading} ({seen[heading]})"

@@ -6,7 +6,8 @@
   with known optima; a backend must solve every one its
   :class:`~fairprobe.backends.base.Capabilities` declare it can. :func:`check_backend_class` and
   :func:`check_backend_contract` check a backend against the interface and those problems,
-  raising ``AssertionError`` with a readable message.
+  raising ``AssertionError`` with a readable message; :func:`check_time_limit` checks that it
+  stops at a time limit, counted by :class:`Stopwatch` so that a busy machine does not fail it.
 * :func:`check_analysis` (:mod:`~fairprobe.testing.analyses`) checks an analysis class against the
   analysis contract (:class:`fairprobe.plugins.base.Analysis`) on its own ``example()``: every
   built-in analysis and the example plugin pass it, and a plugin author runs it in their own tests.
@@ -33,8 +34,10 @@ from fairprobe.testing.analyses import check_analysis
 from fairprobe.testing.backends import (
     CONTRACT_PROBLEMS,
     KnownProblem,
+    Stopwatch,
     check_backend_class,
     check_backend_contract,
+    check_time_limit,
     declares_capable,
 )
 from fairprobe.testing.covariates import NULL_COVARIATE_TYPES, null_covariate
@@ -47,9 +50,11 @@ __all__ = [
     "NULL_COVARIATE_TYPES",
     "KnownProblem",
     "RandomSCM",
+    "Stopwatch",
     "check_analysis",
     "check_backend_class",
     "check_backend_contract",
+    "check_time_limit",
     "class_conditional_proxy",
     "covariate_table",
     "declares_capable",

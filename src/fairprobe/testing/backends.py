@@ -1,15 +1,25 @@
-"""The backend contract: small programs with known answers and the checks every backend passes."""
+"""The backend contract: small programs with known answers and the checks every backend passes.
+
+:func:`check_time_limit` checks that a backend stops at its time limit without depending on how
+busy the machine is: :class:`Stopwatch` counts the smaller of the wall-clock time and this
+process's CPU time, so a solve held back by other work on the machine (wall clock far past the
+limit, little CPU used) passes, and a solve that ignores its limit (it keeps computing) fails.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from fairprobe.backends.base import Availability, Backend, Capabilities, SolveOptions, Termination
+from fairprobe.backends.base import Availability, Backend, Capabilities, Limit, SolveOptions, SolveResult, Termination
 from fairprobe.program.model import PolynomialProgram
 
-__all__ = ["CONTRACT_PROBLEMS", "KnownProblem", "check_backend_class", "check_backend_contract", "declares_capable"]
+__all__ = ["CONTRACT_PROBLEMS", "KnownProblem", "Stopwatch", "check_backend_class", "check_backend_contract",
+           "check_time_limit", "declares_capable"]
 
 
 @dataclass(frozen=True)
@@ -328,3 +338,95 @@ def check_backend_contract(
             assert math.isinf(res.objective_bound), f"{where}: infeasible but finite bound"
         report[problem.name] = "ok"
     return report
+
+
+class Stopwatch:
+    """Seconds a block used, whatever else the machine runs: the smaller of wall-clock and CPU time.
+
+    On an idle machine a single-threaded block's CPU time is its wall-clock time; a block that
+    waits for a core (other processes, other test workers) adds wall-clock time but no CPU time;
+    a multi-threaded one adds CPU time faster than wall-clock time. The smaller of the two is
+    therefore at most what the block would take alone, and it grows with the work done: a limit
+    on it fails a block that computes for too long on any machine and passes one that is only
+    held back. (CPU time is this process's, all threads: work in other processes is not counted.)
+
+    Attributes
+    ----------
+    wall, cpu : float
+        Wall-clock and CPU seconds of the block (set when it ends).
+
+    Examples
+    --------
+    >>> import time
+    >>> with Stopwatch() as watch:
+    ...     time.sleep(0.2)  # waiting, as for a busy core
+    >>> watch.wall >= 0.2, watch.seconds < 0.2
+    (True, True)
+    """
+
+    wall: float = 0.0
+    cpu: float = 0.0
+
+    def __enter__(self) -> Stopwatch:
+        self._wall, self._cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.wall = time.perf_counter() - self._wall
+        self.cpu = time.process_time() - self._cpu
+
+    @property
+    def seconds(self) -> float:
+        """The smaller of :attr:`wall` and :attr:`cpu`."""
+        return min(self.wall, self.cpu)
+
+
+def check_time_limit(backend: Any, program: PolynomialProgram | None, *, time_limit: float = 1.0,
+                     slack: float = 3.0, options: SolveOptions | None = None) -> tuple[SolveResult, Stopwatch]:
+    """Solve ``program`` with a time limit and check the backend stopped at it, on a busy machine too.
+
+    Parameters
+    ----------
+    backend : Backend
+        The backend (warm it up first: imports and licence checks are not the solve).
+    program : PolynomialProgram
+        A program the backend cannot finish within ``time_limit`` on an idle machine, or one it
+        finishes (then the check is only that it did not run long).
+    time_limit : float
+        Seconds given to the solve.
+    slack : float
+        Seconds past the limit still counted as respected (building the model, reading the answer).
+    options : SolveOptions, optional
+        Other options of the solve; ``time_limit`` replaces theirs.
+
+    Returns
+    -------
+    (SolveResult, Stopwatch)
+        The result and the solve's times.
+
+    Raises
+    ------
+    AssertionError
+        The solve used more than ``time_limit + slack`` seconds (:attr:`Stopwatch.seconds`), or it
+        ended other than optimal or at the time limit.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.scip import ScipBackend
+    >>> from fairprobe.testing import CONTRACT_PROBLEMS, check_time_limit
+    >>> res, watch = check_time_limit(ScipBackend(), CONTRACT_PROBLEMS[0].program, time_limit=1.0)
+    >>> res.termination.value, watch.seconds < 4.0
+    ('optimal', True)
+    """
+    options = dataclasses.replace(options or SolveOptions(), time_limit=time_limit)
+    with Stopwatch() as watch:
+        res = backend.solve(program, options)
+    name = getattr(backend, "name", type(backend).__name__)
+    assert watch.seconds <= time_limit + slack, (
+        f"{name} took {watch.seconds:.1f} s (wall clock {watch.wall:.1f} s, CPU {watch.cpu:.1f} s) at a "
+        f"{time_limit:g} s limit; at most {time_limit + slack:g} s are allowed")
+    assert res.termination in (Termination.LIMIT, Termination.OPTIMAL), \
+        f"{name}: {res.termination.value}: {res.message}"
+    if res.termination is Termination.LIMIT:
+        assert res.limit is Limit.TIME, f"{name} stopped at another limit ({res.limit}): {res.message}"
+    return res, watch

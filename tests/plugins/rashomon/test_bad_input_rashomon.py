@@ -218,7 +218,7 @@ CLI = [
     CliCase("cli-feature-noise-negative", (*MULTI, "--feature-noise", "-1"), r"feature_noise must be >= 0",
             r"standard deviation"),
     CliCase("cli-threshold-percent", (*MULTI, "--threshold", "20"), r"--threshold.*got 20", r"--threshold 0\.2"),
-    CliCase("cli-jobs-zero", (*MULTI, "--jobs", "0"), r"n_jobs.*got 0", r"-1 for all cores"),
+    CliCase("cli-jobs-zero", (*MULTI, "--jobs", "0"), r"--jobs 0 is not a number of workers", r"-1 for every core"),
     CliCase("cli-seed-negative", (*MULTI, "--seed", "-3"), r"random_state.*-3", r"\[0, 2\*\*32\)"),
     CliCase("cli-time-limit-without-exact", (*MULTI, "--time-limit", "10"), r"bound the --exact-linear programs",
             r"add --exact-linear"),
@@ -228,7 +228,7 @@ CLI = [
             r"--total-time-limit must be a finite number", r"seconds"),
     CliCase("cli-exact-epsilon-above-one", (*EXACT_CLI, "--epsilon", "5"), r"--epsilon must be <= 1",
             r"share of the training rows"),
-    CliCase("cli-exact-jobs-zero", (*EXACT_CLI, "--jobs", "0"), r"--jobs must be a positive integer", r"-1"),
+    CliCase("cli-exact-jobs-zero", (*EXACT_CLI, "--jobs", "0"), r"--jobs 0 is not a number of workers", r"-1"),
     CliCase("cli-exact-backend-unknown", (*EXACT_CLI, "--backend", "nosuchsolver"), r"Unknown backend 'nosuchsolver'",
             r"usable here: \[.*'scip'"),
 ]

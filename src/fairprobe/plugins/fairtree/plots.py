@@ -9,7 +9,67 @@ from scipy.stats import kstwobign
 
 from fairprobe.exceptions import ConfigError
 
-__all__ = ["plot_process", "plot_tree"]
+__all__ = ["edge_label", "plot_process", "plot_tree"]
+
+#: Characters per line and lines of a split rule on the tree plot (the splits table has it whole).
+EDGE_LABEL_WIDTH, EDGE_LABEL_LINES = 20, 4
+#: Where a rule sits on its edge: this fraction of the way from the parent to the child (past the
+#: middle, so the rules of sibling splits are further apart than their parents' boxes are wide).
+EDGE_LABEL_AT = 0.6
+
+
+def edge_label(rule: str, width: int = EDGE_LABEL_WIDTH, max_lines: int = EDGE_LABEL_LINES) -> str:
+    """A split rule as the tree plot shows it: wrapped at ``width`` characters, at most ``max_lines`` lines.
+
+    A set of categories too long for that keeps its first members and counts the rest
+    (``education in {10th, 11th, ... +7 more}``); the splits table and the report hold every rule whole.
+
+    Parameters
+    ----------
+    rule : str
+        The rule, e.g. ``"occupation in {Adm-clerical, Armed-Forces, Sales}"`` or ``"age <= 30"``.
+    width : int
+        Characters per line.
+    max_lines : int
+        Most lines.
+
+    Returns
+    -------
+    str
+        The label, lines separated by newlines.
+
+    Examples
+    --------
+    >>> edge_label("age <= 30")
+    'age <= 30'
+    >>> label = edge_label("education in {10th, 11th, 12th, 1st-4th, 5th-6th, 7th-8th, 9th, Assoc-voc, Doctorate, "
+    ...                    "HS-grad, Preschool, Some-college}")
+    >>> print(label.replace("\\u00a0", " "))  # "+5 more" is joined by a no-break space
+    education in {10th,
+    11th, 12th, 1st-4th,
+    5th-6th, 7th-8th,
+    9th, +5 more}
+    """
+    import re
+    import textwrap
+
+    def wrap(text: str) -> list[str]:
+        return textwrap.wrap(text, width, break_on_hyphens=False) or [text]
+
+    lines = wrap(rule)
+    if len(lines) <= max_lines:
+        return "\n".join(lines)
+    match = re.fullmatch(r"(.*? in \{)(.*)\}", rule, flags=re.S)
+    if match:
+        head, items = match.group(1), match.group(2).split(", ")
+        for keep in range(len(items) - 1, 0, -1):
+            # (a no-break space: "+5 more}" stays on one line)
+            lines = wrap(f"{head}{', '.join(items[:keep])}, +{len(items) - keep}\u00a0more}}")
+            if len(lines) <= max_lines:
+                return "\n".join(lines)
+    lines = wrap(rule)[:max_lines]
+    lines[-1] = lines[-1][: max(1, width - 3)].rstrip() + "..."
+    return "\n".join(lines)
 
 
 def _layout(tree: Any) -> dict[int, tuple[float, float]]:
@@ -65,7 +125,9 @@ def plot_tree(tree: Any, *, ax: Any = None) -> Any:
     width = max(x for x, _ in pos.values()) + 1
     depth = max(-y for _, y in pos.values()) + 1
     if ax is None:
-        _, ax = plt.subplots(figsize=(max(5.0, 2.6 * width), max(3.0, 1.9 * depth)))
+        fig, ax = plt.subplots(figsize=(max(5.0, 2.6 * width), max(3.0, 1.9 * depth)))
+        # the tree has no axes to frame: it takes the whole figure (the rules of sibling splits need the room)
+        fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=1 - 0.35 / max(3.0, 1.9 * depth))
     losses_only = tree.residuals_ is None  # no residuals: the mean loss is all there is
     mses = np.array([nd.mean_loss if losses_only else nd.mse for nd in nodes])
     norm = colors.Normalize(vmin=float(mses.min()), vmax=float(mses.max()) if mses.max() > mses.min() else 1.0)
@@ -75,9 +137,10 @@ def plot_tree(tree: Any, *, ax: Any = None) -> Any:
         for c in nd.children:
             cx, cy = pos[c]
             ax.plot([x, cx], [y, cy], color="grey", lw=1, zorder=1)
-            rule = nodes[c].rule[-1]
-            ax.text((x + cx) / 2, (y + cy) / 2, rule, fontsize=7, ha="center", va="center",
-                    bbox={"boxstyle": "round", "fc": "white", "ec": "none", "alpha": 0.8}, zorder=2)
+            at = EDGE_LABEL_AT  # past the middle: sibling rules further apart (see edge_label for the wrapping)
+            ax.text(x + at * (cx - x), y + at * (cy - y), edge_label(nodes[c].rule[-1]), fontsize=7, ha="center",
+                    va="center", linespacing=1.1,
+                    bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.85}, zorder=2)
         if losses_only:
             label = f"n = {nd.n}\nmean loss {nd.mean_loss:.3f}"
         else:
