@@ -19,7 +19,12 @@ ci_method="projection")`` against the plain bound in the same process (the basel
 wall medians of ``--repeats`` runs per table, for FPR, PPV and equalised-odds parity under proxy
 labels and selection; the acceptance figure is the ratio (at most 10).
 
-Run: ``python benchmarks/ci_speed.py [--tables 2] [--resamples 100] [--jobs 2] [--projection [--repeats 3]]``.
+With ``--bands`` it times intervals of metrics with kinks (``groups="all"`` FPR parity and equalised odds,
+proxy labels) built by the band over the bound's pieces (issue 45) against the construction before it (the
+ends' draws alone), in the same process: the same resamples are solved, so the ratio is the band's own cost.
+
+Run: ``python benchmarks/ci_speed.py [--tables 2] [--resamples 100] [--jobs 2] [--projection [--repeats 3]]
+[--bands]``.
 """
 
 from __future__ import annotations
@@ -131,6 +136,49 @@ def projection_cost(args: argparse.Namespace) -> None:
           "(target at most 10)")
 
 
+@contextlib.contextmanager
+def plain_construction(on: bool):
+    """The interval before issue 45 (the ends' draws alone, no band over pieces) as the baseline."""
+    if not on:
+        yield
+        return
+    import fairprobe.core.uncertainty as unc
+
+    saved = unc.bound_pieces
+    unc.bound_pieces = lambda result: None
+    try:
+        yield
+    finally:
+        unc.bound_pieces = saved
+
+
+def band_cost(args: argparse.Namespace) -> None:
+    """Intervals of metrics with kinks: the band over pieces (ours) against the plain construction, same process."""
+    print(f"bootstrap interval, {args.resamples} resamples, one worker, proxy labels D = 0.05; ms per resample "
+          "(ours = band over the pieces, base = the ends' draws alone)")
+    for metric in ("fpr_parity", "equalized_odds"):
+        rows = []
+        for name, table in tables(args.tables):
+            pair = []
+            m = fp.metric(metric, groups="all") if metric == "fpr_parity" else metric
+            fp.bound("proxy_label", m, table, D=0.05, ci=0.95, resamples=20, progress=False)  # warm: compiled once
+            for base in (False, True):
+                with plain_construction(base), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    cpu, wall = time.process_time(), time.perf_counter()
+                    res = fp.bound("proxy_label", m, table, D=0.05, ci=0.95, resamples=args.resamples,
+                                   progress=False)
+                    pair += [time.process_time() - cpu, time.perf_counter() - wall]
+                    pair.append(res.interval.upper - res.interval.lower)
+            rows.append(pair)
+            per = [pair[i] / args.resamples * 1e3 for i in (0, 1, 3, 4)]
+            print(f"  {metric:<15} {name:<10} ours cpu {per[0]:6.2f} wall {per[1]:6.2f} width {pair[2]:.4f} | "
+                  f"base cpu {per[2]:6.2f} wall {per[3]:6.2f} width {pair[5]:.4f}", flush=True)
+        med = [statistics.median(r[i] for r in rows) / args.resamples * 1e3 for i in (0, 1, 3, 4)]
+        print(f"{metric}: median ms per resample: ours cpu {med[0]:.2f}, wall {med[1]:.2f}; base cpu {med[2]:.2f}, "
+              f"wall {med[3]:.2f}; CPU ratio {med[0] / med[2]:.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=2)
@@ -138,7 +186,12 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=0, help="time whole intervals on this many workers")
     parser.add_argument("--projection", action="store_true", help="time projection intervals against plain bounds")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--bands", action="store_true",
+                        help="time intervals of metrics with kinks (band over pieces) against the plain construction")
     args = parser.parse_args()
+    if args.bands:
+        band_cost(args)
+        return
     if args.projection:
         projection_cost(args)
         return

@@ -15,6 +15,14 @@ the level:
 ``"bayes"``
     Dirichlet(counts + ``prior``) draws of the table (autobounds' reading), the same critical
     value applied to the posterior quantiles of the endpoints: a credible interval.
+
+A metric that is a maximum of absolute gaps (an absolute gap, ``groups="all"``, ``"each_vs_rest"``,
+equalised odds) is not differentiable at ties, at a gap of 0 and where a bound is clipped at 0; there
+the bootstrap (or posterior) of the value itself is inconsistent. Its bound records its smooth pieces
+(:func:`bound_pieces`), and both methods build a simultaneous sup-t band over them from the draws
+(pieces that cannot be active left out by moment selection; the level split between the ends as
+Imbens & Manski's), then take the maximum of the band's ends, which is valid because the maximum is
+monotone. Every interval contains the bias-only interval.
 ``"projection"``
     Finite-sample valid whatever the regularity: the bound optimised over every table in a
     simultaneous confidence region for the cells (Clopper-Pearson boxes, Bonferroni over the
