@@ -486,8 +486,9 @@ def read_upload(name: str, data: bytes, *, encoding: str | None = None,
     Raises
     ------
     DataError
-        An unknown suffix, a file too large or not a usable table (the reader's message, naming the
-        upload), e.g. a CSV in another encoding (named, with the encoding to choose).
+        Content that is not bytes, an unknown suffix, a file too large or not a usable table (the
+        reader's message, naming the upload), e.g. a CSV in another encoding (named, with the
+        encoding to choose).
 
     Examples
     --------
@@ -503,6 +504,9 @@ def read_upload(name: str, data: bytes, *, encoding: str | None = None,
     from fairprobe.datasets import read_table
 
     shown = Path(str(name)).name
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise DataError(f"Cannot read {shown!r}: its content must be the file's bytes, not "
+                        f"{type(data).__name__}; pass the upload's content (uploaded_file.getvalue()).")
     lowered = shown.lower()
     suffix = next((v for k, v in UPLOAD_SUFFIXES.items() if lowered.endswith(k)), None)
     if suffix is None:
@@ -782,12 +786,20 @@ def make_metric(name: str, groups: tuple[Any, Any] | str | None = None) -> Any:
     -------
     Metric
 
+    Raises
+    ------
+    ConfigError
+        No metric is registered under ``name`` (the message lists the registered names).
+
     Examples
     --------
     >>> make_metric("fpr_parity", ("b", "a")).groups
     ('b', 'a')
     """
-    cls = fp.get_registry().metrics[name]
+    metrics = fp.get_registry().metrics
+    if not isinstance(name, str) or name not in metrics:
+        raise ConfigError(f"Unknown metric {name!r}; choose one of the registered metrics: {sorted(metrics)}.")
+    cls = metrics[name]
     params = inspect.signature(cls.__init__).parameters
     if groups is None:
         return cls()

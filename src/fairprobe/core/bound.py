@@ -1326,7 +1326,8 @@ class BoundProblem:
         Raises
         ------
         DataError
-            The table has other nodes, another conditioning event or other cells.
+            ``table`` is not an :class:`ObservedTable` (a DataFrame, None), or has other nodes,
+            another conditioning event or other cells.
 
         Examples
         --------
@@ -1339,6 +1340,10 @@ class BoundProblem:
         >>> round(BoundProblem("proxy_label", "fpr", other).solve({"D": 0.05}).upper, 4)  # compiled from scratch
         0.4422
         """
+        if not isinstance(table, ObservedTable):
+            raise DataError(f"with_table takes an ObservedTable, not {type(table).__name__}; build one with "
+                            "ObservedTable.from_frame (one row per unit) or ObservedTable.from_counts (cell counts), "
+                            "or table.with_probabilities(...) from the problem's table.")
         if not self.same_cells(table):
             raise DataError("with_table needs a table over the same cells (nodes, conditioning event and rows) as the "
                             "problem's; build it with table.with_probabilities(...) or compile a new BoundProblem.")

@@ -415,6 +415,18 @@ def _integer_total(column: pd.Series) -> int | None:
     return None
 
 
+def _weights_reason(count: str, counts: np.ndarray, whole: bool, total: float) -> str:
+    """Why the counts in column ``count`` are weights rather than units (the table then has no ``n``)."""
+    if not whole:
+        values = np.asarray(counts, dtype=float)
+        shown = ", ".join(f"{v:g}" for v in pd.unique(values[values % 1 != 0])[:3])
+        return (f"the counts in {count!r} are not whole numbers (such as {shown}): they are read as weights, "
+                "not numbers of units")
+    above = f"{total:.4g}" if np.isfinite(total) else "over 1.8e308 (beyond the float range)"
+    return (f"the counts in {count!r} add up to {above}, more than 2**53 = {MAX_EXACT_COUNT}: floats no longer "
+            "hold such counts exactly, so they are read as weights, not numbers of units")
+
+
 def _cells_with_pos_label(df: pd.DataFrame, weight: str, pos_label: Any,
                           ) -> tuple[pd.DataFrame, dict[str, list[Any]], dict[str, Any]]:
     """A frame of cells with the node columns ``pos_label`` applies to coded, their labels and positives."""
@@ -475,6 +487,9 @@ class ObservedTable:
         Conditioning event of the data, e.g. ``{"S": 1}`` for data observed only where S = 1.
     n : int or None
         Number of units behind the table, when known.
+    weights_reason : str or None
+        Why a table built from counts has no ``n``: the counts are weights, not units (not whole
+        numbers, or adding up to more than 2**53); ``None`` otherwise. :meth:`counts` names it.
 
     Raises
     ------
@@ -506,6 +521,9 @@ class ObservedTable:
     positive: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     #: Node -> the user's column it was read from, when the names differ (``from_frame(df, A="race")``).
     source_columns: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: Why counts were read as weights (no ``n``): e.g. "the counts in 'n' are not whole numbers (12.5, ...)";
+    #: set by :meth:`from_counts`, named by :meth:`counts` (a sampling interval needs units).
+    weights_reason: str | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _check_frame(self.cells, "ObservedTable")
@@ -694,7 +712,10 @@ class ObservedTable:
         whole = bool(np.all(counts % 1 == 0))
         n = exact if exact is not None else (
             round(total) if np.isfinite(total) and whole and total <= MAX_EXACT_COUNT else None)
-        return cls(cells, categories=dict(categories or {}), given=dict(given or {}), n=n)
+        table = cls(cells, categories=dict(categories or {}), given=dict(given or {}), n=n)
+        if n is None:
+            table.weights_reason = _weights_reason(count, counts, whole, total)
+        return table
 
     @classmethod
     def from_probabilities(cls, df: pd.DataFrame, prob: str = "prob", *, given: Mapping[str, int] | None = None,
@@ -855,7 +876,8 @@ class ObservedTable:
         Raises
         ------
         DataError
-            The table has no sample size (a probability table): sampling intervals need counts.
+            The table has no sample size (a probability table, or counts read as weights: see
+            :attr:`weights_reason`): sampling intervals need counts.
 
         Examples
         --------
@@ -864,6 +886,13 @@ class ObservedTable:
         >>> t.counts().tolist()
         [3, 9]
         """
+        if not self.n and self.weights_reason:
+            raise DataError(
+                f"{self.weights_reason[0].upper()}{self.weights_reason[1:]}; the table therefore has no sample "
+                "size, and a sampling interval needs unit counts: if the column holds counts, round them to whole "
+                "numbers of units, at most 2**53 in all (a larger total is an identifier or a typo, not a count); if "
+                "it holds survey weights, give the number of units with ObservedTable.from_probabilities(df, "
+                "n=<number of units>), or one row per unit.")
         if not self.n:
             raise DataError(
                 "This table has probabilities but no sample size, and a sampling interval needs the number of "
@@ -1037,7 +1066,8 @@ class ObservedTable:
             codes, categories[node] = done[node]
             cells[node] = codes.to_numpy()
         return ObservedTable(cells, categories=categories, given=dict(self.given), n=self.n,
-                             positive={**self.positive, **positive}, source_columns=dict(self.source_columns))
+                             positive={**self.positive, **positive}, source_columns=dict(self.source_columns),
+                             weights_reason=self.weights_reason)
 
     def unclear_labels(self, nodes: Iterable[str] | BiasConfig) -> dict[str, list[Any]]:
         """The nodes whose labels do not say which one means 1, with their labels (code order).
