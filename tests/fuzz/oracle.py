@@ -36,6 +36,17 @@ def outcome(call: Callable[[], Any]) -> tuple[Any, FairprobeError | None]:
     return value, None
 
 
+def examples(default: int, long: int | None = None) -> int:
+    """The number of cases of a test too slow for the profile's budget: at most ``default`` in the default
+    run, ``long`` (else the profile's own budget) under ``--hypothesis-profile=long``."""
+    from hypothesis import settings
+
+    current = settings.default.max_examples
+    if current <= settings.get_profile("default").max_examples:
+        return min(default, current)
+    return current if long is None else long
+
+
 def confirmed() -> None:
     """Count a case whose number an independent computation confirmed."""
     TALLY["confirmed"] += 1
