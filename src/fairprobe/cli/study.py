@@ -6,7 +6,15 @@ from pathlib import Path
 
 import click
 
-from fairprobe.cli.options import force_option, forced, jobs_option
+from fairprobe.cli.options import _force_callback, forced, jobs_option
+
+#: The study's own --force (not the report commands' text: the study never replaces report/ as a whole).
+study_force_option = click.option(
+    "--force", is_flag=True, is_eager=True, expose_value=False, callback=_force_callback,
+    help="Start over: remove the files the study wrote in the folder (listed in its spec.json: models/, units/, "
+         "tables, figures, report files) before running, and accept a folder holding other files. Your files are "
+         "kept, also inside models/, figures/ or report/; only files of the study's names (e.g. results.csv) are "
+         "replaced. The spec and data files are never overwritten.")
 
 
 def _study_out(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
@@ -23,8 +31,8 @@ def _study_out(ctx: click.Context, param: click.Parameter, value: str | None) ->
 @click.option("--out", "out_dir", type=str, callback=_study_out, metavar="FOLDER", required=True,
               help="Output folder (tables, figures, report): new, empty, or a study's. The models and bound units "
                    "already there (a stopped run, or another spec sharing them) are reused; one run at a time.")
-@force_option
-@jobs_option("Local worker processes (-1 = all cores; never more than the units to run nor the cores).", default=1)
+@study_force_option
+@jobs_option("Train and bound the units in parallel:", default=1)
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run on this Dask scheduler (e.g. tcp://10.0.0.5:8786) instead of local workers.")
 @click.option("--no-report", is_flag=True, help="Write the tables only (no figures, no HTML report).")

@@ -84,11 +84,22 @@ class StudyResult:
         pooled = self.ranking[self.ranking.bias == ("all" if "all" in set(self.ranking.bias) else
                                                      self.ranking.bias.iloc[0])] if len(self.ranking) else self.ranking
         if len(pooled):
-            lines.append(f"metrics from most robust to most fragile at D = {pooled.D.iloc[0]:g} (mean increase of "
-                         "the worst-case |disparity| over the observed, 95 % bootstrap over models):")
-            for r in pooled.itertuples(index=False):
-                lines.append(f"  {r.rank}. {r.metric:20s} +{r.mean_increase:.4f} [{r.lower:.4f}, {r.upper:.4f}]  "
-                             f"P(most robust) {r.p_most_robust:.2f}, P(most fragile) {r.p_most_fragile:.2f}")
+            from fairprobe.core.small_groups import MIN_MODELS
+
+            n = int(pooled.models.min())
+            if n < MIN_MODELS:  # one model: its increases, without an interval or a probability of rank
+                lines.append(f"metrics from most robust to most fragile at D = {pooled.D.iloc[0]:g} on {n} model "
+                             "(increase of the worst-case |disparity| over the observed; no interval: a bootstrap "
+                             f"over models needs at least {MIN_MODELS} models, so this order may not hold for "
+                             "other models):")
+                for r in pooled.itertuples(index=False):
+                    lines.append(f"  {r.rank}. {r.metric:20s} +{r.mean_increase:.4f}")
+            else:
+                lines.append(f"metrics from most robust to most fragile at D = {pooled.D.iloc[0]:g} (mean increase of "
+                             "the worst-case |disparity| over the observed, 95 % bootstrap over models):")
+                for r in pooled.itertuples(index=False):
+                    lines.append(f"  {r.rank}. {r.metric:20s} +{r.mean_increase:.4f} [{r.lower:.4f}, {r.upper:.4f}]  "
+                                 f"P(most robust) {r.p_most_robust:.2f}, P(most fragile) {r.p_most_fragile:.2f}")
         if "report" in self.paths:
             lines.append(f"report: {self.paths['report']}")
         return "\n".join(lines)
@@ -116,8 +127,8 @@ def study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str | os
         Progress bars on a terminal.
     force : bool
         Start over: remove the files the study wrote there (models, units, tables, figures,
-        report) first, and accept a folder holding other files (kept; files of the study's names,
-        such as ``results.csv``, are replaced).
+        report; each listed in ``spec.json``) first, and accept a folder holding other files (kept,
+        also inside ``report/``; files of the study's names, such as ``results.csv``, are replaced).
     report : bool
         Write the figures and the HTML report (the tables are always written).
 
@@ -161,7 +172,7 @@ def _study(spec: StudySpec, own: Any, plan: Any, *, n_jobs: int | None, client: 
 
     folder = own.path
     results = execute(spec, own, plan, n_jobs=n_jobs, client=client, progress=progress)
-    models = _models_frame(results, folder)
+    models = _models_frame(results, folder, plan.model_keys)
     order = {name: i for i, name in enumerate(bias_name(b) for b in spec.biases)}
     fragility = fragility_table(results, seed=spec.seed)
     ranking = metric_ranking(results, seed=spec.seed)
@@ -203,16 +214,15 @@ def _write_outputs(spec: StudySpec, own: Any, results: pd.DataFrame, models: pd.
     return out_result
 
 
-def _models_frame(results: pd.DataFrame, folder: Path) -> pd.DataFrame:
+def _models_frame(results: pd.DataFrame, folder: Path, keys: list[str]) -> pd.DataFrame:
     """The models of this spec (the folder may keep others for reuse), with accuracy and notes."""
     import json
 
-    from fairprobe.studies.folder import UNIT_FILE
-
     wanted = set(map(tuple, results[["dataset", "classifier", "constraint"]].drop_duplicates().to_numpy()))
     rows = {}
-    for f in sorted((folder / "models").glob("*.json")):
-        if not UNIT_FILE.fullmatch(f.name):  # a user's own file
+    for key in sorted(set(keys)):  # this spec's models, just written or read: never a user's file
+        f = folder / "models" / f"{key}.json"
+        if not f.is_file():
             continue
         m = json.loads(f.read_text(encoding="utf-8"))
         key = (m["dataset"], m["classifier"], m["constraint"])
@@ -239,11 +249,14 @@ def _write_report(res: StudyResult, own: Any) -> dict[str, Path]:
     import matplotlib
 
     matplotlib.use("Agg")
+    import shutil
+    import tempfile
+
     import matplotlib.pyplot as plt
 
-    from fairprobe.reporting.folders import REPORT_ENTRIES
+    from fairprobe.core.small_groups import MIN_MODELS
     from fairprobe.reporting.report import Report
-    from fairprobe.studies.folder import writing
+    from fairprobe.studies.folder import TEMP_PREFIX, writing
     from fairprobe.studies.outputs import dataset_figure, figure5
 
     figures = res.folder / "figures"
@@ -273,6 +286,11 @@ def _write_report(res: StudyResult, own: Any) -> dict[str, Path]:
     sec = rep.section("Ranking of the metrics by fragility",
                       "Mean increase of the worst-case |disparity| over the observed one at the largest D; rank 1 "
                       "is the most robust. The probabilities are over a bootstrap of the models.")
+    few = len(res.ranking) and int(res.ranking.models.min()) < MIN_MODELS
+    if few or (len(res.fragility) and int(res.fragility.models.min()) < MIN_MODELS):
+        sec.add_note(f"Some averages rest on fewer than {MIN_MODELS} models: a bootstrap over models needs at "
+                         f"least {MIN_MODELS} models, so their intervals and probabilities of rank are left empty and "
+                         "their order may not hold for other models.")
     sec.add_table("ranking", res.ranking)
     sec = rep.section("Per data set (Appendix E)")
     for name in sorted(res.results.dataset.unique()):
@@ -289,8 +307,17 @@ def _write_report(res: StudyResult, own: Any) -> dict[str, Path]:
         rep.section("Bounds not computed", "Undefined metrics (e.g. no predicted positives in a group) and "
                                            "infeasible points, with the reason.").add_table(
             "failed", failed[["dataset", "classifier", "constraint", "bias", "metric", "D", "status", "error"]])
-    with writing(res.folder / "report"):
-        written["report"] = rep.write(res.folder / "report", force=True)
-    # the report's own entries (files a user put in report/ are kept by the writer, and not listed)
-    own.written |= {f"report/{p.name}" for p in (res.folder / "report").iterdir() if p.name in REPORT_ENTRIES}
+    # written beside, then moved in file by file and each listed in the marker: a user's files in
+    # report/, report/tables/ or report/figures/ are never touched (only a file of the same name is replaced)
+    report = res.folder / "report"
+    with writing(report):
+        tmp = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}report-", suffix=".tmp", dir=res.folder))
+    try:
+        with writing(report):
+            rep._write_files(tmp)
+        for path in sorted(p for p in tmp.rglob("*") if p.is_file()):
+            own.install(f"report/{path.relative_to(tmp).as_posix()}", path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    written["report"] = report / "index.html"
     return written

@@ -147,12 +147,15 @@ def _from_file(spec: DatasetSpec) -> StudyData:
     groups = tuple(spec.groups or ())
     labels = tuple(str(g) for g in groups)
     column = df[spec.attribute]
+    for name in (spec.attribute, spec.label):  # 'north' and 'north ' would be two groups: refused, as bound does
+        _check_near_duplicates(spec.name, name, df[name])
     member = _group_membership(column, groups)
     absent = [g for g, hit in zip(groups, member, strict=True) if not hit.any()]
     if absent:
         shown = sorted({repr(v) for v in column.dropna().unique().tolist()})[:20]
         raise DataError(f"data set {spec.name!r}: the attribute {spec.attribute!r} never takes the value(s) "
-                        f"{absent}; its values are {', '.join(shown)} ({column.dtype} column).")
+                        f"{absent}; its values are {', '.join(shown)} ({column.dtype} column)."
+                        + _yaml_hint(absent, column, "groups"))
     roles = {spec.label, spec.attribute}
     features = list(spec.features) if spec.features else [c for c in df.columns if c not in roles]
     clash = [c for c in features if c in roles]
@@ -170,13 +173,65 @@ def _from_file(spec: DatasetSpec) -> StudyData:
     empty = [g for g in labels if not (complete._group == g).any()]
     if empty:
         raise DataError(f"data set {spec.name!r}: group(s) {empty} have no row without missing values.")
-    y = (complete[spec.label] == spec.positive).to_numpy().astype(int)
+    y = _positive_rows(spec, complete[spec.label])
     if y.min() == y.max():
+        found = sorted({repr(v) for v in complete[spec.label].unique().tolist()})[:20]
         raise DataError(f"data set {spec.name!r}: the label {spec.label!r} never (or always) equals the positive "
-                        f"value {spec.positive!r}; set 'positive' to the favourable value.")
+                        f"value {spec.positive!r}; its values are {', '.join(found)}: set 'positive' to the favourable "
+                        "one (in a YAML spec, quote a text value, e.g. positive: "
+                        f"\"{_example_label(spec.positive, complete[spec.label])}\").")
     note = f"{len(frame) - len(complete)} rows with missing values dropped" if len(complete) < len(frame) else ""
     return StudyData(spec.name, _encoded(complete[features]).reset_index(drop=True), y,
                      complete._group.to_numpy().astype(str), (labels[0], labels[1]), note)
+
+
+def _check_near_duplicates(name: str, column: str, values: pd.Series) -> None:
+    """Refuse text labels that differ only by white space or Unicode form, with ``fairprobe bound``'s message."""
+    from fairprobe.core.table import _check_near_duplicates as check
+
+    try:
+        check(column, column, values.dropna().unique().tolist())
+    except DataError as err:
+        raise DataError(f"data set {name!r}: {err}") from None
+
+
+_TRUE = ("yes", "y", "true", "t", "on", "1")
+_FALSE = ("no", "n", "false", "f", "off", "0")
+
+
+def _is_text(column: pd.Series) -> bool:
+    return not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column))
+
+
+def _example_label(positive: Any, column: pd.Series) -> str:
+    """The column's label a boolean ``positive`` most likely stood for (``yes`` for True), else its first label."""
+    values = sorted(str(v) for v in column.dropna().unique().tolist())
+    words = _TRUE if positive is True else _FALSE if positive is False else ()
+    return next((v for v in values if v.strip().lower() in words), values[0] if values else "yes")
+
+
+def _yaml_hint(values: Any, column: pd.Series, key: str) -> str:
+    """For a boolean read from an unquoted YAML yes/no/true/false/on/off compared with text labels: say so."""
+    if not any(isinstance(v, bool) for v in values) or not _is_text(column):
+        return ""
+    return (f" YAML reads an unquoted yes, no, true, false, on or off as a boolean ({', '.join(map(str, values))}); "
+            f"quote the labels in '{key}' as the data write them, e.g. \"{_example_label(values[0], column)}\".")
+
+
+def _positive_rows(spec: DatasetSpec, column: pd.Series) -> np.ndarray:
+    """1 where the label is ``spec.positive``: numbers compare as numbers, text as text.
+
+    A boolean ``positive`` (YAML's reading of an unquoted ``yes``) against text labels is refused
+    with the fix, quoting the value, rather than matching no row.
+    """
+    positive = spec.positive
+    if isinstance(positive, bool) and _is_text(column):
+        found = sorted({repr(v) for v in column.dropna().unique().tolist()})[:20]
+        raise DataError(f"data set {spec.name!r}: 'positive' is the boolean {positive} (YAML reads an unquoted yes, "
+                        f"no, true, false, on or off as a boolean), but the label {spec.label!r} holds text: "
+                        f"{', '.join(found)}; quote the favourable value in the spec, e.g. positive: "
+                        f"\"{_example_label(positive, column)}\".")
+    return _group_membership(column, (positive,))[0].astype(int)
 
 
 def _group_membership(column: pd.Series, groups: tuple) -> list[np.ndarray]:

@@ -2,16 +2,20 @@
 
 * **The marker** is ``spec.json``: the spec, its fingerprint, the signature
   ``"generator": "fairprobe"`` (as a report folder's ``report.json``, see
-  :mod:`fairprobe.reporting.folders`) and ``written``, the list of the files the study wrote in the
-  folder (the models and units are listed before they are written). A non-empty folder without
-  the marker is refused unless ``force``: whatever the names of its files, fairprobe did not write
-  them.
+  :mod:`fairprobe.reporting.folders`), ``written``, the list of the files the study wrote in the
+  folder, one by one, also inside ``report/`` (the models and units are listed before they are
+  written), and ``folder_id``, a random id that the hidden file ``.fairprobe.id``, written
+  when the study first used the folder, also holds. A ``spec.json`` copied alone into another
+  folder is therefore no marker there (a whole study folder copied is still a study). A non-empty
+  folder without the marker is refused unless ``force``: whatever the names of its files,
+  fairprobe did not write them.
 * **One run at a time**: a run holds ``.fairprobe-study.lock`` (its PID, host and start) under an
   exclusive ``fcntl.flock`` lock, which the system releases when the process ends, however it ends;
   a second run on the folder is refused with the first one's PID. Where ``flock`` is missing the
   file is created exclusively and taken over when its PID is no longer running.
 * **force** starts over by removing the files the marker lists, and nothing else: a user's files,
-  also inside ``models/``, ``units/``, ``figures/`` or ``report/``, are kept.
+  also inside ``models/``, ``units/``, ``figures/``, ``report/`` or ``report/tables/``, are kept;
+  a folder is removed only when it is left empty.
 * **Every file** goes to a uniquely named temporary file beside it and is then moved into place,
   so a stopped run never leaves half a file and two writers never share a temporary name. A write
   that fails (a full disk, a read-only folder) is a :class:`~fairprobe.exceptions.ConfigError`
@@ -26,6 +30,7 @@ import errno
 import json
 import os
 import re
+import secrets
 import shutil
 import socket
 import tempfile
@@ -35,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from fairprobe.core.jsonsafe import dumps
-from fairprobe.exceptions import ConfigError
+from fairprobe.exceptions import ConfigError, FairprobeError
 from fairprobe.reporting.folders import _HARMLESS, GENERATOR, REPORT_ENTRIES, _umask, folder_kind
 
 try:
@@ -43,16 +48,21 @@ try:
 except ImportError:  # Windows: the lock file is created exclusively instead
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["LOCK", "MARKER", "StudyFolder", "check_study_folder", "folder_lock", "open_study_folder", "write_file"]
+__all__ = ["FOLDER_ID", "LOCK", "MARKER", "StudyFolder", "check_study_folder", "folder_lock", "open_study_folder",
+           "write_file"]
 
 MARKER = "spec.json"
 LOCK = ".fairprobe-study.lock"
+FOLDER_ID = ".fairprobe.id"  # the folder's random id, also in its marker: a copied spec.json is no marker
 TEMP_PREFIX = ".fairprobe-"  # temporary files: ".fairprobe-<random>.tmp", beside the file they become
 TABLES = ("results.csv", "results.parquet", "models.csv", "fragility.csv", "ranking.csv")
 #: The shapes of the files a study writes: an entry of the marker's list that is not one of them is ignored.
 OWN_FILE = re.compile(r"(?:models|units)/[0-9a-f]{24}\.json|" + "|".join(re.escape(t) for t in TABLES)
                       + r"|figures/(?:figure5|dataset_[A-Za-z0-9][A-Za-z0-9_.-]*)\.png"
-                      + r"|report/(?:" + "|".join(re.escape(e) for e in sorted(REPORT_ENTRIES)) + ")")
+                      + r"|report/(?:" + "|".join(re.escape(e) for e in sorted(REPORT_ENTRIES)) + ")"
+                      + r"|report/tables/[A-Za-z0-9_.-]+\.csv|report/figures/[A-Za-z0-9_.-]+\.png")
+#: Entries of markers written before the report's files were listed one by one: read through its report.json.
+REPORT_FOLDERS = ("report/tables", "report/figures")
 UNIT_FILE = re.compile(r"[0-9a-f]{24}\.json")
 _HELD: dict[str, Callable[[], None]] = {}  # folders whose lock this process holds -> release
 
@@ -82,6 +92,8 @@ def writing(target: Path) -> Iterator[None]:
     """
     try:
         yield
+    except FairprobeError:  # already one line naming the file and the fix (e.g. the report writer's)
+        raise
     except OSError as exc:
         raise ConfigError(f"cannot write {target}: {exc.strerror or exc}; {_hint(exc)}.") from None
 
@@ -345,6 +357,36 @@ def folder_lock(folder: str | os.PathLike, *, option: str = "out") -> Iterator[P
 
 
 # -- the marker and the folder check -----------------------------------------------------------------
+def _report_files(folder: Path) -> set[str]:
+    """The files of the study's report in ``folder / "report"``, as its ``report.json`` lists them.
+
+    For a marker that listed ``report/tables`` and ``report/figures`` as folders: only the tables
+    and figures the report wrote are the study's, not a user's files beside them.
+    """
+    try:
+        manifest = json.loads((folder / "report" / "report.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    if not isinstance(manifest, dict) or manifest.get("generator") != GENERATOR:
+        return set()
+    found = {"report/index.html", "report/report.json"}
+    for section in manifest.get("sections") or []:
+        for item in [*(section.get("tables") or []), *(section.get("figures") or [])] \
+                if isinstance(section, dict) else []:
+            name = f"report/{item.get('file')}" if isinstance(item, dict) else ""
+            if OWN_FILE.fullmatch(name) and name not in REPORT_FOLDERS:
+                found.add(name)
+    return found
+
+
+def _expanded(folder: Path, written: Iterable[Any]) -> set[str]:
+    """The marker's list of files: the study's shapes only, the report's folders read as their files."""
+    names = {w for w in written if isinstance(w, str) and OWN_FILE.fullmatch(w)}
+    if names & set(REPORT_FOLDERS):
+        names = (names - set(REPORT_FOLDERS)) | _report_files(folder)
+    return names
+
+
 def _legacy_written(folder: Path) -> set[str]:
     """The files a study of an earlier version wrote (its ``spec.json`` kept no list)."""
     found = {f"{sub}/{p.name}" for sub in ("models", "units") if (folder / sub).is_dir()
@@ -355,7 +397,31 @@ def _legacy_written(folder: Path) -> set[str]:
                   if OWN_FILE.fullmatch(f"figures/{p.name}")}
     if folder_kind(folder / "report") == "fairprobe":
         found |= {f"report/{p.name}" for p in (folder / "report").iterdir() if p.name in REPORT_ENTRIES}
-    return found
+    return _expanded(folder, found)
+
+
+def folder_id(folder: Path) -> str | None:
+    """The random id of a study's folder (its hidden ``.fairprobe.id``), or None."""
+    try:
+        text = (folder / FOLDER_ID).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if re.fullmatch(r"[0-9a-f]{32}", text) else None
+
+
+def _raw_marker(folder: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _copied_marker(folder: Path) -> bool:
+    """Whether ``spec.json`` is a study's marker written for another folder (copied alone)."""
+    data = _raw_marker(folder)
+    return data is not None and data.get("generator") == GENERATOR and data.get("kind") == "study" \
+        and read_marker(folder) is None
 
 
 def read_marker(folder: Path) -> dict[str, Any] | None:
@@ -367,22 +433,25 @@ def read_marker(folder: Path) -> dict[str, Any] | None:
     ...     print(read_marker(Path(tmp)))
     None
     """
-    try:
-        data = json.loads((folder / MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict):
+    data = _raw_marker(folder)
+    if data is None:
         return None
     if data.get("generator") == GENERATOR and data.get("kind") == "study" and isinstance(data.get("written"), list):
-        return {**data, "written": {w for w in data["written"] if isinstance(w, str) and OWN_FILE.fullmatch(w)}}
-    if set(data) == {"fingerprint", "spec"} and isinstance(data["spec"], dict):  # written before the signature
+        # the folder's own marker: the id it records is the one the folder's hidden file holds
+        own = folder_id(folder)
+        if own is None or data.get("folder_id") != own:
+            return None
+        return {**data, "written": _expanded(folder, data["written"])}
+    if set(data) == {"fingerprint", "spec"} and isinstance(data["spec"], dict) and (folder / "models").is_dir() \
+            and any(UNIT_FILE.fullmatch(p.name) for p in (folder / "models").iterdir()):
+        # written before the signature, in a folder holding the study's trained models
         return {**data, "written": _legacy_written(folder)}
     return None
 
 
 def _is_ours(name: str) -> bool:
     """Entries a run leaves beside the study's files: its lock, and a stopped run's temporary files."""
-    return name == LOCK or (name.startswith(TEMP_PREFIX) and name.endswith(".tmp"))
+    return name in (LOCK, FOLDER_ID) or (name.startswith(TEMP_PREFIX) and name.endswith(".tmp"))
 
 
 def check_study_folder(out: str | os.PathLike, *, force: bool = False, option: str = "out",
@@ -453,8 +522,10 @@ def check_study_folder(out: str | os.PathLike, *, force: bool = False, option: s
                    if p.name not in _HARMLESS and not _is_ours(p.name))
     if other:
         shown = ", ".join(other[:5]) + (f" and {len(other) - 5} more" if len(other) > 5 else "")
-        raise ConfigError(f"{option} {out} holds files fairprobe did not write ({shown}); choose a new or empty "
-                          "folder, or pass --force (force=True in Python) to write the study there anyway (its "
+        copied = (f" (its {MARKER} was written for another folder, or the hidden {FOLDER_ID} beside it was lost: "
+                  "a study folder is copied as a whole)") if _copied_marker(path) else ""
+        raise ConfigError(f"{option} {out} holds files fairprobe did not write ({shown}){copied}; choose a new or "
+                          "empty folder, or pass --force (force=True in Python) to write the study there anyway (its "
                           "spec.json, tables, figures/, report/, models/ and units/ files are written beside yours, "
                           "replacing files of the same names; your other files are kept).")
     return path
@@ -471,10 +542,12 @@ class StudyFolder:
         The files the study wrote there, relative to ``path``.
     """
 
-    def __init__(self, path: Path, written: set[str]) -> None:
+    def __init__(self, path: Path, written: set[str], folder_id: str | None = None) -> None:
         self.path = path
         self.written = set(written)
         self.mode = 0o666 & ~_umask()
+        self.folder_id = folder_id or secrets.token_hex(16)
+        self.trusted = set(written)  # the files the marker listed when the run began: the study's to read
 
     def write(self, name: str, write: Callable[[Path], Any]) -> Path:
         """Write ``name`` (relative to the folder) through ``write(temporary path)`` and list it."""
@@ -490,25 +563,46 @@ class StudyFolder:
         return target
 
     def remove(self, names: Iterable[str]) -> None:
-        """Remove the listed files the study wrote (a user's files are never listed), and its empty folders."""
+        """Remove the listed files the study wrote (a user's files are never listed), and its folders left empty.
+
+        A listed name that is a folder is never removed with what it holds: it goes only when empty.
+        """
+        emptied = set()
         for name in sorted(set(names), reverse=True):
             if not OWN_FILE.fullmatch(name):
                 continue
             target = self.path / name
             with writing(target):
                 if target.is_dir() and not target.is_symlink():
-                    shutil.rmtree(target)
+                    emptied.add(name)
                 elif target.exists() or target.is_symlink():
                     target.unlink()
+                    emptied |= {p.as_posix() for p in Path(name).parents if p.as_posix() != "."}
             self.written.discard(name)
-        for sub in ("figures", "report", "models", "units"):
-            with contextlib.suppress(OSError):  # kept when it holds a user's files
-                (self.path / sub).rmdir()
+            self.trusted.discard(name)
+        # the folders the removed files were in, when left empty (a user's empty folder stays)
+        for sub in sorted(emptied, key=lambda n: n.count("/"), reverse=True):
+            target = self.path / sub
+            if target.is_dir() and not target.is_symlink():
+                with contextlib.suppress(OSError):  # kept when it holds a user's files
+                    target.rmdir()
+
+    def install(self, name: str, source: Path) -> Path:
+        """Move the finished file ``source`` (in a temporary folder inside this one) to ``name``, and list it."""
+        target = self.path / name
+        with writing(target):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+        self.written.add(name)
+        return target
 
     def save_marker(self, fingerprint: str, spec: dict[str, Any]) -> None:
         """Write ``spec.json``: the spec, its fingerprint, the signature and the files written."""
+        if folder_id(self.path) != self.folder_id:
+            write_file(self.path / FOLDER_ID, lambda p: p.write_text(self.folder_id + "\n", encoding="utf-8"),
+                       mode=self.mode)
         self.write_json(MARKER, {"generator": GENERATOR, "kind": "study", "fingerprint": fingerprint, "spec": spec,
-                                 "written": sorted(self.written)})
+                                 "folder_id": self.folder_id, "written": sorted(self.written)})
 
 
 @contextlib.contextmanager
@@ -538,13 +632,17 @@ def open_study_folder(out: str | os.PathLike, *, force: bool, fingerprint: str, 
     with folder_lock(out) as path:
         check_study_folder(out, force=force, inputs=inputs)  # again, now that no other run can change it
         marker = read_marker(path)
-        folder = StudyFolder(path, marker["written"] if marker else set())
-        for sub in (path, path / "models", path / "units"):  # a stopped run's temporary files
+        # a folder the study did not mark (new, or written into with force) gets a new id
+        folder = StudyFolder(path, marker["written"] if marker else set(), folder_id(path) if marker else None)
+        for sub in (path, path / "models", path / "units"):  # a stopped run's temporary files (and report)
             if sub.is_dir():
                 for p in sub.iterdir():
                     if p.name.startswith(TEMP_PREFIX) and p.name.endswith(".tmp"):
                         with contextlib.suppress(OSError):
-                            p.unlink()
+                            if p.is_dir() and not p.is_symlink():
+                                shutil.rmtree(p)
+                            else:
+                                p.unlink()
         if force:
             folder.remove(set(folder.written))
         for sub in ("models", "units"):

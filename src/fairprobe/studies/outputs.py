@@ -4,7 +4,10 @@ The quantity is the paper's: for each trained model (data set x classifier x con
 bias and level ``D``, the **worst-case absolute disparity** ``max(|lower|, |upper|)`` of the
 certified bound, and its **increase** over the model's observed disparity (the value at ``D = 0``).
 Averages are over the models, and their uncertainty is a percentile bootstrap over the models
-(the unit of replication of the study), with the study's seed.
+(the unit of replication of the study), with the study's seed. Fewer than
+:data:`~fairprobe.core.small_groups.MIN_MODELS` models (one) have nothing to resample: their
+averages are given without an interval or a probability of rank (empty cells), as the project's
+rule for too few to say (:mod:`fairprobe.core.small_groups`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from fairprobe.core.small_groups import MIN_MODELS
 
 __all__ = ["dataset_figure", "figure5", "fragility_table", "metric_ranking"]
 
@@ -28,7 +33,9 @@ def _by_model(results: pd.DataFrame, value: str, levels: Sequence[str], *, drop:
 
 
 def _bootstrap_means(matrix: np.ndarray, reps: int, seed: int) -> np.ndarray:
-    """(reps, columns) means of rows resampled with replacement."""
+    """(reps, columns) means of rows resampled with replacement; NaN with fewer than ``MIN_MODELS`` rows."""
+    if len(matrix) < MIN_MODELS:  # one model: nothing to resample, no interval to claim
+        return np.full((max(reps, 1), matrix.shape[1]), np.nan)
     rng = np.random.default_rng(seed)
     rows = rng.integers(0, len(matrix), size=(reps, len(matrix)))
     return matrix[rows].mean(axis=1)
@@ -52,7 +59,7 @@ def fragility_table(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, l
     -------
     pandas.DataFrame
         Columns bias, metric, D, models, mean_worst, worst_lower, worst_upper, mean_increase,
-        increase_lower, increase_upper.
+        increase_lower, increase_upper (the intervals NaN on fewer than ``MIN_MODELS`` models).
 
     Examples
     --------
@@ -90,7 +97,8 @@ def metric_ranking(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, le
     biases first, so a model is one replicate), the mean increase over the models at the largest
     ``D``, its bootstrap interval, the rank (1 = most robust) and the bootstrap probabilities that
     the metric is the most robust and the most fragile. The models are resampled jointly for all
-    metrics, so the ranks' uncertainty is that of the comparison.
+    metrics, so the ranks' uncertainty is that of the comparison. On fewer than ``MIN_MODELS``
+    models (one) the interval and the probabilities are NaN: the rank is that model's order only.
 
     Parameters
     ----------
@@ -136,6 +144,7 @@ def metric_ranking(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, le
         if not len(increase):
             continue
         boot = _bootstrap_means(increase, reps, seed)
+        few = len(increase) < MIN_MODELS  # no bootstrap over one model: no interval, no probability of rank
         order = np.argsort(np.argsort(boot, axis=1), axis=1)  # 0 = smallest increase = most robust
         means = increase.mean(axis=0)
         ranks = np.argsort(np.argsort(means)) + 1
@@ -143,8 +152,8 @@ def metric_ranking(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, le
             out.append({"bias": bias, "D": float(top), "metric": m, "models": len(increase),
                         "mean_increase": float(means[j]), "lower": float(np.quantile(boot[:, j], alpha)),
                         "upper": float(np.quantile(boot[:, j], 1 - alpha)), "rank": int(ranks[j]),
-                        "p_most_robust": float(np.mean(order[:, j] == 0)),
-                        "p_most_fragile": float(np.mean(order[:, j] == len(metrics) - 1))})
+                        "p_most_robust": np.nan if few else float(np.mean(order[:, j] == 0)),
+                        "p_most_fragile": np.nan if few else float(np.mean(order[:, j] == len(metrics) - 1))})
     frame = pd.DataFrame(out)
     return frame.sort_values(["rank"], kind="mergesort").sort_values("bias", kind="mergesort", key=lambda b: b.map(
         {name: i for i, name in enumerate(dict.fromkeys(frame.bias))})).reset_index(drop=True) if len(frame) else frame
@@ -183,7 +192,9 @@ def _figure(results: pd.DataFrame, title: str, reps: int, seed: int, order: Sequ
             table: pd.DataFrame | None) -> Any:
     table = fragility_table(results, reps=reps, seed=seed) if table is None else table
     n = results[MODEL].drop_duplicates().shape[0]
-    return _panels(table, f"{title}average over {n} models; bands: 95 % bootstrap over models", order)
+    bands = ("bands: 95 % bootstrap over models" if n >= MIN_MODELS else
+             f"no bands: a bootstrap over models needs at least {MIN_MODELS}")
+    return _panels(table, f"{title}average over {n} model{'s' if n != 1 else ''}; {bands}", order)
 
 
 def figure5(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, order: Sequence[str] | None = None,

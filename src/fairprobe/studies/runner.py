@@ -203,11 +203,16 @@ def _dask_configured() -> bool:
     return type(backend).__name__ == "DaskDistributedBackend"
 
 
-def _load_all(folder: Path) -> dict[str, Any]:
-    """The study's files in ``models/`` or ``units/`` (named by their hash; a user's files there are left alone)."""
+def _load_all(folder: Path, trusted: set[str] | None = None) -> dict[str, Any]:
+    """The study's files in ``models/`` or ``units/`` (named by their hash; a user's files there are left alone).
+
+    ``trusted``: the files (relative to the study's folder) its marker listed when the run began;
+    a file of a study's name that it does not list (a user's, in a folder written into with
+    ``force``) is never read as the study's: the unit is done again and written over it.
+    """
     out = {}
     for f in sorted(folder.glob("*.json")):
-        if not UNIT_FILE.fullmatch(f.name):
+        if not UNIT_FILE.fullmatch(f.name) or (trusted is not None and f"{folder.name}/{f.name}" not in trusted):
             continue
         try:
             out[f.stem] = json.loads(f.read_text(encoding="utf-8"))
@@ -315,7 +320,7 @@ def run_study(spec: str | os.PathLike | Mapping[str, Any] | StudySpec, out: str 
 def execute(spec: StudySpec, folder: StudyFolder, plan: StudyPlan, *, n_jobs: int | None = 1, client: Any = None,
             progress: bool = True, max_units: int | None = None) -> pd.DataFrame:
     """Run the models and units of ``plan`` missing from ``folder`` (locked by the caller); the results table."""
-    models = _load_all(folder.path / "models")
+    models = _load_all(folder.path / "models", folder.trusted)
     key_of = {id(t): key for t, key in zip(plan.trainings, plan.model_keys, strict=True)}
     todo = [t for t in plan.trainings if key_of[id(t)] not in models]
 
@@ -325,7 +330,7 @@ def execute(spec: StudySpec, folder: StudyFolder, plan: StudyPlan, *, n_jobs: in
         models[key] = result
 
     _parallel(_train, todo, n_jobs, client, "training", progress, keep_model)
-    units = _load_all(folder.path / "units")
+    units = _load_all(folder.path / "units", folder.trusted)
     wanted, tasks = [], []
     for mkey, unit_list in zip(plan.model_keys, plan.units, strict=True):
         for key, bias, metric in unit_list:
