@@ -113,7 +113,7 @@ def test_bound_with_a_sampling_interval(tmp_path: Path) -> None:
     assert_bad(run(*base, "--data", str(tmp_path / "counts.csv"), "--ci", "1.5"), "strictly between 0 and 1")
     assert_bad(run(*base, "--data", str(tmp_path / "counts.csv"), "--ci", "0.95", "--resamples", "5"), ">= 20")
     # interval options without --ci are refused, not silently dropped; --stratify names a node of the table
-    assert_bad(run(*base, "--data", str(tmp_path / "counts.csv"), "--ci-method", "bayes"), "add ci=0.95")
+    assert_bad(run(*base, "--data", str(tmp_path / "counts.csv"), "--ci-method", "bayes"), "add --ci 0.95")
     assert_bad(run(*base, "--data", str(tmp_path / "counts.csv"), "--ci", "0.95", "--stratify", "race"),
                "not a node of the table")
     strat = run(*base, "--data", str(tmp_path / "counts.csv"), "--ci", "0.95", "--resamples", "40", "--stratify", "A",

@@ -11,6 +11,9 @@ missing from the data is otherwise an error), ``--backend``, ``--time-limit``, `
 
 from __future__ import annotations
 
+import contextlib
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +32,7 @@ from fairprobe.cli.options import (
     save_plot,
     save_table,
     seed_option,
+    single_option,
     time_limit_option,
 )
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
@@ -81,7 +85,8 @@ def parse_grid(text: str) -> list[float]:
     return values
 
 
-def _pairs(text: str | None, what: str) -> dict[str, str]:
+def _pairs(text: str | None, what: str, seen: dict[str, str] | None = None) -> dict[str, str]:
+    """``NAME=VALUE`` pairs; a name given twice (here or in ``seen``, an earlier use of the option) is refused."""
     out: dict[str, str] = {}
     for part in (text or "").split(","):
         if not part.strip():
@@ -89,7 +94,11 @@ def _pairs(text: str | None, what: str) -> dict[str, str]:
         key, sep, value = part.partition("=")
         if not sep or not key.strip() or not value.strip():
             raise ConfigError(f"Cannot read {what} {part!r}; write NAME=VALUE pairs separated by commas.")
-        out[key.strip()] = value.strip()
+        key, value = key.strip(), value.strip()
+        before = out.get(key, (seen or {}).get(key))
+        if before is not None:
+            raise ConfigError(f"{what} gives {key} twice ({key}={before}, {key}={value}); give each name once.")
+        out[key] = value
     return out
 
 
@@ -147,7 +156,7 @@ def load_data(path: Path, columns: str | None, groups: str | None,
     from fairprobe.core.table import ObservedTable, check_one_column_per_node
 
     frame = read_table(path)
-    mapping = _pairs(columns, "column mapping")
+    mapping = _pairs(columns, "--columns")
     check_one_column_per_node(mapping)
     missing = [col for col in mapping.values() if col not in frame.columns]
     if missing:
@@ -185,7 +194,7 @@ def _pos_label(text: str | None) -> str | dict[str, str] | None:
     if not pairs or any(not key.strip() or not value.strip() for key, _, value in pairs):
         raise ConfigError(f"Cannot read --pos-label {text!r}; give one label (--pos-label hired) or labels by node "
                           "(--pos-label Y=hired,P=hire).")
-    return {key.strip(): value.strip() for key, _, value in pairs}
+    return _pairs(text, "--pos-label")  # a node given twice (Y=yes,...,Y=no) is refused, not the last kept
 
 
 def _group_value(text: str) -> Any:
@@ -210,17 +219,80 @@ def _metric(name: str, group: str | None, groups: tuple[Any, Any] | str | None) 
 
 
 def _fixed(params: tuple[str, ...], given_d: bool = False) -> dict[str, float]:
-    out = {}
+    """The ``--param NAME=VALUE`` values; a name given twice (in one or several ``--param``) is refused."""
+    seen: dict[str, str] = {}
     for item in params:
-        for k, v in _pairs(item, "--param").items():
-            try:
-                out[k] = float(v)
-            except ValueError:
-                raise ConfigError(f"--param {k} needs a number; got {v!r}.") from None
+        seen.update(_pairs(item, "--param", seen))
+    out = {}
+    for k, v in seen.items():
+        try:
+            out[k] = float(v)
+        except ValueError:
+            raise ConfigError(f"--param {k} needs a number; got {v!r}.") from None
     if given_d and "D" in out:
         raise ConfigError("The sensitivity value D is given twice, by --D and by --param D=...; give it once "
                           "(--D for the value; --param is for the other parameters of a combined bias).")
     return out
+
+
+def _d_and_fixed(d_value: float | None, params: tuple[str, ...]) -> tuple[float | None, dict[str, float]]:
+    """``bound``'s D and fixed parameters: ``--param D=...`` without ``--D`` is taken as ``--D``."""
+    fixed = _fixed(params, given_d=d_value is not None)
+    if "D" in fixed:
+        d_value = fixed.pop("D")
+    return d_value, fixed
+
+
+#: The interval keywords of the drivers as the command line spells them (their errors name the keywords).
+CLI_FLAGS = {"ci_method": "--ci-method", "resamples": "--resamples", "stratify": "--stratify", "seed": "--seed",
+             "n_jobs": "--jobs", "ci": "--ci"}
+_KEYWORD = re.compile(r"(?<![\w.-])(" + "|".join(CLI_FLAGS) + r")=(?:'([^']*)'|([^\s,;)']*))")
+
+
+def cli_words(message: str) -> str:
+    """A driver's error in the command line's words: ``ci=95.0`` becomes ``--ci 95.0``, ``ci_method=`` ``--ci-method``.
+
+    Parameters
+    ----------
+    message : str
+        The error's text, naming the API's keywords.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> cli_words("ci=95.0 must be a coverage level strictly between 0 and 1, e.g. ci=0.95.")
+    '--ci 95.0 must be a coverage level strictly between 0 and 1, e.g. --ci 0.95.'
+    >>> cli_words("seed=3 only applies to a sampling interval: add ci=0.95 (command line: --ci 0.95), or drop it.")
+    '--seed 3 only applies to a sampling interval: add --ci 0.95, or drop it.'
+    >>> cli_words("stratify= applies to bootstrap (drop stratify, or use ci_method='bootstrap').")
+    '--stratify applies to bootstrap (drop --stratify, or use --ci-method bootstrap).'
+    """
+    message = re.sub(r"\b(drop|without) (" + "|".join(CLI_FLAGS) + r")\b(?!=)",
+                     lambda m: f"{m.group(1)} {CLI_FLAGS[m.group(2)]}", message)
+
+    def flag(match: re.Match[str]) -> str:
+        value = match.group(2) if match.group(2) is not None else match.group(3)
+        return CLI_FLAGS[match.group(1)] + (f" {value}" if value else "")
+
+    message = _KEYWORD.sub(flag, message)
+    # "add --ci 0.95 (command line: --ci 0.95)": the API's own hint for the command line, now said twice
+    return re.sub(r"(--[\w-]+(?: [^\s,;()]+)?) \(command line: \1\)", r"\1", message)
+
+
+@contextlib.contextmanager
+def _in_cli_words() -> Iterator[None]:
+    """A driver's ``ConfigError`` about its interval keywords, reworded with the command's flags."""
+    try:
+        yield
+    except ConfigError as exc:
+        text = str(exc)
+        worded = cli_words(text)
+        if worded != text:
+            exc.args = (worded, *exc.args[1:])
+        raise
 
 
 def _bias(biases: tuple[str, ...]) -> Any:
@@ -300,7 +372,7 @@ def interval_table(interval: dict[str, Any] | None) -> pd.DataFrame | None:
 
 def _columns_text(columns: str | None, table: Any) -> str:
     """Which column each DAG node was read from (``A = race, Y = two_year_recid, ...``)."""
-    mapping = _pairs(columns, "column mapping")
+    mapping = _pairs(columns, "--columns")
     return ", ".join(f"{node} = {mapping.get(node, node)}" for node in table.nodes)
 
 
@@ -351,22 +423,22 @@ def common(f: Any) -> Any:
     """
     options = [
         click.option("--bias", "biases", multiple=True, help="Bias name or JSON file; repeat to combine biases."),
-        click.option("--metric", required=True, help="Metric name (see `fairprobe plugins`) or a query string."),
+        single_option("--metric", required=True, help="Metric name (see `fairprobe plugins`) or a query string."),
         data_option("CSV or Parquet of unit rows, or of cells with a 'prob' (probabilities) or 'n' (counts) "
                     "column."),
-        click.option("--columns", default=None, help="Node=column mapping, e.g. A=race,Y=recid,P=pred."),
-        click.option("--pos-label", "pos_label", default=None, metavar="LABEL",
+        single_option("--columns", default=None, help="Node=column mapping, e.g. A=race,Y=recid,P=pred."),
+        single_option("--pos-label", "pos_label", default=None, metavar="LABEL",
                      help="The label that means 1 in a column of labels that do not say it (hired/rejected, "
                           "yes/no, 1/2): one label, or per node, e.g. Y=hired,P=hire."),
-        click.option("--groups", default=None,
+        single_option("--groups", default=None,
                      help="Two attribute values to compare (codes or labels), a value and 'rest' (everyone "
                           "else), 'all' (largest gap over pairs) or 'each_vs_rest' (largest gap of a group "
                           "against the rest)."),
-        click.option("--group", default=None, help="Group for group rates (fpr, ppv, ...): a label or code."),
+        single_option("--group", default=None, help="Group for group rates (fpr, ppv, ...): a label or code."),
         click.option("--param", "params", multiple=True, help="Fixed sensitivity value NAME=VALUE (repeatable)."),
-        click.option("--unmeasured", default=None,
+        single_option("--unmeasured", default=None,
                      help="DAG nodes with no column in the data, on purpose (comma list, e.g. Z)."),
-        click.option("--backend", default="scip", show_default=True, help="Solver backend."),
+        single_option("--backend", default="scip", show_default=True, help="Solver backend."),
         time_limit_option(DEFAULT_TIME_LIMIT),
         json_option(),
         out_option(),
@@ -377,7 +449,7 @@ def common(f: Any) -> Any:
     return f
 
 
-STRATIFY_OPTION = click.option(
+STRATIFY_OPTION = single_option(
     "--stratify", default=None, metavar="NODE",
     help="With --ci: resample within the levels of this node (e.g. A, when the groups' sizes were fixed by design).")
 
@@ -397,13 +469,13 @@ def interval_options(f: Any) -> Any:
         ``n_jobs``.
     """
     options = [
-        click.option("--ci", "ci", type=float, default=None,
+        single_option("--ci", "ci", type=float, default=None,
                      help="Also give the confidence interval with sampling error at this level (e.g. 0.95); "
                           "needs unit rows or counts."),
-        click.option("--ci-method", type=click.Choice(["bootstrap", "projection", "bayes"]), default="bootstrap",
+        single_option("--ci-method", type=click.Choice(["bootstrap", "projection", "bayes"]), default="bootstrap",
                      show_default=True, help="bootstrap (Imbens-Manski/Stoye), projection (finite-sample valid, "
                                              "one program) or bayes (Dirichlet draws)."),
-        click.option("--resamples", type=int, default=1000, show_default=True,
+        single_option("--resamples", type=int, default=1000, show_default=True,
                      help="Bootstrap resamples or posterior draws for --ci."),
         STRATIFY_OPTION,
         seed_option("Seed of the resamples (the interval does not depend on --jobs)."),
@@ -426,7 +498,7 @@ def _interval_kwargs(ci: float | None, ci_method: str, resamples: int, stratify:
 
 @click.command("bound")
 @common
-@click.option("--D", "d_value", type=float, default=None, help="Sensitivity value (single-parameter bias).")
+@single_option("--D", "d_value", type=float, default=None, help="Sensitivity value (single-parameter bias).")
 @interval_options
 def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
               group: str | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
@@ -446,11 +518,12 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     """
     from fairprobe.core.bound import bound
 
+    d_value, fixed = _d_and_fixed(d_value, params)
     table, grp = load_data(data_path, columns, groups, pos_label)
     extra = _interval_kwargs(ci, ci_method, resamples, stratify, seed, n_jobs)
-    res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
-                time_limit=time_limit, unmeasured=unmeasured, **extra,
-                **_fixed(params, given_d=d_value is not None))
+    with _in_cli_words():
+        res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
+                    time_limit=time_limit, unmeasured=unmeasured, **extra, **fixed)
     context = _context(res, table, columns)
     text = f"{res.summary()}\n{_context_text(context)}"
     if out_dir is not None:
@@ -461,17 +534,17 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
 
 @click.command("sweep")
 @common
-@click.option("--D", "d_grid", required=True, help="Values: start:stop:count (0:0.1:21) or a comma list.")
-@click.option("--parameter", default=None, help="Parameter swept when the bias has several.")
+@single_option("--D", "d_grid", required=True, help="Values: start:stop:count (0:0.1:21) or a comma list.")
+@single_option("--parameter", default=None, help="Parameter swept when the bias has several.")
 @jobs_option(dest="n_jobs")
 @file_option("--plot", "plot_path", suffixes=PLOT_SUFFIXES, help="Write the sensitivity plot (PNG/PDF/SVG).")
 @file_option("--csv", "csv_path", help="Write the table of bounds (CSV).")
-@click.option("--ci", "ci", type=float, default=None,
+@single_option("--ci", "ci", type=float, default=None,
               help="Also the confidence interval with sampling error at every point (e.g. 0.95; the plot's lighter "
                    "band); needs unit rows or counts.")
-@click.option("--ci-method", type=click.Choice(["bootstrap", "projection", "bayes"]), default="bootstrap",
+@single_option("--ci-method", type=click.Choice(["bootstrap", "projection", "bayes"]), default="bootstrap",
               show_default=True, help="Interval method (projection: one solve per point).")
-@click.option("--resamples", type=int, default=1000, show_default=True, help="Resamples or draws per point.")
+@single_option("--resamples", type=int, default=1000, show_default=True, help="Resamples or draws per point.")
 @STRATIFY_OPTION
 @seed_option("Seed of the resamples (the same resamples at every point).")
 def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None, groups: str | None,
@@ -491,9 +564,10 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
 
     table, grp = load_data(data_path, columns, groups, pos_label)
     extra = _interval_kwargs(ci, ci_method, resamples, stratify, seed, None)
-    res = sensitivity(_bias(biases), _metric(metric, group, grp), table, D=parse_grid(d_grid),
-                      parameter=parameter, backend=backend, time_limit=time_limit, n_jobs=n_jobs,
-                      unmeasured=unmeasured, **extra, **_fixed(params, given_d=True))
+    with _in_cli_words():
+        res = sensitivity(_bias(biases), _metric(metric, group, grp), table, D=parse_grid(d_grid),
+                          parameter=parameter, backend=backend, time_limit=time_limit, n_jobs=n_jobs,
+                          unmeasured=unmeasured, **extra, **_fixed(params, given_d=True))
     if plot_path is not None:
         save_plot(res.plot, plot_path)
     if csv_path is not None:
@@ -519,9 +593,9 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
 
 @click.command("breakdown")
 @common
-@click.option("--threshold", type=float, default=None, help="Conclusion: metric above/below this (default 0).")
-@click.option("--tolerance", type=float, default=None, help="Conclusion: |metric| <= tolerance (or not).")
-@click.option("--parameter", default=None, help="Parameter moved when the bias has several.")
+@single_option("--threshold", type=float, default=None, help="Conclusion: metric above/below this (default 0).")
+@single_option("--tolerance", type=float, default=None, help="Conclusion: |metric| <= tolerance (or not).")
+@single_option("--parameter", default=None, help="Parameter moved when the bias has several.")
 @interval_options
 def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, columns: str | None,
                   groups: str | None, group: str | None, params: tuple[str, ...], unmeasured: str | None,
@@ -544,9 +618,10 @@ def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, col
 
     table, grp = load_data(data_path, columns, groups, pos_label)
     extra = _interval_kwargs(ci, ci_method, resamples, stratify, seed, n_jobs)
-    res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
-                    tolerance=tolerance, parameter=parameter, backend=backend, time_limit=time_limit,
-                    unmeasured=unmeasured, **extra, **_fixed(params))
+    with _in_cli_words():
+        res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
+                        tolerance=tolerance, parameter=parameter, backend=backend, time_limit=time_limit,
+                        unmeasured=unmeasured, **extra, **_fixed(params))
     context = {"observed": {"lower": res.observed.lower, "upper": res.observed.upper},
                "columns": _columns_text(columns, table), "groups": list(table.categories.get("A", [])),
                "conclusion": res.conclusion().text, "verdict": res.conclusion().verdict}

@@ -472,6 +472,9 @@ def main(argv: list[str] | None = None) -> None:
                 raise
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except click.UsageError as exc:  # a bad choice, a value of the wrong type, a missing option: one line
+        click.echo(f"error: {usage_line(exc)}", err=True)
+        sys.exit(2)
     except click.ClickException as exc:
         exc.show()
         sys.exit(2)
@@ -494,15 +497,49 @@ def main(argv: list[str] | None = None) -> None:
             traceback.print_exc()
         if exc.errno not in DISK_ERRNOS:
             _internal_error(exc, debug)
+        from fairprobe.reporting.folders import write_fix
+
         # a writer without its own check (a plugin's): still one line naming the file and the fix
         where = f" {exc.filename}" if exc.filename else ""
-        click.echo(f"error: Cannot write{where}: {exc.strerror or exc}; free space or choose another output path "
-                   "(--out, --plot, --csv).", err=True)
+        click.echo(f"error: Cannot write{where}: {exc.strerror or exc}; {write_fix(exc.errno)} or choose another "
+                   "output path (--out, --plot, --csv).", err=True)
         sys.exit(2)
     except Exception as exc:  # an unexpected failure: one line, the traceback only on request
         if debug:
             traceback.print_exc()
         _internal_error(exc, debug)
+
+
+def usage_line(exc: click.UsageError) -> str:
+    """Click's usage error as one line: its message (a bad choice names the choices) and where the help is.
+
+    Parameters
+    ----------
+    exc : click.UsageError
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import click
+    >>> from fairprobe.cli.main import cli
+    >>> ctx = click.Context(click.Command("bound"), info_name="bound", parent=click.Context(cli, info_name="fairprobe"))
+    >>> choice = click.Choice(["bootstrap", "projection", "bayes"])
+    >>> option = click.Option(["--ci-method"], type=choice)
+    >>> try:
+    ...     choice.convert("jackknife", option, ctx)
+    ... except click.BadParameter as err:
+    ...     err.ctx, err.param = ctx, option
+    ...     print(usage_line(err))  # doctest: +NORMALIZE_WHITESPACE
+    Invalid value for '--ci-method': 'jackknife' is not one of 'bootstrap', 'projection', 'bayes'.
+    See 'fairprobe bound --help'.
+    """
+    message = " ".join(line.strip() for line in exc.format_message().splitlines() if line.strip())
+    if exc.ctx is not None:
+        message += f" See '{exc.ctx.command_path} --help'."
+    return message
 
 
 def _internal_error(exc: BaseException, debug: bool) -> None:

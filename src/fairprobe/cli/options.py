@@ -27,9 +27,9 @@ from fairprobe.exceptions import ConfigError, DataError
 from fairprobe.reporting.folders import FILES_KEY as _FILES_KEY
 from fairprobe.reporting.folders import OUT_KEY as _OUT_KEY
 
-__all__ = ["PLOT_SUFFIXES", "announce_reports", "data_option", "file_option", "force_option", "forced", "jobs_option",
-           "json_option", "out_option", "read_table", "require_columns", "save_plot", "save_table", "seed_option",
-           "write_report"]
+__all__ = ["PLOT_SUFFIXES", "SingleOption", "announce_reports", "data_option", "file_option", "force_option", "forced",
+           "jobs_option", "json_option", "out_option", "read_table", "require_columns", "save_plot", "save_table",
+           "seed_option", "single_option", "write_report"]
 
 
 def require_columns(df: pd.DataFrame, columns: list[str], path: Path) -> None:
@@ -103,20 +103,22 @@ def save_plot(draw: Callable[[], Any], path: Path) -> None:
     ['sweep.png']
     >>> plt.close("all")
     """
-    from fairprobe.reporting.folders import writing
+    from fairprobe.reporting.folders import atomic_write
 
     ax = draw()
     if ax.figure.get_layout_engine() is None:  # fairprobe's own figures lay themselves out (constrained)
         ax.figure.tight_layout()
-    with writing(path):  # a full disk or a read-only folder: one line naming the file and the fix
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        # "tight": the image grows to hold every label (tight_layout alone leaves a label longer than the figure
-        # clipped)
-        ax.figure.savefig(path, dpi=150, bbox_inches="tight")
+    # "tight": the image grows to hold every label (tight_layout alone leaves a label longer than the figure
+    # clipped). Written beside the file and renamed: a full disk or Ctrl-C leaves no partial image; a write the
+    # system refuses is one line naming the file and the fix.
+    atomic_write(path, lambda tmp: ax.figure.savefig(tmp, dpi=150, bbox_inches="tight"))
 
 
 def save_table(frame: pd.DataFrame, path: Path, **kwargs: Any) -> None:
     """Write ``frame`` as CSV to ``path`` (``--csv``); a write the system refuses is one line naming the file.
+
+    The file is written beside ``path`` and renamed into place: a full disk or Ctrl-C leaves no
+    partial file, and a file replaced with ``--force`` keeps its old content.
 
     Parameters
     ----------
@@ -146,12 +148,10 @@ def save_table(frame: pd.DataFrame, path: Path, **kwargs: Any) -> None:
     ...     print((Path(tmp) / "bounds.csv").read_text().split())
     ['D', '0.0', '0.05']
     """
-    from fairprobe.reporting.folders import writing
+    from fairprobe.reporting.folders import atomic_write
 
     kwargs.setdefault("index", False)
-    with writing(path):
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        frame.to_csv(path, **kwargs)
+    atomic_write(path, lambda tmp: frame.to_csv(tmp, **kwargs))  # no partial file, an old one kept on failure
 
 
 def write_report(out_dir: Path, title: str, *, summary: str = "", parameters: dict[str, Any] | None = None,
@@ -199,6 +199,96 @@ def write_report(out_dir: Path, title: str, *, summary: str = "", parameters: di
 
     return report.write_report(out_dir, title, summary=summary, text=text, parameters=parameters, figures=figures,
                                tables=tables, command=report.command_line())
+
+
+# -- options given at most once ---------------------------------------------------------------------
+class SingleOption(click.Option):
+    """A one-value option that refuses to be given twice: click would silently keep the last value.
+
+    ``fairprobe bound --D 0.02 --D 0.05`` would otherwise compute at 0.05 without a word. The
+    parser collects every occurrence; more than one is refused while parsing, naming the option
+    and the values (one line, exit code 2). Otherwise it is a plain option: the command, its
+    callback and ``process_value`` see the one value.
+
+    Examples
+    --------
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> @click.command()
+    ... @click.option("--D", "d_value", type=float, default=0.0, cls=SingleOption)
+    ... def show(d_value):
+    ...     click.echo(d_value)
+    >>> CliRunner().invoke(show, ["--D", "0.05"]).output, CliRunner().invoke(show, []).output
+    ('0.05\\n', '0.0\\n')
+    >>> print(CliRunner().invoke(show, ["--D", "0.02", "--D", "0.05"]).exception)
+    --D is given 2 times (--D 0.02, --D 0.05); give it once.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.multiple or self.count or self.is_flag:
+            raise TypeError(f"{self.opts}: a SingleOption takes one value (not a flag, count or multiple option).")
+
+    def add_to_parser(self, parser: Any, ctx: click.Context) -> None:
+        """Collect every occurrence (click's "store" would keep the last one)."""
+        parser.add_option(obj=self, opts=self.opts, dest=self.name, action="append", nargs=self.nargs)
+
+    def consume_value(self, ctx: click.Context, opts: Any) -> tuple[Any, Any]:
+        """The one value given on the command line; more than one is refused.
+
+        Parameters
+        ----------
+        ctx : click.Context
+        opts : mapping
+            The parser's values by parameter name.
+
+        Returns
+        -------
+        tuple
+            The value and its source, as :meth:`click.Parameter.consume_value`.
+
+        Raises
+        ------
+        ConfigError
+            The option was given more than once.
+        """
+        value, source = super().consume_value(ctx, opts)
+        if source == click.core.ParameterSource.COMMANDLINE and isinstance(value, list):
+            if len(value) > 1:
+                name = max(self.opts, key=len)
+                shown = ", ".join(f"{name} {' '.join(map(str, v)) if isinstance(v, tuple) else v}" for v in value)
+                raise ConfigError(f"{name} is given {len(value)} times ({shown}); give it once.")
+            value = value[0]
+        return value, source
+
+
+def single_option(*names: str, **kwargs: Any) -> Callable[[Any], Any]:
+    """``click.option`` for an option taking one value, given at most once (:class:`SingleOption`).
+
+    Parameters
+    ----------
+    *names : str
+        Option names and parameter name, as for :func:`click.option`.
+    **kwargs
+        Passed to :func:`click.option`.
+
+    Returns
+    -------
+    callable
+        The click decorator.
+
+    Examples
+    --------
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> @click.command()
+    ... @single_option("--metric", required=True)
+    ... def show(metric):
+    ...     click.echo(metric)
+    >>> print(CliRunner().invoke(show, ["--metric", "fpr_parity", "--metric", "tpr_parity"]).exception)
+    --metric is given 2 times (--metric fpr_parity, --metric tpr_parity); give it once.
+    """
+    return click.option(*names, cls=SingleOption, **kwargs)
 
 
 # -- shared option declarations -------------------------------------------------------------------
@@ -264,9 +354,9 @@ def force_option(f: Any) -> Any:
     """
     return click.option("--force", is_flag=True, is_eager=True, expose_value=False, callback=_force_callback,
                         help="Replace existing output files (--csv, --plot) and write the report even into a "
-                             "folder holding files fairprobe did not write (its index.html, report.json, "
-                             "figures/, tables/ are replaced; other files kept). The --data input is never "
-                             "overwritten.")(f)
+                             "folder holding files fairprobe did not write (its index.html, report.json and the "
+                             "report's own files in figures/ and tables/ are replaced; other files kept). The "
+                             "--data input is never overwritten.")(f)
 
 
 def _out_callback(ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
@@ -368,9 +458,8 @@ def out_option(*names: str, help: str = "Write a report folder (HTML, CSV, PNG; 
     The name given for --out is empty; give a folder name, e.g. --out report (it is created).
     """
     names = names or ("--out", "out_dir")
-    kwargs.setdefault("default", None)
     # a plain string: click.Path would turn "" into Path("") == Path("."), the current folder
-    return click.option(*names, type=str, callback=_out_callback, help=help, metavar="FOLDER", **kwargs)
+    return single_option(*names, type=str, callback=_out_callback, help=help, metavar="FOLDER", **kwargs)
 
 
 def check_output_file(value: str | os.PathLike, option: str, suffixes: tuple[str, ...] | None = None) -> Path:
@@ -481,8 +570,7 @@ def file_option(*names: str, suffixes: tuple[str, ...] | None = None, help: str 
         _check_inside(ctx)
         return Path(value)
 
-    kwargs.setdefault("default", None)
-    return click.option(*names, type=str, callback=callback, help=help, metavar="FILE", **kwargs)
+    return single_option(*names, type=str, callback=callback, help=help, metavar="FILE", **kwargs)
 
 
 # -- the options every command shares, declared once ---------------------------------------------------
@@ -519,13 +607,13 @@ def data_option(help: str = "CSV or Parquet file (unit rows, or cells with a 'pr
             _check_not_input(ctx)
         return value
 
-    data = click.option("--data", "data_path", required=required, help=help, callback=callback,
-                        type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    data = single_option("--data", "data_path", required=required, help=help, callback=callback,
+                         type=click.Path(exists=True, dir_okay=False, path_type=Path))
     # --encoding is not passed to the command: read_table reads it, so every command with --data has it
-    encoding = click.option("--encoding", default=None, expose_value=False, callback=_encoding_callback,
-                            metavar="NAME", help="Text encoding of a CSV --data file (default utf-8), e.g. cp1252 "
-                                                 "or latin-1 for a CSV Excel saved on Windows, utf-16 for Excel's "
-                                                 "'Unicode Text'.")
+    encoding = single_option("--encoding", expose_value=False, callback=_encoding_callback,
+                             metavar="NAME", help="Text encoding of a CSV --data file (default utf-8), e.g. cp1252 "
+                                                  "or latin-1 for a CSV Excel saved on Windows, utf-16 for Excel's "
+                                                  "'Unicode Text'.")
     return lambda f: data(encoding(f))
 
 
@@ -654,7 +742,7 @@ def seed_option(help: str = "Seed of every random choice.", *, default: int = 0,
     2
     """
     kind = click.IntRange(minimum, 2**32 - 1) if minimum is not None else int
-    return click.option("--seed", "seed", type=kind, default=default, show_default=True, help=help)
+    return single_option("--seed", "seed", type=kind, default=default, show_default=True, help=help)
 
 
 #: The one rule of ``--jobs`` in every command (and of ``n_jobs`` in the API), stated in each command's --help.
@@ -708,8 +796,8 @@ def jobs_option(help: str = "Parallel workers.", *, dest: str = "jobs", default:
     --jobs -2 is not a number of workers; give a positive number (e.g. --jobs 2), or -1 for every core.
     """
     kind = click.IntRange(minimum) if minimum is not None else int
-    return click.option("--jobs", dest, type=kind, default=default, show_default=default is not None,
-                        callback=_jobs_callback, help=f"{help.rstrip()} {JOBS_RULE}".strip())
+    return single_option("--jobs", dest, type=kind, default=default, show_default=default is not None,
+                         callback=_jobs_callback, help=f"{help.rstrip()} {JOBS_RULE}".strip())
 
 
 def _time_limit_callback(_ctx: click.Context, _param: click.Parameter, value: str | None) -> float | None:
@@ -753,7 +841,7 @@ def time_limit_option(default: float | None) -> Callable[[Any], Any]:
     ['60.0', '5.0', 'None']
     """
     shown = "no limit" if default is None else f"{default:g}"
-    return click.option(
+    return single_option(
         "--time-limit", "time_limit", default=None if default is None else str(default), show_default=shown,
         callback=_time_limit_callback, metavar="SECONDS|none",
         help="Seconds for the whole bound (each point of a sweep), shared by all its solves; a bound that "

@@ -9,6 +9,12 @@
 * :func:`writing` turns a write the system refuses (a full disk, a read-only folder) into one
   :class:`~fairprobe.exceptions.OutputError` (a ``ConfigError`` and an ``OSError``) naming the
   path, the system's reason and the fix.
+* :func:`atomic_write` writes a user-named file (``--csv``, ``--plot``) to a temporary file beside
+  it and renames it into place: a failure or Ctrl-C leaves no partial file and an old one intact.
+
+``report.json`` lists the files the report wrote (``"files"``). Only those are fairprobe's: a
+user's file put into ``tables/`` or ``figures/`` makes the folder one fairprobe did not (only)
+write, and is never deleted, ``--force`` or not.
 
 ``force=None`` follows the running ``fairprobe`` command's ``--force``; an explicit
 ``force=False`` is always honoured.
@@ -17,9 +23,11 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -28,8 +36,9 @@ from typing import Any
 
 from fairprobe.exceptions import ConfigError, OutputError
 
-__all__ = ["ARGV_KEY", "FILES_KEY", "GENERATOR", "OUT_KEY", "REPORT_ENTRIES", "WRITTEN_KEY", "check_output_folder",
-           "cli_meta", "folder_kind", "nearest_existing", "record_written", "replace_folder", "write_failed", "writing"]
+__all__ = ["ARGV_KEY", "FILES_KEY", "GENERATOR", "OUT_KEY", "REPORT_DIRS", "REPORT_ENTRIES", "WRITTEN_KEY",
+           "atomic_write", "check_output_folder", "cli_meta", "folder_kind", "foreign_entries", "nearest_existing",
+           "record_written", "recorded_files", "replace_folder", "write_failed", "write_fix", "writing"]
 
 GENERATOR = "fairprobe"  # the signature in report.json that marks a folder fairprobe wrote
 ARGV_KEY = "fairprobe.argv"  # click context meta: the arguments the running ``fairprobe`` command was given
@@ -37,6 +46,7 @@ WRITTEN_KEY = "fairprobe.written"  # click context meta: report pages written wh
 OUT_KEY = "fairprobe.out"  # click context meta: (option name, absolute path) of the command's report folder
 FILES_KEY = "fairprobe.files"  # click context meta: option name -> absolute path of each output file
 REPORT_ENTRIES = frozenset({"index.html", "report.json", "figures", "tables", "summary.json"})
+REPORT_DIRS = ("figures", "tables")  # the report's folders: a user may put files there too, which are kept
 _HARMLESS = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})  # written by file browsers, not by users
 
 
@@ -130,14 +140,39 @@ def write_failed(path: str | Path, exc: OSError, option: str | None = None) -> O
     >>> print(write_failed("report", OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)), "--out"))
     Cannot write --out report: No space left on device; free space or choose another --out.
     >>> print(write_failed("audit/index.html", OSError(errno.EROFS, os.strerror(errno.EROFS))))
-    Cannot write audit/index.html: Read-only file system; free space or choose another path.
+    Cannot write audit/index.html: Read-only file system; make the folder writable or choose another path.
     """
     option = option or _option_for(Path(path))
     reason = exc.strerror or str(exc) or type(exc).__name__
     where = f"{option} {path}" if option else str(path)
-    err = OutputError(f"Cannot write {where}: {reason}; free space or choose another {option or 'path'}.")
+    err = OutputError(f"Cannot write {where}: {reason}; {write_fix(exc.errno)} or choose another {option or 'path'}.")
     err.errno = exc.errno  # (only the number: the message stays the one line above)
     return err
+
+
+#: The system's refusals that a full disk does not explain: the place is read-only or not the user's.
+_NOT_WRITABLE = frozenset(getattr(errno, name) for name in ("EROFS", "EACCES", "EPERM") if hasattr(errno, name))
+
+
+def write_fix(number: int | None) -> str:
+    """The first half of the fix for a refused write with this ``errno`` (``"... or choose another ..."`` follows).
+
+    Parameters
+    ----------
+    number : int or None
+        The ``OSError``'s ``errno``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import errno
+    >>> write_fix(errno.ENOSPC), write_fix(errno.EROFS)
+    ('free space', 'make the folder writable')
+    """
+    return "make the folder writable" if number in _NOT_WRITABLE else "free space"
 
 
 @contextlib.contextmanager
@@ -178,13 +213,64 @@ def writing(path: str | Path, option: str | None = None) -> Iterator[None]:
         raise write_failed(path, exc, option) from exc
 
 
+def atomic_write(path: str | Path, write: Callable[[Path], Any], option: str | None = None) -> None:
+    """Write a user-named file with ``write(tmp)`` into a temporary file beside it, then rename it into place.
+
+    The temporary file is in the same folder (so the rename is atomic) and has the same suffix
+    (matplotlib picks the format by it). Whatever stops the write (a full disk, Ctrl-C, an error
+    of ``write``) removes the temporary file: no partial file is left, and a file being replaced
+    (``--force``) keeps its old content. The new file gets the old file's permissions, or the
+    user's umask. A refused write is :func:`write_failed`'s one line.
+
+    Parameters
+    ----------
+    path : path
+        The file, as the user named it (its folder is created).
+    write : callable
+        Writes the whole file to the path it is given.
+    option : str, optional
+        The option that named ``path`` (default: the running command's option for it, if any).
+
+    Raises
+    ------
+    OutputError
+        The system refused the write (the temporary file is gone).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     atomic_write(Path(tmp) / "bounds.csv", lambda p: p.write_text("D,lower\\n0,0.1\\n"))
+    ...     print(sorted(p.name for p in Path(tmp).iterdir()))
+    ['bounds.csv']
+    """
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)  # a link: replace its file
+    with writing(path, option):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        mode = stat.S_IMODE(target.stat().st_mode) if target.is_file() else 0o666 & ~_umask()
+        handle, name = tempfile.mkstemp(prefix=f".{target.stem}.fairprobe-", suffix=target.suffix,
+                                        dir=target.parent)
+        os.close(handle)
+    tmp = Path(name)
+    try:
+        with writing(path, option):
+            write(tmp)
+            os.chmod(tmp, mode)  # mkstemp makes it private (0o600)
+            os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
 def folder_kind(folder: str | Path) -> str:
     """What a report folder holds: ``"absent"``, ``"empty"``, ``"fairprobe"`` or ``"foreign"``.
 
     ``"fairprobe"`` means a signed ``report.json`` (or one of the unsigned format fairprobe wrote
     before the signature) and no entry other than a report's own (``index.html``, ``report.json``,
-    ``figures/``, ``tables/``, ``summary.json``). Anything else in a non-empty folder is
-    ``"foreign"``: fairprobe did not write it.
+    ``figures/``, ``tables/``, ``summary.json``), with only the files the report wrote in
+    ``figures/`` and ``tables/``. Anything else in a non-empty folder is ``"foreign"``: fairprobe
+    did not write it (:func:`foreign_entries` lists it).
 
     Parameters
     ----------
@@ -213,19 +299,114 @@ def folder_kind(folder: str | Path) -> str:
         return "absent"
     if not path.is_dir():
         return "foreign"
-    names = {p.name for p in path.iterdir()} - _HARMLESS
-    if not names:
+    if not {p.name for p in path.iterdir()} - _HARMLESS:
         return "empty"
-    if not names <= REPORT_ENTRIES or "report.json" not in names:
-        return "foreign"
+    return "foreign" if foreign_entries(path) else "fairprobe"
+
+
+def _manifest(folder: Path) -> dict[str, Any] | None:
+    """The folder's ``report.json`` if fairprobe signed it (or wrote it before the signature), else None."""
     try:
-        manifest = json.loads((path / "report.json").read_text())
+        manifest = json.loads((folder / "report.json").read_text())
     except (OSError, ValueError):
-        return "foreign"
+        return None
     if not isinstance(manifest, dict):
-        return "foreign"
+        return None
     legacy = {"title", "sections", "versions"} <= set(manifest) and "fairprobe" in (manifest.get("versions") or {})
-    return "fairprobe" if manifest.get("generator") == GENERATOR or legacy else "foreign"
+    return manifest if manifest.get("generator") == GENERATOR or legacy else None
+
+
+def recorded_files(folder: str | Path) -> set[str] | None:
+    """The files a report wrote in ``folder`` (paths relative to it), from its signed ``report.json``; None if none.
+
+    A report of an earlier version, without the ``"files"`` list, is read from the tables and
+    figures its sections name.
+
+    Parameters
+    ----------
+    folder : path
+        A report folder.
+
+    Returns
+    -------
+    set of str or None
+        E.g. ``{"index.html", "report.json", "tables/s1_result.csv"}``; None when the folder has no
+        report.json fairprobe wrote.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from fairprobe.reporting.report import Report
+    >>> rep = Report("Audit", command="")
+    >>> _ = rep.section("Bounds").add_table("result", pd.DataFrame({"lower": [0.1]}))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = rep.write(tmp)
+    ...     print(sorted(recorded_files(tmp)), recorded_files(Path(tmp) / "tables"))
+    ['index.html', 'report.json', 'tables/s1_result.csv'] None
+    """
+    manifest = _manifest(Path(folder))
+    if manifest is None:
+        return None
+    files = manifest.get("files")
+    if isinstance(files, list):
+        return {f for f in files if isinstance(f, str)}
+    found = {"index.html", "report.json"}
+    for section in manifest.get("sections") or []:
+        for kind in REPORT_DIRS:
+            for item in (section.get(kind) or []) if isinstance(section, dict) else []:
+                if isinstance(item, dict) and isinstance(item.get("file"), str):
+                    found.add(item["file"])
+    return found
+
+
+def foreign_entries(folder: str | Path) -> list[str]:
+    """What ``folder`` holds that fairprobe did not write (relative names; a folder ends in ``/``), sorted.
+
+    A folder without a ``report.json`` fairprobe signed is the user's as a whole: all its entries
+    are listed. Otherwise the entries other than a report's own, and the files in ``tables/`` and
+    ``figures/`` that its ``report.json`` does not list.
+
+    Parameters
+    ----------
+    folder : path
+        An existing folder.
+
+    Returns
+    -------
+    list of str
+        E.g. ``["notes.txt", "tables/my_analysis.csv"]``; empty for a report folder fairprobe wrote.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from fairprobe.reporting.report import Report
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = Report("Audit", command="").write(tmp)
+    ...     _ = (Path(tmp) / "tables" / "mine.csv").write_text("x")
+    ...     print(foreign_entries(tmp))
+    ['tables/mine.csv']
+    """
+    path = Path(folder)
+
+    def shown(p: Path, rel: str) -> str:
+        return rel + ("/" if p.is_dir() and not p.is_symlink() else "")
+
+    entries = [p for p in path.iterdir() if p.name not in _HARMLESS]
+    recorded = recorded_files(path)
+    if recorded is None:
+        return sorted(shown(p, p.name) for p in entries)
+    found = []
+    for p in entries:
+        if p.name not in REPORT_ENTRIES:
+            found.append(shown(p, p.name))
+        elif p.name in REPORT_DIRS:
+            if not p.is_dir() or p.is_symlink():
+                found.append(p.name)
+                continue
+            found += [shown(q, f"{p.name}/{q.name}") for q in p.iterdir()
+                      if q.name not in _HARMLESS and (f"{p.name}/{q.name}" not in recorded or not q.is_file())]
+    return sorted(found)
 
 
 def nearest_existing(path: Path) -> Path:
@@ -329,11 +510,12 @@ def check_output_folder(folder: str | Path | None, *, force: bool | None = None,
                               "write to.")
     kind = folder_kind(path)
     if kind == "foreign" and not force:
-        names = sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir() if p.name not in _HARMLESS)
+        names = foreign_entries(path)
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         raise ConfigError(f"{option} {folder} holds files fairprobe did not write ({shown}); choose a new or empty "
                           "folder, or pass --force (force=True in Python) to write the report into it anyway "
-                          "(its index.html, report.json, figures/ and tables/ are replaced, other files are kept).")
+                          "(its index.html, report.json and the report's files in figures/ and tables/ are "
+                          "replaced; every other file is kept).")
     return path
 
 
@@ -353,8 +535,9 @@ def replace_folder(out: Path, write: Callable[[Path], None], *, force: bool | No
 
     An absent ``out`` is created by one rename. An existing one keeps its own inode (it may be the
     current directory or a mount point): its entries are moved aside, the new ones moved in, and
-    the old ones deleted; a failure puts the old entries back. Only a report's own entries are
-    touched in a folder written into with ``force``.
+    the old ones deleted; a failure puts the old entries back. Only the files the old report wrote
+    (its ``report.json`` lists them) and those the new one overwrites are replaced: a user's file in
+    ``tables/`` or ``figures/``, or beside them in a folder written into with ``force``, is kept.
 
     Parameters
     ----------
@@ -391,30 +574,44 @@ def replace_folder(out: Path, write: Callable[[Path], None], *, force: bool | No
         kind = folder_kind(out)
         if kind == "foreign" and not (_forced_by_command_line() if force is None else force):  # appeared since
             check_output_folder(out, force=False)
-        new = [p.name for p in tmp.iterdir()]
-        old = [p for p in out.iterdir()
-               if kind != "foreign" or p.name in REPORT_ENTRIES or p.name in new]
+        recorded = recorded_files(out)
+        mine = recorded or set()
+        new_top = [p.name for p in tmp.iterdir()]
+        new_files = {f"{name}/{q.name}" for name in new_top if name in REPORT_DIRS and (tmp / name).is_dir()
+                     for q in (tmp / name).iterdir()}
+        old: list[str] = []  # what is replaced: the files the old report wrote, and what the new one overwrites
+        for p in out.iterdir():
+            if p.name in REPORT_DIRS and p.is_dir() and not p.is_symlink():  # the user's files in it stay
+                old += [f"{p.name}/{q.name}" for q in p.iterdir()
+                        if f"{p.name}/{q.name}" in mine or f"{p.name}/{q.name}" in new_files]
+            elif p.name in new_top or (recorded is not None and p.name in REPORT_ENTRIES):
+                old.append(p.name)
         with writing(out):
             trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.fairprobe-old-", dir=parent))
         moved: list[str] = []
         installed: list[str] = []
         try:
-            for p in old:
-                _move(p, trash / p.name)
-                moved.append(p.name)
-            for name in new:
-                _move(tmp / name, out / name)
-                installed.append(name)
-        except OSError as exc:
-            for name in installed:  # put the previous report back
+            for rel in old:
+                (trash / rel).parent.mkdir(exist_ok=True)
+                _move(out / rel, trash / rel)
+                moved.append(rel)
+            for name in new_top:
                 target = out / name
+                if name in REPORT_DIRS and (tmp / name).is_dir() and target.is_dir() and not target.is_symlink():
+                    for q in (tmp / name).iterdir():  # into the folder the user's files are in
+                        _move(q, target / q.name)
+                        installed.append(f"{name}/{q.name}")
+                else:
+                    _move(tmp / name, target)
+                    installed.append(name)
+        except OSError as exc:
+            for rel in reversed(installed):  # put the previous report back
+                target = out / rel
                 shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
-            for name in moved:
-                _move(trash / name, out / name)
+            for rel in moved:
+                _move(trash / rel, out / rel)
             raise write_failed(out, exc) from None
         finally:
             shutil.rmtree(trash, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-

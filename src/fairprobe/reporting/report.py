@@ -15,13 +15,14 @@ Writing a folder follows three rules (:func:`check_output_folder`, used by the A
 command's ``--out`` before any work is done):
 
 * the folder name must not be empty and the folder must be creatable and writable;
-* a folder holding anything fairprobe did not write (e.g. a user's own ``index.html``) is
-  refused unless ``force=True`` (``--force``); forcing replaces only the report's own entries
-  (``index.html``, ``report.json``, ``figures/``, ``tables/``, ``summary.json``) and keeps the
-  user's other files;
+* a folder holding anything fairprobe did not write (e.g. a user's own ``index.html``, or a
+  ``tables/my_analysis.csv`` put into a report) is refused unless ``force=True`` (``--force``);
+  forcing replaces only the report's own files (``index.html``, ``report.json`` and the files
+  of ``figures/`` and ``tables/`` it writes) and keeps every other file;
 * a fairprobe report folder is replaced as a whole: the new report is written into a temporary
-  sibling folder and then moved into place, so no table or figure of an earlier report is left
-  beside the new ones, and a failure half-way leaves the previous report intact.
+  sibling folder and then moved into place, so no table or figure of an earlier report (listed
+  in its ``report.json``) is left beside the new ones, and a failure half-way leaves the previous
+  report intact.
 
 Examples
 --------
@@ -491,6 +492,10 @@ class Report:
                 (out / "figures" / f"{stem}.png").write_bytes(f.png)
                 entry["figures"].append({"name": f.name, "caption": f.caption, "file": f"figures/{stem}.png"})
             manifest["sections"].append(entry)
+        # the marker lists every file the report writes: only those are replaced by the next report
+        manifest["files"] = ["index.html", "report.json",
+                             *(item["file"] for entry in manifest["sections"] for kind in ("tables", "figures")
+                               for item in entry[kind])]
         (out / "report.json").write_text(dumps(manifest, indent=2))
         (out / "index.html").write_text(self.to_html())
 

@@ -18,6 +18,7 @@ from fairprobe.cli.options import (
     read_table,
     require_columns,
     save_plot,
+    save_table,
     seed_option,
 )
 from fairprobe.core.jsonsafe import dumps
@@ -188,7 +189,7 @@ def fairtree_command(data_path: Path, target: str | None, prediction: str | None
     if plot_path is not None:
         save_plot(tree.figures()["tree"], plot_path)
     if out_path is not None:
-        tree.splits_.to_csv(out_path, index=False)
+        save_table(tree.splits_, out_path)  # atomic: no partial file; a refused write is one line
     if out_dir is not None:
         from fairprobe.cli.options import write_report
 
