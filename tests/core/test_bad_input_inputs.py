@@ -104,7 +104,8 @@ TABLE_CASES = [
          r"No count column 'count'", r"count=\.\.\."),
     Case("table-counts-text-and-codes", lambda: ObservedTable.from_counts(COUNTS.assign(A=["a", 1] * 4)),
          DataError, r"Column 'A' \(node A\) mixes value types", r"astype\(str\)"),
-    Case("table-counts-negative-codes", lambda: ObservedTable.from_counts(COUNTS.assign(A=[-1, 0] * 4)),
+    # (whole numbers below 0, such as -1/1, are labels coded in sorted order, as from unit rows)
+    Case("table-counts-negative-codes", lambda: ObservedTable.from_counts(COUNTS.assign(A=[-0.5, 0] * 4)),
          DataError, r"Column 'A' must hold integer codes >= 0", r"map them to 0, 1"),
     Case("table-counts-fractional-codes", lambda: ObservedTable.from_counts(COUNTS.assign(Y=[0.5, 1.0] * 4)),
          DataError, r"Column 'Y' must hold integer codes", r"from_frame"),

@@ -132,11 +132,14 @@ def test_cells_are_merged_and_sorted_as_a_group_by_would(seed: int) -> None:
     pd.testing.assert_frame_equal(table.cells, expected, check_exact=True)
 
 
-def test_negative_or_huge_integer_codes_are_refused() -> None:
-    for bad in ([0, -1], [0, 2**31]):
-        frame = pd.DataFrame({"A": np.array(bad, dtype=np.int64), "prob": [0.5, 0.5]})
-        with pytest.raises(DataError, match="integer codes >= 0"):
-            ObservedTable.from_probabilities(frame)
+def test_huge_integer_codes_are_refused_and_negative_integers_are_labels() -> None:
+    frame = pd.DataFrame({"A": np.array([0, 2**31], dtype=np.int64), "prob": [0.5, 0.5]})
+    with pytest.raises(DataError, match="integer codes >= 0"):
+        ObservedTable.from_probabilities(frame)
+    # no code is below 0: -1/0 are labels, coded in sorted order as from unit rows
+    codes = pd.DataFrame({"A": np.array([0, -1], dtype=np.int64), "prob": [0.25, 0.75]})
+    table = ObservedTable.from_probabilities(codes)
+    assert table.categories["A"] == [-1, 0] and table.prob({"A": 0}) == 0.75
 
 
 @pytest.mark.parametrize("order", [[0, 1, 2, 3], [3, 1, 0, 2]])

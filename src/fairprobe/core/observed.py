@@ -12,7 +12,6 @@ headline gap that rests on such a group names it (the rule: :mod:`fairprobe.core
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -241,21 +240,6 @@ def _row(cells: pd.DataFrame, n: int | None, label: str, few: dict[str, int]) ->
     return row
 
 
-def _role_pos_label(table: ObservedTable, pos_label: Any) -> Any:
-    """One positive label is that of the label Y and the prediction P: of each whose labels hold it
-    or leave open which one means 1 (never of the attribute). A dict is passed on as it is."""
-    if pos_label is None or isinstance(pos_label, Mapping):
-        return pos_label
-    unclear = table.unclear_labels(["Y", "P"])
-    nodes = [v for v in ("Y", "P") if v in unclear or any(_holds(label, pos_label) for label in
-                                                           table.categories.get(v, []))]
-    return {v: pos_label for v in nodes or ["Y"]}  # none: the error names the label's values
-
-
-def _holds(label: Any, pos_label: Any) -> bool:
-    return label == pos_label or str(label) == str(pos_label)
-
-
 def _check_labels_say_which_is_1(table: ObservedTable) -> None:
     """The rule of every table path (:meth:`ObservedTable.unclear_labels`): Y and P must say which value is 1."""
     for node, labels in table.unclear_labels(["Y", "P"]).items():
@@ -286,8 +270,10 @@ def observed(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P", pos_label: 
     A, Y, P : str
         Columns (of a frame of rows) holding the attribute, the label and the binary prediction.
     pos_label : label or dict, optional
-        The label of ``Y`` and ``P`` that means 1 (the positive outcome and prediction), or a dict
-        by node, ``{"Y": "hired", "P": "hire"}``.
+        The label that means 1 (the positive outcome and prediction), as in
+        :meth:`ObservedTable.from_frame`: one label applies to every column that holds it and whose
+        labels do not say which one means 1 (a 0/1 column keeps its meaning); a dict by node,
+        ``{"Y": "hired", "P": "hire"}``, may also reverse a 0/1 column (``{"Y": 0}``).
 
     Returns
     -------
@@ -329,13 +315,17 @@ def observed(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P", pos_label: 
     if missing:
         raise DataError(f"The table has no node(s) {missing}; observed() reads the attribute A, the label Y and the "
                         f"prediction P (the table has {table.nodes}).")
-    table = table.with_pos_label(_role_pos_label(table, pos_label))
+    # the rule of ObservedTable.from_frame, by the same code: one label applies to the columns whose labels
+    # leave open which one means 1 (a 0/1 column keeps its meaning); a dict may also reverse a 0/1 column
+    table = table.with_pos_label(pos_label)
     _check_labels_say_which_is_1(table)
     cells = table.cells
     for node in ("Y", "P"):
-        bad = sorted(set(cells[node].unique()) - {0, 1})
+        bad = sorted(int(v) for v in set(cells[node].unique()) - {0, 1})
         if bad:
-            raise DataError(f"{node} must be coded 0/1 for observed rates; it has the code(s) {bad}.")
+            column = table.source_columns.get(node, node)
+            named = repr(column) if column == node else f"{column!r} (node {node})"
+            raise DataError(f"Column {named} must be coded 0/1 for observed rates; it has the code(s) {bad}.")
     labels = list(table.categories.get("A", [])) or sorted(int(v) for v in cells["A"].unique())
     n = table.n or None
     few: dict[str, int] = {}

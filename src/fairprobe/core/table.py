@@ -238,12 +238,14 @@ def _pos_label_codes(node: str, column: Any, codes: pd.Series, labels: list[Any]
             f"0 = the other). Merge the other labels first, e.g. df[{column!r}] = (df[{column!r}] == "
             f"{_plain(pos)!r}).astype(int), or leave this node out of pos_label.")
     if not hits:
-        if len(labels) == 2 or not by_name:
+        # the labels the column holds: a column of only 1s is coded [0, 1], but holds one label
+        held = [labels[int(c)] for c in sorted(set(codes.tolist()))] or labels[:1]
+        if len(held) == 2 or not by_name:
             raise DataError(
                 f"pos_label names {_plain(pos)!r} for column {_named(column, node)}, which holds the labels "
-                f"{[_plain(v) for v in labels]}; give one of them (labels are compared exactly: case and spaces "
+                f"{[_plain(v) for v in held]}; give one of them (labels are compared exactly: case and spaces "
                 "count).")
-        return pd.Series(0, index=codes.index), [labels[0], _plain(pos)], _plain(pos)  # only the other label
+        return pd.Series(0, index=codes.index), [held[0], _plain(pos)], _plain(pos)  # only the other label
     chosen = labels[hits[0]]
     if len(labels) == 1:  # only the positive label occurs
         return pd.Series(1, index=codes.index), [f"not {chosen}", chosen], chosen
@@ -296,19 +298,52 @@ def _apply_pos_label(data: pd.DataFrame, columns: Mapping[str, Any], pos_label: 
     return coded, positive
 
 
+def _text_binary_labels(labels: Sequence[Any]) -> list[str] | None:
+    """The labels of a 0/1 text coding in code order (0, 1), or None when the labels are no such coding.
+
+    The texts :func:`is_binary_coding` reads as 0 and 1: '0'/'1' or 'false'/'true' in any case and
+    with spaces around them, one label per value. A value the column does not hold gets the usual
+    label ('1' alone gives ``['0', '1']``, 'TRUE' alone ``['FALSE', 'TRUE']``), so a column of only
+    'true' is 1 as one of only '1' is.
+
+    Examples
+    --------
+    >>> _text_binary_labels(["true"]), _text_binary_labels(["1", "0"]), _text_binary_labels(["TRUE"])
+    (['false', 'true'], ['0', '1'], ['FALSE', 'TRUE'])
+    >>> _text_binary_labels(["yes", "no"]) is None, _text_binary_labels(["true", "True"]) is None
+    (True, True)
+    """
+    if not labels or not all(isinstance(v, str) for v in labels):
+        return None
+    words = [v.strip().lower() for v in labels]
+    for pair in (("0", "1"), ("false", "true")):
+        if set(words) <= set(pair) and len(set(words)) == len(words):
+            out: list[Any] = [None, None]
+            for label, word in zip(labels, words, strict=True):
+                out[pair.index(word)] = label
+            shown = next(v.strip() for v in out if v is not None)
+            for code in (0, 1):
+                if out[code] is None:
+                    word = pair[code]
+                    out[code] = word.upper() if shown.isupper() else word.title() if shown.istitle() else word
+            return out
+    return None
+
+
 def _code_column(node: str, column: str, values: pd.Series) -> tuple[pd.Series, list[Any]]:
     """Integer codes and the labels they stand for (index = code).
 
-    Numbers that are codes already (0/1, or exactly 0..k-1), booleans and the texts '0'/'1' keep
-    their values, so a column holding only 1s stays 1 (it is not re-coded to 0). Other labels are
-    coded in sorted order. Text labels that differ only by spaces or Unicode form are refused.
+    Numbers that are codes already (0/1, or exactly 0..k-1), booleans and the texts of a 0/1
+    coding ('0'/'1', 'false'/'true': :func:`is_binary_coding`) keep their values, so a column
+    holding only 1s (or only 'true') stays 1 (it is not re-coded to 0). Other labels are coded in
+    sorted order. Text labels that differ only by spaces or Unicode form are refused.
     """
     if isinstance(values.dtype, pd.CategoricalDtype):
         # unused categories (left over from filtering) are not groups of the data; the rest keep their order
         values = values.cat.remove_unused_categories()
         cats = [_plain(v) for v in values.cat.categories]
         if cats and len({_kind(v) for v in cats}) == 1 and _kind(cats[0]) not in ("bool", "number") \
-                and not set(cats) <= {"0", "1"}:
+                and _text_binary_labels(cats) is None:
             _check_near_duplicates(node, column, cats)
             return pd.Series(values.cat.codes.to_numpy(dtype=int), index=values.index), cats
         values = values.astype(object)
@@ -328,8 +363,10 @@ def _code_column(node: str, column: str, values: pd.Series) -> tuple[pd.Series, 
         return values.astype(bool).astype(int), [False, True]
     if kind == "text":
         _check_near_duplicates(node, column, labels)
-        if set(labels) <= {"0", "1"}:  # the text of 0/1 codes (a column of only "1"s stays 1)
-            return values.map({"0": 0, "1": 1}).astype(int), ["0", "1"]
+        binary = _text_binary_labels(labels)
+        if binary is not None:  # the text of 0/1 codes (a column of only "1"s or "true"s stays 1)
+            lookup = {label: code for code, label in enumerate(binary)}
+            return values.map(lambda v: lookup[_plain(v)]).astype(int), binary
     if kind == "number":
         finite = all(np.isfinite(float(v)) for v in labels)
         if not finite:  # 1e400 in a CSV reads as inf: a broken value, not a group
@@ -353,6 +390,18 @@ def _is_label_column(values: pd.Series) -> bool:
     """Text or categorical values (labels to code), as opposed to numbers that must be codes."""
     return (isinstance(values.dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(values.dtype)
             or (values.dtype == object and all(isinstance(v, str) for v in values)))
+
+
+def _negative_integers(values: pd.Series) -> bool:
+    """Whether a node column of a count or probability table holds whole numbers below 0 (-1/1): labels, as
+    in :meth:`ObservedTable.from_frame`, since a code is never negative (whole numbers >= 0 stay codes)."""
+    if not len(values) or pd.api.types.is_bool_dtype(values.dtype):
+        return False
+    if not pd.api.types.is_numeric_dtype(values.dtype) and not (values.dtype == object and all(
+            isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in values)):
+        return False
+    as_float = values.to_numpy(dtype=float)
+    return bool(np.isfinite(as_float).all() and (as_float == np.floor(as_float)).all() and as_float.min() < 0)
 
 
 def _numeric_column(df: pd.DataFrame, column: str, what: str) -> np.ndarray:
@@ -547,8 +596,8 @@ class ObservedTable:
         cells = self.cells.copy()
         cells[_PROB] = probs + 0.0  # (-0.0 is 0.0: a group-by would make it so, a sort keeps it)
         for c in nodes:
-            if c not in self.categories and _is_label_column(cells[c]):
-                # labels (race names, 'yes'/'no') are coded in sorted order and kept, as in from_frame
+            if c not in self.categories and (_is_label_column(cells[c]) or _negative_integers(cells[c])):
+                # labels (race names, 'yes'/'no', -1/1) are coded in sorted order and kept, as in from_frame
                 cells[c], self.categories[c] = _code_column(c, c, cells[c])
             cells[c] = _codes(cells[c], c)
         # duplicate cells are merged so every cell appears once (deterministic order)
@@ -1073,9 +1122,12 @@ class ObservedTable:
         """The nodes whose labels do not say which one means 1, with their labels (code order).
 
         A node is listed when its column was coded from labels that are no 0/1 coding
-        (:func:`is_binary_coding`: not ``0/1``, ``False/True``, ``'0'/'1'``) and no ``pos_label``
-        named its positive label. ``fp.observed`` refuses such a label or prediction, the bias's
-        binary roles refuse them, and the app asks for the positive label.
+        (:func:`is_binary_coding`: not ``0/1``, ``False/True``, ``'0'/'1'``, ``'false'/'true'``)
+        and no ``pos_label`` named its positive label. A column of a count or probability table
+        that holds whole numbers >= 0 keeps them as codes (a node may have more values); its
+        values are its labels here, so ``1``/``2`` is listed as it is from unit rows.
+        ``fp.observed`` refuses such a label or prediction, the bias's binary roles refuse them,
+        and the app asks for the positive label.
 
         Parameters
         ----------
@@ -1096,6 +1148,9 @@ class ObservedTable:
         {'Y': ['hired', 'rejected']}
         >>> ObservedTable.from_frame(df, pos_label="hired").unclear_labels(["Y", "P"])
         {}
+        >>> counts = pd.DataFrame({"A": [0, 1], "Y": [0, 1], "P": [1, 2], "n": [5, 5]})
+        >>> ObservedTable.from_counts(counts).unclear_labels(["Y", "P"])
+        {'P': [1, 2]}
         """
         if isinstance(nodes, str):
             nodes = [nodes]
@@ -1105,9 +1160,13 @@ class ObservedTable:
             nodes = binary_nodes(nodes)
         out = {}
         for node in nodes:
+            if node not in self.nodes or node in self.positive:
+                continue
             labels = self.categories.get(node)
-            if node in self.nodes and labels is not None and node not in self.positive \
-                    and not is_binary_coding(labels):
+            if labels is None:  # codes of a count or probability table: the values are the labels
+                codes = sorted(int(c) for c in np.unique(self._column_arrays()[node]))
+                labels = codes if codes and codes[-1] > 1 else None
+            if labels is not None and not is_binary_coding(labels):
                 out[node] = list(labels)
         return out
 

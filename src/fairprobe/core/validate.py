@@ -464,24 +464,33 @@ def check_codes(config: BiasConfig, table: ObservedTable) -> None:
         codes = sorted(int(c) for c in table.cells[node].unique())
         shown = labels if labels is not None else codes
         role = _role(config, node)
-        if len(shown) > 2 or (codes and codes[-1] > 1):
+        # two values of a count or probability table that are no 0/1 coding (1/2) are labels whose meaning is
+        # unclear, as they are from unit rows (the one rule: fairprobe.core.table.is_binary_coding)
+        as_codes = labels is None and len(codes) <= 2 and node in table.unclear_labels([node])
+        if len(shown) > 2 or (codes and codes[-1] > 1 and not as_codes):
             raise DataError(
                 f"Column {node!r} holds values {_show(shown)} but {role}; recode it to 0/1 (a score: "
                 f"threshold it first, e.g. df[col] = (df[col] >= 0.5).astype(int)), or declare its "
                 f"cardinality with cardinalities={{'{node}': {max(len(shown), codes[-1] + 1)}}} in the bias "
                 "config if it really has that many classes.")
-        if labels is not None and table.unclear_labels([node]):  # one rule: fairprobe.core.table.is_binary_coding
+        unclear = table.unclear_labels([node]).get(node)  # one rule: fairprobe.core.table.is_binary_coding
+        if unclear is not None:
             column = table.source_columns.get(node, node)
             shown_column = repr(column) if column == node else f"{column!r} (node {node})"
-            say = " or ".join(f"pos_label={_plain(v)!r}" for v in labels[:2])
-            flag = " or ".join(f"--pos-label {_plain(v)}" for v in labels[:2])
+            say = " or ".join(f"pos_label={_plain(v)!r}" for v in unclear[:2])
+            flag = " or ".join(f"--pos-label {_plain(v)}" for v in unclear[:2])
+            if labels is not None:
+                declare = (f"declare cardinalities={{'{node}': {max(len(labels), 2)}}} in the bias config to accept "
+                           f"the sorted coding ({', '.join(f'{_plain(v)!r} = {k}' for k, v in enumerate(labels))})")
+            else:  # codes of a count or probability table stay codes
+                declare = (f"declare cardinalities={{'{node}': {codes[-1] + 1}}} in the bias config if they are "
+                           f"codes of a node with {codes[-1] + 1} values")
             raise DataError(
-                f"Column {shown_column} holds the labels {_show(labels)} but {role}: fairprobe cannot tell "
-                f"which label means 1. Say which: {say} (ObservedTable.from_frame(..., pos_label=...); command "
-                f"line: {flag}; app: choose the positive label on the Data page), or "
-                f"recode its column to 0/1 first, e.g. df[col] = (df[col] == {labels[-1]!r}).astype(int), "
-                f"or declare cardinalities={{'{node}': {max(len(labels), 2)}}} in the bias config to accept the sorted "
-                f"coding ({', '.join(f'{_plain(v)!r} = {k}' for k, v in enumerate(labels))}).")
+                f"Column {shown_column} holds the labels {_show(unclear)} but {role}: fairprobe cannot tell "
+                f"which label means 1. Say which: {say} (pos_label= of ObservedTable.from_frame, from_counts or "
+                f"from_probabilities; command line: {flag}; app: choose the positive label on the Data page), or "
+                f"recode its column to 0/1 first, e.g. df[col] = (df[col] == {_plain(unclear[-1])!r}).astype(int), "
+                f"or {declare}.")
 
 
 def _role(config: BiasConfig, node: str) -> str:
