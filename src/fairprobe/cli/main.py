@@ -433,6 +433,16 @@ def _start_watchdog(signals: set[int], grace: float) -> Any:
     return finish
 
 
+def _ignore_late_signals() -> None:
+    """After the command has ended (its result printed, its exit code set), the interpreter only shuts
+    joblib's idle workers and resource tracker down, about half a second. A TERM, HUP or Ctrl-C then is
+    ignored instead of cutting that clean-up short: the default action would leave loky's semaphores
+    and shared-memory folders behind (TERM, HUP) or print a traceback (Ctrl-C)."""
+    for sig in (*STOP_SIGNALS, signal.SIGINT):
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(sig, signal.SIG_IGN)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``fairprobe`` console script.
 
@@ -459,8 +469,18 @@ def main(argv: list[str] | None = None) -> None:
     ...     print("exit code", exc.code)
     exit code 2
     """
+    console = argv is None  # the console script, not a caller in this process (whose handlers stay theirs)
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    try:
+        _run(argv, debug)
+    finally:
+        if console and threading.current_thread() is threading.main_thread():
+            _ignore_late_signals()
+
+
+def _run(argv: list[str], debug: bool) -> None:
+    """The command, with every way it can end turned into one line and an exit code (see :func:`main`)."""
     try:
         with stop_on_signals():
             try:
