@@ -218,10 +218,10 @@ def counts_csv(tmp_path):
 
 
 @pytest.mark.parametrize(("argv", "problem"), [
-    (["bound", "--D", "0.02", "--seed", "5"], r"seed=5 only appl.*--ci 0\.95"),
-    (["sweep", "--D", "0,0.02", "--seed", "5"], r"seed=5 only appl.*--ci 0\.95"),
-    (["breakdown", "--seed", "5"], r"seed=5 only appl.*--ci 0\.95"),
-    (["bound", "--D", "0.02", "--ci", "0.3"], r"below 0\.5.*ci=0\.95"),
+    (["bound", "--D", "0.02", "--seed", "5"], r"--seed 5 only appl.*--ci 0\.95"),
+    (["sweep", "--D", "0,0.02", "--seed", "5"], r"--seed 5 only appl.*--ci 0\.95"),
+    (["breakdown", "--seed", "5"], r"--seed 5 only appl.*--ci 0\.95"),
+    (["bound", "--D", "0.02", "--ci", "0.3"], r"--ci 0\.3 is below 0\.5.*--ci 0\.95"),
     (["bound", "--D", "0.02", "--ci", "0.95", "--resamples", "1000000000000"], r"at most 100,000"),
 ])
 def test_cli_interval_options(argv: list[str], problem: str, counts_csv: str, capsys) -> None:
