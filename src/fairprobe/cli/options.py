@@ -295,7 +295,8 @@ def single_option(*names: str, **kwargs: Any) -> Callable[[Any], Any]:
 _FORCE_KEY = "fairprobe.force"  # read by fairprobe.reporting.report while the command runs
 
 
-def _force_callback(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+def force_callback(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    """Record ``--force`` in the context, where :func:`forced` reads it (a command's own ``--force`` uses it too)."""
     if value:
         ctx.meta[_FORCE_KEY] = True
     return value
@@ -352,7 +353,7 @@ def force_option(f: Any) -> Any:
     >>> CliRunner().invoke(export, ["--force"]).output
     'out: None\\n'
     """
-    return click.option("--force", is_flag=True, is_eager=True, expose_value=False, callback=_force_callback,
+    return click.option("--force", is_flag=True, is_eager=True, expose_value=False, callback=force_callback,
                         help="Replace existing output files (--csv, --plot) and write the report even into a "
                              "folder holding files fairprobe did not write (its index.html, report.json and the "
                              "report's own files in figures/ and tables/ are replaced; other files kept). The "

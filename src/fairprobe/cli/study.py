@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from fairprobe.cli.options import _force_callback, forced, jobs_option
+from fairprobe.cli.options import force_callback, forced, jobs_option
 
 #: The study's own --force (not the report commands' text: the study never replaces report/ as a whole).
 study_force_option = click.option(
-    "--force", is_flag=True, is_eager=True, expose_value=False, callback=_force_callback,
+    "--force", is_flag=True, is_eager=True, expose_value=False, callback=force_callback,
     help="Start over: remove the files the study wrote in the folder (listed in its spec.json: models/, units/, "
          "tables, figures, report files) before running, and accept a folder holding other files. Your files are "
          "kept, also inside models/, figures/ or report/; only files of the study's names (e.g. results.csv) are "

@@ -181,7 +181,7 @@ def _same_text(label: str) -> str:
     return " ".join(unicodedata.normalize("NFC", label).split())
 
 
-def _check_near_duplicates(node: str, column: Any, labels: Sequence[Any]) -> None:
+def check_near_duplicates(node: str, column: Any, labels: Sequence[Any]) -> None:
     """Refuse text labels that differ only by white space or Unicode form ('a' and 'a ', NFC and NFD 'é').
 
     They would become separate groups; merging them silently would change the user's data.
@@ -344,7 +344,7 @@ def _code_column(node: str, column: str, values: pd.Series) -> tuple[pd.Series, 
         cats = [_plain(v) for v in values.cat.categories]
         if cats and len({_kind(v) for v in cats}) == 1 and _kind(cats[0]) not in ("bool", "number") \
                 and _text_binary_labels(cats) is None:
-            _check_near_duplicates(node, column, cats)
+            check_near_duplicates(node, column, cats)
             return pd.Series(values.cat.codes.to_numpy(dtype=int), index=values.index), cats
         values = values.astype(object)
     labels = [_plain(v) for v in pd.unique(values)]
@@ -362,7 +362,7 @@ def _code_column(node: str, column: str, values: pd.Series) -> tuple[pd.Series, 
     if kind == "bool":
         return values.astype(bool).astype(int), [False, True]
     if kind == "text":
-        _check_near_duplicates(node, column, labels)
+        check_near_duplicates(node, column, labels)
         binary = _text_binary_labels(labels)
         if binary is not None:  # the text of 0/1 codes (a column of only "1"s or "true"s stays 1)
             lookup = {label: code for code, label in enumerate(binary)}

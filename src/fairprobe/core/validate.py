@@ -257,7 +257,9 @@ def _common(backend: Any, time_limit: Any, gap: Any, solver_options: Any) -> Non
             raise ConfigError(f"solver_options has non-string key(s) {bad}; name backend parameters by strings.")
 
 
-def _n_jobs(n_jobs: Any, allow_none: bool) -> None:
+def check_n_jobs(n_jobs: Any, allow_none: bool) -> None:
+    """Refuse a worker count that is not a positive whole number or -1 (every core), with the fix;
+    ``None`` passes where ``allow_none`` (one worker in the process)."""
     if n_jobs is None and allow_none:
         return
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
@@ -307,7 +309,7 @@ def check_run_options(*, backend: Any, time_limit: Any, gap: Any, solver_options
     fairprobe.exceptions.ConfigError: progress = 'yes' must be True or False.
     """
     _common(backend, time_limit, gap, solver_options)
-    _n_jobs(n_jobs, allow_none=True)
+    check_n_jobs(n_jobs, allow_none=True)
     if parallel_backend is not None and not isinstance(parallel_backend, str):
         raise ConfigError(f"parallel_backend = {parallel_backend!r} must be a joblib backend name such as 'loky'.")
     _flag("progress", progress)

@@ -36,9 +36,10 @@ from typing import Any
 
 from fairprobe.exceptions import ConfigError, OutputError
 
-__all__ = ["ARGV_KEY", "FILES_KEY", "GENERATOR", "OUT_KEY", "REPORT_DIRS", "REPORT_ENTRIES", "WRITTEN_KEY",
+__all__ = ["ARGV_KEY", "FILES_KEY", "GENERATOR", "HARMLESS", "OUT_KEY", "REPORT_DIRS", "REPORT_ENTRIES", "WRITTEN_KEY",
            "atomic_write", "check_output_folder", "cli_meta", "folder_kind", "foreign_entries", "nearest_existing",
-           "record_written", "recorded_files", "replace_folder", "write_failed", "write_fix", "writing"]
+           "record_written", "recorded_files", "replace_folder", "user_umask", "write_failed", "write_fix",
+           "writing"]
 
 GENERATOR = "fairprobe"  # the signature in report.json that marks a folder fairprobe wrote
 ARGV_KEY = "fairprobe.argv"  # click context meta: the arguments the running ``fairprobe`` command was given
@@ -47,10 +48,11 @@ OUT_KEY = "fairprobe.out"  # click context meta: (option name, absolute path) of
 FILES_KEY = "fairprobe.files"  # click context meta: option name -> absolute path of each output file
 REPORT_ENTRIES = frozenset({"index.html", "report.json", "figures", "tables", "summary.json"})
 REPORT_DIRS = ("figures", "tables")  # the report's folders: a user may put files there too, which are kept
-_HARMLESS = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})  # written by file browsers, not by users
+HARMLESS = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})  # written by file browsers, not by users
 
 
-def _umask() -> int:
+def user_umask() -> int:
+    """The process's umask (the permissions a new file of the user's gets), read without changing it."""
     current = os.umask(0)  # reading the umask means setting it; put it straight back
     os.umask(current)
     return current
@@ -247,7 +249,7 @@ def atomic_write(path: str | Path, write: Callable[[Path], Any], option: str | N
     target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)  # a link: replace its file
     with writing(path, option):
         target.parent.mkdir(parents=True, exist_ok=True)
-        mode = stat.S_IMODE(target.stat().st_mode) if target.is_file() else 0o666 & ~_umask()
+        mode = stat.S_IMODE(target.stat().st_mode) if target.is_file() else 0o666 & ~user_umask()
         handle, name = tempfile.mkstemp(prefix=f".{target.stem}.fairprobe-", suffix=target.suffix,
                                         dir=target.parent)
         os.close(handle)
@@ -299,7 +301,7 @@ def folder_kind(folder: str | Path) -> str:
         return "absent"
     if not path.is_dir():
         return "foreign"
-    if not {p.name for p in path.iterdir()} - _HARMLESS:
+    if not {p.name for p in path.iterdir()} - HARMLESS:
         return "empty"
     return "foreign" if foreign_entries(path) else "fairprobe"
 
@@ -392,7 +394,7 @@ def foreign_entries(folder: str | Path) -> list[str]:
     def shown(p: Path, rel: str) -> str:
         return rel + ("/" if p.is_dir() and not p.is_symlink() else "")
 
-    entries = [p for p in path.iterdir() if p.name not in _HARMLESS]
+    entries = [p for p in path.iterdir() if p.name not in HARMLESS]
     recorded = recorded_files(path)
     if recorded is None:
         return sorted(shown(p, p.name) for p in entries)
@@ -405,7 +407,7 @@ def foreign_entries(folder: str | Path) -> list[str]:
                 found.append(p.name)
                 continue
             found += [shown(q, f"{p.name}/{q.name}") for q in p.iterdir()
-                      if q.name not in _HARMLESS and (f"{p.name}/{q.name}" not in recorded or not q.is_file())]
+                      if q.name not in HARMLESS and (f"{p.name}/{q.name}" not in recorded or not q.is_file())]
     return sorted(found)
 
 
@@ -562,7 +564,7 @@ def replace_folder(out: Path, write: Callable[[Path], None], *, force: bool | No
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.fairprobe-new-", dir=parent))
     try:
         with writing(out):
-            os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private (0o700); the report gets the user's umask
+            os.chmod(tmp, 0o777 & ~user_umask())  # mkdtemp makes it private (0o700); the report gets the user's umask
             write(tmp)
         if not out.exists():
             try:

@@ -458,12 +458,14 @@ class Report:
         index.html ['figures', 'index.html', 'report.json', 'tables']
         """
         out = check_output_folder(folder, force=force)
-        replace_folder(out, self._write_files, force=force)
+        replace_folder(out, self.write_files, force=force)
         page = out / "index.html"
         record_written(page)
         return page
 
-    def _write_files(self, out: Path) -> None:
+    def write_files(self, out: Path) -> None:
+        """Write the report's files into the folder ``out`` as they are (no marker check, no replacement:
+        :meth:`write` does both); a caller that places the files itself (the study) uses this."""
         (out / "figures").mkdir(parents=True, exist_ok=True)
         (out / "tables").mkdir(parents=True, exist_ok=True)
         manifest: dict[str, Any] = {"generator": GENERATOR, "title": self.title, "command": self.command,

@@ -314,7 +314,7 @@ def _write_report(res: StudyResult, own: Any) -> dict[str, Path]:
         tmp = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}report-", suffix=".tmp", dir=res.folder))
     try:
         with writing(report):
-            rep._write_files(tmp)
+            rep.write_files(tmp)
         for path in sorted(p for p in tmp.rglob("*") if p.is_file()):
             own.install(f"report/{path.relative_to(tmp).as_posix()}", path)
     finally:

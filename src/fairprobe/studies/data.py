@@ -187,7 +187,7 @@ def _from_file(spec: DatasetSpec) -> StudyData:
 
 def _check_near_duplicates(name: str, column: str, values: pd.Series) -> None:
     """Refuse text labels that differ only by white space or Unicode form, with ``fairprobe bound``'s message."""
-    from fairprobe.core.table import _check_near_duplicates as check
+    from fairprobe.core.table import check_near_duplicates as check
 
     try:
         check(column, column, values.dropna().unique().tolist())

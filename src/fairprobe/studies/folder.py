@@ -41,7 +41,7 @@ from typing import Any
 
 from fairprobe.core.jsonsafe import dumps
 from fairprobe.exceptions import ConfigError, FairprobeError
-from fairprobe.reporting.folders import _HARMLESS, GENERATOR, REPORT_ENTRIES, _umask, folder_kind
+from fairprobe.reporting.folders import GENERATOR, HARMLESS, REPORT_ENTRIES, folder_kind, user_umask
 
 try:
     import fcntl
@@ -125,7 +125,7 @@ def write_file(target: Path, write: Callable[[Path], Any], *, mode: int | None =
         os.close(fd)
         tmp = Path(name)
         try:
-            os.chmod(tmp, 0o666 & ~_umask() if mode is None else mode)  # mkstemp makes it private
+            os.chmod(tmp, 0o666 & ~user_umask() if mode is None else mode)  # mkstemp makes it private
             write(tmp)
             os.replace(tmp, target)
         except BaseException:
@@ -519,7 +519,7 @@ def check_study_folder(out: str | os.PathLike, *, force: bool = False, option: s
     if force or read_marker(path) is not None:
         return path
     other = sorted(p.name + ("/" if p.is_dir() else "") for p in path.iterdir()
-                   if p.name not in _HARMLESS and not _is_ours(p.name))
+                   if p.name not in HARMLESS and not _is_ours(p.name))
     if other:
         shown = ", ".join(other[:5]) + (f" and {len(other) - 5} more" if len(other) > 5 else "")
         copied = (f" (its {MARKER} was written for another folder, or the hidden {FOLDER_ID} beside it was lost: "
@@ -545,7 +545,7 @@ class StudyFolder:
     def __init__(self, path: Path, written: set[str], folder_id: str | None = None) -> None:
         self.path = path
         self.written = set(written)
-        self.mode = 0o666 & ~_umask()
+        self.mode = 0o666 & ~user_umask()
         self.folder_id = folder_id or secrets.token_hex(16)
         self.trusted = set(written)  # the files the marker listed when the run began: the study's to read
 

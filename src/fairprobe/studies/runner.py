@@ -187,9 +187,9 @@ def check_jobs(n_jobs: Any) -> None:
     >>> check_jobs(-1), check_jobs(None), check_jobs(4)
     (None, None, None)
     """
-    from fairprobe.core.validate import _n_jobs
+    from fairprobe.core.validate import check_n_jobs
 
-    _n_jobs(n_jobs, allow_none=True)
+    check_n_jobs(n_jobs, allow_none=True)
 
 
 def _dask_configured() -> bool:
