@@ -46,7 +46,7 @@ def test_a_full_disk_under_out_is_one_line(command: list[str], tmp_path: Path, m
                                            capsys: pytest.CaptureFixture[str]) -> None:
     from fairprobe.reporting.report import Report
 
-    monkeypatch.setattr(Report, "_write_files", no_space)
+    monkeypatch.setattr(Report, "write_files", no_space)
     code, err = exit_code_and_error([*command, "--out", str(tmp_path / "report")], capsys)
     assert code == 2
     assert_one_line(err, tmp_path / "report", "--out")
@@ -115,7 +115,7 @@ def test_the_api_error_is_still_an_oserror(tmp_path: Path, monkeypatch: pytest.M
     from fairprobe.exceptions import ConfigError, OutputError
     from fairprobe.reporting.report import Report
 
-    monkeypatch.setattr(Report, "_write_files", no_space)
+    monkeypatch.setattr(Report, "write_files", no_space)
     with pytest.raises(OSError) as raised:
         Report("audit", command="").write(tmp_path / "report")
     assert isinstance(raised.value, OutputError) and isinstance(raised.value, ConfigError)

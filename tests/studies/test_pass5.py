@@ -232,7 +232,7 @@ def test_a_report_that_cannot_be_written_is_one_message(tmp_path: Path, monkeypa
     def full(self: Report, out: Path) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(Report, "_write_files", full)
+    monkeypatch.setattr(Report, "write_files", full)
     with pytest.raises(ConfigError) as info:
         fp.study(TINY, tmp_path / "out", progress=False, report=True)
     text = str(info.value)
