@@ -155,7 +155,7 @@ def parse_mapping(text: str, *, integer: bool = False) -> dict[str, Any]:
     Raises
     ------
     ConfigError
-        An entry without ``=`` or a value that is not an integer when ``integer``.
+        An entry without ``=``, a key given twice, or a value that is not an integer when ``integer``.
 
     Examples
     --------
@@ -174,9 +174,11 @@ def parse_mapping(text: str, *, integer: bool = False) -> dict[str, Any]:
         if integer:
             if not re.fullmatch(r"\d+", value):
                 raise ConfigError(f"Cannot read {item!r}: the number of values must be an integer, e.g. '{key}=3'.")
-            out[key] = int(value)
-        else:
-            out[key] = value
+            value = int(value)
+        if key in out:  # the last value silently kept would hide a typo
+            raise ConfigError(f"{text.strip()!r} gives {key} twice ({key}={out[key]}, {key}={value}); "
+                              "give each name once.")
+        out[key] = value
     return out
 
 
@@ -461,6 +463,14 @@ def _check_weights(values: pd.Series, column: str, what: str) -> None:
                         f"holds {first!r} ({len(bad)} such row(s)). Fix or drop those rows.")
 
 
+def _size_text(size: int) -> str:
+    """``size`` bytes in a unit that reads well: ``"10 bytes"``, ``"1.5 KB"``, ``"200 MB"``."""
+    for unit, scale in (("GB", 1024 ** 3), ("MB", 1024 ** 2), ("KB", 1024)):
+        if size >= scale:
+            return f"{size / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{size} byte" + ("" if size == 1 else "s")
+
+
 def read_upload(name: str, data: bytes, *, encoding: str | None = None,
                 max_bytes: int = MAX_UPLOAD_BYTES) -> pd.DataFrame:
     """Read an uploaded CSV or Parquet file through :func:`fairprobe.datasets.tables.read_table`.
@@ -512,7 +522,7 @@ def read_upload(name: str, data: bytes, *, encoding: str | None = None,
     if suffix is None:
         raise DataError(f"Cannot read {shown!r}: upload a .csv, .tsv, .parquet or .pq file.")
     if len(data) > max_bytes:
-        raise DataError(f"{shown!r} is larger than {max_bytes // (1024 * 1024)} MB; upload a smaller table.")
+        raise DataError(f"{shown!r} is larger than {_size_text(max_bytes)}; upload a smaller table.")
     with tempfile.TemporaryDirectory(prefix="fairprobe-app-") as tmp:
         path = Path(tmp) / f"{uuid.uuid4().hex}{suffix}"
         path.write_bytes(data)
@@ -557,6 +567,7 @@ def load_bundled(key: str) -> tuple[pd.DataFrame, str]:
 
 #: Names of the count column of a table of cell counts.
 COUNT_COLUMNS = ("n", "count")
+TABLE_KINDS = ("units", "cells", "counts")  # as table_kind gives them; build_table refuses any other
 
 
 def table_kind(frame: pd.DataFrame, *, counts: bool = False) -> str:
@@ -664,7 +675,7 @@ def build_table(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str], *,
     Raises
     ------
     DataError, ConfigError
-        A column mapped twice, a missing column, probabilities that do not sum to 1, ...
+        An unknown ``kind``, a column mapped twice, a missing column, probabilities that do not sum to 1, ...
 
     Examples
     --------
@@ -675,6 +686,8 @@ def build_table(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str], *,
     >>> build_table(counts, "counts", {"A": "A", "P": "P"}).cells.prob.round(2).tolist()
     [0.3, 0.1, 0.2, 0.4]
     """
+    if kind not in TABLE_KINDS:  # "Counts" or "counts " read as unit rows would silently ignore the counts
+        raise ConfigError(f"Unknown table kind {kind!r}; use 'units', 'cells' or 'counts' (as table_kind gives it).")
     mapping = {k: v for k, v in mapping.items() if v}
     if not mapping:
         raise ConfigError("Map at least one DAG node to a column of the table.")

@@ -140,6 +140,14 @@ def write_json(target: Path, data: Any, *, mode: int | None = None) -> None:
     write_file(target, lambda p: p.write_text(text, encoding="utf-8"), mode=mode)
 
 
+_OUT = "the output folder (--out)"
+
+
+def _named(folder: str | os.PathLike, option: str | None) -> str:
+    """The folder as messages name it, at the start of a sentence: ``--out cc`` or ``The output folder cc (--out)``."""
+    return f"{option} {folder}" if option else f"The output folder {folder} (--out)"
+
+
 # -- the lock -----------------------------------------------------------------------------------------
 def _key(folder: str | os.PathLike) -> str:
     return os.path.realpath(os.path.abspath(Path(str(folder)).expanduser()))
@@ -203,7 +211,8 @@ def _lock_holder(folder: Path) -> dict[str, Any] | None:
     return {**holder, "by_pid": True} if not same_host or _pid_running(holder.get("pid")) else None
 
 
-def _in_use(folder: str | os.PathLike, holder: dict[str, Any], option: str, *, by_pid: bool = False) -> ConfigError:
+def _in_use(folder: str | os.PathLike, holder: dict[str, Any], option: str | None, *,
+            by_pid: bool = False) -> ConfigError:
     """The refusal of a folder another run holds; ``by_pid``: the lock is a file whose PID decides (no flock)."""
     pid = holder.get("pid")
     where = "" if holder.get("host") in (None, socket.gethostname()) else f" on {holder['host']}"
@@ -211,8 +220,8 @@ def _in_use(folder: str | os.PathLike, holder: dict[str, Any], option: str, *, b
     who = f"PID {pid}{where}{since}" if pid is not None else "starting now"
     stop = f" or stop it (kill {pid})" if pid is not None and not where else ""
     stale = f" If no study runs there any more, delete {Path(str(folder)) / LOCK}." if by_pid else ""
-    return ConfigError(f"{option} {folder} is in use by another fairprobe study ({who}); wait for it to finish{stop}, "
-                       f"or choose another folder.{stale}")
+    return ConfigError(f"{_named(folder, option)} is in use by another fairprobe study ({who}); wait for it to "
+                       f"finish{stop}, or choose another folder.{stale}")
 
 
 def _flock(fd: int) -> bool:
@@ -231,7 +240,7 @@ def _flock(fd: int) -> bool:
     return False
 
 
-def _lock_flock(lock: Path, folder: str | os.PathLike, option: str) -> Callable[[], None]:
+def _lock_flock(lock: Path, folder: str | os.PathLike, option: str | None) -> Callable[[], None]:
     for _ in range(20):
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
         try:
@@ -251,8 +260,8 @@ def _lock_flock(lock: Path, folder: str | os.PathLike, option: str) -> Callable[
             break
         os.close(fd)
     else:
-        raise ConfigError(f"{option} {folder}: its lock file {lock} keeps changing; is another study starting there? "
-                          "Run one study per folder.")
+        raise ConfigError(f"{_named(folder, option)}: its lock file {lock} keeps changing; is another study starting "
+                          "there? Run one study per folder.")
     os.ftruncate(fd, 0)
     os.write(fd, _holder_text().encode())
 
@@ -264,7 +273,7 @@ def _lock_flock(lock: Path, folder: str | os.PathLike, option: str) -> Callable[
     return release
 
 
-def _lock_exclusive(lock: Path, folder: str | os.PathLike, option: str) -> Callable[[], None]:
+def _lock_exclusive(lock: Path, folder: str | os.PathLike, option: str | None) -> Callable[[], None]:
     for _ in range(5):
         try:
             fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -299,19 +308,20 @@ def _lock_exclusive(lock: Path, folder: str | os.PathLike, option: str) -> Calla
                     lock.unlink()
 
         return release
-    raise ConfigError(f"{option} {folder}: could not take its lock {lock}; run one study per folder.")
+    raise ConfigError(f"{_named(folder, option)}: could not take its lock {lock}; run one study per folder.")
 
 
 @contextlib.contextmanager
-def folder_lock(folder: str | os.PathLike, *, option: str = "out") -> Iterator[Path]:
+def folder_lock(folder: str | os.PathLike, *, option: str | None = None) -> Iterator[Path]:
     """Hold the study lock of ``folder`` (created if missing) for the block.
 
     Parameters
     ----------
     folder : path
         The study's output folder.
-    option : str
-        How the folder is named in messages.
+    option : str, optional
+        How the folder is named in messages (e.g. ``"--out"``); by default "the output folder (--out)",
+        which reads right from Python and from the command line.
 
     Yields
     ------
@@ -454,7 +464,7 @@ def _is_ours(name: str) -> bool:
     return name in (LOCK, FOLDER_ID) or (name.startswith(TEMP_PREFIX) and name.endswith(".tmp"))
 
 
-def check_study_folder(out: str | os.PathLike, *, force: bool = False, option: str = "out",
+def check_study_folder(out: str | os.PathLike, *, force: bool = False, option: str | None = None,
                        inputs: Iterable[str | os.PathLike] = ()) -> Path:
     """The output folder as an absolute path, after checking that a study can be written there.
 
@@ -469,8 +479,9 @@ def check_study_folder(out: str | os.PathLike, *, force: bool = False, option: s
         The folder.
     force : bool
         Accept a folder holding other files.
-    option : str
-        How the folder is named in messages.
+    option : str, optional
+        How the folder is named in messages (e.g. ``"--out"``); by default "the output folder (--out)",
+        which reads right from Python and from the command line.
     inputs : paths
         Files the study reads (the spec, data files): never overwritten.
 
@@ -495,11 +506,12 @@ def check_study_folder(out: str | os.PathLike, *, force: bool = False, option: s
     refused: True
     """
     if out is None or not str(out).strip():
-        raise ConfigError(f"The name given for {option} is empty; give a folder name, e.g. study-out (it is created).")
+        raise ConfigError(f"The name given for {option or _OUT} is empty; give a folder name, e.g. study-out "
+                          "(it is created).")
     path = Path(os.path.abspath(Path(str(out)).expanduser()))
     for above in (path, *path.parents):
         if above.exists() and not above.is_dir():
-            raise ConfigError(f"{option} {out}: {above} is a file, not a folder; give the name of a new folder.")
+            raise ConfigError(f"{_named(out, option)}: {above} is a file, not a folder; give the name of a new folder.")
         if above.exists():
             break
     for given in inputs:
@@ -509,8 +521,8 @@ def check_study_folder(out: str | os.PathLike, *, force: bool = False, option: s
         except ValueError:
             continue
         if inside == MARKER or OWN_FILE.fullmatch(inside):
-            raise ConfigError(f"{option} {out}: the study would overwrite {source}, which it reads; move that file "
-                              "or choose another output folder.")
+            raise ConfigError(f"{_named(out, option)}: the study would overwrite {source}, which it reads; move that "
+                              "file or choose another output folder.")
     if not path.is_dir():
         return path
     holder = _lock_holder(path)
@@ -524,10 +536,10 @@ def check_study_folder(out: str | os.PathLike, *, force: bool = False, option: s
         shown = ", ".join(other[:5]) + (f" and {len(other) - 5} more" if len(other) > 5 else "")
         copied = (f" (its {MARKER} was written for another folder, or the hidden {FOLDER_ID} beside it was lost: "
                   "a study folder is copied as a whole)") if _copied_marker(path) else ""
-        raise ConfigError(f"{option} {out} holds files fairprobe did not write ({shown}){copied}; choose a new or "
-                          "empty folder, or pass --force (force=True in Python) to write the study there anyway (its "
-                          "spec.json, tables, figures/, report/, models/ and units/ files are written beside yours, "
-                          "replacing files of the same names; your other files are kept).")
+        raise ConfigError(f"{_named(out, option)} holds files fairprobe did not write ({shown}){copied}; choose a new "
+                          "or empty folder, or pass --force (force=True in Python) to write the study there anyway "
+                          "(its spec.json, tables, figures/, report/, models/ and units/ files are written beside "
+                          "yours, replacing files of the same names; your other files are kept).")
     return path
 
 
