@@ -1,7 +1,7 @@
 """The rules of report folders: what may be written where, and how a report replaces an old one.
 
 * :func:`check_output_folder` checks, before any work, that a report can be written to a folder:
-  a new or empty folder, or one fairprobe wrote (signed ``report.json``); a folder holding other
+  a new or empty folder, or one fairprobe wrote (its own ``report.json``, see below); a folder holding other
   files only with ``force``.
 * :func:`replace_folder` writes a report into a temporary sibling and moves it into place, so a
   failure never leaves half a report; the folder gets the user's umask (like ``mkdir``).
@@ -16,6 +16,11 @@
 user's file put into ``tables/`` or ``figures/`` makes the folder one fairprobe did not (only)
 write, and is never deleted, ``--force`` or not.
 
+``report.json`` also records ``folder_id``, a random id that the hidden file ``.fairprobe-report.id``
+beside it holds too. A ``report.json`` without the matching hidden file (one copied alone from
+another report) does not make the folder fairprobe's: it is foreign content like any other, and
+the files it lists are not trusted (``--force`` replaces only the files the new report writes).
+
 ``force=None`` follows the running ``fairprobe`` command's ``--force``; an explicit
 ``force=False`` is always honoured.
 """
@@ -26,6 +31,8 @@ import contextlib
 import errno
 import json
 import os
+import re
+import secrets
 import shutil
 import stat
 import sys
@@ -36,17 +43,18 @@ from typing import Any
 
 from fairprobe.exceptions import ConfigError, OutputError
 
-__all__ = ["ARGV_KEY", "FILES_KEY", "GENERATOR", "HARMLESS", "OUT_KEY", "REPORT_DIRS", "REPORT_ENTRIES", "WRITTEN_KEY",
-           "atomic_write", "check_output_folder", "cli_meta", "folder_kind", "foreign_entries", "nearest_existing",
-           "record_written", "recorded_files", "replace_folder", "user_umask", "write_failed", "write_fix",
-           "writing"]
+__all__ = ["ARGV_KEY", "FILES_KEY", "GENERATOR", "HARMLESS", "ID_FILE", "OUT_KEY", "REPORT_DIRS", "REPORT_ENTRIES",
+           "WRITTEN_KEY", "atomic_write", "check_output_folder", "cli_meta", "folder_kind", "foreign_entries",
+           "nearest_existing", "new_folder_id", "read_folder_id", "record_written", "recorded_files",
+           "replace_folder", "user_umask", "write_failed", "write_fix", "writing"]
 
 GENERATOR = "fairprobe"  # the signature in report.json that marks a folder fairprobe wrote
 ARGV_KEY = "fairprobe.argv"  # click context meta: the arguments the running ``fairprobe`` command was given
 WRITTEN_KEY = "fairprobe.written"  # click context meta: report pages written while the command runs
 OUT_KEY = "fairprobe.out"  # click context meta: (option name, absolute path) of the command's report folder
 FILES_KEY = "fairprobe.files"  # click context meta: option name -> absolute path of each output file
-REPORT_ENTRIES = frozenset({"index.html", "report.json", "figures", "tables", "summary.json"})
+ID_FILE = ".fairprobe-report.id"  # the folder's random id, also in its report.json: a copied report.json is no marker
+REPORT_ENTRIES = frozenset({"index.html", "report.json", "figures", "tables", "summary.json", ID_FILE})
 REPORT_DIRS = ("figures", "tables")  # the report's folders: a user may put files there too, which are kept
 HARMLESS = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})  # written by file browsers, not by users
 
@@ -59,6 +67,34 @@ def user_umask() -> int:
 
 
 # -- report folders ---------------------------------------------------------------------------------
+def new_folder_id() -> str:
+    """A new random id for a report folder (recorded in its ``report.json`` and in :data:`ID_FILE`).
+
+    Examples
+    --------
+    >>> len(new_folder_id()), new_folder_id() != new_folder_id()
+    (32, True)
+    """
+    return secrets.token_hex(16)
+
+
+def read_folder_id(folder: str | Path) -> str | None:
+    """The random id a report folder's hidden :data:`ID_FILE` holds, or None (no such file, or not an id).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     print(read_folder_id(tmp))
+    None
+    """
+    try:
+        text = (Path(folder) / ID_FILE).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if re.fullmatch(r"[0-9a-f]{32}", text) else None
+
+
 def cli_meta() -> dict[str, Any]:
     """The ``meta`` of the running click command (shared by its whole context chain), or an empty dict.
 
@@ -268,9 +304,10 @@ def atomic_write(path: str | Path, write: Callable[[Path], Any], option: str | N
 def folder_kind(folder: str | Path) -> str:
     """What a report folder holds: ``"absent"``, ``"empty"``, ``"fairprobe"`` or ``"foreign"``.
 
-    ``"fairprobe"`` means a signed ``report.json`` (or one of the unsigned format fairprobe wrote
-    before the signature) and no entry other than a report's own (``index.html``, ``report.json``,
-    ``figures/``, ``tables/``, ``summary.json``), with only the files the report wrote in
+    ``"fairprobe"`` means a signed ``report.json`` whose ``folder_id`` matches the hidden
+    ``.fairprobe-report.id`` beside it (a ``report.json`` copied alone from another report does not
+    count) and no entry other than a report's own (``index.html``, ``report.json``,
+    ``.fairprobe-report.id``, ``figures/``, ``tables/``, ``summary.json``), with only the files the report wrote in
     ``figures/`` and ``tables/``. Anything else in a non-empty folder is ``"foreign"``: fairprobe
     did not write it (:func:`foreign_entries` lists it).
 
@@ -307,19 +344,23 @@ def folder_kind(folder: str | Path) -> str:
 
 
 def _manifest(folder: Path) -> dict[str, Any] | None:
-    """The folder's ``report.json`` if fairprobe signed it (or wrote it before the signature), else None."""
+    """The folder's own ``report.json``: signed by fairprobe and recording the id of the folder's hidden
+    :data:`ID_FILE`; else None (no report.json, another program's, or one copied from another report)."""
     try:
         manifest = json.loads((folder / "report.json").read_text())
     except (OSError, ValueError):
         return None
-    if not isinstance(manifest, dict):
+    if not isinstance(manifest, dict) or manifest.get("generator") != GENERATOR:
         return None
-    legacy = {"title", "sections", "versions"} <= set(manifest) and "fairprobe" in (manifest.get("versions") or {})
-    return manifest if manifest.get("generator") == GENERATOR or legacy else None
+    own = read_folder_id(folder)
+    return manifest if own is not None and manifest.get("folder_id") == own else None
 
 
 def recorded_files(folder: str | Path) -> set[str] | None:
-    """The files a report wrote in ``folder`` (paths relative to it), from its signed ``report.json``; None if none.
+    """The files a report wrote in ``folder`` (paths relative to it), from its own ``report.json``; None if none.
+
+    Its own: signed, and recording the id the folder's hidden ``.fairprobe-report.id`` holds; the
+    list of a ``report.json`` copied from another report is not trusted.
 
     A report of an earlier version, without the ``"files"`` list, is read from the tables and
     figures its sections name.
@@ -365,7 +406,7 @@ def recorded_files(folder: str | Path) -> set[str] | None:
 def foreign_entries(folder: str | Path) -> list[str]:
     """What ``folder`` holds that fairprobe did not write (relative names; a folder ends in ``/``), sorted.
 
-    A folder without a ``report.json`` fairprobe signed is the user's as a whole: all its entries
+    A folder without its own ``report.json`` (signed, with the folder's id) is the user's as a whole: all its entries
     are listed. Otherwise the entries other than a report's own, and the files in ``tables/`` and
     ``figures/`` that its ``report.json`` does not list.
 

@@ -9,7 +9,9 @@ auditor can hand over:
   the section);
 * ``report.json``: the manifest (title, command, versions, sections) that :func:`load_report`
   reads back, so ``fairprobe report A B --out C`` can merge saved reports into one page. It is
-  signed (``"generator": "fairprobe"``) so fairprobe can recognise its own folders.
+  signed (``"generator": "fairprobe"``) so fairprobe can recognise its own folders, and records
+  ``folder_id``, a random id the hidden ``.fairprobe-report.id`` beside it holds too: a
+  ``report.json`` copied alone into another folder does not make that folder fairprobe's.
 
 Writing a folder follows three rules (:func:`check_output_folder`, used by the API and by every
 command's ``--out`` before any work is done):
@@ -17,7 +19,7 @@ command's ``--out`` before any work is done):
 * the folder name must not be empty and the folder must be creatable and writable;
 * a folder holding anything fairprobe did not write (e.g. a user's own ``index.html``, or a
   ``tables/my_analysis.csv`` put into a report) is refused unless ``force=True`` (``--force``);
-  forcing replaces only the report's own files (``index.html``, ``report.json`` and the files
+  forcing replaces only the report's own files (``index.html``, ``report.json``, ``.fairprobe-report.id`` and the files
   of ``figures/`` and ``tables/`` it writes) and keeps every other file;
 * a fairprobe report folder is replaced as a whole: the new report is written into a temporary
   sibling folder and then moved into place, so no table or figure of an earlier report (listed
@@ -62,12 +64,14 @@ __all__ = ["Report", "Section", "check_output_folder", "combine_reports", "comma
 from fairprobe.reporting.folders import (  # noqa: F401  (the folder rules lived here; old imports keep working)
     ARGV_KEY,
     GENERATOR,
+    ID_FILE,
     REPORT_ENTRIES,
     WRITTEN_KEY,
     check_output_folder,
     cli_meta,
     folder_kind,
     nearest_existing,
+    new_folder_id,
     record_written,
     replace_folder,
 )
@@ -455,7 +459,7 @@ class Report:
         >>> with tempfile.TemporaryDirectory() as tmp:
         ...     page = rep.write(Path(tmp) / "report")
         ...     print(page.name, sorted(p.name for p in page.parent.iterdir()))
-        index.html ['figures', 'index.html', 'report.json', 'tables']
+        index.html ['.fairprobe-report.id', 'figures', 'index.html', 'report.json', 'tables']
         """
         out = check_output_folder(folder, force=force)
         replace_folder(out, self.write_files, force=force)
@@ -468,9 +472,12 @@ class Report:
         :meth:`write` does both); a caller that places the files itself (the study) uses this."""
         (out / "figures").mkdir(parents=True, exist_ok=True)
         (out / "tables").mkdir(parents=True, exist_ok=True)
+        # a new random id, in report.json and in the hidden file beside it: a report.json copied
+        # alone into another folder lacks the matching file, and that folder is not taken for a report
+        folder_id = new_folder_id()
         manifest: dict[str, Any] = {"generator": GENERATOR, "title": self.title, "command": self.command,
                                     "summary": self.summary, "versions": self.versions, "created": self.created,
-                                    "sections": []}
+                                    "folder_id": folder_id, "sections": []}
         used: dict[str, set[str]] = {"tables": set(), "figures": set()}
 
         def unique(stem: str, kind: str) -> str:
@@ -498,6 +505,7 @@ class Report:
         manifest["files"] = ["index.html", "report.json",
                              *(item["file"] for entry in manifest["sections"] for kind in ("tables", "figures")
                                for item in entry[kind])]
+        (out / ID_FILE).write_text(folder_id + "\n", encoding="utf-8")
         (out / "report.json").write_text(dumps(manifest, indent=2))
         (out / "index.html").write_text(self.to_html())
 
