@@ -134,7 +134,7 @@ def test_report_refuses_to_overwrite_one_of_its_inputs(tmp_path: Path, capsys: p
         assert "Choose another --out folder" in err and "Traceback" not in err
     after = {p.name: p.read_bytes() for p in (tmp_path / "x").rglob("*") if p.is_file()}
     assert after == before and sorted(p.name for p in (tmp_path / "x").iterdir()) == sorted(
-        ["figures", "index.html", "report.json", "tables"])
+        [".fairprobe-report.id", "figures", "index.html", "report.json", "tables"])
     code, _, err = run_cli(["report", str(tmp_path / "x"), "--out", str(tmp_path / "other")], capsys)
     assert code == 0, err  # another folder is fine
 

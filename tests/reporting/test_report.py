@@ -168,7 +168,8 @@ def test_the_current_folder_as_report_folder(tmp_path: Path, monkeypatch: pytest
     make_report("one").write(".")
     make_report("two").write(".")  # a fairprobe folder: replaced, the folder itself stays
     assert Path.cwd() == tmp_path and load_report(tmp_path).title == "two"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["figures", "index.html", "report.json", "tables"]
+    own = [".fairprobe-report.id", "figures", "index.html", "report.json", "tables"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == own
 
 
 def test_analysis_reports_follow_the_folder_rules(tmp_path: Path) -> None:

@@ -193,7 +193,7 @@ def write_report(out_dir: Path, title: str, *, summary: str = "", parameters: di
     ...     page = write_report(Path(tmp) / "out", "Certified bounds", summary="fpr_parity in [-0.17, 0.07]",
     ...                         tables={"result": pd.DataFrame({"lower": [-0.17], "upper": [0.07]})})
     ...     print(page.name, sorted(p.name for p in page.parent.iterdir()))
-    index.html ['figures', 'index.html', 'report.json', 'tables']
+    index.html ['.fairprobe-report.id', 'figures', 'index.html', 'report.json', 'tables']
     """
     from fairprobe.reporting import report
 
