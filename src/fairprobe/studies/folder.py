@@ -154,7 +154,9 @@ def _key(folder: str | os.PathLike) -> str:
 
 
 def _holder_text() -> str:
-    return json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+    from fairprobe.core.jsonsafe import dumps
+
+    return dumps({"pid": os.getpid(), "host": socket.gethostname(),
                        "started": _dt.datetime.now().astimezone().isoformat(timespec="seconds")})
 
 
