@@ -120,9 +120,13 @@ def plugin_table_lines(table: Any, kinds: list[str], width: int) -> list[str]:
         for row in rows.itertuples():
             mark = "+" if row.available else "-"
             head = f"  {mark} {row.name:<{name_width}}  {row.status:<{status_width}}  "
-            if len(head.rstrip()) > width:  # a name or status too long for the terminal: its own lines
-                head = f"  {mark} {row.name}  {row.status}  "
             text = str(row.description or "")
+            if len(head.rstrip()) > width:  # a name or status too long for the terminal: wrapped on its own lines
+                status = wrap(f"{row.name}  {row.status}", width - 4)
+                lines.append(f"  {mark} {status[0]}")
+                lines += ["    " + part for part in status[1:]]
+                lines += ["      " + part for part in wrap(text, width - 6) if part]
+                continue
             if beside and len(head) <= column:
                 parts = wrap(text, width - column)
                 lines.append((head + parts[0]).rstrip())
