@@ -14,10 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
-from fairprobe.datasets import BUNDLED
+from tests.processes import session_processes, write_compas_predictions
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
 
@@ -32,29 +31,9 @@ D: [0.01, 0.03, 0.05, 0.07, 0.09]
 """
 
 
-def session_processes(sid: int) -> list[int]:
-    """Live (not zombie) processes whose session id is ``sid``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # it ended meanwhile
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": state, ppid, pgrp, session, ...
-        if int(fields[3]) == sid and fields[0] != "Z":
-            found.append(int(entry.name))
-    return found
-
-
 @pytest.fixture(scope="module")
 def preds(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    df = pd.read_csv(BUNDLED / "compas-scores-two-years.csv.gz")
-    out = pd.DataFrame({"race": df.race, "recid": df.two_year_recid, "pred": (df.decile_score >= 5).astype(int)})
-    path = tmp_path_factory.mktemp("signals") / "preds.csv"
-    out.to_csv(path, index=False)
-    return path
+    return write_compas_predictions(tmp_path_factory.mktemp("signals"))
 
 
 def stop_while_working(args: list[str], signum: int, cwd: Path, workers: int = 2) -> tuple[int, str]:

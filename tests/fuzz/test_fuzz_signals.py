@@ -24,13 +24,12 @@ import threading
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from fairprobe.datasets import BUNDLED
 from tests.fuzz.oracle import TALLY, confirmed, examples
+from tests.processes import session_processes, write_compas_predictions
 
 pytestmark = [pytest.mark.fuzz,
               pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")]
@@ -45,29 +44,9 @@ COMMANDS = {
 WORKERS = 2
 
 
-def session_processes(sid: int) -> list[int]:
-    """Live (not zombie) processes whose session id is ``sid``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # it ended meanwhile
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": state, ppid, pgrp, session, ...
-        if int(fields[3]) == sid and fields[0] != "Z":
-            found.append(int(entry.name))
-    return found
-
-
 @pytest.fixture(scope="module")
 def preds(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    df = pd.read_csv(BUNDLED / "compas-scores-two-years.csv.gz")
-    out = pd.DataFrame({"race": df.race, "recid": df.two_year_recid, "pred": (df.decile_score >= 5).astype(int)})
-    path = tmp_path_factory.mktemp("fuzz-signals") / "preds.csv"
-    out.to_csv(path, index=False)
-    return path
+    return write_compas_predictions(tmp_path_factory.mktemp("fuzz-signals"))
 
 
 def _clean_up(sid: int) -> None:
