@@ -13,36 +13,10 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 import fairprobe as fp
 from fairprobe.backends.base import SolveOptions
 from fairprobe.core.registry import get_registry
-from fairprobe.testing import CONTRACT_PROBLEMS, Stopwatch
-
-
-def hard_standard_quadratic(n: int = 60, seed: int = 3) -> fp.PolynomialProgram:
-    """min x'Qx on the simplex with an indefinite Q (the program of tests/backends/test_contract.py)."""
-    rng = np.random.default_rng(seed)
-    q = rng.normal(size=(n, n))
-    q = (q + q.T) / 2
-    prog = fp.PolynomialProgram(sense="min")
-    idx = [prog.add_variable(f"x{i}", 0, 1) for i in range(n)]
-    prog.set_objective({tuple(sorted((i, j))): float(q[i, j]) for i in idx for j in idx})
-    prog.add_constraint({(i,): 1.0 for i in idx}, "==", 1.0, name="simplex")
-    return prog
-
-
-def dense_lp(n: int = 600, seed: int = 0) -> fp.PolynomialProgram:
-    """A dense n x n LP (the program of tests/backends/test_auto_backend.py)."""
-    rng = np.random.default_rng(seed)
-    a, c = rng.uniform(0, 1, size=(n, n)), rng.uniform(0, 1, size=n)
-    prog = fp.PolynomialProgram(sense="max")
-    idx = [prog.add_variable(f"x{i}", 0, 10) for i in range(n)]
-    prog.set_objective({(i,): float(c[i]) for i in idx})
-    for k in range(n):
-        prog.add_constraint({(i,): float(a[k, i]) for i in idx}, "<=", float(a[k].sum()))
-    return prog
+from fairprobe.testing import CONTRACT_PROBLEMS, Stopwatch, dense_lp, hard_standard_quadratic
 
 
 def main() -> None:

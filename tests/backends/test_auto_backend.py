@@ -20,8 +20,7 @@ from fairprobe.backends.gurobi import (
     fits_licence,
 )
 from fairprobe.core.registry import get_registry
-from fairprobe.testing import check_time_limit, fresh_plugin_manager
-from tests.backends.test_contract import hard_standard_quadratic
+from fairprobe.testing import check_time_limit, dense_lp, fresh_plugin_manager, hard_standard_quadratic
 
 CELLS = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
                       "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
@@ -279,18 +278,6 @@ def test_a_refused_program_falls_back_to_scip() -> None:
 # -- time limits ------------------------------------------------------------------------------------
 TIME_LIMIT = 1.0
 SLACK = 3.0  # seconds over the limit still counted as "respected" (model building, reading the answer)
-
-
-def dense_lp(n: int = 600, seed: int = 0) -> fp.PolynomialProgram:
-    """A dense n x n LP: Clarabel (through cvxpy) needs several seconds for it."""
-    rng = np.random.default_rng(seed)
-    a, c = rng.uniform(0, 1, size=(n, n)), rng.uniform(0, 1, size=n)
-    prog = fp.PolynomialProgram(sense="max")
-    idx = [prog.add_variable(f"x{i}", 0, 10) for i in range(n)]
-    prog.set_objective({(i,): float(c[i]) for i in idx})
-    for k in range(n):
-        prog.add_constraint({(i,): float(a[k, i]) for i in idx}, "<=", float(a[k].sum()))
-    return prog
 
 
 @pytest.mark.parametrize("name", ["scip", "highs", "gurobi", "ortools", "cvxpy", "auto"])

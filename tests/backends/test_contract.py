@@ -10,7 +10,13 @@ import pytest
 import fairprobe as fp
 from fairprobe.backends.base import Limit, SolveOptions, Termination
 from fairprobe.core.registry import get_registry
-from fairprobe.testing import CONTRACT_PROBLEMS, Stopwatch, check_backend_class, declares_capable
+from fairprobe.testing import (
+    CONTRACT_PROBLEMS,
+    Stopwatch,
+    check_backend_class,
+    declares_capable,
+    hard_standard_quadratic,
+)
 
 BACKENDS = ["scip", "highs", "gurobi", "ortools", "cvxpy"]
 
@@ -57,18 +63,6 @@ def test_known_problem(name: str, problem) -> None:
         assert res.incumbent is None
     elif problem.termination is Termination.UNBOUNDED:
         assert res.objective_bound == (-math.inf if prog.sense == "min" else math.inf)
-
-
-def hard_standard_quadratic(n: int = 60, seed: int = 3) -> fp.PolynomialProgram:
-    """min x'Qx on the simplex with an indefinite Q: NP-hard, not solvable in 0.3 s."""
-    rng = np.random.default_rng(seed)
-    q = rng.normal(size=(n, n))
-    q = (q + q.T) / 2
-    prog = fp.PolynomialProgram(sense="min")
-    idx = [prog.add_variable(f"x{i}", 0, 1) for i in range(n)]
-    prog.set_objective({tuple(sorted((i, j))): float(q[i, j]) for i in idx for j in idx})
-    prog.add_constraint({(i,): 1.0 for i in idx}, "==", 1.0, name="simplex")
-    return prog
 
 
 @pytest.mark.parametrize("name", ["scip", "gurobi", "ortools"])

@@ -62,7 +62,7 @@ class StoppedOften:
 def test_a_respected_limit_passes_on_a_loaded_machine() -> None:
     """The solve of a backend that stops at its limit, with the process held back 3/4 of the time."""
     from fairprobe.backends.scip import ScipBackend
-    from tests.backends.test_contract import hard_standard_quadratic
+    from fairprobe.testing import hard_standard_quadratic
 
     backend = ScipBackend()
     if not backend.availability():

@@ -39,6 +39,8 @@ from fairprobe.testing.backends import (
     check_backend_contract,
     check_time_limit,
     declares_capable,
+    dense_lp,
+    hard_standard_quadratic,
 )
 from fairprobe.testing.covariates import NULL_COVARIATE_TYPES, null_covariate
 from fairprobe.testing.plugins import fresh_plugin_manager
@@ -58,7 +60,9 @@ __all__ = [
     "class_conditional_proxy",
     "covariate_table",
     "declares_capable",
+    "dense_lp",
     "fresh_plugin_manager",
+    "hard_standard_quadratic",
     "null_covariate",
     "selective_labels_table",
 ]

@@ -18,8 +18,17 @@ from typing import Any
 from fairprobe.backends.base import Availability, Backend, Capabilities, Limit, SolveOptions, SolveResult, Termination
 from fairprobe.program.model import PolynomialProgram
 
-__all__ = ["CONTRACT_PROBLEMS", "KnownProblem", "Stopwatch", "check_backend_class", "check_backend_contract",
-           "check_time_limit", "declares_capable"]
+__all__ = [
+    "CONTRACT_PROBLEMS",
+    "KnownProblem",
+    "Stopwatch",
+    "check_backend_class",
+    "check_backend_contract",
+    "check_time_limit",
+    "declares_capable",
+    "dense_lp",
+    "hard_standard_quadratic",
+]
 
 
 @dataclass(frozen=True)
@@ -191,6 +200,68 @@ bounds
         Termination.UNBOUNDED, None, True, "the ray (1, 1)",
     ),
 )
+
+
+def hard_standard_quadratic(n: int = 60, seed: int = 3) -> PolynomialProgram:
+    """``min x'Qx`` on the simplex with an indefinite ``Q``: NP-hard, for time-limit checks of global solvers.
+
+    Parameters
+    ----------
+    n : int
+        Variables.
+    seed : int
+        Seed of ``Q``.
+
+    Returns
+    -------
+    PolynomialProgram
+
+    Examples
+    --------
+    >>> hard_standard_quadratic(5).n_variables
+    5
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=(n, n))
+    q = (q + q.T) / 2
+    prog = PolynomialProgram(sense="min")
+    idx = [prog.add_variable(f"x{i}", 0, 1) for i in range(n)]
+    prog.set_objective({tuple(sorted((i, j))): float(q[i, j]) for i in idx for j in idx})
+    prog.add_constraint({(i,): 1.0 for i in idx}, "==", 1.0, name="simplex")
+    return prog
+
+
+def dense_lp(n: int = 600, seed: int = 0) -> PolynomialProgram:
+    """A dense ``n x n`` LP (Clarabel, through cvxpy, needs seconds for n = 600): time-limit checks of LP solvers.
+
+    Parameters
+    ----------
+    n : int
+        Variables and rows.
+    seed : int
+        Seed of the coefficients.
+
+    Returns
+    -------
+    PolynomialProgram
+
+    Examples
+    --------
+    >>> dense_lp(4).n_variables
+    4
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    a, c = rng.uniform(0, 1, size=(n, n)), rng.uniform(0, 1, size=n)
+    prog = PolynomialProgram(sense="max")
+    idx = [prog.add_variable(f"x{i}", 0, 10) for i in range(n)]
+    prog.set_objective({(i,): float(c[i]) for i in idx})
+    for k in range(n):
+        prog.add_constraint({(i,): float(a[k, i]) for i in idx}, "<=", float(a[k].sum()))
+    return prog
 
 
 def declares_capable(capabilities: Capabilities, problem: KnownProblem) -> bool:
