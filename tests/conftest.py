@@ -40,3 +40,24 @@ def _no_entrypoint_autoload(monkeypatch: pytest.MonkeyPatch) -> None:
     reset_plugin_manager()
     yield
     reset_plugin_manager()
+
+
+@pytest.fixture
+def one_worker_spy(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
+    """``joblib.Parallel`` replaced by a spy that refuses a pool of more than one worker (a one-task run):
+    the worker counts asked for, in order."""
+    import joblib
+    import sklearn.utils.parallel  # noqa: F401  (subclasses joblib.Parallel when imported: not the spy below)
+
+    asked: list[int | None] = []
+    real = joblib.Parallel
+
+    class Spy(real):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: object, n_jobs: int | None = None, **kwargs: object) -> None:
+            asked.append(n_jobs)
+            if n_jobs is None or not 0 < n_jobs <= 1:  # one task: never start a pool of workers
+                raise AssertionError(f"a pool of {n_jobs} workers for one task")
+            super().__init__(*args, n_jobs=n_jobs, **kwargs)
+
+    monkeypatch.setattr(joblib, "Parallel", Spy)
+    return asked

@@ -81,21 +81,8 @@ def test_jobs_below_minus_one(cli, tmp_path: Path) -> None:
     assert not (tmp_path / "res").exists()
 
 
-def test_many_jobs_on_one_unit_start_no_pool(cli, monkeypatch: pytest.MonkeyPatch) -> None:
-    import joblib
-    import sklearn.utils.parallel  # noqa: F401  (subclasses joblib.Parallel when imported: not the spy below)
-
-    asked: list[int | None] = []
-    real = joblib.Parallel
-
-    class Spy(real):  # type: ignore[misc, valid-type]
-        def __init__(self, *args: object, n_jobs: int | None = None, **kwargs: object) -> None:
-            asked.append(n_jobs)
-            if n_jobs is None or not 0 < n_jobs <= 1:  # one task: never start a pool of workers
-                raise AssertionError(f"a pool of {n_jobs} workers for one task")
-            super().__init__(*args, n_jobs=n_jobs, **kwargs)
-
-    monkeypatch.setattr(joblib, "Parallel", Spy)
+def test_many_jobs_on_one_unit_start_no_pool(cli, one_worker_spy: list[int | None]) -> None:
+    asked = one_worker_spy
     code, _, err = cli("study", "s.yaml", "--out", "res", "--no-report", "--jobs", "1000")
     assert code == 0, err
     assert all(n is not None and 0 < n <= 1 for n in asked), asked

@@ -90,21 +90,8 @@ def test_jobs_below_minus_one_are_refused_as_bound_does(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()  # refused before anything is written
 
 
-def test_workers_are_capped_by_tasks_and_cores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import joblib
-    import sklearn.utils.parallel  # noqa: F401  (subclasses joblib.Parallel when imported: not the spy below)
-
-    asked: list[int | None] = []
-    real = joblib.Parallel
-
-    class Spy(real):  # type: ignore[misc, valid-type]
-        def __init__(self, *args: object, n_jobs: int | None = None, **kwargs: object) -> None:
-            asked.append(n_jobs)
-            if n_jobs is None or not 0 < n_jobs <= 1:  # one task: never start a pool of workers
-                raise AssertionError(f"a pool of {n_jobs} workers for one task")
-            super().__init__(*args, n_jobs=n_jobs, **kwargs)
-
-    monkeypatch.setattr(joblib, "Parallel", Spy)
+def test_workers_are_capped_by_tasks_and_cores(tmp_path: Path, one_worker_spy: list[int | None]) -> None:
+    asked = one_worker_spy
     res = fp.study(TINY, tmp_path / "out", n_jobs=1000, progress=False, report=False)  # one model, one unit
     assert len(res.results) == 2
     assert all(n is not None and 0 < n <= 1 for n in asked), asked
