@@ -17,6 +17,11 @@ Prints, for ``src/fairprobe`` (or ``--src`` of another checkout):
   imports that break the dependency rules of DESIGN.md, read with ``ast`` by
   ``tests/import_graph.py`` (the module ``tests/test_layers.py`` asserts the same on).
 
+* modules over ``--max-module-lines`` (1,000) lines; functions whose cyclomatic complexity (radon's
+  measure) is over ``--max-complexity`` (25), when radon is installed (``pip install radon``, or the
+  ``dev`` extra: it is a tool of this script, never a dependency of the package); import cycles once
+  more with the ``if TYPE_CHECKING:`` imports counted (the cycle count above leaves them out).
+
 Run: ``python benchmarks/code_health.py [--src path/to/checkout/src] [--max-lines 80] [--json]``.
 Compare two revisions by pointing ``--src`` at a checkout of each
 (``git worktree add /tmp/old <rev>``). It is a static analysis; the CPU and wall time it took are
@@ -136,15 +141,73 @@ def scan(root: Path, max_lines: int, max_class_lines: int = 500) -> dict:
     }
 
 
+class _TypeOnlyToo:
+    """A view of the import graph whose edges include the ``if TYPE_CHECKING:`` imports."""
+
+    def __init__(self, graph) -> None:
+        self.modules = graph.modules
+        self._graph = graph
+
+    def fairprobe_edges(self, *, include_type_checking: bool = True) -> list:
+        return self._graph.fairprobe_edges(include_type_checking=True)
+
+
+def size_and_complexity(root: Path, max_module_lines: int = 1000, max_complexity: int = 25) -> dict:
+    """Long modules, complex functions and the import cycles with type-only imports, for ``root``."""
+    long_modules = []
+    complex_functions: list[tuple[int, str]] | None = []
+    try:
+        from radon.complexity import cc_visit
+        from radon.visitors import Function
+    except ImportError:  # a tool of this script only: the package never depends on radon
+        complex_functions = None
+    for path in sorted(root.rglob("*.py")):
+        source = path.read_text()
+        where = path.relative_to(root.parent)
+        if len(source.splitlines()) > max_module_lines:
+            long_modules.append((len(source.splitlines()), str(where)))
+        if complex_functions is None:
+            continue
+        for block in cc_visit(source):  # functions and methods once each; classes left out
+            if isinstance(block, Function) and block.complexity > max_complexity:
+                name = f"{block.classname}.{block.name}" if block.classname else block.name
+                complex_functions.append((block.complexity, f"{where}:{block.lineno} {name}"))
+    return {
+        "long_modules": sorted(long_modules, reverse=True),
+        "complex_functions": None if complex_functions is None else sorted(complex_functions, reverse=True),
+        "cycles_with_type_only": cycles(_TypeOnlyToo(read_graph(root.parent))),
+    }
+
+
+def print_size_and_complexity(figures: dict, max_module_lines: int = 1000, max_complexity: int = 25) -> None:
+    """Print the figures of :func:`size_and_complexity`."""
+    print(f"modules over {max_module_lines} lines: {len(figures['long_modules'])}")
+    for length, where in figures["long_modules"]:
+        print(f"  {length:4d}  {where}")
+    if figures["complex_functions"] is None:
+        print(f"functions with cyclomatic complexity over {max_complexity}: not measured, radon is not installed "
+              "(pip install radon, or pip install -e '.[dev]')")
+    else:
+        print(f"functions with cyclomatic complexity over {max_complexity}: {len(figures['complex_functions'])}")
+        for complexity, where in figures["complex_functions"]:
+            print(f"  {complexity:4d}  {where}")
+    print(f"import cycles with type-only (if TYPE_CHECKING:) imports: {len(figures['cycles_with_type_only'])}")
+    for cycle in figures["cycles_with_type_only"]:
+        print(f"  {len(cycle)} modules: {' <-> '.join(cycle)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--src", default=str(ROOT / "src"), help="The src folder of a checkout.")
     ap.add_argument("--max-lines", type=int, default=80)
     ap.add_argument("--max-class-lines", type=int, default=500)
+    ap.add_argument("--max-module-lines", type=int, default=1000)
+    ap.add_argument("--max-complexity", type=int, default=25)
     ap.add_argument("--json", action="store_true", help="Print the figures as JSON.")
     args = ap.parse_args()
     cpu, wall = time.process_time(), time.perf_counter()
     figures = scan(Path(args.src) / "fairprobe", args.max_lines, args.max_class_lines)
+    figures.update(size_and_complexity(Path(args.src) / "fairprobe", args.max_module_lines, args.max_complexity))
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     if args.json:
         print(json.dumps({**figures, "cpu_s": cpu, "wall_s": wall}, indent=2))
@@ -163,6 +226,7 @@ def main() -> None:
     print(f"import cycles (function-level imports included): {len(figures['cycles'])}")
     for cycle in figures["cycles"]:
         print(f"  {' <-> '.join(cycle)}")
+    print_size_and_complexity(figures, args.max_module_lines, args.max_complexity)
     print(f"private cross-module imports: {len(figures['private_imports'])}")
     for line in figures["private_imports"]:
         print(f"  {line}")
