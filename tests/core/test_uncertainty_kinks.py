@@ -120,6 +120,29 @@ def test_interval_contains_the_bias_only_interval(cells, metric, method, d, seed
     assert ci.set_lower <= res.lower + 1e-12 and res.upper <= ci.set_upper + 1e-12
 
 
+def test_a_sweep_gives_every_point_the_band_of_its_own_bound():
+    """The sweep's interval at each D is fp.bound's at that D (same seed): the band, not the plain bootstrap."""
+    table = _fair_world(2, 1000, 7)
+    levels = [0.0, 0.01, 0.02]
+    sweep = fp.sensitivity("proxy_label", "equalized_odds", table, D=levels, ci=0.95, resamples=40, seed=3,
+                           progress=False).to_frame()
+    for d, row in zip(levels, sweep.itertuples(), strict=True):
+        res = fp.bound("proxy_label", "equalized_odds", table, D=d, ci=0.95, resamples=40, seed=3, progress=False)
+        assert "simultaneous band" in res.interval.notes[0]
+        assert (row.ci_lower, row.ci_upper) == pytest.approx((res.interval.lower, res.interval.upper), abs=1e-9)
+    # a fair model's observed gap (0.018 here) is not a finding: every point's interval reaches 0
+    assert sweep.lower.iloc[0] > 0.0 and (sweep.ci_lower == 0.0).all()
+
+
+def test_breakdown_with_sampling_error_of_a_fair_model_is_zero():
+    """At a fair model the noise alone leaves "the gap exceeds 0.05" open: ci_value 0, below the bias-only value."""
+    table = _fair_world(2, 1000, 7)
+    res = fp.breakdown("proxy_label", "equalized_odds", table, threshold=0.05, ci=0.95, resamples=40, seed=3,
+                       progress=False)
+    assert 0.0 < res.value < 0.02
+    assert res.ci_value == 0.0
+
+
 # -- coverage of a fair model (slow: 200 samples, each with its resamples) ------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize(("k", "metric"), [(2, ("fpr_parity", "all")), (2, ("equalized_odds", None)),
