@@ -107,8 +107,11 @@ RULES: tuple[Rule, ...] = (
          "registry or sympy)"),
     Rule("app", ("fairprobe.app",), ("fairprobe",),
          ("fairprobe=", "fairprobe.app", "fairprobe.core.registry", "fairprobe.plugins.base", "fairprobe.reporting",
-          "fairprobe.exceptions", "fairprobe.hookspecs", "fairprobe.datasets="),
-         "the app uses only the public API (``import fairprobe``), the registry and the report layer"),
+          "fairprobe.exceptions", "fairprobe.hookspecs", "fairprobe.datasets=", "fairprobe.core.bound",
+          "fairprobe.core.query", "fairprobe.core.templates", "fairprobe.core.uncertainty", "fairprobe.core.inputs",
+          "fairprobe.core.reading"),
+         "the app uses the public API (``import fairprobe``), the registry, the report layer and the few engine "
+         "entry points a front end needs (the problem object, the constraint parser, the table reader)"),
     Rule("solver-imports", ("fairprobe",), SOLVER_LIBRARIES, (),
          "no module imports a solver library at import time (availability is checked with find_spec)",
          module_level_only=True),

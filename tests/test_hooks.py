@@ -14,7 +14,7 @@ import pytest
 import fairprobe
 from fairprobe import hookimpl, hookspecs
 from fairprobe.backends.base import Availability, Backend, Capabilities, SolveResult, Termination
-from fairprobe.core.registry import get_registry
+from fairprobe.core.registry import get_plugin_manager, get_registry
 from fairprobe.exceptions import DuplicatePluginError
 from fairprobe.program.model import PolynomialProgram
 from fairprobe.testing import fresh_plugin_manager
@@ -202,4 +202,4 @@ def test_plugin_manager_is_cached_and_not_built_at_import() -> None:
             "print(registry.get_plugin_manager.cache_info().currsize, 'pyscipopt' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["0", "False"]
-    assert fairprobe.get_plugin_manager() is fairprobe.get_plugin_manager()
+    assert get_plugin_manager() is get_plugin_manager()

@@ -39,7 +39,7 @@ def main() -> int:
     fig.tight_layout()
     fig.savefig(OUT / "figure4.png", dpi=150)
     grid = frame.pivot_table(index="D_selection", columns="D_proxy_label", values="upper")
-    print(f"observed equalised odds: {res.observed:.4f}")
+    print(f"observed equalised odds: {res.observed.point:.4f}")
     print("upper bound (rows D_selection, columns D_proxy_label):")
     print(grid.round(4).to_string())
     ok = np.all(np.diff(grid.to_numpy(), axis=0) >= -1e-6) and np.all(np.diff(grid.to_numpy(), axis=1) >= -1e-6)

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
+from fairprobe.core.inputs import resolve_bias
 from fairprobe.exceptions import DataError
 
 pytest.importorskip("streamlit", reason="the web app needs the 'app' extra (streamlit)")
@@ -61,7 +62,7 @@ def test_build_table_takes_the_positive_label() -> None:
 
 def test_unclear_labels_of_the_pages_config() -> None:
     table = logic.build_table(HIRING, "units", MAPPING)
-    assert logic.unclear_labels(table, fp.resolve_bias("selection")) == {"Y": ["No", "Yes"], "P": ["No", "Yes"]}
+    assert logic.unclear_labels(table, resolve_bias("selection")) == {"Y": ["No", "Yes"], "P": ["No", "Yes"]}
     assert logic.unclear_labels(table, None) == {"Y": ["No", "Yes"], "P": ["No", "Yes"]}
     assert logic.unclear_labels(logic.build_table(HIRING.assign(hired=1, pred=0), "units", MAPPING), None) == {}
 

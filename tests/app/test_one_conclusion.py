@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
+from fairprobe.core.bound import BoundProblem
 from fairprobe.datasets import load_compas, load_paper_table
 from tests.bad_input import run_cli
 
@@ -154,7 +155,7 @@ def _replay_solves(monkeypatch: pytest.MonkeyPatch) -> dict:
     import copy
 
     recorded: dict = {}
-    real = fp.BoundProblem.solve_point
+    real = BoundProblem.solve_point
 
     def record(self, params, **kwargs):
         key = (self.metric.label, tuple(sorted(params.items())))
@@ -162,7 +163,7 @@ def _replay_solves(monkeypatch: pytest.MonkeyPatch) -> dict:
             recorded[key] = real(self, params, **kwargs)
         return copy.deepcopy(recorded[key])
 
-    monkeypatch.setattr(fp.BoundProblem, "solve_point", record)
+    monkeypatch.setattr(BoundProblem, "solve_point", record)
     return recorded
 
 

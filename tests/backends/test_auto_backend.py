@@ -20,6 +20,7 @@ from fairprobe.backends.gurobi import (
     fits_licence,
 )
 from fairprobe.core.registry import get_registry
+from fairprobe.exceptions import BackendLicenseError, BackendUnavailableError
 from fairprobe.testing import check_time_limit, dense_lp, fresh_plugin_manager, hard_standard_quadratic
 
 CELLS = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
@@ -152,7 +153,7 @@ def test_measured_limits_match_the_installed_licence() -> None:
     res = gurobi.solve(at_limit, SolveOptions(time_limit=20))
     assert res.objective_bound == pytest.approx(LICENCE_MAX_QUADRATIC_VARIABLES / 8, rel=1e-5)
     over = bilinear_pairs(LICENCE_MAX_QUADRATIC_VARIABLES // 2, n_linear=1)
-    with pytest.raises(fp.BackendLicenseError):
+    with pytest.raises(BackendLicenseError):
         gurobi.solve(over)
     # Gurobi itself (not only fairprobe's pre-check) refuses one variable or constraint more
     import gurobipy as gp
@@ -176,7 +177,7 @@ def test_measured_limits_match_the_installed_licence() -> None:
 def test_gurobi_licence_error_states_the_real_limits() -> None:
     skip_unless_size_limited_gurobi()
     prog = bilinear_pairs(101)  # 202 variables with quadratic terms
-    with pytest.raises(fp.BackendLicenseError) as info:
+    with pytest.raises(BackendLicenseError) as info:
         GurobiBackend().solve(prog)
     message = str(info.value)
     assert "202 variables" in message and "quadratic terms" in message
@@ -256,7 +257,7 @@ def test_a_choice_without_a_program_fixes_one_backend() -> None:
 
 def test_an_unusable_choice_is_a_clear_error() -> None:
     auto = fp.get_backend("auto", pm=fresh_plugin_manager(ChoosesTheUnusable()))
-    with pytest.raises(fp.BackendUnavailableError, match=r"chose 'no_such_backend'.*usable"):
+    with pytest.raises(BackendUnavailableError, match=r"chose 'no_such_backend'.*usable"):
         auto.solve(linear_program())
 
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import fairprobe as fp
-from fairprobe.backends.base import Limit, SolveOptions, Termination
+from fairprobe.backends.base import Availability, Limit, SolveOptions, Termination
 from fairprobe.core.registry import get_registry
+from fairprobe.exceptions import BackendCapabilityError, BackendLicenseError, ProgramError
 from fairprobe.testing import (
     CONTRACT_PROBLEMS,
     Stopwatch,
@@ -40,7 +41,7 @@ def test_known_problem(name: str, problem) -> None:
     backend = backend_or_skip(name)
     prog = problem.program
     if not declares_capable(backend.capabilities, problem):
-        with pytest.raises(fp.BackendCapabilityError, match=r"backend='scip'"):
+        with pytest.raises(BackendCapabilityError, match=r"backend='scip'"):
             backend.solve(prog)
         return
     res = backend.solve(prog)
@@ -120,36 +121,36 @@ def test_ortools_node_limit_reports_certified_gap() -> None:
 def test_cvxpy_refuses_nonconvex_with_clear_message() -> None:
     backend = backend_or_skip("cvxpy")
     prog = next(p for p in CONTRACT_PROBLEMS if p.name == "bilinear_simplex").program
-    with pytest.raises(fp.BackendCapabilityError,
+    with pytest.raises(BackendCapabilityError,
                        match=r"convex programs only, but the objective is indefinite.*backend='scip'"):
         backend.solve(prog)
     cubic = next(p for p in CONTRACT_PROBLEMS if p.name == "cubic_product").program
-    with pytest.raises(fp.BackendCapabilityError, match=r"degree <= 2.*degree 3"):
+    with pytest.raises(BackendCapabilityError, match=r"degree <= 2.*degree 3"):
         backend.solve(cubic)
 
 
 def test_gurobi_size_limited_licence_is_a_clear_error() -> None:
     backend = backend_or_skip("gurobi")
-    if backend.availability() is not fp.Availability.LIMITED_LICENSE:
+    if backend.availability() is not Availability.LIMITED_LICENSE:
         pytest.skip("a full Gurobi licence is installed; the size limit does not apply")
     prog = fp.PolynomialProgram(sense="min")
     idx = [prog.add_variable(f"x{i}", 0, 1) for i in range(2500)]
     prog.set_objective({(i,): 1.0 for i in idx})
-    with pytest.raises(fp.BackendLicenseError, match=r"size-limited licence.*2500 variables.*scip"):
+    with pytest.raises(BackendLicenseError, match=r"size-limited licence.*2500 variables.*scip"):
         backend.solve(prog)
 
 
 def test_ortools_needs_finite_bounds_on_nonlinear_variables() -> None:
     backend = backend_or_skip("ortools")
     prog = fp.PolynomialProgram.from_text("minimize\n  x*y\nbounds\n  0 <= x <= 1\n  0 <= y <= inf\n")
-    with pytest.raises(fp.BackendCapabilityError, match=r"finite bounds.*\['y'\].*backend='scip'"):
+    with pytest.raises(BackendCapabilityError, match=r"finite bounds.*\['y'\].*backend='scip'"):
         backend.solve(prog)
 
 
 def test_program_with_nan_is_refused_before_the_solver() -> None:
     prog = fp.PolynomialProgram.from_text("minimize\n  x\nbounds\n  0 <= x <= 1\n")
     prog.objective[(0,)] = float("nan")
-    with pytest.raises(fp.ProgramError, match="not finite"):
+    with pytest.raises(ProgramError, match="not finite"):
         fp.get_backend("scip").solve(prog)
 
 
@@ -157,7 +158,7 @@ def test_fractional_objective_with_nonpositive_denominator_is_refused() -> None:
     backend = backend_or_skip("ortools")
     prog = fp.PolynomialProgram.from_text(
         "maximize\n  (x) / (x - 0.5)\nbounds\n  0 <= x <= 1\n")
-    with pytest.raises(fp.ProgramError, match="denominator is not strictly positive"):
+    with pytest.raises(ProgramError, match="denominator is not strictly positive"):
         backend.solve(prog)
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import fairprobe as fp
 from fairprobe.backends.base import Termination
+from fairprobe.exceptions import ProgramError
 from fairprobe.program.safe_bounds import linear_arrays, verified_lower_bound
 
 pytest.importorskip("highspy", reason="needs highspy (a fairprobe dependency)")
@@ -143,7 +144,7 @@ def test_fractional_bound_is_verified_and_checked_for_a_positive_denominator() -
     assert res.extra["verified"] and res.objective_bound >= 1.1 / 0.2
     assert res.objective_bound - 1.1 / 0.2 < 1e-9
     bad = fp.PolynomialProgram.from_text("maximize\n  (x) / (x - 0.5)\nbounds\n  0 <= x <= 1\n")
-    with pytest.raises(fp.ProgramError, match="not strictly positive"):
+    with pytest.raises(ProgramError, match="not strictly positive"):
         fp.get_backend("highs").solve(bad)
 
 

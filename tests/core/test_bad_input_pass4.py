@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
+from fairprobe.core.bound import BoundProblem
 from fairprobe.core.registry import registered
 from fairprobe.core.uncertainty import IntervalOptions, critical_value, interval_options
 from fairprobe.exceptions import ConfigError, FairprobeError
@@ -120,7 +121,7 @@ def test_natural_range_of_sums_of_disjoint_events(metric: str, expected: tuple[f
     # old: accuracy (0, 2), accuracy_parity (-2, 2), counterfactual_fairness (0, 2)
     from fairprobe.datasets import load_paper_table
 
-    assert fp.BoundProblem("proxy_label", metric, load_paper_table()).natural_range == expected
+    assert BoundProblem("proxy_label", metric, load_paper_table()).natural_range == expected
 
 
 # -- item 3: the sampling caveat of a sweep's conclusion ----------------------------------------------

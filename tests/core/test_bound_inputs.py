@@ -12,6 +12,7 @@ import pytest
 import fairprobe as fp
 from fairprobe.core.bound import BoundProblem, resolve_bias
 from fairprobe.core.compiler import compile_program
+from fairprobe.exceptions import UnknownPluginError
 from fairprobe.testing import RandomSCM
 
 TABLE = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
@@ -123,9 +124,9 @@ def test_infeasible_assumptions_raise_with_advice() -> None:
 
 def test_unknown_names() -> None:
     t = fp.ObservedTable.from_probabilities(TABLE)
-    with pytest.raises(fp.UnknownPluginError, match="Unknown bias 'proxy'"):
+    with pytest.raises(UnknownPluginError, match="Unknown bias 'proxy'"):
         fp.bound("proxy", "fpr", t, D=0.1)
-    with pytest.raises(fp.UnknownPluginError, match="Unknown metric 'fpx'"):
+    with pytest.raises(UnknownPluginError, match="Unknown metric 'fpx'"):
         fp.bound("proxy_label", "fpx", t, D=0.1)
     with pytest.raises(fp.ConfigError, match=r"needs \['W'\], which are not nodes of the bias DAG"):
         compile_program(resolve_bias("proxy_label"), t, "P(W = 1)", {"D": 0.1})

@@ -20,7 +20,7 @@ def test_breakdown_matches_closed_form(t: float) -> None:
     # conclusion "FPR_0 > t" breaks at D* = (p01 - t N0) / (1 - t).
     p00, p01 = P[0, 0, 0], P[0, 0, 1]
     exact = (p01 - t * (p00 + p01)) / (1 - t)
-    res = fp.breakdown("proxy_label_missed_positives", fp.metric("fpr", group=0), CELLS, threshold=t, tol=1e-5)
+    res = fp.breakdown("proxy_label_missed_positives", fp.metric("fpr", group=0), CELLS, threshold=t, xtol=1e-5)
     assert res.claim == f"metric > {t:g}"
     assert exact <= res.value <= exact + 1e-5
     assert res.below.lower > t >= res.above.lower
@@ -39,7 +39,7 @@ def test_breakdown_infinite_and_zero() -> None:
 
 
 def test_breakdown_agrees_with_a_sweep() -> None:
-    res = fp.breakdown("selection", "fpr_parity", CELLS, tol=1e-4)
+    res = fp.breakdown("selection", "fpr_parity", CELLS, xtol=1e-4)
     grid = np.linspace(0, 0.05, 26)
     frame = fp.sensitivity("selection", "fpr_parity", CELLS, D=grid, progress=False).to_frame()
     flipped = frame[frame.upper >= 0].D

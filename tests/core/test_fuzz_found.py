@@ -15,7 +15,8 @@ import pytest
 import fairprobe as fp
 from fairprobe.app import logic
 from fairprobe.cli import main
-from fairprobe.core.bound import _natural_range, _paired_range
+from fairprobe.core.bound import BoundProblem, _natural_range, _paired_range
+from fairprobe.core.inputs import resolve_bias
 from fairprobe.core.query import parse_expression
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import DataError
@@ -25,32 +26,32 @@ ROWS = pd.DataFrame({"race": list("ffffmmmm"), "y": [1, 1, 0, 0] * 2, "p": [1, 0
 COLS = {"A": "race", "Y": "y", "P": "p"}
 
 
-# -- 1. fp.observed follows from_frame's pos_label rule -----------------------------------------------------
+# -- 1. fp.group_rates follows from_frame's pos_label rule -----------------------------------------------------
 def test_observed_refuses_a_single_pos_label_on_0_1_columns_as_from_frame_does() -> None:
     with pytest.raises(DataError, match="pos_label=0 is not a label of any column") as table_error:
         ObservedTable.from_frame(ROWS, pos_label=0, **COLS)
     with pytest.raises(DataError) as observed_error:
-        fp.observed(ROWS, pos_label=0, **COLS)
+        fp.group_rates(ROWS, pos_label=0, **COLS)
     assert str(observed_error.value) == str(table_error.value)
     # the same from a table built without it
     with pytest.raises(DataError, match="pos_label=0 is not a label"):
-        fp.observed(ObservedTable.from_frame(ROWS, **COLS), pos_label=0)
+        fp.group_rates(ObservedTable.from_frame(ROWS, **COLS), pos_label=0)
 
 
 def test_observed_reverses_a_0_1_column_only_by_its_node() -> None:
-    plain = fp.observed(ROWS, **COLS).by_group["fpr"].to_dict()
+    plain = fp.group_rates(ROWS, **COLS).by_group["fpr"].to_dict()
     assert plain == {"f": 0.5, "m": 1.0}
-    reversed_y = fp.observed(ROWS, pos_label={"Y": 0}, **COLS).by_group["fpr"].to_dict()
+    reversed_y = fp.group_rates(ROWS, pos_label={"Y": 0}, **COLS).by_group["fpr"].to_dict()
     assert reversed_y == {"f": 0.5, "m": 1.0}  # FPR over Y = 1 rows as negatives: f 1 of 2, m 2 of 2
 
 
 def test_a_single_pos_label_leaves_a_0_1_prediction_alone() -> None:
     # Y labelled 0/2 (unclear), P 0/1: pos_label=0 is Y's positive label and not P's
     rows = ROWS.assign(y=ROWS.y * 2)
-    got = fp.observed(rows, pos_label=0, **COLS).by_group
-    want = fp.observed(rows, pos_label={"Y": 0}, **COLS).by_group
+    got = fp.group_rates(rows, pos_label=0, **COLS).by_group
+    want = fp.group_rates(rows, pos_label={"Y": 0}, **COLS).by_group
     pd.testing.assert_frame_equal(got, want)
-    assert fp.observed(ROWS.assign(y=1 - ROWS.y), **COLS).by_group["selection_rate"].to_dict() == \
+    assert fp.group_rates(ROWS.assign(y=1 - ROWS.y), **COLS).by_group["selection_rate"].to_dict() == \
         got["selection_rate"].to_dict()
 
 
@@ -66,24 +67,24 @@ def test_counts_and_cells_with_unclear_integer_labels_ask_for_pos_label(labels, 
         ObservedTable.from_probabilities(frame.assign(prob=0.25).drop(columns="n"))
     assert table.unclear_labels(["Y", "P"]) == {"P": list(labels)}
     assert logic.unclear_labels(table, None) == {"P": list(labels)}
-    assert logic.unclear_labels(table, fp.resolve_bias("proxy_label")) == {"P": list(labels)}
+    assert logic.unclear_labels(table, resolve_bias("proxy_label")) == {"P": list(labels)}
     with pytest.raises(DataError, match=r"Column 'P' holds the labels .* pos_label=") as error:
-        fp.observed(table)
+        fp.group_rates(table)
     assert "np.int64" not in str(error.value)
     with pytest.raises(DataError, match=rf"Column 'P' holds the labels \[{labels[0]}, {labels[1]}\].*pos_label="):
         fp.bound("proxy_label", "fpr", table, D=0.0, progress=False)
     # naming the label works: P = labels[1] is 1
     named = ObservedTable.from_counts(frame, pos_label=labels[1]) if reader == "counts" else \
         ObservedTable.from_probabilities(frame.assign(prob=0.25).drop(columns="n"), pos_label=labels[1])
-    assert fp.observed(named).by_group["selection_rate"].to_dict() == {"f": 0.5, "m": 0.5}
-    assert fp.observed(named).by_group["fpr"].to_dict() == {"f": 0.0, "m": 1.0}
+    assert fp.group_rates(named).by_group["selection_rate"].to_dict() == {"f": 0.5, "m": 0.5}
+    assert fp.group_rates(named).by_group["fpr"].to_dict() == {"f": 0.0, "m": 1.0}
 
 
 def test_the_attribute_and_declared_nodes_keep_their_codes() -> None:
     counts = pd.DataFrame({"A": [1, 2, 1, 2], "Y": [0, 0, 1, 1], "P": [0, 1, 1, 0], "n": [3, 4, 5, 6]})
     table = ObservedTable.from_counts(counts)
     assert table.categories == {} and table.cardinality("A") == 3  # codes with an empty group 0
-    assert logic.unclear_labels(table, fp.resolve_bias("proxy_label")) == {}
+    assert logic.unclear_labels(table, resolve_bias("proxy_label")) == {}
     # a node the config gives 3 values is no binary role
     cfg = fp.BiasConfig.from_dict({"dag_str": "A->Y, A->P, A->W", "constraints": [], "cardinalities": {"W": 3}})
     with_w = ObservedTable.from_counts(counts.assign(W=[1, 2, 1, 2]))
@@ -117,11 +118,11 @@ def test_text_of_a_0_1_coding_keeps_its_meaning(values, labels, codes, category)
 
 def test_observed_reads_a_column_of_only_true() -> None:
     rows = ROWS.assign(y="true", p=ROWS.p.map({0: "false", 1: "true"}))
-    rates = fp.observed(rows, **COLS).by_group
+    rates = fp.group_rates(rows, **COLS).by_group
     assert rates["selection_rate"].to_dict() == {"f": 0.5, "m": 1.0}
     assert rates["base_rate"].to_dict() == {"f": 1.0, "m": 1.0}
     counts = pd.DataFrame({"A": ["f", "m"], "Y": ["true", "true"], "P": ["0", "1"], "n": [2, 2]})
-    assert fp.observed(ObservedTable.from_counts(counts)).by_group["tpr"].to_dict() == {"f": 0.0, "m": 1.0}
+    assert fp.group_rates(ObservedTable.from_counts(counts)).by_group["tpr"].to_dict() == {"f": 0.0, "m": 1.0}
 
 
 def test_a_dict_pos_label_absent_from_a_one_label_0_1_column_makes_it_all_negative() -> None:
@@ -199,7 +200,7 @@ def test_paired_range_with_other_events_coefficients_and_terms() -> None:
 @pytest.mark.parametrize("time_limit", [0.01, 0.1])
 def test_spurious_effect_cut_short_stays_in_minus_1_to_1(time_limit: float) -> None:
     table = fp.ObservedTable.from_counts(EMPTY_1)
-    assert fp.BoundProblem("proxy_attribute", "spurious_effect", table).natural_range == (-1.0, 1.0)
+    assert BoundProblem("proxy_attribute", "spurious_effect", table).natural_range == (-1.0, 1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         res = fp.bound("proxy_attribute", "spurious_effect", table, D=0.03, time_limit=time_limit, progress=False)

@@ -2,7 +2,7 @@
 beyond exact floats, and missing values named by the user's columns.
 
 Items 1, 11 (table part), 16, 17 (counts part) and 18 (the table's message). Every table path (the
-API ``fp.observed``, ``ObservedTable.from_frame``/``from_counts``/``from_probabilities`` and the bias
+API ``fp.group_rates``, ``ObservedTable.from_frame``/``from_counts``/``from_probabilities`` and the bias
 path ``fp.bound``) follows one rule: labels that do not say which one means 1 (``good``/``bad``,
 ``1``/``2``, ``-1``/``1``) are refused in a binary role, and ``pos_label=`` names the positive label.
 """
@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
+from fairprobe.core.inputs import resolve_bias
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import DataError
 
@@ -41,7 +42,7 @@ def _fpr(rates) -> dict:
 def test_observed_refuses_labels_that_do_not_say_which_is_1(yes, no) -> None:
     frame = _relabel(ROWS, yes, no)
     with pytest.raises(DataError) as info:
-        fp.observed(frame, A="race", Y="y", P="p")
+        fp.group_rates(frame, A="race", Y="y", P="p")
     message = str(info.value)
     assert "Column 'y' (node Y)" in message or "Column 'p' (node P)" in message
     assert "cannot tell which" in message and "pos_label=" in message and "--pos-label" in message
@@ -51,23 +52,23 @@ def test_observed_refuses_labels_that_do_not_say_which_is_1(yes, no) -> None:
 @pytest.mark.parametrize(("yes", "no"), [("good", "bad"), ("hired", "rejected"), (2, 1), (1, -1)])
 def test_pos_label_gives_the_true_rates(yes, no) -> None:
     frame = _relabel(ROWS, yes, no)
-    assert _fpr(fp.observed(frame, A="race", Y="y", P="p", pos_label=yes)) == TRUTH_FPR
+    assert _fpr(fp.group_rates(frame, A="race", Y="y", P="p", pos_label=yes)) == TRUTH_FPR
 
 
 def test_text_prediction_with_a_01_label_is_refused_then_named() -> None:
     frame = _relabel(ROWS, "hire", "reject", columns=("p",))
     with pytest.raises(DataError, match=r"Column 'p' \(node P\) holds the labels \['hire', 'reject'\]"):
-        fp.observed(frame, A="race", Y="y", P="p")
-    assert _fpr(fp.observed(frame, A="race", Y="y", P="p", pos_label="hire")) == TRUTH_FPR
+        fp.group_rates(frame, A="race", Y="y", P="p")
+    assert _fpr(fp.group_rates(frame, A="race", Y="y", P="p", pos_label="hire")) == TRUTH_FPR
     # a mapping names the label per node
     mixed = _relabel(_relabel(ROWS, "hired", "rejected", ("y",)), "hire", "reject", ("p",))
-    assert _fpr(fp.observed(mixed, A="race", Y="y", P="p", pos_label={"Y": "hired", "P": "hire"})) == TRUTH_FPR
+    assert _fpr(fp.group_rates(mixed, A="race", Y="y", P="p", pos_label={"Y": "hired", "P": "hire"})) == TRUTH_FPR
 
 
 @pytest.mark.parametrize(("yes", "no"), [(1, 0), (True, False), ("1", "0"), ("true", "false")])
 def test_unambiguous_codings_keep_working(yes, no) -> None:
     frame = _relabel(ROWS, yes, no)
-    assert _fpr(fp.observed(frame, A="race", Y="y", P="p")) == TRUTH_FPR
+    assert _fpr(fp.group_rates(frame, A="race", Y="y", P="p")) == TRUTH_FPR
 
 
 def test_a_text_column_of_only_1s_stays_1() -> None:
@@ -80,13 +81,13 @@ def test_observed_refuses_a_table_and_cells_with_unclear_labels() -> None:
     frame = _relabel(ROWS, "good", "bad")
     table = ObservedTable.from_frame(frame, A="race", Y="y", P="p")
     with pytest.raises(DataError, match=r"Column 'y' \(node Y\) holds the labels \['bad', 'good'\]"):
-        fp.observed(table)
-    assert _fpr(fp.observed(table, pos_label="good")) == TRUTH_FPR
+        fp.group_rates(table)
+    assert _fpr(fp.group_rates(table, pos_label="good")) == TRUTH_FPR
     cells = frame.rename(columns={"race": "A", "y": "Y", "p": "P"}).value_counts().rename("prob").reset_index()
     cells["prob"] /= cells["prob"].sum()
     with pytest.raises(DataError, match="cannot tell which"):
-        fp.observed(cells)
-    assert _fpr(fp.observed(cells, pos_label="good")) == TRUTH_FPR
+        fp.group_rates(cells)
+    assert _fpr(fp.group_rates(cells, pos_label="good")) == TRUTH_FPR
 
 
 def test_from_frame_takes_pos_label_and_the_bias_path_accepts_it() -> None:
@@ -108,9 +109,10 @@ def test_pos_label_for_counts_and_probabilities() -> None:
     counts = frame.value_counts().rename("n").reset_index()
     table = ObservedTable.from_counts(counts, pos_label="good")
     assert table.positive == {"Y": "good", "P": "good"} and table.n == 8
-    assert _fpr(fp.observed(table)) == TRUTH_FPR
+    assert _fpr(fp.group_rates(table)) == TRUTH_FPR
     probs = counts.assign(prob=counts.n / 8).drop(columns="n")
-    assert _fpr(fp.observed(ObservedTable.from_probabilities(probs, pos_label={"Y": "good", "P": "good"}))) == TRUTH_FPR
+    labels = {"Y": "good", "P": "good"}
+    assert _fpr(fp.group_rates(ObservedTable.from_probabilities(probs, pos_label=labels))) == TRUTH_FPR
 
 
 def test_a_pos_label_may_reverse_a_01_column_only_by_name() -> None:
@@ -148,7 +150,7 @@ def test_pos_label_on_a_column_of_three_labels_is_refused() -> None:
 def test_unclear_labels_lists_the_nodes_of_a_config() -> None:
     frame = _relabel(ROWS, "good", "bad", columns=("y",))
     table = ObservedTable.from_frame(frame, A="race", Y="y", P="p")
-    config = fp.resolve_bias("selection")
+    config = resolve_bias("selection")
     assert table.unclear_labels(config) == {"Y": ["bad", "good"]}
     assert table.unclear_labels(["A", "P"]) == {"A": ["a", "b"]}  # asked for: the attribute's labels are text
     assert ObservedTable.from_frame(frame, A="race", Y="y", P="p", pos_label="good").unclear_labels(config) == {}
@@ -173,7 +175,7 @@ def test_near_duplicate_labels_are_refused(labels, shown) -> None:
     assert re.search(shown, message), message
     assert "str.strip()" in message and "normalize('NFC')" in message
     with pytest.raises(DataError, match="differ only by spaces or Unicode form"):
-        fp.observed(frame, A="race", Y="y", P="p")
+        fp.group_rates(frame, A="race", Y="y", P="p")
     cells = frame.rename(columns={"race": "A", "y": "Y", "p": "P"}).assign(prob=0.25)
     with pytest.raises(DataError, match="differ only by spaces or Unicode form"):
         ObservedTable.from_probabilities(cells)
@@ -254,4 +256,4 @@ def test_missing_values_name_the_users_columns() -> None:
                                         r"column 'y' \(Y\).*dropna\(subset=\['race', 'y'\]\)"):
         ObservedTable.from_frame(frame, A="race", Y="y", P="p")
     with pytest.raises(DataError, match=r"column 'race' \(A\)"):
-        fp.observed(frame, A="race", Y="y", P="p")
+        fp.group_rates(frame, A="race", Y="y", P="p")

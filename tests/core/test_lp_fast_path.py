@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
+from fairprobe.backends.base import Limit
 from fairprobe.core.bound import BoundProblem
 from fairprobe.core.registry import get_registry
 from fairprobe.datasets import load_paper_table
@@ -89,7 +90,7 @@ def test_a_parity_search_stopped_by_the_budget_says_so(monkeypatch: pytest.Monke
     def out_of_time(self, program, options=None):
         res = original(self, program, options)
         # as if the budget ran out during the search (its bound stays valid)
-        return None if res is None else res.with_updates(termination=fp.Termination.LIMIT, limit=fp.Limit.TIME)
+        return None if res is None else res.with_updates(termination=fp.Termination.LIMIT, limit=Limit.TIME)
 
     monkeypatch.setattr(HighsBackend, "solve_two_ratio", out_of_time)
     with pytest.warns(RuntimeWarning, match="limit"):

@@ -129,13 +129,31 @@ def test_fixed_parameters_mean_the_same_everywhere() -> None:
         fp.bound(bias, "fpr", table, D_selection=0.05, D_proxy_label=0.02, fixed=held)
 
 
-def test_breakdown_search_range_and_bracket_names() -> None:
+def test_breakdown_search_range_and_bracket_have_one_name_each() -> None:
     table = load_paper_table()
-    new = fp.breakdown("proxy_label", "fpr_parity", table, D=0.1, xtol=0.01)
-    old = fp.breakdown("proxy_label", "fpr_parity", table, D_max=0.1, tol=0.01)  # the old names keep working
-    assert new.value == old.value and new.tol == 0.01
-    with pytest.raises(fp.ConfigError, match="both give the largest value"):
-        fp.breakdown("proxy_label", "fpr_parity", table, D=0.1, D_max=0.2)
+    res = fp.breakdown("proxy_label", "fpr_parity", table, D_max=0.1, xtol=0.01)
+    assert res.xtol == 0.01 and res.to_dict()["xtol"] == 0.01 and res.value <= 0.1
+    assert "no_bias" in res.to_dict() and res.to_frame()["point"].iloc[0] == "no_bias"
+    with pytest.raises(fp.ConfigError, match=r"D = 0\.1 fixes the parameter the breakdown moves; .*D_max=0\.1"):
+        fp.breakdown("proxy_label", "fpr_parity", table, D=0.1)  # the old alias of D_max
+    with pytest.raises(fp.ConfigError, match=r"unknown sensitivity parameter\(s\) \['tol'\]"):
+        fp.breakdown("proxy_label", "fpr_parity", table, tol=0.01)  # the old alias of xtol
+    assert not hasattr(res, "tol") and not hasattr(res, "observed")
+
+
+def test_drivers_take_one_options_object_with_keywords_as_sugar() -> None:
+    table = load_paper_table()
+    opts = fp.RunOptions(time_limit=30.0, gap=1e-7)
+    flat = fp.breakdown("proxy_label", "fpr_parity", table, D_max=0.1, xtol=0.01, time_limit=30.0, gap=1e-7)
+    whole = fp.breakdown("proxy_label", "fpr_parity", table, D_max=0.1, xtol=0.01, options=opts)
+    assert whole.value == flat.value and whole.no_bias.lower == flat.no_bias.lower
+    swept = fp.sensitivity("proxy_label", "fpr_parity", table, D=[0.0, 0.02], options=opts)
+    assert swept.to_frame()["upper"].tolist() == fp.sensitivity(
+        "proxy_label", "fpr_parity", table, D=[0.0, 0.02], time_limit=30.0, gap=1e-7).to_frame()["upper"].tolist()
+    with pytest.raises(fp.ConfigError, match=r"either as options= or as keywords, not both: \['gap'\]"):
+        fp.breakdown("proxy_label", "fpr_parity", table, options=opts, gap=1e-3)
+    with pytest.raises(fp.ConfigError, match=r"must be a fairprobe RunOptions"):
+        fp.sensitivity("proxy_label", "fpr_parity", table, D=[0.0], options={"time_limit": 5})
 
 
 def test_an_empty_unmeasured_list_declares_nothing() -> None:

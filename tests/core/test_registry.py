@@ -6,6 +6,7 @@ import pytest
 
 import fairprobe as fp
 from fairprobe.backends.base import Availability
+from fairprobe.exceptions import BackendUnavailableError
 
 
 def test_list_plugins_lists_the_four_backends_with_state() -> None:
@@ -20,7 +21,7 @@ def test_list_plugins_lists_the_four_backends_with_state() -> None:
 
 
 def test_unknown_backend_names_choices() -> None:
-    with pytest.raises(fp.BackendUnavailableError, match=r"Unknown backend 'cplex'.*'scip'"):
+    with pytest.raises(BackendUnavailableError, match=r"Unknown backend 'cplex'.*'scip'"):
         fp.get_backend("cplex")
 
 
@@ -28,7 +29,7 @@ def test_unavailable_backend_message(monkeypatch: pytest.MonkeyPatch) -> None:
     from fairprobe.backends.ortools import OrtoolsBackend
 
     monkeypatch.setattr(OrtoolsBackend, "availability", classmethod(lambda cls: Availability.NOT_INSTALLED))
-    with pytest.raises(fp.BackendUnavailableError) as err:
+    with pytest.raises(BackendUnavailableError) as err:
         fp.get_backend("ortools")
     msg = str(err.value)
     assert "'ortools' is unavailable: not installed" in msg

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
+from fairprobe.core.results import Summary
 from fairprobe.datasets import load_paper_table
 
 
@@ -28,7 +29,7 @@ def results() -> dict[str, fp.Explained]:
     return {"bound": fp.bound("proxy_label", "fpr_parity", table, D=0.05),
             "sweep": fp.sensitivity("proxy_label", "fpr_parity", table, D=[0.0, 0.05], progress=False),
             "breakdown": fp.breakdown("proxy_label", "fpr_parity", table, xtol=0.01),
-            "observed": fp.observed(table)}
+            "observed": fp.group_rates(table)}
 
 
 @pytest.mark.parametrize("kind", ["bound", "sweep", "breakdown", "observed"])
@@ -36,7 +37,7 @@ def test_every_result_explains_itself(results: dict, kind: str) -> None:
     res = results[kind]
     assert isinstance(res, fp.Explained)
     summary = res.summary()
-    assert isinstance(summary, fp.Summary) and summary.title
+    assert isinstance(summary, Summary) and summary.title
     assert "<pre " in res._repr_html_() and "<table" in res._repr_html_()
     assert isinstance(res.to_frame(), pd.DataFrame) and len(res.to_frame()) >= 1
     conclusion = res.conclusion()
@@ -108,7 +109,7 @@ def test_observed_group_rates_match_a_direct_count() -> None:
     rng = np.random.default_rng(7)
     rows = pd.DataFrame({"race": rng.choice(["a", "b", "c"], 500), "y": rng.integers(0, 2, 500)})
     rows["pred"] = np.where(rng.random(500) < 0.7, rows["y"], 1 - rows["y"])
-    rates = fp.observed(rows, A="race", Y="y", P="pred")
+    rates = fp.group_rates(rows, A="race", Y="y", P="pred")
     for g, part in rows.groupby("race"):
         row = rates.by_group.loc[g]
         assert row["units"] == len(part) and row["share"] == pytest.approx(len(part) / 500)
@@ -123,10 +124,10 @@ def test_observed_group_rates_match_a_direct_count() -> None:
 
 def test_observed_rates_undefined_and_few_units() -> None:
     rows = pd.DataFrame({"A": ["a"] * 40 + ["b"] * 5, "Y": [0, 1] * 20 + [1] * 5, "P": [0, 1] * 20 + [1, 0, 1, 0, 1]})
-    rates = fp.observed(rows)
+    rates = fp.group_rates(rows)
     assert math.isnan(rates.by_group.loc["b", "fpr"])  # no negative in b: undefined, never 0
     assert math.isnan(rates.difference()["fpr"])
     assert "b: tpr" in rates.few_units and rates.few_units["b: tpr"] == 5
     assert "fewer than 30 units" in rates.conclusion().text
     with pytest.raises(fp.DataError, match="A=, Y=, P="):
-        fp.observed(rows, A="race")
+        fp.group_rates(rows, A="race")

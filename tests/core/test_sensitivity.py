@@ -50,7 +50,7 @@ def test_sweep_on_a_local_dask_cluster() -> None:
 def test_observed_value_plot_and_json(tmp_path) -> None:
     res = fp.sensitivity("proxy_label", "fpr", CELLS, D=GRID, progress=False)
     p = CELLS.set_index(["A", "Y", "P"])["prob"]
-    assert res.observed == pytest.approx(p[0, 0, 1] / (p[0, 0, 0] + p[0, 0, 1]), abs=1e-9)
+    assert res.observed.point == pytest.approx(p[0, 0, 1] / (p[0, 0, 0] + p[0, 0, 1]), abs=1e-9)
     ax = res.plot()
     assert ax.get_xlabel() == "sensitivity D" and len(ax.collections) >= 1
     text = res.to_json(str(tmp_path / "sweep.json"))

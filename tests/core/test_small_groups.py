@@ -3,7 +3,7 @@
 
 Found by an auditor (issue 45): ``few_units`` counted a group's units, not the units behind each
 rate, so a 30-unit group whose FPR rests on 21 negatives got a headline. Issue 44: the observed
-rates headlined a gap driven by an 11-person group without naming it, and ``print(fp.observed(...))``
+rates headlined a gap driven by an 11-person group without naming it, and ``print(fp.group_rates(...))``
 showed ``<GroupRates object at 0x...>``.
 """
 
@@ -107,9 +107,9 @@ def test_the_command_line_prints_the_same_verdict(tmp_path, capsys: pytest.Captu
 
 # -- observed rates ---------------------------------------------------------------------------------------------
 def test_observed_rates_count_every_rates_denominator() -> None:
-    rates = fp.observed(table())
+    rates = fp.group_rates(table())
     assert rates.few_units == {"s: tpr": 9, "s: fpr": 21, "s: fnr": 9, "s: tnr": 21, "s: ppv": 12, "s: npv": 18}
-    small = fp.observed(table(small=29, negatives=20))
+    small = fp.group_rates(table(small=29, negatives=20))
     for rate in ("base_rate", "selection_rate", "accuracy"):  # over all 29 units of the group
         assert small.few_units[f"s: {rate}"] == 29
 
@@ -123,7 +123,7 @@ def eleven() -> pd.DataFrame:
 
 
 def test_the_observed_headline_names_the_small_group_behind_a_gap() -> None:
-    rates = fp.observed(eleven(), A="race", Y="recid", P="pred")
+    rates = fp.group_rates(eleven(), A="race", Y="recid", P="pred")
     conclusion = rates.conclusion()
     assert rates.difference()["fpr"] == pytest.approx(0.8)
     text = conclusion.text
@@ -132,12 +132,12 @@ def test_the_observed_headline_names_the_small_group_behind_a_gap() -> None:
     assert conclusion.verdict == "too_few_units"  # the largest gap is no finding
     assert text in rates.summary()
     # a gap between large groups keeps its finding
-    big = fp.observed(eleven().query("race != 'c'"), A="race", Y="recid", P="pred")
+    big = fp.group_rates(eleven().query("race != 'c'"), A="race", Y="recid", P="pred")
     assert big.conclusion().verdict == "finding" and "rests on" not in big.conclusion().text
 
 
 def test_printing_the_observed_rates_shows_the_table() -> None:
-    rates = fp.observed(eleven(), A="race", Y="recid", P="pred")
+    rates = fp.group_rates(eleven(), A="race", Y="recid", P="pred")
     shown = repr(rates)
     assert "object at 0x" not in shown and "object at 0x" not in str(rates)
     assert shown.startswith("observed rates by group of A") and str(rates) == shown == rates.summary().as_text()

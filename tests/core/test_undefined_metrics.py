@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
+from fairprobe.core.compiler import compile_program
 from fairprobe.exceptions import UndefinedMetricError
 from tests.bad_input import run_cli
 
@@ -135,7 +136,7 @@ def test_compile_program_never_leaves_a_free_ratio() -> None:
     cfg = resolve_bias("proxy_label")
     table = ObservedTable.from_probabilities(ONLY_A0)
     with pytest.raises(UndefinedMetricError):
-        fp.compile_program(cfg, table, "P(P = 1 | Z = 0 & A = 0) - P(P = 1 | Z = 0 & A = 1)", {"D": 0.1})
+        compile_program(cfg, table, "P(P = 1 | Z = 0 & A = 0) - P(P = 1 | Z = 0 & A = 1)", {"D": 0.1})
 
 
 def test_cli_reports_an_undefined_metric(tmp_path, capsys: pytest.CaptureFixture) -> None:

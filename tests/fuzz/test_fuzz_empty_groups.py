@@ -20,7 +20,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import fairprobe as fp
-from fairprobe.core.bound import ACHIEVED_TOLERANCE
+from fairprobe.core.bound import ACHIEVED_TOLERANCE, BoundProblem
 from fairprobe.core.registry import registered
 from tests.fuzz.oracle import confirmed, examples, outcome
 
@@ -88,7 +88,7 @@ def test_empty_groups_stay_in_the_metrics_range(bias: str, metric: str, D: float
         res, error = outcome(lambda: fp.bound(bias, metric, table, D=D, time_limit=time_limit, progress=False))
     if error is not None:
         return
-    natural = fp.BoundProblem(bias, metric, table).natural_range
+    natural = BoundProblem(bias, metric, table).natural_range
     for low, high, what in (*natural, "natural range"), (*RANGES[metric], "range of every model"):
         assert low - SLACK <= res.lower <= res.upper + SLACK and res.upper <= high + SLACK, \
             f"{bias}, {metric}, D={D}: [{res.lower}, {res.upper}] ({res.status}) outside the {what} [{low}, {high}]"

@@ -1,6 +1,6 @@
 """Fuzz: text and odd codings of the label and the prediction, through every reader.
 
-The readers: ``fp.observed`` (rows and a table), ``ObservedTable.from_frame``/``from_counts``/
+The readers: ``fp.group_rates`` (rows and a table), ``ObservedTable.from_frame``/``from_counts``/
 ``from_probabilities`` into ``fp.bound``, the command line (``fairprobe bound --data`` on unit rows,
 counts and cells, as CSV, TSV or Parquet, with ``--pos-label``) and the web app
 (``read_upload``/``build_table``). Codings that say which label means 1 (0/1, False/True, '0'/'1',
@@ -204,7 +204,7 @@ def _confirm_bound(result, error, expected: dict, metric: str, group) -> None:
 
 
 BOUND_RATES = ["fpr", "tpr", "fnr", "ppv", "selection_rate"]
-#: cases this test found: fp.observed recodes a 0/1 column by a single pos_label (0 becomes the positive label,
+#: cases this test found: fp.group_rates recodes a 0/1 column by a single pos_label (0 becomes the positive label,
 #: where the table readers refuse it); counts and cells take labels 1/2 as codes (the refusal names no pos_label,
 #: and the app does not ask); a text column of only 'true' is refused where one of only '1' is read as 1
 FOUND_01 = pd.DataFrame({"race": list("ffffmmmm"), "outcome": [1, 1, 0, 0] * 2, "pred": [1, 0, 1, 0, 1, 1, 1, 1]})
@@ -223,7 +223,7 @@ def test_codings_through_the_api(case, reader, metric, pick) -> None:
     frame, pos = case
     if reader == "observed":
         kind, detail = _expect(frame, COLUMNS, pos)
-        rates, error = outcome(lambda: fp.observed(frame, pos_label=pos, **COLUMNS))
+        rates, error = outcome(lambda: fp.group_rates(frame, pos_label=pos, **COLUMNS))
         if kind != "ok":
             assert error is not None, (f"{kind}: accepted {pos=}, fpr by group {rates.by_group['fpr'].to_dict()} "
                                        f"(the table readers refuse it)\n{frame}")
@@ -256,7 +256,7 @@ def test_codings_through_the_api(case, reader, metric, pick) -> None:
     groups = [_plain(g) for g in pd.unique(frame[COLUMNS["A"]].astype(object))]
     group = sorted(groups, key=str)[pick % len(groups)]
     if reader == "observed_table":
-        rates, error = outcome(lambda: fp.observed(table))
+        rates, error = outcome(lambda: fp.group_rates(table))
         result = None if error else float(rates.by_group[metric][group])
     else:
         result, error = outcome(lambda: fp.bound("proxy_label", fp.metric(metric, group=group), table, D=0.0,

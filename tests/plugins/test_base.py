@@ -20,6 +20,7 @@ import pytest
 
 import fairprobe as fp
 from fairprobe.core.registry import reset_plugin_manager
+from fairprobe.exceptions import NotFittedError, PluginInterfaceError
 from fairprobe.plugins.base import Analysis, Example, Summary
 from fairprobe.testing import check_analysis, fresh_plugin_manager
 
@@ -102,7 +103,7 @@ def _plugin_with(cls: type):
 
 def test_registry_rejects_an_analysis_missing_methods_and_names_them() -> None:
     pm = fresh_plugin_manager(_plugin_with(_NoSummary))
-    with pytest.raises(fp.PluginInterfaceError, match=r"_NoSummary.*does not implement get_params, set_params, "
+    with pytest.raises(PluginInterfaceError, match=r"_NoSummary.*does not implement get_params, set_params, "
                                                        r"check_is_fitted, summary, to_frame, figures, to_report, "
                                                        r"example.*subclass fairprobe\.plugins\.base\.Analysis"):
         fp.get_registry(pm)
@@ -110,7 +111,7 @@ def test_registry_rejects_an_analysis_missing_methods_and_names_them() -> None:
 
 def test_registry_rejects_positional_parameters() -> None:
     pm = fresh_plugin_manager(_plugin_with(_Positional))
-    with pytest.raises(fp.PluginInterfaceError, match=r"keyword-only; make \['alpha'\] keyword-only"):
+    with pytest.raises(PluginInterfaceError, match=r"keyword-only; make \['alpha'\] keyword-only"):
         fp.get_registry(pm)
 
 
@@ -123,14 +124,14 @@ def test_registry_rejects_a_bias_that_is_not_a_bias() -> None:
         def fairprobe_register_biases(self):
             return [NotABias]
 
-    with pytest.raises(fp.PluginInterfaceError, match=r"NotABias.*does not implement config"):
+    with pytest.raises(PluginInterfaceError, match=r"NotABias.*does not implement config"):
         fp.get_registry(fresh_plugin_manager(Plugin()))
 
 
 def test_results_before_fit_raise_not_fitted() -> None:
     for cls in fp.get_registry().analyses.values():
         unfitted = cls.example().analysis
-        with pytest.raises(fp.NotFittedError, match=r"not fitted yet; call .*\.fit\("):
+        with pytest.raises(NotFittedError, match=r"not fitted yet; call .*\.fit\("):
             unfitted.summary()
 
 

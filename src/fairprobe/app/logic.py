@@ -1,10 +1,11 @@
 """The web app's logic, without Streamlit: config editing, DAG drawing, data, sweeps, reports.
 
-Everything here goes through fairprobe's public API (``fp.BiasConfig``, ``fp.BoundProblem``,
-``fp.SensitivityResult``, ``fp.breakdown``, the plugin registry, :mod:`fairprobe.datasets`) and
+Everything here goes through fairprobe's public API (``fp.BiasConfig``, ``fp.SensitivityResult``,
+``fp.breakdown``, the plugin registry, :mod:`fairprobe.datasets`) and the few engine entry points a
+front end needs (:class:`~fairprobe.core.bound.BoundProblem`, the constraint parser, the table reader), and
 keeps no state between calls: the pages hold each user's objects in ``st.session_state``.
 Nothing a user types is evaluated as code; constraints go through
-:func:`fairprobe.parse_constraint`.
+:func:`fairprobe.core.query.parse_constraint`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,11 @@ import numpy as np
 import pandas as pd
 
 import fairprobe as fp
-from fairprobe.exceptions import ConfigError, DataError
+from fairprobe.core.bound import BoundProblem
+from fairprobe.core.query import parse_constraint
+from fairprobe.core.templates import expand_constraint
+from fairprobe.core.uncertainty import interval_options, sampling_interval
+from fairprobe.exceptions import ConfigError, DataError, UndefinedMetricError
 
 __all__ = [
     "BUNDLED_DATA",
@@ -372,7 +377,6 @@ def constraint_issues(text: str, nodes: Sequence[str] | None = None) -> list[Con
     >>> constraint_issues("P(Q = 1) <= D", nodes=["A", "Y"])[0].message
     "Constraint 'P(Q = 1) <= D' names ['Q'], which are not nodes of the DAG ['A', 'Y']."
     """
-    parse_constraint, expand_constraint = fp.parse_constraint, fp.expand_constraint
 
     issues = []
     for number, raw in enumerate((text or "").splitlines(), start=1):
@@ -866,9 +870,10 @@ def d_grid(start: float, stop: float, n: int) -> list[float]:
 class SweepJob:
     """A sensitivity sweep solved one point at a time (for a progress bar and a cancel button).
 
-    It runs the public problem API that :func:`fairprobe.sensitivity` runs: compile once
-    (:class:`fairprobe.BoundProblem`), take the grid from :meth:`~fairprobe.BoundProblem.points`,
-    solve each point with :meth:`~fairprobe.BoundProblem.solve_point` and assemble the result with
+    It runs the problem API that :func:`fairprobe.sensitivity` runs: compile once
+    (:class:`~fairprobe.core.bound.BoundProblem`), take the grid from
+    :meth:`~fairprobe.core.bound.BoundProblem.points`, solve each point with
+    :meth:`~fairprobe.core.bound.BoundProblem.solve_point` and assemble the result with
     :meth:`fairprobe.SensitivityResult.from_points`; so its numbers, observed value and conclusion
     are those of ``fp.sensitivity``.
 
@@ -920,9 +925,9 @@ class SweepJob:
             raise ConfigError(f"The time limit must lie in (0, {MAX_TIME_LIMIT:g}] seconds.")
         self.started = time.perf_counter()
         # the page keeps its resamples setting while the box is unticked: no interval then
-        self.interval = fp.interval_options(self.ci, ci_method=self.ci_method, resamples=self.resamples,
-                                            seed=self.seed) if self.ci else None
-        self.problem = fp.BoundProblem(self.bias, self.metric, self.data, fixed=self.fixed)
+        self.interval = interval_options(self.ci, ci_method=self.ci_method, resamples=self.resamples,
+                                         seed=self.seed) if self.ci else None
+        self.problem = BoundProblem(self.bias, self.metric, self.data, fixed=self.fixed)
         if self.interval is not None:
             self.problem.table.counts()  # a table without a sample size: the error names the fix
         grid = self.grid if isinstance(self.grid, Mapping) else list(self.grid)
@@ -971,8 +976,8 @@ class SweepJob:
         start = time.perf_counter()
         out = self.problem.solve_point(pt, **self.solve_kwargs)
         if self.interval is not None and out.result is not None:
-            out.result.interval = fp.sampling_interval(self.problem, out.params, out.result, self.interval, n_jobs=1,
-                                                    progress=False, solve_kwargs=self.solve_kwargs)
+            out.result.interval = sampling_interval(self.problem, out.params, out.result, self.interval, n_jobs=1,
+                                                progress=False, solve_kwargs=self.solve_kwargs)
         self.solve_time += time.perf_counter() - start
         self.outcomes.append(out)
         if self.first_point_time is None:
@@ -1004,7 +1009,7 @@ class SweepJob:
         1
         """
         if self.outcomes and all(o.status == "undefined" for o in self.outcomes):
-            raise fp.UndefinedMetricError(self.outcomes[0].error or "The metric is undefined.")
+            raise UndefinedMetricError(self.outcomes[0].error or "The metric is undefined.")
         observed = self.problem.observed(self.outcomes, **self.solve_kwargs)
         return fp.SensitivityResult.from_points(self.problem, self.bias, self.swept, self.outcomes, observed,
                                                 time.perf_counter() - self.started)

@@ -21,6 +21,7 @@ except ImportError:  # imported without the app extra (e.g. by doctest collectio
 
 import fairprobe as fp
 from fairprobe.app import logic
+from fairprobe.core.inputs import resolve_bias
 
 __all__ = ["PAGES", "main"]
 
@@ -464,7 +465,7 @@ def _start_sweep() -> None:
         time_limit = float(ss.get("sw_time_limit") or logic.DEFAULT_TIME_LIMIT)
         fixed, parameter = {}, None
         if len(biases) == 2:
-            params = fp.resolve_bias(bias).parameters
+            params = resolve_bias(bias).parameters
             if ss.get("sw_mode") == "2-D heat map":
                 grid = {params[0]: grid, params[1]: grid}
             else:
@@ -541,7 +542,7 @@ def sweep_page() -> None:
         m1.radio("Sweep", ["1-D sweep", "2-D heat map"], key="sw_mode")
         if ss.get("sw_mode") != "2-D heat map":
             try:
-                params = fp.resolve_bias([_bias_choice(b) for b in biases]).parameters
+                params = resolve_bias([_bias_choice(b) for b in biases]).parameters
                 m2.selectbox("Parameter swept", params, key="sw_param")
                 m3.number_input("Other parameter fixed at", 0.0, 1.0, 0.0, step=0.01, key="sw_fixed", format="%.4f")
             except fp.FairprobeError as exc:
@@ -607,7 +608,8 @@ def _show_results(sweep: dict[str, Any], slots: dict[int, Any]) -> None:
         slot = slots[id(job)].container()
         slot.subheader(f"{res.metric} under {res.bias}")
         if len(res.parameters) == 1:
-            slot.altair_chart(_sweep_chart(res.to_frame(), res.parameters[0], res.observed))
+            slot.altair_chart(_sweep_chart(res.to_frame(), res.parameters[0],
+                                           None if res.observed is None else res.observed.point))
             bp = sweep["breakdowns"].get(res.metric)
             slot.info(logic.conclusion(res, None if bp is None else bp.value))
             if bp is not None:

@@ -141,10 +141,11 @@ class HighsBackend(Backend):
         --------
         >>> import fairprobe as fp
         >>> from fairprobe.backends.highs import HighsBackend
+        >>> from fairprobe.exceptions import BackendCapabilityError
         >>> prog = fp.PolynomialProgram.from_text("maximize\\n  x*y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
         >>> try:
         ...     HighsBackend().check_program(prog)
-        ... except fp.BackendCapabilityError as err:
+        ... except BackendCapabilityError as err:
         ...     print(str(err)[:63])
         Backend 'highs' accepts polynomials of degree <= 1, but this pr
         """

@@ -622,7 +622,7 @@ def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, col
         res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
                         tolerance=tolerance, parameter=parameter, backend=backend, time_limit=time_limit,
                         unmeasured=unmeasured, **extra, **_fixed(params))
-    context = {"observed": {"lower": res.observed.lower, "upper": res.observed.upper},
+    context = {"observed": {"lower": res.no_bias.lower, "upper": res.no_bias.upper},
                "columns": _columns_text(columns, table), "groups": list(table.categories.get("A", [])),
                "conclusion": res.conclusion().text, "verdict": res.conclusion().verdict}
     text = f"{res.summary()}\n{_context_text(context)}"

@@ -300,8 +300,8 @@ def _causal(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool
             # a time limit keeps the demo fast; a bound cut short is still certified, only wider
             sweeps[bias, metric] = fp.sensitivity(bias, metric, data, D=grid, n_jobs=n_jobs, progress=False,
                                                   time_limit=TIME_LIMIT)
-            bd = fp.breakdown(bias, metric, data, tol=1e-3, D_max=0.5, time_limit=TIME_LIMIT)
-            row = {"bias": bias, "metric": metric, "observed": bd.observed.lower, "conclusion": bd.claim,
+            bd = fp.breakdown(bias, metric, data, xtol=1e-3, D_max=0.5, time_limit=TIME_LIMIT)
+            row = {"bias": bias, "metric": metric, "observed": bd.no_bias.lower, "conclusion": bd.claim,
                    "breakdown_D": bd.value}
             if bias in realised:
                 check = fp.bound(bias, metric, data, D=realised[bias], time_limit=TIME_LIMIT)

@@ -12,7 +12,7 @@ The breakdown point is the smallest ``D`` at which the certified bounds admit a 
 conclusion fails. The bias models are nested (a larger ``D`` only relaxes the constraints), so
 the bounds widen monotonically and bisection on certified bounds finds it: the conclusion is
 *certified* to hold for every ``D <= below`` and can fail at ``above``; ``value`` is ``above``,
-within ``tol`` of the exact point (``inf`` when it survives every ``D`` up to ``D_max``).
+within ``xtol`` of the exact point (``inf`` when it survives every ``D`` up to ``D_max``).
 
 With ``ci=0.95`` the same search runs on the **confidence interval** (bias and sampling error):
 ``ci_value`` is the smallest ``D`` at which the interval reaches the threshold, the conclusion
@@ -37,7 +37,7 @@ from fairprobe.core.bound import BoundProblem, BoundResult
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
 from fairprobe.core.interpret import breakdown_conclusion, held_parameters, threshold_test
 from fairprobe.core.jsonsafe import json_number
-from fairprobe.core.options import DEFAULT_GAP, CompileOptions, merge_fixed, run_options
+from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options
 from fairprobe.core.results import Conclusion, Explained, ObservedValue, Summary, few_units_line, interval_columns
 from fairprobe.core.validate import check_breakdown_target, check_sweep_target
 from fairprobe.exceptions import ConfigError
@@ -61,13 +61,14 @@ class BreakdownResult(Explained):
         breakdown point means for it.
     below, above : BoundResult or None
         Certified bounds just below (conclusion holds) and at ``value`` (it can fail).
-    observed : BoundResult
-        Bounds with no bias.
+    no_bias : BoundResult
+        Certified bounds with no bias (the moved parameter at 0); their ``observed`` value is the
+        data's own.
     n_solves : int
         Bound computations used.
     metric : str
         Label of the metric.
-    tol : float
+    xtol : float
         Width of the final bracket.
     wall_time : float
         Seconds spent.
@@ -94,9 +95,9 @@ class BreakdownResult(Explained):
     claim: str
     below: BoundResult | None
     above: BoundResult | None
-    observed: BoundResult
+    no_bias: BoundResult
     metric: str
-    tol: float
+    xtol: float
     n_solves: int
     wall_time: float
     ci_value: float | None = None
@@ -126,7 +127,7 @@ class BreakdownResult(Explained):
         Returns
         -------
         pandas.DataFrame
-            Columns ``point`` (``observed``, ``below``, ``above``, and with a sampling interval
+            Columns ``point`` (``no_bias``, ``below``, ``above``, and with a sampling interval
             ``ci_below``, ``ci_above`` around :attr:`ci_value`), the moved parameter, ``lower``,
             ``upper``, ``status``, and the ``ci_*`` columns of the points that have an interval.
 
@@ -136,9 +137,9 @@ class BreakdownResult(Explained):
         >>> from fairprobe.datasets import load_paper_table
         >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, xtol=0.01, D_max=0.1)
         >>> res.to_frame()["point"].tolist()
-        ['observed', 'below', 'above']
+        ['no_bias', 'below', 'above']
         """
-        points = (("observed", self.observed), ("below", self.below), ("above", self.above),
+        points = (("no_bias", self.no_bias), ("below", self.below), ("above", self.above),
                   ("ci_below", self.ci_below), ("ci_above", self.ci_above))
         rows = [{"point": name, self.parameter: r.parameters.get(self.parameter, math.nan), "lower": r.lower,
                  "upper": r.upper, "status": r.status, **interval_columns(r.interval)}
@@ -167,7 +168,7 @@ class BreakdownResult(Explained):
           certified bounds at D = 0.0125: [0.196491, 0.262426]
         conclusion: Without bias the data give fpr (A = 0) = 0.2309, so 'metric > 0.2'. It holds while D < 0.0125 ...
         """
-        held = held_parameters(self.observed.parameters, self.parameter)
+        held = held_parameters(self.no_bias.parameters, self.parameter)
         start = f"at {self.parameter} = 0 with {held}" if held else "without bias"
         lines = [f"metric: {self.metric}", f"conclusion {start}: {self.claim}"]
         if self.value == 0.0:
@@ -175,7 +176,7 @@ class BreakdownResult(Explained):
         elif math.isinf(self.value):
             lines.append(f"the conclusion survives every {self.parameter} up to the maximum tested")
         else:
-            lines.append(f"breakdown point: {self.parameter} = {self.value:.4g} (within {self.tol:g})")
+            lines.append(f"breakdown point: {self.parameter} = {self.value:.4g} (within {self.xtol:g})")
         if self.below is not None:
             lines.append(f"  certified bounds at {self.parameter} = {self.below.parameters[self.parameter]:.4g}: "
                          f"[{self.below.lower:.6f}, {self.below.upper:.6f}]")
@@ -184,8 +185,8 @@ class BreakdownResult(Explained):
                          f"[{self.above.lower:.6f}, {self.above.upper:.6f}]")
         if self.ci_value is not None:
             lines.append(self._ci_line())
-        if self.observed.few_units:
-            lines.append(few_units_line(self.observed.few_units))
+        if self.no_bias.few_units:
+            lines.append(few_units_line(self.no_bias.few_units))
         lines.append(f"conclusion: {self.conclusion().text}")
         return Summary("\n".join(lines), title=f"Breakdown point: {self.metric}", tables={"bounds": self.to_frame()})
 
@@ -217,10 +218,10 @@ class BreakdownResult(Explained):
         (0.0125, 'D', ['backend', 'conclusion', 'details'])
         """
         return {"metric": self.metric, "parameter": self.parameter, "claim": self.claim,
-                "value": json_number(self.value), "tol": self.tol,
+                "value": json_number(self.value), "xtol": self.xtol,
                 "below": self.below.to_dict() if self.below else None,
                 "above": self.above.to_dict() if self.above else None,
-                "observed": self.observed.to_dict(), "n_solves": self.n_solves, "wall_time": self.wall_time,
+                "no_bias": self.no_bias.to_dict(), "n_solves": self.n_solves, "wall_time": self.wall_time,
                 "ci_value": None if self.ci_value is None else json_number(self.ci_value),
                 "ci_below": self.ci_below.to_dict() if self.ci_below else None,
                 "ci_above": self.ci_above.to_dict() if self.ci_above else None,
@@ -232,12 +233,12 @@ def _metric_name(metric: Any) -> str:
 
 
 def breakdown(
-    bias: Any, metric: Any, data: Any, D: float | None = None, *, threshold: float | None = None,
-    tolerance: float | None = None, parameter: str | None = None, D_max: float | None = None, xtol: float = 1e-4,
+    bias: Any, metric: Any, data: Any, *, threshold: float | None = None, tolerance: float | None = None,
+    parameter: str | None = None, D_max: float | None = None, xtol: float = 1e-4, options: RunOptions | None = None,
     backend: str = "scip", time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP,
     reduce: bool = True, n_jobs: int | None = 1, solver_options: Mapping[str, Any] | None = None,
     unmeasured: Any = None, progress: bool = True, compile_options: CompileOptions | None = None,
-    fixed: Mapping[str, float] | None = None, tol: float | None = None, ci: float | bool | None = None,
+    fixed: Mapping[str, float] | None = None, ci: float | bool | None = None,
     ci_method: str = "bootstrap", resamples: int = 1000, seed: int = 0, stratify: str | None = None,
     **parameters: float,
 ) -> BreakdownResult:
@@ -247,9 +248,6 @@ def breakdown(
     ----------
     bias, metric, data : Any
         The bias, the metric and the observed data, as for :func:`fairprobe.bound`.
-    D : float, optional
-        The sensitivity values searched: ``[0, D]`` (the same as ``D_max``; default 1, the maximum
-        of a probability bound).
     threshold : float, optional
         Conclusion "metric above/below threshold" (default 0 when ``tolerance`` is not given).
     tolerance : float, optional
@@ -257,16 +255,18 @@ def breakdown(
     parameter : str, optional
         Parameter to move when the bias has several (fix the others by keyword).
     D_max : float, optional
-        Largest value searched (see ``D``).
+        Largest value searched: ``[0, D_max]`` (default 1, the maximum of a probability bound).
     xtol : float
         Width of the final bisection bracket (as in :func:`scipy.optimize.bisect`).
+    options : RunOptions, optional
+        How every step is solved, in one object (:func:`~fairprobe.core.options.run_options`);
+        the keywords ``backend`` to ``compile_options`` below are a shortcut for it, so with
+        ``options`` leave them at their defaults.
     backend, time_limit, gap, reduce, n_jobs, solver_options, unmeasured, progress, compile_options
         As for :func:`fairprobe.bound`; ``time_limit`` is per bisection step and ``n_jobs`` the
         worker processes of each step.
     fixed : dict, optional
         Values of the parameters that are not moved (the same as keywords).
-    tol : float, optional
-        Old name of ``xtol``.
     ci, ci_method, resamples, seed, stratify
         As for :func:`fairprobe.bound`: with ``ci``, also the breakdown point of the confidence
         interval (``ci_value``). Each bisection step then computes an interval: ``"projection"``
@@ -288,14 +288,8 @@ def breakdown(
     >>> res.claim, round(res.value, 3)
     ('metric < 0', 0.062)
     """
-    if tol is not None:
-        xtol = tol  # the old name keeps working
-    if D is not None:
-        if D_max is not None and D_max != D:
-            raise ConfigError(f"D = {D} and D_max = {D_max} both give the largest value searched; give one.")
-        D_max = D
     opts = run_options(backend=backend, time_limit=time_limit, gap=gap, solver_options=solver_options, n_jobs=n_jobs,
-                       progress=progress, reduce=reduce, compile_options=compile_options)
+                       progress=progress, reduce=reduce, compile_options=compile_options, options=options)
     fixed = merge_fixed(fixed, parameters)
     check_sweep_target(parameter=parameter, fixed=fixed)
     check_breakdown_target(threshold=threshold, tolerance=tolerance, D_max=D_max, xtol=xtol)
@@ -304,6 +298,10 @@ def breakdown(
     names = problem.config.parameters
     if parameter is not None and parameter not in names:
         raise ConfigError(f"Unknown parameter {parameter!r}; this bias has {names}: pass one of them as parameter=.")
+    moved = parameter if parameter is not None else names[0] if len(names) == 1 else None
+    if moved in fixed:  # e.g. D=0.1: the search range is D_max, not a value of the moved parameter
+        raise ConfigError(f"{moved} = {fixed[moved]} fixes the parameter the breakdown moves; give the largest value "
+                          f"searched as D_max={fixed[moved]}.")
     if parameter is None:
         if len([p for p in names if p not in fixed]) != 1:
             first, *rest = names
@@ -334,26 +332,26 @@ def breakdown(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             res = problem.solve({**fixed, parameter: d}, progress=False, **solve_kwargs)  # one line per step: noise
-        if observed is not None:
-            res.set_observed(ObservedValue(observed.lower, observed.upper))
+        if no_bias is not None:
+            res.set_observed(ObservedValue(no_bias.lower, no_bias.upper))
         return res
 
-    observed: BoundResult | None = None
-    observed = solve(0.0)
-    found = threshold_test(observed, threshold, tolerance)
+    no_bias: BoundResult | None = None
+    no_bias = solve(0.0)
+    found = threshold_test(no_bias, threshold, tolerance)
     label = problem.metric.label
     if found is None:
         held = held_parameters(fixed, parameter)
         where = f"at {parameter} = 0 with {held}" if held else "without bias"
         return BreakdownResult(0.0, parameter, f"undetermined {where}: the certified interval "
-                               f"[{observed.lower:.6f}, {observed.upper:.6f}] straddles the threshold",
-                               None, observed, observed, label, xtol, n, time.perf_counter() - start)
+                               f"[{no_bias.lower:.6f}, {no_bias.upper:.6f}] straddles the threshold",
+                               None, no_bias, no_bias, label, xtol, n, time.perf_counter() - start)
     text, holds = found
     top = solve(D_max)
     if holds(top):
-        return BreakdownResult(math.inf, parameter, text, top, None, observed, label, xtol, n,
+        return BreakdownResult(math.inf, parameter, text, top, None, no_bias, label, xtol, n,
                                time.perf_counter() - start)
-    lo, hi, lo_res, hi_res = 0.0, float(D_max), observed, top
+    lo, hi, lo_res, hi_res = 0.0, float(D_max), no_bias, top
     while hi - lo > xtol:
         mid = 0.5 * (lo + hi)
         res = solve(mid)
@@ -361,7 +359,7 @@ def breakdown(
             lo, lo_res = mid, res
         else:
             hi, hi_res = mid, res
-    result = BreakdownResult(hi, parameter, text, lo_res, hi_res, observed, label, xtol, n,
+    result = BreakdownResult(hi, parameter, text, lo_res, hi_res, no_bias, label, xtol, n,
                              time.perf_counter() - start)
     if interval is not None:
         def solve_ci(d: float) -> BoundResult:

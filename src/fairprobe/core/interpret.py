@@ -389,7 +389,7 @@ def sweep_conclusion(sweep: SensitivityResult, breakdown_value: float | None = N
               "than the true range (raise the time limit)."),) if limited else ()
     tail = f" {notes[0]}" if notes else ""
     where = f"under {sweep.bias} bias ({p} is the sensitivity parameter)"
-    obs = sweep.observed_value
+    obs = sweep.observed
     if not solved:
         return Conclusion("undetermined", f"No point of the sweep could be bounded ({sweep.points[0].error}).")
     if obs is None or obs.point is None:
@@ -496,14 +496,14 @@ def breakdown_conclusion(res: BreakdownResult) -> Conclusion:
     >>> breakdown_conclusion(res).verdict
     'can_flip'
     """
-    observed = ObservedValue(res.observed.lower, res.observed.upper).text()
-    others = held_parameters(res.observed.parameters, res.parameter)
+    observed = ObservedValue(res.no_bias.lower, res.no_bias.upper).text()
+    others = held_parameters(res.no_bias.parameters, res.parameter)
     start = f"With {others} and {res.parameter} = 0 the bounds give" if others else "Without bias the data give"
-    limited = [r for r in (res.below, res.above, res.observed) if r is not None and r.status != "optimal"]
+    limited = [r for r in (res.below, res.above, res.no_bias) if r is not None and r.status != "optimal"]
     notes = (_LIMIT_NOTE,) if limited else ()
     tail = f" {_LIMIT_NOTE}" if limited else ""
-    if res.observed.few_units:
-        few = too_few_units_text(res.observed.few_units)
+    if res.no_bias.few_units:
+        few = too_few_units_text(res.no_bias.few_units)
         return Conclusion("too_few_units", f"{start} {res.metric} = {observed}. {few}; a breakdown point of so few "
                           f"units is not a finding.{tail}", (*notes, "too few units"))
     if res.value == 0.0:

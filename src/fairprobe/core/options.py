@@ -172,7 +172,7 @@ class RunOptions:
 
 def run_options(*, backend: Any = "scip", time_limit: Any = DEFAULT_TIME_LIMIT, gap: Any = DEFAULT_GAP,
                 solver_options: Any = None, n_jobs: Any = 1, parallel_backend: Any = None, progress: Any = True,
-                reduce: Any = True, compile_options: Any = None) -> RunOptions:
+                reduce: Any = True, compile_options: Any = None, options: Any = None) -> RunOptions:
     """Validate the options the causal drivers share and bundle them.
 
     Parameters
@@ -183,6 +183,9 @@ def run_options(*, backend: Any = "scip", time_limit: Any = DEFAULT_TIME_LIMIT, 
         Apply the exact reductions (a shortcut for ``CompileOptions(reduce=...)``).
     compile_options : CompileOptions, optional
         Every compile switch (``reduce`` must then be left at True or agree with it).
+    options : RunOptions, optional
+        The whole set in one object (a driver's ``options=``), returned as it is; every keyword
+        above must then be left at its default (the keywords are a shortcut for this object).
 
     Returns
     -------
@@ -199,7 +202,18 @@ def run_options(*, backend: Any = "scip", time_limit: Any = DEFAULT_TIME_LIMIT, 
     Traceback (most recent call last):
     ...
     fairprobe.exceptions.ConfigError: n_jobs = 0 must be a positive integer (or -1 for all cores); ...
+    >>> run_options(options=RunOptions(time_limit=5.0)).time_limit
+    5.0
+    >>> run_options(options=RunOptions(), gap=1e-3)
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.ConfigError: Give the run options either as options= or as keywords, not both: ...
     """
+    if options is not None:
+        keywords = {"backend": backend, "time_limit": time_limit, "gap": gap, "solver_options": solver_options,
+                    "n_jobs": n_jobs, "parallel_backend": parallel_backend, "progress": progress, "reduce": reduce,
+                    "compile_options": compile_options}
+        return _whole_options(options, keywords)
     from fairprobe.core.validate import check_run_options
 
     check_run_options(backend=backend, time_limit=time_limit, gap=gap, solver_options=solver_options, n_jobs=n_jobs,
@@ -214,6 +228,22 @@ def run_options(*, backend: Any = "scip", time_limit: Any = DEFAULT_TIME_LIMIT, 
     return RunOptions(backend=backend, time_limit=None if time_limit is None else float(time_limit),
                       gap=float(gap), solver_options=dict(solver_options or {}), n_jobs=n_jobs,
                       parallel_backend=parallel_backend, progress=bool(progress), compile=compile_options)
+
+
+_KEYWORD_DEFAULTS: dict[str, Any] = {"backend": "scip", "time_limit": DEFAULT_TIME_LIMIT, "gap": DEFAULT_GAP,
+                                     "solver_options": None, "n_jobs": 1, "parallel_backend": None, "progress": True,
+                                     "reduce": True, "compile_options": None}
+
+
+def _whole_options(options: Any, keywords: Mapping[str, Any]) -> RunOptions:
+    """``options`` itself, after checking that no keyword also sets a run option (which would be ignored)."""
+    if not isinstance(options, RunOptions):
+        raise ConfigError(f"options = {options!r} must be a fairprobe RunOptions, e.g. run_options(time_limit=10).")
+    also = sorted(name for name, value in keywords.items() if value != _KEYWORD_DEFAULTS[name])
+    if also:
+        raise ConfigError(f"Give the run options either as options= or as keywords, not both: {also} given as "
+                          "keywords too (put them in the RunOptions).")
+    return options
 
 
 def merge_fixed(fixed: Mapping[str, Any] | None, keywords: Mapping[str, Any]) -> dict[str, Any]:

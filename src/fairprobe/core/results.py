@@ -277,14 +277,14 @@ class Explained(abc.ABC):
     Subclasses implement :meth:`summary`, :meth:`to_frame` and :meth:`conclusion`;
     :meth:`to_dict` defaults to the summary text and tables, ``_repr_html_`` renders the summary.
     :class:`BoundResult`, :class:`~fairprobe.core.sensitivity.SensitivityResult`,
-    :class:`~fairprobe.core.breakdown.BreakdownResult`, :class:`~fairprobe.core.observed.GroupRates`
+    :class:`~fairprobe.core.breakdown.BreakdownResult`, :class:`~fairprobe.core.group_rates.GroupRates`
     and every :class:`~fairprobe.plugins.base.Analysis` are ``Explained``.
 
     Examples
     --------
     >>> import fairprobe as fp
     >>> from fairprobe.datasets import load_paper_table
-    >>> isinstance(fp.observed(load_paper_table()), Explained)
+    >>> isinstance(fp.group_rates(load_paper_table()), Explained)
     True
     """
 
@@ -296,7 +296,7 @@ class Explained(abc.ABC):
         --------
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
-        >>> fp.observed(load_paper_table()).summary().title
+        >>> fp.group_rates(load_paper_table()).summary().title
         'Observed group rates'
         """
 
@@ -308,7 +308,7 @@ class Explained(abc.ABC):
         --------
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
-        >>> len(fp.observed(load_paper_table()).to_frame())
+        >>> len(fp.group_rates(load_paper_table()).to_frame())
         3
         """
 
@@ -320,7 +320,7 @@ class Explained(abc.ABC):
         --------
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
-        >>> fp.observed(load_paper_table()).conclusion().verdict
+        >>> fp.group_rates(load_paper_table()).conclusion().verdict
         'finding'
         """
 
@@ -335,7 +335,7 @@ class Explained(abc.ABC):
         --------
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
-        >>> sorted(fp.observed(load_paper_table()).to_dict())
+        >>> sorted(fp.group_rates(load_paper_table()).to_dict())
         ['conclusion', 'summary', 'tables', 'verdict']
         """
         summary = self.summary()

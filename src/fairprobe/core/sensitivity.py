@@ -21,7 +21,7 @@ from fairprobe.core.bound import BoundProblem
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
 from fairprobe.core.interpret import sweep_conclusion
 from fairprobe.core.jsonsafe import dumps
-from fairprobe.core.options import DEFAULT_GAP, CompileOptions, merge_fixed, run_options
+from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options
 from fairprobe.core.plotting import new_axes
 from fairprobe.core.results import (
     Conclusion,
@@ -115,21 +115,20 @@ class SensitivityResult(Explained):
     parameters : list of str
         The swept parameters (one for a 1-D sweep, two for a 2-D sweep).
     points : list of PointOutcome
-    observed : float or None
-        The metric's value with no bias (all parameters 0), when point-identified there.
+    observed : ObservedValue or None
+        The metric with no bias (all parameters 0): its certified bounds, or why it has none;
+        ``observed.point`` is its value when the data identify it.
     fixed : dict of str to float
         Values of the parameters that were not swept.
     wall_time : float
         Seconds spent.
-    observed_value : ObservedValue or None
-        The certified bounds with no bias, or why the metric has none (``observed`` is its point).
 
     Examples
     --------
     >>> import fairprobe as fp
     >>> from fairprobe.datasets import load_paper_table
     >>> res = fp.sensitivity("proxy_label", "fpr", load_paper_table(), D=[0.0, 0.05], progress=False)
-    >>> res.metric, res.bias, res.parameters, round(res.observed, 6)
+    >>> res.metric, res.bias, res.parameters, round(res.observed.point, 6)
     ('fpr (A = 0)', 'proxy_label', ['D'], 0.230869)
     """
 
@@ -137,17 +136,14 @@ class SensitivityResult(Explained):
     bias: str
     parameters: list[str]
     points: list[PointOutcome]
-    observed: float | None = None
+    observed: ObservedValue | None = None
     fixed: dict[str, float] = field(default_factory=dict)
     wall_time: float = 0.0
-    observed_value: ObservedValue | None = None
 
     def __post_init__(self) -> None:
-        if self.observed_value is None and self.observed is not None:
-            self.observed_value = ObservedValue(self.observed, self.observed)
         for pt in self.points:  # every point's conclusion reads the same no-bias value
-            if pt.result is not None and self.observed_value is not None and pt.result.observed is None:
-                pt.result.set_observed(self.observed_value)
+            if pt.result is not None and self.observed is not None and pt.result.observed is None:
+                pt.result.set_observed(self.observed)
 
     @classmethod
     def from_points(cls, problem: BoundProblem, bias: Any, swept: list[str], outcomes: Sequence[PointOutcome],
@@ -179,11 +175,12 @@ class SensitivityResult(Explained):
         >>> problem = BoundProblem("proxy_label", "fpr", load_paper_table())
         >>> swept, grid = problem.points([0.0, 0.05])
         >>> outs = run_tasks([(problem, pt) for pt in grid], progress=False)
-        >>> round(SensitivityResult.from_points(problem, "proxy_label", swept, outs, problem.observed()).observed, 6)
+        >>> res = SensitivityResult.from_points(problem, "proxy_label", swept, outs, problem.observed())
+        >>> round(res.observed.point, 6)
         0.230869
         """
-        return cls(problem.metric.label, bias_label(bias), list(swept), list(outcomes),
-                   None if observed is None else observed.point, dict(problem.fixed), wall_time, observed)
+        return cls(problem.metric.label, bias_label(bias), list(swept), list(outcomes), observed, dict(problem.fixed),
+                   wall_time)
 
     def conclusion(self, breakdown_value: float | None = None) -> Conclusion:
         """Up to which sensitivity value the conclusion the data show without bias holds (1-D sweeps).
@@ -254,15 +251,14 @@ class SensitivityResult(Explained):
         >>> res = fp.sensitivity("proxy_label", "fpr", load_paper_table(), D=[0.0, 0.05], progress=False)
         >>> d = res.to_dict()
         >>> sorted(d)  # doctest: +NORMALIZE_WHITESPACE
-        ['bias', 'conclusion', 'fixed', 'metric', 'observed', 'observed_value', 'parameters', 'points', 'verdict',
-         'wall_time']
+        ['bias', 'conclusion', 'fixed', 'metric', 'observed', 'parameters', 'points', 'verdict', 'wall_time']
         >>> d["points"][1]["D"], round(d["points"][1]["upper"], 4)
         (0.05, 0.3433)
         """
         frame = self.to_frame().replace({np.nan: None})
+        observed = None if self.observed is None else self.observed.to_dict()
         return {"metric": self.metric, "bias": self.bias, "parameters": self.parameters, "fixed": self.fixed,
-                "observed": self.observed, "wall_time": self.wall_time, "points": frame.to_dict(orient="records"),
-                "observed_value": None if self.observed_value is None else self.observed_value.to_dict(),
+                "observed": observed, "wall_time": self.wall_time, "points": frame.to_dict(orient="records"),
                 "conclusion": self.conclusion().text, "verdict": self.conclusion().verdict}
 
     def to_json(self, path: str | None = None) -> str:
@@ -350,8 +346,8 @@ class SensitivityResult(Explained):
         edge = band.get_facecolor()[0][:3]
         ax.plot(x, frame["lower"], color=edge, lw=1.5)
         ax.plot(x, frame["upper"], color=edge, lw=1.5)
-        if self.observed is not None:
-            ax.axhline(self.observed, color="k", ls=":", lw=1, label="observed (no bias)")
+        if self.observed is not None and self.observed.point is not None:
+            ax.axhline(self.observed.point, color="k", ls=":", lw=1, label="observed (no bias)")
         ax.axhline(0.0, color="grey", lw=0.6)
         ax.set_xlabel(f"sensitivity {self.parameters[0]}")
         ax.set_ylabel(self.metric)
@@ -438,8 +434,8 @@ class SensitivityResult(Explained):
         bad = int((frame["status"] != "optimal").sum())
         lines = [f"sensitivity of {self.metric} under {self.bias}: {len(frame)} points over {self.parameters}, "
                  f"{self.wall_time:.1f}s"]
-        if self.observed is not None:
-            lines.append(f"observed value (no bias): {self.observed:.6f}")
+        if self.observed is not None and self.observed.point is not None:
+            lines.append(f"observed value (no bias): {self.observed.point:.6f}")
         last = frame.iloc[-1]
         lines.append(f"at {', '.join(f'{p}={last[p]:g}' for p in self.parameters)}: "
                      f"[{last['lower']:.6f}, {last['upper']:.6f}]")
@@ -501,8 +497,9 @@ def _add_intervals(problem: BoundProblem, outcomes: Sequence[PointOutcome], inte
 
 def sensitivity(
     bias: Any, metric: Any, data: Any, D: Iterable[float] | Mapping[str, Iterable[float]], *,
-    parameter: str | None = None, backend: str = "scip", time_limit: float | None = DEFAULT_TIME_LIMIT,
-    gap: float = DEFAULT_GAP, reduce: bool = True, n_jobs: int | None = 1, parallel_backend: str | None = None,
+    parameter: str | None = None, options: RunOptions | None = None, backend: str = "scip",
+    time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP, reduce: bool = True,
+    n_jobs: int | None = 1, parallel_backend: str | None = None,
     solver_options: Mapping[str, Any] | None = None, unmeasured: Any = None, progress: bool = True,
     compile_options: CompileOptions | None = None, fixed: Mapping[str, float] | None = None,
     ci: float | bool | None = None, ci_method: str = "bootstrap", resamples: int = 1000, seed: int = 0,
@@ -520,6 +517,10 @@ def sensitivity(
         2-D grid over two parameters of a combined bias.
     parameter : str, optional
         Which parameter a list ``D`` sweeps when the bias has several (fix the others by keyword).
+    options : RunOptions, optional
+        How every point is solved, in one object (:func:`~fairprobe.core.options.run_options`);
+        the keywords ``backend`` to ``compile_options`` below are a shortcut for it, so with
+        ``options`` leave them at their defaults.
     backend : str
         Backend name (see :func:`fairprobe.bound`).
     time_limit : float or None, optional
@@ -575,7 +576,7 @@ def sensitivity(
     D = sweep_grid(D)
     opts = run_options(backend=backend, time_limit=time_limit, gap=gap, solver_options=solver_options, n_jobs=n_jobs,
                        parallel_backend=parallel_backend, progress=progress, reduce=reduce,
-                       compile_options=compile_options)
+                       compile_options=compile_options, options=options)
     fixed = merge_fixed(fixed, parameters)
     check_sweep_target(parameter=parameter, fixed=fixed)
     interval = interval_options(ci, ci_method=ci_method, resamples=resamples, seed=seed, stratify=stratify)
@@ -597,8 +598,8 @@ def sensitivity(
 
 def sensitivity_grid(
     biases: Sequence[Any], metrics: Sequence[Any], datasets: Mapping[str, Any], D: Iterable[float], *,
-    backend: str = "scip", time_limit: float | None = DEFAULT_TIME_LIMIT, gap: float = DEFAULT_GAP,
-    reduce: bool = True, n_jobs: int | None = 1, parallel_backend: str | None = None,
+    options: RunOptions | None = None, backend: str = "scip", time_limit: float | None = DEFAULT_TIME_LIMIT,
+    gap: float = DEFAULT_GAP, reduce: bool = True, n_jobs: int | None = 1, parallel_backend: str | None = None,
     solver_options: Mapping[str, Any] | None = None, unmeasured: Any = None, progress: bool = True,
     compile_options: CompileOptions | None = None, fixed: Mapping[str, float] | None = None,
     ci: float | bool | None = None, ci_method: str = "bootstrap", resamples: int = 1000, seed: int = 0,
@@ -617,6 +618,8 @@ def sensitivity_grid(
         The data, by the name used in the ``dataset`` column.
     D : list of float
         Sensitivity values of every sweep.
+    options : RunOptions, optional
+        As for :func:`sensitivity`.
     backend, time_limit, gap, reduce, n_jobs, parallel_backend, solver_options, unmeasured, progress, compile_options
         As for :func:`sensitivity`.
     fixed : dict, optional
@@ -657,7 +660,7 @@ def sensitivity_grid(
         raise ConfigError("The list of sensitivity values D is empty; give at least one value, e.g. D=[0, 0.05].")
     opts = run_options(backend=backend, time_limit=time_limit, gap=gap, solver_options=solver_options, n_jobs=n_jobs,
                        parallel_backend=parallel_backend, progress=progress, reduce=reduce,
-                       compile_options=compile_options)
+                       compile_options=compile_options, options=options)
     fixed = merge_fixed(fixed, parameters)
     check_sweep_target(parameter=None, fixed=fixed)
     interval = interval_options(ci, ci_method=ci_method, resamples=resamples, seed=seed, stratify=stratify)

@@ -129,7 +129,7 @@ def _plain(value: Any) -> Any:
 def is_binary_coding(labels: Sequence[Any]) -> bool:
     """Whether labels coded 0, 1 (in this order) say which one means 1 by themselves.
 
-    The one rule every table path follows (``fp.observed``, the bias's binary roles, the command
+    The one rule every table path follows (``fp.group_rates``, the bias's binary roles, the command
     line and the app): 0/1 numbers, ``False``/``True``, ``'0'``/``'1'`` and ``'false'``/``'true'``
     do; any other labels (``'bad'``/``'good'``, ``1``/``2``, ``-1``/``1``) are coded in sorted order,
     which is not a meaning, and need ``pos_label=``.
@@ -1126,7 +1126,7 @@ class ObservedTable:
         and no ``pos_label`` named its positive label. A column of a count or probability table
         that holds whole numbers >= 0 keeps them as codes (a node may have more values); its
         values are its labels here, so ``1``/``2`` is listed as it is from unit rows.
-        ``fp.observed`` refuses such a label or prediction, the bias's binary roles refuse them,
+        ``fp.group_rates`` refuses such a label or prediction, the bias's binary roles refuse them,
         and the app asks for the positive label.
 
         Parameters

@@ -28,7 +28,7 @@ def fresh_plugin_manager(
     Returns
     -------
     pluggy.PluginManager
-        A manager not shared with :func:`fairprobe.get_plugin_manager`.
+        A manager not shared with :func:`fairprobe.core.registry.get_plugin_manager`.
 
     Examples
     --------

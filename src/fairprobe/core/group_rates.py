@@ -1,6 +1,6 @@
 """What the data show without any bias model: every group's rates and sizes from one table.
 
-:func:`observed` is the plain group-metric table an auditor reads first (what fairlearn's
+:func:`group_rates` is the plain group-metric table an auditor reads first (what fairlearn's
 ``MetricFrame`` gives: ``overall``, ``by_group``, ``difference()``, ``ratio()``), computed from the
 same :class:`~fairprobe.core.table.ObservedTable` the causal bounds use, with no solver call. A rate
 whose conditioning event has no unit is NaN (undefined), never 0; a group with fewer than
@@ -23,7 +23,7 @@ from fairprobe.core.small_groups import FEW_UNITS, too_few
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import ConfigError, DataError
 
-__all__ = ["RATES", "GroupRates", "observed"]
+__all__ = ["RATES", "GroupRates", "group_rates"]
 
 #: Rate name -> (prediction or label event, conditioning event), over the nodes Y and P.
 RATES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
@@ -40,7 +40,7 @@ RATES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
 
 @dataclass(repr=False)
 class GroupRates(Explained):
-    """Every group's observed rates and sizes (see :func:`observed`).
+    """Every group's observed rates and sizes (see :func:`group_rates`).
 
     Attributes
     ----------
@@ -60,7 +60,7 @@ class GroupRates(Explained):
     --------
     >>> import fairprobe as fp
     >>> from fairprobe.datasets import load_paper_table
-    >>> fp.observed(load_paper_table()).by_group.index.tolist()
+    >>> fp.group_rates(load_paper_table()).by_group.index.tolist()
     [0, 1]
     """
 
@@ -85,7 +85,7 @@ class GroupRates(Explained):
         --------
         >>> import pandas as pd
         >>> rows = pd.DataFrame({"A": list("aabb"), "Y": [0, 1, 0, 1], "P": [0, 1, 1, 1]})
-        >>> float(observed(rows).difference()["fpr"])
+        >>> float(group_rates(rows).difference()["fpr"])
         1.0
         """
         rates = self.by_group[list(RATES)]
@@ -106,7 +106,7 @@ class GroupRates(Explained):
         --------
         >>> import pandas as pd
         >>> rows = pd.DataFrame({"A": list("aabb"), "Y": [0, 1, 0, 1], "P": [0, 1, 1, 1]})
-        >>> float(observed(rows).ratio()["selection_rate"])
+        >>> float(group_rates(rows).ratio()["selection_rate"])
         0.5
         """
         rates = self.by_group[list(RATES)]
@@ -124,13 +124,13 @@ class GroupRates(Explained):
         --------
         >>> import pandas as pd
         >>> rows = pd.DataFrame({"A": list("aabb"), "Y": [0, 1, 0, 1], "P": [0, 1, 1, 1]})
-        >>> observed(rows).to_frame().index.tolist()
+        >>> group_rates(rows).to_frame().index.tolist()
         ['a', 'b', 'overall']
         """
         return pd.concat([self.by_group, self.overall.to_frame("overall").T])
 
     def __repr__(self) -> str:
-        """The summary's text: the group table and the largest gaps (``print(fp.observed(...))``)."""
+        """The summary's text: the group table and the largest gaps (``print(fp.group_rates(...))``)."""
         return self.summary().as_text()
 
     def rests_on_few(self, rate: str) -> list[tuple[str, int]]:
@@ -150,7 +150,7 @@ class GroupRates(Explained):
         --------
         >>> import pandas as pd
         >>> rows = pd.DataFrame({"A": list("aabb"), "Y": [0, 1, 0, 1], "P": [0, 1, 1, 1]})
-        >>> observed(rows).rests_on_few("fpr")
+        >>> group_rates(rows).rests_on_few("fpr")
         [('a', 1), ('b', 1)]
         """
         values = self.by_group[rate]
@@ -172,7 +172,7 @@ class GroupRates(Explained):
         --------
         >>> import pandas as pd
         >>> rows = pd.DataFrame({"A": list("aabb"), "Y": [0, 1, 0, 1], "P": [0, 1, 1, 1]})
-        >>> print(observed(rows).conclusion())  # doctest: +ELLIPSIS
+        >>> print(group_rates(rows).conclusion())  # doctest: +ELLIPSIS
         Observed without any bias model: the largest gaps between groups of A are fpr 1.0000, ...
         """
         gaps = self.difference().dropna().sort_values(ascending=False, kind="stable")
@@ -204,7 +204,7 @@ class GroupRates(Explained):
         --------
         >>> import pandas as pd
         >>> rows = pd.DataFrame({"A": list("aabb"), "Y": [0, 1, 0, 1], "P": [0, 1, 1, 1]})
-        >>> print(observed(rows).summary().splitlines()[0])
+        >>> print(group_rates(rows).summary().splitlines()[0])
         observed rates by group of A (no bias model, no solver):
         """
         lines = [f"observed rates by group of {self.attribute} (no bias model, no solver):",
@@ -256,7 +256,7 @@ def _check_labels_say_which_is_1(table: ObservedTable) -> None:
             f"df[{column!r}] = (df[{column!r}] == {shown[-1]!r}).astype(int).")
 
 
-def observed(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P", pos_label: Any = None) -> GroupRates:
+def group_rates(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P", pos_label: Any = None) -> GroupRates:
     """Every group's observed rates and sizes, from one table, with no bias model and no solver.
 
     The label and the prediction must say which value means 1: 0/1, False/True or '0'/'1'.
@@ -290,12 +290,12 @@ def observed(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P", pos_label: 
     --------
     >>> import fairprobe as fp
     >>> from fairprobe.datasets import load_paper_table
-    >>> rates = fp.observed(load_paper_table())
+    >>> rates = fp.group_rates(load_paper_table())
     >>> rates.by_group[["fpr", "fnr"]].round(4).values.tolist()
     [[0.2309, 0.4895], [0.2734, 0.549]]
     >>> import pandas as pd
     >>> rows = pd.DataFrame({"A": list("aabb"), "Y": ["hired", "rejected"] * 2, "P": ["hired"] * 3 + ["rejected"]})
-    >>> observed(rows, pos_label="hired").by_group["tpr"].tolist()
+    >>> group_rates(rows, pos_label="hired").by_group["tpr"].tolist()
     [1.0, 1.0]
     """
     if isinstance(data, pd.DataFrame):
@@ -313,7 +313,7 @@ def observed(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P", pos_label: 
         raise DataError(f"data must be an ObservedTable or a pandas DataFrame; got {type(data).__name__}.")
     missing = [v for v in ("A", "Y", "P") if v not in table.nodes]
     if missing:
-        raise DataError(f"The table has no node(s) {missing}; observed() reads the attribute A, the label Y and the "
+        raise DataError(f"The table has no node(s) {missing}; group_rates() reads the attribute A, the label Y and the "
                         f"prediction P (the table has {table.nodes}).")
     # the rule of ObservedTable.from_frame, by the same code: one label applies to the columns whose labels
     # leave open which one means 1 (a 0/1 column keeps its meaning); a dict may also reverse a 0/1 column
