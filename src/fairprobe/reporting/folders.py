@@ -617,44 +617,57 @@ def replace_folder(out: Path, write: Callable[[Path], None], *, force: bool | No
         kind = folder_kind(out)
         if kind == "foreign" and not (_forced_by_command_line() if force is None else force):  # appeared since
             check_output_folder(out, force=False)
-        recorded = recorded_files(out)
-        mine = recorded or set()
-        new_top = [p.name for p in tmp.iterdir()]
-        new_files = {f"{name}/{q.name}" for name in new_top if name in REPORT_DIRS and (tmp / name).is_dir()
-                     for q in (tmp / name).iterdir()}
-        old: list[str] = []  # what is replaced: the files the old report wrote, and what the new one overwrites
-        for p in out.iterdir():
-            if p.name in REPORT_DIRS and p.is_dir() and not p.is_symlink():  # the user's files in it stay
-                old += [f"{p.name}/{q.name}" for q in p.iterdir()
-                        if f"{p.name}/{q.name}" in mine or f"{p.name}/{q.name}" in new_files]
-            elif p.name in new_top or (recorded is not None and p.name in REPORT_ENTRIES):
-                old.append(p.name)
+        old, new_top = _replaced_entries(out, tmp)
         with writing(out):
             trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.fairprobe-old-", dir=parent))
-        moved: list[str] = []
-        installed: list[str] = []
         try:
-            for rel in old:
-                (trash / rel).parent.mkdir(exist_ok=True)
-                _move(out / rel, trash / rel)
-                moved.append(rel)
-            for name in new_top:
-                target = out / name
-                if name in REPORT_DIRS and (tmp / name).is_dir() and target.is_dir() and not target.is_symlink():
-                    for q in (tmp / name).iterdir():  # into the folder the user's files are in
-                        _move(q, target / q.name)
-                        installed.append(f"{name}/{q.name}")
-                else:
-                    _move(tmp / name, target)
-                    installed.append(name)
-        except OSError as exc:
-            for rel in reversed(installed):  # put the previous report back
-                target = out / rel
-                shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
-            for rel in moved:
-                _move(trash / rel, out / rel)
-            raise write_failed(out, exc) from None
+            _swap_entries(out, tmp, trash, old, new_top)
         finally:
             shutil.rmtree(trash, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _replaced_entries(out: Path, tmp: Path) -> tuple[list[str], list[str]]:
+    """What the new report in ``tmp`` replaces in ``out`` (the old report's files and what it overwrites), and
+    the new report's top-level entries; a user's files in ``tables/`` or ``figures/`` are not replaced."""
+    recorded = recorded_files(out)
+    mine = recorded or set()
+    new_top = [p.name for p in tmp.iterdir()]
+    new_files = {f"{name}/{q.name}" for name in new_top if name in REPORT_DIRS and (tmp / name).is_dir()
+                 for q in (tmp / name).iterdir()}
+    old: list[str] = []
+    for p in out.iterdir():
+        if p.name in REPORT_DIRS and p.is_dir() and not p.is_symlink():  # the user's files in it stay
+            old += [f"{p.name}/{q.name}" for q in p.iterdir()
+                    if f"{p.name}/{q.name}" in mine or f"{p.name}/{q.name}" in new_files]
+        elif p.name in new_top or (recorded is not None and p.name in REPORT_ENTRIES):
+            old.append(p.name)
+    return old, new_top
+
+
+def _swap_entries(out: Path, tmp: Path, trash: Path, old: list[str], new_top: list[str]) -> None:
+    """Move ``old`` entries of ``out`` into ``trash`` and the new report's in; on failure put the old ones back."""
+    moved: list[str] = []
+    installed: list[str] = []
+    try:
+        for rel in old:
+            (trash / rel).parent.mkdir(exist_ok=True)
+            _move(out / rel, trash / rel)
+            moved.append(rel)
+        for name in new_top:
+            target = out / name
+            if name in REPORT_DIRS and (tmp / name).is_dir() and target.is_dir() and not target.is_symlink():
+                for q in (tmp / name).iterdir():  # into the folder the user's files are in
+                    _move(q, target / q.name)
+                    installed.append(f"{name}/{q.name}")
+            else:
+                _move(tmp / name, target)
+                installed.append(name)
+    except OSError as exc:
+        for rel in reversed(installed):  # put the previous report back
+            target = out / rel
+            shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
+        for rel in moved:
+            _move(trash / rel, out / rel)
+        raise write_failed(out, exc) from None
