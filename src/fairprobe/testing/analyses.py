@@ -75,15 +75,8 @@ def check_analysis(cls: type, tmp_path: Any = None, *, seed: int = 0) -> dict[st
     analysis = example.analysis
     assert isinstance(analysis, cls), f"{who}: example().analysis must be a {cls.__name__}"
     params = analysis.get_params(deep=False)
-    assert set(params) == {n for n, p in init.items() if n != "self" and p.kind is not p.VAR_KEYWORD}, (
-        f"{who}: get_params() must return every constructor parameter")
     pristine = copy.deepcopy(params)  # for a second, independent fit with the same random_state
-    clone = cls(**params)
-    assert clone.get_params(deep=False).keys() == params.keys(), f"{who}: the constructor must accept get_params()"
-    for key, value in params.items():
-        assert clone.get_params(deep=False)[key] is value, f"{who}: parameter {key!r} must be stored unchanged"
-    _check_nested_params(analysis, params, who)
-    assert analysis.set_params(**params) is analysis, f"{who}: set_params must return self"
+    clone = _check_params_round_trip(cls, analysis, params, init, who)
     for method in ("summary", "to_frame", "figures", "check_is_fitted"):
         try:
             getattr(clone, method)()
@@ -118,6 +111,19 @@ def check_analysis(cls: type, tmp_path: Any = None, *, seed: int = 0) -> dict[st
         page = fitted.to_report(Path(tmp_path) / f"report-{who}")
         assert Path(page).is_file(), f"{who}: to_report must write the HTML page"
     return {"fitted": fitted, "figures": list(figures), "report": page}
+
+
+def _check_params_round_trip(cls: type, analysis: Any, params: dict[str, Any], init: Any, who: str) -> Any:
+    """Every constructor parameter through get_params, the constructor and set_params, unchanged; the unfitted clone."""
+    assert set(params) == {n for n, p in init.items() if n != "self" and p.kind is not p.VAR_KEYWORD}, (
+        f"{who}: get_params() must return every constructor parameter")
+    clone = cls(**params)
+    assert clone.get_params(deep=False).keys() == params.keys(), f"{who}: the constructor must accept get_params()"
+    for key, value in params.items():
+        assert clone.get_params(deep=False)[key] is value, f"{who}: parameter {key!r} must be stored unchanged"
+    _check_nested_params(analysis, params, who)
+    assert analysis.set_params(**params) is analysis, f"{who}: set_params must return self"
+    return clone
 
 
 def _check_registrable(cls: type, who: str) -> None:
