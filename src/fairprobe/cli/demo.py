@@ -351,14 +351,23 @@ def _causal(report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool
     return found, frame, lines
 
 
+def _saved_figure(size: tuple[float, float]) -> Any:
+    """A figure on its own Agg canvas: the report saves it to a file, so no pyplot and no backend switch."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=size)
+    FigureCanvasAgg(fig)
+    return fig
+
+
 def _sweep_figure(bias: str, metrics: list[str], sweeps: dict[tuple[str, str], Any], realised: dict[str, float],
                   truth: dict[str, dict[str, float]]) -> Any:
     """One panel per metric: the certified bounds under ``bias`` against D, with the truth where known."""
-    import matplotlib.pyplot as plt
-
     ncols = 2
     nrows = -(-len(metrics) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(9, 3.2 * nrows), squeeze=False)
+    fig = _saved_figure((9, 3.2 * nrows))
+    axes = fig.subplots(nrows, ncols, squeeze=False)
     for k, (ax, metric) in enumerate(zip(axes.flat, metrics, strict=False)):
         sweeps[bias, metric].plot(ax=ax, label="certified bounds", color="C0")
         if bias in realised:
@@ -378,14 +387,13 @@ def _sweep_figure(bias: str, metrics: list[str], sweeps: dict[tuple[str, str], A
 
 def _combined_heatmap(sec: Any, data: Any, n_jobs: int) -> None:
     """FPR parity when proxy labels and selection act together, each with its own parameter."""
-    import matplotlib.pyplot as plt
-
     import fairprobe as fp
 
     grid = {"D_proxy_label": [0.0, 0.02, 0.05], "D_selection": [0.0, 0.05, 0.1, 0.15]}
     res = fp.sensitivity(["proxy_label", "selection"], "fpr_parity", data, D=grid, n_jobs=n_jobs, progress=False,
                          time_limit=TIME_LIMIT)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig = _saved_figure((10, 3.8))
+    axes = fig.subplots(1, 2)
     res.plot_heatmap(ax=axes[0], value="lower")
     res.plot_heatmap(ax=axes[1], value="upper")
     axes[0].set_title("lower bound of FPR parity")

@@ -246,13 +246,9 @@ def _dataset_text(d: Any) -> str:
 
 
 def _write_report(res: StudyResult, own: Any) -> dict[str, Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
+    # The figures draw on their own Agg canvases (studies.outputs): no pyplot, no backend switch.
     import shutil
     import tempfile
-
-    import matplotlib.pyplot as plt
 
     from fairprobe.core.small_groups import MIN_MODELS
     from fairprobe.reporting.report import Report
@@ -282,7 +278,6 @@ def _write_report(res: StudyResult, own: Any) -> dict[str, Path]:
                       "|upper|) of the certified bound, against the sensitivity level D. A metric whose curve "
                       "rises fast is fragile: a little bias in the data could hide a large disparity.")
     sec.add_figure("figure5", fig)
-    plt.close(fig)
     sec = rep.section("Ranking of the metrics by fragility",
                       "Mean increase of the worst-case |disparity| over the observed one at the largest D; rank 1 "
                       "is the most robust. The probabilities are over a bootstrap of the models.")
@@ -298,8 +293,7 @@ def _write_report(res: StudyResult, own: Any) -> dict[str, Path]:
         written[f"figure_{name}"] = own.write(f"figures/dataset_{name}.png",
                                               lambda p, f=fig: f.savefig(p, dpi=130, format="png"))
         sec.add_figure(f"dataset_{name}", fig)
-        plt.close(fig)
-    rep.section("Models", "Held-out accuracy and how each constraint was met.").add_table("models", res.models)
+        rep.section("Models", "Held-out accuracy and how each constraint was met.").add_table("models", res.models)
     rep.section("Averages", "Every bias, metric and level with 95 % bootstrap intervals over the models.").add_table(
         "fragility", res.fragility)
     failed = res.results[~res.results.status.isin(["optimal", "limit"])]

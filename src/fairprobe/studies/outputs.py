@@ -160,14 +160,18 @@ def metric_ranking(results: pd.DataFrame, *, reps: int = 2000, seed: int = 0, le
 
 
 def _panels(table: pd.DataFrame, title: str, order: Sequence[str] | None = None) -> Any:
-    import matplotlib.pyplot as plt
+    # An explicit figure on an Agg canvas: saving it needs no pyplot and switches no backend.
+    from matplotlib import colormaps
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     present = list(dict.fromkeys(table.bias))
     biases = [b for b in (order or []) if b in present] + [b for b in present if b not in (order or [])]
-    fig, axes = plt.subplots(1, len(biases), figsize=(max(6.5, 4.2 * len(biases)), 3.8), sharey=True,
-                             squeeze=False)
+    fig = Figure(figsize=(max(6.5, 4.2 * len(biases)), 3.8))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, len(biases), sharey=True, squeeze=False)
     metrics = sorted(table.metric.unique())
-    colours = plt.get_cmap("tab10")
+    colours = colormaps["tab10"]
     for ax, bias in zip(axes[0], biases, strict=True):
         part = table[table.bias == bias]
         for k, metric in enumerate(metrics):
