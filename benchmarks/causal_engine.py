@@ -20,12 +20,11 @@ A, Y, P from a Dirichlet(1) draw): CPU time (``time.process_time``) and wall tim
 bound with the LP fast path (HiGHS, verified bounds; :mod:`fairprobe.core.routing`) against the
 engine without it (every program on SCIP: ``lp_fast_path=False``), both in this process, medians
 over the tables per pair, then the median and worst over all bounds, and the largest difference
-between the two engines' bounds. As ``fp.bound`` does, a problem starts from the last one of the
-same bias, metric and cells (``BoundProblem(reuse=True)``: its programs are moved to the new table
-where that is exact); the ``cold`` column is the same bound compiled from scratch
-(``reuse=False``, a process's first bound of its kind), and the script checks both give the same
-bounds. Per bias and metric each engine runs over all the tables in turn (fast path, then compiled
-from scratch, then without the fast path), in its steady state as bounds come in use;
+between the two engines' bounds. As ``fp.bound`` does, every bound compiles its own problem (nothing
+is kept between calls); the ``cold`` column is the same bound timed again in a run of its own, and
+the script checks both give the same bounds. Per bias and metric each engine runs over all the
+tables in turn (fast path, then again, then without the fast path), in its steady state as bounds
+come in use;
 ``--interleaved`` runs the three engines table by table instead (the earlier layout, in which every
 engine measured slower). ``--biases a,b`` restricts the biases.
 """
@@ -106,24 +105,19 @@ def random_cells(seed: int) -> pd.DataFrame:
 
 
 def one_bound(bias: str, metric: str, table: fp.ObservedTable, D: float, fast: bool,
-              time_limit: float, reuse: bool = True) -> tuple[float, float, fp.BoundResult]:
-    """CPU and wall seconds of one certified bound (problem built and solved, as ``fp.bound`` does).
-
-    ``reuse`` (``fp.bound``'s default) starts from the last problem of the same bias, metric and cells
-    in this process and moves its programs to the new table where that is exact; ``False`` compiles
-    from scratch (a process's first bound of a kind).
-    """
+              time_limit: float) -> tuple[float, float, fp.BoundResult]:
+    """CPU and wall seconds of one certified bound (problem built, compiled and solved, as ``fp.bound`` does)."""
     cpu, wall = time.process_time(), time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         # compiled once at D, as fp.bound compiles a single value (a sweep compiles twice)
-        res = BoundProblem(bias, metric, table, fixed={"D": D}, reuse=reuse).solve(
+        res = BoundProblem(bias, metric, table, fixed={"D": D}).solve(
             {"D": D}, lp_fast_path=fast, time_limit=time_limit, progress=False)
     return time.process_time() - cpu, time.perf_counter() - wall, res
 
 
-#: The engines timed per bias and metric: the fast path (a problem reused as fp.bound does), the same
-#: compiled from scratch, and the engine without the fast path.
+#: The engines timed per bias and metric: the fast path (as fp.bound runs it), the same again, and the
+#: engine without the fast path.
 ENGINES = ("fast", "cold", "base")
 
 
@@ -131,10 +125,10 @@ def engine_run(engine: str, bias: str, metric: str, table: fp.ObservedTable, arg
                kinds: set) -> tuple | None:
     """One bound by ``engine``: (CPU s, wall s, result), with the GC clock for the fast path; None (and
     the error's kind added to ``kinds``) when the table cannot be bounded."""
-    fast, reuse = engine != "base", engine != "cold"
+    fast = engine != "base"
     try:
         if engine != "fast":
-            return one_bound(bias, metric, table, args.D, fast, args.time_limit, reuse=reuse)
+            return one_bound(bias, metric, table, args.D, fast, args.time_limit)
         with GcClock() as clock:
             return (*one_bound(bias, metric, table, args.D, True, args.time_limit), clock)
     except fp.FairprobeError as exc:
@@ -152,9 +146,9 @@ def tables_main(args: argparse.Namespace) -> None:
              f"{'base wall':>10}{'x':>6}{'max |diff|':>11}  kinds"
     print(header)
     print("-" * len(header))
-    # warm-up: the process's first HiGHS and SCIP solves (not kept for reuse)
+    # warm-up: the process's first HiGHS and SCIP solves
     for metric in ("fpr", "equalized_odds"):
-        BoundProblem("proxy_label", metric, fp.ObservedTable.from_probabilities(tables[0]), reuse=False).solve(
+        BoundProblem("proxy_label", metric, fp.ObservedTable.from_probabilities(tables[0])).solve(
             {"D": args.D}, progress=False)
     all_fast, all_cold, all_base, worst_diff, n_unsound, n_loose = [], [], [], 0.0, 0, 0
     fast_gc: list[tuple[float, int]] = []  # per fast bound: seconds in garbage collection, full collections
@@ -177,7 +171,7 @@ def tables_main(args: argparse.Namespace) -> None:
                     continue
                 (fc, fw, fres, clock), (cc, _, cres), (bc, bw, bres) = f, c, b
                 if (cres.lower, cres.upper) != (fres.lower, fres.upper):
-                    raise AssertionError(f"{bias} {metric}: a reused problem bounds otherwise than a fresh one")
+                    raise AssertionError(f"{bias} {metric}: the same bound twice differs")
                 fast_cpu.append(fc)
                 fast_gc.append((clock.seconds, clock.full))
                 cold_cpu.append(cc)

@@ -57,7 +57,7 @@ def covariate_bias(latent: bool) -> BiasConfig:
 def measure(bias, metric, table, D: float, time_limit: float, options: CompileOptions | None = None) -> dict:
     """Compile and solve one certified bound from scratch: sizes, bounds, and CPU and wall seconds of each step."""
     wall, cpu = time.perf_counter(), time.process_time()
-    problem = BoundProblem(bias, metric, table, compile_options=options, reuse=False)
+    problem = BoundProblem(bias, metric, table, compile_options=options)
     compile_wall, compile_cpu = time.perf_counter() - wall, time.process_time() - cpu
     wall, cpu = time.perf_counter(), time.process_time()
     res = problem.solve({"D": D}, time_limit=time_limit)

@@ -197,7 +197,7 @@ def test_a_pair_read_off_the_joint_program_has_the_compiled_pairs_optimum(bias: 
     from fairprobe.core.bound import BoundProblem
 
     problem = BoundProblem(bias, fp_metric("equalized_odds", groups=groups), _window_data(bias, _random_cells(seed, k)),
-                           fixed={"D": 0.05}, reuse=False)
+                           fixed={"D": 0.05})
     joint = problem.joint_program.at({"D": 0.05})
     highs = HighsBackend()
     checked = 0
@@ -232,11 +232,11 @@ def test_a_pair_is_not_read_off_where_it_cannot_be() -> None:
     from fairprobe.core.bound import BoundProblem
 
     cells = _random_cells(5, 2)
-    ppv = BoundProblem("proxy_label", fp_metric("ppv_parity", groups="all"), cells, fixed={"D": 0.05}, reuse=False)
+    ppv = BoundProblem("proxy_label", fp_metric("ppv_parity", groups="all"), cells, fixed={"D": 0.05})
     joint = ppv.joint_program.at({"D": 0.05})
     assert joint.windows and all(den is None for _, den in joint.windows[0])  # P(P = 1 & A = a) is data
     assert joint.window_pair(*_keys(ppv, 0)[:2]) is None
-    eo = BoundProblem("proxy_label", fp_metric("equalized_odds", groups="all"), cells, fixed={"D": 0.05}, reuse=False)
+    eo = BoundProblem("proxy_label", fp_metric("equalized_odds", groups="all"), cells, fixed={"D": 0.05})
     windows = eo.joint_program.at({"D": 0.05})
     fpr, tpr = _keys(eo, 0), _keys(eo, 1)
     # the two read off in this program have the optima of the pairs compiled on their own (TPR in reverse order:
@@ -267,11 +267,11 @@ def test_an_all_pairs_bound_reads_its_pairs_off_the_joint_program(monkeypatch: p
 
     data = _window_data("selection", _random_cells(6, 4))
     metric = fp.metric("fpr_parity", groups="all")
-    problem = BoundProblem("selection", metric, data, fixed={"D": 0.05}, reuse=False)
+    problem = BoundProblem("selection", metric, data, fixed={"D": 0.05})
     read = problem.solve({"D": 0.05}, progress=False)
     assert read.details["pairs_solved"] >= 1 and problem._pair_programs == {}  # nothing compiled per pair
     monkeypatch.setattr(CompiledProgram, "window_pair", lambda self, *args: None)
-    again = BoundProblem("selection", metric, data, fixed={"D": 0.05}, reuse=False)
+    again = BoundProblem("selection", metric, data, fixed={"D": 0.05})
     compiled = again.solve({"D": 0.05}, progress=False)
     assert len(again._pair_programs) == compiled.details["pairs_solved"] >= 1
     assert read.status == compiled.status == "optimal"
@@ -308,7 +308,7 @@ def test_rates_not_written_as_one_conditional_probability_are_not_read_off() -> 
 
     assert rate_key("1 - P(P = 1 | Y = 1 & A = 0)") is None
     data = _window_data("selection", _random_cells(1, 3))
-    problem = BoundProblem("selection", _ComplementFnrParity(), data, fixed={"D": 0.05}, reuse=False)
+    problem = BoundProblem("selection", _ComplementFnrParity(), data, fixed={"D": 0.05})
     plugin = problem.solve({"D": 0.05}, progress=False)
     builtin = fp.bound("selection", fp.metric("fnr_parity", groups="all"), data, D=0.05, progress=False)
     assert problem._pair_programs  # compiled, not read off
@@ -334,9 +334,9 @@ def test_a_read_off_pair_the_search_declines_goes_to_the_global_solver_compiled_
         return None
 
     monkeypatch.setattr(bound_module, "_parity_side", decline)
-    problem = BoundProblem("selection", metric, data, fixed={"D": 0.05}, reuse=False)
+    problem = BoundProblem("selection", metric, data, fixed={"D": 0.05})
     read = problem.solve({"D": 0.05}, progress=False)
     assert declined and len(problem._pair_programs) == read.details["pairs_solved"]  # compiled after declining
     monkeypatch.setattr(CompiledProgram, "window_pair", lambda self, *args: None)
-    again = BoundProblem("selection", metric, data, fixed={"D": 0.05}, reuse=False).solve({"D": 0.05}, progress=False)
+    again = BoundProblem("selection", metric, data, fixed={"D": 0.05}).solve({"D": 0.05}, progress=False)
     assert (read.lower, read.upper, read.upper_achieved) == (again.lower, again.upper, again.upper_achieved)

@@ -60,7 +60,7 @@ def test_a_parity_interval_is_the_same_on_one_and_two_workers(bias: str, monkeyp
 
     table = counts_table() if bias != "selection" else fp.ObservedTable(counts_table().cells, given={"S": 1},
                                                                         n=counts_table().n)
-    problem = BoundProblem(bias, "fpr_parity", table, fixed={"D": 0.05}, reuse=False)
+    problem = BoundProblem(bias, "fpr_parity", table, fixed={"D": 0.05})
     population = problem.solve({"D": 0.05})
     opts = IntervalOptions(resamples=30, seed=5)
     taken = []

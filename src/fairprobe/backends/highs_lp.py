@@ -16,13 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from fairprobe.backends.base import BASIS_CHECK_MAX, SolveOptions
-from fairprobe.backends.lp_basis import Basis, basic_solution
+from fairprobe.backends.base import SolveOptions
 from fairprobe.exceptions import SolverError
 from fairprobe.program.safe_bounds import LinearArrays
 
-__all__ = ["FEASIBILITY_TOLERANCE", "SMALL_LP", "LPRun", "WarmLP", "known_basis_run", "reading", "recording",
-           "remember", "run_lp", "run_lp_at"]
+__all__ = ["FEASIBILITY_TOLERANCE", "SMALL_LP", "LPRun", "WarmLP", "run_lp"]
 
 #: Primal and dual feasibility tolerances HiGHS runs at unless ``solver_options`` say otherwise
 #: (HiGHS's defaults are 1e-7; a rate over 11 people turns a 1e-7 slack into 1e-5).
@@ -145,67 +143,12 @@ def _run(h: Any, pool_named: bool) -> None:
 
 class LPRun:
     """The outcome of one HiGHS run on a minimisation: ``status`` (a short name), primal ``x``, row duals
-    ``y``, ``objective``, ``dual_bound`` (MIPs), ``message``, ``iterations`` and the optimal ``basis``
-    (when asked for: a reference solve records it)."""
+    ``y``, ``objective``, ``dual_bound`` (MIPs), ``message`` and ``iterations``."""
 
     def __init__(self, status: str, x: np.ndarray | None, y: np.ndarray | None, objective: float,
-                 dual_bound: float, message: str, iterations: int, basis: Basis | None = None) -> None:
+                 dual_bound: float, message: str, iterations: int) -> None:
         self.status, self.x, self.y = status, x, y
         self.objective, self.dual_bound, self.message, self.iterations = objective, dual_bound, message, iterations
-        self.basis = basis
-
-
-def recording(options: SolveOptions) -> bool:
-    """Whether ``options`` carry a basis memory that is recording (a reference solve)."""
-    return options.bases is not None and options.bases.recording
-
-
-def reading(options: SolveOptions, arr: LinearArrays | None = None) -> bool:
-    """Whether ``options`` carry a basis memory to read (not recording), for an LP the size of ``arr`` (a
-    remembered basis is checked on the dense matrix: only up to
-    :data:`~fairprobe.backends.base.BASIS_CHECK_MAX` entries)."""
-    if options.bases is None or options.bases.recording:
-        return False
-    return arr is None or arr.n_rows * arr.n_cols <= BASIS_CHECK_MAX
-
-
-def remember(options: SolveOptions, site: Any, run: LPRun, key: float = 0.0) -> None:
-    """Keep ``run``'s optimal basis for ``site`` in ``options``' memory (while it records)."""
-    if run.basis is not None and run.status == "optimal" and recording(options):
-        options.bases.record(site, run.basis, key)
-
-
-def known_basis_run(options: SolveOptions, site: Any, key: float, A: np.ndarray, c: np.ndarray, c0: float,
-                    lb: np.ndarray, ub: np.ndarray, row_lo: np.ndarray, row_hi: np.ndarray) -> LPRun | None:
-    """The optimum of ``min c.x + c0`` over ``row_lo <= A x <= row_hi``, ``lb <= x <= ub`` (``A`` dense),
-    read off a basis the reference solve found optimal at ``site`` (nearest ``key`` first), when one
-    still is; None otherwise (then HiGHS runs). No HiGHS call: see :mod:`fairprobe.backends.lp_basis`."""
-    memory = options.bases
-    if memory is None:
-        return None
-    tol = min(float(options.solver_options.get("primal_feasibility_tolerance", FEASIBILITY_TOLERANCE)),
-              float(options.solver_options.get("dual_feasibility_tolerance", FEASIBILITY_TOLERANCE)))
-    for basis in memory.candidates(site, key):
-        found = basic_solution(A, c, c0, lb, ub, row_lo, row_hi, basis, tol)
-        if found is not None:
-            x, y, objective = found
-            return LPRun("optimal", x, y, objective, math.nan, "optimal (a remembered basis; HiGHS did not run)", 0)
-    return None
-
-
-def run_lp_at(arr: LinearArrays, options: SolveOptions, deadline: float | None, site: Any,
-              key: float = 0.0, dense: np.ndarray | None = None) -> LPRun:
-    """:func:`run_lp` of a continuous LP at a basis-memory ``site``: a remembered optimal basis where one
-    holds, else a HiGHS run (whose basis a recording memory keeps). ``dense`` is ``arr``'s matrix when
-    the caller has it (a copy of ``arr`` with another objective shares its rows' dense form)."""
-    if reading(options, arr):
-        run = known_basis_run(options, site, key, arr.dense if dense is None else dense, arr.c, arr.c0, arr.lb,
-                              arr.ub, arr.row_lo, arr.row_hi)
-        if run is not None:
-            return run
-    run = run_lp(arr, None, options, deadline, keep_basis=recording(options))
-    remember(options, site, run, key)
-    return run
 
 
 def _configure(h: Any, options: SolveOptions, integer: bool) -> bool:
@@ -320,8 +263,7 @@ def _ok() -> Any:
     return highspy.HighsStatus.kOk
 
 
-def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions, deadline: float | None,
-           keep_basis: bool = False) -> LPRun:
+def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions, deadline: float | None) -> LPRun:
     """Minimise ``arr`` with HiGHS (rows and columns as given); a program without rows is solved on its box.
 
     Parameters
@@ -334,8 +276,6 @@ def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions,
         Tolerances, seed, threads, limits and solver options.
     deadline : float or None
         ``time.perf_counter()`` value to stop at.
-    keep_basis : bool, optional
-        Read the optimal basis into the result (a reference solve; rows are needed for one).
 
     Returns
     -------
@@ -374,8 +314,6 @@ def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions,
             h.setOptionValue(key, value)
             _run(h, pool_named)
             run = _read(h, arr.n_cols, arr.n_rows, False)
-        if keep_basis and run.status == "optimal":
-            run.basis = Basis.from_highs(h)
     return run
 
 
@@ -457,15 +395,13 @@ class WarmLP:
         self._h.changeRowBounds(int(row), float(lower) if math.isfinite(lower) else -inf,
                                 float(upper) if math.isfinite(upper) else inf)
 
-    def run(self, deadline: float | None = None, keep_basis: bool = False) -> LPRun:
+    def run(self, deadline: float | None = None) -> LPRun:
         """Re-solve from the last basis.
 
         Parameters
         ----------
         deadline : float, optional
             ``time.perf_counter()`` value to stop at.
-        keep_basis : bool, optional
-            Read the optimal basis into the result.
 
         Returns
         -------
@@ -473,28 +409,7 @@ class WarmLP:
         """
         _set_deadline(self._h, deadline)
         _run(self._h, self._pool_named)
-        run = _read(self._h, self.n, self.m, False)
-        if keep_basis and run.status == "optimal":
-            run.basis = Basis.from_highs(self._h)
-        return run
-
-    def run_at(self, site: Any, key: float = 0.0, deadline: float | None = None) -> LPRun:
-        """:meth:`run` at a basis-memory ``site`` (parameter ``key``): its optimal basis is kept while the
-        options' memory records (see :func:`run_lp_at`).
-
-        Parameters
-        ----------
-        site : hashable
-        key : float, optional
-        deadline : float, optional
-
-        Returns
-        -------
-        LPRun
-        """
-        run = self.run(deadline, keep_basis=recording(self.options))
-        remember(self.options, site, run, key)
-        return run
+        return _read(self._h, self.n, self.m, False)
 
     def close(self) -> None:
         """Hand the instance back for the next warm LP of this thread (the LP is unusable after)."""

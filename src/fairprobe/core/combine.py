@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from types import MappingProxyType
 
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.jsonsafe import dumps
@@ -91,7 +92,8 @@ def _edges(config: BiasConfig, latent_names: dict[str, str]) -> list[tuple[str, 
     return edges
 
 
-_ROLE_KEYS = {"attribute": "attribute_node", "outcome": "outcome_node", "prediction": "prediction_node"}
+_ROLE_KEYS = MappingProxyType({"attribute": "attribute_node", "outcome": "outcome_node",
+                               "prediction": "prediction_node"})
 
 
 def _measured(config: BiasConfig) -> list[str]:

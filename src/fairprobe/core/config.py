@@ -40,11 +40,11 @@ from fairprobe.exceptions import ConfigError
 __all__ = ["BiasConfig"]
 
 _REQUIRED = ("dag_str", "constraints")
-_KNOWN = {
+_KNOWN = frozenset({
     "dag_str", "unob", "cond_nodes", "attribute_node", "outcome_node", "prediction_node",
     "constraints", "name", "description", "cardinalities", "parameters", "probability_parameters",
     "observed_nodes", "cardinality_of",
-}
+})
 _CF_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$")
 
 

@@ -14,7 +14,6 @@ import copy
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import sympy
 
@@ -92,10 +91,6 @@ class ParametricProgram:
         Compiles the program at a mapping of sensitivity values (the fallback).
     affine : bool
         Whether :meth:`at` updates ``base`` affinely (else it calls ``compile_fn``).
-    reference : tuple, optional
-        For a program re-solved warm on another table (``BoundProblem.with_table``): ``(program at
-        a table, memories of LP bases by solve options, reference table)``; the memories are filled
-        by solving the program on the reference table (:mod:`fairprobe.backends.lp_basis`).
 
     Examples
     --------
@@ -116,7 +111,6 @@ class ParametricProgram:
     slopes: dict[str, dict[str, tuple[Poly, float]]]
     compile_fn: Callable[[Mapping[str, float]], CompiledProgram]
     affine: bool
-    reference: Any = None
 
     @classmethod
     def build(cls, compile_fn: Callable[[Mapping[str, float]], CompiledProgram], config: BiasConfig,

@@ -33,7 +33,7 @@ from typing import Any
 __all__ = ["info", "is_quiet", "progress_bar", "quiet", "set_quiet"]
 
 _QUIET: ContextVar[bool] = ContextVar("fairprobe_quiet", default=False)
-_TRUE = {"1", "true", "yes", "on"}
+_TRUE = frozenset({"1", "true", "yes", "on"})
 
 
 def _env_flag(name: str) -> bool:

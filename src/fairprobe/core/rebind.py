@@ -24,17 +24,19 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from fairprobe.core.compiler import CompiledProgram, DataRow, warn_tiny_cells
+from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import FairprobeError
 from fairprobe.program.model import Constraint
 
-__all__ = ["DataRebinder"]
+__all__ = ["DataRebinder", "Resampler"]
 
 #: Seed of the probe tables (the check is deterministic).
 _PROBE_SEED = 20261204
@@ -214,3 +216,122 @@ class DataRebinder:
         moved = copy.copy(prog)  # variables and objective are shared; only the rows are new
         moved.constraints = constraints
         return dataclasses.replace(self.base, program=moved)
+
+
+class Resampler:
+    """One problem moved to other tables over the same cells: the reuse a bootstrap, posterior draws
+    or a loop over tables of one shape hold (and hand to their workers), instead of compiling each.
+
+    The first move of a program builds and checks its :class:`DataRebinder` (probe compilations);
+    later moves rewrite only the program's data rows, where that is exact, and compile it where it
+    is not (a cell outside the first table's support, a program the data reach beyond its data
+    rows). A moved program is the compiled one, bit for bit. Everything reused lives in this object,
+    held by its caller: a problem's bounds depend on its own arguments, never on earlier problems.
+
+    Parameters
+    ----------
+    problem : BoundProblem
+        The problem on its first table (compiled here when it was not).
+
+    Attributes
+    ----------
+    problem : BoundProblem
+        The problem on the first table.
+    table : ObservedTable
+        The first table.
+    rebinders : dict
+        By program (:meth:`BoundProblem.program_key <fairprobe.core.bound.BoundProblem.program_key>`):
+        its checked rebinder, or None where the program is compiled per table.
+
+    Examples
+    --------
+    >>> from fairprobe.core.bound import BoundProblem
+    >>> from fairprobe.datasets import load_paper_table
+    >>> problem = BoundProblem("proxy_label", "fpr", load_paper_table(), fixed={"D": 0.05})
+    >>> resampler = Resampler(problem)
+    >>> p = problem.table.cells["prob"].to_numpy()
+    >>> moved = resampler.at(problem.table.with_probabilities((p + 0.1) / (p + 0.1).sum()))
+    >>> round(moved.solve({"D": 0.05}).upper, 4), moved.resampler is resampler, len(resampler.rebinders)
+    (0.4422, True, 1)
+    """
+
+    def __init__(self, problem: Any) -> None:
+        self.problem = problem.compile()
+        self.table: ObservedTable = problem.table
+        self.rebinders: dict[tuple, DataRebinder | None] = {}
+        # the first table's programs by key, each read once as its rebinder's known program
+        self._first: dict[tuple, ParametricProgram] = problem.programs_by_key()
+
+    def at(self, table: ObservedTable, *, fixed: Mapping[str, float] | None = None) -> Any:
+        """The problem on ``table`` (same cells), its programs moved from the first table where exact.
+
+        Parameters
+        ----------
+        table : ObservedTable
+            Same nodes, conditioning event and cells as the first table (new probabilities).
+        fixed : mapping of str to float, optional
+            Sensitivity values compiled in as constants (default: the problem's). Programs move
+            only when every parameter is fixed.
+
+        Returns
+        -------
+        BoundProblem
+
+        Raises
+        ------
+        DataError
+            ``table`` is not an :class:`~fairprobe.core.table.ObservedTable`, or is over other cells.
+        """
+        return self.problem.with_table(table, fixed=fixed, resampler=self)
+
+    def program(self, key: tuple, table: ObservedTable, params: Mapping[str, float],
+                compile_on: Callable[[ObservedTable], CompiledProgram],
+                compile_at: Callable[[Mapping[str, float]], CompiledProgram],
+                affine: bool) -> ParametricProgram | None:
+        """The program ``key`` on ``table`` at the fixed ``params``, moved from the first table; None: compile it.
+
+        Parameters
+        ----------
+        key : tuple
+            The program's key.
+        table : ObservedTable
+            The table it is wanted on.
+        params : mapping of str to float
+            Every sensitivity value (all fixed).
+        compile_on : callable
+            Compiles the program at ``params`` on a table.
+        compile_at : callable
+            Compiles the program on ``table`` at a mapping of sensitivity values.
+        affine : bool
+            Whether the bias's rows are affine in its parameters (else the program is compiled per
+            point, and no table's own compilation is read before the probes).
+
+        Returns
+        -------
+        ParametricProgram or None
+        """
+        params = dict(params)
+        compiled = None
+        if key not in self.rebinders:
+            # the first table's program as its problem compiled it, and this table's: two real tables the
+            # check reads before (and instead of one of) its random probes; a program that reads the data
+            # beyond its data rows is then refused at the cost of this table's own compilation
+            origin = self._first.pop(key, None)  # (read once: moved problems do not carry it on)
+            base = origin.base if origin is not None and origin.affine and origin.base_params == params else None
+            known = []
+            if affine:
+                try:
+                    compiled = compile_at(params)
+                except FairprobeError:
+                    return None  # this table's own error, reported by its compilation; a later table builds it
+                known = [(table, compiled)]
+            try:
+                self.rebinders[key] = DataRebinder.build(compile_on, self.table, base=base, known=known)
+            except FairprobeError:
+                self.rebinders[key] = None  # e.g. undefined on the first table: each table is compiled (and reports)
+        rebinder = self.rebinders[key]
+        if compiled is None:
+            compiled = rebinder.at(table) if rebinder is not None else None
+        if compiled is None:
+            return None
+        return ParametricProgram(compiled, params, {}, compile_at, affine=True)

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from fairprobe.core.rebind import Resampler
 from fairprobe.core.results import SamplingInterval
 from fairprobe.exceptions import ConfigError, FairprobeError, InfeasibleError, UndefinedMetricError
 
@@ -284,13 +285,14 @@ def _row(result: BoundResult) -> np.ndarray:
     return np.concatenate([[result.lower, result.upper], pieces.lower, pieces.upper, [pieces.joint]])
 
 
-def _endpoints(problem: BoundProblem, params: Mapping[str, float], draws: np.ndarray,
+def _endpoints(resampler: Resampler, params: Mapping[str, float], draws: np.ndarray,
                solve_kwargs: Mapping[str, Any], width: int = 2) -> np.ndarray:
     """The bound's row (:func:`_row`) on each drawn table; NaN where the metric is undefined there."""
     out = np.full((len(draws), width), np.nan)
+    table = resampler.table
     for i, probs in enumerate(draws):
         try:
-            moved = problem.with_table(problem.table.with_probabilities(probs), fixed=params)
+            moved = resampler.at(table.with_probabilities(probs), fixed=params)
             outcome = moved.solve_point(params, **solve_kwargs)
         except (UndefinedMetricError, InfeasibleError):
             continue  # e.g. a resample without any negative of a group: no FPR to bound
@@ -301,7 +303,7 @@ def _endpoints(problem: BoundProblem, params: Mapping[str, float], draws: np.nda
     return out
 
 
-def _solve_draws(problem: BoundProblem, params: Mapping[str, float], draws: np.ndarray,
+def _solve_draws(resampler: Resampler, params: Mapping[str, float], draws: np.ndarray,
                  solve_kwargs: Mapping[str, Any], n_jobs: int | None, progress: bool, label: str,
                  width: int = 2) -> np.ndarray:
     from fairprobe.core.progress import progress_bar
@@ -311,11 +313,10 @@ def _solve_draws(problem: BoundProblem, params: Mapping[str, float], draws: np.n
     if workers != 1 and not distributed_backend_active():  # local processes: no more than draws or cores
         workers = n_jobs = effective_jobs(n_jobs, len(draws))
     if workers != 1 and len(draws):
-        # check once here which programs move between tables (core.rebind) and fill their memories of LP
-        # bases (a first re-solve), so each chunk sent to a worker carries both instead of redoing them
+        # check once here which programs move between tables (core.rebind), so each chunk sent to a worker
+        # carries the resampler's checked rebinders instead of redoing them
         with contextlib.suppress(FairprobeError):
-            problem.with_table(problem.table.with_probabilities(draws[0]), fixed=params).solve_point(
-                params, **solve_kwargs)
+            resampler.at(resampler.table.with_probabilities(draws[0]), fixed=params)
     size = max(1, min(50, math.ceil(len(draws) / (8 * (abs(workers) if workers > 0 else 2)))))
     chunks = [draws[i:i + size] for i in range(0, len(draws), size)]
     bar = progress_bar(total=len(draws), desc=label, disable=not progress, leave=False)
@@ -323,14 +324,14 @@ def _solve_draws(problem: BoundProblem, params: Mapping[str, float], draws: np.n
     try:
         if workers == 1:
             for chunk in chunks:
-                parts.append(_endpoints(problem, params, chunk, solve_kwargs, width))
+                parts.append(_endpoints(resampler, params, chunk, solve_kwargs, width))
                 bar.update(len(chunk))
         else:
             from joblib import Parallel, delayed
 
             # no backend named here: a joblib.parallel_config(backend="dask") block around the call applies
             gen = Parallel(n_jobs=n_jobs, return_as="generator")(
-                delayed(_endpoints)(problem, params, chunk, solve_kwargs, width) for chunk in chunks)
+                delayed(_endpoints)(resampler, params, chunk, solve_kwargs, width) for chunk in chunks)
             for chunk, part in zip(chunks, gen, strict=True):
                 parts.append(part)
                 bar.update(len(chunk))
@@ -597,7 +598,8 @@ def _skew_notes(draws: np.ndarray, method: str) -> list[str]:
 
 def sampling_interval(problem: BoundProblem, params: Mapping[str, float], population: BoundResult,
                       options: IntervalOptions, *, n_jobs: int | None = 1, progress: bool = True,
-                      solve_kwargs: Mapping[str, Any] | None = None) -> SamplingInterval:
+                      solve_kwargs: Mapping[str, Any] | None = None,
+                      resampler: Resampler | None = None) -> SamplingInterval:
     """The sampling interval of a bound (see the module notes for the methods).
 
     Parameters
@@ -616,6 +618,10 @@ def sampling_interval(problem: BoundProblem, params: Mapping[str, float], popula
         A progress bar on a terminal.
     solve_kwargs : mapping, optional
         Options of :meth:`~fairprobe.core.bound.BoundProblem.solve` per resample.
+    resampler : Resampler, optional
+        Moves ``problem`` to each resample (:class:`~fairprobe.core.rebind.Resampler`); a caller
+        bounding several points of one problem (a sweep) holds one and passes it to every call.
+        Default: a new one for this call.
 
     Returns
     -------
@@ -664,7 +670,11 @@ def sampling_interval(problem: BoundProblem, params: Mapping[str, float], popula
         draws = resampled_probabilities(table, options)
         label = "bootstrap resamples" if options.method == "bootstrap" else "posterior draws"
         width = len(_row(population))
-        solved = _solve_draws(problem, dict(params), draws, kwargs, n_jobs, progress, label, width)
+        if resampler is None:
+            resampler = Resampler(problem)
+        elif resampler.problem is not problem:
+            raise ConfigError("sampling_interval: the resampler moves another problem than the one given")
+        solved = _solve_draws(resampler, dict(params), draws, kwargs, n_jobs, progress, label, width)
         values = _from_draws(population, solved, options, n, natural)
         if "band_pieces" in values:
             notes.append(f"the metric is a maximum of absolute gaps: a simultaneous band over its smooth pieces "

@@ -22,7 +22,6 @@ gives ``N/D >= lam + beta / D(x) >= lam + min(beta, 0) / D_min``.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 import math
@@ -33,16 +32,11 @@ import numpy as np
 __all__ = [
     "LinearArrays",
     "TightBounder",
-    "changed_rows",
     "charnes_cooper_arrays",
     "exact_lower_bound",
     "fractional_lower_bound",
     "linear_arrays",
     "objective_vector",
-    "patched_charnes_cooper",
-    "patched_program_rows",
-    "patched_rows",
-    "rows_arrays",
     "tight_lower_bound",
     "two_product",
     "verified_lower_bound",
@@ -196,187 +190,6 @@ def with_row(arr: LinearArrays, cols: np.ndarray, vals: np.ndarray, lo: float, h
         indices=np.concatenate([arr.indices, cols]).astype(np.int32),
         data=np.concatenate([arr.data, np.asarray(vals, dtype=float)]),
         row_lo=np.append(arr.row_lo, lo), row_hi=np.append(arr.row_hi, hi))
-
-
-def changed_rows(ref, new) -> list[int] | None:
-    """The rows in which ``new`` differs from ``ref`` when nothing else does, else None.
-
-    Both must share their variables and objective (a moved program shares them with the program it
-    was moved from) and have the same rows in the same order, a changed row keeping its name, sense
-    and monomials (only its coefficients and side move). Unchanged rows are the same objects.
-
-    Parameters
-    ----------
-    ref, new : PolynomialProgram
-
-    Returns
-    -------
-    list of int or None
-
-    Examples
-    --------
-    >>> import copy
-    >>> from fairprobe.program.model import Constraint, PolynomialProgram
-    >>> prog = PolynomialProgram.from_text("minimize\\n  x\\nsubject to\\n  d: x + y == 0.5\\n  e: x <= 0.4\\n"
-    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
-    >>> moved = copy.copy(prog)
-    >>> moved.constraints = [Constraint({(0,): 1.0, (1,): 1.0}, "==", 0.6, "d"), prog.constraints[1]]
-    >>> changed_rows(prog, moved)
-    [0]
-    """
-    if (new.variables is not ref.variables or new.objective is not ref.objective or new.sense != ref.sense
-            or new.objective_denominator != ref.objective_denominator
-            or len(new.constraints) != len(ref.constraints)):
-        return None
-    out = []
-    for i, (a, b) in enumerate(zip(ref.constraints, new.constraints, strict=True)):
-        if a is b:
-            continue
-        if a.name != b.name or a.sense != b.sense or a.poly.keys() != b.poly.keys():
-            return None
-        out.append(i)
-    return out
-
-
-def rows_arrays(program, kept: tuple | None = None) -> LinearArrays:
-    """``linear_arrays(program, objective={})``, from ``kept = (program, arrays)`` where only row values moved.
-
-    Parameters
-    ----------
-    program : PolynomialProgram
-        A program with linear rows.
-    kept : (PolynomialProgram, LinearArrays), optional
-        A program and its rows' arrays (objective ignored) from before: where ``program`` differs
-        from it only in some rows' values (:func:`changed_rows`), those rows are rewritten.
-
-    Returns
-    -------
-    LinearArrays
-        Bit for bit ``linear_arrays(program, objective={})``.
-    """
-    if kept is not None:
-        changed = changed_rows(kept[0], program)
-        if changed is not None:
-            out = patched_program_rows(kept[1], program, np.array(changed, dtype=np.int64))
-            if out is not None:
-                return out
-    return linear_arrays(program, objective={})
-
-
-def patched_program_rows(arr: LinearArrays, program, rows: np.ndarray) -> LinearArrays | None:
-    """:func:`patched_rows` of ``arr`` with ``program``'s rows ``rows`` as :func:`linear_arrays` writes them.
-
-    Parameters
-    ----------
-    arr : LinearArrays
-        The arrays of a program that differs from ``program`` only in the values of ``rows``.
-    program : PolynomialProgram
-    rows : numpy.ndarray
-
-    Returns
-    -------
-    LinearArrays or None
-        None when a row's columns changed (then build afresh).
-    """
-    part = copy.copy(program)
-    part.constraints = [program.constraints[i] for i in np.asarray(rows).tolist()]
-    return patched_rows(arr, rows, linear_arrays(part, objective={}))
-
-
-def patched_rows(arr: LinearArrays, rows: np.ndarray, part: LinearArrays) -> LinearArrays | None:
-    """``arr`` with the values and sides of ``rows`` taken from ``part`` (those rows alone, in order).
-
-    A moved program differs from the one it was moved from only in its data rows' values: the
-    arrays of the rest are kept, bit for bit what :func:`linear_arrays` would write again (the
-    dense form and the row index, when computed, are carried over).
-
-    Parameters
-    ----------
-    arr : LinearArrays
-    rows : numpy.ndarray
-        Indices of the rows to replace.
-    part : LinearArrays
-        The new rows, one per index in ``rows``, over the same columns.
-
-    Returns
-    -------
-    LinearArrays or None
-        None when a new row has other columns than the row it replaces (then build afresh).
-
-    Examples
-    --------
-    >>> from fairprobe.program.model import PolynomialProgram
-    >>> prog = PolynomialProgram.from_text("minimize\\n  x\\nsubject to\\n  a: x + y >= 1\\n  b: x - y <= 0\\n"
-    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
-    >>> arr = linear_arrays(prog)
-    >>> part = linear_arrays(PolynomialProgram.from_text("minimize\\n  0\\nsubject to\\n  b: x - 3*y <= 2\\n"
-    ...                                                  "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1"))
-    >>> moved = patched_rows(arr, np.array([1]), part)
-    >>> moved.data.tolist(), moved.row_hi.tolist()
-    ([1.0, 1.0, 1.0, -3.0], [inf, 2.0])
-    """
-    rows = np.asarray(rows, dtype=np.int64)
-    starts, lengths = arr.indptr[rows], arr.indptr[rows + 1] - arr.indptr[rows]
-    if not np.array_equal(lengths, np.diff(part.indptr)):
-        return None
-    # each new entry's position in arr (the rows' entries in order)
-    pos = np.repeat(starts - part.indptr[:-1], lengths) + np.arange(len(part.indices))
-    if not np.array_equal(arr.indices[pos], part.indices):
-        return None  # (another column, or the same columns in another order)
-    data = arr.data.copy()
-    data[pos] = part.data
-    row_lo, row_hi = arr.row_lo.copy(), arr.row_hi.copy()
-    row_lo[rows], row_hi[rows] = part.row_lo, part.row_hi
-    out = dataclasses.replace(arr, data=data, row_lo=row_lo, row_hi=row_hi)
-    kept = arr.__dict__  # (cached properties: the same pattern and box, the dense rows rewritten)
-    for name in ("row_of", "nonneg_box"):
-        if name in kept:
-            out.__dict__[name] = kept[name]
-    if "dense" in kept:
-        dense = kept["dense"].copy()
-        dense[rows] = 0.0
-        np.add.at(dense, (np.repeat(rows, lengths), part.indices), part.data)
-        dense.flags.writeable = False
-        out.__dict__["dense"] = dense
-    return out
-
-
-def patched_charnes_cooper(cc: LinearArrays, arr: LinearArrays, rows: np.ndarray) -> LinearArrays | None:
-    """:func:`charnes_cooper_arrays` of ``arr``, from ``cc`` (that of the same arrays before ``rows`` changed).
-
-    Row ``1 + i`` of the Charnes-Cooper LP is row ``i`` of ``arr`` with ``-rhs`` on ``t`` (where the
-    side is not 0): only those entries are rewritten.
-
-    Parameters
-    ----------
-    cc : LinearArrays
-        The Charnes-Cooper LP of the arrays before the change.
-    arr : LinearArrays
-        The arrays after it (same pattern; only ``rows`` differ).
-    rows : numpy.ndarray
-        The changed rows of ``arr``.
-
-    Returns
-    -------
-    LinearArrays or None
-        None when a row's side turned 0 or nonzero (another pattern: build afresh).
-    """
-    t = arr.n_cols
-    rows = np.asarray(rows, dtype=np.int64)
-    rhs = np.where(np.isfinite(arr.row_lo[rows]), arr.row_lo[rows], arr.row_hi[rows])
-    indptr, cols, vals = [0], [], []
-    for r, side in zip(rows.tolist(), rhs.tolist(), strict=True):
-        a, b = int(arr.indptr[r]), int(arr.indptr[r + 1])
-        cols.append(arr.indices[a:b])
-        vals.append(arr.data[a:b])
-        if side != 0:
-            cols.append(np.array([t], dtype=np.int32))
-            vals.append(np.array([-side]))
-        indptr.append(indptr[-1] + b - a + (side != 0))
-    part = LinearArrays(c=cc.c, c0=cc.c0, indptr=np.asarray(indptr, dtype=np.int32),
-                        indices=np.concatenate(cols).astype(np.int32), data=np.concatenate(vals),
-                        row_lo=cc.row_lo[1 + rows], row_hi=cc.row_hi[1 + rows], lb=cc.lb, ub=cc.ub)
-    return patched_rows(cc, 1 + rows, part)
 
 
 def charnes_cooper_arrays(arr: LinearArrays, num: tuple[np.ndarray, float], den: tuple[np.ndarray, float],
@@ -845,38 +658,6 @@ class TightBounder:
         big_n = rows + n + 2
         self._sum_factor = 2.0 * (big_n + 1) * _U_EXT / (1.0 - big_n * _U_EXT)
         self._n_terms = rows + n + 1  # rows, columns, constant
-
-    def patched(self, arr: LinearArrays, rows: np.ndarray) -> TightBounder:
-        """This bounder for ``arr``, whose rows differ from its own only in the values of ``rows``.
-
-        The same as ``TightBounder(arr, extra_cols)`` would read, bit for bit, without reading the
-        other rows again (a moved program's data rows).
-
-        Parameters
-        ----------
-        arr : LinearArrays
-            The rows after the change (same pattern and box).
-        rows : numpy.ndarray
-            The changed rows.
-
-        Returns
-        -------
-        TightBounder
-        """
-        if self.exact:
-            return TightBounder(arr, extra_cols=self.extra_cols)
-        out = object.__new__(TightBounder)
-        out.__dict__.update(self.__dict__)
-        out.arr = arr
-        out.a, out.abs_a = self.a.copy(), self.abs_a.copy()
-        rows = np.asarray(rows, dtype=np.int64)
-        starts, lengths = arr.indptr[rows], arr.indptr[rows + 1] - arr.indptr[rows]
-        pos = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths) + np.arange(lengths.sum())
-        out.a[rows] = 0.0
-        out.a[np.repeat(rows, lengths), arr.indices[pos]] = arr.data[pos]
-        out.abs_a[rows] = np.abs(out.a[rows])
-        out._set_sides(arr, self.extra_cols is not None)
-        return out
 
     def without_row(self) -> TightBounder:
         """A bounder over the same rows without the extra one, sharing this bounder's matrices.
