@@ -128,6 +128,8 @@ PENDING = {
     "fairprobe.backends.cvxpy._TIME_LIMIT_OPTION", "fairprobe.backends.gurobi._LICENSE_ERRORS",
     "fairprobe.backends.scip.DEFAULT_PARAMS", "fairprobe.backends.scip.PROFILES", "fairprobe.backends.scip._STATUS",
     "fairprobe.core.group_rates.RATES", "fairprobe.core.options._KEYWORD_DEFAULTS", "fairprobe.program.model._RESERVED",
+    # solver parameters moving from core into the backends' named profiles
+    "fairprobe.core.bound.JOINT_SCIP_PARAMS", "fairprobe.core.routing.ENGINE_SCIP_PARAMS",
 }
 
 

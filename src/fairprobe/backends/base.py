@@ -15,11 +15,9 @@ A backend turns a :class:`~fairprobe.program.model.PolynomialProgram` into a fro
 
 from __future__ import annotations
 
-import bisect
 import enum
 import importlib.util
 import math
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -29,10 +27,8 @@ from fairprobe.exceptions import BackendCapabilityError, BackendUnavailableError
 from fairprobe.program.model import PolynomialProgram
 
 __all__ = [
-    "BASIS_CHECK_MAX",
     "Availability",
     "Backend",
-    "BasisMemory",
     "Capabilities",
     "Limit",
     "SolveOptions",
@@ -222,116 +218,6 @@ class Capabilities:
         return f"{deg}, {kind}{ints}, {cert}"
 
 
-#: Remembered bases tried per LP before the solver runs (each check costs about 25 microseconds).
-MAX_CANDIDATES = 2
-
-#: Rows x columns up to which an LP is checked against remembered bases (on its dense matrix): about
-#: 100 groups of a parity's program, where a check costs what a HiGHS run does.
-BASIS_CHECK_MAX = 100_000
-
-
-@dataclass(eq=False)
-class BasisMemory:
-    """Optimal LP bases of one program's reference solve, by site, for its re-solves on other data.
-
-    The bound engine makes one per moved program (:mod:`fairprobe.core.rebind`) and fills it by
-    solving the program on its first table while :attr:`recording`; the HiGHS paths then start
-    each LP of a re-solve from a remembered basis where that basis is still optimal
-    (:mod:`fairprobe.backends.lp_basis`). A site is a hashable name of one LP of the solve; a
-    parametric site keeps one basis per parameter value. Bases are opaque here: anything with a
-    hashable ``key`` (equal bases, equal keys).
-
-    Attributes
-    ----------
-    recording : bool
-        The reference solve is running: runs add their bases, nobody reads.
-    ready : bool
-        The reference solve is over (whatever it found): the memory is only read from now on.
-    scratch : dict
-        Whatever a backend derives from the program and keeps for its next re-solve (arrays that
-        only the data rows' values change); a backend's own keys, read and written by it alone.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> memory = BasisMemory(recording=True)
-    >>> memory.record(("theta", 0), SimpleNamespace(key=b"a"), 0.25)
-    >>> memory.record(("theta", 0), SimpleNamespace(key=b"b"), 0.75)
-    >>> memory.recording, memory.ready = False, True
-    >>> [b.key for b in memory.candidates(("theta", 0), 0.7)], memory.candidates(("other",))
-    ([b'b', b'a'], [])
-    """
-
-    recording: bool = False
-    ready: bool = False
-    _sites: dict = field(default_factory=dict, repr=False)
-    _index: dict = field(default_factory=dict, repr=False)
-    scratch: dict = field(default_factory=dict, repr=False)
-    lock: Any = field(default_factory=threading.Lock, repr=False)
-
-    def record(self, site: Any, basis: Any, key: float = 0.0) -> None:
-        """Keep ``basis`` for ``site`` (at parameter ``key``); ignored unless recording."""
-        if self.recording and basis is not None:
-            self._sites.setdefault(site, []).append((float(key), basis))
-            self._index.pop(site, None)
-
-    def candidates(self, site: Any, key: float = 0.0) -> list[Any]:
-        """Distinct remembered bases of ``site``, the one recorded nearest ``key`` first (at equal
-        distance, the one recorded most often), at most :data:`MAX_CANDIDATES`; none while recording."""
-        if self.recording:
-            return []
-        entry = self._index.get(site)
-        if entry is None:
-            found = self._sites.get(site)
-            if not found:
-                return []
-            # the distinct bases, most often recorded first, and every recorded key sorted with its basis
-            groups: dict[Any, list] = {}
-            for _, basis in found:
-                groups.setdefault(basis.key, [basis, 0])[1] += 1
-            order = sorted(groups, key=lambda g: -groups[g][1])  # (stable: first recorded first at equal counts)
-            rank = {g: i for i, g in enumerate(order)}
-            pairs = sorted((k, rank[b.key]) for k, b in found if k == k)
-            entry = self._index[site] = ([groups[g][0] for g in order], [k for k, _ in pairs],
-                                         [i for _, i in pairs])
-        bases, keys, which = entry
-        if len(bases) < 2:
-            return list(bases)
-        # walk outwards from the nearest recorded keys: bases in order of their nearest key's distance
-        out: list[int] = []
-        hi = bisect.bisect_left(keys, key) if key == key else len(keys)
-        lo = hi - 1
-        while len(out) < MAX_CANDIDATES and (lo >= 0 or hi < len(keys)):
-            if hi >= len(keys) or (lo >= 0 and key - keys[lo] <= keys[hi] - key):
-                i, lo = which[lo], lo - 1
-            else:
-                i, hi = which[hi], hi + 1
-            if i not in out:
-                out.append(i)
-        for i in range(len(bases)):  # (keys all NaN, or fewer distinct nearby: the most frequent next)
-            if len(out) == MAX_CANDIDATES:
-                break
-            if i not in out:
-                out.append(i)
-        return [bases[i] for i in out]
-
-    def forget(self) -> None:
-        """Drop everything recorded (a filling cut short) and every backend's scratch; not ready."""
-        self._sites.clear()
-        self._index.clear()
-        self.scratch.clear()
-        self.recording = self.ready = False
-
-    def __getstate__(self) -> dict:  # (a lock does not pickle: a joblib worker makes its own)
-        state = dict(self.__dict__)
-        state.pop("lock", None)
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self.lock = threading.Lock()
-
-
 @dataclass(frozen=True)
 class SolveOptions:
     """Options common to every backend.
@@ -357,10 +243,6 @@ class SolveOptions:
         minimisation, as soon as an incumbent is at most the limit or the dual bound is at least
         it (mirrored for a maximisation). The result then has ``termination`` LIMIT and a
         certified bound. Backends that cannot stop there solve to optimality (still correct).
-    bases : BasisMemory, optional
-        Optimal LP bases of a reference solve of the same program on other data
-        (:mod:`fairprobe.backends.lp_basis`): the HiGHS paths record into it or start from it.
-        The bound engine sets it for re-solves; other backends ignore it.
 
     Examples
     --------
@@ -384,7 +266,6 @@ class SolveOptions:
     node_limit: int | None = None
     solver_options: Mapping[str, Any] = field(default_factory=dict)
     objective_limit: float | None = None
-    bases: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ import functools
 import math
 import time
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -39,8 +40,8 @@ from fairprobe.backends.base import (
     Termination,
     stopped,
 )
-from fairprobe.backends.highs_lp import LPRun, WarmLP, known_basis_run, reading, recording, remember, run_lp, run_lp_at
-from fairprobe.backends.two_ratio import keep_two_ratio_setup, solve_two_ratio, two_ratio_form, two_ratio_setup
+from fairprobe.backends.highs_lp import LPRun, WarmLP, run_lp
+from fairprobe.backends.two_ratio import solve_two_ratio, two_ratio_form
 from fairprobe.exceptions import BackendCapabilityError, ProgramError
 from fairprobe.program.model import PolynomialProgram, point_from_values
 from fairprobe.program.safe_bounds import (
@@ -49,15 +50,14 @@ from fairprobe.program.safe_bounds import (
     fractional_lower_bound,
     linear_arrays,
     objective_vector,
-    rows_arrays,
     verified_lower_bound,
 )
 from fairprobe.program.transforms import charnes_cooper
 
 __all__ = ["HighsBackend"]
 
-_LIMITS = {"time": Limit.TIME, "iteration": Limit.ITERATION, "solution": Limit.SOLUTION,
-           "interrupted": Limit.INTERRUPTED}
+_LIMITS = MappingProxyType({"time": Limit.TIME, "iteration": Limit.ITERATION, "solution": Limit.SOLUTION,
+                            "interrupted": Limit.INTERRUPTED})
 
 
 def _floors(form: Any, den_floors: Mapping | None) -> dict:
@@ -195,30 +195,20 @@ class HighsBackend(Backend):
         """
         options = options if options is not None else SolveOptions()
         deadline = None if options.time_limit is None else time.perf_counter() + float(options.time_limit)
-        # a re-solve of a moved program: the last check's rows with the data rows rewritten
-        store = options.bases.scratch if options.bases is not None else None
-        rows = rows_arrays(program, store.get("minima_rows") if store is not None else None)
-        if store is not None:
-            store["minima_rows"] = (program, rows)
+        rows = linear_arrays(program, objective={})
         out: list[float | None] = []
         warm: WarmLP | None = None
-        read = reading(options, rows) and rows.n_rows and rows.n_cols
         try:
             for poly in objectives:
                 c, c0 = objective_vector(poly, program.n_variables)
                 arr = dataclasses.replace(rows, c=c, c0=c0)
-                site = ("minimum", frozenset(poly.items()))
-                run = known_basis_run(options, site, 0.0, rows.dense, c, c0, rows.lb, rows.ub, rows.row_lo,
-                                      rows.row_hi) if read else None
-                if run is None:
-                    if warm is None and rows.n_rows and rows.n_cols and len(objectives) > 1:
-                        warm = WarmLP(arr, options)
-                    elif warm is not None:  # the same rows: the next objective starts from the last basis
-                        warm.set_objective(c, c0)
-                    run = warm.run_at(site, 0.0, deadline) if warm is not None else None
-                    if run is None or run.status != "optimal":  # (a warm run that stops oddly is run afresh)
-                        run = run_lp(arr, None, options, deadline, keep_basis=recording(options))
-                        remember(options, site, run)
+                if warm is None and rows.n_rows and rows.n_cols and len(objectives) > 1:
+                    warm = WarmLP(arr, options)
+                elif warm is not None:  # the same rows: the next objective starts from the last basis
+                    warm.set_objective(c, c0)
+                run = warm.run(deadline) if warm is not None else None
+                if run is None or run.status != "optimal":  # (a warm run that stops oddly is run afresh)
+                    run = run_lp(arr, None, options, deadline)
                 ok = run.status in ("optimal", "empty") and run.y is not None
                 out.append(verified_lower_bound(arr, run.y) if ok else None)
         finally:
@@ -346,9 +336,7 @@ class HighsBackend(Backend):
         (True, True)
         """
         options = options if options is not None else SolveOptions()
-        # a re-solve of a moved program starts from the last one's form and arrays (its data rows rewritten)
-        store = options.bases.scratch if options.bases is not None else None
-        form, shared = two_ratio_setup(program, store)
+        form, shared = two_ratio_form(program), {}
         if form is None:
             return None
         start = time.perf_counter()
@@ -365,7 +353,6 @@ class HighsBackend(Backend):
             if res is None:
                 return None
             out.append(res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})"))
-        keep_two_ratio_setup(store, program, form, shared)
         return out[0], out[1]
 
     # -- linear -------------------------------------------------------------------------------
@@ -376,7 +363,7 @@ class HighsBackend(Backend):
             integer = np.array([v.integer for v in program.variables])
             run = run_lp(arr, integer, options, deadline)
         else:
-            integer, run = None, run_lp_at(arr, options, deadline, ("linear", program.sense))
+            integer, run = None, run_lp(arr, None, options, deadline)
         return self._result(program, arr, run, sign, integer is not None)
 
     def _result(self, program: PolynomialProgram, arr: LinearArrays, run: LPRun, sign: float,
@@ -477,7 +464,7 @@ class HighsBackend(Backend):
         """
         den = program.objective_denominator or {}
         den_arr = linear_arrays(program, objective=den)
-        den_run = run_lp_at(den_arr, options, deadline, ("denominator",))
+        den_run = run_lp(den_arr, None, options, deadline)
         if den_run.status == "infeasible":
             raise _Stopped(Termination.INFEASIBLE, None, den_run.message)
         if den_run.status not in ("optimal", "empty"):
@@ -505,7 +492,7 @@ class HighsBackend(Backend):
         cc_arr = charnes_cooper_arrays(den_arr, num_vec, den_vec, sign)
         if cc_arr is None:  # a ranged row: through the polynomial transform, which splits it
             cc_arr = linear_arrays(charnes_cooper(program), sign=sign)
-        run = run_lp_at(cc_arr, options, deadline, ("charnes_cooper", sense))
+        run = run_lp(cc_arr, None, options, deadline)
         if run.status not in ("optimal", "empty") or run.x is None:
             # no optimum of the Charnes-Cooper LP: the ratio is bounded only trivially (a limit) or not at all
             if run.status in ("infeasible", "unbounded", "unbounded_or_infeasible", "error"):

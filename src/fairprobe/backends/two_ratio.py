@@ -36,7 +36,6 @@ are left to the global solver (``None``).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import math
 import time
@@ -46,23 +45,19 @@ from typing import Any
 import numpy as np
 
 from fairprobe.backends.base import Limit, SolveOptions, SolveResult, Termination
-from fairprobe.backends.highs_lp import WarmLP, known_basis_run, reading, run_lp_at
+from fairprobe.backends.highs_lp import WarmLP, run_lp
 from fairprobe.program.model import Constraint, PolynomialProgram, Variable
 from fairprobe.program.safe_bounds import (
     LinearArrays,
     TightBounder,
-    changed_rows,
     charnes_cooper_arrays,
     linear_arrays,
-    patched_charnes_cooper,
-    patched_program_rows,
     verified_lower_bound,
     with_row,
 )
 from fairprobe.program.transforms import charnes_cooper
 
-__all__ = ["TwoRatioForm", "keep_two_ratio_setup", "solve_two_ratio", "two_ratio_form",
-           "two_ratio_setup"]
+__all__ = ["TwoRatioForm", "solve_two_ratio", "two_ratio_form"]
 
 #: Evaluations of ``h`` (one LP each) before the search stops with its current, still valid, bound.
 MAX_EVALUATIONS = 200
@@ -245,84 +240,6 @@ def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
                         keep=keep, num=(nums[0], nums[1]), den=(dens[0], dens[1]), rows=tuple(linear))
 
 
-# -- a moved program: the form and the search's arrays patched, not built again ------------------------
-#: Key of the kept two-ratio setup in a basis memory's scratch space.
-_SETUP = "two_ratio_setup"
-
-
-def two_ratio_setup(program: PolynomialProgram, store: dict | None) -> tuple[TwoRatioForm | None, dict]:
-    """:func:`two_ratio_form` of ``program`` and the search's arrays that do not depend on the sense.
-
-    Where ``store`` keeps the setup of a program that differs from this one only in some linear
-    rows' values (a moved program: its data rows), the form and the arrays (the polytope's rows,
-    the certificates' bounders, the Charnes-Cooper LPs) are that setup with those rows rewritten:
-    bit for bit what building them again gives, at a fraction of the cost. Otherwise the form is
-    recognised afresh and the arrays are left to the search.
-
-    Parameters
-    ----------
-    program : PolynomialProgram
-    store : dict or None
-        Scratch space kept with the program's re-solves (:attr:`BasisMemory.scratch
-        <fairprobe.backends.base.BasisMemory>`); None: nothing kept.
-
-    Returns
-    -------
-    (TwoRatioForm or None, dict)
-        The form and the ``shared`` arrays to start :func:`solve_two_ratio` with.
-    """
-    kept = store.get(_SETUP) if store is not None else None
-    if kept is not None:
-        ref, form, arrays = kept
-        changed = changed_rows(ref, program)
-        if changed is not None:
-            patched = _patched_setup(program, form, arrays, changed)
-            if patched is not None:
-                return patched
-    return two_ratio_form(program), {}
-
-
-def keep_two_ratio_setup(store: dict | None, program: PolynomialProgram, form: TwoRatioForm, shared: dict) -> None:
-    """Keep ``program``'s form and the search's sense-free arrays (from ``shared``) for the next program."""
-    if store is None:
-        return
-    arrays = {k: v for k, v in shared.items() if k == "q_arr" or (isinstance(k, tuple) and k[0] in ("bounder", "cc"))}
-    if "q_arr" in arrays:
-        store[_SETUP] = (program, form, arrays)
-
-
-def _patched_setup(program: PolynomialProgram, form: TwoRatioForm, arrays: dict,
-                   changed: list[int]) -> tuple[TwoRatioForm, dict] | None:
-    position = {row: j for j, row in enumerate(form.rows)}
-    if any(i not in position for i in changed):
-        return None  # a ratio's definition changed: recognise the form afresh
-    new = {old: k for k, old in enumerate(form.keep)}
-    base = copy.copy(form.base)
-    base.constraints = list(form.base.constraints)
-    rows = np.array([position[i] for i in changed], dtype=np.int64)
-    for i, j in zip(changed, rows.tolist(), strict=True):
-        con = program.constraints[i]
-        if any(len(m) > 1 for m in con.poly):
-            return None
-        base.constraints[j] = Constraint(_remap(con.poly, new), con.sense, con.rhs, con.name)
-    form = dataclasses.replace(form, base=base)
-    q_arr = patched_program_rows(arrays["q_arr"], base, rows)
-    if q_arr is None:
-        return None
-    out: dict = {"q_arr": q_arr}
-    for key, value in arrays.items():
-        if isinstance(key, tuple) and key[0] == "bounder":
-            out[key] = value.patched(q_arr, rows)
-        elif isinstance(key, tuple) and key[0] == "cc":
-            cc = patched_charnes_cooper(value, q_arr, rows)
-            if cc is not None:  # (else the search builds it)
-                out[key] = cc
-    plain = next((v for k, v in out.items() if isinstance(k, tuple) and k[0] == "bounder"), None)
-    if plain is not None:
-        out["bounder"] = plain.without_row()  # (views of the same rows, whichever bounder gives them)
-    return form, out
-
-
 def _remap(poly: dict, new: dict[int, int]) -> dict:
     """A linear polynomial (monomials ``()`` or one index) over the program's variables, over ``base``'s."""
     return {((new[m[0]],) if m else ()): c for m, c in poly.items()}
@@ -384,7 +301,6 @@ class _Search:
         self.warm: WarmLP | None = None
         self.warm_den: WarmLP | None = None
         self.cols: np.ndarray | None = None  # the theta row's columns in the Charnes-Cooper LP
-        self._theta_lp: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._den_cache: dict[tuple[int, int], float] = {}
         self.candidates: list[_Eval] = []  # models found off the evaluations (they bound nothing)
 
@@ -395,24 +311,15 @@ class _Search:
                 warm.close()
         self.warm = self.warm_den = None
 
-    def _lp(self, arr: LinearArrays, site: str, key: float = 0.0, dense: np.ndarray | None = None) -> Any:
-        """One LP of the search, at its basis-memory site (see :mod:`fairprobe.backends.lp_basis`)."""
+    def _lp(self, arr: LinearArrays) -> Any:
+        """One LP of the search (counted)."""
         self.lps += 1
-        return run_lp_at(arr, self.options, self.deadline, (site, *self._ab), key, dense)
-
-    def _dense_with(self, base: LinearArrays, *rows: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
-        """``base``'s dense rows and ``rows`` (columns, values) below them; None when no memory reads it."""
-        if not reading(self.options, base):
-            return None
-        extra = np.zeros((len(rows), base.n_cols))
-        for i, (cols, vals) in enumerate(rows):
-            extra[i, cols] = vals
-        return np.vstack([base.dense, extra])
+        return run_lp(arr, None, self.options, self.deadline)
 
     def denominator_min(self, den: tuple[np.ndarray, float], k: int) -> float:
         """A verified lower bound on ``D`` (ratio ``k``'s) over ``P`` (``-inf`` on failure)."""
         arr = dataclasses.replace(self.q_arr, c=den[0].copy(), c0=den[1])
-        run = self._lp(arr, f"den_min{k}", dense=self.q_arr.dense if reading(self.options, arr) else None)
+        run = self._lp(arr)
         if run.status != "optimal" or run.y is None:
             return -math.inf
         return verified_lower_bound(arr, run.y)
@@ -420,7 +327,7 @@ class _Search:
     def ratio_a_top(self) -> tuple[float, float, np.ndarray] | None:
         """Verified upper bound on ``max rho_a`` over ``P``, and a point (with its ``rho_a``) near it."""
         cc = self._ratio_lp(0, -1.0)
-        run = self._lp(cc, "top", dense=self._ratio_lp(0, 1.0).dense if reading(self.options, cc) else None)
+        run = self._lp(cc)
         if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
             return None
         lam = -run.objective
@@ -465,23 +372,14 @@ class _Search:
         const = self.na[1] - theta * self.da[1]
         values = np.append(coef, const)
         self.lps += 1
-        cc, site = self.cc_arr, ("theta", *self._ab)
+        cc = self.cc_arr
         if self.cols is None:
             self.cols = np.append(self.support, cc.n_cols - 1)
-        run = None
-        if reading(self.options, cc):
-            if self._theta_lp is None:  # the LP as dense arrays; only the theta row's entries change
-                self._theta_lp = (np.vstack([cc.dense, np.zeros(cc.n_cols)]), np.append(cc.row_lo, 0.0),
-                                  np.append(cc.row_hi, math.inf))
-            dense, row_lo, row_hi = self._theta_lp
-            dense[-1, self.cols] = values
-            run = known_basis_run(self.options, site, theta, dense, cc.c, cc.c0, cc.lb, cc.ub, row_lo, row_hi)
-        if run is None:
-            if self.warm is None:  # the theta row is the last row; only its coefficients change from here on
-                self.warm = WarmLP(with_row(cc, self.cols, values, 0.0, math.inf), self.options)
-            else:
-                self.warm.set_coefficients(cc.n_rows, self.cols, values)
-            run = self.warm.run_at(site, theta, self.deadline)
+        if self.warm is None:  # the theta row is the last row; only its coefficients change from here on
+            self.warm = WarmLP(with_row(cc, self.cols, values, 0.0, math.inf), self.options)
+        else:
+            self.warm.set_coefficients(cc.n_rows, self.cols, values)
+        run = self.warm.run(self.deadline)
         if run.status != "optimal" or run.x is None or run.y is None or run.x[-1] <= 0:
             return None
         lam = run.objective
@@ -524,7 +422,7 @@ class _Search:
         coef = self.nb[0][self.support_b] - level * self.db[0][self.support_b]
         cols, vals = np.append(self.support_b, t), np.append(coef, self.nb[1] - level * self.db[1])
         arr = with_row(cc, cols, vals, -math.inf, 0.0)
-        run = self._lp(arr, "flat_end", lam, self._dense_with(self._ratio_lp(0, 1.0), (cols, vals)))
+        run = self._lp(arr)
         if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
             return None
         point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)
@@ -540,7 +438,7 @@ class _Search:
         coef = self.na[0][self.support] - lam * self.da[0][self.support]
         arr = with_row(self.q_arr, self.support, coef, -(self.na[1] - lam * self.da[1]), math.inf)
         arr = dataclasses.replace(arr, c=self.da[0].copy(), c0=self.da[1])
-        run = self._lp(arr, "top_den", lam, self._dense_with(self.q_arr, (self.support, coef)))
+        run = self._lp(arr)
         # (an "infeasible" from HiGHS is not verified: the set may hold models to within its tolerance, so
         # the least denominator of all of P stands in, as for any run without a verified optimum)
         value = verified_lower_bound(arr, run.y) if run.status == "optimal" and run.y is not None else -math.inf
@@ -564,19 +462,14 @@ class _Search:
             arr = with_row(arr, self.support_b, lam_coef, -math.inf, -lam_const)
             arr = dataclasses.replace(arr, c=self.db[0].copy(), c0=self.db[1])
             self.lps += 1
-            site = ("den_between", *self._ab)
-            dense = self._dense_with(self.q_arr, (self.support, lo.row[0]), (self.support_b, lam_coef))
-            run = None if dense is None else known_basis_run(self.options, site, lo.theta, dense, arr.c, arr.c0,
-                                                             arr.lb, arr.ub, arr.row_lo, arr.row_hi)
-            if run is None:
-                if self.warm_den is None:
-                    self.warm_den = WarmLP(arr, self.options)
-                else:
-                    self.warm_den.set_coefficients(self.m, self.support, lo.row[0])
-                    self.warm_den.set_row_bounds(self.m, -lo.row[1], math.inf)
-                    self.warm_den.set_coefficients(self.m + 1, self.support_b, lam_coef)
-                    self.warm_den.set_row_bounds(self.m + 1, -math.inf, -lam_const)
-                run = self.warm_den.run_at(site, lo.theta, self.deadline)
+            if self.warm_den is None:
+                self.warm_den = WarmLP(arr, self.options)
+            else:
+                self.warm_den.set_coefficients(self.m, self.support, lo.row[0])
+                self.warm_den.set_row_bounds(self.m, -lo.row[1], math.inf)
+                self.warm_den.set_coefficients(self.m + 1, self.support_b, lam_coef)
+                self.warm_den.set_row_bounds(self.m + 1, -math.inf, -lam_const)
+            run = self.warm_den.run(self.deadline)
             # (an unverified "infeasible" proves nothing: the floor of all of P then stands in)
             value = verified_lower_bound(arr, run.y) if run.status == "optimal" and run.y is not None else -math.inf
             self._den_cache[key] = max(value, floor)
@@ -854,18 +747,7 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
     if form is None:
         return None
     shared = {} if shared is None else shared
-    res = _solve_two_ratio(program, form, options, shared, start)
-    if options.bases is not None and not options.bases.recording:
-        slack = res.extra["certificate_slack"] if res is not None else math.inf
-        if res is None or slack > SLACK_SHARE * res.extra["tol"]:
-            # started from remembered bases, the search did not close, or its certificate carries more than
-            # rounding (an evaluation's alternative optimal duals; a value a rounding off the flat level): the
-            # same search without them, as a fresh problem runs it (never a global solve a fresh one avoids)
-            left = None if options.time_limit is None else \
-                max(float(options.time_limit) - (time.perf_counter() - start), 1e-3)
-            res = _solve_two_ratio(program, form, dataclasses.replace(options, bases=None, time_limit=left), shared,
-                                   time.perf_counter())
-    return res
+    return _solve_two_ratio(program, form, options, shared, start)
 
 
 def _solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm, options: SolveOptions, shared: dict,

@@ -18,13 +18,11 @@ events in :attr:`BoundResult.excluded_events` and says so in its notes.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import functools
 import itertools
 import math
-import threading
 import time
 import warnings
 from collections.abc import Mapping
@@ -32,9 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from fairprobe.backends.base import BASIS_CHECK_MAX, BasisMemory, SolveOptions, SolveResult, Termination
+from fairprobe.backends.base import SolveOptions, SolveResult, Termination
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT, TimeBudget, reporting_progress
 from fairprobe.core.compiler import (
     RATIO_EPSILON,
@@ -62,7 +59,7 @@ from fairprobe.core.inputs import (  # noqa: F401  (some re-exported: they lived
 )
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options
 from fairprobe.core.parametric import ParametricProgram, affine_in_parameters
-from fairprobe.core.rebind import DataRebinder
+from fairprobe.core.rebind import Resampler
 from fairprobe.core.registry import get_backend, registered
 from fairprobe.core.repair import (
     REPAIRED_TOLERANCE,
@@ -80,7 +77,6 @@ from fairprobe.core.validate import sensitivity_values, sweep_grid
 from fairprobe.exceptions import (
     ConfigError,
     DataError,
-    FairprobeError,
     InfeasibleError,
     SolverError,
     UndefinedMetricError,
@@ -89,7 +85,7 @@ from fairprobe.program.model import PolynomialProgram
 from fairprobe.program.polynomial import evaluate
 from fairprobe.program.transforms import charnes_cooper
 
-__all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "clear_kept_problems", "declare_unmeasured",
+__all__ = ["BoundProblem", "BoundResult", "MetricSpec", "bound", "declare_unmeasured",
            "few_units_line", "resolve_bias", "resolve_metric", "resolve_parameters"]
 
 
@@ -385,7 +381,7 @@ def _model_point(compiled: CompiledProgram, point: dict[str, float], res: SolveR
             if fixed is None or abs(prog.objective_value(fixed) - prog.objective_value(point)) > LOOSE_GAP:
                 # the rates moved in the projection (a denominator near its floor): hold all but one
                 # rate and optimise that one exactly; keep the model nearer the solver's value
-                polished = polish_point(prog, compiled.ratios, point, highs())
+                polished = polish_point(prog, compiled.ratios, point, highs)
                 target = prog.objective_value(point)
                 if polished is not None and (fixed is None or abs(prog.objective_value(polished) - target)
                                              < abs(prog.objective_value(fixed) - target)):
@@ -659,18 +655,6 @@ def _solve_sense(compiled: CompiledProgram, prepared: tuple[PolynomialProgram, R
     res = _solve_reduced(program, be, options, sense, red, global_only)
     _check_results([res], label, compiled, lp, be, options)
     return res.objective_bound, _achieved(compiled, res, lp), res
-
-
-#: Resamples of the reference table whose optimal LP bases a warm re-solve also remembers
-#: (:meth:`BoundProblem.with_table`), and their seed (the memory is the same in every process). Two
-#: take proxy-label FPR parity re-solves from 2.0 to 1.8 ms on random tables; eight, to 1.7 ms, cost
-#: 35 ms once instead of 12.
-WARM_ANCHORS = 2
-
-#: Seconds the filling of a memory of LP bases may take (not charged to the call that fills it); a
-#: program of the size the bases are read for fills in milliseconds.
-WARM_FILL_SECONDS = 10.0
-WARM_SEED = 20261205
 
 
 def _fast_path(be: Any) -> bool:
@@ -1109,106 +1093,27 @@ def _paired_range(parsed: Any, two_valued: frozenset[str]) -> tuple[float, float
     return constant + low - spread, constant + high + spread
 
 
-def _structure_key(bias: Any, metric: Any, declared: list[str], options: CompileOptions,
-                   fixed: Mapping[str, float] | None) -> tuple[BiasConfig | None, tuple | None]:
-    """The resolved bias and what decides a problem's programs apart from the cells' probabilities.
+class _CompiledOnUse:
+    """A program attribute of :class:`BoundProblem`: a read before :meth:`BoundProblem.compile` compiles."""
 
-    The bias by its whole content (a registered name is resolved first, a user's JSON file read as
-    it is now), a metric name with the class registered under it (held by the key, so a plugin
-    registered again under the same name is another key). Anything else (a Bias or Metric object,
-    a dict) gives no key: such problems are neither kept nor reused.
-    """
-    if isinstance(bias, str):
-        try:
-            config = resolve_bias(bias)  # a fresh copy of the bias as it is now
-        except FairprobeError:
-            return None, None  # the full path reports it
-    elif isinstance(bias, BiasConfig):
-        config = bias
-    else:
-        return None, None
-    if not isinstance(metric, str):
-        return config, None
-    try:
-        text = config.to_json(indent=None)
-        values = tuple(sorted((str(k), float(v)) for k, v in (fixed or {}).items()))
-    except (TypeError, ValueError):
-        return config, None  # a bad value: the full path reports it
-    return config, (text, ("name", metric, registered("metrics").get(metric)), tuple(declared), options, values)
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
 
-
-class _StructureCache:
-    """The last problems compiled per bias, metric and options, as the start of the next one.
-
-    The second problem over the same cells builds the exact rebinders of :meth:`BoundProblem.with_table`
-    (two probe compilations); from the third on, a problem on new probabilities moves the compiled
-    rows instead of compiling (a script bounding many tables of one shape, a sweep over data sets).
-    A table over other cells compiles as before and becomes the start. A kept problem whose config
-    was changed in place since (the caller's object, or the problem's own) is dropped, not reused.
-    """
-
-    def __init__(self, size: int = 16) -> None:
-        self.size = size
-        self._kept: dict[tuple, tuple[BoundProblem, list[tuple[BiasConfig, str]]]] = {}
-        self._lock = threading.Lock()
-
-    def keep(self, key: tuple, problem: BoundProblem, source: BiasConfig) -> None:
-        configs = {id(source): source, id(problem.config): problem.config}.values()
-        watched = [(c, c.to_json(indent=None)) for c in configs]
-        with self._lock:
-            self._kept.pop(key, None)
-            self._kept[key] = (problem, watched)
-            while len(self._kept) > self.size:
-                self._kept.pop(next(iter(self._kept)))
-
-    def moved(self, key: tuple, data: Any) -> BoundProblem | None:
-        """The kept problem moved to ``data`` (same cells), else None (compile)."""
-        with self._lock:
-            entry = self._kept.get(key)
-        if entry is None or not isinstance(data, (ObservedTable, pd.DataFrame)):
-            return None
-        start, watched = entry
-        if any(config.to_json(indent=None) != text for config, text in watched):
-            with self._lock:  # changed in place since it was kept: its programs may not be this key's
-                if self._kept.get(key) is entry:
-                    del self._kept[key]
-            return None
-        try:
-            table = as_table(data, start.config)
-        except FairprobeError:
-            return None  # the full path reports it
-        if table.region is not None or not start.same_cells(table):
-            return None
-        # (not warm: a call's bounds do not depend on which table this process bounded first)
-        return start.with_table(table, warm=False)
-
-    @staticmethod
-    def movable(problem: BoundProblem) -> bool:
-        """Whether later problems can move ``problem``'s programs (every parameter fixed, no region)."""
-        return problem.table.region is None and all(p in problem.fixed for p in problem.parameters)
-
-    def clear(self) -> None:
-        """Forget every kept problem."""
-        with self._lock:
-            self._kept.clear()
-
-
-#: Problems kept as the start of the next one of the same shape (see :class:`_StructureCache`).
-_STRUCTURES = _StructureCache()
-
-
-def clear_kept_problems() -> None:
-    """Forget the problems kept for reuse (``BoundProblem(..., reuse=True)``); the next ones compile.
-
-    Examples
-    --------
-    >>> clear_kept_problems()
-    """
-    _STRUCTURES.clear()
+    def __get__(self, problem: Any, owner: type | None = None) -> Any:
+        if problem is None:
+            return self
+        problem.compile()
+        return problem.__dict__[self.name]
 
 
 class BoundProblem:
     """Bias + metric + data, compiled once; :meth:`solve` bounds it at any sensitivity value.
+
+    Making one resolves and checks the bias, the metric and the table; :meth:`compile` compiles the
+    programs (the first solve, or the first read of a program, does it when nothing did before). A
+    problem depends on its arguments only: nothing is kept between problems. The reuse of compiled
+    programs across tables over the same cells is a :class:`~fairprobe.core.rebind.Resampler`, held by
+    its caller.
 
     Parameters
     ----------
@@ -1223,11 +1128,6 @@ class BoundProblem:
     compile_options : CompileOptions, optional
         Every compile switch (default: all exact reductions on; ``reduce=False`` turns them off).
         The options travel with the problem, so worker processes compile as the caller asked.
-    reuse : bool, optional
-        Start from the last problem made in this process with the same bias, metric, options,
-        fixed values and cells (default): its programs are moved to this table's probabilities
-        where that is exact (:meth:`with_table`), instead of compiled again. ``False`` compiles
-        from scratch (and does not keep the problem).
 
     Examples
     --------
@@ -1236,23 +1136,26 @@ class BoundProblem:
     >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2,
     ...                       "P": [0, 1] * 4, "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
     >>> problem = BoundProblem("proxy_label", "fpr", cells)
-    >>> [round(problem.solve({"D": d}).upper, 4) for d in (0.0, 0.05)]
+    >>> problem.compiled
+    False
+    >>> [round(problem.compile().solve({"D": d}).upper, 4) for d in (0.0, 0.05)]
     [0.2, 0.3333]
     """
 
+    #: The compiled programs: one per term, the families' rates, the joint program of a maximum (:meth:`compile`).
+    term_programs = _CompiledOnUse()
+    rate_programs = _CompiledOnUse()
+    joint_program = _CompiledOnUse()
+
     def __init__(self, bias: Any, metric: Any, data: Any, *, reduce: bool = True,
                  fixed: Mapping[str, float] | None = None, unmeasured: Any = None,
-                 compile_options: CompileOptions | None = None, reuse: bool = True) -> None:
+                 compile_options: CompileOptions | None = None) -> None:
         options = compile_options if compile_options is not None else CompileOptions(reduce=bool(reduce))
         if not reduce and options.reduce:
             options = dataclasses.replace(options, reduce=False)
         declared = unmeasured_names(unmeasured)
-        resolved, key = _structure_key(bias, metric, declared, options, fixed) if reuse else (None, None)
-        if key is not None and (moved := _STRUCTURES.moved(key, data)) is not None:
-            self.__dict__.update(moved.__dict__)  # the same problem on other cells' probabilities
-            return
         self.compile_options = options
-        config = declare_unmeasured(resolved if resolved is not None else resolve_bias(bias), declared)
+        config = declare_unmeasured(resolve_bias(bias), declared)
         self.table = as_table(data, config)
         given = [n for n in declared if n in self.table.nodes]
         if given:
@@ -1266,119 +1169,106 @@ class BoundProblem:
         self.fixed = dict(fixed or {})
         used = sorted({str(s) for c in self.config.parsed_constraints for s in c.parameters})
         self.parameters = [p for p in self.config.parameters if p in used]
-        #: (first table, rebinders by program, the first problem's programs not yet read by a rebinder),
-        #: shared with the problems :meth:`with_table` makes
-        self._rebind_origin: tuple[ObservedTable, dict, dict] | None = None
-        #: (reference table, memories of LP bases by program) a problem made by ``with_table(..., warm=True)``
-        #: re-solves from (its maker's table and memories), else None
-        self._warm_ref: tuple[ObservedTable, dict] | None = None
-        self._compile_programs()
-        if key is not None and _StructureCache.movable(self):  # (a sweep's problem compiles per call)
-            _STRUCTURES.keep(key, self, resolved)
+        #: the :class:`~fairprobe.core.rebind.Resampler` that moved this problem to its table (None: compiled there)
+        self.resampler: Resampler | None = None
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the programs are compiled (:meth:`compile`).
+
+        Returns
+        -------
+        bool
+        """
+        return "term_programs" in self.__dict__
+
+    def compile(self) -> BoundProblem:
+        """Compile the programs, once (a problem given a resampler moves them where exact).
+
+        Returns
+        -------
+        BoundProblem
+            This problem.
+
+        Raises
+        ------
+        UndefinedMetricError
+            The metric is undefined on this table.
+        """
+        if not self.compiled:
+            self._compile_programs()
+        return self
 
     def _build(self, queries: Any, max_abs: bool = False) -> ParametricProgram:
         fn = functools.partial(_compile_at, self.config, self.table, queries, self.compile_options, max_abs)
-        rebound = self._rebound(queries, max_abs, fn)
-        if rebound is not None:
-            return rebound
+        if self.resampler is not None and self.table.region is None and all(p in self.fixed for p in self.parameters):
+            # (a region's program has the cells as variables; a swept one compiles per point)
+            compile_on = functools.partial(_compile_on, self.config, queries, self.compile_options, max_abs,
+                                           dict(self.fixed))
+            moved = self.resampler.program(self.program_key(queries, max_abs), self.table, dict(self.fixed),
+                                           compile_on, fn, affine_in_parameters(self.config))
+            if moved is not None:
+                return moved
         built = ParametricProgram.build(fn, self.config, self.parameters, self.fixed)
-        key = self._rebind_key(queries, max_abs)
-        self._built[key] = built
-        built.reference = self._warm_reference(key, queries, max_abs, None)
+        self._built[self.program_key(queries, max_abs)] = built
         return built
 
-    def _warm_reference(self, key: tuple, queries: Any, max_abs: bool,
-                        rebinder: DataRebinder | None) -> tuple | None:
-        """What a warm re-solve of the program ``key`` starts from: ``(program at a table, memories of LP bases
-        by solve options, reference table)``, or None (not a warm moved problem).
+    def program_key(self, queries: Any, max_abs: bool) -> tuple:
+        """What names one of this problem's programs among those of its tables (a resampler's key).
 
-        A moved program is written by ``rebinder`` on the reference table too; one compiled per table (the
-        rebinder refused it, or this table's support) is compiled there, with memories of its own (each
-        filled the same way whichever table comes first).
+        Parameters
+        ----------
+        queries : str or list of str
+            The program's metric expression(s).
+        max_abs : bool
+            Whether it is the joint program of a maximum of absolute terms.
+
+        Returns
+        -------
+        tuple
         """
-        if (self._warm_ref is None or self._rebind_origin is None or self.table.region is not None
-                or any(p not in self.fixed for p in self.parameters)):
-            return None  # (a region's program has the cells as variables: no basis of a table's fits it)
-        table, memories = self._warm_ref
-        if rebinder is not None:
-            return rebinder.at, memories.setdefault(key, {}), table
-        at = functools.partial(_compile_on, self.config, queries, self.compile_options, max_abs, dict(self.fixed))
-        return at, memories.setdefault((key, "compiled"), {}), table
-
-    def _rebind_key(self, queries: Any, max_abs: bool) -> tuple:
         return repr(queries), max_abs, tuple(sorted(dict(self.fixed).items()))
 
-    def _rebound(self, queries: Any, max_abs: bool, fn: Any) -> ParametricProgram | None:
-        """The program moved from the first table to this one (:mod:`fairprobe.core.rebind`), when exact.
+    def programs_by_key(self) -> dict[tuple, ParametricProgram]:
+        """The programs this problem compiled (not moved), by :meth:`program_key` (compiling first).
 
-        Only for a problem made by :meth:`with_table` with every parameter fixed (a resample, a
-        posterior draw); None means compile.
+        Returns
+        -------
+        dict
+            The problem's own dict: a resampler reads each program once and drops it.
         """
-        if (self._rebind_origin is None or self.table.region is not None
-                or any(p not in self.fixed for p in self.parameters)):
-            return None
-        first, cache, built = self._rebind_origin
-        params = dict(self.fixed)
-        key = self._rebind_key(queries, max_abs)
-        compiled = None
-        if key not in cache:
-            compile_fn = functools.partial(_compile_on, self.config, queries, self.compile_options, max_abs, params)
-            # the first table's program as its problem compiled it, and this table's: two real tables the
-            # check reads before (and instead of one of) its random probes; a program that reads the data
-            # beyond its data rows is then refused at the cost of this table's own compilation
-            origin = built.get(key)
-            base = origin.base if origin is not None and origin.affine and origin.base_params == params else None
-            known = []
-            if affine_in_parameters(self.config):  # (else compiled per point, as ParametricProgram.build would)
-                try:
-                    compiled = fn(params)
-                except FairprobeError:
-                    return None  # this table's own error, reported by its compilation; a later table builds it
-                known = [(self.table, compiled)]
-            try:
-                cache[key] = DataRebinder.build(compile_fn, first, base=base, known=known)
-            except FairprobeError:
-                cache[key] = None  # e.g. undefined on the first table: each table is compiled (and reports)
-            built.pop(key, None)  # (read once: a moved problem does not carry the first one's programs on)
-        rebinder = cache[key]
-        if compiled is None:
-            compiled = rebinder.at(self.table) if rebinder is not None else None
-            mover = rebinder
-        else:  # compiled on this table above: a moved program only if the rebinder would write it here too
-            mover = rebinder if rebinder is not None and rebinder.at(self.table) is not None else None
-        if compiled is None:
-            return None
-        # (a program compiled per table is re-solved from memories of its own: see _warm_reference)
-        return ParametricProgram(compiled, params, {}, fn, affine=True,
-                                 reference=self._warm_reference(key, queries, max_abs, mover))
+        return self.compile()._built
 
     def _compile_programs(self) -> None:
-        #: the programs this problem compiled, by :meth:`_rebind_key` (a later table's rebinder starts from them)
+        #: the programs this problem compiled, by :meth:`program_key` (a Resampler's rebinders start from them)
         self._built: dict[tuple, ParametricProgram] = {}
         options, build = self.compile_options, self._build
-        self.rate_programs: list[list[ParametricProgram]] = []
         self._pair_programs: dict[tuple[int, int, int], ParametricProgram] = {}
+        rates: list[list[ParametricProgram]] = []
         try:
             if self.metric.max_abs and self.metric.families and options.uses("rate_ranges"):
-                self.rate_programs = [[build(q) for q in family] for family in self.metric.families]
-                self.term_programs = []  # the pairs are compiled when they can decide the upper bound
-                self.joint_program: ParametricProgram | None = build(list(self.metric.queries), max_abs=True)
+                rates = [[build(q) for q in family] for family in self.metric.families]
+                terms = []  # the pairs are compiled when they can decide the upper bound
+                joint: ParametricProgram | None = build(list(self.metric.queries), max_abs=True)
             elif self.metric.max_abs:
-                self.term_programs = [build(q) for q in self.metric.queries]
-                self.joint_program = build(list(self.metric.queries), max_abs=True)
+                terms = [build(q) for q in self.metric.queries]
+                joint = build(list(self.metric.queries), max_abs=True)
             else:
-                self.term_programs = [build(self.metric.query)]
-                self.joint_program = None
+                terms, joint = [build(self.metric.query)], None
         except UndefinedMetricError as exc:
             raise _labelled(exc, self.metric.label) from None
+        # (term_programs last: it marks the problem compiled)
+        self.rate_programs, self.joint_program, self.term_programs = rates, joint, terms
 
     def with_table(self, table: ObservedTable, *, fixed: Mapping[str, float] | None = None,
-                   warm: bool = True) -> BoundProblem:
+                   resampler: Resampler | None = None) -> BoundProblem:
         """The same bias and metric on another table over the same cells, compiled for it.
 
-        This is how a resampled table (bootstrap), a posterior draw or a confidence region
-        (:meth:`ObservedTable.with_region`) is bounded: the bias, the metric and their checks are
-        resolved once, only the programs are compiled again.
+        The bias, the metric and their checks are resolved once, only the programs are compiled
+        again (a confidence region, :meth:`ObservedTable.with_region`, is bounded this way). For
+        many tables over the same cells (a bootstrap, posterior draws) hold a
+        :class:`~fairprobe.core.rebind.Resampler`: it moves the compiled programs instead, where
+        that is exact (:meth:`Resampler.at <fairprobe.core.rebind.Resampler.at>`).
 
         Parameters
         ----------
@@ -1387,15 +1277,9 @@ class BoundProblem:
         fixed : mapping of str to float, optional
             Sensitivity values compiled in as constants (one compilation per program instead of
             one per swept parameter; default: this problem's).
-        warm : bool, optional
-            Re-solve each program's LPs from the optimal bases of its solves on this problem's table
-            (and two seeded resamples of it) where they are still optimal
-            (:mod:`fairprobe.backends.lp_basis`; default). Programs HiGHS solves whole (LPs,
-            linear-fractional programs, parities of two rates) up to 100,000 matrix entries are; the
-            bases are remembered at the first re-solve (milliseconds, not charged to its time limit).
-            The bounds are a fresh problem's up to the parity searches' closing gap (2e-9), verified
-            the same way, and depend only on the new table and this problem's, never on earlier
-            re-solves. ``False`` runs HiGHS on every LP (bit for bit a fresh problem's bounds).
+        resampler : Resampler, optional
+            Moves the programs from its first table (this problem's) where exact, and keeps the
+            checked rebinders for the next tables; None compiles every program.
 
         Returns
         -------
@@ -1418,30 +1302,37 @@ class BoundProblem:
         >>> round(BoundProblem("proxy_label", "fpr", other).solve({"D": 0.05}).upper, 4)  # compiled from scratch
         0.4422
         """
+        self.check_same_cells(table, "with_table")
+        new = copy.copy(self)
+        for name in ("term_programs", "rate_programs", "joint_program", "_built", "_pair_programs"):
+            new.__dict__.pop(name, None)
+        new.table = table
+        new.fixed = dict(self.fixed if fixed is None else fixed)
+        new.resampler = resampler
+        return new.compile()
+
+    def check_same_cells(self, table: ObservedTable, who: str) -> None:
+        """Raise unless ``table`` is an :class:`ObservedTable` over this problem's cells.
+
+        Parameters
+        ----------
+        table : ObservedTable
+            The table to check.
+        who : str
+            The caller's name, for the message.
+
+        Raises
+        ------
+        DataError
+            ``table`` is not an :class:`ObservedTable`, or is over other cells (:meth:`same_cells`).
+        """
         if not isinstance(table, ObservedTable):
-            raise DataError(f"with_table takes an ObservedTable, not {type(table).__name__}; build one with "
+            raise DataError(f"{who} takes an ObservedTable, not {type(table).__name__}; build one with "
                             "ObservedTable.from_frame (one row per unit) or ObservedTable.from_counts (cell counts), "
                             "or table.with_probabilities(...) from the problem's table.")
         if not self.same_cells(table):
-            raise DataError("with_table needs a table over the same cells (nodes, conditioning event and rows) as the "
+            raise DataError(f"{who} needs a table over the same cells (nodes, conditioning event and rows) as the "
                             "problem's; build it with table.with_probabilities(...) or compile a new BoundProblem.")
-        if self._rebind_origin is None:  # the first table: later tables move its programs (when exact)
-            self._rebind_origin = (self.table, {}, self._built)
-        new = copy.copy(self)
-        new.table = table
-        new._warm_ref = self._warm_origin() if warm else None
-        if fixed is not None:
-            new.fixed = dict(fixed)
-        new._compile_programs()
-        return new
-
-    def _warm_origin(self) -> tuple[ObservedTable, dict]:
-        """This problem's table and the basis memories of its programs there, made on first use (a
-        problem moved from this one re-solves from them; a copy made for another table makes its own)."""
-        own = self.__dict__.get("_warm_memories")
-        if own is None or own[0] is not self.table:
-            own = self._warm_memories = (self.table, {})
-        return own
 
     def same_cells(self, table: ObservedTable) -> bool:
         """Whether ``table`` is over this problem's cells (nodes, conditioning event, labels and rows).
@@ -1740,14 +1631,12 @@ class BoundProblem:
         minima: list[dict] = []
         if self.rate_programs:
             return self._solve_families(params, be, options, checked, start)
-        per_program = [self._warm_options(pp, c, params, be, options)
-                       for pp, c in zip(self.term_programs, compiled, strict=True)]
-        for c, opts in zip(compiled, per_program, strict=True):
+        for c in compiled:
             minima.append({})
-            _check_defined(c, be, opts, label, self.config, self.table, params, checked, minima[-1])
+            _check_defined(c, be, options, label, self.config, self.table, params, checked, minima[-1])
         excluded = [labelled_event(event, self.config, self.table) for event, partial in checked.items() if partial]
-        sides = [_solve_compiled(c, be, opts, label, n_jobs=n_jobs, minima=m)
-                 for c, m, opts in zip(compiled, minima, per_program, strict=True)]
+        sides = [_solve_compiled(c, be, options, label, n_jobs=n_jobs, minima=m)
+                 for c, m in zip(compiled, minima, strict=True)]
         notes = list(compiled[0].notes) + sides[0].notes
         notes += _excluded_notes(excluded)
         if self.joint_program is None:
@@ -1773,80 +1662,6 @@ class BoundProblem:
             details=details, excluded_events=excluded, nonnegative=bool(self.metric.max_abs),
             few_units=_few_units(compiled, self.config, self.table),
         )
-
-    def _warm_options(self, pp: ParametricProgram, compiled: CompiledProgram, params: dict[str, float], be: Any,
-                      options: SolveOptions) -> SolveOptions:
-        """``options`` with the memory of LP bases of ``pp``'s reference solves, when ``pp`` is re-solved warm.
-
-        Only programs HiGHS solves whole (an LP, a linear-fractional program, a parity of two rates) up to
-        :data:`~fairprobe.backends.base.BASIS_CHECK_MAX` entries are: a program the global solver takes
-        has no LP to start from a basis. One memory per solve options (solver options and gaps: they
-        decide which LPs run), filled once by :meth:`_record_bases`.
-        """
-        if pp.reference is None or not _fast_path(be):
-            return options
-        program_at, memories, table = pp.reference
-        if "warmable" not in memories:  # (the same answer for every moved program of this key)
-            prog = compiled.program
-            memories["warmable"] = (prog.n_variables * max(len(prog.constraints), 1) <= BASIS_CHECK_MAX
-                                    and (compiled.kind == "linear_fractional" or be.solves_exactly(prog)))
-        if not memories["warmable"]:
-            return options
-        key = (repr(sorted(options.solver_options.items())), options.rel_gap, options.abs_gap)
-        memory = memories.setdefault(key, BasisMemory())
-        if not memory.ready:
-            with memory.lock:
-                if not memory.ready:
-                    self._record_bases(program_at, memory, table, params, be, options)
-        return dataclasses.replace(options, bases=memory)
-
-    def _record_bases(self, program_at: Any, memory: BasisMemory, table: ObservedTable,
-                      params: dict[str, float], be: Any, options: SolveOptions) -> None:
-        """Fill ``memory``: solve the program (``program_at(table)``: moved, or compiled) on the reference
-        ``table`` and on :data:`WARM_ANCHORS` multinomial resamples of it (a fixed seed), recording the
-        optimal basis of every LP.
-
-        A resample's optimal basis is often not the reference's (a vertex degenerate there moves with
-        the data); the resamples collect bases a bootstrap's tables need, once. The filling is not
-        charged to the call's time limit: it runs under a budget of its own (:data:`WARM_FILL_SECONDS`),
-        and where that cuts it short the memory stays empty for good (every re-solve then runs its LPs
-        on HiGHS), so it is the same for every later call whatever their options.
-        """
-        tables = [table]
-        if table.n:
-            rng = np.random.default_rng(WARM_SEED)
-            p = table.column_arrays()["prob"]
-            draws = rng.multinomial(int(table.n), p / p.sum(), size=WARM_ANCHORS) / int(table.n)
-            tables += [table.with_probabilities(d) for d in draws]
-        outer = be if isinstance(be, TimeBudget) else None
-        own = TimeBudget(outer.backend if outer is not None else be, WARM_FILL_SECONDS)
-        recording = dataclasses.replace(options, bases=memory, time_limit=None)
-        complete, finished = True, False
-        memory.recording = True
-        try:
-            with outer.excluding() if outer is not None else contextlib.nullcontext():
-                for t in tables:
-                    try:
-                        with warnings.catch_warnings():  # (a resample's tiny cells are not the user's to hear about)
-                            warnings.simplefilter("ignore")
-                            ref = program_at(t)
-                        if ref is None:
-                            continue  # (a resample with another support: not this program's shape)
-                        floors: dict = {}
-                        _check_defined(ref, own, recording, self.metric.label, self.config, t, params, {}, floors)
-                        side = _solve_compiled(ref, own, recording, self.metric.label, minima=floors)
-                        complete = complete and all(r.termination is not Termination.LIMIT for r in (side.lo, side.hi))
-                    except FairprobeError:
-                        continue  # (the same error whenever this table is solved: nothing to remember from it)
-            finished = True
-        finally:
-            memory.recording = False
-            if not finished:  # (interrupted: nothing kept, the next call fills it again)
-                memory.forget()
-            else:
-                if own.stopped_early or not complete:
-                    memory.forget()  # (cut short by its own budget: empty for good, the same for every call)
-                memory.ready = True
 
     def _pair_program(self, f: int, i: int, j: int) -> ParametricProgram:
         """``rate_i - rate_j`` of family ``f`` (``i < j``), compiled on first use."""

@@ -22,6 +22,7 @@ import os
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -66,12 +67,12 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
 )
 
 #: Plugin kind -> registration hook name.
-KINDS: dict[str, str] = {
+KINDS: MappingProxyType[str, str] = MappingProxyType({
     "biases": "fairprobe_register_biases",
     "metrics": "fairprobe_register_metrics",
     "backends": "fairprobe_register_backends",
     "analyses": "fairprobe_register_analyses",
-}
+})
 
 
 def _env_flag(name: str) -> bool:
@@ -238,12 +239,12 @@ def _collect(pm: pluggy.PluginManager, kind: str) -> dict[str, type]:
 
 
 #: Plugin kind -> (interface class path, required attributes beyond the interface's abstract methods).
-INTERFACES: dict[str, tuple[str, tuple[str, ...]]] = {
+INTERFACES: MappingProxyType[str, tuple[str, tuple[str, ...]]] = MappingProxyType({
     "biases": ("fairprobe.biases.base.Bias", ("config",)),
     "metrics": ("fairprobe.metrics.base.Metric", ("query", "label", "get_params")),
     "backends": ("fairprobe.backends.base.Backend", ("availability", "solve", "capabilities")),
     "analyses": ("fairprobe.plugins.base.Analysis", ()),
-}
+})
 
 
 def _check_interface(kind: str, cls: Any) -> None:

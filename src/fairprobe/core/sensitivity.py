@@ -23,6 +23,7 @@ from fairprobe.core.interpret import sweep_conclusion
 from fairprobe.core.jsonsafe import dumps
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options
 from fairprobe.core.plotting import new_axes
+from fairprobe.core.rebind import Resampler
 from fairprobe.core.results import (
     Conclusion,
     Explained,
@@ -71,6 +72,7 @@ def run_tasks(tasks: Sequence[tuple[BoundProblem, Mapping[str, float]]], *, n_jo
     Examples
     --------
     >>> from fairprobe.core.bound import BoundProblem
+from fairprobe.core.rebind import Resampler
     >>> from fairprobe.datasets import load_paper_table
     >>> problem = BoundProblem("proxy_label", "fpr", load_paper_table())
     >>> out = run_tasks([(problem, {"D": 0.0}), (problem, {"D": 0.05})], progress=False)
@@ -490,9 +492,11 @@ def _add_intervals(problem: BoundProblem, outcomes: Sequence[PointOutcome], inte
     from fairprobe.core.uncertainty import sampling_interval
 
     solved = [o for o in outcomes if o.result is not None]
+    resampler = Resampler(problem)  # one for every point: the first table's programs are read once
     for outcome in progress_bar(solved, desc=f"{interval.method} intervals", disable=not opts.progress):
         outcome.result.interval = sampling_interval(problem, outcome.params, outcome.result, interval,
-                                                    n_jobs=opts.n_jobs, progress=False, solve_kwargs=solve_kwargs)
+                                                    n_jobs=opts.n_jobs, progress=False, solve_kwargs=solve_kwargs,
+                                                    resampler=resampler)
 
 
 def sensitivity(
