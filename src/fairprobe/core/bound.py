@@ -1883,6 +1883,7 @@ def bound(
     data: Any,
     D: float | Mapping[str, float] | None = None,
     *,
+    options: RunOptions | None = None,
     backend: str = "scip",
     time_limit: float | None = DEFAULT_TIME_LIMIT,
     gap: float = DEFAULT_GAP,
@@ -1913,6 +1914,10 @@ def bound(
         The observed table, a frame of cell probabilities (``prob`` column) or a frame of rows.
     D : float or dict
         The sensitivity parameter (a dict for named parameters).
+    options : RunOptions, optional
+        How the bound is solved, in one object (:func:`~fairprobe.core.options.run_options`); the
+        keywords ``backend`` to ``compile_options`` below are a shortcut for it, so with ``options``
+        leave them at their defaults.
     backend : str
         Backend name ("scip", "highs", "gurobi", "ortools", "cvxpy", "auto").
     time_limit : float or None, optional
@@ -1998,7 +2003,7 @@ def bound(
 
     interval = interval_options(ci, ci_method=ci_method, resamples=resamples, seed=seed, stratify=stratify)
     opts = run_options(backend=backend, time_limit=time_limit, gap=gap, solver_options=solver_options, n_jobs=n_jobs,
-                       progress=progress, reduce=reduce, compile_options=compile_options)
+                       progress=progress, reduce=reduce, compile_options=compile_options, options=options)
     parameters = merge_fixed(fixed, parameters)
     sensitivity_values(D, parameters)
     config = resolve_bias(bias)  # resolved once (a JSON file is read once); BoundProblem declares unmeasured
