@@ -74,7 +74,7 @@ def test_pos_label_for_a_cells_file(tmp_path: Path, capsys) -> None:
     cells = ROWS.rename(columns={"race": "A", "decision": "Y", "pred": "P"}).value_counts().rename("n").reset_index()
     cells.to_csv(tmp_path / "counts.csv", index=False)
     argv = ("bound", "--bias", "selection", "--metric", "fpr_parity", "--D", "0", "--json", "--data",
-            str(tmp_path / "counts.csv"))
+            str(tmp_path / "counts.csv"), "--counts", "n")
     assert "cannot tell which label means 1" in _one_line_refusal(argv, capsys)
     assert abs(_bound((*argv, "--pos-label", "hired"), capsys)["lower"]) == pytest.approx(0.5, abs=1e-6)
 

@@ -150,6 +150,8 @@ def test_drivers_take_one_options_object_with_keywords_as_sugar() -> None:
     swept = fp.sensitivity("proxy_label", "fpr_parity", table, D=[0.0, 0.02], options=opts)
     assert swept.to_frame()["upper"].tolist() == fp.sensitivity(
         "proxy_label", "fpr_parity", table, D=[0.0, 0.02], time_limit=30.0, gap=1e-7).to_frame()["upper"].tolist()
+    one = fp.bound("proxy_label", "fpr_parity", table, D=0.02, options=opts)
+    assert (one.lower, one.upper) == (swept.points[1].result.lower, swept.points[1].result.upper)
     with pytest.raises(fp.ConfigError, match=r"either as options= or as keywords, not both: \['gap'\]"):
         fp.breakdown("proxy_label", "fpr_parity", table, options=opts, gap=1e-3)
     with pytest.raises(fp.ConfigError, match=r"must be a fairprobe RunOptions"):

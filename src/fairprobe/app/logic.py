@@ -29,6 +29,8 @@ import pandas as pd
 import fairprobe as fp
 from fairprobe.core.bound import BoundProblem
 from fairprobe.core.query import parse_constraint
+from fairprobe.core.reading import COUNT_NAMES, PROB_COLUMN, TABLE_KINDS, frame_to_table
+from fairprobe.core.reading import table_kind as reading_kind
 from fairprobe.core.templates import expand_constraint
 from fairprobe.core.uncertainty import interval_options, sampling_interval
 from fairprobe.exceptions import ConfigError, DataError, UndefinedMetricError
@@ -456,17 +458,6 @@ def dag_dot(dag_str: str, unob: Sequence[str] = (), cond_nodes: Sequence[str] = 
 
 
 # -- data ----------------------------------------------------------------------------------------------
-def _check_weights(values: pd.Series, column: str, what: str) -> None:
-    """Every row's probability or count must be a finite number >= 0 before rows are summed per
-    cell: a sum hides a negative or missing entry (-1 + 1 + 1 is a valid-looking 1)."""
-    numbers = pd.to_numeric(values, errors="coerce")
-    bad = values[numbers.isna() | ~np.isfinite(numbers.fillna(0)) | (numbers < 0)]
-    if len(bad):
-        first = bad.iloc[0].item() if hasattr(bad.iloc[0], "item") else bad.iloc[0]
-        raise DataError(f"Column {column!r} must hold {what} per row, a finite number >= 0; row {bad.index[0]} "
-                        f"holds {first!r} ({len(bad)} such row(s)). Fix or drop those rows.")
-
-
 def _size_text(size: int) -> str:
     """``size`` bytes in a unit that reads well: ``"10 bytes"``, ``"1.5 KB"``, ``"200 MB"``."""
     for unit, scale in (("GB", 1024 ** 3), ("MB", 1024 ** 2), ("KB", 1024)):
@@ -570,8 +561,7 @@ def load_bundled(key: str) -> tuple[pd.DataFrame, str]:
 
 
 #: Names of the count column of a table of cell counts.
-COUNT_COLUMNS = ("n", "count")
-TABLE_KINDS = ("units", "cells", "counts")  # as table_kind gives them; build_table refuses any other
+COUNT_COLUMNS = COUNT_NAMES  # the names the data page offers as counts (read as counts only when the user says so)
 
 
 def table_kind(frame: pd.DataFrame, *, counts: bool = False) -> str:
@@ -605,13 +595,9 @@ def table_kind(frame: pd.DataFrame, *, counts: bool = False) -> str:
     >>> table_kind(pd.DataFrame({"race": ["a", "b"], "y": [1, 0]}))
     'units'
     """
-    if "prob" in frame.columns:
-        return "cells"
-    if counts:
-        if count_column(frame) is None:
-            raise DataError("A table of cell counts needs a count column named 'n' or 'count'.")
-        return "counts"
-    return "units"
+    if counts and count_column(frame) is None:
+        raise DataError("A table of cell counts needs a count column named 'n' or 'count'.")
+    return reading_kind(frame, counts=count_column(frame) if counts else None)  # the one rule (core.reading)
 
 
 def count_column(frame: pd.DataFrame) -> str | None:
@@ -695,35 +681,15 @@ def build_table(frame: pd.DataFrame, kind: str, mapping: Mapping[str, str], *,
     mapping = {k: v for k, v in mapping.items() if v}
     if not mapping:
         raise ConfigError("Map at least one DAG node to a column of the table.")
-    used = list(mapping.values())
-    twice = sorted({c for c in used if used.count(c) > 1})
-    if twice:
-        raise ConfigError(f"Column(s) {twice} are mapped to more than one node; map each column once.")
-    missing = [c for c in used if c not in frame.columns]
-    if missing:
-        raise DataError(f"The table has no column(s) {missing}; its columns are {list(frame.columns)}.")
-    if kind in ("cells", "counts"):
-        # groupby drops rows with a missing key, and with them their units: refuse them, as the API does
-        holes = [f"{node} ({col})" for node, col in mapping.items() if frame[col].isna().any()]
-        if holes:
-            raise DataError(f"Missing values in node column(s) {', '.join(holes)}; each cell needs a value for "
-                            "every node. Fill or drop those rows first.")
-    if kind == "cells":
-        if "prob" not in frame.columns:
-            raise DataError("A table of cells needs a 'prob' column with the probability of each cell.")
-        _check_weights(frame["prob"], "prob", "a probability")
-        cells = pd.DataFrame({node: frame[col] for node, col in mapping.items()}).assign(prob=frame["prob"])
-        cells = cells.groupby(list(mapping), as_index=False, sort=True)["prob"].sum()
-        return fp.ObservedTable.from_probabilities(cells, pos_label=pos_label or None)
-    if kind == "counts":
-        count = next((c for c in COUNT_COLUMNS if c in frame.columns), None)
-        if count is None:
-            raise DataError("A table of cell counts needs a count column named 'n' or 'count'.")
-        _check_weights(frame[count], count, "a count")
-        cells = pd.DataFrame({node: frame[col] for node, col in mapping.items()}).assign(n=frame[count])
-        cells = cells.groupby(list(mapping), as_index=False, sort=True)["n"].sum()
-        return fp.ObservedTable.from_counts(cells, "n", pos_label=pos_label or None)
-    return fp.ObservedTable.from_frame(frame, pos_label=pos_label or None, **mapping)
+    if kind == "cells" and PROB_COLUMN not in frame.columns:
+        raise DataError("A table of cells needs a 'prob' column with the probability of each cell.")
+    if kind != "cells":  # the kind the page settled with the user decides; a 'prob' column is then unused
+        frame = frame.drop(columns=[PROB_COLUMN], errors="ignore")
+    counts = count_column(frame) if kind == "counts" else None
+    if kind == "counts" and counts is None:
+        raise DataError("A table of cell counts needs a count column named 'n' or 'count'.")
+    # the one reader the command line uses too: the same file gives the same table in both
+    return frame_to_table(frame, mapping, counts=counts, pos_label=pos_label or None)
 
 
 def unclear_labels(table: fp.ObservedTable, config: fp.BiasConfig | None) -> dict[str, list[Any]]:

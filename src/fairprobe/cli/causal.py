@@ -102,9 +102,14 @@ def _pairs(text: str | None, what: str, seen: dict[str, str] | None = None) -> d
     return out
 
 
-def load_data(path: Path, columns: str | None, groups: str | None,
-              pos_label: str | None = None) -> tuple[Any, tuple[Any, Any] | str | None]:
+def load_data(path: Path, columns: str | None, groups: str | None, pos_label: str | None = None,
+              counts: str | None = None) -> tuple[Any, tuple[Any, Any] | str | None]:
     """Read the CSV or Parquet file, map columns to nodes, and read the compared groups.
+
+    The table is read by :func:`fairprobe.core.reading.frame_to_table`, the reader the web app
+    uses too: cells with probabilities when the file has a ``prob`` column, cells with counts only
+    when ``--counts`` names the count column, unit rows otherwise (a column called ``n`` is then a
+    variable).
 
     Every row is kept: the population of the bias (the ``D`` budget) is everyone in the data, also
     when two groups are compared. Groups are labels of the attribute column (or its codes); they
@@ -114,8 +119,8 @@ def load_data(path: Path, columns: str | None, groups: str | None,
     Parameters
     ----------
     path : Path
-        A CSV or Parquet file of unit rows, or of cells with a ``prob`` column (probabilities) or an
-        ``n`` column (counts, which ``--ci`` needs).
+        A CSV or Parquet file of unit rows, or of cells with a ``prob`` column (probabilities) or a
+        count column (counts, which ``--ci`` needs).
     columns : str or None
         The ``--columns`` mapping ``"A=race,Y=recid,P=pred"`` (DAG node = column).
     groups : str or None
@@ -123,6 +128,8 @@ def load_data(path: Path, columns: str | None, groups: str | None,
     pos_label : str or None
         The ``--pos-label`` value: the label that means 1 (``"hired"``), or labels by node
         (``"Y=hired,P=hire"``); text matches numbers and booleans (``"2"`` is the label 2).
+    counts : str or None
+        The ``--counts`` value: the column of cell counts.
 
     Returns
     -------
@@ -153,7 +160,8 @@ def load_data(path: Path, columns: str | None, groups: str | None,
     (['A', 'Y', 'P'], ['a', 'b'], ('b', 'a'))
     """
     from fairprobe.cli.options import read_table
-    from fairprobe.core.table import ObservedTable, check_one_column_per_node
+    from fairprobe.core.reading import frame_to_table
+    from fairprobe.core.table import check_one_column_per_node
 
     frame = read_table(path)
     mapping = _pairs(columns, "--columns")
@@ -162,15 +170,9 @@ def load_data(path: Path, columns: str | None, groups: str | None,
     if missing:
         raise DataError(f"Column(s) {missing} named in --columns are not in {path}; available: "
                         f"{list(frame.columns)}.")
-    positive = _pos_label(pos_label)
-    if "prob" in frame.columns:
-        frame = frame.rename(columns={v: k for k, v in mapping.items()})
-        table = ObservedTable.from_probabilities(frame, pos_label=positive)
-    elif "n" in frame.columns and "n" not in mapping.values():  # cell counts: the sample size is known (--ci)
-        frame = frame.rename(columns={v: k for k, v in mapping.items()})
-        table = ObservedTable.from_counts(frame, pos_label=positive)
-    else:
-        table = ObservedTable.from_frame(frame, pos_label=positive, **mapping)
+    if counts is not None and counts not in frame.columns:
+        raise DataError(f"--counts {counts}: no such column in {path}; available: {list(frame.columns)}.")
+    table = frame_to_table(frame, mapping, counts=counts, pos_label=_pos_label(pos_label))
     if groups is None:
         return table, None
     if groups in ("all", "each_vs_rest"):
@@ -424,9 +426,12 @@ def common(f: Any) -> Any:
     options = [
         click.option("--bias", "biases", multiple=True, help="Bias name or JSON file; repeat to combine biases."),
         single_option("--metric", required=True, help="Metric name (see `fairprobe plugins`) or a query string."),
-        data_option("CSV or Parquet of unit rows, or of cells with a 'prob' (probabilities) or 'n' (counts) "
-                    "column."),
+        data_option("CSV or Parquet of unit rows, or of cells with a 'prob' column (probabilities) or a count "
+                    "column named by --counts."),
         single_option("--columns", default=None, help="Node=column mapping, e.g. A=race,Y=recid,P=pred."),
+        single_option("--counts", default=None, metavar="COLUMN",
+                     help="The column of cell counts (e.g. n): the rows are cells with counts. Without it a "
+                          "column called n is a variable of unit rows, as in the app."),
         single_option("--pos-label", "pos_label", default=None, metavar="LABEL",
                      help="The label that means 1 in a column of labels that do not say it (hired/rejected, "
                           "yes/no, 1/2): one label, or per node, e.g. Y=hired,P=hire."),
@@ -504,7 +509,7 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
               group: str | None, params: tuple[str, ...], unmeasured: str | None, backend: str,
               time_limit: float | None, as_json: bool, out_dir: Path | None, d_value: float | None,
               ci: float | None, ci_method: str, resamples: int, stratify: str | None, seed: int,
-              n_jobs: int, pos_label: str | None = None) -> None:
+              n_jobs: int, pos_label: str | None = None, counts: str | None = None) -> None:
     """Certified bounds of a fairness metric under a bias at one sensitivity value.
 
     With --ci, also the confidence interval that adds the sampling error of the data (a group of
@@ -519,7 +524,7 @@ def bound_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     from fairprobe.core.bound import bound
 
     d_value, fixed = _d_and_fixed(d_value, params)
-    table, grp = load_data(data_path, columns, groups, pos_label)
+    table, grp = load_data(data_path, columns, groups, pos_label, counts)
     extra = _interval_kwargs(ci, ci_method, resamples, stratify, seed, n_jobs)
     with _in_cli_words():
         res = bound(_bias(biases), _metric(metric, group, grp), table, D=d_value, backend=backend,
@@ -552,7 +557,7 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
               time_limit: float | None,
               as_json: bool, out_dir: Path | None, d_grid: str, parameter: str | None, n_jobs: int,
               plot_path: Path | None, csv_path: Path | None, ci: float | None, ci_method: str, resamples: int,
-              stratify: str | None, seed: int, pos_label: str | None = None) -> None:
+              stratify: str | None, seed: int, pos_label: str | None = None, counts: str | None = None) -> None:
     """Certified bounds over a grid of sensitivity values (progress on stderr).
 
     \b
@@ -562,7 +567,7 @@ def sweep_command(biases: tuple[str, ...], metric: str, data_path: Path, columns
     """
     from fairprobe.core.sensitivity import sensitivity
 
-    table, grp = load_data(data_path, columns, groups, pos_label)
+    table, grp = load_data(data_path, columns, groups, pos_label, counts)
     extra = _interval_kwargs(ci, ci_method, resamples, stratify, seed, None)
     with _in_cli_words():
         res = sensitivity(_bias(biases), _metric(metric, group, grp), table, D=parse_grid(d_grid),
@@ -603,7 +608,8 @@ def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, col
                   time_limit: float | None, as_json: bool, out_dir: Path | None, threshold: float | None,
                   tolerance: float | None, parameter: str | None, ci: float | None, ci_method: str,
                   resamples: int, stratify: str | None, seed: int, n_jobs: int,
-                  pos_label: str | None = None) -> None:
+                  pos_label: str | None = None,
+                  counts: str | None = None) -> None:
     """Smallest sensitivity value at which the fairness conclusion can flip.
 
     With --ci, also the smallest value at which the confidence interval (bias and sampling error)
@@ -616,7 +622,7 @@ def breakdown_command(biases: tuple[str, ...], metric: str, data_path: Path, col
     """
     from fairprobe.core.breakdown import breakdown
 
-    table, grp = load_data(data_path, columns, groups, pos_label)
+    table, grp = load_data(data_path, columns, groups, pos_label, counts)
     extra = _interval_kwargs(ci, ci_method, resamples, stratify, seed, n_jobs)
     with _in_cli_words():
         res = breakdown(_bias(biases), _metric(metric, group, grp), table, threshold=threshold,
