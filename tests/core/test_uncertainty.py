@@ -8,6 +8,7 @@ import pytest
 
 import fairprobe as fp
 from fairprobe.core.bound import BoundProblem
+from fairprobe.core.rebind import Resampler
 from fairprobe.core.uncertainty import (
     IntervalOptions,
     critical_value,
@@ -52,22 +53,17 @@ def test_fixed_seed_same_interval_on_one_and_two_workers():
 
 
 @pytest.mark.parametrize("bias", ["proxy_label", "selection"])
-def test_a_parity_interval_is_the_same_on_one_and_two_workers(bias: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Re-solved warm (each LP from remembered optimal bases): every resample's bounds depend on its own table
-    and the reference only, so the interval is the same bit for bit whichever worker solves which resample,
-    and the resamples did read remembered bases."""
-    import fairprobe.backends.highs_lp as highs_lp
-
+def test_a_parity_interval_is_the_same_on_one_and_two_workers(bias: str) -> None:
+    """Moved by a resampler: every resample's bounds depend on its own table only, so the interval is the
+    same bit for bit whichever worker solves which resample, and the resamples' programs did move."""
     table = counts_table() if bias != "selection" else fp.ObservedTable(counts_table().cells, given={"S": 1},
                                                                         n=counts_table().n)
     problem = BoundProblem(bias, "fpr_parity", table, fixed={"D": 0.05})
     population = problem.solve({"D": 0.05})
     opts = IntervalOptions(resamples=30, seed=5)
-    taken = []
-    real = highs_lp.basic_solution
-    monkeypatch.setattr(highs_lp, "basic_solution", lambda *a, **k: taken.append(1) or real(*a, **k))
-    one = sampling_interval(problem, {"D": 0.05}, population, opts, n_jobs=1, progress=False)
-    assert len(taken) >= 30  # (this process's re-solves)
+    resampler = Resampler(problem)
+    one = sampling_interval(problem, {"D": 0.05}, population, opts, n_jobs=1, progress=False, resampler=resampler)
+    assert resampler.rebinders and all(r is not None for r in resampler.rebinders.values())  # moved, not compiled
     two = sampling_interval(problem, {"D": 0.05}, population, opts, n_jobs=2, progress=False)
     assert (one.lower, one.upper, one.se_lower, one.se_upper) == (two.lower, two.upper, two.se_lower, two.se_upper)
     assert one.lower <= population.lower and population.upper <= one.upper
