@@ -22,6 +22,7 @@ from fairprobe.plugins.riskscore import (
     eur_permutation_test,
     expected_underrepresentation,
     reliability_curve,
+    resampling,
     rmsce,
 )
 from fairprobe.plugins.riskscore import audit as audit_module
@@ -49,9 +50,9 @@ def test_eur_bootstrap_resample_equals_the_estimator_on_the_resampled_rows() -> 
     r = rng.integers(1, 11, n) / 10
     y = (rng.random(n) < r).astype(float)
     groups = {"all": np.arange(n), "g": np.flatnonzero(rng.random(n) < 0.3)}
-    member, level, n_levels = audit_module._eur_setup(r, groups)
+    member, level, n_levels = resampling.eur_setup(r, groups)
     w = resample_counts(n, 1, rng)[0]
-    got = audit_module._eur_values(member, y, level, n_levels, w.astype(float))[1]
+    got = resampling.eur_values(member, y, level, n_levels, w.astype(float))[1]
     rows = np.repeat(np.arange(n), w)
     mask = np.isin(np.arange(n), groups["g"])[rows]
     assert got == pytest.approx(expected_underrepresentation(r[rows], y[rows], mask), abs=1e-12)
@@ -134,7 +135,7 @@ def test_an_undefined_value_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(y: np.ndarray, r: np.ndarray) -> float:
         raise ValueError("the bins ran out of rows")
 
-    monkeypatch.setitem(audit_module._GROUP_METRICS, "calibration_slope", broken)
+    monkeypatch.setitem(resampling.GROUP_METRICS, "calibration_slope", broken)
     rng = np.random.default_rng(0)
     r = rng.random(500)
     frame = pd.DataFrame({"s": rng.choice(["a", "b"], 500), "y": (rng.random(500) < r).astype(int), "r": r})

@@ -32,7 +32,6 @@ summary, when the scores leave [0, 1].
 from __future__ import annotations
 
 import functools
-import itertools
 import textwrap
 import warnings
 from collections.abc import Callable
@@ -41,44 +40,43 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from fairprobe.core.small_groups import cannot_tell_apart_text, stands_apart, too_few, too_few_text
 from fairprobe.exceptions import ConfigError, DataError
 from fairprobe.plugins.base import Analysis, Example, Summary
-from fairprobe.plugins.riskscore.bootstrap import bootstrap_counts, resample_counts
-from fairprobe.plugins.riskscore.calibration import ECE_BINS, as_outcomes, check_scores, drmsce, ece, width_bins
-from fairprobe.plugins.riskscore.common import BADNESS, add_text
-from fairprobe.plugins.riskscore.discrimination import auprg, auroc, calibration_intercept_slope
-from fairprobe.plugins.riskscore.representation import EURKernel
+from fairprobe.plugins.riskscore.calibration import ECE_BINS, as_outcomes, check_scores
+from fairprobe.plugins.riskscore.common import BADNESS, add_text, rankable, ranking_text
+from fairprobe.plugins.riskscore.groups import (
+    attribute_values,
+    check_features,
+    code_attributes,
+    intersection_groups,
+    named_attributes,
+    role_values,
+)
+from fairprobe.plugins.riskscore.resampling import (
+    CALIBRATION_METRICS,
+    CHUNK,
+    GROUP_METRICS,
+    KNOWN_METRICS,
+    OPTIONAL_METRICS,
+    PERMUTED,
+    bootstrap_chunk,
+    eur_setup,
+    eur_values,
+    percentile_interval,
+    permutation_chunk,
+    point_reason,
+    quiet_metric,
+    resample_note,
+    westfall_young,
+)
 
 if TYPE_CHECKING:
     from fairprobe.reporting.report import Report, Section
 
 __all__ = ["CALIBRATION_METRICS", "EUR_SENTENCE", "KNOWN_METRICS", "OPTIONAL_METRICS", "RiskScoreAudit"]
 
-_GROUP_METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
-    "drmsce": drmsce, "ece": ece, "auroc": auroc, "auprg": auprg,
-    "calibration_intercept": lambda y, r: calibration_intercept_slope(y, r)[0],
-    "calibration_slope": lambda y, r: calibration_intercept_slope(y, r)[1],
-}
-_VECTORISED = ("drmsce", "ece", "auroc", "auprg")
-KNOWN_METRICS = ("drmsce", "ece", "auroc", "auprg", "eur")
-OPTIONAL_METRICS = ("calibration_intercept", "calibration_slope")
-#: Metrics whose value depends on the group's size even when groups do not differ (EUR(all) is 1
-#: by definition and noise pulls a group's EUR down; the plug-in ECE grows as groups shrink): a
-#: group is compared with random groups of its size (permutation test), not with all.
-PERMUTED = ("ece", "eur")
-#: Metrics that need probabilities (scores in [0, 1]); NaN otherwise.
-CALIBRATION_METRICS = ("drmsce", "ece", "calibration_intercept", "calibration_slope")
-#: Metrics that need both outcome classes in the group (and in a resample of it).
-_NEEDS_BOTH = ("auroc", "auprg", "calibration_intercept", "calibration_slope")
-#: Why a metric is undefined in a resample of a group.
-_RESAMPLE_WHY = {**dict.fromkeys(_NEEDS_BOTH, "the group's resample had a single outcome class"),
-                 "drmsce": "fewer than 10 of the group's rows drawn", "ece": "none of the group's rows drawn",
-                 "eur": "none of the group's positives drawn"}
 #: Most groups a summary line names (the tables hold all).
 _LIST_AT_MOST = 5
-#: Resamples per bootstrap task (the unit of parallel work and of the progress bar).
-_CHUNK = 25
 #: The report's and the summary's explanation of EUR.
 EUR_SENTENCE = ("EUR (expected under-representation) averages, over thresholds at every unit's score, "
                 "min(1, p(G | R >= threshold) / p(G | Y = 1)): the group's share among those flagged divided by "
@@ -89,228 +87,6 @@ EUR_SENTENCE = ("EUR (expected under-representation) averages, over thresholds a
                 "rows: 'EUR - chance' is its EUR minus theirs (below 0: more under-represented than chance), and "
                 "it is flagged when a two-sided permutation test, adjusted for the number of groups tested, "
                 "finds it differs from them.")
-
-
-def _quiet(fn: Callable[[np.ndarray, np.ndarray], float], y: np.ndarray, r: np.ndarray,
-           why: dict[str, str] | None = None, key: str = "") -> float:
-    """``fn(y, r)``, NaN where it is undefined; the reason of a failure goes to ``why[key]``."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        try:
-            return float(fn(y, r))
-        except (ValueError, DataError, ArithmeticError) as exc:
-            if why is not None:
-                why[key] = f"{type(exc).__name__}: {exc}"
-            return float("nan")
-
-
-def _eur_setup(r: np.ndarray, groups: dict[str, np.ndarray]) -> tuple[Any, np.ndarray, int]:
-    """Group membership (sparse, groups x rows) and each row's threshold (the index of its score)."""
-    from scipy import sparse
-
-    rows = np.concatenate([np.full(idx.size, i) for i, idx in enumerate(groups.values())])
-    cols = np.concatenate(list(groups.values()))
-    member = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(len(groups), r.size))
-    taus, level = np.unique(r, return_inverse=True)
-    return member, level.ravel(), int(taus.size)
-
-
-def _eur_values(member: Any, y: np.ndarray, level: np.ndarray, n_levels: int, weights: np.ndarray) -> np.ndarray:
-    """EUR (paper formula) of every group for rows weighted by ``weights``; NaN without the group's positives.
-
-    Every row's score is a threshold, counted once per (drawn) row: tied scores weigh by their
-    share of the rows, exactly as :func:`expected_underrepresentation`. The target
-    ``p(G | Y = 1)`` is read off the same weighted rows, so a resample re-estimates it too.
-    """
-    from scipy import sparse
-
-    n = level.size
-    at = sparse.csr_matrix((weights, (np.arange(n), level)), shape=(n, n_levels))
-    counts = np.asarray((member @ at).todense())  # groups x thresholds: members at each score
-    above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]  # members with a score >= the threshold
-    rows_at = np.bincount(level, weights=weights, minlength=n_levels)
-    flagged = np.cumsum(rows_at[::-1])[::-1]
-    positives = weights * y
-    target = np.asarray(member @ positives).ravel() / max(positives.sum(), 1e-300)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        capped = np.minimum((above / np.maximum(flagged, 1e-300)) / target[:, None], 1.0)
-        capped[:, rows_at == 0] = 0.0  # thresholds no row was drawn at carry no weight
-        values = capped @ rows_at / rows_at.sum()
-    return np.where(target > 0, values, np.nan)
-
-
-def _chunk_task(y: np.ndarray, r: np.ndarray, groups: dict[str, np.ndarray], metrics: list[str], b: int,
-                seed: np.random.SeedSequence) -> dict[str, dict[str, np.ndarray]]:
-    """``b`` resamples of the whole data set and every group's metrics on each of them."""
-    rng = np.random.default_rng(seed)
-    W = resample_counts(y.size, b, rng)
-    fast = [m for m in metrics if m in _VECTORISED]
-    slow = [m for m in metrics if m in _GROUP_METRICS and m not in _VECTORISED]
-    out: dict[str, dict[str, np.ndarray]] = {}
-    for g, idx in groups.items():  # idx sorted by score: bootstrap_counts needs score order
-        Wg = W[:, idx]
-        res = bootstrap_counts(y[idx], r[idx], Wg, fast) if fast else {}
-        for m in slow:  # calibration intercept/slope: refit per resample
-            res[m] = np.array([_quiet(_GROUP_METRICS[m], np.repeat(y[idx], Wg[i]), np.repeat(r[idx], Wg[i]))
-                               for i in range(b)])
-        out[g] = res
-    if "eur" in metrics:
-        member, level, n_levels = _eur_setup(r, groups)
-        values = np.array([_eur_values(member, y, level, n_levels, W[i].astype(float)) for i in range(b)])
-        for j, g in enumerate(groups):
-            out[g]["eur"] = values[:, j]
-    return out
-
-
-def _permutation_task(y: np.ndarray, r: np.ndarray, groups: dict[str, np.ndarray], metrics: list[str], b: int,
-                      seed: np.random.SeedSequence) -> dict[str, np.ndarray]:
-    """``metrics`` (of :data:`PERMUTED`) of every group after ``b`` random relabellings of the rows.
-
-    One permutation sends every row to a random position of the score order, jointly for all
-    groups: each permuted group is a random group of the same size (the null of
-    :func:`eur_permutation_test`), and the groups keep their overlaps, which the Westfall-Young
-    adjustment needs.
-    """
-    rng = np.random.default_rng(seed)
-    kernel = EURKernel(r, y)
-    order = kernel.order
-    bins, gap = width_bins(r[order], ECE_BINS), (r - y)[order]  # ECE: bin and r - y per position
-    member = np.zeros((len(groups), r.size), dtype=bool)
-    for j, idx in enumerate(groups.values()):
-        member[j, idx] = True
-    out = {m: np.full((b, len(groups)), np.nan) for m in metrics}
-    tested = [j for j, g in enumerate(groups) if g != "all"]  # everyone: nothing to test
-    for i in range(b):
-        row_at = rng.permutation(r.size)  # the row sent to each position of the score order
-        for j in tested:
-            # a gather and a scan (O(n)) give the sorted positions faster than sorting them
-            pos = np.flatnonzero(member[j, row_at])
-            if "eur" in out:
-                out["eur"][i, j] = kernel.eur(pos, ascending=True)
-            if "ece" in out:
-                out["ece"][i, j] = np.abs(np.bincount(bins[pos], weights=gap[pos], minlength=ECE_BINS)).sum() / pos.size
-    return out
-
-
-def westfall_young(null: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Two-sided permutation p-values of several statistics and their Westfall-Young adjustment.
-
-    The data's vector and the ``B`` permuted ones are exchangeable under the null, so all
-    ``B + 1`` get their p-values against the same ``B + 1`` values, and a group's adjusted
-    p-value is the share of the ``B + 1`` vectors whose smallest p-value is at most its own
-    (single-step min-p). Ties count against the data, so the familywise error is at most alpha
-    at any ``B``, and the groups' dependence (overlaps, complements) is used, not bounded.
-
-    Parameters
-    ----------
-    null : ndarray of shape (B, k)
-        The statistics under ``B`` joint permutations; NaN where undefined.
-    observed : ndarray of shape (k,)
-        The statistics on the data.
-
-    Returns
-    -------
-    p_value, p_adjusted : ndarray of shape (k,)
-        NaN where the observed statistic or every permuted one is undefined.
-
-    Examples
-    --------
-    >>> null = np.random.default_rng(0).standard_normal((999, 2))
-    >>> p, adj = westfall_young(null, np.array([5.0, 0.0]))
-    >>> float(p[0]), float(adj[0]), bool(adj[1] > 0.5)
-    (0.002, 0.004, True)
-    """
-    values = np.vstack([observed[None, :], null])  # row 0: the data
-    finite = np.isfinite(values)
-    p_all = np.ones_like(values)
-    for k in range(values.shape[1]):
-        ok = values[finite[:, k], k]
-        if not ok.size:
-            continue
-        ranked = np.sort(ok)
-        tol = 1e-12 * np.maximum(1.0, np.abs(ok))  # equal up to rounding counts as a tie
-        le = np.searchsorted(ranked, ok + tol, side="right") / ok.size
-        ge = (ok.size - np.searchsorted(ranked, ok - tol, side="left")) / ok.size
-        p_all[finite[:, k], k] = np.minimum(1.0, 2 * np.minimum(le, ge))
-    defined = finite[0] & (finite[1:].sum(axis=0) > 0)
-    p_value = np.where(defined, p_all[0], np.nan)
-    smallest = np.sort(p_all.min(axis=1))
-    at_most = np.searchsorted(smallest, np.where(defined, p_all[0], 2.0) + 1e-12, side="right")
-    p_adjusted = np.where(defined, np.minimum(1.0, at_most / values.shape[0]), np.nan)
-    return p_value, np.maximum(p_adjusted, p_value)
-
-
-def _order_stat(v: np.ndarray, q: float) -> float:
-    """The ``q`` quantile of sorted ``v`` (linear interpolation, as numpy's default); NaN if it touches +-inf."""
-    h = (v.size - 1) * q
-    i = min(int(np.floor(h)), v.size - 1)
-    f = h - i
-    lo = v[i]
-    if f <= 0 or i + 1 >= v.size:
-        return float(lo) if np.isfinite(lo) else np.nan
-    hi = v[i + 1]
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return np.nan
-    return float(lo + f * (hi - lo))
-
-
-def _interval(values: np.ndarray, ci: float) -> tuple[float, float, float, int]:
-    """Median, percentile interval and number of undefined (NaN) resamples.
-
-    Undefined resamples lie beyond both ends: below the lower end, above the upper end. Without
-    them this is the ordinary percentile interval (numpy's linear quantiles); with them it widens,
-    and it is undefined (NaN, as is the median) once a tail reaches into them.
-    """
-    ok = np.sort(values[np.isfinite(values)])
-    undefined = int(values.size - ok.size)
-    if not ok.size:
-        return np.nan, np.nan, np.nan, undefined
-    tail = (1 - ci) / 2
-    lower = _order_stat(np.r_[np.full(undefined, -np.inf), ok], tail)
-    upper = _order_stat(np.r_[ok, np.full(undefined, np.inf)], 1 - tail)
-    if not (np.isfinite(lower) and np.isfinite(upper)):
-        return np.nan, np.nan, np.nan, undefined
-    return float(np.median(ok)), lower, upper, undefined
-
-
-def _point_reason(metric: str, n: int, n_pos: int, bounded: bool, failure: str = "") -> str:
-    """Why ``metric`` is undefined on a group of ``n`` rows with ``n_pos`` positives."""
-    rows = f"{n} row{'s' if n != 1 else ''}"
-    if metric in CALIBRATION_METRICS and not bounded:
-        return f"undefined, the scores are not probabilities and {metric} needs scores in [0, 1]"
-    if metric in _NEEDS_BOTH and n_pos in (0, n):
-        return f"undefined, {rows} and every outcome is {int(n_pos > 0)}: {metric} needs both outcomes"
-    if metric == "eur" and n_pos == 0:
-        return f"undefined, {rows} and no positive outcomes: eur divides by p(G | Y = 1) = 0"
-    if metric == "drmsce" and n < 10:
-        return f"undefined, fewer than 10 rows ({n}): drmsce needs at least 10"
-    if failure:
-        return f"undefined, {metric} failed on the group's {rows} ({failure})"
-    return f"undefined, {metric} could not be computed on the group's {rows}"
-
-
-def _resample_note(metric: str, undefined: int, b: int, ci: float, defined: bool) -> str:
-    """The note on undefined resamples ("" without any)."""
-    if not undefined:
-        return ""
-    what = f"{undefined} of {b} resamples undefined ({_RESAMPLE_WHY.get(metric, 'the metric was NaN')})"
-    if defined:
-        return f"{what}; counted beyond both ends of the interval"
-    return f"no {ci * 100:g}% interval, {what}"
-
-
-def _quartile_labels(s: pd.Series) -> pd.Series:
-    """Quartile bins of a numeric attribute, labelled ``"18-33"`` by the values they hold.
-
-    ``pd.qcut``'s own labels are intervals such as ``(17.999, 33.0]``: the opened-up lower edge is
-    a number no unit has. The range of the values inside each bin reads as it is meant.
-    """
-    codes = pd.qcut(s, 4, labels=False, duplicates="drop")
-    integral = bool(np.all(np.equal(np.mod(s.to_numpy(dtype=float), 1), 0)))
-    fmt = (lambda v: f"{int(v)}") if integral else (lambda v: f"{v:.4g}")
-    ranges = s.groupby(codes).agg(["min", "max"])
-    names = {k: fmt(lo) if lo == hi else f"{fmt(lo)}-{fmt(hi)}" for k, (lo, hi) in ranges.iterrows()}
-    return codes.map(names)
 
 
 def _legacy_sensitive_features(init: Callable[..., None]) -> Callable[..., None]:
@@ -452,7 +228,7 @@ class RiskScoreAudit(Analysis):
 
         legacy = vars(self).get("_sensitive_features")
         if legacy is not None:
-            _check_features(legacy)
+            check_features(legacy)
         whole("max_intersections", self.max_intersections, 1, " Use 1 for single attributes.")
         whole("min_group_size", self.min_group_size, 1)
         whole("n_bootstrap", self.n_bootstrap, 1, " Use at least 200 resamples for 95% intervals.")
@@ -480,52 +256,6 @@ class RiskScoreAudit(Analysis):
                                         or self.n_jobs == 0):
             raise ConfigError(f"n_jobs must be None, a positive number of processes or -1 (all cores); got "
                               f"{self.n_jobs!r}.")
-
-    # -- groups ---------------------------------------------------------------------------------
-    def _attributes(self, frame: pd.DataFrame, features: list[str]) -> tuple[pd.DataFrame, dict[str, str]]:
-        missing = [c for c in features if c not in frame.columns]
-        if missing:
-            raise DataError(f"Sensitive feature(s) {missing} are not columns of the frame: {list(frame.columns)}; "
-                            "fix sensitive_features or the frame.")
-        dupes = sorted({str(c) for c in frame.columns[frame.columns.duplicated()] if c in features})
-        if dupes:
-            raise DataError(f"The frame has several columns named {dupes}; give every column a distinct name.")
-        return self._code_attributes(frame[features])
-
-    def _code_attributes(self, frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
-        """Each attribute as text labels (numeric ones with many values binned into quartiles)."""
-        out, binned = {}, {}
-        features = list(frame.columns)
-        for col in features:
-            s = frame[col]
-            if s.isna().any():
-                raise DataError(f"Sensitive feature {col!r} has missing values; fill them (e.g. 'unknown') first.")
-            if s.nunique() < 2:
-                raise DataError(f"Sensitive feature {col!r} has a single value ({s.iloc[0]!r}); it defines no groups. "
-                                "Drop it from sensitive_features, or audit data in which it varies.")
-            if pd.api.types.is_numeric_dtype(s) and s.nunique() > self.max_levels:
-                # documented rule: quartile bins, labelled by the smallest and largest value inside
-                s = _quartile_labels(s)
-                binned[col] = "quartiles"
-            out[col] = s.astype(str).to_numpy()
-        return pd.DataFrame(out), binned
-
-    def _groups(self, attrs: pd.DataFrame) -> tuple[dict[str, np.ndarray], dict[str, int], pd.DataFrame]:
-        groups = {"all": np.arange(len(attrs))}
-        k_of = {"all": 0}
-        dropped = []
-        cols = list(attrs.columns)
-        for k in range(1, min(self.max_intersections, len(cols)) + 1):
-            for combo in itertools.combinations(cols, k):
-                for values, idx in attrs.groupby(list(combo), sort=True).indices.items():
-                    values = values if isinstance(values, tuple) else (values,)
-                    label = " & ".join(f"{c}={v}" for c, v in zip(combo, values, strict=True))
-                    if len(idx) >= self.min_group_size:
-                        groups[label] = np.asarray(idx)
-                        k_of[label] = k
-                    else:
-                        dropped.append({"group": label, "n": len(idx)})
-        return groups, k_of, pd.DataFrame(dropped, columns=["group", "n"])
 
     # -- fitting ------------------------------------------------------------------------------------
     def fit(self, data: pd.DataFrame | None, *, y_true: Any, y_score: Any,
@@ -572,6 +302,36 @@ class RiskScoreAudit(Analysis):
         for attr in self._fitted_attributes():  # a failed refit must not look fitted
             delattr(self, attr)
         self._check_params()
+        y, r, attrs, binned = self._read_roles(data, y_true, y_score, sensitive_features)
+        groups, k_of, dropped = intersection_groups(attrs, self.max_intersections, self.min_group_size)
+        self._check_groups_and_outcomes(groups, dropped, y)
+        lo, hi = float(r.min()), float(r.max())
+        bounded = lo >= 0 and hi <= 1
+        skipped = [] if bounded else [m for m in self.metrics if m in CALIBRATION_METRICS]
+        point, boot, failures, null = self._bootstrap(y, r, groups, [m for m in self.metrics if m not in skipped])
+        for g in groups:  # calibration without probabilities: NaN, not an error
+            for m in skipped:
+                point[g][m], boot[g][m] = np.nan, np.full(self.n_bootstrap, np.nan)
+        base_rate = float(y.mean())
+        # fitted state, set only once everything has succeeded
+        self.sensitive_features_ = list(attrs.columns)
+        self.binned_ = binned
+        self.groups_ = groups
+        self.n_attributes_ = k_of
+        self.dropped_groups_ = dropped
+        self.y_, self.r_ = y, r
+        self.score_range_ = (lo, hi)
+        self.bounded_ = bounded
+        self.calibration_note_ = self._calibration_note(lo, hi, skipped)
+        self.base_rate_ = base_rate
+        self.discrimination_metric_ = "auprg" if base_rate < self.auprg_below else "auroc"
+        self.bootstrap_ = boot
+        self._set_results(point, boot, failures, null)
+        return self
+
+    def _read_roles(self, data: pd.DataFrame | None, y_true: Any, y_score: Any,
+                    sensitive_features: Any) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, dict[str, str]]:
+        """Outcomes, scores and the coded attributes (with the attributes binned into quartiles), checked."""
         if sensitive_features is None:  # the constructor's (deprecated) spelling
             sensitive_features = vars(self).get("_sensitive_features")
         if sensitive_features is None:
@@ -582,7 +342,7 @@ class RiskScoreAudit(Analysis):
         if not isinstance(data, pd.DataFrame) and (data is not None or named or by_name):
             raise DataError(f"data must be a DataFrame with the sensitive features as columns; got "
                             f"{type(data).__name__}.")
-        y_raw, r_raw = _role(data, y_true, "y_true"), _role(data, y_score, "y_score")
+        y_raw, r_raw = role_values(data, y_true, "y_true"), role_values(data, y_score, "y_score")
         # as_outcomes names the outcome column in its messages; check_scores then sees clean 0/1 values
         y, r = check_scores(as_outcomes(y_raw, self.positive_label), r_raw, what="The risk-score audit",
                             bounded=False)
@@ -590,13 +350,15 @@ class RiskScoreAudit(Analysis):
             raise DataError(f"data must be a DataFrame with one row per score ({y.size}); got "
                             f"{type(data).__name__} with {len(data)} rows.")
         if by_name:
-            features = list(_check_features([sensitive_features] if isinstance(sensitive_features, str)
-                                            else sensitive_features))
-            attrs, binned = self._attributes(data.reset_index(drop=True), features)
+            features = check_features([sensitive_features] if isinstance(sensitive_features, str)
+                                      else sensitive_features)
+            attrs, binned = named_attributes(data.reset_index(drop=True), features, self.max_levels)
         else:
-            attrs, binned = self._code_attributes(_attribute_values(sensitive_features, y.size))
-            features = list(attrs.columns)
-        groups, k_of, dropped = self._groups(attrs)
+            attrs, binned = code_attributes(attribute_values(sensitive_features, y.size), self.max_levels)
+        return y, r, attrs, binned
+
+    def _check_groups_and_outcomes(self, groups: dict[str, np.ndarray], dropped: pd.DataFrame, y: np.ndarray) -> None:
+        """A group besides ``all`` reaches ``min_group_size``; both outcomes occur when a metric needs them."""
         if len(groups) == 1:
             # only 'all' would be audited: an answer about no group at all
             largest = dropped.sort_values("n", ascending=False).head(3)
@@ -607,40 +369,26 @@ class RiskScoreAudit(Analysis):
         if needs_both and y.min() == y.max():
             raise DataError(f"Every outcome is {int(y[0])}: {', '.join(needs_both)} need both outcomes. Check the "
                             "target column (and positive_label), or audit calibration only with metrics=('drmsce',).")
-        lo, hi = float(r.min()), float(r.max())
-        bounded = lo >= 0 and hi <= 1
-        skipped = [] if bounded else [m for m in self.metrics if m in CALIBRATION_METRICS]
-        note = "" if not skipped else (
-            f"the scores lie in [{lo:.4g}, {hi:.4g}], outside [0, 1]: they rank the units but are not probabilities, "
-            f"so the calibration measure(s) {', '.join(skipped)} are reported as NaN; the ranking measures "
-            f"({', '.join(m for m in self.metrics if m not in skipped) or 'none requested'}) are computed.")
-        computed = [m for m in self.metrics if m not in skipped]
-        point, boot, failures, null = self._bootstrap(y, r, groups, computed)
-        for g in groups:  # calibration without probabilities: NaN, not an error
-            for m in skipped:
-                point[g][m], boot[g][m] = np.nan, np.full(self.n_bootstrap, np.nan)
-        base_rate = float(y.mean())
-        # fitted state, set only once everything has succeeded
-        self.sensitive_features_ = features
-        self.binned_ = binned
-        self.groups_ = groups
-        self.n_attributes_ = k_of
-        self.dropped_groups_ = dropped
-        self.y_, self.r_ = y, r
-        self.score_range_ = (lo, hi)
-        self.bounded_ = bounded
-        self.calibration_note_ = note
-        self.base_rate_ = base_rate
-        self.discrimination_metric_ = "auprg" if base_rate < self.auprg_below else "auroc"
-        self.bootstrap_ = boot
+
+    def _calibration_note(self, lo: float, hi: float, skipped: list[str]) -> str:
+        """Why the calibration measures are NaN (scores outside [0, 1]); "" when none is skipped."""
+        if not skipped:
+            return ""
+        return (f"the scores lie in [{lo:.4g}, {hi:.4g}], outside [0, 1]: they rank the units but are not "
+                f"probabilities, so the calibration measure(s) {', '.join(skipped)} are reported as NaN; the ranking "
+                f"measures ({', '.join(m for m in self.metrics if m not in skipped) or 'none requested'}) are "
+                "computed.")
+
+    def _set_results(self, point: dict[str, dict[str, float]], boot: dict[str, dict[str, np.ndarray]],
+                     failures: dict[tuple[str, str], str], null: dict[str, np.ndarray]) -> None:
+        """``results_``, ``permutation_tests_``, ``by_group_`` and ``differences_`` from the resamples."""
         self.results_ = self._tidy(point, boot, failures)
         self.permutation_tests_ = pd.concat([self._permutation_tests(m, point, null[m]) for m in null],
                                             ignore_index=True) if null else self._permutation_tests("", point, None)
         self.by_group_ = (self.results_.pivot(index="group", columns="metric", values="point")
-                          .reindex(index=list(groups), columns=list(self.metrics)))
+                          .reindex(index=list(self.groups_), columns=list(self.metrics)))
         self.by_group_.columns.name = None
         self.differences_ = self._differences(point, boot)
-        return self
 
     def _bootstrap(self, y: np.ndarray, r: np.ndarray, groups: dict[str, np.ndarray],
                    metrics: list[str]) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, np.ndarray]],
@@ -649,24 +397,24 @@ class RiskScoreAudit(Analysis):
         estimate failed, and the :data:`PERMUTED` metrics of every group under permuted labels."""
         sorted_groups = {g: idx[np.argsort(r[idx], kind="stable")] for g, idx in groups.items()}
         why: dict[tuple[str, str], str] = {}
-        point = {g: {m: _quiet(_GROUP_METRICS[m], y[idx], r[idx], why, (g, m)) for m in metrics
-                     if m in _GROUP_METRICS} for g, idx in groups.items()}
+        point = {g: {m: quiet_metric(GROUP_METRICS[m], y[idx], r[idx], why, (g, m)) for m in metrics
+                     if m in GROUP_METRICS} for g, idx in groups.items()}
         if "eur" in metrics:
-            member, level, n_levels = _eur_setup(r, groups)
-            values = _eur_values(member, y, level, n_levels, np.ones(y.size))
+            member, level, n_levels = eur_setup(r, groups)
+            values = eur_values(member, y, level, n_levels, np.ones(y.size))
             for j, g in enumerate(groups):
                 point[g]["eur"] = float(values[j])
-        sizes = [min(_CHUNK, self.n_bootstrap - s) for s in range(0, self.n_bootstrap, _CHUNK)]
+        sizes = [min(CHUNK, self.n_bootstrap - s) for s in range(0, self.n_bootstrap, CHUNK)]
         permuted = [m for m in metrics if m in PERMUTED]
-        perm_sizes = ([min(_CHUNK, self.n_permutations - s) for s in range(0, self.n_permutations, _CHUNK)]
+        perm_sizes = ([min(CHUNK, self.n_permutations - s) for s in range(0, self.n_permutations, CHUNK)]
                       if permuted else [])
         # one seed per chunk: the resamples do not depend on n_jobs (the bootstrap's seeds come
         # first, so adding the permutations left its resamples unchanged)
         entropy = (int(self.random_state.integers(0, 2**63 - 1)) if isinstance(self.random_state, np.random.Generator)
                    else self.random_state)
         seeds = np.random.SeedSequence(entropy).spawn(len(sizes) + len(perm_sizes))
-        tasks = [(_chunk_task, (y, r, sorted_groups, metrics, b, sd)) for b, sd in zip(sizes, seeds, strict=False)]
-        tasks += [(_permutation_task, (y, r, groups, permuted, b, sd))
+        tasks = [(bootstrap_chunk, (y, r, sorted_groups, metrics, b, sd)) for b, sd in zip(sizes, seeds, strict=False)]
+        tasks += [(permutation_chunk, (y, r, groups, permuted, b, sd))
                   for b, sd in zip(perm_sizes, seeds[len(sizes):], strict=True)]
         from fairprobe.core.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
 
@@ -727,12 +475,12 @@ class RiskScoreAudit(Analysis):
             n_pos = int(self.y_[idx].sum())
             for m in self.metrics:
                 value = point[g][m]
-                med, lower, upper, undefined = _interval(boot[g][m], self.ci)
+                med, lower, upper, undefined = percentile_interval(boot[g][m], self.ci)
                 if not np.isfinite(value):  # no interval around an undefined value
                     med = lower = upper = np.nan
-                    note = _point_reason(m, int(idx.size), n_pos, self.bounded_, failures.get((g, m), ""))
+                    note = point_reason(m, int(idx.size), n_pos, self.bounded_, failures.get((g, m), ""))
                 else:
-                    note = _resample_note(m, undefined, boot[g][m].size, self.ci, bool(np.isfinite(lower)))
+                    note = resample_note(m, undefined, boot[g][m].size, self.ci, bool(np.isfinite(lower)))
                 rows.append({"group": g, "metric": m, "n": int(idx.size), "point": value, "median": med,
                              "lower": lower, "upper": upper, "n_undefined": undefined, "note": note})
         return pd.DataFrame(rows, columns=["group", "metric", "n", "point", "median", "lower", "upper",
@@ -758,12 +506,12 @@ class RiskScoreAudit(Analysis):
                     continue
                 paired = boot[g][m] - boot["all"][m]
                 difference = point[g][m] - point["all"][m]
-                med, lower, upper, undefined = _interval(paired, self.ci)
+                med, lower, upper, undefined = percentile_interval(paired, self.ci)
                 if not np.isfinite(difference):
                     med = lower = upper = np.nan
                     note = notes[(g, m)] if not np.isfinite(point[g][m]) else f"undefined for all: {notes[('all', m)]}"
                 else:
-                    note = _resample_note(m, undefined, paired.size, self.ci, bool(np.isfinite(lower)))
+                    note = resample_note(m, undefined, paired.size, self.ci, bool(np.isfinite(lower)))
                 excludes = bool(np.isfinite(difference) and (lower > 0 or upper < 0))
                 rows.append({"group": g, "metric": m, "n": int(idx.size), "difference": difference,
                              "median": med, "lower": lower, "upper": upper, "n_undefined": undefined,
@@ -843,17 +591,17 @@ class RiskScoreAudit(Analysis):
                 continue
             rows = res[res.metric == m]
             overall = rows[rows.group == "all"].iloc[0]
-            if _rankable(overall):
+            if rankable(overall):
                 line = f"  {m:7s} {shown(overall)}"
             elif np.isfinite(overall["point"]):
                 line = f"  {m:7s} all {overall['point']:.4f} ({overall.note})"
             else:
                 line = f"  {m:7s} all NaN ({overall.note})"
             groups = rows[rows.group != "all"]
-            ranked = groups[groups.apply(_rankable, axis=1)] if len(groups) else groups
+            ranked = groups[groups.apply(rankable, axis=1)] if len(groups) else groups
             if len(ranked):
                 order = ranked.assign(_bad=ranked["point"].map(BADNESS[m])).sort_values("_bad", kind="stable")
-                line += _ranking(order, shown)
+                line += ranking_text(order, shown)
             lines.append(line)
             d = diff[(diff.metric == m) & diff.flagged]
             if m in PERMUTED:
@@ -1240,80 +988,3 @@ class RiskScoreAudit(Analysis):
         from fairprobe.plugins.riskscore.demo import demo_step  # the step module does not import this one
 
         return demo_step(cls, report, scenario, facts, quick=quick, seed=seed, n_jobs=n_jobs, progress=progress)
-
-
-def _attribute_values(values: Any, n: int) -> pd.DataFrame:
-    """Sensitive attributes given as values: one column per attribute, one row per unit."""
-    if isinstance(values, pd.DataFrame):
-        frame = values.reset_index(drop=True)
-    elif isinstance(values, pd.Series):
-        frame = values.reset_index(drop=True).to_frame(values.name if isinstance(values.name, str) else "group")
-    else:
-        arr = np.asarray(values, dtype=object)
-        if arr.ndim == 1:
-            frame = pd.DataFrame({"group": arr})
-        elif arr.ndim == 2:
-            frame = pd.DataFrame(arr, columns=[f"group{j}" for j in range(arr.shape[1])])
-        else:
-            raise DataError(f"sensitive_features must be column names or one row of attributes per unit; got an "
-                            f"array of shape {arr.shape}.")
-    if len(frame) != n or frame.shape[1] == 0:
-        raise DataError(f"sensitive_features holds {len(frame)} row(s) of {frame.shape[1]} attribute(s); give one "
-                        f"row per score ({n}), or the column names of data.")
-    frame.columns = [str(c) for c in frame.columns]
-    return frame
-
-
-def _check_features(feats: Any) -> list[str]:
-    """``feats`` as a list of distinct column names, or a ConfigError with the fix."""
-    if isinstance(feats, str) or not isinstance(feats, list | tuple) or not feats:
-        raise ConfigError(f"sensitive_features must be a non-empty list of column names, e.g. ['sex']; got "
-                          f"{feats!r}.")
-    if len(set(map(str, feats))) < len(feats):
-        raise ConfigError(f"sensitive_features lists a column twice: {list(feats)}; list each once.")
-    return list(feats)
-
-
-def _role(data: pd.DataFrame | None, value: Any, role: str) -> Any:
-    """A role given as a column name of ``data`` (its column) or as values (unchanged)."""
-    if isinstance(value, str) and data is not None:
-        if value not in data.columns:
-            raise DataError(f"{role}={value!r} is not a column of data (columns: {list(data.columns)}); pass a "
-                            "column name or one value per row.")
-        column = data[value]
-        if isinstance(column, pd.DataFrame):
-            raise DataError(f"data has several columns named {value!r}; give every column a distinct name.")
-        return column.reset_index(drop=True)
-    return value
-
-
-def _ranking(order: pd.DataFrame, shown: Callable[[pd.Series], str]) -> str:
-    """The summary's best and worst group, named only when core's rule tells them apart.
-
-    ``order`` holds the ranked groups' results rows, best first. A group is best (worst) only when
-    its interval overlaps no other group's and it rests on enough rows
-    (:func:`fairprobe.core.small_groups.stands_apart`); otherwise the ends are shown by point
-    estimate and said to be indistinguishable.
-    """
-    best, worst = order.iloc[0], order.iloc[-1]
-    if len(order) == 1:
-        rows = int(best["n"])
-        caveat = f" ({too_few_text(f'{rows} rows')})" if too_few(rows) else ""
-        return f"; the one ranked group {shown(best)}{caveat}"
-    intervals = {g: (lo, hi) for g, lo, hi in zip(order.group, order.lower, order.upper, strict=True)}
-    best_apart = stands_apart(intervals, best.group, int(best["n"]))
-    worst_apart = stands_apart(intervals, worst.group, int(worst["n"]))
-    others = f"the other {len(order) - 1} group{'s' if len(order) > 2 else ''}"
-    if best_apart and worst_apart:
-        return f"; best {shown(best)}; worst {shown(worst)}"
-    if best_apart:
-        return f"; best {shown(best)}; {cannot_tell_apart_text(f'{others} (last {shown(worst)})')}"
-    if worst_apart:
-        return f"; worst {shown(worst)}; {cannot_tell_apart_text(f'{others} (first {shown(best)})')}"
-    return f"; from {shown(best)} to {shown(worst)}: {cannot_tell_apart_text(f'the {len(order)} groups')}"
-
-
-def _rankable(row: pd.Series) -> bool:
-    """A results row with a defined point estimate and interval (only those are ranked or flagged)."""
-    return bool(np.isfinite(row["point"]) and np.isfinite(row["lower"]) and np.isfinite(row["upper"]))
-
