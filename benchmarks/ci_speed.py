@@ -64,9 +64,9 @@ def two_ratio_search(on: bool):
         return
     saved = (HighsBackend.__dict__["solve_two_ratio"], HighsBackend.__dict__["is_two_ratio"],
              HighsBackend.__dict__["solve_two_ratio_pair"])
-    HighsBackend.solve_two_ratio = lambda self, program, options=None: None
+    HighsBackend.solve_two_ratio = lambda self, program, options=None, den_floors=None: None
     HighsBackend.is_two_ratio = staticmethod(lambda program: False)
-    HighsBackend.solve_two_ratio_pair = lambda self, program, options=None: None
+    HighsBackend.solve_two_ratio_pair = lambda self, program, options=None, den_floors=None: None
     try:
         yield
     finally:

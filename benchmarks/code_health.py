@@ -17,6 +17,14 @@ Prints, for ``src/fairprobe`` (or ``--src`` of another checkout):
   imports that break the dependency rules of DESIGN.md, read with ``ast`` by
   ``tests/import_graph.py`` (the module ``tests/test_layers.py`` asserts the same on).
 
+* the engine's solver knowledge in ``core``: calls to ``hasattr``/``getattr`` that probe a backend for a
+  method (an attribute named like one of :data:`BACKEND_ATTRS`, or any attribute of a receiver named like
+  a backend) and ``inspect.signature`` of anything but a constructor; and backend names used as
+  conditions (compared with ``==``/``in``, or a tuple of them) or looked up by name, and solver parameter
+  strings (``'numerics/feastol'``), docstrings left out. Both are 0: the engine reaches backends
+  through the declared protocol (:class:`fairprobe.backends.base.ExactBackend`) and the
+  ``fairprobe_select_backend`` hook, and solver settings through named profiles;
+
 * modules over ``--max-module-lines`` (1,000) lines; functions whose cyclomatic complexity (radon's
   measure) is over ``--max-complexity`` (25), when radon is installed (``pip install radon``, or the
   ``dev`` extra: it is a tool of this script, never a dependency of the package); import cycles once
@@ -33,6 +41,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -41,6 +50,82 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests/import_graph.py: the one import-graph reader, shared with the tests
 
 from tests.import_graph import cycles, private_imports, read_graph, violations  # noqa: E402
+
+#: Backend attributes whose probing by name in core means the engine guesses at a backend's interface.
+BACKEND_ATTRS = frozenset({
+    "solve", "solve_global", "solve_parity", "solve_parity_pair", "verified_minima", "solve_fractional_pair",
+    "solve_two_ratio", "solve_two_ratio_pair", "is_two_ratio", "solves_exactly", "check_program"})
+# (availability and capabilities are not counted: every kind of plugin may have them, and the registry's
+# listing reads them for all kinds alike)
+
+#: Receivers that hold a backend in the engine's code (any attribute probed on them counts).
+BACKEND_RECEIVER = re.compile(r"^(self\.)?(be|backend|main|lp|inner|routed|chosen|highs|solver)$")
+
+#: The built-in backend names: a condition on one in core is solver knowledge outside the backends.
+BACKEND_NAMES = frozenset({"scip", "highs", "gurobi", "ortools", "cvxpy", "auto"})
+
+#: A solver parameter string (SCIP's ``section/name``).
+SOLVER_PARAMETER = re.compile(r"^[a-z_]+(/[a-z_]+)+$")
+
+
+def _docstring_nodes(tree: ast.AST) -> set[int]:
+    """ids of the string constants that are docstrings (or bare string statements)."""
+    return {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
+            and isinstance(n.value.value, str)}
+
+
+def _is_backend_name(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and node.value in BACKEND_NAMES
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts) and all(_is_backend_name(e) for e in node.elts)
+    return False
+
+
+def solver_knowledge(core: Path) -> dict:
+    """Backend probes and backend names / solver parameter strings in the modules under ``core``.
+
+    Parameters
+    ----------
+    core : Path
+        The ``fairprobe/core`` folder.
+
+    Returns
+    -------
+    dict
+        ``probes`` and ``names``: lists of ``"path:line what"``.
+    """
+    probes: list[str] = []
+    names: list[str] = []
+    for path in sorted(core.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        where = path.relative_to(core.parent.parent)
+        docs = _docstring_nodes(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Name) and func.id in ("hasattr", "getattr") and len(node.args) >= 2:
+                    receiver, attr = ast.unparse(node.args[0]), node.args[1]
+                    named = isinstance(attr, ast.Constant) and attr.value in BACKEND_ATTRS
+                    if named or BACKEND_RECEIVER.match(receiver):
+                        probes.append(f"{where}:{node.lineno} {ast.unparse(node)[:70]}")
+                elif (isinstance(func, ast.Attribute) and func.attr == "signature"
+                      and ast.unparse(func.value) == "inspect"
+                      and not (node.args and ast.unparse(node.args[0]).endswith(".__init__"))):
+                    probes.append(f"{where}:{node.lineno} {ast.unparse(node)[:70]}")
+                elif ((isinstance(func, ast.Attribute) and func.attr in ("get", "get_backend"))
+                      or (isinstance(func, ast.Name) and func.id == "get_backend")):
+                    if any(_is_backend_name(a) for a in node.args):
+                        names.append(f"{where}:{node.lineno} {ast.unparse(node)[:70]}")
+            elif isinstance(node, ast.Compare):
+                if any(_is_backend_name(n) for n in [node.left, *node.comparators]):
+                    names.append(f"{where}:{node.lineno} {ast.unparse(node)[:70]}")
+            elif isinstance(node, ast.Assign) and _is_backend_name(node.value) and isinstance(node.value, ast.Tuple):
+                names.append(f"{where}:{node.lineno} {ast.unparse(node)[:70]}")
+            elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+                  and SOLVER_PARAMETER.match(node.value)):
+                names.append(f"{where}:{node.lineno} {node.value!r}")
+    return {"backend_probes": probes, "backend_names": names}
 
 
 def _public(name: str) -> bool:
@@ -208,6 +293,7 @@ def main() -> None:
     cpu, wall = time.process_time(), time.perf_counter()
     figures = scan(Path(args.src) / "fairprobe", args.max_lines, args.max_class_lines)
     figures.update(size_and_complexity(Path(args.src) / "fairprobe", args.max_module_lines, args.max_complexity))
+    figures.update(solver_knowledge(Path(args.src) / "fairprobe" / "core"))
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     if args.json:
         print(json.dumps({**figures, "cpu_s": cpu, "wall_s": wall}, indent=2))
@@ -227,6 +313,13 @@ def main() -> None:
     for cycle in figures["cycles"]:
         print(f"  {' <-> '.join(cycle)}")
     print_size_and_complexity(figures, args.max_module_lines, args.max_complexity)
+    print(f"hasattr/getattr/inspect probes of backend methods in core: {len(figures['backend_probes'])}")
+    for line in figures["backend_probes"]:
+        print(f"  {line}")
+    print(f"backend names as conditions or look-ups, and solver parameter strings, in core: "
+          f"{len(figures['backend_names'])}")
+    for line in figures["backend_names"]:
+        print(f"  {line}")
     print(f"private cross-module imports: {len(figures['private_imports'])}")
     for line in figures["private_imports"]:
         print(f"  {line}")

@@ -10,7 +10,7 @@ worst bound and the largest difference between the two runs' bounds (both certif
 is the solvers' gap tolerance, 1e-6 per side).
 
 ``--engine`` compares the bound engine's own SCIP parameters instead
-(``fairprobe.core.routing.ENGINE_SCIP_PARAMS``, the sub-NLP heuristic off for the engine's global
+(``fairprobe.backends.scip.PROFILES["engine"]``, the sub-NLP heuristic off for the engine's global
 solves) against none, ``DEFAULT_PARAMS`` as shipped in both runs.
 
 Run: ``python benchmarks/scip_defaults.py [--tables 10] [--biases a,b] [--metrics m,n] [--engine]``.
@@ -28,7 +28,6 @@ from causal_engine import METRICS, random_cells, table_for
 
 import fairprobe as fp
 import fairprobe.backends.scip as scip_backend
-import fairprobe.core.routing as routing
 from fairprobe.datasets import load_compas
 
 
@@ -73,7 +72,7 @@ def main() -> None:
     args = parser.parse_args()
     global TARGET
     if args.engine:
-        TARGET = routing.ENGINE_SCIP_PARAMS
+        TARGET = scip_backend.PROFILES["engine"]  # the profile the engine names for its global solves
     biases = args.biases.split(",") if args.biases else sorted(fp.get_registry().biases)
     ours = dict(TARGET)
     tables = [random_cells(seed) for seed in range(args.tables)] + [compas_cells()]

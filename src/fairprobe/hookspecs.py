@@ -123,16 +123,18 @@ def fairprobe_register_analyses() -> Sequence[type]:
 # -- choices ----------------------------------------------------------------------------------
 @hookspec(firstresult=True)
 def fairprobe_select_backend(
-    program: PolynomialProgram, available: Sequence[str]
+    program: PolynomialProgram, available: Sequence[str], requested: str | None = None
 ) -> str | None:
-    """Choose the backend for ``program`` when the user asked for ``backend="auto"``.
+    """Choose the backend that takes ``program``: the one router of fairprobe's programs.
 
-    Called for every program a ``backend="auto"`` solve meets (a bound solves several: LPs for
-    the ratio ranges, Charnes-Cooper LPs, polynomial programs), so the choice can follow the
-    program's structure and size. Stops at the first non-None result; the built-in
-    implementation runs last (:func:`fairprobe.backends.auto.choose_backend`: continuous linear
-    programs to OR-Tools, nonlinear and mixed-integer ones to Gurobi within its licence's limits,
-    the rest to SCIP).
+    Called for every program a ``backend="auto"`` solve meets, and for every program of a bound
+    (``fp.bound`` and the analyses built on it: single-ratio ranges, Charnes-Cooper LPs,
+    definedness checks, polynomial programs), so the choice can follow the program's structure
+    and size. Stops at the first non-None result; the built-in implementation runs last
+    (:func:`fairprobe.backends.auto.choose_backend`). When the chosen backend implements the
+    exact routes (:class:`fairprobe.backends.base.ExactBackend`), the engine offers it the
+    program's exact routes; a program such a backend declines is asked about again with that
+    backend left out of ``available``.
 
     :func:`fairprobe.get_backend` first calls the hook once with ``program=None``, leaving out the
     built-in implementation: a plugin that answers then fixes that backend for every program.
@@ -144,6 +146,11 @@ def fairprobe_select_backend(
         The program to solve, or None (see above).
     available : sequence of str
         Names of the registered backends that are usable here.
+    requested : str or None, optional
+        The backend the caller of a bound named (``"scip"``, ``"auto"``, a plugin's), which is
+        always in ``available`` and takes what no other backend is chosen for; None for
+        ``backend="auto"``'s own choices. A plugin that only means to choose for ``"auto"`` returns
+        None when ``requested`` is another name.
 
     Returns
     -------

@@ -89,12 +89,16 @@ def test_without_a_program_the_builtin_choice_is_scip() -> None:
 @pytest.mark.parametrize("make", [linear_program, linear_fractional_program], ids=["lp", "lfp"])
 def test_linear_programs_go_to_the_lp_solver(make) -> None:
     prog = make()
+    # one rule for a bound's LPs and auto's: HiGHS (verified), else OR-Tools, else SCIP's LP (not Gurobi)
+    assert choose_backend(prog, ["gurobi", "highs", "ortools", "scip"]) == "highs"
     assert choose_backend(prog, ["gurobi", "ortools", "scip"]) == "ortools"
-    assert choose_backend(prog, ["gurobi", "scip"]) == "scip"  # no OR-Tools: SCIP's LP, not Gurobi
-    skip_unless("ortools")
+    assert choose_backend(prog, ["gurobi", "scip"]) == "scip"
+    assert choose_backend(prog, ["gurobi", "highs", "scip"], requested="scip") == "highs"
+    assert choose_backend(prog, ["gurobi", "highs", "scip"], requested="gurobi") == "gurobi"
+    skip_unless("highs")
     res = fp.get_backend("auto").solve(prog)
-    assert res.extra["auto_choice"] == "ortools" and res.solver == "ortools"
-    assert res.message.startswith("auto chose ortools for a linear")
+    assert res.extra["auto_choice"] == "highs" and res.solver == "highs" and res.extra["verified"]
+    assert res.message.startswith("auto chose highs for a linear")
     expected = fp.get_backend("scip").solve(prog).objective_bound
     assert res.objective_bound == pytest.approx(expected, abs=1e-6)
 

@@ -10,27 +10,26 @@ import pytest
 
 import fairprobe as fp
 from fairprobe.backends.base import SolveOptions
-from fairprobe.core.bound import JOINT_GAP_SHARE, JOINT_SCIP_PARAMS, TIGHT_FEASTOL, _joint_options
-from fairprobe.core.registry import get_backend
+from fairprobe.backends.scip import JOINT_GAP_SHARE, PROFILES, TIGHT_FEASTOL, profiled
+from fairprobe.core.bound import _joint_options
 
 
 def test_scip_gets_bound_tightening_and_a_tenth_of_the_gap() -> None:
     options = SolveOptions(rel_gap=1e-6, abs_gap=1e-5, solver_options={"limits/nodes": 10})
-    joint = _joint_options(options, get_backend("scip"))
+    joint = profiled(_joint_options(options))
     assert joint.solver_options == {"limits/nodes": 10, "numerics/feastol": TIGHT_FEASTOL,
                                     "propagating/obbt/freq": 1}
     assert joint.rel_gap == pytest.approx(1e-6 * JOINT_GAP_SHARE)
     assert joint.abs_gap == pytest.approx(1e-5 * JOINT_GAP_SHARE)
-    assert JOINT_GAP_SHARE < 1
+    assert JOINT_GAP_SHARE < 1 and joint.profiles == ()
 
 
-def test_a_callers_own_scip_settings_stand_and_other_backends_are_untouched() -> None:
+def test_a_callers_own_scip_settings_stand_and_the_engine_names_no_parameters() -> None:
     mine = SolveOptions(solver_options={"propagating/obbt/freq": 0, "numerics/feastol": 1e-6})
-    joint = _joint_options(mine, get_backend("scip"))
-    assert joint.solver_options == {"propagating/obbt/freq": 0, "numerics/feastol": 1e-6}
-    highs = get_backend("highs")
-    assert _joint_options(mine, highs) is mine
-    assert set(JOINT_SCIP_PARAMS) == {"numerics/feastol", "propagating/obbt/freq"}
+    joint = _joint_options(mine)
+    assert joint.solver_options == mine.solver_options and joint.profiles == ("joint",)  # core: a name only
+    assert profiled(joint).solver_options == {"propagating/obbt/freq": 0, "numerics/feastol": 1e-6}
+    assert set(PROFILES["joint"]) == {"numerics/feastol", "propagating/obbt/freq"}
 
 
 def _cells(seed: int) -> pd.DataFrame:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import pandas as pd
 import pytest
 
 import fairprobe as fp
@@ -47,7 +46,7 @@ def test_fast_path_agrees_with_the_global_solver_on_every_program_kind() -> None
         # SCIP's bounds carry its 1e-6 feasibility tolerance; the verified ones are never looser
         assert fast.lower >= slow.lower - 1e-9 and fast.upper <= slow.upper + 1e-9
         if fast.kind in ("linear", "linear_fractional"):
-            assert any("solved by HiGHS with verified" in note for note in fast.notes)
+            assert any("solved by highs with verified" in note for note in fast.notes)
             # SCIP's bound is HiGHS's up to SCIP's own tolerance; the verified one is never inside it by more
             assert fast.lower <= slow.lower + 1e-9 and fast.upper >= slow.upper - 1e-9
 
@@ -58,22 +57,26 @@ def test_solver_options_keep_every_program_on_the_named_backend() -> None:
     assert not any("HiGHS" in note for note in res.notes)
 
 
-def test_a_direct_fast_path_passes_solver_options_unchanged() -> None:
-    """Only the engine's own fast path strips solver options before HiGHS (they are its SCIP tolerance);
-    one built directly hands the caller's options to whichever backend solves."""
-    from fairprobe.core.routing import LinearFastPath, with_lp_fast_path
+def test_a_router_passes_solver_options_unchanged_and_the_engine_adds_only_profile_names() -> None:
+    """The router hands the caller's options to whichever backend the hook chose; the engine's own settings
+    for its global solves are the profile name "engine", which SCIP maps and HiGHS ignores."""
+    from fairprobe.backends.base import SolveOptions
+    from fairprobe.core.routing import Router
 
     lp = fp.PolynomialProgram.from_text("maximize\n  x + y\nsubject to\n  x + 2*y <= 1.5\n"
                                         "bounds\n  0 <= x <= 1\n  0 <= y <= 1")
-    direct = LinearFastPath(fp.get_backend("scip"), fp.get_backend("highs"))
-    stopped = direct.solve(lp, fp.SolveOptions(solver_options={"simplex_iteration_limit": 0}))
-    assert stopped.termination is fp.Termination.LIMIT  # HiGHS read the option
-    with pytest.raises(fp.SolverError, match="limits/nodes"):
-        direct.solve(lp, fp.SolveOptions(solver_options={"limits/nodes": 1}))
-    engine = with_lp_fast_path(fp.get_backend("scip"), "scip", None)
-    assert engine.engine and not direct.engine
-    res = engine.solve(lp, fp.SolveOptions(solver_options={"numerics/feastol": 1e-7}))
+    router = Router("scip")
+    stopped = router.solve(lp, SolveOptions(solver_options={"simplex_iteration_limit": 0}))
+    assert stopped.termination is fp.Termination.LIMIT and stopped.solver == "highs"  # HiGHS read the option
+    res = router.solve(lp, SolveOptions(profiles=("engine", "joint")))  # unknown to HiGHS: ignored
     assert res.termination is fp.Termination.OPTIMAL and abs(res.objective_bound - 1.25) < 1e-9
+    assert res.extra["route"] == "LP" and router.lp_solves == 2
+    cubic = fp.PolynomialProgram.from_text("maximize\n  x*y*x\nsubject to\n  x + y <= 1\n"
+                                           "bounds\n  0 <= x <= 1\n  0 <= y <= 1")
+    glob = router.solve(cubic)  # declined by the exact search: the global solver, with the engine's profile
+    assert glob.solver == "scip" and router.main_solves == 1 and router.two_ratio_solves == 0
+    plain = Router("scip", exact=False)
+    assert plain.solve(lp).solver == "scip" and plain.lp_solves == 0
 
 
 def test_a_parity_search_stopped_by_the_budget_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,8 +90,8 @@ def test_a_parity_search_stopped_by_the_budget_says_so(monkeypatch: pytest.Monke
     table = fp.ObservedTable.from_frame(frame, A="race", Y="two_year_recid", P="pred")
     original = HighsBackend.solve_two_ratio
 
-    def out_of_time(self, program, options=None):
-        res = original(self, program, options)
+    def out_of_time(self, program, options=None, den_floors=None):
+        res = original(self, program, options, den_floors)
         # as if the budget ran out during the search (its bound stays valid)
         return None if res is None else res.with_updates(termination=fp.Termination.LIMIT, limit=Limit.TIME)
 
@@ -131,25 +134,3 @@ def test_an_lp_backend_that_only_solves_still_bounds(monkeypatch: pytest.MonkeyP
         res = fp.bound("proxy_label", metric, table, D=0.05)
         assert res.lower == pytest.approx(ref.lower, abs=1e-5) and res.upper == pytest.approx(ref.upper, abs=1e-5)
         assert res.status == "optimal"
-
-
-def test_an_lp_search_without_floors_still_takes_the_parity(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A plugin's replacement of the pair search written before ``den_floors`` existed (two arguments) is
-    called without them, and bounds as the built-in search does."""
-    from fairprobe.backends.highs import HighsBackend
-
-    cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
-                          "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
-    table = fp.ObservedTable.from_probabilities(cells)
-    expected = fp.bound("proxy_label", "fpr_parity", table, D=0.05)
-    original = HighsBackend.solve_two_ratio_pair
-    calls = []
-
-    def two_arguments(self, program, options=None):
-        calls.append(program.name)
-        return original(self, program, options)
-
-    monkeypatch.setattr(HighsBackend, "solve_two_ratio_pair", two_arguments)
-    res = fp.bound("proxy_label", "fpr_parity", table, D=0.05)
-    assert calls and "two-ratio" in res.max_result.message
-    assert (res.lower, res.upper) == pytest.approx((expected.lower, expected.upper), abs=1e-9)

@@ -9,11 +9,10 @@ polynomial programs), so one bound can use several backends.
 The built-in choice, :func:`choose_backend`, goes by the program's measured structure and size:
 
 * **linear** programs without integer variables (LPs, linear-fractional programs) go to
-  ``ortools``: GLOP for LPs, one exact Charnes-Cooper LP for a linear-fractional objective
-  (SCIP would branch on the bilinear epigraph instead). On the 224 LPs the bound driver builds
-  for the built-in biases on the eight-cell test table, GLOP through MathOpt took 0.47 ms per
-  solve against 0.88 ms for HiGHS through MathOpt, and the whole backend call about 1 ms
-  against 3 to 4 ms for SCIP. Without OR-Tools they go to SCIP.
+  ``highs`` (:data:`EXACT`): its LP bounds are verified with outward rounding and a
+  linear-fractional objective is one exact Charnes-Cooper LP (SCIP would branch on the bilinear
+  epigraph instead), in about 0.4 ms per LP of a bound against 3 to 4 ms for SCIP. Without
+  HiGHS they go to ``ortools`` (GLOP, 0.47 ms per solve through MathOpt, not verified), else SCIP.
 * **nonlinear** programs and **mixed-integer** ones go to ``gurobi`` when it is usable and its
   licence accepts the program as Gurobi receives it (reduced to degree 2;
   :func:`fairprobe.backends.gurobi.fits_licence`: the pip licence refuses quadratic programs
@@ -21,7 +20,8 @@ The built-in choice, :func:`choose_backend`, goes by the program's measured stru
   same bounds in 1.3 s against 7.2 s for SCIP, and the 30-row exact multiplicity example (MILPs)
   in 2.5 s against 3.6 s for SCIP and 8.0 s for HiGHS through MathOpt.
 
-A plugin overrides the choice by implementing the hook (it runs before the built-in one); a
+The same hook routes every program of a bound (``requested``: the backend the caller named; see
+:func:`choose_backend`). A plugin overrides the choice by implementing the hook (it runs before the built-in one); a
 backend that refuses the program it was given (a licence or capability error) is replaced by
 SCIP for that program, and the message says so.
 """
@@ -42,6 +42,12 @@ if TYPE_CHECKING:
     import pluggy
 
 __all__ = ["AutoBackend", "choose_backend", "describe_structure"]
+
+#: The backend whose exact routes take continuous programs first (verified LP bounds, the parity search).
+EXACT = "highs"
+
+#: Requested backends that get the exact routes in front of them: the global solvers a bound uses by default.
+EXACT_IN_FRONT_OF = ("scip", "auto")
 
 #: Backends that accept any program and certify global bounds, in order of preference when
 #: SCIP (a required dependency) is missing.
@@ -77,8 +83,9 @@ def describe_structure(program: PolynomialProgram) -> str:
             f"{len(program.constraints)} constraints")
 
 
-def choose_backend(program: PolynomialProgram | None, available: Sequence[str]) -> str | None:
-    """The built-in choice of backend for ``program`` among the usable ``available`` ones.
+def choose_backend(program: PolynomialProgram | None, available: Sequence[str],
+                   requested: str | None = None) -> str | None:
+    """The built-in choice of backend for ``program`` among the usable ``available`` ones: the one rule.
 
     Parameters
     ----------
@@ -86,26 +93,42 @@ def choose_backend(program: PolynomialProgram | None, available: Sequence[str]) 
         The program to solve; None asks for one backend for any program (SCIP).
     available : sequence of str
         Names of the usable backends.
+    requested : str or None, optional
+        The backend the caller of a bound named (the bound engine asks for each of its programs);
+        None for ``backend="auto"``'s own choices.
 
     Returns
     -------
     str or None
-        Continuous linear programs (LP, linear-fractional): ``"ortools"``; nonlinear and
-        mixed-integer ones: ``"gurobi"`` when its licence accepts the program; otherwise, and for
-        ``program=None``, ``"scip"``. None when nothing is available.
+        For a bound (``requested`` given): with ``"scip"`` or ``"auto"`` a continuous program goes to
+        :data:`EXACT` first (its LP route or, for a nonconvex one, its exact search; declined, it is
+        asked about again without it), everything else to ``requested``. For ``backend="auto"``:
+        continuous linear programs (LP, linear-fractional) to ``"highs"``, else ``"ortools"``;
+        nonlinear and mixed-integer ones to ``"gurobi"`` when its licence accepts the program;
+        otherwise, and for ``program=None``, ``"scip"``. None when nothing is available.
 
     Examples
     --------
     >>> import fairprobe as fp
     >>> lp = fp.PolynomialProgram.from_text("maximize\\n  x + y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1\\n")
-    >>> choose_backend(lp, ["ortools", "scip"]), choose_backend(lp, ["scip"])
-    ('ortools', 'scip')
+    >>> choose_backend(lp, ["highs", "ortools", "scip"]), choose_backend(lp, ["ortools", "scip"])
+    ('highs', 'ortools')
+    >>> choose_backend(lp, ["highs", "scip"], requested="scip"), choose_backend(lp, ["scip"], requested="scip")
+    ('highs', 'scip')
+    >>> choose_backend(lp, ["highs", "gurobi"], requested="gurobi")
+    'gurobi'
     """
     avail = set(available)
+    if requested is not None:
+        continuous = program is not None and not program.has_integers
+        if requested in EXACT_IN_FRONT_OF and continuous and EXACT in avail:
+            return EXACT
+        return requested
     if program is not None:
         if program.max_degree <= 1 and not program.has_integers:
-            if "ortools" in avail:
-                return "ortools"
+            for name in (EXACT, "ortools"):
+                if name in avail:
+                    return name
         elif "gurobi" in avail:
             from fairprobe.backends.gurobi import fits_licence
 
@@ -218,7 +241,8 @@ class AutoBackend(Backend):
         if self._pm is None:
             chosen = choose_backend(program, list(self._usable))
         else:
-            chosen = self._pm.hook.fairprobe_select_backend(program=program, available=list(self._usable))
+            chosen = self._pm.hook.fairprobe_select_backend(program=program, available=list(self._usable),
+                                                            requested=None)
         if chosen is None:
             raise BackendUnavailableError(
                 f"No fairprobe_select_backend plugin chose a backend for this program; usable backends here: "
@@ -337,6 +361,29 @@ class AutoBackend(Backend):
             message=f"auto chose {chosen} for a {describe_structure(program)} program{note}: {result.message}",
             extra=extra, wall_time=time.perf_counter() - start,
         )
+
+    def routed(self, result: SolveResult, route: str) -> SolveResult:
+        """``result`` of another backend's exact route, saying ``auto chose`` it (as :meth:`solve`'s own choices do).
+
+        Parameters
+        ----------
+        result : SolveResult
+        route : str
+
+        Returns
+        -------
+        SolveResult
+
+        Examples
+        --------
+        >>> from fairprobe.backends.base import SolveResult, Termination
+        >>> res = AutoBackend().routed(SolveResult(Termination.OPTIMAL, 1.0, solver="highs", message="ok"), "LP")
+        >>> res.message, res.extra["auto_choice"]
+        ('auto chose highs (LP, exact): ok', 'highs')
+        """
+        self.choices[result.solver] += 1
+        return result.with_updates(extra={**result.extra, "auto_choice": result.solver},
+                                   message=f"auto chose {result.solver} ({route}, exact): {result.message}")
 
     def __repr__(self) -> str:
         used = ", ".join(f"{n}: {k}" for n, k in sorted(self.choices.items())) or "nothing solved yet"

@@ -30,6 +30,7 @@ __all__ = [
     "Availability",
     "Backend",
     "Capabilities",
+    "ExactBackend",
     "Limit",
     "SolveOptions",
     "SolveResult",
@@ -243,6 +244,12 @@ class SolveOptions:
         minimisation, as soon as an incumbent is at most the limit or the dual bound is at least
         it (mirrored for a maximisation). The result then has ``termination`` LIMIT and a
         certified bound. Backends that cannot stop there solve to optimality (still correct).
+    profiles : tuple of str
+        Named settings profiles the caller asks for, in order (the bound engine's: ``"engine"`` for
+        its own global solves, ``"joint"`` for a joint program, ``"retry"`` for a side solved again
+        after a doubtful infeasibility). A backend maps the names it knows to its own parameters
+        (:data:`fairprobe.backends.scip.PROFILES`) and ignores the
+        others, so the engine never names a solver's parameters. ``solver_options`` override them.
 
     Examples
     --------
@@ -266,6 +273,7 @@ class SolveOptions:
     node_limit: int | None = None
     solver_options: Mapping[str, Any] = field(default_factory=dict)
     objective_limit: float | None = None
+    profiles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -669,5 +677,145 @@ class Backend(ABC):
     def _solve(self, program: PolynomialProgram, options: SolveOptions) -> SolveResult:
         """Solve a program already checked against the capabilities."""
 
+    def routed(self, result: SolveResult, route: str) -> SolveResult:
+        """``result``, which another backend's exact ``route`` gave for a program this backend was asked to solve.
+
+        The bound engine's router calls it on the backend the caller named, so that backend may say so in
+        the result (``auto`` does, as for its own choices). The default returns ``result`` unchanged.
+
+        Parameters
+        ----------
+        result : SolveResult
+            The exact route's result.
+        route : str
+            Its name, e.g. ``"LP"`` or ``"parity search"``.
+
+        Returns
+        -------
+        SolveResult
+
+        Examples
+        --------
+        >>> from fairprobe.backends.scip import ScipBackend
+        >>> res = SolveResult(Termination.OPTIMAL, 1.0, solver="highs")
+        >>> ScipBackend().routed(res, "LP") is res
+        True
+        """
+        return result
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name!r}>"
+
+
+class ExactBackend(Backend):
+    """The declared protocol of the bound engine's exact routes: a backend that implements it joins them.
+
+    The bound engine solves many small programs per bound. Before it hands one to a global
+    solver, it offers it to the exact routes of the backend the ``fairprobe_select_backend`` hook
+    chose for it, when that backend is an :class:`ExactBackend` (``isinstance``, never a probe
+    for methods). HiGHS (:class:`~fairprobe.backends.highs.HighsBackend`) implements it. The
+    contract, checked by :func:`fairprobe.testing.check_backend_contract` for every backend that
+    subclasses this one:
+
+    * :meth:`solve` solves continuous linear and linear-fractional programs with an outer bound
+      that floating-point error cannot move inwards (verified, outward-rounded).
+    * Each route either returns results in the sense of the program it was given, whose
+      ``objective_bound`` is a valid outer bound, or None: "not taken" (another shape, or a search
+      that could not close), after which the engine sends the program to a global solver. A route
+      never raises for a program it does not take.
+    * :meth:`solves_exactly` is True for the programs :meth:`solve_parity` takes.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.highs import HighsBackend
+    >>> isinstance(HighsBackend(), ExactBackend), sorted(ExactBackend.__abstractmethods__)[:3]
+    (True, ['_solve', 'availability', 'solve_fractional_pair'])
+    """
+
+    @abstractmethod
+    def solves_exactly(self, program: PolynomialProgram) -> bool:
+        """Whether this backend solves ``program`` whole, in milliseconds: an LP, or a program :meth:`solve_parity`
+        takes (a parity of two rates over a polytope).
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            Any program.
+
+        Returns
+        -------
+        bool
+        """
+
+    @abstractmethod
+    def solve_parity(self, program: PolynomialProgram, options: SolveOptions | None = None,
+                     den_floors: Mapping | None = None) -> SolveResult | None:
+        """One side (``program.sense``) of a nonconvex program by an exact search, or None when not taken.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            Any program (a parity of two rates ``c_a r_a + c_b r_b`` over ratio definitions and linear
+            rows is what HiGHS takes).
+        options : SolveOptions, optional
+        den_floors : mapping, optional
+            Verified lower bounds of linear polynomials over ``program``'s models (rounding included),
+            keyed by ``frozenset(poly.items())``: a search may use them for denominators instead of an LP.
+
+        Returns
+        -------
+        SolveResult or None
+        """
+
+    @abstractmethod
+    def solve_parity_pair(self, program: PolynomialProgram, options: SolveOptions | None = None,
+                          den_floors: Mapping | None = None) -> tuple[SolveResult, SolveResult] | None:
+        """The min and the max of :meth:`solve_parity`, sharing their work, or None when not taken.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+        options : SolveOptions, optional
+        den_floors : mapping, optional
+            As for :meth:`solve_parity`.
+
+        Returns
+        -------
+        (SolveResult, SolveResult) or None
+        """
+
+    @abstractmethod
+    def verified_minima(self, program: PolynomialProgram, objectives: list[dict],
+                        options: SolveOptions | None = None) -> list[float | None] | None:
+        """Verified lower bounds on the minima of linear objectives over ``program``'s rows and box.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+            A continuous program with linear rows (its objective is ignored).
+        objectives : list of dict
+            Linear polynomials over its variables.
+        options : SolveOptions, optional
+
+        Returns
+        -------
+        list of float or None, or None
+            Per objective a bound at most its true minimum (None where no optimum was found); None when
+            the route does not take the program.
+        """
+
+    @abstractmethod
+    def solve_fractional_pair(self, program: PolynomialProgram,
+                              options: SolveOptions | None = None) -> tuple[SolveResult, SolveResult] | None:
+        """The min and the max of a continuous linear-fractional program, or None when not taken.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+        options : SolveOptions, optional
+
+        Returns
+        -------
+        (SolveResult, SolveResult) or None
+            As :meth:`solve` gives for ``program.with_sense("min")`` and ``("max")``.
+        """

@@ -32,8 +32,8 @@ import numpy as np
 
 from fairprobe.backends.base import (
     Availability,
-    Backend,
     Capabilities,
+    ExactBackend,
     Limit,
     SolveOptions,
     SolveResult,
@@ -77,8 +77,12 @@ def _floors(form: Any, den_floors: Mapping | None) -> dict:
     return shared
 
 
-class HighsBackend(Backend):
+class HighsBackend(ExactBackend):
     """HiGHS through highspy: verified LP bounds, exact linear-fractional programs, MILPs.
+
+    It implements the engine's exact routes (:class:`~fairprobe.backends.base.ExactBackend`):
+    :meth:`solve_parity` and :meth:`solve_parity_pair` are the parametric search of
+    :mod:`fairprobe.backends.two_ratio` (:meth:`solve_two_ratio`, :meth:`solve_two_ratio_pair`).
 
     Examples
     --------
@@ -165,7 +169,7 @@ class HighsBackend(Backend):
                                    wall_time=time.perf_counter() - start)
 
     def verified_minima(self, program: PolynomialProgram, objectives: list[dict],
-                        options: SolveOptions | None = None) -> list[float | None]:
+                        options: SolveOptions | None = None) -> list[float | None] | None:
         """Verified lower bounds on the minimum of each linear objective over ``program``'s rows and box.
 
         The rows are read once for all objectives (a bound's definedness checks ask for one minimum
@@ -184,6 +188,7 @@ class HighsBackend(Backend):
         list of float or None
             Per objective, a bound at most its true minimum (rounding included), or None when HiGHS
             found no optimum (infeasible rows, a limit): the caller then solves that one its usual way.
+            None for a program with integer variables or nonlinear rows (not taken).
 
         Examples
         --------
@@ -193,6 +198,8 @@ class HighsBackend(Backend):
         >>> [round(v, 12) for v in fp.get_backend("highs").verified_minima(prog, [{(0,): 1.0, (1,): 1.0}])]
         [0.5]
         """
+        if program.has_integers or program.max_degree > 1:  # not an LP's rows: not taken
+            return None
         options = options if options is not None else SolveOptions()
         deadline = None if options.time_limit is None else time.perf_counter() + float(options.time_limit)
         rows = linear_arrays(program, objective={})
@@ -215,6 +222,79 @@ class HighsBackend(Backend):
             if warm is not None:
                 warm.close()
         return out
+
+    # -- the exact routes (ExactBackend) ----------------------------------------------------------
+    def solves_exactly(self, program: PolynomialProgram) -> bool:
+        """Whether HiGHS solves ``program`` whole: a continuous LP, or a parity of two rates (:meth:`is_two_ratio`).
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> lp = fp.PolynomialProgram.from_text("maximize\\n  x\\nbounds\\n  0 <= x <= 1")
+        >>> fp.get_backend("highs").solves_exactly(lp)
+        True
+        """
+        if program.has_integers:
+            return False
+        return program.max_degree <= 1 or self.is_two_ratio(program)
+
+    def solve_parity(self, program: PolynomialProgram, options: SolveOptions | None = None,
+                     den_floors: Mapping | None = None) -> SolveResult | None:
+        """:meth:`solve_two_ratio` (the protocol's name); None for integer programs.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+        options : SolveOptions, optional
+        den_floors : mapping, optional
+
+        Returns
+        -------
+        SolveResult or None
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> bilinear = fp.PolynomialProgram.from_text("maximize\\n  x*y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
+        >>> fp.get_backend("highs").solve_parity(bilinear) is None
+        True
+        """
+        if program.has_integers:
+            return None
+        return self.solve_two_ratio(program, options, den_floors)
+
+    def solve_parity_pair(self, program: PolynomialProgram, options: SolveOptions | None = None,
+                          den_floors: Mapping | None = None) -> tuple[SolveResult, SolveResult] | None:
+        """:meth:`solve_two_ratio_pair` (the protocol's name); None for integer programs.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+        options : SolveOptions, optional
+        den_floors : mapping, optional
+
+        Returns
+        -------
+        (SolveResult, SolveResult) or None
+
+        Examples
+        --------
+        >>> import fairprobe as fp
+        >>> fp.get_backend("highs").solve_parity_pair(fp.PolynomialProgram.from_text("maximize\\n  x\\nbounds\\n"
+        ...                                                                            "  0 <= x <= 1")) is None
+        True
+        """
+        if program.has_integers:
+            return None
+        return self.solve_two_ratio_pair(program, options, den_floors)
 
     @staticmethod
     def is_two_ratio(program: PolynomialProgram) -> bool:
@@ -405,7 +485,7 @@ class HighsBackend(Backend):
 
     # -- linear-fractional ----------------------------------------------------------------------
     def solve_fractional_pair(self, program: PolynomialProgram,
-                              options: SolveOptions | None = None) -> tuple[SolveResult, SolveResult]:
+                              options: SolveOptions | None = None) -> tuple[SolveResult, SolveResult] | None:
         """The min and the max of a linear-fractional program, its denominator checked once for both.
 
         Parameters
@@ -416,8 +496,9 @@ class HighsBackend(Backend):
 
         Returns
         -------
-        (SolveResult, SolveResult)
-            As :meth:`solve` gives for ``program.with_sense("min")`` and ``("max")``.
+        (SolveResult, SolveResult) or None
+            As :meth:`solve` gives for ``program.with_sense("min")`` and ``("max")``; None when the
+            program is not a continuous linear-fractional one.
 
         Examples
         --------
@@ -428,6 +509,8 @@ class HighsBackend(Backend):
         >>> round(lo.objective_bound, 9), round(hi.objective_bound, 9)
         (0.5, 2.0)
         """
+        if not program.is_fractional or program.has_integers or program.max_degree > 1:
+            return None  # not a continuous linear-fractional program: not taken
         options = options if options is not None else SolveOptions()
         self.check_program(program)
         start = time.perf_counter()

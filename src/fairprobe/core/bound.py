@@ -60,7 +60,7 @@ from fairprobe.core.inputs import (  # noqa: F401  (some re-exported: they lived
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options
 from fairprobe.core.parametric import ParametricProgram, affine_in_parameters
 from fairprobe.core.rebind import Resampler
-from fairprobe.core.registry import get_backend, registered
+from fairprobe.core.registry import get_backend
 from fairprobe.core.repair import (
     REPAIRED_TOLERANCE,
     model_violation,
@@ -70,7 +70,7 @@ from fairprobe.core.repair import (
     repair_point,
 )
 from fairprobe.core.results import BoundResult, ObservedValue, PointOutcome, few_units_line
-from fairprobe.core.routing import LinearFastPath, with_lp_fast_path
+from fairprobe.core.routing import Router, exact_lp_backend, route_label
 from fairprobe.core.small_groups import few_units, units_behind_rates
 from fairprobe.core.table import ObservedTable
 from fairprobe.core.validate import sensitivity_values, sweep_grid
@@ -103,8 +103,7 @@ def _solve_one(prog: PolynomialProgram, backend_name: str, options: SolveOptions
 def _solve_pair(prog: PolynomialProgram, backend: Any, options: SolveOptions,
                 n_jobs: int = 1) -> tuple[SolveResult, SolveResult]:
     """Solve the min and max programs, in two worker processes when ``n_jobs >= 2``."""
-    inner = backend.backend if isinstance(backend, TimeBudget) else backend
-    if n_jobs >= 2 and not (isinstance(inner, LinearFastPath) and inner.solves_exactly(prog)):
+    if n_jobs >= 2 and not (isinstance(backend, TimeBudget) and backend.solves_exactly(prog)):
         from joblib import Parallel, delayed
 
         options = backend.limit(options) if isinstance(backend, TimeBudget) else options  # the call's budget
@@ -116,8 +115,8 @@ def _solve_pair(prog: PolynomialProgram, backend: Any, options: SolveOptions,
         return lo, hi
     # Processes, not threads: two SCIP instances optimising concurrently in one process (with
     # pyscipopt's optimizeNogil) crashed in testing.
-    if prog.is_fractional and (pair := getattr(backend, "solve_fractional_pair", None)) is not None:
-        both = pair(prog, options)  # HiGHS: the denominator's check once for both sides
+    if prog.is_fractional and isinstance(backend, TimeBudget):
+        both = backend.solve_fractional_pair(prog, options)  # an exact backend: the denominator's check once
         if both is not None:
             return both
     if isinstance(backend, TimeBudget):  # the lower side may use half of what is left, the upper the rest
@@ -208,7 +207,7 @@ def tighten_ratio_bounds(compiled: CompiledProgram, backend: Any, options: Solve
             continue
         lfp = base.copy()
         lfp.objective, lfp.objective_denominator = num, den
-        lp = lfp if _fast_path(backend) else charnes_cooper(lfp)  # HiGHS verifies the ratio in its own variables
+        lp = lfp if _fast_path(backend, lfp) else charnes_cooper(lfp)  # HiGHS verifies the ratio in its own variables
         lo = backend.solve(lp.with_sense("min"), options)
         hi = backend.solve(lp.with_sense("max"), options)
         if lo.termination is Termination.INFEASIBLE or hi.termination is Termination.INFEASIBLE:
@@ -375,9 +374,9 @@ def _model_point(compiled: CompiledProgram, point: dict[str, float], res: SolveR
     prog = compiled.program
     viol = prog.max_violation(point)
     if viol > REPAIRED_TOLERANCE and compiled.ratios:
-        highs = registered("backends").get("highs")
-        if highs is not None and highs.availability():
-            fixed = repair_point(prog, compiled.ratios, point, highs())
+        highs = exact_lp_backend()
+        if highs is not None:
+            fixed = repair_point(prog, compiled.ratios, point, highs)
             if fixed is None or abs(prog.objective_value(fixed) - prog.objective_value(point)) > LOOSE_GAP:
                 # the rates moved in the projection (a denominator near its floor): hold all but one
                 # rate and optimise that one exactly; keep the model nearer the solver's value
@@ -462,7 +461,7 @@ def _check_defined(compiled: CompiledProgram, be: Any, options: SolveOptions, la
             checked[cond.event] = False
     todo = [c for c in todo if c.observed is None]
     # the usual case, positive in every admitted model: one verified LP each over rows read once
-    found = be.verified_minima(base, [dict(c.poly) for c in todo], options) if todo and _fast_path(be) else None
+    found = be.verified_minima(base, [dict(c.poly) for c in todo], options) if todo and _fast_path(be, base) else None
     if found is not None:
         for cond, low in zip(todo, found, strict=True):
             if low is not None and low >= RATIO_EPSILON:
@@ -543,22 +542,13 @@ def _unless_contradicted(compiled: CompiledProgram, lo: SolveResult, hi: SolveRe
         evidence = _admitted_model(compiled, be, options)
     if evidence is None:
         return lo, hi  # nothing refutes the claim
-    attempts = [options]
-    if getattr(be, "name", "") == "scip":  # SCIP's own settings where the engine's differ, then no presolve,
-        # then a tight tolerance (COMPAS, missed positives without the edge: infeasible in both senses
-        # with the sub-NLP heuristic off, solved with SCIP's defaults)
-        own = {"heuristics/subnlp/freq": 1}
-        no_presolve = {**own, "presolving/maxrounds": 0}
-        attempts = [dataclasses.replace(options, solver_options={**options.solver_options, **extra})
-                    for extra in (own, no_presolve, {**no_presolve, "numerics/feastol": TIGHT_FEASTOL})]
-    solve = be.solve_global if hasattr(be, "solve_global") else be.solve
+    # the backend's "retry" profile: its own ladder of settings until a solve is not infeasible (SCIP's)
+    retry = dataclasses.replace(options, profiles=(*options.profiles, "retry"))
+    solve = be.solve_global if isinstance(be, TimeBudget) else be.solve
     for sense, res in sides.items():
         if res.termination is not Termination.INFEASIBLE:
             continue
-        for attempt in attempts:
-            again = solve(prog.with_sense(sense), attempt)
-            if again.termination is not Termination.INFEASIBLE:
-                break
+        again = solve(prog.with_sense(sense), retry)
         if again.termination is Termination.INFEASIBLE:
             again = dataclasses.replace(again, termination=Termination.NUMERICAL_ERROR, incumbent=None,
                                         incumbent_objective=None,
@@ -578,7 +568,7 @@ def _admitted_model(compiled: CompiledProgram, be: Any, options: SolveOptions) -
     base = prog.copy()
     base.constraints = [c for c in prog.constraints if c.name not in compiled.query_rows]
     base.objective, base.objective_denominator = {}, None
-    res = (be.solve_global if hasattr(be, "solve_global") else be.solve)(base.with_sense("min"), options)
+    res = (be.solve_global if isinstance(be, TimeBudget) else be.solve)(base.with_sense("min"), options)
     if res.incumbent is None:
         return None
     point = dict(res.incumbent)
@@ -607,11 +597,9 @@ def _parity_pair(compiled: CompiledProgram, be: Any, options: SolveOptions,
     solves that tighten the global solver's relaxation are skipped; a program the search does not
     take (or cannot close) goes the global solver's way, ranges first.
     """
-    if not _fast_path(be) or compiled.program.max_degree != 2:
+    if not _fast_path(be, compiled.program) or compiled.program.max_degree != 2:
         return None
-    solve = getattr(be, "solve_parity_pair", None)
-    if solve is None:
-        return None
+    solve = be.solve_parity_pair
     # the definedness check's verified minima of P(F) bound the search's denominators from below: two
     # LPs fewer (over a superset of the search's polytope, so a valid floor)
     return solve(compiled.program, options, den_floors=minima) if minima else solve(compiled.program, options)
@@ -657,8 +645,9 @@ def _solve_sense(compiled: CompiledProgram, prepared: tuple[PolynomialProgram, R
     return res.objective_bound, _achieved(compiled, res, lp), res
 
 
-def _fast_path(be: Any) -> bool:
-    return isinstance(be.backend if isinstance(be, TimeBudget) else be, LinearFastPath)
+def _fast_path(be: Any, program: PolynomialProgram) -> bool:
+    """Whether the router sends ``program`` to a backend with exact routes (an :class:`ExactBackend`)."""
+    return isinstance(be, TimeBudget) and be.exact(program)
 
 
 def _fractional(compiled: CompiledProgram, be: Any) -> tuple[PolynomialProgram, PolynomialProgram | None]:
@@ -667,7 +656,7 @@ def _fractional(compiled: CompiledProgram, be: Any) -> tuple[PolynomialProgram, 
     On the LP fast path HiGHS takes the ratio itself (Charnes-Cooper inside, its bound verified in
     the model's own variables); any other backend gets the Charnes-Cooper LP.
     """
-    if _fast_path(be):
+    if _fast_path(be, compiled.program):
         return compiled.program, None
     lp = _lf_to_lp(compiled)
     return lp, lp
@@ -684,7 +673,8 @@ def _prepared(compiled: CompiledProgram, be: Any,
 
 def _parity_searchable(compiled: CompiledProgram, be: Any) -> bool:
     """Whether the fast path's exact search may take ``compiled`` as it is (a nonconvex ratio program)."""
-    return _fast_path(be) and compiled.kind != "linear_fractional" and compiled.program.max_degree == 2
+    program = compiled.program
+    return compiled.kind != "linear_fractional" and program.max_degree == 2 and _fast_path(be, program)
 
 
 def _parity_side(compiled: CompiledProgram, be: Any, options: SolveOptions, label: str, sense: str,
@@ -777,45 +767,11 @@ def _joint_achieved(joint: CompiledProgram, res: SolveResult) -> float | None:
     return max(abs(v) for v in joint.term_values(point))
 
 
-#: SCIP's feasibility tolerance for the joint programs (its default is 1e-6): a 1e-6 row slack is more
-#: than 1e-5 in a small group's rate, where the solver's optimum was then no model (it was solved a
-#: second time at this tolerance, at about the same cost). Not lower: SCIP then asks SoPlex for LP
-#: tolerances below 1e-10, which it refuses (printing so) without GMP, and a bilinear program can take
-#: a hundred times longer.
-TIGHT_FEASTOL = 1e-7
-
-#: SCIP settings of a joint program's solve (see :func:`_joint_options`).
-JOINT_SCIP_PARAMS: dict[str, Any] = {"numerics/feastol": TIGHT_FEASTOL, "propagating/obbt/freq": 1}
-
-#: A joint program's gap, as a share of the caller's (see :func:`_joint_options`).
-JOINT_GAP_SHARE = 0.1
-
-
-def _joint_options(options: SolveOptions, be: Any) -> SolveOptions:
-    """``options`` for a joint program's global solve on SCIP: :data:`JOINT_SCIP_PARAMS`, gap a tenth.
-
-    The feasibility tolerance: it used to be tightened only where a group held under a tenth of the
-    data; other programs were solved a second time, at this tolerance, when the first solve's model
-    fell short of its bound. On the window programs of equalised odds (11 biases x 20 random
-    two-group tables) solving at 1e-7 from the start costs 5 % more at the median and cut the worst
-    bound from 223 to 132 ms, as no program is solved twice.
-
-    Bound tightening at every node: SCIP finds the optimum of a window program at its root and
-    spends the rest of the tree proving it, branching on window ends and denominators whose boxes
-    stay wide. Tightening them by LP (optimisation-based bound tightening) at every node instead of
-    the root only took the same 220 programs from 407 nodes to 25 on the hardest, and from 4.6 s to
-    3.3 s of SCIP time in all (the slowest from 107 to 60 ms). Those trees stop at the gap sooner, so
-    the gap is asked a tenth of the caller's, at the same cost. The lower bounds then move within
-    SCIP's feasibility tolerance, either way: by at most 5e-7 on those 220 programs and 2.5e-6 on
-    COMPAS's six races (all pairs), each below the value of a model verified to 1e-9 as before. A
-    caller's own SCIP settings stand.
-    """
-    if getattr(be, "name", "") != "scip":
-        return options
-    params = {k: v for k, v in JOINT_SCIP_PARAMS.items() if k not in options.solver_options}
-    return dataclasses.replace(options, rel_gap=options.rel_gap * JOINT_GAP_SHARE,
-                               abs_gap=options.abs_gap * JOINT_GAP_SHARE,
-                               solver_options={**options.solver_options, **params})
+def _joint_options(options: SolveOptions) -> SolveOptions:
+    """``options`` for a joint program's global solve: the ``"joint"`` profile, which a backend maps to its own
+    settings (SCIP: a tight feasibility tolerance, bound tightening at every node, a tenth of the gap;
+    :data:`fairprobe.backends.scip.PROFILES`); a caller's own solver options stand."""
+    return dataclasses.replace(options, profiles=(*options.profiles, "joint"))
 
 
 def _windows_value(joint: CompiledProgram, model: Mapping[str, float]) -> float:
@@ -841,17 +797,17 @@ def _window_value_at_model(joint: CompiledProgram, point: dict[str, float], res:
     """
     if not joint.windows:
         return None
-    highs = registered("backends").get("highs")
-    if highs is None or not highs.availability():
+    highs = exact_lp_backend()
+    if highs is None:
         return None
     value, model = math.inf, None
-    projected = project_to_model(joint.program, joint.query_rows, point, highs())
+    projected = project_to_model(joint.program, joint.query_rows, point, highs)
     if projected is not None:
         value, model = _windows_value(joint, projected), projected
     if not value <= res.objective_bound + LOOSE_GAP:
         # the nearest model lost more than 1e-5: look for one inside the solver's windows, widened
         # as little as a model needs (an LP per width)
-        inside = polish_windows(joint.program, joint.query_rows, joint.windows, point, highs(), RATIO_EPSILON)
+        inside = polish_windows(joint.program, joint.query_rows, joint.windows, point, highs, RATIO_EPSILON)
         polished = _windows_value(joint, inside) if inside is not None else math.inf
         if polished < value:
             value, model = polished, inside
@@ -1555,8 +1511,8 @@ class BoundProblem:
         start = time.perf_counter()
         params = self.parameter_values(dict(params))
         # one deadline for every solve of the call; its LPs on HiGHS with verified bounds (core.routing)
-        chosen = get_backend(backend)
-        be = TimeBudget(with_lp_fast_path(chosen, backend, solver_options) if lp_fast_path else chosen, time_limit)
+        # solver options name one solver's parameters: that backend then takes every program
+        be = TimeBudget(Router(backend, exact=lp_fast_path and not solver_options), time_limit, routed=True)
         options = SolveOptions(rel_gap=gap, abs_gap=gap, solver_options=dict(solver_options or {}))
         with reporting_progress(f"bounding {self.metric.label}", be, disable=not progress):
             result = self._solve(params, be, options, start, n_jobs)
@@ -1565,11 +1521,13 @@ class BoundProblem:
                                 "certified but may be wider than the sharp interval (raise time_limit, or "
                                 "time_limit=None for no limit)")
         result.time_limit = time_limit
-        routed = be.backend
-        if isinstance(routed, LinearFastPath) and routed.lp_solves:
+        routed = be.router
+        if routed is not None and routed.lp_solves:
+            exact = sorted({k.split(" (")[0] for k in routed.answered if " (" in k})
             others = f"; {routed.main_solves} by {backend}" if routed.main_solves else ""
-            result.notes.append(f"{routed.lp_solves} linear program(s) solved by HiGHS with verified (outward-rounded) "
-                                f"bounds{others}")
+            result.notes.append(f"{routed.lp_solves} linear program(s) solved by {', '.join(exact)} with verified "
+                                f"(outward-rounded) bounds{others}")
+        result.details["answered_by"] = {"min": route_label(result.min_result), "max": route_label(result.max_result)}
         violations = [r.extra.get("achieved_violation", r.extra.get("max_violation"))
                       for r in (result.min_result, result.max_result)
                       if r is not None and r.extra.get("achieved_violation", r.extra.get("max_violation")) is not None]
@@ -1719,7 +1677,8 @@ class BoundProblem:
                 # on the fast path the exact search takes the pair read off the joint program (compiled
                 # with every rate); a global solver gets the pair compiled on its own (merged for it)
                 family = self.metric.families[key[0]]
-                compiled = _read_off_pair(joint, family[key[1]], family[key[2]]) if _fast_path(be) else None
+                searching = _fast_path(be, joint.program)
+                compiled = _read_off_pair(joint, family[key[1]], family[key[2]]) if searching else None
                 if compiled is None:
                     compiled = self._compiled_pair(key, params, be, options, checked)
                 else:  # (its events are the rates', checked above: this finds them checked)
@@ -1750,7 +1709,7 @@ class BoundProblem:
         separate = max(max(0.0, max(s.lower for s in family) - min(s.upper for s in family)) for family in ranges)
         program = _bound_windows(tighten_ratio_bounds(joint, be, options), ranges, separate, upper)
         joint_red = _reduction(program, be, options)
-        joint_options = _joint_options(options, be)
+        joint_options = _joint_options(options)
         lo_res = _solve_reduced(program, be, joint_options, "min", joint_red)
         _check_results([lo_res], label, joint, None, be, joint_options)
         low_ach = _joint_achieved(joint, lo_res)
@@ -1801,7 +1760,7 @@ class BoundProblem:
         separate = max(max(0.0, s.lower, -s.upper) for s in sides)
         program = tighten_ratio_bounds(joint, be, options)
         red = _reduction(program, be, options)
-        joint_options = _joint_options(options, be)
+        joint_options = _joint_options(options)
         lo = _solve_reduced(program, be, joint_options, "min", red)
         _check_results([lo], self.metric.label, joint, None, be, joint_options)
         low_ach = _joint_achieved(joint, lo)

@@ -61,6 +61,9 @@ class TimeBudget:
         The backend that solves.
     seconds : float or None
         The budget, from now; None for no limit (each solve keeps the caller's own limit).
+    routed : bool, optional
+        ``backend`` is the engine's :class:`~fairprobe.core.routing.Router`: the exact routes go through it.
+        Default False: a plain backend, whose exact-route calls return None.
 
     Attributes
     ----------
@@ -70,20 +73,42 @@ class TimeBudget:
         Whether a solve was cut short by the budget (its limit was what was left).
     """
 
-    def __init__(self, backend: Any, seconds: float | None) -> None:
+    def __init__(self, backend: Any, seconds: float | None, *, routed: bool = False) -> None:
         self.backend = backend
+        # the exact routes exist only behind the router (a plain backend has none: those calls return None)
+        self.router = backend if routed else None
+        self.name = backend.name if backend is not None else ""
         self.seconds = seconds
         self.start = time.perf_counter()
         self.deadline = None if seconds is None else self.start + float(seconds)
         self.solves = 0
         self.stopped_early = False
 
-    def __getattr__(self, name: str) -> Any:
-        # only real attributes of the backend (name, capabilities, check_program); never dunders,
-        # so pickling and copying see a plain object
-        if name.startswith("__") or name == "backend":
-            raise AttributeError(name)
-        return getattr(self.backend, name)
+    def solves_exactly(self, program: Any) -> bool:
+        """Whether an exact backend solves ``program`` whole behind the router (False without one).
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+
+        Returns
+        -------
+        bool
+        """
+        return self.router is not None and self.router.solves_exactly(program)
+
+    def exact(self, program: Any) -> bool:
+        """Whether the router sends ``program`` to a backend with exact routes (False without a router).
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+
+        Returns
+        -------
+        bool
+        """
+        return self.router is not None and self.router.exact_backend(program) is not None
 
     @contextlib.contextmanager
     def excluding(self):
@@ -176,7 +201,7 @@ class TimeBudget:
         -------
         SolveResult
         """
-        return self._one(getattr(self.backend, "solve_global", self.backend.solve), program, options)
+        return self._one(self.router.solve_global if self.router is not None else self.backend.solve, program, options)
 
     def solve_parity(self, program: Any, options: Any = None, den_floors: Any = None) -> Any:
         """One side of a parity of two rates by the backend's exact search, within the budget.
@@ -195,11 +220,9 @@ class TimeBudget:
         SolveResult or None
             None when the backend has no such search or it does not take the program.
         """
-        search = getattr(self.backend, "solve_parity", None)
-        if search is None:
+        if self.router is None:
             return None
-        if den_floors:
-            search = functools.partial(search, den_floors=den_floors)
+        search = functools.partial(self.router.solve_parity, den_floors=den_floors or None)
         return self._one(search, program, options)
 
     def verified_minima(self, program: Any, objectives: list, options: Any = None) -> list | None:
@@ -219,8 +242,9 @@ class TimeBudget:
         list or None
             As the backend's ``verified_minima``; None when it has none.
         """
-        minima = getattr(self.backend, "verified_minima", None)
-        found = None if minima is None else minima(program, objectives, self.limit(options or SolveOptions()))
+        router = self.router
+        found = None if router is None else router.verified_minima(program, objectives,
+                                                                  self.limit(options or SolveOptions()))
         if found is not None:
             self.solves += len(objectives)
         return found
@@ -230,7 +254,7 @@ class TimeBudget:
         if self.left() == 0.0 and program.n_variables > SKIP_ABOVE_VARIABLES:
             self.stopped_early = True
             return SolveResult(Termination.LIMIT, -math.inf if program.sense == "min" else math.inf,
-                               limit=Limit.TIME, solver=getattr(self.backend, "name", ""), sense=program.sense,
+                               limit=Limit.TIME, solver=self.name, sense=program.sense,
                                message="not solved: the call's time budget was spent (trivial certified bound)")
         limited = self.limit(options or SolveOptions(), share)
         result = solve(program, limited)
@@ -240,7 +264,7 @@ class TimeBudget:
         if result.limit is Limit.INTERRUPTED:
             # Ctrl-C that the solver caught (SCIP does): stop the whole call, as Ctrl-C does anywhere
             # else, instead of returning a looser bound that reads as if a clock had stopped it
-            raise KeyboardInterrupt(f"the {getattr(self.backend, 'name', 'solver')} solve was interrupted")
+            raise KeyboardInterrupt(f"the {self.name or 'solver'} solve was interrupted")
         if result.termination is Termination.LIMIT and limited is not options:
             self.stopped_early = True
         return result
@@ -262,7 +286,10 @@ class TimeBudget:
         (SolveResult, SolveResult) or None
             None when the backend has no such search or it does not take the program.
         """
-        return self._pair("solve_parity_pair", program, options, den_floors=den_floors)
+        if self.router is None:
+            return None
+        return self._pair(functools.partial(self.router.solve_parity_pair, den_floors=den_floors or None), program,
+                          options)
 
     def solve_fractional_pair(self, program: Any, options: Any = None) -> tuple[Any, Any] | None:
         """Both sides of a linear-fractional program by the backend's LP route, within the budget.
@@ -279,15 +306,13 @@ class TimeBudget:
         (SolveResult, SolveResult) or None
             None when the backend solves one side at a time.
         """
-        return self._pair("solve_fractional_pair", program, options)
-
-    def _pair(self, method: str, program: Any, options: Any, **extra: Any) -> tuple[Any, Any] | None:
-        pair = getattr(self.backend, method, None)
-        if pair is None:
+        if self.router is None:
             return None
+        return self._pair(self.router.solve_fractional_pair, program, options)
+
+    def _pair(self, pair: Any, program: Any, options: Any) -> tuple[Any, Any] | None:
         limited = self.limit(options or SolveOptions())
-        given = {k: v for k, v in extra.items() if v is not None}
-        results = pair(program, limited, **given)
+        results = pair(program, limited)
         if results is not None:
             self.solves += 2
             if limited is not options and any(r.termination is Termination.LIMIT for r in results):

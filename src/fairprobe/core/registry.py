@@ -388,7 +388,9 @@ def get_backend(name: str = "scip", pm: pluggy.PluginManager | None = None) -> B
     pm = pm or get_plugin_manager()
     backends = registered("backends", pm)
     usable = sorted(n for n, cls in backends.items() if cls.availability())
-    if name == "auto":
+    from fairprobe.backends.auto import AutoBackend
+
+    if name == AutoBackend.name:  # the registry's own backend: the hook chooses per program
         if not usable:
             raise BackendUnavailableError("No usable backend is installed; pip install pyscipopt.")
         # Plugins other than the built-in selector may fix one backend for every program by
@@ -398,8 +400,6 @@ def get_backend(name: str = "scip", pm: pluggy.PluginManager | None = None) -> B
                 else pm.hook.fairprobe_select_backend)
         fixed = hook(program=None, available=usable)
         if fixed is None:
-            from fairprobe.backends.auto import AutoBackend
-
             return AutoBackend(pm=pm, backends={n: backends[n] for n in usable})
         name = fixed
     if name not in backends:

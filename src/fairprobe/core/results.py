@@ -629,7 +629,7 @@ class BoundResult(Explained):
         sensitivity: D=0.05
         certified bounds: [0.072060, 0.343264]  (status optimal, gap ...)
         achieved by feasible models: [0.072060, 0.343264]
-        program: linear_fractional; 258 response types -> 16 variables, 10 constraints, degree 1; backend scip, ...s
+        program: linear_fractional; ... degree 1; backend scip (answered by highs (Charnes-Cooper LP, verified)), ...s
         observed without bias: 0.2309
         conclusion: Without bias the data give fpr (A = 0) = 0.2309. If the data are biased as far as D = 0.05 ...
         """
@@ -657,9 +657,12 @@ class BoundResult(Explained):
         if self.few_units:
             lines.append(few_units_line(self.few_units))
         sb, sa = self.stats_before, self.stats_after
+        answered = self.details.get("answered_by") or {}  # who solved each side (the router's exact routes)
+        low, high = answered.get("min", ""), answered.get("max", "")
+        by = "" if not (low or high) else f" (answered by {low})" if low == high else f" (min by {low}, max by {high})"
         lines.append(
             f"program: {self.kind}; {sb['n_variables']} response types -> {sa['n_variables']} variables, "
-            f"{sa['n_constraints']} constraints, degree {sa['max_degree']}; backend {self.backend}, "
+            f"{sa['n_constraints']} constraints, degree {sa['max_degree']}; backend {self.backend}{by}, "
             f"{self.wall_time:.3f}s"
         )
         if self.observed is not None:

@@ -1,87 +1,192 @@
-"""The exact LP fast path: the linear programs of a bound go to HiGHS, with verified bounds.
+"""The one router of a bound's programs: the ``fairprobe_select_backend`` hook chooses, exact routes first.
 
 A certified bound solves several programs: single-ratio ranges and Charnes-Cooper programs
 (linear), definedness checks (linear), and the main program, which is linear or a nonconvex
-polynomial. SCIP, the global solver, takes about 4 ms per LP of this size through pyscipopt; HiGHS
-takes a tenth of that, and its bounds are verified with outward rounding
-(:mod:`fairprobe.program.safe_bounds`), which SCIP's are not. :class:`LinearFastPath` sends each
-continuous linear or linear-fractional program (Charnes-Cooper, verified) to HiGHS and everything
-else to the chosen backend.
+polynomial. :class:`Router` asks the ``fairprobe_select_backend`` hook which backend takes each of
+them (:func:`fairprobe.backends.auto.choose_backend` is the built-in answer: with ``backend="scip"``
+or ``"auto"``, continuous programs go to HiGHS first, whose LP bounds are verified with outward
+rounding, :mod:`fairprobe.program.safe_bounds`, in a tenth of SCIP's time). When the chosen
+backend implements the declared exact routes (:class:`~fairprobe.backends.base.ExactBackend`),
+the router solves an LP with it and offers it a nonconvex program's exact search; a program it
+declines is asked about again without it, and goes to the global solver the hook names then.
 
-It applies to the default global solvers (``backend="scip"`` and ``"auto"``) and only when no
-``solver_options`` are given (those name one solver's parameters, and that solver must read them).
-A user who names another backend (``"gurobi"``, ``"ortools"``, ``"cvxpy"``, ``"highs"``) gets
-that backend for every program.
+Solver options name one solver's parameters: with ``solver_options`` (or ``lp_fast_path=False``)
+the named backend takes every program. The engine's own settings for its global solves are a named
+profile (``SolveOptions.profiles``), which each backend maps to its parameters; core names none.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
-import functools
-import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from fairprobe.backends.base import SolveOptions
+from fairprobe.backends.base import Backend, ExactBackend, SolveOptions, SolveResult
+from fairprobe.exceptions import BackendCapabilityError
 
-__all__ = ["ENGINE_SCIP_PARAMS", "FAST_PATH_BACKENDS", "LinearFastPath", "with_lp_fast_path"]
-
-#: Backends whose LPs take the fast path.
-FAST_PATH_BACKENDS = ("scip", "auto")
-
-#: SCIP parameters for the engine's own global solves (programs a user hands to the ``scip`` backend
-#: keep SCIP's defaults). The sub-NLP heuristic, a local NLP solve from each new incumbent, took
-#: about 40 % of the joint window program of equalised odds (median 57 -> 33 ms over 24 tables) and
-#: the LP points at the nodes found the same optima; on a generic hard quadratic program it is what
-#: finds good incumbents early, so it stays on there. The bound is SCIP's dual bound either way.
-ENGINE_SCIP_PARAMS: dict[str, Any] = {"heuristics/subnlp/freq": -1}
+__all__ = ["Router", "exact_lp_backend", "route_label"]
 
 
-class LinearFastPath:
-    """A backend whose continuous linear programs are solved by HiGHS instead.
+def route_label(result: SolveResult | None) -> str:
+    """Who answered a solve, for a result's summary: ``"highs (LP, verified)"``, ``"scip"``, ...
 
     Parameters
     ----------
-    main : Backend
-        Solves every program that is not a continuous LP.
-    lp : Backend
-        Solves the continuous LPs (HiGHS).
-    engine : bool, optional
-        Built by the bound engine (:func:`with_lp_fast_path`, only when the caller gave no solver
-        options): the engine's SCIP parameters (:data:`ENGINE_SCIP_PARAMS`) go to the main solver, and
-        solver options, which can then only be the engine's own for the global solver, never reach
-        HiGHS. Default False: options pass unchanged to whichever backend solves.
+    result : SolveResult or None
 
-    Attributes
-    ----------
-    lp_solves, two_ratio_solves, main_solves : int
-        Programs each path solved so far (two-ratio: a parity of two rates over a polytope, by
-        :mod:`fairprobe.backends.two_ratio`).
+    Returns
+    -------
+    str
+        The solver's name, with the exact route the router took (``extra["route"]``) and whether the
+        bound is verified (``extra["verified"]``) in brackets; ``""`` for None.
 
     Examples
     --------
-    >>> from fairprobe.core.registry import get_backend
+    >>> from fairprobe.backends.base import SolveResult, Termination
+    >>> route_label(SolveResult(Termination.OPTIMAL, 1.0, solver="highs", extra={"route": "LP", "verified": True}))
+    'highs (LP, verified)'
+    >>> route_label(SolveResult(Termination.OPTIMAL, 1.0, solver="scip"))
+    'scip'
+    """
+    if result is None:
+        return ""
+    extra = result.extra or {}
+    how = [extra["route"]] if extra.get("route") else []
+    if extra.get("verified") is True:
+        how.append("verified")
+    return f"{result.solver or '?'} ({', '.join(how)})" if how else (result.solver or "?")
+
+
+def exact_lp_backend(pm: Any = None) -> ExactBackend | None:
+    """A usable registered backend with exact routes, for the engine's own small LPs (repairing a model).
+
+    Parameters
+    ----------
+    pm : pluggy.PluginManager, optional
+        Default: the process-wide one.
+
+    Returns
+    -------
+    ExactBackend or None
+        An instance of the first such backend in registration order (HiGHS among the built-ins, or the
+        plugin that replaced it); None when none is usable.
+
+    Examples
+    --------
+    >>> exact_lp_backend().name
+    'highs'
+    """
+    from fairprobe.core.registry import registered
+
+    for cls in registered("backends", pm).values():
+        if issubclass(cls, ExactBackend) and cls.availability():
+            return cls()
+    return None
+
+
+class Router:
+    """Sends each program of a bound to the backend the ``fairprobe_select_backend`` hook chooses.
+
+    Parameters
+    ----------
+    requested : str
+        The backend the caller named (``"scip"``, ``"auto"``, a plugin's): the hook's ``requested``,
+        and the backend that takes what the hook leaves (and everything when ``exact`` is False).
+    exact : bool, optional
+        Ask the hook per program and take the exact routes of the backends it chooses (default True);
+        False sends every program to ``requested`` (the caller's solver options name its parameters).
+    pm : pluggy.PluginManager, optional
+        The plugin manager whose hook chooses (default: the process-wide one).
+
+    Attributes
+    ----------
+    name : str
+        The requested backend's name (a plugin that fixes ``"auto"`` to one backend: that one's).
+    main : Backend
+        The requested backend.
+    lp_solves, two_ratio_solves, main_solves : int
+        Programs solved by an exact backend's LP routes, by its parity search, and by the global solver.
+    answered : collections.Counter
+        Solves by who answered (:func:`route_label` without the verification note).
+
+    Examples
+    --------
     >>> from fairprobe.program.model import PolynomialProgram
-    >>> be = LinearFastPath(get_backend("scip"), get_backend("highs"))
+    >>> router = Router("scip")
     >>> lp = PolynomialProgram.from_text("maximize\\n  x + y\\nsubject to\\n  x + y <= 1\\n"
     ...                                  "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
-    >>> be.solve(lp).solver, be.name, be.lp_solves
+    >>> router.solve(lp).solver, router.name, router.lp_solves
     ('highs', 'scip', 1)
     """
 
-    def __init__(self, main: Any, lp: Any, engine: bool = False) -> None:
-        self.main = main
-        self.lp = lp
-        self.engine = engine
-        self.lp_solves = 0
-        self.two_ratio_solves = 0
-        self.main_solves = 0
+    def __init__(self, requested: str, *, exact: bool = True, pm: Any = None) -> None:
+        from fairprobe.core.registry import get_backend, get_plugin_manager, registered
 
-    def __getattr__(self, name: str) -> Any:
-        # the chosen backend's own attributes (name, capabilities, check_program); never dunders
-        if name.startswith("__") or name in ("main", "lp", "engine"):
-            raise AttributeError(name)
-        return getattr(self.main, name)
+        self.pm = pm if pm is not None else get_plugin_manager()
+        self.requested = requested
+        self.main = get_backend(requested, self.pm)
+        self.name = self.main.name
+        self.exact = exact
+        classes = registered("backends", self.pm) if exact else {}
+        self._classes = {n: cls for n, cls in classes.items() if n != requested and cls.availability()}
+        self._available = sorted([*self._classes, requested])
+        self._instances: dict[str, Backend] = {requested: self.main}
+        self.lp_solves = self.two_ratio_solves = self.main_solves = 0
+        self.answered: collections.Counter[str] = collections.Counter()
+
+    # -- choosing -------------------------------------------------------------------------------
+    def select(self, program: Any, exclude: frozenset[str] = frozenset()) -> Backend:
+        """The backend the hook chooses for ``program`` (the requested one where it chooses none).
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+        exclude : frozenset of str, optional
+            Backends left out of ``available`` (one that declined the program's exact routes).
+
+        Returns
+        -------
+        Backend
+        """
+        if not self.exact:
+            return self.main
+        available = [n for n in self._available if n not in exclude]
+        chosen = self.pm.hook.fairprobe_select_backend(program=program, available=available,
+                                                       requested=self.requested)
+        if chosen is None or chosen not in available or chosen == self.requested:
+            return self.main
+        if chosen not in self._instances:
+            self._instances[chosen] = self._classes[chosen]()
+        return self._instances[chosen]
+
+    def exact_backend(self, program: Any) -> ExactBackend | None:
+        """The backend whose exact routes take ``program``, when the hook chooses one that has them.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+
+        Returns
+        -------
+        ExactBackend or None
+        """
+        be = self.select(program)
+        return be if isinstance(be, ExactBackend) else None
+
+    def solves_exactly(self, program: Any) -> bool:
+        """Whether an exact backend solves ``program`` whole here (an LP, or a parity it searches).
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+
+        Returns
+        -------
+        bool
+        """
+        be = self.exact_backend(program)
+        return be is not None and be.solves_exactly(program)
 
     @staticmethod
     def is_lp(program: Any) -> bool:
@@ -98,67 +203,14 @@ class LinearFastPath:
         Examples
         --------
         >>> from fairprobe.program.model import PolynomialProgram
-        >>> LinearFastPath.is_lp(PolynomialProgram.from_text("maximize\\n  x*y\\nbounds\\n  0 <= x <= 1\\n"
-        ...                                                  "  0 <= y <= 1"))
+        >>> Router.is_lp(PolynomialProgram.from_text("maximize\\n  x*y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1"))
         False
         """
         return program.max_degree <= 1 and not program.has_integers
 
-    def solves_exactly(self, program: Any) -> bool:
-        """Whether HiGHS solves ``program`` here (an LP, or a parity of two rates), in milliseconds.
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-
-        Returns
-        -------
-        bool
-        """
-        if self.is_lp(program):
-            return True
-        check = getattr(self.lp, "is_two_ratio", None)
-        return bool(check is not None and not program.has_integers and check(program))
-
-    def _said_auto(self, res: Any) -> Any:
-        """A parity search's result, saying so when ``auto`` was asked (as its own choices do)."""
-        if getattr(self.main, "name", None) != "auto":
-            return res
-        return res.with_updates(extra={**res.extra, "auto_choice": "highs"},
-                                message="auto chose highs (a parity of two rates over a polytope: exact parametric "
-                                        "LP search, verified bound): " + res.message)
-
-    def solve_parity_pair(self, program: Any, options: Any = None, den_floors: Any = None) -> tuple[Any, Any] | None:
-        """Both sides of a parity of two rates by the exact search, sharing its form and denominators.
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-            Any program; only a parity of two rates over a polytope is solved.
-        options : SolveOptions, optional
-        den_floors : mapping, optional
-            Verified lower bounds of linear polynomials over the program's models, keyed by
-            ``frozenset(poly.items())`` (a definedness check's minima): the search's denominators
-            need no LP of their own where one is given.
-
-        Returns
-        -------
-        (SolveResult, SolveResult) or None
-            The min and max results, or None when the search does not take the program (nothing is
-            sent to the main backend: the caller prepares it for the global solver first).
-        """
-        pair = getattr(self.lp, "solve_two_ratio_pair", None)
-        if pair is None or program.has_integers:
-            return None
-        floors = {"den_floors": den_floors} if den_floors and _takes_floors(pair) else {}
-        results = pair(program, self._for_lp(options), **floors)
-        if results is None:
-            return None
-        self.two_ratio_solves += 2
-        return tuple(self._said_auto(r) for r in results)
-
-    def solve(self, program: Any, options: Any = None) -> Any:
-        """Solve ``program`` with HiGHS when it is a continuous LP, else with the chosen backend.
+    # -- solving --------------------------------------------------------------------------------
+    def solve(self, program: Any, options: SolveOptions | None = None) -> SolveResult:
+        """Solve ``program`` by the chosen backend: an exact backend's LP or parity search, else globally.
 
         Parameters
         ----------
@@ -169,67 +221,109 @@ class LinearFastPath:
         -------
         SolveResult
         """
-        if self.is_lp(program):
-            self.lp_solves += 1
-            return self.lp.solve(program, self._for_lp(options))
-        res = self.solve_parity(program, options)
-        if res is not None:
-            return res
-        return self.solve_global(program, options)
+        be = self.select(program)
+        if isinstance(be, ExactBackend):
+            if self.is_lp(program):
+                self.lp_solves += 1
+                return self._answered(be.solve(program, options), "Charnes-Cooper LP" if program.is_fractional
+                                      else "LP")
+            res = self._parity(be, program, options, None)
+            if res is not None:
+                return res
+            return self.solve_global(program, options, exclude=frozenset({be.name}))
+        if be is self.main:
+            return self.solve_global(program, options)
+        try:
+            return self._answered(be.solve(program, options), "")
+        except BackendCapabilityError:  # (a plugin's backend under a built-in name may take less): the global solver
+            return self.solve_global(program, options, exclude=frozenset({be.name}))
 
-    def solve_global(self, program: Any, options: Any = None) -> Any:
-        """Solve ``program`` with the chosen backend (a program the exact routes do not take).
+    def solve_global(self, program: Any, options: SolveOptions | None = None,
+                     exclude: frozenset[str] = frozenset()) -> SolveResult:
+        """Solve ``program`` by a global solver, past every exact route, with the engine's profile.
 
         Parameters
         ----------
         program : PolynomialProgram
         options : SolveOptions, optional
+        exclude : frozenset of str, optional
+            Backends that declined it (left out of the hook's choice).
 
         Returns
         -------
         SolveResult
         """
         self.main_solves += 1
-        if self.engine and getattr(self.main, "name", None) == "scip":
+        be = self.select(program, exclude | self._exact_names())
+        if self.exact:  # the engine's own global solve (never with a caller's solver options)
             options = options if options is not None else SolveOptions()
-            options = dataclasses.replace(options, solver_options={**ENGINE_SCIP_PARAMS, **options.solver_options})
-        return self.main.solve(program, options)
+            options = dataclasses.replace(options, profiles=("engine", *options.profiles))
+        return self._answered(be.solve(program, options), "")
 
-    def _for_lp(self, options: Any) -> Any:
-        """``options`` for a HiGHS route: in the engine, without solver options.
-
-        The engine builds the fast path only when the caller gave no solver options, so any there are
-        its own parameters for the global solver (a tighter SCIP tolerance), not HiGHS's.
-        """
-        if self.engine and options is not None and options.solver_options:
-            return dataclasses.replace(options, solver_options={})
-        return options
-
-    def verified_minima(self, program: Any, objectives: list[dict], options: Any = None) -> list[float | None] | None:
-        """Verified lower bounds on the minima of linear objectives over an LP's rows, by HiGHS.
+    def solve_parity(self, program: Any, options: SolveOptions | None = None,
+                     den_floors: Mapping | None = None) -> SolveResult | None:
+        """One side of a nonconvex program by the chosen exact backend's search, or None when not taken.
 
         Parameters
         ----------
         program : PolynomialProgram
-            A continuous program with linear rows.
+        options : SolveOptions, optional
+        den_floors : mapping, optional
+            Verified lower bounds of linear polynomials over the program's models (see
+            :meth:`ExactBackend.solve_parity <fairprobe.backends.base.ExactBackend.solve_parity>`).
+
+        Returns
+        -------
+        SolveResult or None
+        """
+        be = self.exact_backend(program)
+        return None if be is None else self._parity(be, program, options, den_floors)
+
+    def solve_parity_pair(self, program: Any, options: SolveOptions | None = None,
+                          den_floors: Mapping | None = None) -> tuple[SolveResult, SolveResult] | None:
+        """Both sides of a nonconvex program by the chosen exact backend's search, or None when not taken.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
+        options : SolveOptions, optional
+        den_floors : mapping, optional
+
+        Returns
+        -------
+        (SolveResult, SolveResult) or None
+        """
+        be = self.exact_backend(program)
+        results = None if be is None else be.solve_parity_pair(program, options, den_floors)
+        if results is None:
+            return None
+        self.two_ratio_solves += 2
+        return self._answered(results[0], "parity search"), self._answered(results[1], "parity search")
+
+    def verified_minima(self, program: Any, objectives: list[dict],
+                        options: SolveOptions | None = None) -> list[float | None] | None:
+        """Verified lower bounds on the minima of linear objectives over an LP's rows, by the chosen exact backend.
+
+        Parameters
+        ----------
+        program : PolynomialProgram
         objectives : list of dict
-            Linear polynomials over its variables.
         options : SolveOptions, optional
 
         Returns
         -------
         list of float or None, or None
-            Per objective a bound (None where HiGHS found no optimum); None when the program is not
-            an LP or the LP backend has no such method.
+            None when no exact backend takes the program.
         """
-        minima = getattr(self.lp, "verified_minima", None)
-        if minima is None or not self.is_lp(program):
-            return None
-        self.lp_solves += len(objectives)
-        return minima(program, objectives, self._for_lp(options))
+        be = self.exact_backend(program)
+        found = None if be is None else be.verified_minima(program, objectives, options)
+        if found is not None:
+            self.lp_solves += len(objectives)
+        return found
 
-    def solve_fractional_pair(self, program: Any, options: Any = None) -> tuple[Any, Any] | None:
-        """Both sides of a continuous linear-fractional program by HiGHS, its denominator checked once.
+    def solve_fractional_pair(self, program: Any,
+                              options: SolveOptions | None = None) -> tuple[SolveResult, SolveResult] | None:
+        """Both sides of a continuous linear-fractional program by the chosen exact backend, or None.
 
         Parameters
         ----------
@@ -239,86 +333,32 @@ class LinearFastPath:
         Returns
         -------
         (SolveResult, SolveResult) or None
-            The min and max results; None when the program is not a continuous linear-fractional
-            program or the LP backend solves one side at a time.
         """
-        pair = getattr(self.lp, "solve_fractional_pair", None)
-        if pair is None or not program.is_fractional or not self.is_lp(program):
+        be = self.exact_backend(program)
+        results = None if be is None else be.solve_fractional_pair(program, options)
+        if results is None:
             return None
         self.lp_solves += 2
-        return pair(program, self._for_lp(options))
+        return self._answered(results[0], "Charnes-Cooper LP"), self._answered(results[1], "Charnes-Cooper LP")
 
-    def solve_parity(self, program: Any, options: Any = None, den_floors: Any = None) -> Any:
-        """One side of a parity of two rates by the exact search, or None when it does not take ``program``.
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-        options : SolveOptions, optional
-        den_floors : mapping, optional
-            As for :meth:`solve_parity_pair`.
-
-        Returns
-        -------
-        SolveResult or None
-            None when the program is not a parity of two rates over a polytope, or the search could
-            not close it (nothing is sent to the main backend).
-        """
-        parity = getattr(self.lp, "solve_two_ratio", None)
-        if parity is None or program.has_integers:
-            return None
-        # a parametric LP search, exact and verified
-        floors = {"den_floors": den_floors} if den_floors and _takes_floors(parity) else {}
-        res = parity(program, self._for_lp(options), **floors)
+    # -- bookkeeping ----------------------------------------------------------------------------
+    def _parity(self, be: ExactBackend, program: Any, options: SolveOptions | None,
+                den_floors: Mapping | None) -> SolveResult | None:
+        res = be.solve_parity(program, options, den_floors)
         if res is None:
             return None
         self.two_ratio_solves += 1
-        return self._said_auto(res)
+        return self._answered(res, "parity search")
 
+    def _exact_names(self) -> frozenset[str]:
+        """The usable backends that have exact routes (left out of a global solve's choice)."""
+        return frozenset(n for n, cls in self._classes.items() if issubclass(cls, ExactBackend))
 
-def _takes_floors(method: Any) -> bool:
-    """Whether an LP backend's search takes ``den_floors`` (a plugin's replacement of ``highs`` may not)."""
-    return _has_floors_keyword(getattr(method, "__func__", method))
-
-
-@functools.lru_cache(maxsize=64)
-def _has_floors_keyword(fn: Any) -> bool:
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return "den_floors" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
-
-
-def with_lp_fast_path(backend: Any, name: str, solver_options: Mapping[str, Any] | None) -> Any:
-    """``backend`` with the LP fast path where it applies (see the module docstring), else ``backend``.
-
-    Parameters
-    ----------
-    backend : Backend
-        The chosen backend.
-    name : str
-        Its name as the caller gave it.
-    solver_options : mapping or None
-        The caller's solver options.
-
-    Returns
-    -------
-    Backend or LinearFastPath
-
-    Examples
-    --------
-    >>> from fairprobe.core.registry import get_backend
-    >>> type(with_lp_fast_path(get_backend("scip"), "scip", None)).__name__
-    'LinearFastPath'
-    >>> type(with_lp_fast_path(get_backend("scip"), "scip", {"limits/nodes": 5})).__name__
-    'ScipBackend'
-    """
-    if name not in FAST_PATH_BACKENDS or solver_options:
-        return backend
-    from fairprobe.core.registry import registered
-
-    highs = registered("backends").get("highs")  # through the registry: a plugin may replace it
-    if highs is None or not highs.availability():
-        return backend
-    return LinearFastPath(backend, highs(), engine=True)
+    def _answered(self, res: SolveResult, route: str) -> SolveResult:
+        """``res`` with the exact route it came by (``extra["route"]``), counted."""
+        self.answered[f"{res.solver} ({route})" if route else res.solver] += 1
+        if not route:
+            return res
+        res = res.with_updates(extra={**res.extra, "route": route})
+        # the named backend may say so in the result (auto does, as for its own choices)
+        return self.main.routed(res, route) if isinstance(self.main, Backend) else res

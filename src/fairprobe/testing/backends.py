@@ -15,7 +15,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from fairprobe.backends.base import Availability, Backend, Capabilities, Limit, SolveOptions, SolveResult, Termination
+from fairprobe.backends.base import (
+    Availability,
+    Backend,
+    Capabilities,
+    ExactBackend,
+    Limit,
+    SolveOptions,
+    SolveResult,
+    Termination,
+)
 from fairprobe.program.model import PolynomialProgram
 
 __all__ = [
@@ -24,6 +33,7 @@ __all__ = [
     "Stopwatch",
     "check_backend_class",
     "check_backend_contract",
+    "check_exact_routes",
     "check_time_limit",
     "declares_capable",
     "dense_lp",
@@ -357,7 +367,7 @@ def check_backend_contract(
     Returns
     -------
     dict
-        ``problem name -> "ok" | "refused"``.
+        ``problem name -> "ok" | "refused"``, and for an exact backend ``"exact:<route>" -> "ok" | "not taken"``.
 
     Raises
     ------
@@ -408,6 +418,116 @@ def check_backend_contract(
         elif problem.termination is Termination.INFEASIBLE:
             assert math.isinf(res.objective_bound), f"{where}: infeasible but finite bound"
         report[problem.name] = "ok"
+    if isinstance(backend, ExactBackend):  # it claims the exact routes: each must bound, or say None
+        report.update(check_exact_routes(backend, tol=tol, bound_tol=bound_tol, options=options))
+    return report
+
+
+#: A parity of two rates over a polytope (``ra = x / (x + y)``, ``rb = z / (z + w)``): ``ra - rb`` ranges over [-1, 1].
+PARITY_TEXT = """
+minimize
+  ra - rb
+subject to
+  s: x + y + z + w == 1
+  da: ra*x + ra*y - x == 0
+  db: rb*z + rb*w - z == 0
+  pa: x + y >= 0.2
+  pb: z + w >= 0.2
+bounds
+  0 <= x <= 1
+  0 <= y <= 1
+  0 <= z <= 1
+  0 <= w <= 1
+  0 <= ra <= 1
+  0 <= rb <= 1
+"""
+
+#: A linear-fractional program: ``(x + 1) / (y + 1)`` over ``x + y <= 1`` in the unit box ranges over [0.5, 2].
+FRACTIONAL_TEXT = "minimize\n  (x + 1) / (y + 1)\nsubject to\n  x + y <= 1\nbounds\n  0 <= x <= 1\n  0 <= y <= 1\n"
+
+
+def _check_side(where: str, res: SolveResult, sense: str, opt: float, tol: float, bound_tol: float) -> None:
+    b = res.objective_bound
+    valid = b <= opt + tol if sense == "min" else b >= opt - tol
+    assert valid, f"{where}: bound {b!r} is on the wrong side of the optimum {opt!r} ({sense})"
+    assert abs(b - opt) <= bound_tol, f"{where}: bound {b!r} is not within {bound_tol} of {opt!r} ({sense})"
+
+
+def check_exact_routes(backend: ExactBackend, *, tol: float = 1e-6, bound_tol: float = 1e-4,
+                       options: SolveOptions | None = None) -> dict[str, str]:
+    """Check the exact routes of a backend that declares :class:`~fairprobe.backends.base.ExactBackend`.
+
+    On programs with known ranges: each route returns None ("not taken") or results whose bounds are
+    on the valid side of the optimum (within ``tol``) and within ``bound_tol`` of it; a program
+    :meth:`~fairprobe.backends.base.ExactBackend.solves_exactly` claims must be taken by
+    :meth:`~fairprobe.backends.base.ExactBackend.solve_parity`; verified minima are never above the true
+    minimum; a route never raises for a program it does not take (an integer program).
+
+    Parameters
+    ----------
+    backend : ExactBackend
+        An instance of the backend.
+    tol, bound_tol : float
+        As for :func:`check_backend_contract`.
+    options : SolveOptions, optional
+        Passed to every call.
+
+    Returns
+    -------
+    dict
+        ``"exact:<route>" -> "ok" | "not taken"``.
+
+    Raises
+    ------
+    AssertionError
+        On the first rule broken, naming the backend, the route and the rule.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.highs import HighsBackend
+    >>> check_exact_routes(HighsBackend())["exact:parity"]
+    'ok'
+    """
+    name = backend.name
+    report: dict[str, str] = {}
+    parity = PolynomialProgram.from_text(PARITY_TEXT)
+    optimum = {"min": -1.0, "max": 1.0}
+    claims = backend.solves_exactly(parity)
+    taken = False
+    for sense in ("min", "max"):
+        res = backend.solve_parity(parity.with_sense(sense), options)
+        assert res is not None or not claims, (
+            f"{name}: solves_exactly() claims the parity program but solve_parity() did not take it")
+        if res is not None:
+            taken = True
+            _check_side(f"{name}.solve_parity", res, sense, optimum[sense], tol, bound_tol)
+    report["exact:parity"] = "ok" if taken else "not taken"
+    pair = backend.solve_parity_pair(parity, options)
+    assert pair is not None or not claims, (
+        f"{name}: solves_exactly() claims the parity program but solve_parity_pair() did not take it")
+    if pair is not None:
+        for sense, res in zip(("min", "max"), pair, strict=True):
+            _check_side(f"{name}.solve_parity_pair", res, sense, optimum[sense], tol, bound_tol)
+    report["exact:parity_pair"] = "ok" if pair is not None else "not taken"
+    rows = PolynomialProgram.from_text("minimize\n  0\nsubject to\n  x + y >= 0.5\nbounds\n  0 <= x <= 1\n"
+                                       "  0 <= y <= 1\n")
+    truth = [0.5, 0.0]
+    minima = backend.verified_minima(rows, [{(0,): 1.0, (1,): 1.0}, {(0,): 1.0}], options)
+    if minima is not None:
+        assert len(minima) == len(truth), f"{name}.verified_minima: {len(minima)} values for {len(truth)} objectives"
+        for low, true in zip(minima, truth, strict=True):
+            if low is not None:
+                assert low <= true + tol, f"{name}.verified_minima: {low!r} is above the true minimum {true!r}"
+                assert true - low <= bound_tol, f"{name}.verified_minima: {low!r} is not within {bound_tol} of {true!r}"
+    report["exact:minima"] = "ok" if minima is not None else "not taken"
+    fractional = PolynomialProgram.from_text(FRACTIONAL_TEXT)
+    both = backend.solve_fractional_pair(fractional, options)
+    if both is not None:
+        for sense, res, opt in zip(("min", "max"), both, (0.5, 2.0), strict=True):
+            _check_side(f"{name}.solve_fractional_pair", res, sense, opt, tol, bound_tol)
+    report["exact:fractional_pair"] = "ok" if both is not None else "not taken"
+    integer = PolynomialProgram.from_text("maximize\n  x*y\nbounds\n  0 <= x <= 3 integer\n  0 <= y <= 1\n")
+    backend.solve_parity(integer, options)  # not a parity: None, and never an exception
     return report
 
 
