@@ -32,17 +32,25 @@ from fairprobe.exceptions import ProgramError
 from fairprobe.program.polynomial import (
     Monomial,
     Poly,
-    canonical_items,
     degree,
     evaluate,
-    poly_add,
+)
+from fairprobe.program.text import (
+    CONSTRAINT_SENSES,
+    format_number,
+    format_poly,
+    parse_constraint,
+    parse_objective,
+    read_bound,
+    read_number,
+    split_sections,
 )
 
 __all__ = ["Constraint", "PolynomialProgram", "ProgramStats", "Variable"]
 
 Sense = Literal["min", "max"]
 ConstraintSense = Literal["<=", ">=", "=="]
-_SENSES = ("<=", ">=", "==")
+_SENSES = CONSTRAINT_SENSES
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\[\]]*$")
 _RESERVED = {"inf", "infinity", "nan", "minimize", "maximize", "bounds", "subject", "to"}
 
@@ -789,20 +797,20 @@ class PolynomialProgram:
         """
         names = [v.name for v in self.variables]
         lines = ["maximize" if self.sense == "max" else "minimize"]
-        obj = _format_poly(self.objective, names)
+        obj = format_poly(self.objective, names)
         if self.objective_denominator is not None:
-            obj = f"({obj}) / ({_format_poly(self.objective_denominator, names)})"
+            obj = f"({obj}) / ({format_poly(self.objective_denominator, names)})"
         lines.append(f"  {obj}")
         if self.constraints:
             lines.append("subject to")
             for c in self.constraints:
                 prefix = f"{c.name}: " if c.name else ""
-                lines.append(f"  {prefix}{_format_poly(c.poly, names)} {c.sense} {_num(c.rhs)}")
+                lines.append(f"  {prefix}{format_poly(c.poly, names)} {c.sense} {format_number(c.rhs)}")
         if self.variables:
             lines.append("bounds")
             for v in self.variables:
                 suffix = " integer" if v.integer else ""
-                lines.append(f"  {_num(v.lb)} <= {v.name} <= {_num(v.ub)}{suffix}")
+                lines.append(f"  {format_number(v.lb)} <= {v.name} <= {format_number(v.ub)}{suffix}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -840,258 +848,25 @@ class PolynomialProgram:
         return _parse_program(text)
 
 
-# -- formatting helpers ---------------------------------------------------------------------
-def _num(x: float) -> str:
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if x == int(x) and abs(x) < 1e15:
-        return str(int(x))
-    return repr(float(x))
-
-
-def _mono_str(mono: Monomial, names: Sequence[str]) -> str:
-    parts = []
-    i = 0
-    while i < len(mono):
-        j = i
-        while j < len(mono) and mono[j] == mono[i]:
-            j += 1
-        power = j - i
-        parts.append(names[mono[i]] if power == 1 else f"{names[mono[i]]}^{power}")
-        i = j
-    return "*".join(parts)
-
-
-def _format_poly(poly: Mapping[Monomial, float], names: Sequence[str]) -> str:
-    if not poly:
-        return "0"
-    out: list[str] = []
-    for k, (mono, coef) in enumerate(canonical_items(poly)):
-        sign = "-" if coef < 0 else "+"
-        mag = abs(coef)
-        if mono:
-            body = _mono_str(mono, names) if mag == 1 else f"{_num(mag)}*{_mono_str(mono, names)}"
-        else:
-            body = _num(mag)
-        if k == 0:
-            out.append(body if sign == "+" else f"-{body}")
-        else:
-            out.append(f"{sign} {body}")
-    return " ".join(out)
-
-
-# -- parsing helpers ------------------------------------------------------------------------
-_TOKEN_RE = re.compile(
-    r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?\b)"
-    r"|(?P<name>[A-Za-z_][A-Za-z0-9_.\[\]]*)|(?P<op>[-+*^()/]))"
-)
-
-
-def _tokenize(expr: str, lineno: int) -> list[tuple[str, str]]:
-    tokens = []
-    pos = 0
-    expr = expr.rstrip()
-    while pos < len(expr):
-        m = _TOKEN_RE.match(expr, pos)
-        if not m or m.end() == pos:
-            raise ProgramError(
-                f"Line {lineno}: cannot read {expr[pos:pos + 20]!r} (at column {pos + 1}); "
-                "terms look like '0.5*x*y^2'."
-            )
-        kind = m.lastgroup or ""
-        tokens.append((kind, m.group(kind)))
-        pos = m.end()
-    return tokens
-
-
-def _parse_poly_tokens(
-    tokens: list[tuple[str, str]], index: Mapping[str, int], lineno: int, what: str
-) -> Poly:
-    """Parse ``[+-] term ([+-] term)*`` where a term is a product of numbers and powers."""
-    poly: Poly = {}
-    pos = 0
-    if not tokens:
-        raise ProgramError(f"Line {lineno}: empty expression in {what}.")
-    while pos < len(tokens):
-        sign = 1.0
-        while pos < len(tokens) and tokens[pos] in (("op", "+"), ("op", "-")):
-            if tokens[pos][1] == "-":
-                sign = -sign
-            pos += 1
-        coef = sign
-        mono: list[int] = []
-        expect_factor = True
-        while pos < len(tokens):
-            kind, val = tokens[pos]
-            if expect_factor:
-                if kind == "num":
-                    coef *= float(val)
-                elif kind == "name":
-                    if val not in index:
-                        raise ProgramError(
-                            f"Line {lineno}: variable {val!r} in {what} is not declared; add a "
-                            f"line such as '0 <= {val} <= 1' to the 'bounds' section."
-                        )
-                    power = 1
-                    if pos + 1 < len(tokens) and tokens[pos + 1] == ("op", "^"):
-                        if pos + 2 >= len(tokens) or tokens[pos + 2][0] != "num":
-                            raise ProgramError(f"Line {lineno}: '^' must be followed by an integer.")
-                        p = float(tokens[pos + 2][1])
-                        if p != int(p) or p < 1:
-                            raise ProgramError(
-                                f"Line {lineno}: exponent {tokens[pos + 2][1]} must be a positive integer."
-                            )
-                        power = int(p)
-                        pos += 2
-                    mono.extend([index[val]] * power)
-                else:
-                    raise ProgramError(
-                        f"Line {lineno}: unexpected {val!r} in {what}; expected a number or a variable."
-                    )
-                expect_factor = False
-                pos += 1
-            elif (kind, val) == ("op", "*"):
-                expect_factor = True
-                pos += 1
-            elif (kind, val) in (("op", "+"), ("op", "-")):
-                break
-            else:
-                raise ProgramError(f"Line {lineno}: unexpected {val!r} in {what}.")
-        if expect_factor:
-            raise ProgramError(f"Line {lineno}: expression in {what} ends with an operator.")
-        if not math.isfinite(coef):
-            raise ProgramError(f"Line {lineno}: non-finite coefficient in {what}.")
-        key = tuple(sorted(mono))
-        value = poly.get(key, 0.0) + coef
-        if value == 0.0:
-            poly.pop(key, None)
-        else:
-            poly[key] = value
-    return poly
-
-
-def _parse_poly(expr: str, index: Mapping[str, int], lineno: int, what: str) -> Poly:
-    tokens = _tokenize(expr, lineno)
-    if len(tokens) == 1 and tokens[0] == ("num", "0"):
-        return {}
-    return _parse_poly_tokens(tokens, index, lineno, what)
-
-
-def _split_fraction(expr: str) -> tuple[str, str] | None:
-    """``(num) / (den)`` -> (num, den); None when the objective is not fractional."""
-    s = expr.strip()
-    if not s.startswith("("):
-        return None
-    depth = 0
-    for k, ch in enumerate(s):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0:
-            rest = s[k + 1 :].strip()
-            if not rest.startswith("/"):
-                return None
-            den = rest[1:].strip()
-            if not (den.startswith("(") and den.endswith(")")):
-                return None
-            return s[1:k], den[1:-1]
-    return None
-
-
-_CONSTRAINT_RE = re.compile(r"^(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:\s*)?(?P<body>.*)$")
-_BOUND_RE = re.compile(
-    r"^(?P<lo>\S+)\s*<=\s*(?P<name>[A-Za-z_][A-Za-z0-9_.\[\]]*)\s*<=\s*(?P<hi>\S+)"
-    r"(?:\s+(?P<integer>integer))?$"
-)
-
-
-def _read_number(s: str, lineno: int) -> float:
-    try:
-        value = float(s)
-    except ValueError:
-        raise ProgramError(f"Line {lineno}: {s!r} is not a number.") from None
-    if math.isnan(value):
-        raise ProgramError(f"Line {lineno}: NaN is not a valid bound.")
-    return value
-
-
 def _parse_program(text: str) -> PolynomialProgram:
-    sections: dict[str, list[tuple[int, str]]] = {}
-    order: list[str] = []
-    current: str | None = None
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        low = line.lower()
-        header = {"minimize": "objective", "maximize": "objective", "subject to": "constraints",
-                  "bounds": "bounds"}.get(low)
-        if header:
-            if header in sections:
-                raise ProgramError(f"Line {lineno}: section {line!r} appears twice.")
-            sections[header] = []
-            order.append(header)
-            current = header
-            if header == "objective":
-                sections["sense"] = [(lineno, "max" if low == "maximize" else "min")]
-            continue
-        if current is None:
-            raise ProgramError(
-                f"Line {lineno}: text before the first section; a program starts with "
-                "'minimize' or 'maximize'."
-            )
-        sections[current].append((lineno, line))
-    if "objective" not in sections:
-        raise ProgramError("The program has no 'minimize' or 'maximize' section.")
-    expected = [s for s in ("objective", "constraints", "bounds") if s in sections]
-    if order != expected:
-        raise ProgramError(
-            "Sections must appear in the order 'minimize/maximize', 'subject to', 'bounds'."
-        )
+    """Build the program the text describes, section by section (the readers are in :mod:`~fairprobe.program.text`)."""
+    sections = split_sections(text)
     prog = PolynomialProgram(sense=sections["sense"][0][1])  # type: ignore[arg-type]
     for lineno, line in sections.get("bounds", []):
-        m = _BOUND_RE.match(line)
-        if not m:
-            raise ProgramError(
-                f"Line {lineno}: a bound reads 'lo <= name <= hi' (optionally followed by 'integer'); "
-                f"got {line!r}."
-            )
-        try:
-            prog.add_variable(
-                m["name"], _read_number(m["lo"], lineno), _read_number(m["hi"], lineno),
-                integer=m["integer"] is not None,
-            )
+        name, lo, hi, integer = read_bound(lineno, line)
+        try:  # every error of a declaration (its numbers' included) gets the line number in front
+            prog.add_variable(name, read_number(lo, lineno), read_number(hi, lineno), integer=integer)
         except ProgramError as exc:
             raise ProgramError(f"Line {lineno}: {exc}") from None
     index = prog._index
-    obj_lines = sections["objective"]
-    if not obj_lines:
-        raise ProgramError("The objective section is empty.")
-    obj_lineno = obj_lines[0][0]
-    obj_text = " ".join(line for _, line in obj_lines)
-    frac = _split_fraction(obj_text)
-    if frac:
-        num = _parse_poly(frac[0], index, obj_lineno, "the objective numerator")
-        den = _parse_poly(frac[1], index, obj_lineno, "the objective denominator")
-        if not den:
-            raise ProgramError(f"Line {obj_lineno}: the objective denominator is zero.")
-        prog.objective, prog.objective_denominator = num, den
+    num, den = parse_objective(sections["objective"], index)
+    if den is None:
+        prog.objective = num
     else:
-        prog.objective = _parse_poly(obj_text, index, obj_lineno, "the objective")
+        prog.objective, prog.objective_denominator = num, den
     for lineno, line in sections.get("constraints", []):
-        m = _CONSTRAINT_RE.match(line)
-        name, body = (m["name"], m["body"]) if m else (None, line)
-        found = [op for op in _SENSES if op in body]
-        if len(found) != 1 or body.count(found[0]) != 1:
-            raise ProgramError(
-                f"Line {lineno}: a constraint needs exactly one of '<=', '>=', '=='; got {line!r}."
-            )
-        lhs_text, rhs_text = body.split(found[0])
-        what = f"constraint {name!r}" if name else "a constraint"
-        lhs = _parse_poly(lhs_text, index, lineno, what)
-        rhs = _parse_poly(rhs_text, index, lineno, what)
-        lhs = poly_add(lhs, rhs, -1.0)
-        rhs_const = -lhs.pop((), 0.0)  # constants live on the right-hand side
-        prog.constraints.append(Constraint(lhs, found[0], rhs_const, name))  # type: ignore[arg-type]
+        poly, sense, rhs, name = parse_constraint(lineno, line, index)
+        prog.constraints.append(Constraint(poly, sense, rhs, name))  # type: ignore[arg-type]
     return prog
 
 
