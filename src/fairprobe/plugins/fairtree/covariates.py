@@ -221,6 +221,12 @@ def prepare_covariates(X: pd.DataFrame | np.ndarray) -> list[Covariate]:
     >>> [c.name for c in prepare_covariates(np.zeros((3, 2)))]
     ['x0', 'x1']
     """
+    X = _as_frame(X)
+    return [_covariate(name, X[name]) for name in X.columns]
+
+
+def _as_frame(X: pd.DataFrame | np.ndarray) -> pd.DataFrame:
+    """The covariates as a data frame with at least one column and no duplicated names."""
     if isinstance(X, np.ndarray):
         if X.ndim != 2:
             raise DataError(f"Covariates must be 2-D (rows x covariates); got shape {X.shape}. Pass a DataFrame "
@@ -238,40 +244,50 @@ def prepare_covariates(X: pd.DataFrame | np.ndarray) -> list[Covariate]:
     dupes = sorted({str(c) for c in X.columns[X.columns.duplicated()]})
     if dupes:
         raise DataError(f"Covariate column(s) {dupes} appear more than once; drop or rename the duplicates.")
-    out = []
-    for name in X.columns:
-        col = X[name]
-        missing = int(col.isna().sum())
-        if missing:
-            raise DataError(
-                f"Covariate {name!r} has {missing} missing value(s); drop or impute those rows, or encode "
-                "'missing' as its own category (FairTree splits only on observed values)."
-            )
-        if col.dtype == object and not col.map(_hashable).all():
-            example = next(v for v in col if not _hashable(v))
-            raise DataError(f"Covariate {name!r} holds {type(example).__name__} values such as {example!r}; a "
-                            "covariate needs one number, label or date per row. Expand it into columns, or "
-                            "turn each value into a label (e.g. df[col].map(str)).")
-        if isinstance(col.dtype, pd.CategoricalDtype):
-            cats = list(col.cat.categories)
-            kind = "ordinal" if col.cat.ordered else "nominal"
-            out.append(Covariate(str(name), kind, col.cat.codes.to_numpy().astype(float), cats))
-        elif (pd.api.types.is_datetime64_any_dtype(col) or pd.api.types.is_timedelta64_dtype(col)
-              or isinstance(col.dtype, pd.PeriodDtype)):
-            out.append(_ordered_codes(str(name), col))
-        elif pd.api.types.is_bool_dtype(col) or pd.api.types.is_numeric_dtype(col):
-            if pd.api.types.is_complex_dtype(col):
-                raise DataError(f"Covariate {name!r} holds complex numbers; pass its real part or a modulus.")
-            key = col.to_numpy(dtype=float)
-            if not np.all(np.isfinite(key)):
-                raise DataError(f"Covariate {name!r} has infinite values; drop those rows or cap the values.")
-            out.append(Covariate(str(name), "continuous", key))
-        elif (stamps := _datetime_text(col)) is not None:
-            out.append(_ordered_codes(str(name), stamps))
-        else:
-            codes, uniques = pd.factorize(col, sort=False)
-            order = sorted(range(len(uniques)), key=lambda i: str(uniques[i]))  # categories by name
-            rank = np.empty(len(order), dtype=float)
-            rank[order] = np.arange(len(order))
-            out.append(Covariate(str(name), "nominal", rank[codes], [uniques[i] for i in order]))
-    return out
+    return X
+
+
+def _check_values(name: Any, col: pd.Series) -> None:
+    """No missing values, and one hashable value per row of an object column."""
+    missing = int(col.isna().sum())
+    if missing:
+        raise DataError(
+            f"Covariate {name!r} has {missing} missing value(s); drop or impute those rows, or encode "
+            "'missing' as its own category (FairTree splits only on observed values)."
+        )
+    if col.dtype == object and not col.map(_hashable).all():
+        example = next(v for v in col if not _hashable(v))
+        raise DataError(f"Covariate {name!r} holds {type(example).__name__} values such as {example!r}; a "
+                        "covariate needs one number, label or date per row. Expand it into columns, or "
+                        "turn each value into a label (e.g. df[col].map(str)).")
+
+
+def _numeric_covariate(name: Any, col: pd.Series) -> Covariate:
+    """A number or boolean column: continuous, once it holds no complex or infinite value."""
+    if pd.api.types.is_complex_dtype(col):
+        raise DataError(f"Covariate {name!r} holds complex numbers; pass its real part or a modulus.")
+    key = col.to_numpy(dtype=float)
+    if not np.all(np.isfinite(key)):
+        raise DataError(f"Covariate {name!r} has infinite values; drop those rows or cap the values.")
+    return Covariate(str(name), "continuous", key)
+
+
+def _covariate(name: Any, col: pd.Series) -> Covariate:
+    """One column as a covariate, its kind read from its dtype (text that parses as dates is a datetime)."""
+    _check_values(name, col)
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        cats = list(col.cat.categories)
+        kind = "ordinal" if col.cat.ordered else "nominal"
+        return Covariate(str(name), kind, col.cat.codes.to_numpy().astype(float), cats)
+    if (pd.api.types.is_datetime64_any_dtype(col) or pd.api.types.is_timedelta64_dtype(col)
+            or isinstance(col.dtype, pd.PeriodDtype)):
+        return _ordered_codes(str(name), col)
+    if pd.api.types.is_bool_dtype(col) or pd.api.types.is_numeric_dtype(col):
+        return _numeric_covariate(name, col)
+    if (stamps := _datetime_text(col)) is not None:
+        return _ordered_codes(str(name), stamps)
+    codes, uniques = pd.factorize(col, sort=False)
+    order = sorted(range(len(uniques)), key=lambda i: str(uniques[i]))  # categories by name
+    rank = np.empty(len(order), dtype=float)
+    rank[order] = np.arange(len(order))
+    return Covariate(str(name), "nominal", rank[codes], [uniques[i] for i in order])
