@@ -89,8 +89,9 @@ def test_bound_with_a_sampling_interval(tmp_path: Path) -> None:
     counts = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
                            "n": [400, 100, 100, 400, 300, 200, 100, 400]})
     counts.to_csv(tmp_path / "counts.csv", index=False)
+    counted = ["--data", str(tmp_path / "counts.csv"), "--counts", "n"]  # the count column is named, never guessed
     base = ["bound", "--bias", "proxy_label", "--metric", "fpr_parity", "--D", "0.02"]
-    out = run(*base, "--data", str(tmp_path / "counts.csv"), "--counts", "n", "--ci", "0.95", "--resamples", "40", "--seed", "3",
+    out = run(*base, *counted, "--ci", "0.95", "--resamples", "40", "--seed", "3",
               "--json")
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout)
@@ -98,7 +99,7 @@ def test_bound_with_a_sampling_interval(tmp_path: Path) -> None:
     assert ci["method"] == "bootstrap" and ci["resamples"] == 40 and ci["seed"] == 3
     assert ci["lower"] <= res["lower"] <= res["upper"] <= ci["upper"]
     assert "With sampling error" in res["conclusion"]
-    projection = run(*base, "--data", str(tmp_path / "counts.csv"), "--counts", "n", "--ci", "0.95", "--ci-method", "projection",
+    projection = run(*base, *counted, "--ci", "0.95", "--ci-method", "projection",
                      "--out", str(tmp_path / "report"))
     assert projection.returncode == 0 and "projection (Clopper-Pearson region, n = 2,000)" in projection.stdout
     # the report has its own block for the two intervals, with how to read them
@@ -110,22 +111,22 @@ def test_bound_with_a_sampling_interval(tmp_path: Path) -> None:
     # probabilities without a sample size, and levels out of range, are refused with the fix
     counts.assign(prob=counts.n / counts.n.sum()).drop(columns="n").to_csv(tmp_path / "probs.csv", index=False)
     assert_bad(run(*base, "--data", str(tmp_path / "probs.csv"), "--ci", "0.95"), "no sample size")
-    assert_bad(run(*base, "--data", str(tmp_path / "counts.csv"), "--counts", "n", "--ci", "1.5"), "strictly between 0 and 1")
-    assert_bad(run(*base, "--data", str(tmp_path / "counts.csv"), "--counts", "n", "--ci", "0.95", "--resamples", "5"), ">= 20")
+    assert_bad(run(*base, *counted, "--ci", "1.5"), "strictly between 0 and 1")
+    assert_bad(run(*base, *counted, "--ci", "0.95", "--resamples", "5"), ">= 20")
     # interval options without --ci are refused, not silently dropped; --stratify names a node of the table
-    assert_bad(run(*base, "--data", str(tmp_path / "counts.csv"), "--counts", "n", "--ci-method", "bayes"), "add --ci 0.95")
-    assert_bad(run(*base, "--data", str(tmp_path / "counts.csv"), "--counts", "n", "--ci", "0.95", "--stratify", "race"),
+    assert_bad(run(*base, *counted, "--ci-method", "bayes"), "add --ci 0.95")
+    assert_bad(run(*base, *counted, "--ci", "0.95", "--stratify", "race"),
                "not a node of the table")
-    strat = run(*base, "--data", str(tmp_path / "counts.csv"), "--counts", "n", "--ci", "0.95", "--resamples", "40", "--stratify", "A",
+    strat = run(*base, *counted, "--ci", "0.95", "--resamples", "40", "--stratify", "A",
                 "--json")
     assert strat.returncode == 0, strat.stderr
     assert any("within the levels of A" in note for note in json.loads(strat.stdout)["interval"]["notes"])
-    brk = run("breakdown", "--bias", "proxy_label", "--metric", "fpr_parity", "--data", str(tmp_path / "counts.csv"), "--counts", "n",
+    brk = run("breakdown", "--bias", "proxy_label", "--metric", "fpr_parity", *counted,
               "--ci", "0.95", "--ci-method", "projection", "--json")
     assert brk.returncode == 0, brk.stderr
     out = json.loads(brk.stdout)
     assert 0 < out["ci_value"] < out["value"] and "With sampling error" in out["conclusion"]
-    sweep = run("sweep", "--bias", "proxy_label", "--metric", "fpr_parity", "--data", str(tmp_path / "counts.csv"), "--counts", "n",
+    sweep = run("sweep", "--bias", "proxy_label", "--metric", "fpr_parity", *counted,
                 "--D", "0,0.02,0.04", "--ci", "0.95", "--ci-method", "projection", "--plot", str(tmp_path / "s.png"),
                 "--json")
     assert sweep.returncode == 0, sweep.stderr
