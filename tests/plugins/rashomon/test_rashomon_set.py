@@ -138,10 +138,10 @@ def test_noise_category_flips_metric_reference_and_penalty() -> None:
 
 
 def test_perturbation_switches_categories_to_other_levels() -> None:
-    from fairprobe.plugins.rashomon.rashomon_set import _perturb, _Perturbation
+    from fairprobe.plugins.rashomon.candidates import Perturbation, perturb
 
     X = np.column_stack([np.zeros(20000), np.tile([0.0, 1.0, 2.0, 5.0], 5000)])
-    out = _perturb(X, _Perturbation(0.1, (1,), 0.3, None), np.random.default_rng(0))
+    out = perturb(X, Perturbation(0.1, (1,), 0.3, None), np.random.default_rng(0))
     switched = out[:, 1] != X[:, 1]
     assert abs(switched.mean() - 0.3) < 0.02 and set(np.unique(out[:, 1])) == {0.0, 1.0, 2.0, 5.0}
     assert abs(out[:, 0].std() - 0.1) < 0.005

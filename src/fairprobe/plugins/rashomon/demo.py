@@ -13,7 +13,7 @@ from fairprobe.core.small_groups import too_few_text
 if TYPE_CHECKING:
     from fairprobe.reporting.report import Report
 
-__all__ = ["demo_step"]
+__all__ = ["demo_step", "lending_example"]
 
 
 def demo_step(cls: type, report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int,
@@ -122,3 +122,46 @@ def _group_share(by_group: pd.DataFrame, group: Any) -> str:
     row = by_group.loc[group]
     caveat = f" ({too_few_text(f'{int(row.applicants)} applicants')})" if row.too_few else ""
     return f"group {group} {row.flagged_share:.1%}{caveat}"
+
+
+def lending_example(cls: type, *, seed: int = 0) -> Any:
+    """Decision trees behind a one-hot encoding on 1,200 synthetic loan applicants, audited by group.
+
+    What :meth:`RashomonSet.example <fairprobe.plugins.rashomon.rashomon_set.RashomonSet.example>` returns.
+
+    Parameters
+    ----------
+    cls : type
+        :class:`~fairprobe.plugins.rashomon.rashomon_set.RashomonSet` (or a subclass).
+    seed : int
+        Seed of the generated data and of the analysis.
+
+    Returns
+    -------
+    fairprobe.plugins.base.Example
+
+    Examples
+    --------
+    >>> from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
+    >>> lending_example(RashomonSet).analysis.n_models
+    12
+    """
+    from sklearn.compose import make_column_transformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+    from sklearn.tree import DecisionTreeClassifier
+
+    from fairprobe.datasets import make_lending_scenario
+    from fairprobe.plugins.base import Example
+    from fairprobe.plugins.rashomon.candidates import text_columns
+
+    audit = make_lending_scenario(1200, seed=seed).audit_frame
+    X = audit[["age", "income", "education", "region", "employed"]].astype({"education": str, "region": str})
+    # text columns chosen by type, not by name: the same estimator fits any table (the web app
+    # fits it on a user's columns)
+    encode = make_column_transformer((OneHotEncoder(handle_unknown="ignore"), text_columns), remainder="passthrough")
+    model = make_pipeline(encode, DecisionTreeClassifier(min_samples_leaf=10))
+    # balanced accuracy: defaults are rare, and plain accuracy barely beats always predicting "no default"
+    rs = cls(estimator=model, param_grid={"decisiontreeclassifier__max_depth": [3, 4, 6]}, epsilon=0.02,
+             n_models=12, subsample=0.5, cv=3, metric="balanced_accuracy", random_state=seed, progress=False)
+    return Example(rs, X, {"y_true": audit["default"].to_numpy(), "sensitive_features": audit["group"]})

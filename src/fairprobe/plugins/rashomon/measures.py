@@ -24,7 +24,8 @@ from fairprobe.exceptions import DataError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ambiguity_curve", "conflict_by_group", "conflict_ratio", "delta_ambiguity", "rashomon_distance"]
+__all__ = ["ambiguity_curve", "conflict_by_group", "conflict_ratio", "convergence_table", "delta_ambiguity",
+           "individual_table", "rashomon_distance"]
 
 
 def _as_predictions(predictions: object) -> np.ndarray:
@@ -208,3 +209,70 @@ def rashomon_distance(pred_a: object, pred_b: object) -> float:
     if ca.shape != cb.shape:
         raise DataError(f"The two sets predict different numbers of points ({ca.size} and {cb.size}).")
     return float(np.mean(np.abs(ca - cb)))
+
+
+def convergence_table(predictions: np.ndarray, deltas: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4), steps: int = 20,
+                      random_state: int | None = 0) -> pd.DataFrame:
+    """delta-ambiguity and mean conflict ratio as models are added in a random order.
+
+    Parameters
+    ----------
+    predictions : ndarray (n_models, n_points)
+        Class labels predicted by each model.
+    deltas : tuple of float
+        Thresholds of the ``ambiguity_<delta>`` columns.
+    steps : int
+        Number of set sizes (rows).
+    random_state : int or None
+        Seed of the order in which models are added.
+
+    Returns
+    -------
+    DataFrame
+        ``n_models``, ``mean_conflict`` and one ``ambiguity_<delta>`` column per threshold.
+
+    Examples
+    --------
+    >>> convergence_table(np.array([[0, 1], [1, 1]]), deltas=(0.0,), steps=2)["ambiguity_0"].tolist()
+    [0.0, 0.5]
+    """
+    import pandas as pd
+
+    order = np.random.default_rng(random_state).permutation(predictions.shape[0])
+    sizes = np.unique(np.linspace(1, predictions.shape[0], min(steps, predictions.shape[0])).round().astype(int))
+    rows = []
+    for k in sizes:
+        c = conflict_ratio(predictions[order[:k]])
+        rows.append({"n_models": int(k), "mean_conflict": float(c.mean()),
+                     **{f"ambiguity_{d:g}": float(np.mean(c > d)) for d in deltas}})
+    return pd.DataFrame(rows)
+
+
+def individual_table(predictions: np.ndarray, threshold: float) -> pd.DataFrame:
+    """Per point: the majority prediction, the conflict ratio, ``flagged`` above ``threshold``, share per class.
+
+    Parameters
+    ----------
+    predictions : ndarray (n_models, n_points)
+        Class labels predicted by each model.
+    threshold : float
+        Points with a conflict ratio above it are flagged.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``majority``, ``conflict_ratio``, ``flagged`` and ``share_<class>``.
+
+    Examples
+    --------
+    >>> individual_table(np.array([[0, 1], [1, 1], [1, 1]]), 0.2)["flagged"].tolist()
+    [True, False]
+    """
+    import pandas as pd
+
+    labels = np.unique(predictions)
+    shares = {f"share_{lab}": (predictions == lab).mean(axis=0) for lab in labels}
+    counts = np.stack([(predictions == lab).sum(axis=0) for lab in labels])
+    c = conflict_ratio(predictions)
+    return pd.DataFrame({"majority": labels[counts.argmax(axis=0)], "conflict_ratio": c,
+                         "flagged": c > threshold, **shares})

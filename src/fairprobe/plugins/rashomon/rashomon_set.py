@@ -18,189 +18,54 @@ prediction-matrix functions of :mod:`~fairprobe.plugins.rashomon.measures` on th
 
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from fairprobe.core.small_groups import too_few_text
-from fairprobe.core.validate import check_number
-from fairprobe.exceptions import ConfigError, DataError, FairprobeError, NotFittedError
-from fairprobe.plugins.base import Analysis, Example, Summary, columns_by_role, positional_roles
-from fairprobe.plugins.rashomon.measures import ambiguity_curve, conflict_by_group, conflict_ratio, delta_ambiguity
+from fairprobe.exceptions import ConfigError, DataError, NotFittedError
+from fairprobe.plugins.base import Analysis, Example, Summary, positional_roles
+from fairprobe.plugins.rashomon.candidates import (
+    Job,
+    Perturbation,
+    draw_jobs,
+    fit_candidates,
+    predict_given,
+    reference_search,
+    score,
+    take,
+    take_like,
+    text_columns,
+)
+from fairprobe.plugins.rashomon.measures import (
+    ambiguity_curve,
+    conflict_by_group,
+    conflict_ratio,
+    convergence_table,
+    delta_ambiguity,
+    individual_table,
+)
+from fairprobe.plugins.rashomon.set_checks import (
+    allows_nan,
+    audit_groups,
+    categorical_positions,
+    check_set_params,
+    check_threshold,
+    check_training_data,
+    labels_by_name,
+    split_held_out,
+)
+from fairprobe.plugins.rashomon.text import set_headline
 
 if TYPE_CHECKING:
     from fairprobe.reporting.report import Report
 
 
-def text_columns(frame: pd.DataFrame) -> list[str]:
-    """The columns of ``frame`` that hold text or categories (what a one-hot encoder should take).
-
-    ``make_column_selector(dtype_include=object)`` asks pandas for ``object`` columns, which under
-    pandas 3 silently includes the new ``str`` dtype and warns that it will stop doing so; this
-    asks for what is meant, whatever the pandas version.
-
-    Parameters
-    ----------
-    frame : DataFrame
-
-    Returns
-    -------
-    list of str
-
-    Examples
-    --------
-    >>> text_columns(pd.DataFrame({"a": [1], "b": ["x"], "c": pd.Categorical(["y"])}))
-    ['b', 'c']
-    """
-    return [c for c in frame.columns
-            if not pd.api.types.is_numeric_dtype(frame[c]) or isinstance(frame[c].dtype, pd.CategoricalDtype)]
-
-
 __all__ = ["RashomonSet", "text_columns"]
-
-_MULTIPLICITY = ("none", "bootstrap", "subsample", "sampler")
-_METRICS = ("accuracy", "balanced_accuracy", "f1")
-
-
-def _score(metric: Any, y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    if callable(metric):
-        return float(metric(y_true, y_pred))
-    from sklearn import metrics
-
-    fn = {"accuracy": metrics.accuracy_score, "balanced_accuracy": metrics.balanced_accuracy_score,
-          "f1": metrics.f1_score}[metric]
-    return float(fn(y_true, y_pred))
-
-
-@dataclass(frozen=True)
-class _Perturbation:
-    """How one candidate's training data differ from the training set."""
-
-    noise: float | None
-    categorical: tuple[int, ...]
-    flip: float | None
-    sampler: Callable[[np.random.Generator], tuple[Any, Any]] | None
-
-
-def _perturb(X: np.ndarray, how: _Perturbation, rng: np.random.Generator) -> np.ndarray:
-    """Gaussian noise on the numeric columns, random category switches on the categorical ones."""
-    if not how.noise and not how.flip:
-        return X
-    X = X.copy()
-    cat = np.zeros(X.shape[1], dtype=bool)
-    cat[list(how.categorical)] = True
-    if how.noise:
-        X[:, ~cat] += rng.normal(0.0, how.noise, (X.shape[0], int((~cat).sum())))
-    if how.flip:
-        for j in np.flatnonzero(cat):
-            levels = np.unique(X[:, j])
-            switch = rng.random(X.shape[0]) < how.flip
-            if levels.size > 1 and switch.any():
-                # a switched entry takes one of the *other* levels, uniformly
-                offset = rng.integers(1, levels.size, int(switch.sum()))
-                pos = np.searchsorted(levels, X[switch, j])
-                X[switch, j] = levels[(pos + offset) % levels.size]
-    return X
-
-
-def _perturb_frame(X: pd.DataFrame, how: _Perturbation, rng: np.random.Generator,
-                   skip: set[int] | None = None) -> pd.DataFrame:
-    """:func:`_perturb` for a DataFrame: noise on numeric columns, switches on categorical ones (any dtype)."""
-    if not how.noise and not how.flip:
-        return X
-    X = X.copy()
-    cat = set(how.categorical)
-    for j, col in enumerate(X.columns):
-        if skip and j in skip:
-            continue
-        values = X[col]
-        if j not in cat:
-            if how.noise:
-                X[col] = values.to_numpy(dtype=float) + rng.normal(0.0, how.noise, len(X))
-            continue
-        if not how.flip:
-            continue
-        codes, levels = pd.factorize(values, sort=True)  # missing values get code -1 and stay as they are
-        switch = (rng.random(len(X)) < how.flip) & (codes >= 0)
-        if len(levels) > 1 and switch.any():
-            # a switched entry takes one of the *other* levels, uniformly (as in _perturb)
-            offset = rng.integers(1, len(levels), int(switch.sum()))
-            new = values.to_numpy(dtype=object, copy=True)
-            new[switch] = np.asarray(levels, dtype=object)[(codes[switch] + offset) % len(levels)]
-            X[col] = pd.Series(new, index=X.index).astype(values.dtype)
-    return X
-
-
-def _take(X: Any, rows: np.ndarray | None, cols: np.ndarray | None) -> Any:
-    """Rows and columns (positions) of an array or a DataFrame.
-
-    A DataFrame keeps every column (a Pipeline selects its columns by name): the columns not in
-    ``cols`` are set to a constant, their first value, which a model cannot learn from.
-    """
-    if isinstance(X, pd.DataFrame):
-        if cols is not None and len(cols) < X.shape[1]:
-            X = X.copy()
-            for j in sorted(set(range(X.shape[1])) - {int(c) for c in cols}):
-                X[X.columns[j]] = X.iloc[0, j] if X.shape[0] else X.iloc[:, j]
-        return X if rows is None else X.iloc[rows]
-    if cols is not None:
-        X = X[:, cols]
-    return X if rows is None else X[rows]
-
-
-def _take_like(X: Any, cols: np.ndarray, train: Any) -> Any:
-    """Columns ``cols`` of ``X``; a DataFrame's masked columns get the constants of ``train``."""
-    if not isinstance(X, pd.DataFrame) or len(cols) == X.shape[1]:
-        return _take(X, None, cols)
-    X = X.copy()
-    for j in sorted(set(range(X.shape[1])) - {int(c) for c in cols}):
-        X[X.columns[j]] = train.iloc[0, j]
-    return X
-
-
-def _fit_candidate(estimator: Any, params: dict[str, Any], X: Any, y: np.ndarray, X_held: Any,
-                   y_held: np.ndarray, rows: np.ndarray | None, cols: np.ndarray, how: _Perturbation, metric: Any,
-                   seed: int, X_audit: Any = None) -> tuple[Any, np.ndarray, float, np.ndarray | None]:
-    """Train one candidate; its held-out predictions and score, and its predictions on ``X_audit`` if given."""
-    from sklearn.base import clone
-
-    model = clone(estimator).set_params(**params)
-    # also a Pipeline's steps (``model__random_state``): else their trees draw fresh randomness every run
-    model.set_params(**{k: seed for k in model.get_params() if k == "random_state" or k.endswith("__random_state")})
-    rng = np.random.default_rng(seed)
-    frame = isinstance(X_held, pd.DataFrame)
-    if how.sampler is not None:  # a fresh sample from the data-generating process
-        try:
-            X, y = how.sampler(rng)
-            X = (pd.DataFrame(X) if frame else np.asarray(X, dtype=float))
-            y = np.asarray(y).ravel()
-        except (TypeError, ValueError) as exc:
-            raise DataError(f"sampler(rng) must return (X, y) with numeric X; it failed: {exc}") from None
-        if X.ndim != 2 or X.shape[0] != y.size or X.shape[1] != X_held.shape[1]:
-            raise DataError(f"sampler(rng) returned X {X.shape} and y {y.shape}; it must return one label per row "
-                            f"and {X_held.shape[1]} columns, as the training data.")
-        if frame:
-            X.columns = X_held.columns
-        rows = None
-    Xs = _take(X, rows, cols)
-    ys = y if rows is None else y[rows]
-    if frame:  # all columns kept (the masked ones constant, and not perturbed): positions are unchanged
-        masked = set(range(Xs.shape[1])) - {int(c) for c in cols}
-        model.fit(_perturb_frame(Xs, how, rng, skip=masked), ys)
-    else:
-        sub = _Perturbation(how.noise, tuple(int(np.searchsorted(cols, j)) for j in how.categorical if j in cols),
-                            how.flip, None)
-        model.fit(_perturb(Xs, sub, rng), ys)
-    pred = model.predict(_take_like(X_held, cols, Xs))
-    audit = None if X_audit is None else model.predict(_take_like(X_audit, cols, Xs))
-    return model, pred, _score(metric, y_held, pred), audit
-
 
 class RashomonSet(Analysis):
     """A Rashomon set of near-optimal models built by parametric and dataset multiplicity.
@@ -348,98 +213,7 @@ class RashomonSet(Analysis):
 
     def _check_params(self) -> None:
         """Every parameter, before any data is touched; ConfigError naming the parameter and the fix."""
-        est = self.estimator
-        if self.models is not None:
-            self._check_models()
-            return
-        if est is None:
-            raise ConfigError("RashomonSet needs estimator=<a scikit-learn classifier>, e.g. "
-                              "RashomonSet(estimator=DecisionTreeClassifier(), param_grid={'max_depth': [3, 5]}).")
-        if isinstance(est, type):
-            raise ConfigError(f"estimator is the class {est.__name__}, not a model; pass an instance, e.g. "
-                              f"{est.__name__}().")
-        if not (hasattr(est, "fit") and hasattr(est, "predict")):
-            raise ConfigError(f"{type(est).__name__} has no fit/predict; pass a scikit-learn classifier.")
-        from sklearn.base import is_regressor
-
-        if is_regressor(est):
-            raise ConfigError(f"{type(est).__name__} is a regressor; a Rashomon set of decisions needs a classifier "
-                              "(e.g. LogisticRegression or DecisionTreeClassifier).")
-        if self.param_grid is not None:
-            if not isinstance(self.param_grid, dict):
-                raise ConfigError(f"param_grid must be a dict of lists, e.g. {{'max_depth': [2, 4]}}; got "
-                                  f"{type(self.param_grid).__name__}.")
-            valid = est.get_params(deep=True) if hasattr(est, "get_params") else None
-            for key, values in self.param_grid.items():
-                if valid is not None and key not in valid:
-                    raise ConfigError(f"param_grid names {key!r}, which {type(est).__name__} does not have; valid "
-                                      f"parameters: {sorted(valid)[:12]}.")
-                if isinstance(values, str) or not isinstance(values, list | tuple | np.ndarray) or len(values) == 0:
-                    raise ConfigError(f"param_grid[{key!r}] must be a non-empty list of values, e.g. "
-                                      f"{{{key!r}: [{values!r}]}}; got {values!r}.")
-        if self.dataset_multiplicity not in _MULTIPLICITY:
-            raise ConfigError(
-                f"dataset_multiplicity must be one of {_MULTIPLICITY}; got {self.dataset_multiplicity!r}.")
-        if (self.dataset_multiplicity == "sampler") != (self.sampler is not None):
-            raise ConfigError('Give a sampler exactly when dataset_multiplicity="sampler" (sampler(rng) -> (X, y)).')
-        if self.sampler is not None and not callable(self.sampler):
-            raise ConfigError("sampler must be a function sampler(rng) -> (X, y); got "
-                              f"{type(self.sampler).__name__}.")
-        check_number("epsilon", self.epsilon, low=0.0, hint=" (the tolerance in score units, e.g. 0.01)")
-        if isinstance(self.n_models, bool) or not isinstance(self.n_models, numbers.Integral) or self.n_models < 1:
-            raise ConfigError(f"n_models must be a positive integer (e.g. 200); got {self.n_models!r}.")
-        if self.dataset_multiplicity == "bootstrap":
-            check_number("subsample", self.subsample, low=0.0, low_open=True,
-                          hint=" (the bootstrap size as a share of the training rows, e.g. 1.0)")
-        else:
-            check_number("subsample", self.subsample, low=0.0, high=1.0, low_open=True,
-                          hint=" (a share of the training rows, in (0, 1])")
-        check_number("feature_subsample", self.feature_subsample, low=0.0, high=1.0, low_open=True, optional=True,
-                      hint=" (the share of features each model sees, in (0, 1])")
-        check_number("feature_noise", self.feature_noise, low=0.0, optional=True,
-                      hint=" (a standard deviation, >= 0)")
-        check_number("category_flip", self.category_flip, low=0.0, high=1.0, optional=True,
-                      hint=" (a probability, in [0, 1])")
-        check_number("penalty", self.penalty, low=0.0, hint=" (the weight of complexity(model), >= 0)")
-        if self.penalty and self.complexity is None:
-            raise ConfigError("penalty needs complexity=callable(model) -> float (e.g. the number of leaves).")
-        if self.complexity is not None and not callable(self.complexity):
-            raise ConfigError(f"complexity must be a function complexity(model) -> float; got {self.complexity!r}.")
-        if not callable(self.metric) and self.metric not in _METRICS:
-            raise ConfigError(f"metric must be one of {_METRICS} or a callable(y_true, y_pred); got {self.metric!r}.")
-        if isinstance(self.reference, str) and (isinstance(self.cv, bool) or not isinstance(self.cv, numbers.Integral)
-                                                or self.cv < 2):
-            raise ConfigError(f"cv must be an integer >= 2 (folds of the reference search); got {self.cv!r}.")
-        _check_threshold(self.threshold)
-        rs = self.random_state
-        if rs is not None and not isinstance(rs, np.random.Generator) and (
-                isinstance(rs, bool) or not isinstance(rs, numbers.Integral) or not 0 <= rs < 2**32):
-            raise ConfigError(f"random_state must be None, a numpy Generator or an integer in [0, 2**32); got {rs!r}.")
-        jobs = self.n_jobs
-        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs == 0):
-            raise ConfigError(f"n_jobs must be a non-zero integer (-1 for all cores) or None; got {jobs!r}.")
-        cats = self.categorical_features or []
-        if isinstance(cats, str | int) or not all(isinstance(j, numbers.Integral | str) and not isinstance(j, bool)
-                                                   for j in cats):
-            raise ConfigError(f"categorical_features must be a list of column positions (integers), e.g. [0, 3]; "
-                              f"got {cats!r}.")
-
-    def _check_models(self) -> None:
-        """``models``: a non-empty list of fitted classifiers, and no ``estimator`` beside it."""
-        if self.estimator is not None:
-            raise ConfigError("Give estimator= (RashomonSet trains the set) or models= (your own fitted models), "
-                              "not both.")
-        models = self.models
-        if isinstance(models, str) or not isinstance(models, list | tuple) or not models:
-            raise ConfigError(f"models must be a non-empty list of fitted classifiers, e.g. models=[tree, forest]; "
-                              f"got {type(models).__name__}.")
-        bad = [i for i, m in enumerate(models) if isinstance(m, type) or not hasattr(m, "predict")]
-        if bad:
-            raise ConfigError(f"models[{bad[0]}] is {models[bad[0]]!r}, which cannot predict; pass fitted "
-                              "classifiers (objects with predict).")
-        if not callable(self.metric) and self.metric not in _METRICS:
-            raise ConfigError(f"metric must be one of {_METRICS} or a callable(y_true, y_pred); got {self.metric!r}.")
-        _check_threshold(self.threshold)
+        check_set_params(self)
 
     def _frame_mode(self, X: Any) -> bool:
         """Whether ``X`` stays a DataFrame: it has text columns, or the estimator is a Pipeline."""
@@ -452,93 +226,16 @@ class RashomonSet(Analysis):
         return not numeric or isinstance(self.estimator, Pipeline | ColumnTransformer)
 
     def _check(self, X: Any, y: Any, what: str = "X", frame: bool | None = None) -> tuple[Any, np.ndarray]:
-        if frame is None:
-            frame = self._frame_mode(X)
-        if frame:
-            if not isinstance(X, pd.DataFrame):
-                raise DataError(f"{what} must be a DataFrame with the columns of X, as in fit; got "
-                                f"{type(X).__name__}.")
-            numeric = X.select_dtypes("number")
-            if np.isinf(numeric.to_numpy(dtype=float)).any():
-                raise DataError(f"{what} has infinite values; replace or drop them first.")
-        else:
-            try:
-                X = np.asarray(X, dtype=float)
-            except (TypeError, ValueError) as exc:
-                raise DataError(f"{what} must be numeric (encode categories as codes first, or pass a DataFrame "
-                                f"and a Pipeline that encodes them): {exc}") from None
-        if y is None:
-            raise DataError(f"Labels for {what} are missing; pass y{'_held' if what != 'X' else '_true'} with one "
-                            "label per row.")
-        y = np.asarray(y)
-        if y.ndim == 2 and 1 in y.shape:
-            y = y.ravel()
-        if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.size:
-            raise DataError(f"{what} must be 2-D with one row per label; got {what} {X.shape} and y {y.shape}.")
-        if X.shape[0] == 0:
-            raise DataError(f"{what} has no rows; give training rows of at least two classes.")
-        if X.shape[1] == 0:
-            raise DataError(f"{what} has no feature columns; give the features the models should use.")
-        if not frame and (np.isinf(X).any() or (np.isnan(X).any() and not _allows_nan(self.estimator))):
-            raise DataError(f"{what} has missing or infinite values, which {type(self.estimator).__name__} cannot "
-                            "fit; impute or drop them first.")
-        if (y.dtype.kind == "f" and np.isnan(y).any()) or (y.dtype.kind == "O" and pd.isna(y).any()):
-            raise DataError(f"The labels have {int(pd.isna(y).sum())} missing values; drop those rows or fill them in.")
-        try:
-            classes = np.unique(y)
-        except TypeError:
-            kinds = sorted({type(v).__name__ for v in y})
-            raise DataError(f"The labels mix types {kinds}; use one type (e.g. all integers 0/1).") from None
-        if classes.size < 2:
-            raise DataError("The target has a single class; a classifier needs at least two.")
-        if self.metric == "f1" and classes.size != 2:
-            raise DataError(f'metric="f1" needs a binary target; this one has {classes.size} classes.')
-        return X, y
-
-    def _categorical_positions(self, X: Any) -> tuple[int, ...]:
-        """``categorical_features`` as column positions (names allowed for a DataFrame), plus text columns."""
-        cats = list(self.categorical_features or [])
-        names = list(X.columns) if isinstance(X, pd.DataFrame) else None
-        positions = []
-        for j in cats:
-            if isinstance(j, str):
-                if names is None:
-                    raise ConfigError(f"categorical_features must be a list of column positions (integers), e.g. "
-                                      f"[0, 3]; got {cats!r} (column names need X as a DataFrame).")
-                if j not in names:
-                    raise ConfigError(f"categorical_features names {j!r}, which is not a column of X; columns: "
-                                      f"{names[:12]}.")
-                positions.append(names.index(j))
-            else:
-                positions.append(int(j))
-        bad = [j for j in positions if not 0 <= j < X.shape[1]]
-        if bad:
-            raise ConfigError(f"categorical_features {bad} are not columns of X (it has {X.shape[1]}).")
-        if isinstance(X, pd.DataFrame) and self._frame_mode(X):
-            positions += [j for j, t in enumerate(X.dtypes)
-                          if not pd.api.types.is_numeric_dtype(t) or isinstance(t, pd.CategoricalDtype)]
-        return tuple(sorted(set(positions)))
+        return check_training_data(X, y, estimator=self.estimator, metric=self.metric, what=what,
+                                   frame=self._frame_mode(X) if frame is None else frame)
 
     def _reference(self, X: Any, y: np.ndarray, X_held: Any, y_held: np.ndarray) -> None:
-        from sklearn.model_selection import GridSearchCV
-
         if isinstance(self.reference, int | float):
             self.reference_params_, self.reference_score_ = {}, float(self.reference)
         elif isinstance(self.reference, str):
             if self.reference != "cv_best":
                 raise ConfigError(f'reference must be "cv_best", a fitted estimator or a score; got {self.reference!r}')
-            scoring = None if self.metric == "accuracy" else (
-                self.metric if isinstance(self.metric, str) else _callable_scorer(self.metric))
-            search = GridSearchCV(self.estimator, self.param_grid or {}, cv=self.cv, scoring=scoring,
-                                  error_score="raise")
-            try:
-                search.fit(X, y)
-            except FairprobeError:
-                raise
-            except (ValueError, TypeError) as exc:  # the estimator refused the data or a grid value
-                detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-                raise ConfigError(f"{type(self.estimator).__name__} could not be fitted in the reference search: "
-                                  f"{detail}. Check param_grid's values and the data.") from None
+            search = reference_search(self.estimator, self.param_grid, X, y, cv=self.cv, metric=self.metric)
             self.reference_params_ = dict(search.best_params_)
             self.reference_score_ = self._objective(search.best_estimator_, X_held, y_held)
         else:
@@ -548,8 +245,8 @@ class RashomonSet(Analysis):
             self.reference_score_ = self._objective(self.reference, X_held, y_held)
 
     def _objective(self, model: Any, X_held: Any, y_held: np.ndarray, cols: np.ndarray | None = None) -> float:
-        pred = model.predict(_take(X_held, None, cols))
-        value = _score(self.metric, y_held, pred)
+        pred = model.predict(take(X_held, None, cols))
+        value = score(self.metric, y_held, pred)
         return value - self.penalty * float(self.complexity(model)) if self.penalty else value
 
     def _baseline(self, y: np.ndarray, y_held: np.ndarray) -> float:
@@ -557,29 +254,7 @@ class RashomonSet(Analysis):
         labels, counts = np.unique(y, return_counts=True)
         with warnings.catch_warnings():  # f1 of a constant prediction warns about an undefined precision
             warnings.simplefilter("ignore")
-            return _score(self.metric, y_held, np.full(y_held.shape, labels[counts.argmax()]))
-
-    def _groups(self, sensitive_features: Any, audit: Any) -> tuple[np.ndarray | None, str]:
-        """The audit rows' groups: a column of the audit set, or an array aligned with it."""
-        if sensitive_features is None:
-            return None, ""
-        if isinstance(sensitive_features, str):
-            if not isinstance(audit, pd.DataFrame) or sensitive_features not in audit.columns:
-                where = list(audit.columns)[:12] if isinstance(audit, pd.DataFrame) else "X is not a DataFrame"
-                raise DataError(f"sensitive_features={sensitive_features!r} is not a column of the audit set "
-                                f"({where}); pass a column name of X (X_held when given) or an array of groups.")
-            return audit[sensitive_features].to_numpy(), sensitive_features
-        name = getattr(sensitive_features, "name", None)
-        groups = np.asarray(sensitive_features)
-        if groups.ndim == 2 and 1 in groups.shape:
-            groups = groups.ravel()
-        if groups.ndim != 1 or groups.size != audit.shape[0]:
-            raise DataError(f"sensitive_features has shape {groups.shape}; it must give one group per row of the "
-                            f"audit set ({audit.shape[0]} rows: X_held when given, else X).")
-        if pd.isna(groups).any():
-            raise DataError(f"sensitive_features has {int(pd.isna(groups).sum())} missing values; fill them in "
-                            "(e.g. 'unknown') or drop those rows.")
-        return groups, str(name) if isinstance(name, str) else "group"
+            return score(self.metric, y_held, np.full(y_held.shape, labels[counts.argmax()]))
 
     @positional_roles("y_true")
     def fit(self, data: Any, *, y_true: Any = None, X_held: Any = None, y_held: Any = None,
@@ -628,20 +303,21 @@ class RashomonSet(Analysis):
         for attr in self._fitted_attributes():  # a refit starts clean: no stale results of an earlier fit
             delattr(self, attr)
         self._check_params()
-        X, X_held, y_true, y_held = _labels_by_name(data, X_held, y_true, y_held)
+        X, X_held, y_true, y_held = labels_by_name(data, X_held, y_true, y_held)
         if self.models is not None:
             return self._fit_given(X, y_true, X_held, y_held, sensitive_features)
         frame = self._frame_mode(X)
         columns = list(X.columns) if isinstance(X, pd.DataFrame) else None
         raw_X, raw_held = X, X_held  # the row identifiers and a sensitive column come from these
         X, y = self._check(X, y_true, frame=frame)
-        categorical = self._categorical_positions(raw_X if isinstance(raw_X, pd.DataFrame) else X)
+        features = raw_X if isinstance(raw_X, pd.DataFrame) else X
+        categorical = categorical_positions(self.categorical_features, features, self._frame_mode(features))
         rng = np.random.default_rng(self.random_state)  # a Generator is used (and advanced) as it is
         split_seed = (int(rng.integers(0, 2**32 - 1)) if isinstance(self.random_state, np.random.Generator)
                       else self.random_state)
         X, y, X_held, y_held, audit = self._held_out(X, y, X_held, y_held, columns, frame, split_seed)
         audit_raw = raw_X if raw_held is None else raw_held
-        groups, group_name = self._groups(sensitive_features, audit_raw)
+        groups, group_name = audit_groups(sensitive_features, audit_raw)
         audit_index = (audit_raw.index.copy() if isinstance(audit_raw, pd.DataFrame)
                        else pd.RangeIndex(audit.shape[0]))
         smallest = int(np.unique(y, return_counts=True)[1].min())
@@ -658,11 +334,13 @@ class RashomonSet(Analysis):
                           "may be near-constant, and their conflicts say little. Check the features and the "
                           "metric (e.g. metric='balanced_accuracy' for rare classes).", UserWarning, stacklevel=2)
         n, d = X.shape
-        how = _Perturbation(self.feature_noise, categorical, self.category_flip, self.sampler)
-        jobs = self._draw_jobs(rng, grid, n, d)
+        how = Perturbation(self.feature_noise, categorical, self.category_flip, self.sampler)
+        jobs = draw_jobs(rng, grid, n, d, n_models=int(self.n_models), multiplicity=self.dataset_multiplicity,
+                         subsample=self.subsample, feature_subsample=self.feature_subsample)
         # the audit set is the held-out set when given; otherwise every candidate also predicts X
         X_audit = audit if audit is not X_held else None
-        results = self._fit_candidates(jobs, X, y, X_held, y_held, how, X_audit)
+        results = fit_candidates(self.estimator, jobs, X, y, X_held, y_held, how, X_audit, metric=self.metric,
+                                 n_jobs=self.n_jobs, parallel_backend=self.parallel_backend, progress=self.progress)
         self._select_members(results, jobs, baseline, X_audit)
         self.audit_index_ = audit_index
         self.n_features_in_ = d
@@ -670,7 +348,7 @@ class RashomonSet(Analysis):
             self.feature_names_in_ = np.asarray(columns, dtype=object)
         self.frame_mode_ = frame
         self._first_row_ = X.iloc[:1] if frame else None  # the constants of masked columns (feature_subsample)
-        self._set_individual(groups, group_name)
+        self._setindividual_table(groups, group_name)
         return self
 
     def _fit_given(self, X: Any, y_true: Any, X_held: Any, y_held: Any, sensitive_features: Any) -> RashomonSet:
@@ -684,34 +362,8 @@ class RashomonSet(Analysis):
             raise DataError("y_held was given without X_held; with models= the audit rows are X_held when given, "
                             "else the data, and their labels y_true.")
         audit = audit_raw if isinstance(audit_raw, pd.DataFrame) else np.asarray(audit_raw)
-        if audit.ndim != 2 or audit.shape[0] == 0:
-            raise DataError(f"The audit rows must be 2-D with at least one row; got shape {audit.shape}.")
-        P = []
-        for i, model in enumerate(self.models):
-            try:
-                P.append(np.asarray(model.predict(audit)).ravel())
-            except FairprobeError:
-                raise
-            except Exception as exc:  # an unfitted model, or columns it was not fitted on
-                detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-                raise DataError(f"models[{i}] ({type(model).__name__}) could not predict the audit rows: {detail}. "
-                                "Pass fitted models and rows with the columns they were fitted on.") from None
-        if {p.shape for p in P} != {(audit.shape[0],)}:
-            raise DataError(f"Every model must predict one label per audit row ({audit.shape[0]}); got "
-                            f"{sorted({p.size for p in P})} predictions.")
-        P = np.stack(P)
-        if labels is not None:
-            y = np.asarray(labels).ravel()
-            if y.size != audit.shape[0]:
-                raise DataError(f"The labels have {y.size} values for {audit.shape[0]} audit rows; give one per row.")
-            scores = np.array([_score(self.metric, y, p) for p in P])
-            with warnings.catch_warnings():  # f1 of a constant prediction warns about an undefined precision
-                warnings.simplefilter("ignore")
-                labels_, counts = np.unique(y, return_counts=True)
-                baseline = _score(self.metric, y, np.full(y.shape, labels_[counts.argmax()]))
-        else:
-            scores, baseline = np.full(len(P), np.nan), np.nan
-        groups, group_name = self._groups(sensitive_features, audit_raw)
+        P, scores, baseline = predict_given(self.models, audit, labels, self.metric)
+        groups, group_name = audit_groups(sensitive_features, audit_raw)
         self.reference_params_ = {}
         self.reference_score_ = float(np.max(scores)) if labels is not None else np.nan
         self.candidate_scores_ = scores
@@ -729,12 +381,12 @@ class RashomonSet(Analysis):
             self.feature_names_in_ = np.asarray(audit_raw.columns, dtype=object)
         self.frame_mode_ = isinstance(audit_raw, pd.DataFrame)
         self._first_row_ = audit_raw.iloc[:1] if self.frame_mode_ else None
-        self._set_individual(groups, group_name)
+        self._setindividual_table(groups, group_name)
         return self
 
-    def _set_individual(self, groups: np.ndarray | None, group_name: str) -> None:
+    def _setindividual_table(self, groups: np.ndarray | None, group_name: str) -> None:
         """The per-person results of the audit set, computed once: to_frame, summary and figures read them."""
-        individual = _individual(self.audit_predictions_, float(self.threshold))
+        individual = individual_table(self.audit_predictions_, float(self.threshold))
         individual.index = self.audit_index_
         if groups is not None:
             individual.insert(0, group_name, groups)
@@ -742,7 +394,7 @@ class RashomonSet(Analysis):
         else:
             self.by_group_ = None
         self.individual_ = individual
-        self.convergence_ = _convergence(self.audit_predictions_)
+        self.convergence_ = convergence_table(self.audit_predictions_)
 
     def _held_out(self, X: Any, y: np.ndarray, X_held: Any, y_held: Any, columns: list[Any] | None, frame: bool,
                   split_seed: Any) -> tuple[Any, np.ndarray, Any, np.ndarray, Any]:
@@ -751,90 +403,21 @@ class RashomonSet(Analysis):
         Separate from :meth:`fit`: the two ways to get held-out rows and their checks are one decision.
         Returns ``X, y, X_held, y_held, audit``; ``audit`` is the unsplit ``X`` when no ``X_held`` is given.
         """
-        from sklearn.model_selection import train_test_split
-
         if X_held is None:
-            if y_held is not None:
-                raise DataError("y_held was given without X_held; pass both, or neither for a 25 % split of X.")
-            audit = X
-            counts = np.unique(y, return_counts=True)[1]
-            n_held = math.ceil(0.25 * y.size)
-            if counts.min() < 2 or n_held < counts.size or y.size - n_held < counts.size:
-                raise DataError(
-                    f"{y.size} rows with {counts.min()} in the smallest class are too few for a stratified 25 % "
-                    "held-out split; give more rows (at least 2 per class, 4 per class to be safe) or pass "
-                    "X_held and y_held.")
-            X, X_held, y, y_held = train_test_split(X, y, test_size=0.25, random_state=split_seed, stratify=y)
-        else:
-            if columns is not None and isinstance(X_held, pd.DataFrame):
-                missing = [c for c in columns if c not in X_held.columns]
-                if missing:
-                    raise DataError(f"X_held lacks the columns {missing[:5]} of X; give it the same columns.")
-                X_held = X_held[columns]
-            X_held, y_held = self._check(X_held, y_held, "X_held", frame=frame)
-            if X_held.shape[1] != X.shape[1]:
-                raise DataError(f"X_held has {X_held.shape[1]} columns; X has {X.shape[1]}.")
-            audit = X_held
-        return X, y, X_held, y_held, audit
-
-    def _draw_jobs(self, rng: np.random.Generator, grid: list[dict[str, Any]], n: int,
-                   d: int) -> list[tuple[dict[str, Any], np.ndarray | None, np.ndarray, int]]:
-        """Each candidate's ``(params, rows, cols, seed)``, drawn from ``rng`` in a fixed order.
-
-        Separate from :meth:`fit` so that the order of the random draws (which fixes the results
-        for a seed) sits in one short loop.
-        """
-        size = max(2, round(self.subsample * n))
-        jobs = []
-        for _ in range(int(self.n_models)):
-            params = grid[int(rng.integers(len(grid)))] if grid else {}
-            if self.dataset_multiplicity == "bootstrap":
-                rows = rng.integers(0, n, size)
-            elif self.dataset_multiplicity == "subsample":
-                rows = rng.choice(n, size=min(size, n), replace=False)
-            else:
-                rows = None
-            k = d if not self.feature_subsample else max(1, round(self.feature_subsample * d))
-            cols = np.sort(rng.choice(d, size=k, replace=False)) if k < d else np.arange(d)
-            jobs.append((params, rows, cols, int(rng.integers(0, 2**31 - 1))))
-        return jobs
-
-    def _fit_candidates(self, jobs: list[tuple[dict[str, Any], np.ndarray | None, np.ndarray, int]], X: Any,
-                        y: np.ndarray, X_held: Any, y_held: np.ndarray, how: _Perturbation,
-                        X_audit: Any) -> list[tuple[Any, ...]]:
-        """Fit and score every candidate (in parallel when ``n_jobs`` asks), with a progress bar.
-
-        Separate from :meth:`fit`: the parallel run and the translation of an estimator's refusal
-        into a ``DataError`` are one step. Returns one ``_fit_candidate`` result per job, in order.
-        """
-        from joblib import Parallel, delayed, parallel_config
-
-        from fairprobe.core.progress import progress_bar as tqdm  # only on a terminal; off under --quiet
-
-        bar = tqdm(total=len(jobs), desc="Rashomon candidates", disable=not self.progress)
-        backend = self.parallel_backend or ("sequential" if self.n_jobs in (None, 1) else "loky")
-        try:
-            with parallel_config(backend=backend, n_jobs=self.n_jobs if self.n_jobs is not None else 1):
-                gen = Parallel(return_as="generator")(
-                    delayed(_fit_candidate)(self.estimator, p, X, y, X_held, y_held, rows, cols, how, self.metric, s,
-                                            X_audit)
-                    for p, rows, cols, s in jobs)
-                results = []
-                for item in gen:
-                    results.append(item)
-                    bar.update()
-        except FairprobeError:
-            raise
-        except (ValueError, TypeError) as exc:  # e.g. a bootstrap sample with one class for LogisticRegression
-            detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-            raise DataError(f"A candidate {type(self.estimator).__name__} could not be fitted: {detail}. Use larger "
-                            "samples (subsample), fewer perturbations, or a model that accepts such data.") from None
-        finally:
-            bar.close()
-        return results
+            X_train, X_held, y_train, y_held = split_held_out(X, y, y_held, split_seed)
+            return X_train, y_train, X_held, y_held, X
+        if columns is not None and isinstance(X_held, pd.DataFrame):
+            missing = [c for c in columns if c not in X_held.columns]
+            if missing:
+                raise DataError(f"X_held lacks the columns {missing[:5]} of X; give it the same columns.")
+            X_held = X_held[columns]
+        X_held, y_held = self._check(X_held, y_held, "X_held", frame=frame)
+        if X_held.shape[1] != X.shape[1]:
+            raise DataError(f"X_held has {X_held.shape[1]} columns; X has {X.shape[1]}.")
+        return X, y, X_held, y_held, X_held
 
     def _select_members(self, results: list[tuple[Any, ...]],
-                        jobs: list[tuple[dict[str, Any], np.ndarray | None, np.ndarray, int]], baseline: float,
+                        jobs: list[Job], baseline: float,
                         X_audit: Any) -> None:
         """Keep the candidates within ``epsilon`` of the reference; store their scores, columns and predictions.
 
@@ -897,17 +480,7 @@ class RashomonSet(Analysis):
         """
         self.check_is_fitted()
         table = self.individual_
-        metric = self.metric if isinstance(self.metric, str) else "score"
-        if self.models is None:
-            head = (f"{len(self.scores_)} of {self.n_models} models within {self.epsilon:g} of the reference {metric} "
-                    f"{self.reference_score_:.4f} (majority-class baseline {self.baseline_score_:.4f})")
-        elif np.isfinite(self.scores_).all():
-            head = (f"{len(self.scores_)} given models (fitted by the user, not filtered): {metric} "
-                    f"{np.min(self.scores_):.4f} to {np.max(self.scores_):.4f} on the audit set (majority-class "
-                    f"baseline {self.baseline_score_:.4f})")
-        else:
-            head = f"{len(self.scores_)} given models (fitted by the user, not filtered; no labels, so no scores)"
-        lines = [head,
+        lines = [set_headline(self),
                  f"audit set: {len(table)} rows; ambiguity {float(np.mean(table.conflict_ratio > 0)):.3f}; "
                  f"{int(table.flagged.sum())} rows ({table.flagged.mean():.1%}) with conflict ratio > "
                  f"{float(self.threshold):g}"]
@@ -1041,24 +614,9 @@ class RashomonSet(Analysis):
         >>> ex.fit().by_group_.index.tolist()
         [0, 1]
         """
-        from sklearn.compose import make_column_transformer
-        from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import OneHotEncoder
-        from sklearn.tree import DecisionTreeClassifier
+        from fairprobe.plugins.rashomon.demo import lending_example  # the step module does not import this one
 
-        from fairprobe.datasets import make_lending_scenario
-
-        audit = make_lending_scenario(1200, seed=seed).audit_frame
-        X = audit[["age", "income", "education", "region", "employed"]].astype({"education": str, "region": str})
-        # text columns chosen by type, not by name: the same estimator fits any table (the web app
-        # fits it on a user's columns)
-        encode = make_column_transformer((OneHotEncoder(handle_unknown="ignore"), text_columns),
-                                         remainder="passthrough")
-        model = make_pipeline(encode, DecisionTreeClassifier(min_samples_leaf=10))
-        # balanced accuracy: defaults are rare, and plain accuracy barely beats always predicting "no default"
-        rs = cls(estimator=model, param_grid={"decisiontreeclassifier__max_depth": [3, 4, 6]}, epsilon=0.02,
-                 n_models=12, subsample=0.5, cv=3, metric="balanced_accuracy", random_state=seed, progress=False)
-        return Example(rs, X, {"y_true": audit["default"].to_numpy(), "sensitive_features": audit["group"]})
+        return lending_example(cls, seed=seed)
 
     @classmethod
     def demo(cls, report: Report, scenario: Any, facts: dict[str, Any], *, quick: bool, seed: int, n_jobs: int,
@@ -1151,7 +709,7 @@ class RashomonSet(Analysis):
                 raise DataError(f"X must be a DataFrame with the columns {list(names)[:12]}, as in fit; got "
                                 f"{type(X).__name__}.")
             train_first = self._first_row_
-            return np.stack([m.predict(_take_like(X, cols, train_first))
+            return np.stack([m.predict(take_like(X, cols, train_first))
                              for m, cols in zip(self.models_, self.columns_, strict=True)])
         try:
             X = np.asarray(X, dtype=float)
@@ -1159,7 +717,7 @@ class RashomonSet(Analysis):
             raise DataError(f"X must be numeric, coded as in fit: {exc}") from None
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
             raise DataError(f"X must have {self.n_features_in_} columns, as in fit; got shape {X.shape}.")
-        if np.isinf(X).any() or (np.isnan(X).any() and not _allows_nan(self.estimator)):
+        if np.isinf(X).any() or (np.isnan(X).any() and not allows_nan(self.estimator)):
             raise DataError("X has missing or infinite values; impute or drop them first (as for fit).")
         return np.stack([m.predict(X[:, cols]) for m, cols in zip(self.models_, self.columns_, strict=True)])
 
@@ -1285,8 +843,8 @@ class RashomonSet(Analysis):
         if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
             raise ConfigError(f"steps must be a positive integer (set sizes in the table, e.g. 20); got {steps!r}.")
         for d in deltas:
-            _check_threshold(d, "each of deltas")
-        return _convergence(self._predictions(X), tuple(float(d) for d in deltas), int(steps), random_state)
+            check_threshold(d, "each of deltas")
+        return convergence_table(self._predictions(X), tuple(float(d) for d in deltas), int(steps), random_state)
 
     def individual_report(self, X: Any = None, threshold: float | None = None) -> pd.DataFrame:
         """Per row of ``X``: majority prediction, conflict ratio, flag above ``threshold``, share per class.
@@ -1323,8 +881,8 @@ class RashomonSet(Analysis):
         if X is None and threshold is None:
             return self.to_frame()
         threshold = self.threshold if threshold is None else threshold
-        _check_threshold(threshold)
-        table = _individual(self._predictions(X), threshold)
+        check_threshold(threshold)
+        table = individual_table(self._predictions(X), threshold)
         if isinstance(X, pd.DataFrame):
             table.index = X.index
         elif X is None:
@@ -1439,62 +997,3 @@ class RashomonSet(Analysis):
                             f"{features!r}.")
         values = X.iloc[:, list(features)] if isinstance(X, pd.DataFrame) else np.asarray(X)[:, list(features)]
         return plot_conflict_scatter(np.asarray(values, dtype=float), P, (0, 1), ax=ax)
-
-
-def _labels_by_name(data: Any, X_held: Any, y_true: Any, y_held: Any) -> tuple[Any, Any, Any, Any]:
-    """Labels given as column names, taken out of the features: ``y_true`` of ``data``, ``y_held`` of ``X_held``.
-
-    Without ``y_held``, a column of ``X_held`` named like ``y_true`` holds the held-out labels.
-    """
-    X, values = columns_by_role(data, {"y_true": y_true})
-    held_name = y_held if isinstance(y_held, str) else None
-    if y_held is None and isinstance(y_true, str) and isinstance(X_held, pd.DataFrame) and y_true in X_held.columns:
-        held_name = y_true
-    if held_name is not None:
-        if X_held is None:
-            raise DataError(f"y_held={held_name!r} names a column of X_held, but no X_held was given.")
-        X_held, held = columns_by_role(X_held, {"y_held": held_name})
-        y_held = held["y_held"]
-    return X, X_held, values["y_true"], y_held
-
-
-def _allows_nan(estimator: Any) -> bool:
-    """Whether a scikit-learn estimator declares that it fits data with missing values."""
-    try:
-        return bool(estimator.__sklearn_tags__().input_tags.allow_nan)
-    except Exception:  # not a scikit-learn estimator, or an older tag API: assume it does not
-        return False
-
-
-def _check_threshold(threshold: Any, name: str = "threshold") -> float:
-    """A conflict-ratio threshold: a number in [0, 1)."""
-    return check_number(name, threshold, low=0.0, high=1.0 - 1e-12,
-                         hint=" (a conflict ratio, in [0, 0.5] for two classes, e.g. 0.2)")
-
-
-def _callable_scorer(metric: Callable[[np.ndarray, np.ndarray], float]) -> Any:
-    from sklearn.metrics import make_scorer
-
-    return make_scorer(metric)
-
-
-def _convergence(P: np.ndarray, deltas: tuple[float, ...] = (0.0, 0.1, 0.2, 0.4), steps: int = 20,
-                 random_state: int | None = 0) -> pd.DataFrame:
-    order = np.random.default_rng(random_state).permutation(P.shape[0])
-    sizes = np.unique(np.linspace(1, P.shape[0], min(steps, P.shape[0])).round().astype(int))
-    rows = []
-    for k in sizes:
-        c = conflict_ratio(P[order[:k]])
-        rows.append({"n_models": int(k), "mean_conflict": float(c.mean()),
-                     **{f"ambiguity_{d:g}": float(np.mean(c > d)) for d in deltas}})
-    return pd.DataFrame(rows)
-
-
-def _individual(P: np.ndarray, threshold: float) -> pd.DataFrame:
-    labels = np.unique(P)
-    shares = {f"share_{lab}": (P == lab).mean(axis=0) for lab in labels}
-    counts = np.stack([(P == lab).sum(axis=0) for lab in labels])
-    c = conflict_ratio(P)
-    return pd.DataFrame({"majority": labels[counts.argmax(axis=0)], "conflict_ratio": c,
-                         "flagged": c > threshold, **shares})
-

@@ -5,14 +5,14 @@ It sits below both command modules, so that neither imports the other for it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fairprobe.core.small_groups import too_few, too_few_text
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["group_table"]
+__all__ = ["group_table", "set_headline"]
 
 
 def group_table(by_group: pd.DataFrame, label: str) -> str:
@@ -60,3 +60,34 @@ def group_table(by_group: pd.DataFrame, label: str) -> str:
 def _caveat(rows: int) -> str:
     """What follows a group's line when its rows are too few to say anything (core's rule)."""
     return f"  ({too_few_text(f'{rows:,} rows')})" if too_few(rows) else ""
+
+
+def set_headline(rs: Any) -> str:
+    """The first line of a fitted Rashomon set's summary: its size and scores against the reference.
+
+    Parameters
+    ----------
+    rs : RashomonSet
+        Fitted (trained, or given ``models=``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from fairprobe.plugins.rashomon.rashomon_set import RashomonSet
+    >>> set_headline(RashomonSet.example().fit())[:43]
+    '4 of 12 models within 0.02 of the reference'
+    """
+    import numpy as np
+
+    metric = rs.metric if isinstance(rs.metric, str) else "score"
+    if rs.models is None:
+        return (f"{len(rs.scores_)} of {rs.n_models} models within {rs.epsilon:g} of the reference {metric} "
+                f"{rs.reference_score_:.4f} (majority-class baseline {rs.baseline_score_:.4f})")
+    if np.isfinite(rs.scores_).all():
+        return (f"{len(rs.scores_)} given models (fitted by the user, not filtered): {metric} "
+                f"{np.min(rs.scores_):.4f} to {np.max(rs.scores_):.4f} on the audit set (majority-class "
+                f"baseline {rs.baseline_score_:.4f})")
+    return f"{len(rs.scores_)} given models (fitted by the user, not filtered; no labels, so no scores)"
