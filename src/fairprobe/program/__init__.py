@@ -2,9 +2,7 @@
 text form, and the rewrites every backend may need (Charnes-Cooper, epigraphs, degree reduction).
 
 Backends depend on this layer only (never on DAGs, queries or sympy), and it imports nothing of
-fairprobe but :mod:`fairprobe.exceptions`; ``tests/test_layers.py`` enforces both. The old paths
-``fairprobe.core.program``, ``fairprobe.core.polynomial`` and ``fairprobe.core.transforms`` keep
-working.
+fairprobe but :mod:`fairprobe.exceptions`; ``tests/test_layers.py`` enforces both.
 
 Modules: :mod:`~fairprobe.program.polynomial` (monomials as sorted index tuples, polynomials as
 dicts), :mod:`~fairprobe.program.model` (variables, constraints, the program, its text form and
