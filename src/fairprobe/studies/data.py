@@ -144,6 +144,25 @@ def _from_file(spec: DatasetSpec) -> StudyData:
     if missing:
         raise DataError(f"data set {spec.name!r}: columns {missing} are not in {path.name} (columns: "
                         f"{list(df.columns)[:20]}).")
+    labels, member = _file_groups(spec, df)
+    features = _file_features(spec, df)
+    group = np.select(member, labels, default="")
+    frame = df.assign(_group=group)[group != ""][[*features, spec.label, "_group"]]
+    complete = frame.dropna()
+    if len(complete) < 50:
+        raise DataError(f"data set {spec.name!r}: {len(complete)} complete rows in the two groups; a study needs at "
+                        "least 50 (check groups and missing values).")
+    empty = [g for g in labels if not (complete._group == g).any()]
+    if empty:
+        raise DataError(f"data set {spec.name!r}: group(s) {empty} have no row without missing values.")
+    y = _file_labels(spec, complete[spec.label])
+    note = f"{len(frame) - len(complete)} rows with missing values dropped" if len(complete) < len(frame) else ""
+    return StudyData(spec.name, _encoded(complete[features]).reset_index(drop=True), y,
+                     complete._group.to_numpy().astype(str), (labels[0], labels[1]), note)
+
+
+def _file_groups(spec: DatasetSpec, df: pd.DataFrame) -> tuple[tuple[str, ...], list[np.ndarray]]:
+    """The two groups' labels and rows, once the attribute and label hold no near-duplicate values."""
     groups = tuple(spec.groups or ())
     labels = tuple(str(g) for g in groups)
     column = df[spec.attribute]
@@ -156,6 +175,11 @@ def _from_file(spec: DatasetSpec) -> StudyData:
         raise DataError(f"data set {spec.name!r}: the attribute {spec.attribute!r} never takes the value(s) "
                         f"{absent}; its values are {', '.join(shown)} ({column.dtype} column)."
                         + _yaml_hint(absent, column, "groups"))
+    return labels, member
+
+
+def _file_features(spec: DatasetSpec, df: pd.DataFrame) -> list[str]:
+    """The feature columns: those named, or every column but the label and the attribute."""
     roles = {spec.label, spec.attribute}
     features = list(spec.features) if spec.features else [c for c in df.columns if c not in roles]
     clash = [c for c in features if c in roles]
@@ -164,25 +188,19 @@ def _from_file(spec: DatasetSpec) -> StudyData:
                         "of 'features'.")
     if not features:
         raise DataError(f"data set {spec.name!r}: no feature columns besides the label and the attribute.")
-    group = np.select(member, labels, default="")
-    frame = df.assign(_group=group)[group != ""][[*features, spec.label, "_group"]]
-    complete = frame.dropna()
-    if len(complete) < 50:
-        raise DataError(f"data set {spec.name!r}: {len(complete)} complete rows in the two groups; a study needs at "
-                        "least 50 (check groups and missing values).")
-    empty = [g for g in labels if not (complete._group == g).any()]
-    if empty:
-        raise DataError(f"data set {spec.name!r}: group(s) {empty} have no row without missing values.")
-    y = _positive_rows(spec, complete[spec.label])
+    return features
+
+
+def _file_labels(spec: DatasetSpec, label: pd.Series) -> np.ndarray:
+    """1 where the label is the positive value; a label that never (or always) is, refused with the fix."""
+    y = _positive_rows(spec, label)
     if y.min() == y.max():
-        found = sorted({repr(v) for v in complete[spec.label].unique().tolist()})[:20]
+        found = sorted({repr(v) for v in label.unique().tolist()})[:20]
         raise DataError(f"data set {spec.name!r}: the label {spec.label!r} never (or always) equals the positive "
                         f"value {spec.positive!r}; its values are {', '.join(found)}: set 'positive' to the favourable "
                         "one (in a YAML spec, quote a text value, e.g. positive: "
-                        f"\"{_example_label(spec.positive, complete[spec.label])}\").")
-    note = f"{len(frame) - len(complete)} rows with missing values dropped" if len(complete) < len(frame) else ""
-    return StudyData(spec.name, _encoded(complete[features]).reset_index(drop=True), y,
-                     complete._group.to_numpy().astype(str), (labels[0], labels[1]), note)
+                        f"\"{_example_label(spec.positive, label)}\").")
+    return y
 
 
 def _check_near_duplicates(name: str, column: str, values: pd.Series) -> None:

@@ -611,75 +611,93 @@ def _importable(path: str, params: Mapping[str, Any]) -> None:
 
 
 def _datasets(value: Any, base: str | os.PathLike | None) -> tuple[DatasetSpec, ...]:
-    out = []
-    for item in _list(value, "datasets"):
-        if isinstance(item, str):
-            item = {"name": item}
-        if not isinstance(item, Mapping):
-            raise ConfigError(f"study spec, 'datasets': each data set is a built-in name {list(BUILTIN_DATASETS)} or "
-                              f"a mapping with name, path, label, attribute, groups; got {item!r}.")
-        spec = _mapping(item, "datasets[]", _DATASET_KEYS)
-        name = _string(spec.get("name"), "datasets[].name")
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
-            raise ConfigError(f"study spec, 'datasets': the name {name!r} names files of the study; use letters, "
-                              "digits, '_', '-' and '.' (starting with a letter or digit).")
-        subsample = spec.get("subsample")
-        if subsample is not None and (not isinstance(subsample, int) or isinstance(subsample, bool) or subsample < 50):
-            raise ConfigError(f"study spec, 'datasets' ({name}): subsample must be an integer of at least 50 rows; "
-                              f"got {subsample!r}.")
-        if name in RECIPES:
-            needed, source = RECIPES[name]
-            if "path" not in spec:
-                raise ConfigError(f"study spec, 'datasets': {name!r} is not bundled (its licence does not allow it); "
-                                  f"download {needed} from {source} and give its path: "
-                                  f"{{name: {name}, path: <your copy of {needed.split(' ')[0]}>}}.")
-            extra = sorted(set(spec) - {"name", "path", "subsample"})
-            if extra:
-                raise ConfigError(f"study spec, 'datasets' ({name}): {extra} are fixed for this data set (see "
-                                  "docs/study.md); give only name, path and subsample.")
-            path = _data_path(spec["path"], name, base)
-            if not path.is_file():
-                raise ConfigError(f"study spec, 'datasets' ({name}): no file {str(path)!r}; it needs {needed} "
-                                  f"from {source}.")
-            out.append(DatasetSpec(name, str(path), subsample=subsample))
-            continue
-        if "path" not in spec:
-            if name not in BUILTIN_DATASETS:
-                raise ConfigError(f"study spec, 'datasets': {name!r} is not a bundled data set "
-                                  f"{list(BUILTIN_DATASETS)}; for your own file give path, label, attribute "
-                                  "and groups.")
-            extra = sorted(set(spec) - {"name", "subsample"})
-            if extra:
-                raise ConfigError(f"study spec, 'datasets' ({name}): {extra} only apply to a file of your own "
-                                  "(with 'path'); a bundled data set has its roles fixed.")
-            out.append(DatasetSpec(name, subsample=subsample))
-            continue
-        path = _data_path(spec["path"], name, base)
-        if not path.is_file():
-            raise ConfigError(f"study spec, 'datasets' ({name}): no file {str(path)!r}. Download the data set and "
-                              "give its path (relative paths are read from the spec's folder).")
-        if path.suffix.lower() not in (".csv", ".parquet", ".pq"):
-            raise ConfigError(f"study spec, 'datasets' ({name}): {path.name} is neither .csv nor .parquet.")
-        missing = [k for k in ("label", "attribute", "groups") if k not in spec]
-        if missing:
-            raise ConfigError(f"study spec, 'datasets' ({name}): a file of your own needs {missing} (the label "
-                              "column, the attribute column and the two attribute values compared).")
-        groups = spec["groups"]
-        if isinstance(groups, (str, Mapping)) or not isinstance(groups, Sequence) or len(groups) != 2 \
-                or not all(isinstance(g, (str, int, float)) for g in groups) or groups[0] == groups[1]:
-            raise ConfigError(f"study spec, 'datasets' ({name}): groups must list two different values of the "
-                              f"attribute; got {groups!r}.")
-        features = spec.get("features")
-        if features is not None:
-            features = tuple(_string(f, f"datasets ({name}).features") for f in _list(features,
-                                                                                     f"datasets ({name}).features"))
-        out.append(DatasetSpec(name, str(path), _string(spec["label"], f"datasets ({name}).label"),
-                               _string(spec["attribute"], f"datasets ({name}).attribute"), spec.get("positive", 1),
-                               tuple(groups), features, subsample))
+    out = [_dataset(item, base) for item in _list(value, "datasets")]
     names = [d.name for d in out]
     if len(set(names)) != len(names):
         raise ConfigError(f"study spec, 'datasets': two data sets share a name in {names}.")
     return tuple(out)
+
+
+def _dataset(item: Any, base: str | os.PathLike | None) -> DatasetSpec:
+    """One entry of 'datasets': a recipe's download, a bundled data set or a file of your own."""
+    if isinstance(item, str):
+        item = {"name": item}
+    if not isinstance(item, Mapping):
+        raise ConfigError(f"study spec, 'datasets': each data set is a built-in name {list(BUILTIN_DATASETS)} or "
+                          f"a mapping with name, path, label, attribute, groups; got {item!r}.")
+    spec = _mapping(item, "datasets[]", _DATASET_KEYS)
+    name = _string(spec.get("name"), "datasets[].name")
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+        raise ConfigError(f"study spec, 'datasets': the name {name!r} names files of the study; use letters, "
+                          "digits, '_', '-' and '.' (starting with a letter or digit).")
+    subsample = spec.get("subsample")
+    if subsample is not None and (not isinstance(subsample, int) or isinstance(subsample, bool) or subsample < 50):
+        raise ConfigError(f"study spec, 'datasets' ({name}): subsample must be an integer of at least 50 rows; "
+                          f"got {subsample!r}.")
+    if name in RECIPES:
+        return _recipe_dataset(spec, name, subsample, base)
+    if "path" not in spec:
+        return _bundled_dataset(spec, name, subsample)
+    return _own_dataset(spec, name, subsample, base)
+
+
+def _recipe_dataset(spec: Mapping[str, Any], name: str, subsample: int | None,
+                    base: str | os.PathLike | None) -> DatasetSpec:
+    """A data set of :data:`RECIPES`: not bundled, so its path is required and its roles are fixed."""
+    needed, source = RECIPES[name]
+    if "path" not in spec:
+        raise ConfigError(f"study spec, 'datasets': {name!r} is not bundled (its licence does not allow it); "
+                          f"download {needed} from {source} and give its path: "
+                          f"{{name: {name}, path: <your copy of {needed.split(' ')[0]}>}}.")
+    extra = sorted(set(spec) - {"name", "path", "subsample"})
+    if extra:
+        raise ConfigError(f"study spec, 'datasets' ({name}): {extra} are fixed for this data set (see "
+                          "docs/study.md); give only name, path and subsample.")
+    path = _data_path(spec["path"], name, base)
+    if not path.is_file():
+        raise ConfigError(f"study spec, 'datasets' ({name}): no file {str(path)!r}; it needs {needed} "
+                          f"from {source}.")
+    return DatasetSpec(name, str(path), subsample=subsample)
+
+
+def _bundled_dataset(spec: Mapping[str, Any], name: str, subsample: int | None) -> DatasetSpec:
+    """A bundled data set by name (its roles are fixed)."""
+    if name not in BUILTIN_DATASETS:
+        raise ConfigError(f"study spec, 'datasets': {name!r} is not a bundled data set "
+                          f"{list(BUILTIN_DATASETS)}; for your own file give path, label, attribute "
+                          "and groups.")
+    extra = sorted(set(spec) - {"name", "subsample"})
+    if extra:
+        raise ConfigError(f"study spec, 'datasets' ({name}): {extra} only apply to a file of your own "
+                          "(with 'path'); a bundled data set has its roles fixed.")
+    return DatasetSpec(name, subsample=subsample)
+
+
+def _own_dataset(spec: Mapping[str, Any], name: str, subsample: int | None,
+                 base: str | os.PathLike | None) -> DatasetSpec:
+    """A CSV or Parquet file of your own, with its label, attribute and the two groups compared."""
+    path = _data_path(spec["path"], name, base)
+    if not path.is_file():
+        raise ConfigError(f"study spec, 'datasets' ({name}): no file {str(path)!r}. Download the data set and "
+                          "give its path (relative paths are read from the spec's folder).")
+    if path.suffix.lower() not in (".csv", ".parquet", ".pq"):
+        raise ConfigError(f"study spec, 'datasets' ({name}): {path.name} is neither .csv nor .parquet.")
+    missing = [k for k in ("label", "attribute", "groups") if k not in spec]
+    if missing:
+        raise ConfigError(f"study spec, 'datasets' ({name}): a file of your own needs {missing} (the label "
+                          "column, the attribute column and the two attribute values compared).")
+    groups = spec["groups"]
+    if isinstance(groups, (str, Mapping)) or not isinstance(groups, Sequence) or len(groups) != 2 \
+            or not all(isinstance(g, (str, int, float)) for g in groups) or groups[0] == groups[1]:
+        raise ConfigError(f"study spec, 'datasets' ({name}): groups must list two different values of the "
+                          f"attribute; got {groups!r}.")
+    features = spec.get("features")
+    if features is not None:
+        features = tuple(_string(f, f"datasets ({name}).features") for f in _list(features,
+                                                                                 f"datasets ({name}).features"))
+    return DatasetSpec(name, str(path), _string(spec["label"], f"datasets ({name}).label"),
+                       _string(spec["attribute"], f"datasets ({name}).attribute"), spec.get("positive", 1),
+                       tuple(groups), features, subsample)
 
 
 def _data_path(value: Any, name: str, base: str | os.PathLike | None) -> Path:
