@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
@@ -18,6 +19,11 @@ from fairprobe.core.jsonsafe import dumps
 from fairprobe.core.progress import status
 from fairprobe.exceptions import ConfigError, DataError, FairprobeError
 from fairprobe.plugins.rashomon.text import group_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from fairprobe.plugins.rashomon.tree_exact import TreeRashomonSet
 
 __all__ = ["multiplicity_trees_command"]
 
@@ -67,18 +73,7 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
     """
     from fairprobe.plugins.rashomon.tree_exact import TreeRashomonSet
 
-    if sensitive and "," in sensitive:
-        raise ConfigError(f"--sensitive takes one protected column for the exact trees; got {sensitive!r}. Name one "
-                          "column (or combine them into one column first).")
-    train = read_table(data_path)
-    test = read_table(test_path) if test_path is not None else None
-    cols = [c.strip() for c in (features or "").split(",") if c.strip()] or \
-        [c for c in train.columns if c not in (target, sensitive)]
-    require_columns(train, [*cols, target], data_path)
-    if test is not None:
-        require_columns(test, cols + ([sensitive] if sensitive else []), test_path)  # type: ignore[arg-type]
-    elif sensitive:
-        require_columns(train, [sensitive], data_path)
+    train, test, cols = _read_tables(data_path, test_path, target, sensitive, features)
     if adder is None and multiplier is None:
         adder = 0.05
     trs = TreeRashomonSet(regularization=regularization, depth_budget=depth_budget, rashomon_bound_adder=adder,
@@ -105,14 +100,7 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
         if text == str(exc):
             raise
         raise type(exc)(text) from exc
-    summary = {"trees": trs.n_trees_, "complete": trs.complete_, "best_objective": round(trs.reference_objective_, 6),
-               "rows": int(trs.conflict_ratio_.size), "ambiguity": round(trs.delta_ambiguity(0.0), 6),
-               "ambiguity_0.1": round(trs.delta_ambiguity(0.1), 6),
-               "mean_conflict_ratio": round(float(trs.conflict_ratio_.mean()), 6),
-               "flagged_rows": int(trs.individual_["flagged"].sum()), "enumeration_seconds": round(trs.fit_seconds_, 3)}
-    if trs.by_group_ is not None:
-        summary["by_group"] = {str(k): {c: bool(v) if c == "too_few" else float(v) for c, v in row.items()}
-                               for k, row in trs.by_group_.iterrows()}
+    summary = _summary(trs)
     if out_dir is not None:
         summary["report"] = str(trs.to_report(out_dir, force=True, title="fairprobe multiplicity-trees"))
     if as_json:
@@ -123,6 +111,38 @@ def multiplicity_trees_command(data_path: Path, target: str, test_path: Path | N
         rows = f"{summary['rows']:,} {'--test' if test is not None else 'training'} rows"
         lines += ["", f"Conflict by {sensitive} ({rows}):", group_table(trs.by_group_, str(sensitive))]
     click.echo("\n".join(lines))
+
+
+def _read_tables(data_path: Path, test_path: Path | None, target: str, sensitive: str | None,
+                 features: str | None) -> tuple[pd.DataFrame, pd.DataFrame | None, list[str]]:
+    """The training and test tables and the feature columns, every column named checked to exist."""
+    if sensitive and "," in sensitive:
+        raise ConfigError(f"--sensitive takes one protected column for the exact trees; got {sensitive!r}. Name one "
+                          "column (or combine them into one column first).")
+    train = read_table(data_path)
+    test = read_table(test_path) if test_path is not None else None
+    cols = [c.strip() for c in (features or "").split(",") if c.strip()] or \
+        [c for c in train.columns if c not in (target, sensitive)]
+    require_columns(train, [*cols, target], data_path)
+    if test is not None:
+        require_columns(test, cols + ([sensitive] if sensitive else []), test_path)  # type: ignore[arg-type]
+    elif sensitive:
+        require_columns(train, [sensitive], data_path)
+    return train, test, cols
+
+
+def _summary(trs: TreeRashomonSet) -> dict[str, Any]:
+    """The fitted set's figures, as printed by --json."""
+    summary: dict[str, Any] = {
+        "trees": trs.n_trees_, "complete": trs.complete_, "best_objective": round(trs.reference_objective_, 6),
+        "rows": int(trs.conflict_ratio_.size), "ambiguity": round(trs.delta_ambiguity(0.0), 6),
+        "ambiguity_0.1": round(trs.delta_ambiguity(0.1), 6),
+        "mean_conflict_ratio": round(float(trs.conflict_ratio_.mean()), 6),
+        "flagged_rows": int(trs.individual_["flagged"].sum()), "enumeration_seconds": round(trs.fit_seconds_, 3)}
+    if trs.by_group_ is not None:
+        summary["by_group"] = {str(k): {c: bool(v) if c == "too_few" else float(v) for c, v in row.items()}
+                               for k, row in trs.by_group_.iterrows()}
+    return summary
 
 
 #: TreeRashomonSet's parameter names in its messages, and the options of this command that set them.
