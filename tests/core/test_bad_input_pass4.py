@@ -227,7 +227,8 @@ def counts_csv(tmp_path):
 ])
 def test_cli_interval_options(argv: list[str], problem: str, counts_csv: str, capsys) -> None:
     metric = "fpr_parity" if argv[0] == "breakdown" else "fpr"
-    code, _, err = run_cli([*argv, "--bias", "proxy_label", "--metric", metric, "--data", counts_csv], capsys)
+    code, _, err = run_cli([*argv, "--bias", "proxy_label", "--metric", metric, "--data", counts_csv,
+                            "--counts", "n"], capsys)
     lines = [line for line in err.splitlines() if line.strip()]
     assert code == 2 and len(lines) == 1, err
     assert __import__("re").search(problem, lines[0]), lines[0]

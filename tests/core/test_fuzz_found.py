@@ -96,7 +96,8 @@ def test_the_command_line_asks_for_pos_label_on_a_counts_file(tmp_path) -> None:
     COUNTS_12.to_csv(path, index=False)
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), pytest.raises(SystemExit) as ex:
-        main(["bound", "--bias", "proxy_label", "--metric", "fpr", "--group", "f", "--D", "0", "--data", str(path)])
+        main(["bound", "--bias", "proxy_label", "--metric", "fpr", "--group", "f", "--D", "0", "--data", str(path),
+              "--counts", "n"])
     assert ex.value.code == 2
     assert "Column 'P' holds the labels [1, 2]" in err.getvalue() and "--pos-label 2" in err.getvalue()
 

@@ -333,6 +333,8 @@ def test_codings_through_the_command_line(folder, case, shape, fmt, metric, pick
             "--time-limit", "5", "--json", "--data", str(path)]
     if shape == "units":
         argv += ["--columns", ",".join(f"{n}={c}" for n, c in COLUMNS.items())]
+    if shape == "counts":  # a count column is read as counts only when named
+        argv += ["--counts", weight]
     if pos is not None:
         argv += ["--pos-label", pos]
     code, out, err = _run(argv)
