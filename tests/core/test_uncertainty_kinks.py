@@ -145,6 +145,7 @@ def test_breakdown_with_sampling_error_of_a_fair_model_is_zero():
 
 # -- coverage of a fair model (slow: 200 samples, each with its 50 resamples) ----------------------------
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # 200 x 51 certified bounds: minutes on a shared machine
 @pytest.mark.parametrize(("k", "metric"), [(2, ("fpr_parity", "all")), (2, ("equalized_odds", None)),
                                            (3, ("fpr_parity", "all")), (3, ("fpr_parity", "each_vs_rest")),
                                            (3, ("equalized_odds", "all"))])
