@@ -65,7 +65,7 @@ def test_cli_ci_on_fractional_counts(tmp_path, capsys) -> None:
     path = tmp_path / "weights.csv"
     FRACTIONAL.to_csv(path, index=False)
     code, _, err = run_cli(["bound", "--bias", "proxy_label", "--metric", "fpr", "--D", "0.02", "--ci", "0.95",
-                            "--data", str(path)], capsys)
+                            "--data", str(path), "--counts", "n"], capsys)
     lines = [line for line in err.splitlines() if line.strip()]
     assert code == 2 and len(lines) == 1, err
     assert "not whole" in lines[0] and "12.5" in lines[0] and "round" in lines[0], lines[0]
