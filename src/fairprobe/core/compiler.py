@@ -54,530 +54,42 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
 
 import numpy as np
 import sympy
 
+from fairprobe.core.compiled import (
+    CompiledProgram,
+    Condition,
+    by_name,
+    detect_kind,
+    event_key,
+    event_text,
+    named_value,
+    rate_key,
+    ratio_rows,
+    undefined_metric_message,
+    warn_tiny_cells,
+)
 from fairprobe.core.config import BiasConfig
+from fairprobe.core.data_rows import RATIO_EPSILON, DataRow, EventKey, add_data_rows
 from fairprobe.core.identify import identify_interventions
 from fairprobe.core.options import CompileOptions
+from fairprobe.core.presolve import presolve_zero_variables
 from fairprobe.core.query import Atom, ParsedExpression, parse_expression
 from fairprobe.core.reparametrise import reparametrise
 from fairprobe.core.response import EventTerm, ResponseModel, partial_readers, shared_model
 from fairprobe.core.table import ObservedTable
-from fairprobe.exceptions import ConfigError, DataError, InfeasibleError, UndefinedMetricError
+from fairprobe.exceptions import ConfigError, DataError, UndefinedMetricError
 from fairprobe.program.model import Constraint, PolynomialProgram
 from fairprobe.program.polynomial import Poly, poly_add, poly_mul, poly_scale
 
-__all__ = ["CompiledProgram", "Condition", "DataRow", "compile_program", "named_value", "rate_key",
-           "undefined_metric_message", "warn_tiny_cells"]
-
-#: Lower bound imposed on conditioning events of auxiliary ratio variables.
-RATIO_EPSILON = 1e-9
-
-EventKey = tuple[Atom, ...]
-
-
-def warn_tiny_cells(probs: Mapping[Any, float], stacklevel: int = 2) -> None:
-    """Warn when cells have probability in (0, 1e-8): at solvers' tolerance, they can read as infeasible.
-
-    Parameters
-    ----------
-    probs : mapping
-        Cell probabilities.
-    stacklevel : int, optional
-        As for :func:`warnings.warn`.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     warn_tiny_cells({(0,): 0.5, (1,): 1e-9})
-    >>> len(caught)
-    1
-    """
-    tiny = [p for p in probs.values() if 0 < p < 1e-8]
-    if tiny:
-        warnings.warn(
-            f"{len(tiny)} table cell(s) have probability below 1e-8, at the numerical tolerance of "
-            "floating-point solvers; set them to 0 (or use counts) if a solver reports the data as "
-            "infeasible.", RuntimeWarning, stacklevel=stacklevel)
-
-@dataclass(frozen=True)
-class Condition:
-    """A conditioning event ``F`` of the query (``P(E | F)``) and its probability ``P(F)``.
-
-    Parameters
-    ----------
-    event : str
-        The event, e.g. ``"Y = 1 & A = 1"``.
-    atoms : tuple of Atom
-        Its atoms.
-    poly : dict
-        ``P(F)`` as a polynomial over the program's variable indices.
-    observed : float or None
-        ``P(F)`` when the data pin it (then it is the same, positive, in every model).
-
-    Attributes
-    ----------
-    event : str
-        The event, e.g. ``"Y = 1 & A = 1"``.
-    atoms : tuple of Atom
-        Its atoms.
-    poly : dict
-        ``P(F)`` as a polynomial over the program's variable indices.
-    observed : float or None
-        ``P(F)`` when the data pin it (then it is the same, positive, in every model).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from fairprobe.core.config import BiasConfig
-    >>> from fairprobe.core.table import ObservedTable
-    >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
-    ...                                                 "n": [30, 10, 20, 40]}))
-    >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
-    >>> cond = compile_program(cfg, table, "P(P = 1 | Y = 1 & A = 0)", {}).conditions[0]
-    >>> cond.event, round(cond.observed, 6)
-    ('Y = 1 & A = 0', 0.1)
-    """
-
-    event: str
-    atoms: tuple[Atom, ...]
-    poly: Poly
-    observed: float | None = None
-
-
-def _event_text(atoms: Sequence[Atom]) -> str:
-    return " & ".join(str(a) for a in atoms)
-
-
-def undefined_metric_message(config: BiasConfig, table: ObservedTable, atoms: Sequence[Atom], where: str,
-                             label: str | None = None) -> str:
-    """Message of an :class:`~fairprobe.exceptions.UndefinedMetricError`: the event, its group, the fix.
-
-    ``where`` completes "has probability 0 in every model the bias admits ...", e.g. "at D = 0".
-
-    Parameters
-    ----------
-    config : BiasConfig
-        The bias (its attribute node and name appear in the message).
-    table : ObservedTable
-        The data, used to name the group's label and to say when no row has the event.
-    atoms : sequence of Atom
-        The conditioning event.
-    where : str
-        End of the sentence, e.g. ``"at D = 0"``.
-    label : str, optional
-        Name of the metric.
-
-    Returns
-    -------
-    str
-        The message.
-
-    Examples
-    --------
-    >>> from fairprobe.core.query import Atom
-    >>> import pandas as pd
-    >>> from fairprobe.core.config import BiasConfig
-    >>> from fairprobe.core.table import ObservedTable
-    >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
-    ...                                                 "n": [30, 10, 20, 40]}))
-    >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
-    >>> msg = undefined_metric_message(cfg, table, (Atom("Y", 1), Atom("A", 0), Atom("P", 0)), "at D = 0", label="FNR")
-    >>> msg[:95]
-    "The metric 'FNR' is undefined: it conditions on Y = 1 & A = 0 & P = 0 (group A = 0), which has "
-    >>> "the table has no row with Y = 1, A = 0, P = 0" in msg
-    True
-    """
-    event = _event_text(atoms)
-    attr = config.attribute_node
-    groups = [a for a in atoms if a.var == attr and not a.intervention]
-    group = ""
-    if groups:
-        a = groups[0]
-        labels = table.categories.get(attr, [])
-        name = f" ({labels[int(a.value)]!r})" if str(a.value).isdigit() and int(a.value) < len(labels) else ""
-        group = (f" (everyone but group {attr} = {a.value}{name})" if a.negated
-                 else f" (group {attr} = {a.value}{name})")
-    # the hint reads the data at the event's plain atoms (a union A != a is left out: still sound)
-    seen = [a for a in atoms if not a.intervention and not a.negated and a.var in table.nodes]
-    hint = ""
-    if seen and len({a.var for a in seen}) == len(seen):
-        try:
-            if table.prob({a.var: int(a.value) for a in seen}) == 0.0:
-                hint = f"; the table has no row with {', '.join(str(a) for a in seen)}"
-        except (ValueError, DataError):
-            pass
-    bias = f"the bias {config.name!r}" if config.name else "the bias"
-    what = f"The metric {label!r}" if label else "The metric"
-    return (f"{what} is undefined: it conditions on {event}{group}, which has probability 0 in every "
-            f"model {bias} admits {where}{hint}. Choose groups in which the event can occur (e.g. both "
-            "groups with positives for FNR/TPR), a metric that does not condition on it, or a bias or "
-            "sensitivity value that allows it.")
-
-
-@dataclass
-class DataRow:
-    """How one observed cell entered a compiled program: ``P(cell & given) = p * P(given)``.
-
-    Parameters
-    ----------
-    name : str
-        The row's name (``data{k}``).
-    cell : tuple of int
-        The cell's codes, in the table's node order.
-    poly : dict
-        ``P(cell & given)`` (``P(cell)`` for an unconditioned table) over the variables.
-    given : dict or None
-        ``P(given)`` for a selected table, else None.
-    """
-
-    name: str
-    cell: tuple[int, ...]
-    poly: Poly
-    given: Poly | None
-
-    def row(self, prob: float) -> tuple[Poly, float] | None:
-        """The row's body and right-hand side for the cell probability ``prob`` (None: no row).
-
-        The arithmetic is the compiler's own, so the row is the one a compilation would write.
-
-        Parameters
-        ----------
-        prob : float
-
-        Returns
-        -------
-        (dict, float) or None
-            None when every term is a constant (the compiler then writes no row).
-
-        Examples
-        --------
-        >>> DataRow("data0", (0, 1), {(0,): 1.0, (1,): 1.0}, None).row(0.25)
-        ({(0,): 1.0, (1,): 1.0}, 0.25)
-        """
-        body = dict(self.poly)
-        if self.given is not None:
-            body = poly_add(body, self.given, -prob)
-            rhs = 0.0
-        else:
-            rhs = prob
-        const = body.pop((), 0.0)
-        if not body:
-            return None
-        return body, rhs - const
-
-
-@dataclass
-class CompiledProgram:
-    """A compiled bound problem (minimisation form of the query).
-
-    Parameters
-    ----------
-    program : PolynomialProgram
-        The program; its objective is the query.
-    kind : str
-        ``"linear"``, ``"linear_fractional"`` or ``"polynomial"``.
-    stats_before, stats_after : dict
-        Size of the naive program and of the reduced one.
-    notes : list of str
-        Reductions applied and relaxations made.
-    ratios : list of str
-        Names of auxiliary ratio variables.
-    terms : list of dict
-        Max-abs terms over variable names.
-    conditions : list of Condition
-        Conditioning events of the query.
-    query_rows : frozenset of str
-        Names of the rows that encode the query.
-    windows : list of list of (dict, dict or None)
-        Max-abs families written as ranges: each member rate as (numerator, denominator or None).
-
-    Attributes
-    ----------
-    program : PolynomialProgram
-        Objective = the query (``sense`` "min"; use ``with_sense("max")`` for the upper bound).
-    kind : {"linear", "linear_fractional", "polynomial"}
-        Structure detected after reductions.
-    stats_before, stats_after : dict
-        Size of the naive response-function program and of the reduced one.
-    notes : list of str
-        Reductions applied and relaxations made, for reports.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from fairprobe.core.config import BiasConfig
-    >>> from fairprobe.core.table import ObservedTable
-    >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
-    ...                                                 "n": [30, 10, 20, 40]}))
-    >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
-    >>> compiled = compile_program(cfg, table, "P(P = 1 | Y = 1 & A = 0)", {})
-    >>> compiled.kind, compiled.program.n_variables, compiled.stats_before["n_variables"]
-    ('linear', 4, 18)
-    >>> print(compiled.program.to_text())
-    minimize
-      10*q_A_Y_P.3
-    subject to
-      simplex_A_Y_P: q_A_Y_P.0 + q_A_Y_P.3 + q_A_Y_P.4 + q_A_Y_P.7 == 1
-      data0: q_A_Y_P.0 == 0.3
-      data3: q_A_Y_P.3 == 0.1
-      data4: q_A_Y_P.4 == 0.2
-      data7: q_A_Y_P.7 == 0.4
-    bounds
-      0 <= q_A_Y_P.0 <= 1
-      0 <= q_A_Y_P.3 <= 1
-      0 <= q_A_Y_P.4 <= 1
-      0 <= q_A_Y_P.7 <= 1
-    """
-
-    program: PolynomialProgram
-    kind: str
-    stats_before: dict[str, int]
-    stats_after: dict[str, Any]
-    notes: list[str] = field(default_factory=list)
-    ratios: list[str] = field(default_factory=list)
-    #: For max-abs programs: each term ``q_i`` as a polynomial over variable *names*, so the
-    #: metric value of an incumbent can be re-evaluated exactly.
-    terms: list[dict[tuple[str, ...], float]] = field(default_factory=list)
-    #: Conditioning events of the query (``P(E | F)``: ``F``), with ``P(F)`` over the program's variables.
-    conditions: list[Condition] = field(default_factory=list)
-    #: Names of the rows that encode the query (ratio definitions and floors, max-abs rows); without
-    #: them the program's feasible set is the set of models the bias admits.
-    query_rows: frozenset[str] = frozenset()
-
-    #: For max-abs programs written as family ranges: per family, each member rate as (numerator,
-    #: denominator or None) over variable names.
-    windows: list[list[tuple[dict, dict | None]]] = field(default_factory=list)
-    #: How each observed cell entered the program (before the reductions), so the program can be
-    #: moved to another table over the same cells without compiling again
-    #: (:mod:`fairprobe.core.rebind`, which checks that the reductions left these rows as they were).
-    data_rows: tuple[DataRow, ...] = ()
-    #: For window programs: each member's rate as ``(event key of E & F, event key of F)``, the same
-    #: layout as :attr:`windows` (how :meth:`window_pair` finds a rate; see :func:`rate_key`).
-    window_keys: list[list[tuple[EventKey, EventKey | None]]] = field(default_factory=list)
-
-    def term_values(self, point: Mapping[str, float]) -> list[float]:
-        """Values of the max-abs terms at a point given by variable names (family ranges for windows).
-
-        Parameters
-        ----------
-        point : mapping of str to float
-            Variable name -> value (absent variables count as 0).
-
-        Returns
-        -------
-        list of float
-            One value per term (per family: the largest minus the smallest member rate).
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from fairprobe.core.config import BiasConfig
-        >>> from fairprobe.core.table import ObservedTable
-        >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
-        ...                                                 "n": [30, 10, 20, 40]}))
-        >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
-        >>> compiled = compile_program(cfg, table, ["P(P = 1 | A = 0) - P(P = 1 | A = 1)"], {}, max_abs=True)
-        >>> point = {"q_A_Y_P.3": 0.1, "q_A_Y_P.7": 0.4, "window0_low": 0.0, "window0_high": 1.0}
-        >>> [round(v, 6) for v in compiled.term_values(point)]  # |0.25 - 0.666667|
-        [0.416667]
-        """
-        if self.windows:
-            # A rate whose P(F) sits at the 1e-9 floor is 0/0 up to solver tolerances: it is read as
-            # the model's window says (clipped to [L, U]), as the ratio variables are read otherwise.
-            out = []
-            for f, family in enumerate(self.windows):
-                low, high = point.get(f"window{f}_low", 0.0), point.get(f"window{f}_high", 0.0)
-                rates = []
-                for num, den in family:
-                    d = 1.0 if den is None else named_value(den, point)
-                    rate = named_value(num, point) / d if d > 0 else low
-                    rates.append(min(max(rate, low), high))
-                out.append(max(rates) - min(rates))
-            return out
-        return [named_value(term, point) for term in self.terms]
-
-    def window_pair(self, first: tuple, second: tuple) -> CompiledProgram | None:
-        """``rate(first) - rate(second)`` over this max-abs program's models, without compiling again.
-
-        A max-abs program written as family windows is compiled with every rate of the metric, so its
-        rows outside the query (:attr:`query_rows`) are the models the bias admits, in variables that
-        tell every rate apart. A parity of two of its rates is those rows with the two ratio
-        definitions ``r P(F) = P(E & F)`` and floors ``P(F) >= 1e-9`` a compilation of the pair
-        writes: the same program up to how finely the response types are merged (exact either way).
-        An all-pairs bound over k groups thus compiles one program instead of one per pair it solves.
-
-        Parameters
-        ----------
-        first, second : tuple
-            The two rates ``P(E | F)`` by their keys (:func:`rate_key`): the members of one window
-            family with exactly these events ``E & F`` and ``F``.
-
-        Returns
-        -------
-        CompiledProgram or None
-            None when a key names no member (or more than one), the two are in different families, a
-            rate's denominator is pinned by the data (the pair is then linear: compile it), or the
-            program is not laid out as :meth:`Compiler._set_window_objective` writes it.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from fairprobe.core.bound import BoundProblem
-        >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
-        ...                       "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
-        >>> joint = BoundProblem("proxy_label", "equalized_odds", cells).joint_program.at({"D": 0.05})
-        >>> fpr = [rate_key(f"P(P = 1 | Z = 0 & A = {a})") for a in (1, 0)]
-        >>> pair = joint.window_pair(*fpr)  # FPR of group 1 minus that of group 0
-        >>> pair.kind, pair.ratios, [c.event for c in pair.conditions]
-        ('polynomial', ['query_r0', 'query_r1'], ['Z = 0 & A = 1', 'Z = 0 & A = 0'])
-        >>> joint.window_pair(fpr[0], rate_key("P(P = 0 | Z = 1 & A = 0)")) is None  # an FPR and a TNR: no pair
-        True
-        """
-        prog = self.program
-        names = [v.name for v in prog.variables]
-        if (not self.windows or len(self.window_keys) != len(self.windows) or first == second
-                or "max_abs" not in names):
-            return None
-        end = names.index("max_abs")  # the windows' own variables come after the model's
-        if any(n != "max_abs" and not n.startswith("window") for n in names[end:]):
-            return None
-        model_rows = [c for c in prog.constraints if c.name not in self.query_rows]
-        if any(k >= end for c in model_rows for mono in c.poly for k in mono):
-            return None
-        index = {n: k for k, n in enumerate(names[:end])}
-
-        def indexed(named: Mapping[tuple[str, ...], float]) -> Poly:
-            out: Poly = {}
-            for mono, coef in named.items():
-                if any(n not in index for n in mono):
-                    continue  # a variable presolved away (forced to 0), as term_values reads it
-                key = tuple(index[n] for n in mono)
-                out[key] = out.get(key, 0.0) + coef
-            return out
-
-        chosen = []
-        for key in (first, second):
-            found = [(f, k) for f, keys in enumerate(self.window_keys) for k, member in enumerate(keys)
-                     if member == key]
-            if len(found) != 1 or len(self.window_keys[found[0][0]]) != len(self.windows[found[0][0]]):
-                return None
-            f, k = found[0]
-            num, den = self.windows[f][k]
-            if den is None or key[1] is None:
-                return None
-            den_poly = indexed(den)
-            condition = next((c for c in self.conditions
-                              if c.poly == den_poly and c.observed is None and _event_key(c.atoms) == key[1]), None)
-            if condition is None:
-                return None
-            chosen.append((f, indexed(num), den_poly, condition))
-        if chosen[0][0] != chosen[1][0]:
-            return None
-        out = PolynomialProgram(sense="min", name=prog.name, variables=list(prog.variables[:end]),
-                                constraints=model_rows)
-        objective, rows = {}, set()
-        for k, ((_, num, den, _), weight) in enumerate(zip(chosen, (1.0, -1.0), strict=True)):
-            name = f"query_r{k}"
-            definition, floor = _ratio_rows(out.n_variables, num, den, name)
-            if floor is None:
-                return None
-            r = out.add_variable(name, 0.0, 1.0)
-            out.constraints += [definition, floor]
-            rows |= {f"{name}_def", f"{name}_pos"}
-            objective[(r,)] = weight
-        out.objective = objective
-        notes = [*(n for n in self.notes if not n.startswith("max over pairs")),
-                 "a parity of two of the metric's rates, read off its joint program (the models it admits)"]
-        return CompiledProgram(out, _detect_kind(out), dict(self.stats_before), out.stats().to_dict(), notes,
-                               ["query_r0", "query_r1"], [], [chosen[0][3], chosen[1][3]], frozenset(rows), [],
-                               self.data_rows)
-
-
-def _by_name(poly: Poly, names: Sequence[str]) -> dict[tuple[str, ...], float]:
-    """``poly`` over variable names instead of indices (robust to presolve renumbering)."""
-    return {tuple(names[i] for i in mono): coef for mono, coef in poly.items()}
-
-
-def named_value(poly: Mapping[tuple[str, ...], float], point: Mapping[str, float]) -> float:
-    """Value of a polynomial over variable names at a point (absent variables are 0).
-
-    Parameters
-    ----------
-    poly : mapping of tuple of str to float
-        Monomials over variable names.
-    point : mapping of str to float
-        Variable values by name.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> named_value({("x",): 2.0, ("x", "y"): 1.0, (): 0.5}, {"x": 0.5, "y": 4.0})
-    3.5
-    """
-    total = 0.0
-    for names, coef in poly.items():
-        value = coef
-        for name in names:
-            value *= point.get(name, 0.0)
-        total += value
-    return total
-
-
-def _event_key(atoms: Sequence[Atom]) -> EventKey:
-    return tuple(sorted(set(atoms), key=lambda a: (a.var, a.intervention, a.negated, str(a.value))))
-
-
-def rate_key(rate: str | ParsedExpression) -> tuple[EventKey, EventKey] | None:
-    """``(key of E & F, key of F)`` of a rate written exactly as one conditional probability ``P(E | F)``.
-
-    The identity under which a compiled window program knows its members
-    (:attr:`CompiledProgram.window_keys`); None for anything else (a multiple, a complement
-    ``1 - P(...)``, a sum, a parameter, an unconditional probability).
-
-    Parameters
-    ----------
-    rate : str or ParsedExpression
-        The rate, e.g. ``"P(P = 1 | Y = 0 & A = 0)"``.
-
-    Returns
-    -------
-    tuple or None
-
-    Examples
-    --------
-    >>> rate_key("P(P = 1 | A = 0 & Y = 0)") == rate_key("P(P = 1 | Y = 0 & A = 0)")
-    True
-    >>> rate_key("1 - P(P = 0 | Y = 0 & A = 0)") is None, rate_key("P(P = 1)") is None
-    (True, True)
-    """
-    parsed = rate if isinstance(rate, ParsedExpression) else parse_expression(rate)
-    if len(parsed.atoms) != 1 or len(parsed.symbols) != 1 or parsed.parameters:
-        return None
-    if parsed.expr != parsed.symbols[0] or not parsed.atoms[0].given:
-        return None
-    atom = parsed.atoms[0]
-    return _event_key(atom.event + atom.given), _event_key(atom.given)
-
-
-def _ratio_rows(r: int, num: Poly, den: Poly, name: str) -> tuple[Constraint, Constraint | None]:
-    """Ratio variable ``r = num / den``'s rows: ``r den - num == 0`` and the floor ``den >= 1e-9`` (None when
-    ``den`` is a constant)."""
-    body = {m: v for m, v in den.items() if m}
-    floor = Constraint(body, ">=", RATIO_EPSILON - den.get((), 0.0), f"{name}_pos") if body else None
-    return Constraint(poly_add(poly_mul({(r,): 1.0}, den), num, -1.0), "==", 0.0, f"{name}_def"), floor
+# the compiled program's records live in core.compiled and core.data_rows; they are importable from here too
+__all__ = ["RATIO_EPSILON", "CompiledProgram", "Condition", "DataRow", "compile_program", "linear_terms",
+           "named_value", "rate_key", "undefined_metric_message", "warn_tiny_cells"]
 
 
 def linear_terms(expr: sympy.Expr, symbols: Any) -> tuple[float, dict[sympy.Symbol, float]] | None:
@@ -649,6 +161,7 @@ class _Compiler:
         self.given_order: dict[EventKey, tuple[Atom, ...]] = {}
         self.window_fractions: list = []
         self.window_keys: list = []
+        self.data_rows: list[DataRow] = []
 
     def _response_model(self, parsed: Sequence[ParsedExpression]) -> ResponseModel:
         """The response model, with every variable that no event intervenes on allowed as a slice."""
@@ -754,7 +267,7 @@ class _Compiler:
         :meth:`expand`; its terms are theirs, so its polynomial is the sum of their polynomials and
         every later step (ratio variables, floors, conditions) treats it as any other event.
         """
-        key = _event_key(atoms)
+        key = event_key(atoms)
         if key not in self.terms:
             self.terms[key] = [t for part in self.expand(key) for t in self.model.event_terms(part)]
             for a in key:
@@ -798,7 +311,7 @@ class _Compiler:
         out = []
         for values in product(*slots.values()):
             extra = [Atom(var, v, do) for (var, do), v in zip(slots, values, strict=True)]
-            out.append(_event_key([*plain, *extra]))
+            out.append(event_key([*plain, *extra]))
         return out
 
     def data_events(self) -> list[tuple[EventKey, float, EventKey | None]]:
@@ -908,9 +421,9 @@ class _Compiler:
         stats_before = {"n_variables": naive_vars, "n_terms": naive_terms,
                         "n_constraints": len(data) + len(cfg.constraints)}
         prog, conditions, named_terms = self._reduced(prog, named_terms)
-        return CompiledProgram(prog, _detect_kind(prog), stats_before, prog.stats().to_dict(), self.notes,
+        return CompiledProgram(prog, detect_kind(prog), stats_before, prog.stats().to_dict(), self.notes,
                                self.ratio_names, named_terms, conditions, frozenset(self.query_rows),
-                               self.window_fractions, tuple(getattr(self, "data_rows", ())), self.window_keys)
+                               self.window_fractions, tuple(self.data_rows), self.window_keys)
 
     def _margins(self) -> dict[str, dict[int, float]]:
         """Each node's marginal distribution in the table (only which values have mass is read)."""
@@ -986,83 +499,20 @@ class _Compiler:
             self.polys[key] = poly
         return naive_terms
 
-    def _region_bounds(self) -> dict[tuple[int, ...], tuple[float, float]] | None:
-        """Cell -> (lower, upper) probability of a table known only up to a box (``table.region``)."""
-        if self.table.region is None:
-            return None
-        lo, hi = self.table.region
-        cells = self.table.cells[self.table.nodes].to_numpy()
-        return {tuple(int(x) for x in row): (float(a), float(b)) for row, a, b in zip(cells, lo, hi, strict=True)}
-
     def _add_data_rows(self, prog: PolynomialProgram, data: list[tuple[EventKey, float, EventKey | None]]) -> None:
-        """One row per observed cell (``P(cell & given) = p * P(given)`` for a selected table).
-
-        For a table known only up to a box (``table.region``) each listed cell's probability is a
-        variable ``obs.k`` in its box, the variables summing to 1: a bound of this program holds
-        for every table in the region. For a selected table ``obs.k`` is the cell's joint mass with
-        the selection (``p * P(given)``), which keeps the rows linear. A cell the table does not
-        list stays at 0.
-        """
+        """One row per observed cell (:func:`~fairprobe.core.data_rows.add_data_rows`), ``P(given)`` read once."""
         given_poly = self._given_variable(prog, data[0][2]) if data and data[0][2] is not None else None
-        region = self._region_bounds()
-        cells = list(product(*[range(self.cards[v]) for v in self.table.nodes])) if region is not None else []
-        observed: list[int] = []
-        grid = list(product(*[range(self.cards[v]) for v in self.table.nodes]))
-        self.data_rows: list[DataRow] = []
-        for k, (key, prob, given_key) in enumerate(data):
-            body = dict(self.polys[key])
-            box = region.get(cells[k]) if region is not None else None
-            if box is None:
-                self.data_rows.append(DataRow(f"data{k}", grid[k], dict(body),
-                                              dict(given_poly) if given_key is not None else None))
-            if box is not None and given_key is not None:
-                # the cell's joint mass m = p * P(given) is the variable (a perspective of p): the box
-                # lo <= p <= hi is lo * P(given) <= m <= hi * P(given), and sum p = 1 is sum m = P(given),
-                # all linear, where p * P(given) was bilinear (exact: P(given) >= 1e-9)
-                pi = prog.add_variable(f"obs.{k}", 0.0, 1.0)
-                observed.append(pi)
-                for end, sense, tag in ((box[0], ">=", "lo"), (box[1], "<=", "hi")):
-                    row = poly_add({(pi,): 1.0}, given_poly, -end)
-                    c0 = row.pop((), 0.0)
-                    prog.constraints.append(Constraint(row, sense, -c0, f"obs{k}_{tag}"))
-                body = poly_add(body, {(pi,): 1.0}, -1.0)
-                rhs = 0.0
-            elif box is not None:
-                pi = prog.add_variable(f"obs.{k}", box[0], box[1])
-                observed.append(pi)
-                body = poly_add(body, {(pi,): 1.0}, -1.0)
-                rhs = 0.0
-            elif given_key is not None:
-                body = poly_add(body, given_poly, -prob)
-                rhs = 0.0
-            else:
-                rhs = prob
-            const = body.pop((), 0.0)
-            if not body:
-                if abs(const - rhs) > 1e-9:
-                    raise DataError(f"The table is inconsistent with the model at cell #{k}.")
-                continue
-            prog.constraints.append(Constraint(body, "==", rhs - const, f"data{k}"))
-        if observed and given_poly is not None:
-            row = poly_add({(pi,): 1.0 for pi in observed}, given_poly, -1.0)
-            c0 = row.pop((), 0.0)
-            prog.constraints.append(Constraint(row, "==", -c0, "obs_simplex"))
-        elif observed:
-            prog.constraints.append(Constraint({(pi,): 1.0 for pi in observed}, "==", 1.0, "obs_simplex"))
-        if self.table.given:
-            body = dict(given_poly)
-            const = body.pop((), 0.0)
-            prog.constraints.append(Constraint(body, ">=", RATIO_EPSILON - const, "selected_positive"))
+        self.data_rows = add_data_rows(prog, data, self.polys, self.table, self.cards, given_poly)
 
     def _reduced(self, prog: PolynomialProgram, named_terms: list[dict[tuple[str, ...], float]]
                  ) -> tuple[PolynomialProgram, list[Condition], list[dict[tuple[str, ...], float]]]:
         """The exact presolve and rewrites, with the conditioning events and max-abs terms mapped along."""
         conditions = list(self.conditions.values())
-        removed, remap = _presolve_zero_variables(prog, self._undefined) if self.reduce else (0, None)
+        removed, remap = presolve_zero_variables(prog, self._undefined) if self.reduce else (0, None)
         if removed:
             self.notes.append(f"presolve removed {removed} variables forced to zero by the data")
             conditions = [Condition(c.event, c.atoms, remap(c.poly), c.observed) for c in conditions]
-            self.data_rows = [_mapped_row(r, remap) for r in getattr(self, "data_rows", [])]
+            self.data_rows = [r.mapped(remap) for r in self.data_rows]
         rewrite = reparametrise(prog) if self.options.uses("reparametrise") else None
         if rewrite is not None:
             before = [v.name for v in prog.variables]
@@ -1071,10 +521,10 @@ class _Compiler:
 
             def moved(poly: Poly) -> Poly:
                 return {tuple(sorted(index[n] for n in m)): v
-                        for m, v in rewrite.map_named(_by_name(poly, before)).items()}
+                        for m, v in rewrite.map_named(by_name(poly, before)).items()}
 
             conditions = [Condition(c.event, c.atoms, moved(c.poly), c.observed) for c in conditions]
-            self.data_rows = [_mapped_row(r, moved) for r in getattr(self, "data_rows", [])]
+            self.data_rows = [r.mapped(moved) for r in self.data_rows]
             named_terms = [rewrite.map_named(t) for t in named_terms]
             self.window_fractions = [[(rewrite.map_named(num), None if den is None else rewrite.map_named(den))
                                       for num, den in family] for family in self.window_fractions]
@@ -1111,7 +561,7 @@ class _Compiler:
 
     def _record_condition(self, given: EventKey, known: float | None) -> None:
         atoms = self.given_order.get(given, given)
-        text = _event_text(atoms)
+        text = event_text(atoms)
         if text not in self.conditions:
             self.conditions[text] = Condition(text, tuple(atoms), dict(self.polys[given]), known)
 
@@ -1285,7 +735,7 @@ class _Compiler:
             self._undefined(given)  # P(F) is the constant 0: the ratio would be free
         r = prog.add_variable(name, 0.0, 1.0)
         self.ratio_names.append(name)
-        definition, floor = _ratio_rows(r, self.polys[ev], pf, name)
+        definition, floor = ratio_rows(r, self.polys[ev], pf, name)
         prog.constraints.append(definition)
         if query:
             self.query_rows.update({f"{name}_def", f"{name}_pos"})
@@ -1417,7 +867,7 @@ class _Compiler:
         self.notes.append("max over pairs written as family ranges: each family's rates in a window [L, U], "
                           "t >= U - L (exact)")
         names = [v.name for v in prog.variables]
-        return [[(_by_name(num, names), None if den is None else _by_name(den, names)) for num, den in fam]
+        return [[(by_name(num, names), None if den is None else by_name(den, names)) for num, den in fam]
                 for fam in fractions]
 
     def _set_max_abs_objective(self, prog: PolynomialProgram, parsed: list[ParsedExpression],
@@ -1440,7 +890,7 @@ class _Compiler:
                          for k, s in enumerate(pq.symbols) if s in expr.free_symbols}
             poly = self._poly_of(expr, sym_polys)
             names = [v.name for v in prog.variables]
-            named.append(_by_name(poly, names))
+            named.append(by_name(poly, names))
             self._append(prog, poly_add({(t,): 1.0}, poly, -1.0), ">=", f"term{i}_upper")
             self._append(prog, poly_add({(t,): 1.0}, poly, 1.0), ">=", f"term{i}_lower")
             self.query_rows.update({f"term{i}_upper", f"term{i}_lower"})
@@ -1449,83 +899,6 @@ class _Compiler:
         return named
 
 
-def _presolve_zero_variables(prog: PolynomialProgram, undefined: Any = None) -> tuple[int, Any]:
-    """Remove variables forced to 0 by ``sum(positive * x) == 0`` rows over x >= 0.
-
-    Returns the number removed and a function mapping a polynomial to the new indices. A row left
-    without variables must hold as a constant: an equality or inequality that fails makes the
-    program infeasible; the failing floor ``P(F) >= 1e-9`` of a query ratio calls
-    ``undefined(row name)`` (the metric is undefined); that of a bias constraint's ratio is dropped
-    (a constraint on a conditional given an impossible event constrains nothing).
-    """
-    zero: set[int] = set()
-    changed = True
-    while changed:
-        changed = False
-        for c in prog.constraints:
-            if c.sense != "==" or c.rhs != 0.0:
-                continue
-            live = {m: v for m, v in c.poly.items() if not (set(m) & zero)}
-            if live and all(len(m) == 1 and v > 0 and prog.variables[m[0]].lb >= 0 for m, v in live.items()):
-                zero.update(m[0] for m in live)
-                changed = True
-    if not zero:
-        return 0, None
-    keep = [i for i in range(prog.n_variables) if i not in zero]
-    remap = {old: new for new, old in enumerate(keep)}
-
-    def strip(poly: Poly) -> Poly:
-        out: Poly = {}
-        for mono, coef in poly.items():
-            if set(mono) & zero:
-                continue
-            key = tuple(remap[i] for i in mono)
-            out[key] = out.get(key, 0.0) + coef
-        return out
-
-    new_cons = []
-    for c in prog.constraints:
-        body = strip(c.poly)
-        const = body.pop((), 0.0)
-        if not body:
-            if abs(const - c.rhs) > 1e-9 and c.sense == "==":
-                raise InfeasibleError(
-                    f"The observed table is inconsistent with the bias model: row {c.name} needs "
-                    f"probability {c.rhs - const:g} but zero cells force it to 0. Check the table "
-                    "and the DAG (is a column attached to the right node?)."
-                )
-            if c.name and c.name.endswith("_pos") and "_r" in c.name and c.sense == ">=" and const < c.rhs:
-                if undefined is not None and not c.name.startswith("bias"):
-                    undefined(c.name)  # a conditioning event of the metric forced to probability 0
-                continue
-            violated = (c.sense == "<=" and const > c.rhs + 1e-9) or (c.sense == ">=" and const < c.rhs - 1e-9)
-            if violated:
-                raise InfeasibleError(
-                    f"The observed table is inconsistent with the bias model: row {c.name} needs "
-                    f"{0 if not const else const:g} {c.sense} {c.rhs:g}, but zero cells force its "
-                    "probabilities to 0. Check the table and the DAG (is a column attached to the "
-                    "right node?), or allow more bias (a larger D)."
-                )
-            continue
-        new_cons.append(Constraint(body, c.sense, c.rhs - const, c.name))
-    prog.objective = strip(prog.objective)
-    if prog.objective_denominator is not None:
-        prog.objective_denominator = strip(prog.objective_denominator)
-    prog.variables = [prog.variables[i] for i in keep]
-    prog._index = {v.name: i for i, v in enumerate(prog.variables)}
-    prog.constraints = new_cons
-    return len(zero), strip
-
-
-def _mapped_row(row: DataRow, mapping: Any) -> DataRow:
-    """A data row's provenance in the variables of a rewritten program (checked by the rebinder)."""
-    return DataRow(row.name, row.cell, mapping(row.poly), None if row.given is None else mapping(row.given))
-
-
-def _detect_kind(prog: PolynomialProgram) -> str:
-    if prog.max_degree <= 1:
-        return "linear_fractional" if prog.is_fractional else "linear"
-    return "polynomial"
 
 
 def compile_program(

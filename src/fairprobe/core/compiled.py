@@ -1,0 +1,575 @@
+"""A compiled bound problem and its records: :class:`CompiledProgram`, the query's conditioning events
+(:class:`Condition`), rate keys and the messages of undefined metrics.
+
+:mod:`fairprobe.core.compiler` writes these; the engine, the rebinder and the parametric programs read them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairprobe.core.config import BiasConfig
+from fairprobe.core.data_rows import RATIO_EPSILON, DataRow, EventKey
+from fairprobe.core.query import Atom, ParsedExpression, parse_expression
+from fairprobe.core.table import ObservedTable
+from fairprobe.exceptions import DataError
+from fairprobe.program.model import Constraint, PolynomialProgram
+from fairprobe.program.polynomial import Poly, poly_add, poly_mul
+
+__all__ = ["CompiledProgram", "Condition", "by_name", "detect_kind", "event_key", "event_text", "named_value",
+           "rate_key", "ratio_rows", "undefined_metric_message", "warn_tiny_cells"]
+
+
+def warn_tiny_cells(probs: Mapping[Any, float], stacklevel: int = 2) -> None:
+    """Warn when cells have probability in (0, 1e-8): at solvers' tolerance, they can read as infeasible.
+
+    Parameters
+    ----------
+    probs : mapping
+        Cell probabilities.
+    stacklevel : int, optional
+        As for :func:`warnings.warn`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_tiny_cells({(0,): 0.5, (1,): 1e-9})
+    >>> len(caught)
+    1
+    """
+    tiny = [p for p in probs.values() if 0 < p < 1e-8]
+    if tiny:
+        warnings.warn(
+            f"{len(tiny)} table cell(s) have probability below 1e-8, at the numerical tolerance of "
+            "floating-point solvers; set them to 0 (or use counts) if a solver reports the data as "
+            "infeasible.", RuntimeWarning, stacklevel=stacklevel)
+
+@dataclass(frozen=True)
+class Condition:
+    """A conditioning event ``F`` of the query (``P(E | F)``) and its probability ``P(F)``.
+
+    Parameters
+    ----------
+    event : str
+        The event, e.g. ``"Y = 1 & A = 1"``.
+    atoms : tuple of Atom
+        Its atoms.
+    poly : dict
+        ``P(F)`` as a polynomial over the program's variable indices.
+    observed : float or None
+        ``P(F)`` when the data pin it (then it is the same, positive, in every model).
+
+    Attributes
+    ----------
+    event : str
+        The event, e.g. ``"Y = 1 & A = 1"``.
+    atoms : tuple of Atom
+        Its atoms.
+    poly : dict
+        ``P(F)`` as a polynomial over the program's variable indices.
+    observed : float or None
+        ``P(F)`` when the data pin it (then it is the same, positive, in every model).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.core.config import BiasConfig
+    >>> from fairprobe.core.table import ObservedTable
+    >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
+    ...                                                 "n": [30, 10, 20, 40]}))
+    >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
+    >>> from fairprobe.core.compiler import compile_program
+    >>> cond = compile_program(cfg, table, "P(P = 1 | Y = 1 & A = 0)", {}).conditions[0]
+    >>> cond.event, round(cond.observed, 6)
+    ('Y = 1 & A = 0', 0.1)
+    """
+
+    event: str
+    atoms: tuple[Atom, ...]
+    poly: Poly
+    observed: float | None = None
+
+
+def event_text(atoms: Sequence[Atom]) -> str:
+    """An event's atoms joined by ``&``, as messages and :class:`Condition` show it.
+
+    Parameters
+    ----------
+    atoms : sequence of Atom
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from fairprobe.core.query import Atom
+    >>> event_text([Atom("Y", 1), Atom("A", 0)])
+    'Y = 1 & A = 0'
+    """
+    return " & ".join(str(a) for a in atoms)
+
+
+def undefined_metric_message(config: BiasConfig, table: ObservedTable, atoms: Sequence[Atom], where: str,
+                             label: str | None = None) -> str:
+    """Message of an :class:`~fairprobe.exceptions.UndefinedMetricError`: the event, its group, the fix.
+
+    ``where`` completes "has probability 0 in every model the bias admits ...", e.g. "at D = 0".
+
+    Parameters
+    ----------
+    config : BiasConfig
+        The bias (its attribute node and name appear in the message).
+    table : ObservedTable
+        The data, used to name the group's label and to say when no row has the event.
+    atoms : sequence of Atom
+        The conditioning event.
+    where : str
+        End of the sentence, e.g. ``"at D = 0"``.
+    label : str, optional
+        Name of the metric.
+
+    Returns
+    -------
+    str
+        The message.
+
+    Examples
+    --------
+    >>> from fairprobe.core.query import Atom
+    >>> import pandas as pd
+    >>> from fairprobe.core.config import BiasConfig
+    >>> from fairprobe.core.table import ObservedTable
+    >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
+    ...                                                 "n": [30, 10, 20, 40]}))
+    >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
+    >>> msg = undefined_metric_message(cfg, table, (Atom("Y", 1), Atom("A", 0), Atom("P", 0)), "at D = 0", label="FNR")
+    >>> msg[:95]
+    "The metric 'FNR' is undefined: it conditions on Y = 1 & A = 0 & P = 0 (group A = 0), which has "
+    >>> "the table has no row with Y = 1, A = 0, P = 0" in msg
+    True
+    """
+    event = event_text(atoms)
+    attr = config.attribute_node
+    groups = [a for a in atoms if a.var == attr and not a.intervention]
+    group = ""
+    if groups:
+        a = groups[0]
+        labels = table.categories.get(attr, [])
+        name = f" ({labels[int(a.value)]!r})" if str(a.value).isdigit() and int(a.value) < len(labels) else ""
+        group = (f" (everyone but group {attr} = {a.value}{name})" if a.negated
+                 else f" (group {attr} = {a.value}{name})")
+    # the hint reads the data at the event's plain atoms (a union A != a is left out: still sound)
+    seen = [a for a in atoms if not a.intervention and not a.negated and a.var in table.nodes]
+    hint = ""
+    if seen and len({a.var for a in seen}) == len(seen):
+        try:
+            if table.prob({a.var: int(a.value) for a in seen}) == 0.0:
+                hint = f"; the table has no row with {', '.join(str(a) for a in seen)}"
+        except (ValueError, DataError):
+            pass
+    bias = f"the bias {config.name!r}" if config.name else "the bias"
+    what = f"The metric {label!r}" if label else "The metric"
+    return (f"{what} is undefined: it conditions on {event}{group}, which has probability 0 in every "
+            f"model {bias} admits {where}{hint}. Choose groups in which the event can occur (e.g. both "
+            "groups with positives for FNR/TPR), a metric that does not condition on it, or a bias or "
+            "sensitivity value that allows it.")
+
+
+@dataclass
+class CompiledProgram:
+    """A compiled bound problem (minimisation form of the query).
+
+    Parameters
+    ----------
+    program : PolynomialProgram
+        The program; its objective is the query.
+    kind : str
+        ``"linear"``, ``"linear_fractional"`` or ``"polynomial"``.
+    stats_before, stats_after : dict
+        Size of the naive program and of the reduced one.
+    notes : list of str
+        Reductions applied and relaxations made.
+    ratios : list of str
+        Names of auxiliary ratio variables.
+    terms : list of dict
+        Max-abs terms over variable names.
+    conditions : list of Condition
+        Conditioning events of the query.
+    query_rows : frozenset of str
+        Names of the rows that encode the query.
+    windows : list of list of (dict, dict or None)
+        Max-abs families written as ranges: each member rate as (numerator, denominator or None).
+
+    Attributes
+    ----------
+    program : PolynomialProgram
+        Objective = the query (``sense`` "min"; use ``with_sense("max")`` for the upper bound).
+    kind : {"linear", "linear_fractional", "polynomial"}
+        Structure detected after reductions.
+    stats_before, stats_after : dict
+        Size of the naive response-function program and of the reduced one.
+    notes : list of str
+        Reductions applied and relaxations made, for reports.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fairprobe.core.config import BiasConfig
+    >>> from fairprobe.core.table import ObservedTable
+    >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
+    ...                                                 "n": [30, 10, 20, 40]}))
+    >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
+    >>> from fairprobe.core.compiler import compile_program
+    >>> compiled = compile_program(cfg, table, "P(P = 1 | Y = 1 & A = 0)", {})
+    >>> compiled.kind, compiled.program.n_variables, compiled.stats_before["n_variables"]
+    ('linear', 4, 18)
+    >>> print(compiled.program.to_text())
+    minimize
+      10*q_A_Y_P.3
+    subject to
+      simplex_A_Y_P: q_A_Y_P.0 + q_A_Y_P.3 + q_A_Y_P.4 + q_A_Y_P.7 == 1
+      data0: q_A_Y_P.0 == 0.3
+      data3: q_A_Y_P.3 == 0.1
+      data4: q_A_Y_P.4 == 0.2
+      data7: q_A_Y_P.7 == 0.4
+    bounds
+      0 <= q_A_Y_P.0 <= 1
+      0 <= q_A_Y_P.3 <= 1
+      0 <= q_A_Y_P.4 <= 1
+      0 <= q_A_Y_P.7 <= 1
+    """
+
+    program: PolynomialProgram
+    kind: str
+    stats_before: dict[str, int]
+    stats_after: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    ratios: list[str] = field(default_factory=list)
+    #: For max-abs programs: each term ``q_i`` as a polynomial over variable *names*, so the
+    #: metric value of an incumbent can be re-evaluated exactly.
+    terms: list[dict[tuple[str, ...], float]] = field(default_factory=list)
+    #: Conditioning events of the query (``P(E | F)``: ``F``), with ``P(F)`` over the program's variables.
+    conditions: list[Condition] = field(default_factory=list)
+    #: Names of the rows that encode the query (ratio definitions and floors, max-abs rows); without
+    #: them the program's feasible set is the set of models the bias admits.
+    query_rows: frozenset[str] = frozenset()
+
+    #: For max-abs programs written as family ranges: per family, each member rate as (numerator,
+    #: denominator or None) over variable names.
+    windows: list[list[tuple[dict, dict | None]]] = field(default_factory=list)
+    #: How each observed cell entered the program (before the reductions), so the program can be
+    #: moved to another table over the same cells without compiling again
+    #: (:mod:`fairprobe.core.rebind`, which checks that the reductions left these rows as they were).
+    data_rows: tuple[DataRow, ...] = ()
+    #: For window programs: each member's rate as ``(event key of E & F, event key of F)``, the same
+    #: layout as :attr:`windows` (how :meth:`window_pair` finds a rate; see :func:`rate_key`).
+    window_keys: list[list[tuple[EventKey, EventKey | None]]] = field(default_factory=list)
+
+    def term_values(self, point: Mapping[str, float]) -> list[float]:
+        """Values of the max-abs terms at a point given by variable names (family ranges for windows).
+
+        Parameters
+        ----------
+        point : mapping of str to float
+            Variable name -> value (absent variables count as 0).
+
+        Returns
+        -------
+        list of float
+            One value per term (per family: the largest minus the smallest member rate).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from fairprobe.core.config import BiasConfig
+        >>> from fairprobe.core.table import ObservedTable
+        >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
+        ...                                                 "n": [30, 10, 20, 40]}))
+        >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
+        >>> from fairprobe.core.compiler import compile_program
+        >>> compiled = compile_program(cfg, table, ["P(P = 1 | A = 0) - P(P = 1 | A = 1)"], {}, max_abs=True)
+        >>> point = {"q_A_Y_P.3": 0.1, "q_A_Y_P.7": 0.4, "window0_low": 0.0, "window0_high": 1.0}
+        >>> [round(v, 6) for v in compiled.term_values(point)]  # |0.25 - 0.666667|
+        [0.416667]
+        """
+        if self.windows:
+            # A rate whose P(F) sits at the 1e-9 floor is 0/0 up to solver tolerances: it is read as
+            # the model's window says (clipped to [L, U]), as the ratio variables are read otherwise.
+            out = []
+            for f, family in enumerate(self.windows):
+                low, high = point.get(f"window{f}_low", 0.0), point.get(f"window{f}_high", 0.0)
+                rates = []
+                for num, den in family:
+                    d = 1.0 if den is None else named_value(den, point)
+                    rate = named_value(num, point) / d if d > 0 else low
+                    rates.append(min(max(rate, low), high))
+                out.append(max(rates) - min(rates))
+            return out
+        return [named_value(term, point) for term in self.terms]
+
+    def window_pair(self, first: tuple, second: tuple) -> CompiledProgram | None:
+        """``rate(first) - rate(second)`` over this max-abs program's models, without compiling again.
+
+        A max-abs program written as family windows is compiled with every rate of the metric, so its
+        rows outside the query (:attr:`query_rows`) are the models the bias admits, in variables that
+        tell every rate apart. A parity of two of its rates is those rows with the two ratio
+        definitions ``r P(F) = P(E & F)`` and floors ``P(F) >= 1e-9`` a compilation of the pair
+        writes: the same program up to how finely the response types are merged (exact either way).
+        An all-pairs bound over k groups thus compiles one program instead of one per pair it solves.
+
+        Parameters
+        ----------
+        first, second : tuple
+            The two rates ``P(E | F)`` by their keys (:func:`rate_key`): the members of one window
+            family with exactly these events ``E & F`` and ``F``.
+
+        Returns
+        -------
+        CompiledProgram or None
+            None when a key names no member (or more than one), the two are in different families, a
+            rate's denominator is pinned by the data (the pair is then linear: compile it), or the
+            program is not laid out as the compiler's window objective writes it.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from fairprobe.core.bound import BoundProblem
+        >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+        ...                       "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
+        >>> joint = BoundProblem("proxy_label", "equalized_odds", cells).joint_program.at({"D": 0.05})
+        >>> fpr = [rate_key(f"P(P = 1 | Z = 0 & A = {a})") for a in (1, 0)]
+        >>> pair = joint.window_pair(*fpr)  # FPR of group 1 minus that of group 0
+        >>> pair.kind, pair.ratios, [c.event for c in pair.conditions]
+        ('polynomial', ['query_r0', 'query_r1'], ['Z = 0 & A = 1', 'Z = 0 & A = 0'])
+        >>> joint.window_pair(fpr[0], rate_key("P(P = 0 | Z = 1 & A = 0)")) is None  # an FPR and a TNR: no pair
+        True
+        """
+        layout = self._window_layout() if first != second else None
+        if layout is None:
+            return None
+        end, model_rows = layout
+        index = {v.name: k for k, v in enumerate(self.program.variables[:end])}
+        chosen = [self._window_member(key, index) for key in (first, second)]
+        if chosen[0] is None or chosen[1] is None or chosen[0][0] != chosen[1][0]:
+            return None
+        prog = self.program
+        out = PolynomialProgram(sense="min", name=prog.name, variables=list(prog.variables[:end]),
+                                constraints=model_rows)
+        objective, rows = {}, set()
+        for k, ((_, num, den, _), weight) in enumerate(zip(chosen, (1.0, -1.0), strict=True)):
+            name = f"query_r{k}"
+            definition, floor = ratio_rows(out.n_variables, num, den, name)
+            if floor is None:
+                return None
+            r = out.add_variable(name, 0.0, 1.0)
+            out.constraints += [definition, floor]
+            rows |= {f"{name}_def", f"{name}_pos"}
+            objective[(r,)] = weight
+        out.objective = objective
+        notes = [*(n for n in self.notes if not n.startswith("max over pairs")),
+                 "a parity of two of the metric's rates, read off its joint program (the models it admits)"]
+        return CompiledProgram(out, detect_kind(out), dict(self.stats_before), out.stats().to_dict(), notes,
+                               ["query_r0", "query_r1"], [], [chosen[0][3], chosen[1][3]], frozenset(rows), [],
+                               self.data_rows)
+
+    def _window_layout(self) -> tuple[int, list[Constraint]] | None:
+        """(index of ``max_abs``, the model's rows) of a window program laid out as the compiler writes it."""
+        prog = self.program
+        names = [v.name for v in prog.variables]
+        if not self.windows or len(self.window_keys) != len(self.windows) or "max_abs" not in names:
+            return None
+        end = names.index("max_abs")  # the windows' own variables come after the model's
+        if any(n != "max_abs" and not n.startswith("window") for n in names[end:]):
+            return None
+        model_rows = [c for c in prog.constraints if c.name not in self.query_rows]
+        if any(k >= end for c in model_rows for mono in c.poly for k in mono):
+            return None
+        return end, model_rows
+
+    def _window_member(self, key: tuple, index: Mapping[str, int]) -> tuple[int, Poly, Poly, Condition] | None:
+        """(family, numerator, denominator, condition) of the one member with rate key ``key``, else None."""
+        found = [(f, k) for f, keys in enumerate(self.window_keys) for k, member in enumerate(keys) if member == key]
+        if len(found) != 1 or len(self.window_keys[found[0][0]]) != len(self.windows[found[0][0]]):
+            return None
+        f, k = found[0]
+        num, den = self.windows[f][k]
+        if den is None or key[1] is None:
+            return None
+        den_poly = _indexed(den, index)
+        condition = next((c for c in self.conditions
+                          if c.poly == den_poly and c.observed is None and event_key(c.atoms) == key[1]), None)
+        if condition is None:
+            return None
+        return f, _indexed(num, index), den_poly, condition
+
+
+def _indexed(named: Mapping[tuple[str, ...], float], index: Mapping[str, int]) -> Poly:
+    """A polynomial over variable names over the indices of ``index``."""
+    out: Poly = {}
+    for mono, coef in named.items():
+        if any(n not in index for n in mono):
+            continue  # a variable presolved away (forced to 0), as term_values reads it
+        key = tuple(index[n] for n in mono)
+        out[key] = out.get(key, 0.0) + coef
+    return out
+
+
+
+def by_name(poly: Poly, names: Sequence[str]) -> dict[tuple[str, ...], float]:
+    """``poly`` over variable names instead of indices (robust to presolve renumbering).
+
+    Parameters
+    ----------
+    poly : dict
+        Monomials over variable indices.
+    names : sequence of str
+        The program's variable names, by index.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> by_name({(0, 1): 2.0, (): 1.0}, ["x", "y"])
+    {('x', 'y'): 2.0, (): 1.0}
+    """
+    return {tuple(names[i] for i in mono): coef for mono, coef in poly.items()}
+
+
+def named_value(poly: Mapping[tuple[str, ...], float], point: Mapping[str, float]) -> float:
+    """Value of a polynomial over variable names at a point (absent variables are 0).
+
+    Parameters
+    ----------
+    poly : mapping of tuple of str to float
+        Monomials over variable names.
+    point : mapping of str to float
+        Variable values by name.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> named_value({("x",): 2.0, ("x", "y"): 1.0, (): 0.5}, {"x": 0.5, "y": 4.0})
+    3.5
+    """
+    total = 0.0
+    for names, coef in poly.items():
+        value = coef
+        for name in names:
+            value *= point.get(name, 0.0)
+        total += value
+    return total
+
+
+def event_key(atoms: Sequence[Atom]) -> EventKey:
+    """The key of an event: its atoms, deduplicated and sorted (the order they are written in does not count).
+
+    Parameters
+    ----------
+    atoms : sequence of Atom
+
+    Returns
+    -------
+    tuple of Atom
+
+    Examples
+    --------
+    >>> from fairprobe.core.query import Atom
+    >>> event_key([Atom("Y", 1), Atom("A", 0)]) == event_key([Atom("A", 0), Atom("Y", 1), Atom("A", 0)])
+    True
+    """
+    return tuple(sorted(set(atoms), key=lambda a: (a.var, a.intervention, a.negated, str(a.value))))
+
+
+def rate_key(rate: str | ParsedExpression) -> tuple[EventKey, EventKey] | None:
+    """``(key of E & F, key of F)`` of a rate written exactly as one conditional probability ``P(E | F)``.
+
+    The identity under which a compiled window program knows its members
+    (:attr:`CompiledProgram.window_keys`); None for anything else (a multiple, a complement
+    ``1 - P(...)``, a sum, a parameter, an unconditional probability).
+
+    Parameters
+    ----------
+    rate : str or ParsedExpression
+        The rate, e.g. ``"P(P = 1 | Y = 0 & A = 0)"``.
+
+    Returns
+    -------
+    tuple or None
+
+    Examples
+    --------
+    >>> rate_key("P(P = 1 | A = 0 & Y = 0)") == rate_key("P(P = 1 | Y = 0 & A = 0)")
+    True
+    >>> rate_key("1 - P(P = 0 | Y = 0 & A = 0)") is None, rate_key("P(P = 1)") is None
+    (True, True)
+    """
+    parsed = rate if isinstance(rate, ParsedExpression) else parse_expression(rate)
+    if len(parsed.atoms) != 1 or len(parsed.symbols) != 1 or parsed.parameters:
+        return None
+    if parsed.expr != parsed.symbols[0] or not parsed.atoms[0].given:
+        return None
+    atom = parsed.atoms[0]
+    return event_key(atom.event + atom.given), event_key(atom.given)
+
+
+def ratio_rows(r: int, num: Poly, den: Poly, name: str) -> tuple[Constraint, Constraint | None]:
+    """Ratio variable ``r = num / den``'s rows: ``r den - num == 0`` and the floor ``den >= 1e-9``.
+
+    Parameters
+    ----------
+    r : int
+        Index of the ratio variable.
+    num, den : dict
+        Numerator and denominator over the program's variables.
+    name : str
+        The rows are ``{name}_def`` and ``{name}_pos``.
+
+    Returns
+    -------
+    (Constraint, Constraint or None)
+        The definition and the floor (None when ``den`` is a constant).
+
+    Examples
+    --------
+    >>> definition, floor = ratio_rows(2, {(0,): 1.0}, {(0,): 1.0, (1,): 1.0}, "r")
+    >>> definition.name, floor.name, floor.rhs
+    ('r_def', 'r_pos', 1e-09)
+    """
+    body = {m: v for m, v in den.items() if m}
+    floor = Constraint(body, ">=", RATIO_EPSILON - den.get((), 0.0), f"{name}_pos") if body else None
+    return Constraint(poly_add(poly_mul({(r,): 1.0}, den), num, -1.0), "==", 0.0, f"{name}_def"), floor
+
+
+def detect_kind(prog: PolynomialProgram) -> str:
+    """``"linear"``, ``"linear_fractional"`` or ``"polynomial"``: the structure of a program.
+
+    Parameters
+    ----------
+    prog : PolynomialProgram
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> prog = PolynomialProgram(sense="min")
+    >>> x = prog.add_variable("x", 0.0, 1.0)
+    >>> prog.objective = {(x,): 1.0}
+    >>> detect_kind(prog)
+    'linear'
+    """
+    if prog.max_degree <= 1:
+        return "linear_fractional" if prog.is_fractional else "linear"
+    return "polynomial"
