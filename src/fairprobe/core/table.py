@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import copy
 import numbers
-import unicodedata
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from fairprobe.core.coding import apply_pos_label, cells_with_pos_label, code_column, is_binary_coding, plain_value
+from fairprobe.core.coding import check_near_duplicates as check_near_duplicates  # still importable from here
+from fairprobe.core.table_fit import check_table_fits
 from fairprobe.exceptions import DataError
 
 if TYPE_CHECKING:
@@ -111,279 +113,15 @@ def _check_given(given: Any) -> dict[str, int]:
     return out
 
 
-def _kind(value: Any) -> str:
-    """Type class of a label, for refusing mixed columns: bool, number, text or the type's name."""
-    if isinstance(value, (bool, np.bool_)):
-        return "bool"
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return "number"
-    if isinstance(value, str):
-        return "text"
-    return type(value).__name__
-
-
-def _plain(value: Any) -> Any:
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def is_binary_coding(labels: Sequence[Any]) -> bool:
-    """Whether labels coded 0, 1 (in this order) say which one means 1 by themselves.
-
-    The one rule every table path follows (``fp.group_rates``, the bias's binary roles, the command
-    line and the app): 0/1 numbers, ``False``/``True``, ``'0'``/``'1'`` and ``'false'``/``'true'``
-    do; any other labels (``'bad'``/``'good'``, ``1``/``2``, ``-1``/``1``) are coded in sorted order,
-    which is not a meaning, and need ``pos_label=``.
-
-    Parameters
-    ----------
-    labels : sequence
-        A column's labels in code order (:attr:`ObservedTable.categories`).
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> is_binary_coding([0, 1]), is_binary_coding(["0", "1"]), is_binary_coding([False, True])
-    (True, True, True)
-    >>> is_binary_coding(["bad", "good"]), is_binary_coding([1, 2]), is_binary_coding([-1, 1])
-    (False, False, False)
-    """
-    words = ({"0", "false"}, {"1", "true"})
-    for code, label in enumerate(labels):
-        if code > 1:
-            return False
-        if isinstance(label, (bool, np.bool_, numbers.Number)):
-            try:
-                if float(label) != code:  # type: ignore[arg-type]
-                    return False
-            except (TypeError, ValueError):
-                return False
-        elif str(label).strip().lower() not in words[code]:
-            return False
-    return True
-
-
-def _shown(label: Any) -> str:
-    """A label as the user can tell it apart: ``'é' ('\\xe9')`` when its repr hides the code points."""
-    text, code = repr(label), ascii(label)
-    return text if text == code else f"{text} ({code})"
-
-
-def _named(column: Any, node: str) -> str:
-    """``'race' (node A)``, or ``'A'`` when the column is the node."""
-    return f"{column!r}" if column == node else f"{column!r} (node {node})"
-
-
-def _same_text(label: str) -> str:
-    """A text label as a reader sees it: Unicode in NFC form, runs of white space as one space, no ends."""
-    return " ".join(unicodedata.normalize("NFC", label).split())
-
-
-def check_near_duplicates(node: str, column: Any, labels: Sequence[Any]) -> None:
-    """Refuse text labels that differ only by white space or Unicode form ('a' and 'a ', NFC and NFD 'é').
-
-    They would become separate groups; merging them silently would change the user's data.
-    """
-    seen: dict[str, str] = {}
-    for label in labels:
-        if not isinstance(label, str):
-            continue
-        key = _same_text(label)
-        first = seen.setdefault(key, label)
-        if first != label:
-            raise DataError(
-                f"Column {_named(column, node)} holds labels that differ only by spaces or Unicode form: "
-                f"{_shown(first)} and {_shown(label)}; they would be counted as two groups. Clean the column first "
-                f"(fix the file, or in pandas: df[{column!r}] = df[{column!r}].str.normalize('NFC')"
-                ".str.replace(r'\\s+', ' ', regex=True).str.strip()), or recode the labels if they really differ.")
-
-
-def _same_label(label: Any, pos: Any) -> bool:
-    """Whether a column's label is the positive label given (text typed on a command line matches numbers)."""
-    label, pos = _plain(label), _plain(pos)
-    kinds = {_kind(label), _kind(pos)}
-    if len(kinds) == 1 or kinds == {"bool", "number"}:
-        return bool(label == pos)
-    if isinstance(pos, str) and _kind(label) == "bool":
-        return pos.strip().lower() == str(label).lower()
-    if isinstance(pos, str) and _kind(label) == "number":
-        try:
-            return float(pos.strip()) == float(label)
-        except ValueError:
-            return False
-    return False
-
-
 def _check_count(n: Any, what: str = "n") -> int | None:
     """A number of units: None, or a whole number from 1 to :data:`MAX_EXACT_COUNT` (2**53)."""
     if n is None:
         return None
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_EXACT_COUNT:
-        raise DataError(f"{what}={_plain(n)!r} must be a positive whole number of units, at most 2**53 = "
+        raise DataError(f"{what}={plain_value(n)!r} must be a positive whole number of units, at most 2**53 = "
                         f"{MAX_EXACT_COUNT} (a realistic count: sampling intervals draw that many units), or "
                         "None when unknown.")
     return int(n)
-
-
-def _pos_label_codes(node: str, column: Any, codes: pd.Series, labels: list[Any], pos: Any,
-                     by_name: bool) -> tuple[pd.Series, list[Any], Any]:
-    """Codes 1 for ``pos`` and 0 for the other label of a column already coded in sorted order."""
-    hits = [k for k, v in enumerate(labels) if _same_label(v, pos)]
-    if len(labels) > 2:
-        raise DataError(
-            f"pos_label={_plain(pos)!r}: column {_named(column, node)} holds {len(labels)} labels "
-            f"{[_plain(v) for v in labels][:8]}, and pos_label codes a two-valued column (1 = the label named, "
-            f"0 = the other). Merge the other labels first, e.g. df[{column!r}] = (df[{column!r}] == "
-            f"{_plain(pos)!r}).astype(int), or leave this node out of pos_label.")
-    if not hits:
-        # the labels the column holds: a column of only 1s is coded [0, 1], but holds one label
-        held = [labels[int(c)] for c in sorted(set(codes.tolist()))] or labels[:1]
-        if len(held) == 2 or not by_name:
-            raise DataError(
-                f"pos_label names {_plain(pos)!r} for column {_named(column, node)}, which holds the labels "
-                f"{[_plain(v) for v in held]}; give one of them (labels are compared exactly: case and spaces "
-                "count).")
-        return pd.Series(0, index=codes.index), [held[0], _plain(pos)], _plain(pos)  # only the other label
-    chosen = labels[hits[0]]
-    if len(labels) == 1:  # only the positive label occurs
-        return pd.Series(1, index=codes.index), [f"not {chosen}", chosen], chosen
-    return (codes == hits[0]).astype(int), [labels[1 - hits[0]], chosen], chosen
-
-
-def _apply_pos_label(data: pd.DataFrame, columns: Mapping[str, Any], pos_label: Any,
-                     ) -> tuple[dict[str, tuple[pd.Series, list[Any]]], dict[str, Any]]:
-    """The node columns of ``data`` coded with ``pos_label``, and the positive label chosen per node.
-
-    A single label applies to every column that holds it and whose labels do not say which one
-    means 1 by themselves (:func:`is_binary_coding`); a dict names the label per node and may also
-    reverse a 0/1 column. Returns the codings computed (``node -> (codes, labels)``; the nodes
-    ``pos_label`` does not apply to keep their sorted coding) and ``node -> positive label``.
-    """
-    if pos_label is None:
-        return {}, {}
-    coded: dict[str, tuple[pd.Series, list[Any]]] = {}
-    positive: dict[str, Any] = {}
-    if isinstance(pos_label, Mapping):
-        unknown = [k for k in pos_label if k not in data.columns]
-        if unknown:
-            raise DataError(f"pos_label names the node {unknown[0]!r}, which is not a node of the table "
-                            f"{list(data.columns)}; name nodes, e.g. pos_label={{'Y': 'good'}}.")
-        for node, pos in pos_label.items():
-            codes, labels = _code_column(node, columns[node], data[node])
-            codes, labels, positive[node] = _pos_label_codes(node, columns[node], codes, labels, pos, True)
-            coded[node] = (codes, labels)
-        return coded, positive
-    if not isinstance(pos_label, (str, bool, numbers.Number, np.generic)):
-        raise DataError(f"pos_label = {pos_label!r} must be one label (pos_label='good') or a dict of labels by node "
-                        "(pos_label={'Y': 'good', 'P': 'hire'}).")
-    unclear: list[str] = []
-    for node in data.columns:
-        codes, labels = _code_column(node, columns[node], data[node])
-        coded[node] = (codes, labels)
-        if is_binary_coding(labels):
-            continue
-        if any(_same_label(v, pos_label) for v in labels):
-            coded[node] = _pos_label_codes(node, columns[node], codes, labels, pos_label, False)[:2]
-            positive[node] = coded[node][1][1]
-        else:
-            unclear.append(f"{_named(columns[node], node)}: {[_plain(v) for v in labels][:8]}")
-    if not positive:
-        seen = "; ".join(unclear) if unclear else "none: every column is coded 0/1"
-        raise DataError(
-            f"pos_label={_plain(pos_label)!r} is not a label of any column whose labels leave open which one means 1 "
-            f"(those columns and their labels: {seen}). Give one of those labels (exactly: case and spaces count), "
-            "or name the label per node, e.g. pos_label={'Y': 0} to make 0 the positive label of a 0/1 column.")
-    return coded, positive
-
-
-def _text_binary_labels(labels: Sequence[Any]) -> list[str] | None:
-    """The labels of a 0/1 text coding in code order (0, 1), or None when the labels are no such coding.
-
-    The texts :func:`is_binary_coding` reads as 0 and 1: '0'/'1' or 'false'/'true' in any case and
-    with spaces around them, one label per value. A value the column does not hold gets the usual
-    label ('1' alone gives ``['0', '1']``, 'TRUE' alone ``['FALSE', 'TRUE']``), so a column of only
-    'true' is 1 as one of only '1' is.
-
-    Examples
-    --------
-    >>> _text_binary_labels(["true"]), _text_binary_labels(["1", "0"]), _text_binary_labels(["TRUE"])
-    (['false', 'true'], ['0', '1'], ['FALSE', 'TRUE'])
-    >>> _text_binary_labels(["yes", "no"]) is None, _text_binary_labels(["true", "True"]) is None
-    (True, True)
-    """
-    if not labels or not all(isinstance(v, str) for v in labels):
-        return None
-    words = [v.strip().lower() for v in labels]
-    for pair in (("0", "1"), ("false", "true")):
-        if set(words) <= set(pair) and len(set(words)) == len(words):
-            out: list[Any] = [None, None]
-            for label, word in zip(labels, words, strict=True):
-                out[pair.index(word)] = label
-            shown = next(v.strip() for v in out if v is not None)
-            for code in (0, 1):
-                if out[code] is None:
-                    word = pair[code]
-                    out[code] = word.upper() if shown.isupper() else word.title() if shown.istitle() else word
-            return out
-    return None
-
-
-def _code_column(node: str, column: str, values: pd.Series) -> tuple[pd.Series, list[Any]]:
-    """Integer codes and the labels they stand for (index = code).
-
-    Numbers that are codes already (0/1, or exactly 0..k-1), booleans and the texts of a 0/1
-    coding ('0'/'1', 'false'/'true': :func:`is_binary_coding`) keep their values, so a column
-    holding only 1s (or only 'true') stays 1 (it is not re-coded to 0). Other labels are coded in
-    sorted order. Text labels that differ only by spaces or Unicode form are refused.
-    """
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        # unused categories (left over from filtering) are not groups of the data; the rest keep their order
-        values = values.cat.remove_unused_categories()
-        cats = [_plain(v) for v in values.cat.categories]
-        if cats and len({_kind(v) for v in cats}) == 1 and _kind(cats[0]) not in ("bool", "number") \
-                and _text_binary_labels(cats) is None:
-            check_near_duplicates(node, column, cats)
-            return pd.Series(values.cat.codes.to_numpy(dtype=int), index=values.index), cats
-        values = values.astype(object)
-    labels = [_plain(v) for v in pd.unique(values)]
-    kinds = sorted({_kind(v) for v in labels})
-    if len(kinds) > 1:
-        examples = {}
-        for v in labels:
-            examples.setdefault(_kind(v), v)
-        shown = ", ".join(f"{examples[k]!r} ({k})" for k in kinds)
-        raise DataError(
-            f"Column {column!r} (node {node}) mixes value types: {shown}; fairprobe will not guess which labels "
-            f"are the same. Convert it to one type first, e.g. df[{column!r}] = df[{column!r}].astype(str), or "
-            "recode it to integers.")
-    kind = kinds[0]
-    if kind == "bool":
-        return values.astype(bool).astype(int), [False, True]
-    if kind == "text":
-        check_near_duplicates(node, column, labels)
-        binary = _text_binary_labels(labels)
-        if binary is not None:  # the text of 0/1 codes (a column of only "1"s or "true"s stays 1)
-            lookup = {label: code for code, label in enumerate(binary)}
-            return values.map(lambda v: lookup[_plain(v)]).astype(int), binary
-    if kind == "number":
-        finite = all(np.isfinite(float(v)) for v in labels)
-        if not finite:  # 1e400 in a CSV reads as inf: a broken value, not a group
-            bad = next(v for v in labels if not np.isfinite(float(v)))
-            raise DataError(f"Column {column!r} (node {node}) holds the value {bad!r}, which is not a finite number "
-                            "(a value beyond the float range, e.g. 1e400, reads as inf); fix or drop those rows.")
-        integral = finite and all(float(v).is_integer() and v >= 0 for v in labels)
-        top = int(max(labels)) if integral else -1
-        # distinct integers >= 0 are exactly 0..top when there are top + 1 of them
-        if integral and (top <= 1 or len({int(v) for v in labels}) == top + 1):
-            return values.astype(float).astype(int), list(range(top + 1)) if top >= 1 else [0, 1]
-    try:
-        labels = sorted(labels)
-    except TypeError:
-        labels = sorted(labels, key=str)
-    lookup = {v: k for k, v in enumerate(labels)}
-    return values.map(lambda v: lookup[_plain(v)]).astype(int), labels
 
 
 def _is_label_column(values: pd.Series) -> bool:
@@ -417,7 +155,7 @@ def _numeric_column(df: pd.DataFrame, column: str, what: str) -> np.ndarray:
                         "ObservedTable.from_probabilities.") from None
     bad = col[values.isna() & col.notna()]
     if len(bad):
-        raise DataError(f"The {what} column {column!r} holds text such as {_plain(bad.iloc[0])!r}; convert it to "
+        raise DataError(f"The {what} column {column!r} holds text such as {plain_value(bad.iloc[0])!r}; convert it to "
                         f"numbers (pd.to_numeric(df[{column!r}])) or name the right column ({what}=...).")
     out = values.to_numpy(dtype=float)
     if np.isnan(out).any():
@@ -445,7 +183,7 @@ def _codes(col: pd.Series, name: str) -> pd.Series:
         as_float = values.to_numpy(dtype=float)
         ok = bool((as_float >= 0).all() and (as_float == np.floor(as_float)).all() and (as_float < 2**31).all())
     if not ok:
-        bad = [_plain(v) for v in pd.unique(col)][:5]
+        bad = [plain_value(v) for v in pd.unique(col)][:5]
         raise DataError(f"Column {name!r} must hold integer codes >= 0; it holds {bad}. Use "
                         "ObservedTable.from_frame to code labels, or map them to 0, 1, ... first.")
     return values.astype(float).astype(int)
@@ -474,24 +212,6 @@ def _weights_reason(count: str, counts: np.ndarray, whole: bool, total: float) -
     above = f"{total:.4g}" if np.isfinite(total) else "over 1.8e308 (beyond the float range)"
     return (f"the counts in {count!r} add up to {above}, more than 2**53 = {MAX_EXACT_COUNT}: floats no longer "
             "hold such counts exactly, so they are read as weights, not numbers of units")
-
-
-def _cells_with_pos_label(df: pd.DataFrame, weight: str, pos_label: Any,
-                          ) -> tuple[pd.DataFrame, dict[str, list[Any]], dict[str, Any]]:
-    """A frame of cells with the node columns ``pos_label`` applies to coded, their labels and positives."""
-    if pos_label is None:
-        return df, {}, {}
-    nodes = [c for c in df.columns if c != weight]
-    holes = [c for c in nodes if df[c].isna().any()]
-    if holes:
-        raise DataError(f"Missing values in node column(s) {holes}; each cell needs a value for "
-                        f"every node: fill or drop those rows first (df.dropna(subset={holes!r})).")
-    done, positive = _apply_pos_label(df[nodes], {c: c for c in nodes}, pos_label)
-    df = df.copy()
-    categories = {}
-    for node in positive:
-        df[node], categories[node] = done[node]
-    return df, categories, positive
 
 
 def _merged_cells(cells: pd.DataFrame, nodes: list[str]) -> pd.DataFrame:
@@ -598,7 +318,7 @@ class ObservedTable:
         for c in nodes:
             if c not in self.categories and (_is_label_column(cells[c]) or _negative_integers(cells[c])):
                 # labels (race names, 'yes'/'no', -1/1) are coded in sorted order and kept, as in from_frame
-                cells[c], self.categories[c] = _code_column(c, c, cells[c])
+                cells[c], self.categories[c] = code_column(c, c, cells[c])
             cells[c] = _codes(cells[c], c)
         # duplicate cells are merged so every cell appears once (deterministic order)
         self.cells = _merged_cells(cells, nodes)
@@ -679,10 +399,10 @@ class ObservedTable:
             shown = ", ".join(f"column {mapping[n]!r} ({n})" for n in holes)
             raise DataError(f"Missing values in node column(s) {holes}: {shown}; drop or impute those rows first, "
                             f"e.g. df = df.dropna(subset={[mapping[n] for n in holes]!r}).")
-        done, positive = _apply_pos_label(data, mapping, pos_label)
+        done, positive = apply_pos_label(data, mapping, pos_label)
         coded, categories = {}, {}
         for node in data.columns:
-            coded[node], categories[node] = done[node] if node in done else _code_column(node, mapping[node],
+            coded[node], categories[node] = done[node] if node in done else code_column(node, mapping[node],
                                                                                          data[node])
         counts = pd.DataFrame(coded).value_counts().rename("n").reset_index()
         table = cls._from_count_frame(counts, "n", given)
@@ -728,7 +448,7 @@ class ObservedTable:
         _check_frame(df, "from_counts")
         if count not in df.columns:
             raise DataError(f"No count column {count!r}; columns are {list(df.columns)} (name it with count=...).")
-        df, categories, positive = _cells_with_pos_label(df, count, pos_label)
+        df, categories, positive = cells_with_pos_label(df, count, pos_label)
         table = cls._from_count_frame(df, count, _check_given(given), categories)
         table.positive = positive
         return table
@@ -806,7 +526,7 @@ class ObservedTable:
             raise DataError(f"The data have a column '{_PROB}' besides the probability column {prob!r}; rename it.")
         cells = df.rename(columns={prob: _PROB}).copy()
         n = _check_count(n, "n")
-        cells, categories, positive = _cells_with_pos_label(cells, _PROB, pos_label)
+        cells, categories, positive = cells_with_pos_label(cells, _PROB, pos_label)
         return cls(cells, categories=categories, given=_check_given(given), n=n, positive=positive)
 
     # -- queries --------------------------------------------------------------------------
@@ -983,7 +703,7 @@ class ObservedTable:
         except (TypeError, ValueError):
             bad = next((v for v in np.ravel(np.array(probs, dtype=object))
                         if not isinstance(v, (numbers.Real, type(None)))), probs)
-            raise DataError(f"with_probabilities needs numbers; got {_plain(bad)!r}. Give one probability per "
+            raise DataError(f"with_probabilities needs numbers; got {plain_value(bad)!r}. Give one probability per "
                             f"cell ({len(self.cells)} floats summing to 1).") from None
         n = _check_count(n, "with_probabilities: n")
         if probs.shape != (len(self.cells),):
@@ -1108,7 +828,7 @@ class ObservedTable:
             node: (pd.Series([self.categories[node][int(c)] for c in columns[node]], dtype=object)
                    if node in self.categories else pd.Series(columns[node])) for node in self.nodes})
         names = {node: self.source_columns.get(node, node) for node in self.nodes}
-        done, positive = _apply_pos_label(decoded, names, pos_label)
+        done, positive = apply_pos_label(decoded, names, pos_label)
         cells = self.cells.copy()
         categories = dict(self.categories)
         for node in positive:
@@ -1209,67 +929,6 @@ class ObservedTable:
         fairprobe.exceptions.DataError: The bias needs the column(s) ['Y'], which the table does not have ...
         >>> no_y.validate_against(cfg, unmeasured=["Y"])
         """
-        dag = config.dag
-        unmeasured = list(unmeasured)
-        for node in self.nodes:
-            if node not in dag.nodes:
-                raise DataError(
-                    f"Table column {node!r} is not a node of the DAG {dag.nodes}; drop it or map "
-                    "the columns to node names (from_frame(df, A='race', ...); command line: "
-                    "--columns A=race,Y=label,P=pred)."
-                )
-            if node in dag.unobserved:
-                raise DataError(f"Table column {node!r} is declared unobserved (unob) in the bias config; drop the "
-                                "column, or remove the node from 'unob' if it is in fact measured.")
-            card = config.cardinality(node)
-            top = int(self._column_arrays()[node].max())
-            if top >= card:
-                raise DataError(
-                    f"Column {node!r} has code {top}, outside the declared cardinality {card}; set "
-                    f"'cardinalities': {{'{node}': {top + 1}}} in the config."
-                )
-        measured = config.observed_nodes or [n for n in dag.nodes if n not in dag.unobserved
-                                             and n not in config.cond_nodes]
-        absent = [n for n in measured if n not in self.nodes and n not in self.given and n not in unmeasured]
-        if absent:
-            bias = f"The bias {config.name!r}" if config.name else "The bias"
-            first = absent[0]
-            latent = f", latent {list(dag.unobserved)}" if dag.unobserved else ""
-            cond = f", conditioned on {list(config.cond_nodes)}" if config.cond_nodes else ""
-            declared = sorted(set(dag.nodes) - set(measured) - set(dag.unobserved) - set(config.cond_nodes)
-                              | set(unmeasured))
-            unm = f", declared unmeasured {declared}" if declared else ""
-            raise DataError(
-                f"{bias} needs the column(s) {absent}, which the table does not have (table columns: "
-                f"{self.nodes}; DAG nodes: {list(dag.nodes)}{latent}{cond}{unm}). A missing column is not "
-                f"treated as an unmeasured variable. Add the column (ObservedTable.from_frame(df, "
-                f"{first}='<column>'), or --columns {first}=<column> on the command line), or, if {first} "
-                f"is genuinely unmeasured, declare it: unmeasured={absent!r} in bound/sensitivity/breakdown "
-                f"(--unmeasured {','.join(absent)} on the command line), "
-                "or list the measured nodes in the config's 'observed_nodes' (the others are then unmeasured)."
-            )
-        for node in self.nodes:
-            if node in unmeasured or (config.observed_nodes and node not in config.observed_nodes):
-                raise DataError(
-                    f"Table column {node!r} is named like the node {node!r}, which the bias declares unmeasured; "
-                    "bounding with it would use an unrelated column as that node. Rename or drop the column, "
-                    f"or, if it really measures {node}, declare the node measured (remove it from unmeasured= "
-                    "or add it to the config's 'observed_nodes')."
-                )
-            if node in config.cond_nodes:
-                raise DataError(
-                    f"Table column {node!r} is named like the conditioning node {node!r} of the bias; the data "
-                    f"are the units with {node} = 1, given by given={{'{node}': 1}}, not by a column. Drop or "
-                    "rename the column (keep only the selected rows and build the table with given=)."
-                )
-        for node, value in self.given.items():
-            if node not in config.cond_nodes:
-                raise DataError(f"The table is conditioned on {node} = {value}, but {node} is not in the bias's "
-                                f"cond_nodes {config.cond_nodes}; build the table without given=, or use a bias "
-                                "that conditions on it (e.g. 'selection').")
-        for node in config.cond_nodes:
-            if node not in self.given and node not in self.nodes:
-                raise DataError(
-                    f"The config conditions on {node!r}: build the table with given={{'{node}': 1}} "
-                    "(data observed only where it holds)."
-                )
+        columns = self._column_arrays()
+        check_table_fits(config, self.nodes, {node: int(columns[node].max()) for node in self.nodes}, self.given,
+                         unmeasured)
