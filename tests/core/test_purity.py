@@ -102,7 +102,7 @@ MUTABLE = (dict, list, set, bytearray, deque, weakref.WeakKeyDictionary, weakref
 #: Module globals that may hold state, each with why no result depends on it.
 ALLOWED = {
     # memos of pure functions of immutable arguments: the same value whatever was asked before
-    "fairprobe.core.bound._natural_range": "interval arithmetic of metric expressions (strings, frozenset)",
+    "fairprobe.core.metric_range.metric_range": "interval arithmetic of metric expressions (strings, frozenset)",
     "fairprobe.core.parametric._affine": "whether immutable sympy expressions are affine",
     "fairprobe.core.query._parsed_expression": "parses an expression string",
     "fairprobe.core.response._shared": "response models keyed by the whole DAG structure and cardinalities "
@@ -118,20 +118,7 @@ ALLOWED = {
     "fairprobe.core.registry.get_plugin_manager": "the process's plugin manager",
     "fairprobe.core.registry._REGISTRY_CACHE": "the classes each plugin manager's plugins register, keyed by "
                                                "the plugins: registering another is another key",
-    # being removed with the declared solver protocol (``hasattr``/``inspect`` probes)
-    "fairprobe.core.routing._has_floors_keyword": "the signature of a backend's method (code, not data)",
 }
-
-#: Constant tables still written as dicts or sets in modules other parts of the engine refactor are
-#: rewriting (each to become a MappingProxyType or a frozenset there); no code mutates them.
-PENDING = {
-    "fairprobe.backends.cvxpy._TIME_LIMIT_OPTION", "fairprobe.backends.gurobi._LICENSE_ERRORS",
-    "fairprobe.backends.scip.DEFAULT_PARAMS", "fairprobe.backends.scip.PROFILES", "fairprobe.backends.scip._STATUS",
-    "fairprobe.core.group_rates.RATES", "fairprobe.core.options._KEYWORD_DEFAULTS", "fairprobe.program.model._RESERVED",
-    # solver parameters moving from core into the backends' named profiles
-    "fairprobe.core.bound.JOINT_SCIP_PARAMS", "fairprobe.core.routing.ENGINE_SCIP_PARAMS",
-}
-
 
 def engine_modules() -> list[types.ModuleType]:
     """Every module of fairprobe.core, fairprobe.backends and fairprobe.program."""
@@ -174,4 +161,4 @@ def test_the_rule_catches_a_cache() -> None:
 
 def test_no_module_level_mutable_cache_in_the_engine() -> None:
     found = {name for module in engine_modules() for name in mutable_globals(module)}
-    assert sorted(found - set(ALLOWED) - PENDING) == []
+    assert sorted(found - set(ALLOWED)) == []

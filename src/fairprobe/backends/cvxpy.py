@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,8 @@ from fairprobe.program.transforms import charnes_cooper
 __all__ = ["CvxpyBackend"]
 
 # the time-limit option of each solver that has one, in seconds (cvxpy passes it through)
-_TIME_LIMIT_OPTION = {"CLARABEL": "time_limit", "HIGHS": "time_limit", "SCS": "time_limit_secs", "OSQP": "time_limit"}
+_TIME_LIMIT_OPTION = MappingProxyType({"CLARABEL": "time_limit", "HIGHS": "time_limit", "SCS": "time_limit_secs",
+                                       "OSQP": "time_limit"})
 
 
 def _split(poly: Poly, n: int) -> tuple[np.ndarray | None, np.ndarray, float]:

@@ -58,7 +58,7 @@ LICENCE_MAX_CONSTRAINTS = 2000
 LICENCE_MAX_QUADRATIC_VARIABLES = 200
 
 _SIZE_LIMIT_ERROR = 10010
-_LICENSE_ERRORS = {10009, 10032}  # no licence, licence expired
+_LICENSE_ERRORS = frozenset({10009, 10032})  # no licence, licence expired
 
 
 @functools.lru_cache(maxsize=1)

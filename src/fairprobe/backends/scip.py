@@ -19,9 +19,10 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import reduce
 from operator import mul
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from fairprobe.backends.base import (
@@ -46,7 +47,7 @@ _SCIP_INF = 1e20
 #: ratio programs it took 80 of 96 ms of a solve (COMPAS, FPR parity under proxy labels) and
 #: never found what the LP-based heuristics missed (``benchmarks/scip_defaults.py``). The bound is
 #: SCIP's dual bound either way: heuristics only change how soon an incumbent closes the gap.
-DEFAULT_PARAMS: dict[str, Any] = {"heuristics/multistart/freq": -1}
+DEFAULT_PARAMS: Mapping[str, Any] = MappingProxyType({"heuristics/multistart/freq": -1})
 
 #: SCIP's feasibility tolerance for the bound engine's joint programs and its last retry (SCIP's default is
 #: 1e-6): a 1e-6 row slack is more than 1e-5 in a small group's rate, where the solver's optimum was then no
@@ -72,10 +73,10 @@ JOINT_GAP_SHARE = 0.1
 #:   those trees stop at the gap sooner, so the gap is a tenth of the caller's (:data:`JOINT_GAP_SHARE`).
 #:
 #: The bound is SCIP's dual bound either way.
-PROFILES: dict[str, dict[str, Any]] = {
-    "engine": {"heuristics/subnlp/freq": -1},
-    "joint": {"numerics/feastol": TIGHT_FEASTOL, "propagating/obbt/freq": 1},
-}
+PROFILES: Mapping[str, Mapping[str, Any]] = MappingProxyType({
+    "engine": MappingProxyType({"heuristics/subnlp/freq": -1}),
+    "joint": MappingProxyType({"numerics/feastol": TIGHT_FEASTOL, "propagating/obbt/freq": 1}),
+})
 
 #: The ``"retry"`` profile: a side the engine solves again after SCIP called it infeasible while a model exists
 #: runs at SCIP's own sub-NLP setting, then without presolve, then at a tight tolerance, until one is not
@@ -217,7 +218,7 @@ def _route(part: bytes, out_fd: int, lines: list[str], end: bytes) -> None:
     lines.append(text[found.start():])
 
 
-_STATUS: dict[str, tuple[Termination, Limit | None]] = {
+_STATUS: Mapping[str, tuple[Termination, Limit | None]] = MappingProxyType({
     "optimal": (Termination.OPTIMAL, None),
     "gaplimit": (Termination.OPTIMAL, None),  # the user's gap tolerance was reached
     "infeasible": (Termination.INFEASIBLE, None),
@@ -234,7 +235,7 @@ _STATUS: dict[str, tuple[Termination, Limit | None]] = {
     "restartlimit": (Termination.LIMIT, Limit.OTHER),
     "primallimit": (Termination.LIMIT, Limit.OTHER),  # limits/primal reached: the incumbent is good enough
     "duallimit": (Termination.LIMIT, Limit.OTHER),  # limits/dual reached: the bound is decisive
-}
+})
 
 
 def _finite_or_inf(x: float) -> float:

@@ -12,7 +12,9 @@ headline gap that rests on such a group names it (the rule: :mod:`fairprobe.core
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -26,7 +28,7 @@ from fairprobe.exceptions import ConfigError, DataError
 __all__ = ["RATES", "GroupRates", "group_rates"]
 
 #: Rate name -> (prediction or label event, conditioning event), over the nodes Y and P.
-RATES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
+RATES: Mapping[str, tuple[dict[str, int], dict[str, int]]] = MappingProxyType({
     "base_rate": ({"Y": 1}, {}),
     "selection_rate": ({"P": 1}, {}),
     "tpr": ({"P": 1}, {"Y": 1}),
@@ -35,7 +37,7 @@ RATES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
     "tnr": ({"P": 0}, {"Y": 0}),
     "ppv": ({"Y": 1}, {"P": 1}),
     "npv": ({"Y": 0}, {"P": 0}),
-}
+})
 
 
 @dataclass(repr=False)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
@@ -230,9 +231,9 @@ def run_options(*, backend: Any = "scip", time_limit: Any = DEFAULT_TIME_LIMIT, 
                       parallel_backend=parallel_backend, progress=bool(progress), compile=compile_options)
 
 
-_KEYWORD_DEFAULTS: dict[str, Any] = {"backend": "scip", "time_limit": DEFAULT_TIME_LIMIT, "gap": DEFAULT_GAP,
-                                     "solver_options": None, "n_jobs": 1, "parallel_backend": None, "progress": True,
-                                     "reduce": True, "compile_options": None}
+_KEYWORD_DEFAULTS: Mapping[str, Any] = MappingProxyType({
+    "backend": "scip", "time_limit": DEFAULT_TIME_LIMIT, "gap": DEFAULT_GAP, "solver_options": None, "n_jobs": 1,
+    "parallel_backend": None, "progress": True, "reduce": True, "compile_options": None})
 
 
 def _whole_options(options: Any, keywords: Mapping[str, Any]) -> RunOptions:

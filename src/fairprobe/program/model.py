@@ -52,7 +52,7 @@ Sense = Literal["min", "max"]
 ConstraintSense = Literal["<=", ">=", "=="]
 _SENSES = CONSTRAINT_SENSES
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\[\]]*$")
-_RESERVED = {"inf", "infinity", "nan", "minimize", "maximize", "bounds", "subject", "to"}
+_RESERVED = frozenset({"inf", "infinity", "nan", "minimize", "maximize", "bounds", "subject", "to"})
 
 
 @dataclass(frozen=True)

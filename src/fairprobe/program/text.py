@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from fairprobe.exceptions import ProgramError
 from fairprobe.program.polynomial import Monomial, Poly, canonical_items, poly_add
@@ -23,7 +24,8 @@ __all__ = ["CONSTRAINT_SENSES", "format_number", "format_poly", "parse_constrain
 CONSTRAINT_SENSES = ("<=", ">=", "==")
 
 #: Section headers (lower case) -> the section they open.
-_HEADERS = {"minimize": "objective", "maximize": "objective", "subject to": "constraints", "bounds": "bounds"}
+_HEADERS = MappingProxyType({"minimize": "objective", "maximize": "objective", "subject to": "constraints",
+                             "bounds": "bounds"})
 
 #: Numbered lines of a section: (line number, text without its comment).
 Lines = list[tuple[int, str]]
