@@ -30,7 +30,7 @@ from collections.abc import Callable
 import numpy as np
 
 import fairprobe as fp
-from fairprobe.core import bound as bound_module
+from fairprobe.core import engine as bound_module
 from fairprobe.core import response
 from fairprobe.core.bound import resolve_bias
 from fairprobe.core.dag import DAG

@@ -11,7 +11,7 @@ import pytest
 import fairprobe as fp
 from fairprobe.backends.base import SolveOptions
 from fairprobe.backends.scip import JOINT_GAP_SHARE, PROFILES, TIGHT_FEASTOL, profiled
-from fairprobe.core.bound import _joint_options
+from fairprobe.core.solving import joint_solve_options as _joint_options
 
 
 def test_scip_gets_bound_tightening_and_a_tenth_of_the_gap() -> None:

@@ -205,7 +205,7 @@ def test_a_pair_read_off_the_joint_program_has_the_compiled_pairs_optimum(bias: 
         events, keys = _events(problem, f), _keys(problem, f)
         for i, j in [(0, 1), (1, 0), (0, 2), (2, 1)] if k == 3 else [(0, 1), (1, 0)]:
             pair = joint.window_pair(keys[i], keys[j])
-            compiled = problem._pair_program(f, min(i, j), max(i, j)).at({"D": 0.05})
+            compiled = problem.pair_program(f, min(i, j), max(i, j)).at({"D": 0.05})
             assert pair is not None and pair.ratios == ["query_r0", "query_r1"]
             assert [c.event for c in pair.conditions] == [events[i], events[j]]
             assert pair.query_rows == {"query_r0_def", "query_r0_pos", "query_r1_def", "query_r1_pos"}
@@ -248,9 +248,9 @@ def test_a_pair_is_not_read_off_where_it_cannot_be() -> None:
     fpr_max = highs.solve_two_ratio(fpr_pair.program.with_sense("max")).objective_bound
     tpr_max = highs.solve_two_ratio(tpr_pair.program.with_sense("max")).objective_bound
     assert fpr_max == pytest.approx(highs.solve_two_ratio(
-        eo._pair_program(0, 0, 1).at({"D": 0.05}).program.with_sense("max")).objective_bound, abs=2e-9)
+        eo.pair_program(0, 0, 1).at({"D": 0.05}).program.with_sense("max")).objective_bound, abs=2e-9)
     assert tpr_max == pytest.approx(-highs.solve_two_ratio(
-        eo._pair_program(1, 0, 1).at({"D": 0.05}).program.with_sense("min")).objective_bound, abs=2e-9)
+        eo.pair_program(1, 0, 1).at({"D": 0.05}).program.with_sense("min")).objective_bound, abs=2e-9)
     assert windows.window_pair(fpr[0], tpr[1]) is None  # two families
     assert windows.window_pair(fpr[0], fpr[0]) is None
     assert windows.window_pair(fpr[0], rate_key("P(P = 1 | Z = 0 & A = 7)")) is None  # no such member
@@ -322,7 +322,7 @@ def test_a_read_off_pair_the_search_declines_goes_to_the_global_solver_compiled_
     """Where the exact search declines a pair, SCIP gets the pair compiled for it (as without the read-off, bit for
     bit), not the joint program's finer one."""
     import fairprobe as fp
-    import fairprobe.core.bound as bound_module
+    import fairprobe.core.families as bound_module
     from fairprobe.core.bound import BoundProblem
 
     data = _window_data("selection", _random_cells(2, 3))
@@ -333,7 +333,7 @@ def test_a_read_off_pair_the_search_declines_goes_to_the_global_solver_compiled_
         declined.append(compiled.program.n_variables)
         return None
 
-    monkeypatch.setattr(bound_module, "_parity_side", decline)
+    monkeypatch.setattr(bound_module, "parity_side", decline)
     problem = BoundProblem("selection", metric, data, fixed={"D": 0.05})
     read = problem.solve({"D": 0.05}, progress=False)
     assert declined and len(problem._pair_programs) == read.details["pairs_solved"]  # compiled after declining

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
-from fairprobe.core import bound as bound_module
+from fairprobe.core import engine as bound_module
 from fairprobe.core import compiler
 from fairprobe.datasets import load_paper_table
 

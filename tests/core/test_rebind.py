@@ -162,7 +162,7 @@ def test_a_reused_buffer_does_not_change_a_table() -> None:
 
 
 def _counting_compiles(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    import fairprobe.core.bound as bound_module
+    import fairprobe.core.engine as bound_module
 
     calls = [0]
 

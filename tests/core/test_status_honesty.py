@@ -18,7 +18,8 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
-from fairprobe.core.bound import LOOSE_GAP, BoundProblem
+from fairprobe.core.engine import BoundProblem
+from fairprobe.core.solving import LOOSE_GAP
 from fairprobe.core.repair import REPAIRED_TOLERANCE, polish_point, repair_point
 from fairprobe.datasets import load_compas
 
@@ -127,7 +128,8 @@ def test_a_side_called_infeasible_is_solved_again_when_a_model_refutes_it() -> N
     """The engine's guard on its own: a backend that answers "infeasible" for the max of a program whose min it
     solved (with a model) is asked again; one that keeps saying so gives a numerical error, not "no model"."""
     from fairprobe.backends.base import SolveOptions, SolveResult, Termination
-    from fairprobe.core.bound import _unless_contradicted, resolve_bias
+    from fairprobe.core.inputs import resolve_bias
+    from fairprobe.core.solving import _unless_contradicted
     from fairprobe.core.compiler import compile_program
 
     cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,

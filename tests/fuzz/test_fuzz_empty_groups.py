@@ -20,7 +20,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import fairprobe as fp
-from fairprobe.core.bound import ACHIEVED_TOLERANCE, BoundProblem
+from fairprobe.core.engine import BoundProblem
+from fairprobe.core.solving import ACHIEVED_TOLERANCE
 from fairprobe.core.registry import registered
 from tests.fuzz.oracle import confirmed, examples, outcome
 

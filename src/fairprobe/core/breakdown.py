@@ -33,12 +33,20 @@ from typing import Any
 
 import pandas as pd
 
-from fairprobe.core.bound import BoundProblem, BoundResult
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
+from fairprobe.core.engine import BoundProblem
 from fairprobe.core.interpret import breakdown_conclusion, held_parameters, threshold_test
 from fairprobe.core.jsonsafe import json_number
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options
-from fairprobe.core.results import Conclusion, Explained, ObservedValue, Summary, few_units_line, interval_columns
+from fairprobe.core.results import (
+    BoundResult,
+    Conclusion,
+    Explained,
+    ObservedValue,
+    Summary,
+    few_units_line,
+    interval_columns,
+)
 from fairprobe.core.validate import check_breakdown_target, check_sweep_target
 from fairprobe.exceptions import ConfigError
 

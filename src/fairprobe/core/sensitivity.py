@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fairprobe.core.bound import BoundProblem
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT
+from fairprobe.core.engine import BoundProblem
 from fairprobe.core.interpret import sweep_conclusion
 from fairprobe.core.jsonsafe import dumps
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions, RunOptions, merge_fixed, run_options

@@ -50,7 +50,7 @@ from fairprobe.core.results import SamplingInterval
 from fairprobe.exceptions import ConfigError, FairprobeError, InfeasibleError, UndefinedMetricError
 
 if TYPE_CHECKING:
-    from fairprobe.core.bound import BoundProblem
+    from fairprobe.core.engine import BoundProblem
     from fairprobe.core.results import BoundResult
     from fairprobe.core.table import ObservedTable
 

@@ -92,7 +92,7 @@ def _train(task: tuple[DatasetSpec, ClassifierSpec, str, StudySpec, str]) -> dic
 def _bound(task: tuple[dict[str, Any], Any, str, StudySpec]) -> list[dict[str, Any]]:
     """Every level of one (model, bias, metric); a failure is recorded per row, not raised."""
     import fairprobe as fp
-    from fairprobe.core.bound import BoundProblem
+    from fairprobe.core.engine import BoundProblem
     from fairprobe.core.results import interval_columns
     from fairprobe.core.uncertainty import IntervalOptions, sampling_interval
 
