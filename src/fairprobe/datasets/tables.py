@@ -164,6 +164,14 @@ def read_table(path: str | os.PathLike, *, encoding: str | None = None) -> pd.Da
     it looks separated by semicolons
     """
     path = Path(path)
+    kind = _checked_kind(path, encoding)
+    frame, header = _read_frame(path, kind, encoding)
+    _check_read(path, kind, frame, header)
+    return frame
+
+
+def _checked_kind(path: Path, encoding: str | None) -> str:
+    """The file's kind ('csv', 'tsv' or 'parquet') once the encoding, the path and the bytes are fit to read."""
     if encoding is not None:
         try:
             codecs.lookup(str(encoding))
@@ -179,16 +187,20 @@ def read_table(path: str | os.PathLike, *, encoding: str | None = None) -> pd.Da
         raise DataError(f"{path} is empty (0 bytes); write a header line and one row per unit into it.")
     if kind in ("csv", "tsv") and path.suffix.lower() in CSV_SUFFIXES:
         _refuse_binary(path, encoding)
+    return kind
+
+
+def _read_frame(path: Path, kind: str, encoding: str | None) -> tuple[pd.DataFrame, list[str]]:
+    """The frame and the file's raw header; any failure of the reader is a one-line DataError."""
     try:
         if kind == "parquet":
             frame = pd.read_parquet(path)
-            header = [str(c) for c in frame.columns]
-        else:
-            sep = "\t" if kind == "tsv" else ","
-            text = encoding or "utf-8"
-            # the raw header: pandas renames a repeated column 'x' to 'x.1' without a word
-            header = [str(c) for c in pd.read_csv(path, sep=sep, header=None, nrows=1, encoding=text).iloc[0].tolist()]
-            frame = pd.read_csv(path, sep=sep, encoding=text)
+            return frame, [str(c) for c in frame.columns]
+        sep = "\t" if kind == "tsv" else ","
+        text = encoding or "utf-8"
+        # the raw header: pandas renames a repeated column 'x' to 'x.1' without a word
+        header = [str(c) for c in pd.read_csv(path, sep=sep, header=None, nrows=1, encoding=text).iloc[0].tolist()]
+        return pd.read_csv(path, sep=sep, encoding=text), header
     except ImportError:
         raise DataError(f"Cannot read {path}: no Parquet engine is installed; pip install pyarrow, or save the "
                         "table as CSV.") from None
@@ -204,6 +216,10 @@ def read_table(path: str | os.PathLike, *, encoding: str | None = None) -> pd.Da
     except (OSError, ValueError) as exc:
         detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise DataError(f"Cannot read {path}: {detail}. Save the table as CSV (UTF-8) or Parquet.") from None
+
+
+def _check_read(path: Path, kind: str, frame: pd.DataFrame, header: list[str]) -> None:
+    """Refuse a table read that would be wrong: repeated column names, one column of ';'-separated text, no rows."""
     dupes = sorted({c for c in header if header.count(c) > 1})
     if dupes:
         raise DataError(f"{path} repeats the column name(s) {dupes}; give every column a distinct name.")
@@ -214,4 +230,3 @@ def read_table(path: str | os.PathLike, *, encoding: str | None = None) -> pd.Da
     if frame.empty:
         raise DataError(f"{path} has a header ({', '.join(map(str, frame.columns[:8]))}) but no rows; it needs one "
                         "row per unit.")
-    return frame
