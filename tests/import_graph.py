@@ -20,7 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-__all__ = ["LEGACY_PROGRAM_LAYER", "PROGRAM", "PROGRAM_PACKAGE", "RULES", "Edge", "Graph", "Rule", "cycle_edges",
+__all__ = ["CORE_DRIVERS", "CORE_ENGINE", "CORE_MODEL", "CORE_RESULTS", "LEGACY_PROGRAM_LAYER", "PROGRAM",
+           "PROGRAM_PACKAGE", "RULES", "Edge", "Graph", "Rule", "cycle_edges",
            "cycles", "private_imports", "program_layer", "read_graph", "violations"]
 
 SOLVER_LIBRARIES = ("pyscipopt", "gurobipy", "ortools", "cvxpy", "highspy", "treefarms")
@@ -90,6 +91,19 @@ def _under(module: str, prefix: str) -> bool:
     return module == prefix or module.startswith(prefix + ".")
 
 
+_CORE = "fairprobe.core."
+#: The layers inside core, bottom to top (after the program layer and the backends): the causal model, the
+#: results with their interpretation, the engine, the drivers. Each imports only those below (core's
+#: utilities, the registry, options and progress, are under all of them).
+CORE_MODEL = tuple(_CORE + m for m in (
+    "dag", "query", "templates", "response", "config", "identify", "compiler", "compiled", "presolve", "data_rows",
+    "reparametrise", "decompose", "repair", "combine", "parametric", "table", "table_fit", "coding", "validate",
+    "reading", "small_groups", "inputs"))
+CORE_RESULTS = (_CORE + "interpret", _CORE + "results")
+CORE_ENGINE = tuple(_CORE + m for m in ("engine", "solving", "families", "metric_range", "routing", "rebind"))
+CORE_DRIVERS = tuple(_CORE + m for m in ("bound", "sensitivity", "breakdown", "uncertainty", "group_rates"))
+
+
 #: The dependency rules of DESIGN.md: (name, importers, forbidden, allowed, reason[, options]).
 RULES: tuple[Rule, ...] = (
     Rule("program", (PROGRAM,), ("fairprobe",), (PROGRAM, "fairprobe.exceptions"),
@@ -112,6 +126,25 @@ RULES: tuple[Rule, ...] = (
           "fairprobe.core.reading"),
          "the app uses the public API (``import fairprobe``), the registry, the report layer and the few engine "
          "entry points a front end needs (the problem object, the constraint parser, the table reader)"),
+    Rule("core-model", CORE_MODEL, CORE_RESULTS + CORE_ENGINE + CORE_DRIVERS, (),
+         "the causal model (DAGs, configs, queries, tables, the compiler) knows nothing of results, the engine or "
+         "the drivers"),
+    Rule("core-results", CORE_RESULTS, CORE_ENGINE + CORE_DRIVERS, (),
+         "the results and their interpretation never import the engine or the drivers that make them"),
+    Rule("core-engine", CORE_ENGINE, CORE_DRIVERS, (),
+         "the engine (BoundProblem and its solving steps) never imports a driver (bound, sweeps, breakdown, "
+         "intervals)"),
+    Rule("reporting", ("fairprobe.reporting",), ("fairprobe.cli", "fairprobe.app", "fairprobe.studies",
+                                                 "fairprobe.plugins"), (),
+         "the report layer renders core's results; the front ends, studies and analyses use it, not the other way"),
+    Rule("plugins", ("fairprobe.plugins",), ("fairprobe.cli", "fairprobe.app", "fairprobe.studies"),
+         ("fairprobe.cli.options", "fairprobe.cli.hooks"),
+         "analyses use core's public drivers and the command line's plugin kit (its options and hooks), never the "
+         "front ends or the studies"),
+    Rule("testing", ("fairprobe.testing",), ("fairprobe.cli", "fairprobe.app"), (),
+         "the test kits check plugins against core, below the front ends"),
+    Rule("studies", ("fairprobe.studies",), ("fairprobe.cli", "fairprobe.app"), (),
+         "studies run on core and the report layer; the command line runs studies, not the other way"),
     Rule("solver-imports", ("fairprobe",), SOLVER_LIBRARIES, (),
          "no module imports a solver library at import time (availability is checked with find_spec)",
          module_level_only=True),

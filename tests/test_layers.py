@@ -98,6 +98,31 @@ def test_the_checker_flags_a_wrong_way_import_a_cycle_and_a_private_name(tmp_pat
     assert tc and tc[0].type_checking and not cycles(graph)[0].count("fairprobe.cli.main")
 
 
+def test_the_layers_inside_core_and_of_the_other_packages(tmp_path: Path) -> None:
+    """A driver below the engine, an engine below the results, a report importing the CLI: each rule flags its own."""
+    src = _fake_package(tmp_path, {
+        "core/compiler.py": "from fairprobe.core.results import BoundResult\n",
+        "core/results.py": "def f():\n    from fairprobe.core import engine\n",
+        "core/engine.py": "from fairprobe.core.bound import bound\n",
+        "core/bound.py": "from fairprobe.core.engine import BoundProblem\n",
+        "reporting/report.py": "from fairprobe.studies import runner\n",
+        "plugins/x/cli.py": "from fairprobe.cli.options import common\nfrom fairprobe.cli import main\n",
+        "testing/kit.py": "from fairprobe.app import logic\n",
+        "studies/runner.py": "from fairprobe.cli import main\nfrom fairprobe.reporting import report\n",
+        "cli/options.py": "", "cli/main.py": "", "app/logic.py": "",
+    })
+    broken = {(rule.name, e.importer, e.imported) for rule, e in violations(read_graph(src))}
+    assert broken == {
+        ("core-model", "fairprobe.core.compiler", "fairprobe.core.results"),
+        ("core-results", "fairprobe.core.results", "fairprobe.core.engine"),
+        ("core-engine", "fairprobe.core.engine", "fairprobe.core.bound"),
+        ("reporting", "fairprobe.reporting.report", "fairprobe.studies.runner"),
+        ("plugins", "fairprobe.plugins.x.cli", "fairprobe.cli.main"),  # its options module is the plugin kit
+        ("testing", "fairprobe.testing.kit", "fairprobe.app.logic"),
+        ("studies", "fairprobe.studies.runner", "fairprobe.cli.main"),
+    }
+
+
 def test_the_program_layer_of_a_checkout_without_its_package(tmp_path: Path) -> None:
     """Before ``fairprobe.program`` existed the layer was core's polynomial, program and transforms modules."""
     src = _fake_package(tmp_path, {

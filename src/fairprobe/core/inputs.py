@@ -18,7 +18,6 @@ from typing import Any
 import pandas as pd
 
 from fairprobe.core.config import BiasConfig
-from fairprobe.core.interpret import metric_kind
 from fairprobe.core.query import query_in_codes, show_value
 from fairprobe.core.registry import registered
 from fairprobe.core.table import ObservedTable
@@ -26,6 +25,7 @@ from fairprobe.core.validate import check_codes
 from fairprobe.exceptions import ConfigError, DataError, UnknownPluginError
 
 __all__ = ["MetricSpec", "as_table", "attribute_labels", "declare_unmeasured", "fit_cardinalities", "labelled_event",
+           "metric_kind",
            "node_labels", "resolve_bias", "resolve_metric", "resolve_parameters", "unmeasured_names"]
 
 
@@ -57,7 +57,7 @@ class MetricSpec:
     #: For max-abs metrics that are ranges of rates (see ``Metric.max_abs_families``): the rate
     #: queries of each family.
     families: tuple[tuple[str, ...], ...] = ()
-    #: "rate", "nonnegative" or "disparity" (see :func:`fairprobe.core.interpret.metric_kind`).
+    #: "rate", "nonnegative" or "disparity" (see :func:`metric_kind`).
     kind: str = "disparity"
 
     @property
@@ -234,6 +234,34 @@ def labelled_event(event: str, config: BiasConfig, table: ObservedTable) -> str:
         base = node.split("(")[0]
         return f"{node} {op} {show_value(code, node_labels(config, table, base))}"
     return _ATOM.sub(label, event)
+
+
+def metric_kind(metric: Any, *, max_abs: bool = False) -> str:
+    """``"rate"``, ``"nonnegative"`` or ``"disparity"`` for a resolved metric.
+
+    Parameters
+    ----------
+    metric : str or Metric
+        A query string or a metric instance.
+    max_abs : bool
+        The metric is a largest absolute value (never negative).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> metric_kind("P(P = 1 | A = 0)"), metric_kind("P(P = 1 | A = 0) - P(P = 1 | A = 1)")
+    ('rate', 'disparity')
+    """
+    if max_abs:
+        return "nonnegative"
+    if isinstance(metric, str):
+        return "rate" if metric.replace(" ", "").count("P(") == 1 else "disparity"
+    if getattr(metric, "compares_one_group", False):
+        return "rate"
+    return "nonnegative" if getattr(metric, "nonnegative", False) else "disparity"
 
 
 def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None = None) -> MetricSpec:

@@ -45,7 +45,6 @@ __all__ = [
     "bound_conclusion",
     "breakdown_conclusion",
     "held_parameters",
-    "metric_kind",
     "sweep_conclusion",
     "threshold_test",
     "too_few_units_text",
@@ -574,31 +573,3 @@ def threshold_test(res: BoundResult, threshold: float | None,
     if res.upper < t:
         return f"metric < {t:g}", lambda r: r.upper < t
     return None
-
-
-def metric_kind(metric: Any, *, max_abs: bool = False) -> str:
-    """``"rate"``, ``"nonnegative"`` or ``"disparity"`` for a resolved metric.
-
-    Parameters
-    ----------
-    metric : str or Metric
-        A query string or a metric instance.
-    max_abs : bool
-        The metric is a largest absolute value (never negative).
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> metric_kind("P(P = 1 | A = 0)"), metric_kind("P(P = 1 | A = 0) - P(P = 1 | A = 1)")
-    ('rate', 'disparity')
-    """
-    if max_abs:
-        return "nonnegative"
-    if isinstance(metric, str):
-        return "rate" if metric.replace(" ", "").count("P(") == 1 else "disparity"
-    if getattr(metric, "compares_one_group", False):
-        return "rate"
-    return "nonnegative" if getattr(metric, "nonnegative", False) else "disparity"
