@@ -326,6 +326,39 @@ def data_page() -> None:
     """
     ss = _ss()
     st.header("Data")
+    _load_data()
+    frame = ss.get("data_frame")
+    if frame is None:
+        st.info("Load a data set to continue.")
+        return
+    kind = _data_kind(frame)
+    st.write(f"**{ss['data_name']}**: {len(frame)} rows, {logic.kind_text(kind)}.")
+    st.dataframe(frame.head(500), key="data_preview")
+    config = current_config()
+    if config is None:
+        st.warning("The bias workshop's config is not valid; mapping to the default nodes A, Y, P.")
+    token = ss["data_token"]
+    mapping = _map_columns(frame, kind, _observed_nodes(config), token)
+    try:
+        table = _choose_positive(logic.build_table(frame, kind, mapping), frame, kind, mapping, config, token)
+    except fp.FairprobeError as exc:
+        st.error(f"{exc}")
+        ss.pop("table", None)
+        ss.pop("data_pending", None)
+        return
+    if table is None:  # a positive label to choose first (the page says which)
+        ss.pop("table", None)
+        return
+    ss["table"] = table
+    # a latent attribute (proxy_attribute's B) has the groups of its recorded node
+    attribute = config.recorded_node(config.attribute_node, table.nodes) if config is not None else "A"
+    labels = logic.group_labels(table, attribute) if attribute in table.nodes else []
+    ss["groups"] = _choose_groups(labels, attribute, token)
+    _show_cells(table)
+
+
+def _load_data() -> None:
+    """The source widgets: a bundled data set or an uploaded file, read into the session when asked."""
     source = st.radio("Source", ["Bundled data set", "Upload a file"], key="data_source", horizontal=True)
     if source == "Bundled data set":
         label = st.selectbox("Data set", list(logic.BUNDLED_DATA), key="data_bundled")
@@ -347,10 +380,11 @@ def data_page() -> None:
                 _set_data(frame, logic.table_kind(frame), upload.name)
             except fp.FairprobeError as exc:
                 st.error(str(exc))
-    frame = ss.get("data_frame")
-    if frame is None:
-        st.info("Load a data set to continue.")
-        return
+
+
+def _data_kind(frame: pd.DataFrame) -> str:
+    """The loaded table's kind, asking whether its ``n``/``count`` column holds cell counts."""
+    ss = _ss()
     kind = ss["data_kind"]
     count = logic.count_column(frame) if kind in ("units", "counts") else None
     if count is not None:
@@ -358,39 +392,26 @@ def data_page() -> None:
         holds = st.radio(f"The column '{count}' holds", ["a variable of unit-level rows", "cell counts"],
                          index=1 if kind == "counts" else 0, key=f"data_counts_{ss['data_token']}", horizontal=True)
         kind = logic.table_kind(frame, counts=holds == "cell counts")
-    st.write(f"**{ss['data_name']}**: {len(frame)} rows, {logic.kind_text(kind)}.")
-    st.dataframe(frame.head(500), key="data_preview")
-    config = current_config()
-    if config is None:
-        st.warning("The bias workshop's config is not valid; mapping to the default nodes A, Y, P.")
-    nodes = _observed_nodes(config)
+    return kind
+
+
+def _map_columns(frame: pd.DataFrame, kind: str, nodes: list[str], token: Any) -> dict[str, str]:
+    """The node -> column choices (one select box per node; nodes left at '(none)' are not mapped)."""
     hidden = {"cells": {"prob"}, "counts": set(logic.COUNT_COLUMNS)}.get(kind, set())
     columns = ["(none)", *[c for c in frame.columns if c not in hidden]]
     st.subheader("Map columns to DAG nodes")
     cols = st.columns(max(1, len(nodes)))
     mapping = {}
-    token = ss["data_token"]
     defaults = {"A": "race", "Y": "two_year_recid", "P": "pred"}
     for col, node in zip(cols, nodes, strict=False):
         guess = node if node in frame.columns else defaults.get(node, "(none)")
         idx = columns.index(guess) if guess in columns else 0
         mapping[node] = col.selectbox(f"{node}", columns, index=idx, key=f"map_{node}_{token}")
-    mapping = {n: c for n, c in mapping.items() if c != "(none)"}
-    try:
-        table = _choose_positive(logic.build_table(frame, kind, mapping), frame, kind, mapping, config, token)
-    except fp.FairprobeError as exc:
-        st.error(f"{exc}")
-        ss.pop("table", None)
-        ss.pop("data_pending", None)
-        return
-    if table is None:  # a positive label to choose first (the page says which)
-        ss.pop("table", None)
-        return
-    ss["table"] = table
-    # a latent attribute (proxy_attribute's B) has the groups of its recorded node
-    attribute = config.recorded_node(config.attribute_node, table.nodes) if config is not None else "A"
-    labels = logic.group_labels(table, attribute) if attribute in table.nodes else []
-    ss["groups"] = _choose_groups(labels, attribute, token)
+    return {n: c for n, c in mapping.items() if c != "(none)"}
+
+
+def _show_cells(table: fp.ObservedTable) -> None:
+    """The observed table's cells, with each node's labels in place of its codes."""
     st.subheader("Observed table")
     shown = table.cells.copy()
     for node, cats in (table.categories or {}).items():
@@ -530,6 +551,35 @@ def sweep_page() -> None:
     """
     ss = _ss()
     st.header("Sensitivity analysis")
+    _sweep_settings()
+    error = ss.pop("sweep_error", None)
+    if error:
+        st.error(error)
+    sweep = ss.get("sweep")
+    if not sweep:
+        return
+    jobs = sweep["jobs"]
+    total = sum(len(j.points) for j in jobs)
+    bar = st.progress(sum(len(j.outcomes) for j in jobs) / total, text="solving")
+    slots = {id(job): st.empty() for job in jobs}
+    if sweep["running"]:
+        _run_jobs(jobs, bar, slots)
+        sweep["running"] = False
+    if sweep["results"] is None:
+        _finish(sweep)
+    done = sum(len(j.outcomes) for j in jobs)
+    wall = sum(r.wall_time for r in sweep["results"] or [])
+    bar.progress(done / total, text=("cancelled: " if sweep["cancelled"] else "done: ") + f"{done} of {total} points "
+                 f"in {wall:.2f} s (compile {sum(j.compile_time for j in jobs):.2f} s, solves "
+                 f"{sum(j.solve_time for j in jobs):.2f} s)")
+    for err in sweep.get("errors", []):
+        st.error(err)
+    _show_results(sweep, slots)
+
+
+def _sweep_settings() -> None:
+    """The sweep's widgets: metrics, biases (a parameter to sweep for two), the D grid, solver, interval, buttons."""
+    ss = _ss()
     reg = fp.get_registry()
     c1, c2 = st.columns(2)
     c1.multiselect("Metrics", sorted(reg.metrics), default=["fpr_parity"], key="sw_metrics")
@@ -563,41 +613,24 @@ def sweep_page() -> None:
     b1, b2 = st.columns([1, 5])
     b1.button("Run", key="sw_run", type="primary", on_click=_start_sweep)
     b2.button("Cancel", key="sw_cancel", on_click=_cancel_sweep)
-    error = ss.pop("sweep_error", None)
-    if error:
-        st.error(error)
-    sweep = ss.get("sweep")
-    if not sweep:
-        return
-    jobs = sweep["jobs"]
+
+
+def _run_jobs(jobs: list[logic.SweepJob], bar: Any, slots: dict[int, Any]) -> None:
+    """Solve the jobs' points one at a time, moving the progress bar and redrawing each 1-D job's chart."""
     total = sum(len(j.points) for j in jobs)
-    bar = st.progress(sum(len(j.outcomes) for j in jobs) / total, text="solving")
-    slots = {id(job): st.empty() for job in jobs}
-    if sweep["running"]:
-        ticked = 0.0  # the progress bar is updated at most four times a second
-        for job in jobs:
-            drawn = None  # the chart is redrawn at the first point, then at most every REDRAW seconds
-            while not job.done:
-                with SOLVE_LOCK:
-                    job.step()
-                done = sum(len(j.outcomes) for j in jobs)
-                if time.perf_counter() - ticked >= 0.25 or done == total:
-                    bar.progress(done / total, text=f"solved {done} of {total} points")
-                    ticked = time.perf_counter()
-                if len(job.swept) == 1 and (drawn is None or time.perf_counter() - drawn >= REDRAW):
-                    slots[id(job)].altair_chart(_sweep_chart(job.partial_frame(), job.swept[0], None))
-                    drawn = time.perf_counter()
-        sweep["running"] = False
-    if sweep["results"] is None:
-        _finish(sweep)
-    done = sum(len(j.outcomes) for j in jobs)
-    wall = sum(r.wall_time for r in sweep["results"] or [])
-    bar.progress(done / total, text=("cancelled: " if sweep["cancelled"] else "done: ") + f"{done} of {total} points "
-                 f"in {wall:.2f} s (compile {sum(j.compile_time for j in jobs):.2f} s, solves "
-                 f"{sum(j.solve_time for j in jobs):.2f} s)")
-    for err in sweep.get("errors", []):
-        st.error(err)
-    _show_results(sweep, slots)
+    ticked = 0.0  # the progress bar is updated at most four times a second
+    for job in jobs:
+        drawn = None  # the chart is redrawn at the first point, then at most every REDRAW seconds
+        while not job.done:
+            with SOLVE_LOCK:
+                job.step()
+            done = sum(len(j.outcomes) for j in jobs)
+            if time.perf_counter() - ticked >= 0.25 or done == total:
+                bar.progress(done / total, text=f"solved {done} of {total} points")
+                ticked = time.perf_counter()
+            if len(job.swept) == 1 and (drawn is None or time.perf_counter() - drawn >= REDRAW):
+                slots[id(job)].altair_chart(_sweep_chart(job.partial_frame(), job.swept[0], None))
+                drawn = time.perf_counter()
 
 
 def _show_results(sweep: dict[str, Any], slots: dict[int, Any]) -> None:
@@ -645,15 +678,9 @@ def analyses_page() -> None:
     >>> at.header[0].value, len(at.exception)
     ('Other analyses', 0)
     """
-    import matplotlib.pyplot as plt
-
     ss = _ss()
     st.header("Other analyses")
-    registered = fp.get_registry().analyses
-    # an analysis whose optional packages are missing is not offered; the caption names its extra
-    analyses = {n: c for n, c in registered.items() if not hasattr(c, "availability") or c.availability()}
-    for skipped in sorted(set(registered) - set(analyses)):
-        st.caption(f"{skipped} is not offered: {registered[skipped].availability_reason()}")
+    analyses = _offered_analyses()
     names = sorted(analyses)
     name = st.selectbox("Analysis", names, key="an_name",
                         index=names.index("fairtree") if "fairtree" in names else 0)
@@ -664,32 +691,11 @@ def analyses_page() -> None:
     sources = ["Its example data"] + (["The table from the Data page"] if frame is not None else [])
     source = st.radio("Data", sources, key=f"an_source_{name}", horizontal=True)
     kinds = logic.role_kinds(cls)
-    roles: dict[str, Any] = {}
-    if source != "Its example data":
-        cols = list(frame.columns)
-        st.write("Map the roles of `fit` to columns:")
-        for role, kind in kinds.items():
-            if kind == "columns":
-                roles[role] = st.multiselect(role, cols, key=f"an_{name}_{role}")
-            else:
-                roles[role] = st.selectbox(role, ["(none)", *cols], key=f"an_{name}_{role}")
-                roles[role] = None if roles[role] == "(none)" else roles[role]
-        used = {c for v in roles.values() if v for c in ([v] if isinstance(v, str) else v)}
-        features = st.multiselect("Feature columns", cols, default=[c for c in cols if c not in used][:20],
-                                  key=f"an_{name}_features")
+    on_example = source == "Its example data"
+    roles, features = ({}, []) if on_example else _role_widgets(name, kinds, list(frame.columns))
     params = example.analysis.get_params(deep=False)  # the constructor's own (nested ones are shown within)
-    edited = {}
-    with st.expander("Parameters (the example's values)"):
-        for key, value in params.items():
-            if isinstance(value, bool):
-                edited[key] = st.checkbox(key, value=value, key=f"an_{name}_p_{key}")
-            elif isinstance(value, int):
-                edited[key] = int(st.number_input(key, value=value, step=1, key=f"an_{name}_p_{key}"))
-            elif isinstance(value, float):
-                edited[key] = float(st.number_input(key, value=value, key=f"an_{name}_p_{key}", format="%.6g"))
-            else:
-                st.text(f"{key} = {value!r}")
-    missing = logic.missing_roles(kinds, roles) if source != "Its example data" else []
+    edited = _parameter_widgets(name, params)
+    missing = [] if on_example else logic.missing_roles(kinds, roles)
     if missing:
         st.warning(f"Choose a column for {', '.join(missing)} (what {name} is fitted on), or fit it on its "
                    "example data.")
@@ -697,7 +703,7 @@ def analyses_page() -> None:
         try:
             analysis = type(example.analysis)(**{**params, **edited})
             with st.spinner(f"fitting {name}"), SOLVE_LOCK:
-                if source == "Its example data":
+                if on_example:
                     analysis.fit(example.data, **example.roles)
                 else:
                     data, kwargs = logic.fit_arguments(frame, kinds, roles, features)
@@ -709,9 +715,56 @@ def analyses_page() -> None:
         except (ValueError, TypeError, KeyError) as exc:
             st.error(f"{name} could not fit these columns: {exc}")
     fitted = ss.get("an_fitted")
-    if not fitted or fitted[0] != name:
-        return
-    analysis = fitted[1]
+    if fitted and fitted[0] == name:
+        _show_fitted(name, fitted[1])
+
+
+def _offered_analyses() -> dict[str, Any]:
+    """The registered analyses whose optional packages are installed; a caption names the extra of each other."""
+    registered = fp.get_registry().analyses
+    analyses = {n: c for n, c in registered.items() if not hasattr(c, "availability") or c.availability()}
+    for skipped in sorted(set(registered) - set(analyses)):
+        st.caption(f"{skipped} is not offered: {registered[skipped].availability_reason()}")
+    return analyses
+
+
+def _role_widgets(name: str, kinds: dict[str, str], cols: list[Any]) -> tuple[dict[str, Any], list[Any]]:
+    """The columns chosen for each role of ``fit`` and the feature columns."""
+    roles: dict[str, Any] = {}
+    st.write("Map the roles of `fit` to columns:")
+    for role, kind in kinds.items():
+        if kind == "columns":
+            roles[role] = st.multiselect(role, cols, key=f"an_{name}_{role}")
+        else:
+            roles[role] = st.selectbox(role, ["(none)", *cols], key=f"an_{name}_{role}")
+            roles[role] = None if roles[role] == "(none)" else roles[role]
+    used = {c for v in roles.values() if v for c in ([v] if isinstance(v, str) else v)}
+    features = st.multiselect("Feature columns", cols, default=[c for c in cols if c not in used][:20],
+                              key=f"an_{name}_features")
+    return roles, features
+
+
+def _parameter_widgets(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The analysis's simple parameters (bools and numbers) as widgets, with the user's values; others shown."""
+    edited = {}
+    with st.expander("Parameters (the example's values)"):
+        for key, value in params.items():
+            if isinstance(value, bool):
+                edited[key] = st.checkbox(key, value=value, key=f"an_{name}_p_{key}")
+            elif isinstance(value, int):
+                edited[key] = int(st.number_input(key, value=value, step=1, key=f"an_{name}_p_{key}"))
+            elif isinstance(value, float):
+                edited[key] = float(st.number_input(key, value=value, key=f"an_{name}_p_{key}", format="%.6g"))
+            else:
+                st.text(f"{key} = {value!r}")
+    return edited
+
+
+def _show_fitted(name: str, analysis: Any) -> None:
+    """A fitted analysis: its summary, table and figures, and its report to download."""
+    import matplotlib.pyplot as plt
+
+    ss = _ss()
     st.html(analysis.summary().as_html())
     st.dataframe(analysis.to_frame(), key="an_frame")
     for fig_name, plot in analysis.figures().items():
