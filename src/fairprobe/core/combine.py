@@ -186,40 +186,45 @@ def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = 
     follows: dict[str, str] = {}
     measured: list[str] = []
     for label, cfg in zip(labels, configs, strict=True):
-        own = cfg.observed_nodes or [n for n in cfg.dag.nodes if n not in cfg.unob and n not in cfg.cond_nodes]
-        measured += [n for n in own if n not in measured]
+        _extend_new(measured, _measured(cfg))
         latent = {u: f"{u}_{label}" for u in cfg.unob}
-        edges += [e for e in _edges(cfg, latent) if e not in edges]
+        _extend_new(edges, _edges(cfg, latent))
         unob += list(latent.values())
-        cond += [c for c in cfg.cond_nodes if c not in cond]
+        _extend_new(cond, cfg.cond_nodes)
         mapping = {p: f"{p}_{label}" for p in cfg.parameters}
         constraints += [rename_parameters(c, mapping) for c in cfg.constraints]
         parameters += list(mapping.values())
         bounded = cfg.parameters if cfg.probability_parameters is None else cfg.probability_parameters
         probability_parameters += [mapping[p] for p in bounded]
-        for node, k in cfg.cardinalities.items():
-            if cards.get(node, k) != k:
-                raise ConfigError(f"The biases give node {node!r} different cardinalities ({cards[node]} and {k}).")
-            cards[node] = k
-        for node, other in cfg.cardinality_of.items():
-            if follows.get(node, other) != other:
-                raise ConfigError(f"The biases make node {node!r} follow the cardinality of both {follows[node]!r} "
-                                  f"and {other!r}; declare its cardinality with 'cardinalities'.")
-            follows[node] = other
+        _merge_cardinalities(cfg, cards, follows)
     data = {
         "dag_str": ", ".join(f"{a} -> {b}" for a, b in edges), "unob": unob, "cond_nodes": cond,
         **roles, "constraints": constraints, "name": "+".join(labels),
         "description": "Combination of the biases " + ", ".join(labels) + ", each with its own parameter.",
         "parameters": parameters, "probability_parameters": probability_parameters,
     }
-    if cards:
-        data["cardinalities"] = cards
-    if follows:
-        data["cardinality_of"] = follows
     measured = [n for n in measured if n not in cond]
-    if measured:
-        data["observed_nodes"] = measured
+    optional = {"cardinalities": cards, "cardinality_of": follows, "observed_nodes": measured}
+    data.update({key: value for key, value in optional.items() if value})
     try:
         return BiasConfig.from_dict(data)
     except FairprobeError as exc:
         raise ConfigError(f"The biases {labels} cannot be combined: {exc}") from None
+
+
+def _extend_new(target: list, items: Sequence) -> None:
+    """Append the items not already in ``target`` (as it was before the call)."""
+    target += [x for x in items if x not in target]
+
+
+def _merge_cardinalities(cfg: BiasConfig, cards: dict[str, int], follows: dict[str, str]) -> None:
+    """Add a bias's declared cardinalities to ``cards`` and ``follows``; the biases must agree."""
+    for node, k in cfg.cardinalities.items():
+        if cards.get(node, k) != k:
+            raise ConfigError(f"The biases give node {node!r} different cardinalities ({cards[node]} and {k}).")
+        cards[node] = k
+    for node, other in cfg.cardinality_of.items():
+        if follows.get(node, other) != other:
+            raise ConfigError(f"The biases make node {node!r} follow the cardinality of both {follows[node]!r} "
+                              f"and {other!r}; declare its cardinality with 'cardinalities'.")
+        follows[node] = other

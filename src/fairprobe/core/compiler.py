@@ -375,33 +375,15 @@ class _Compiler:
 
     def build(self, query: str | ParsedExpression | Sequence[str | ParsedExpression],
               max_abs: bool = False) -> CompiledProgram:
+        """The compiled program of ``query`` (a list of terms when ``max_abs``); see :func:`compile_program`."""
         cfg = self.config
-        queries = list(query) if isinstance(query, (list, tuple)) else [query]
-        parsed_qs = [q if isinstance(q, ParsedExpression) else parse_expression(q) for q in queries]
-        counterfactual = any(a.intervention for q in parsed_qs for pa in q.atoms for a in (*pa.event, *pa.given))
-        if self.reduce and counterfactual and not self.table.given and self.table.region is None:
-            # parentless interventions are conditioning (on margins the data pin)
-            margins = self._margins()
-            parsed_qs = [identify_interventions(q, self.dag, margins, self.notes) for q in parsed_qs]
-        for parsed_q in parsed_qs:
-            unknown = sorted(parsed_q.variables - set(self.dag.endogenous))
-            if unknown:
-                raise ConfigError(
-                    f"The metric needs {unknown}, which are not nodes of the bias DAG "
-                    f"{self.dag.endogenous}; pick a metric that only uses the bias's nodes, or a "
-                    "bias whose DAG has them."
-                )
+        parsed_qs = self._parsed_queries(query)
         self.model = self._response_model([*cfg.parsed_constraints, *parsed_qs])
         data = self.data_events()
         cons_atoms = [self._atom_keys(c) for c in cfg.parsed_constraints]
         query_atoms = [self._atom_keys(q) for q in parsed_qs]
         self.plan_components()
-        groups = sorted(set(self.group[c.index] for c in self.model.components if c.index not in self.fixed))
-        self.group_members = {
-            g: sorted([c for c, gg in self.group.items() if gg == g and c not in self.fixed],
-                      key=lambda c: (0 if c != g else 1, c))
-            for g in groups
-        }
+        groups = self._plan_groups()
         # signature merging per final group
         finals: dict[EventKey, list[tuple[float, dict[int, np.ndarray]]]] = {
             key: [self.final_masks(t) for t in terms] for key, terms in self.terms.items()
@@ -424,6 +406,36 @@ class _Compiler:
         return CompiledProgram(prog, detect_kind(prog), stats_before, prog.stats().to_dict(), self.notes,
                                self.ratio_names, named_terms, conditions, frozenset(self.query_rows),
                                self.window_fractions, tuple(self.data_rows), self.window_keys)
+
+    def _parsed_queries(self, query: str | ParsedExpression | Sequence[str | ParsedExpression]
+                        ) -> list[ParsedExpression]:
+        """The query's terms parsed, parentless interventions read as conditioning, every node checked."""
+        queries = list(query) if isinstance(query, (list, tuple)) else [query]
+        parsed_qs = [q if isinstance(q, ParsedExpression) else parse_expression(q) for q in queries]
+        counterfactual = any(a.intervention for q in parsed_qs for pa in q.atoms for a in (*pa.event, *pa.given))
+        if self.reduce and counterfactual and not self.table.given and self.table.region is None:
+            # parentless interventions are conditioning (on margins the data pin)
+            margins = self._margins()
+            parsed_qs = [identify_interventions(q, self.dag, margins, self.notes) for q in parsed_qs]
+        for parsed_q in parsed_qs:
+            unknown = sorted(parsed_q.variables - set(self.dag.endogenous))
+            if unknown:
+                raise ConfigError(
+                    f"The metric needs {unknown}, which are not nodes of the bias DAG "
+                    f"{self.dag.endogenous}; pick a metric that only uses the bias's nodes, or a "
+                    "bias whose DAG has them."
+                )
+        return parsed_qs
+
+    def _plan_groups(self) -> list[int]:
+        """The final groups (components not fixed, absorbed roots with their target) and their members."""
+        groups = sorted(set(self.group[c.index] for c in self.model.components if c.index not in self.fixed))
+        self.group_members = {
+            g: sorted([c for c, gg in self.group.items() if gg == g and c not in self.fixed],
+                      key=lambda c: (0 if c != g else 1, c))
+            for g in groups
+        }
+        return groups
 
     def _margins(self) -> dict[str, dict[int, float]]:
         """Each node's marginal distribution in the table (only which values have mass is read)."""

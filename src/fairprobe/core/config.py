@@ -197,6 +197,21 @@ class BiasConfig:
         self.cond_nodes = _as_list(self.cond_nodes, "cond_nodes")
         self.parameters = _as_list(self.parameters, "parameters")
         self.observed_nodes = _as_list(self.observed_nodes, "observed_nodes")
+        self._check_parameters()
+        self._check_constraint_list()
+        self.cardinalities = _as_dict(self.cardinalities, "cardinalities", "node -> number of values, e.g. {'A': 3}")
+        self.dag = DAG.from_string(self.dag_str, self.unob, self.cond_nodes)
+        self._check_roles()
+        for node in self.observed_nodes:
+            if node not in self.dag.nodes or node in self.unob:
+                raise ConfigError(f"observed_nodes names {node!r}, which is not an observed node of the DAG.")
+        self._check_cardinalities()
+        self._check_cardinality_of()
+        _response_types(self)
+        self.parsed_constraints = self._parse_constraints()
+
+    def _check_parameters(self) -> None:
+        """Parameter names usable and listed once; probability parameters among them."""
         for p in self.parameters:
             if not _PARAM_RE.match(p) or p == "P":
                 raise ConfigError(f"Sensitivity parameter name {p!r} is not usable; name parameters with letters, "
@@ -209,6 +224,9 @@ class BiasConfig:
             if extra:
                 raise ConfigError(f"probability_parameters names {extra}, which are not in 'parameters' "
                                   f"{self.parameters}; list only declared parameters.")
+
+    def _check_constraint_list(self) -> None:
+        """``constraints`` as a list of strings (one string is a list of one)."""
         if isinstance(self.constraints, str):
             self.constraints = [self.constraints]
         if self.constraints is None or isinstance(self.constraints, (Mapping, bytes)) or \
@@ -221,8 +239,9 @@ class BiasConfig:
             if not isinstance(text, str):
                 raise ConfigError(f"Constraint {text!r} is a {type(text).__name__}; each constraint is a string "
                                   "such as 'P(S = 1) >= 1 - D'.")
-        self.cardinalities = _as_dict(self.cardinalities, "cardinalities", "node -> number of values, e.g. {'A': 3}")
-        self.dag = DAG.from_string(self.dag_str, self.unob, self.cond_nodes)
+
+    def _check_roles(self) -> None:
+        """The role nodes are observed nodes of the DAG (the outcome's intervention nodes too)."""
         for role in ("attribute_node", "prediction_node"):
             node = getattr(self, role)
             if node not in self.dag.nodes:
@@ -237,9 +256,9 @@ class BiasConfig:
                 raise ConfigError(f"{role} {node!r} is declared latent (unob), but a metric reads it. Drop it from "
                                   "unob; a node with no column in the data is declared unmeasured instead "
                                   "(observed_nodes, or unmeasured=[...] in fp.bound).")
-        for node in self.observed_nodes:
-            if node not in self.dag.nodes or node in self.unob:
-                raise ConfigError(f"observed_nodes names {node!r}, which is not an observed node of the DAG.")
+
+    def _check_cardinalities(self) -> None:
+        """Declared cardinalities name nodes of the DAG and are integers >= 2."""
         for node, card in self.cardinalities.items():
             if node not in self.dag.nodes:
                 raise ConfigError(f"cardinalities name {node!r}, which is not a node of the DAG.")
@@ -247,9 +266,6 @@ class BiasConfig:
                 raise ConfigError(f"Cardinality of {node!r} must be an integer >= 2; got {card!r}. Give the number "
                                   f"of values the node takes, e.g. cardinalities={{'{node}': 3}}.")
             self.cardinalities[node] = int(card)
-        self._check_cardinality_of()
-        _response_types(self)
-        self.parsed_constraints = self._parse_constraints()
 
     def _parse_constraints(self) -> list[ParsedConstraint]:
         """The constraints, ``forall`` templates expanded, parsed and checked against the DAG and parameters."""

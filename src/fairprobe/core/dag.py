@@ -411,41 +411,14 @@ class DAG:
         >>> p.to_string(), p.unobserved
         ('U -> Y, U -> P, A -> Y, A -> P', ['U'])
         """
-        edges = list(self.edges)
+        edges = _exogenous_latents(list(self.edges), [v for v in self.order if v in self.unobserved])
         latents = list(self.unobserved)
-
-        def parents_of(v: str) -> list[str]:
-            return [a for a, b in edges if b == v]
-
-        def children_of(v: str) -> list[str]:
-            return [b for a, b in edges if a == v]
-
-        # Step 1: make every latent exogenous (in topological order, so chains resolve).
-        for u in [v for v in self.order if v in latents]:
-            pas, chs = parents_of(u), children_of(u)
-            if not pas:
-                continue
-            edges = [(a, b) for a, b in edges if b != u]
-            for p in pas:
-                for c in chs:
-                    if (p, c) not in edges and p != c:
-                        edges.append((p, c))
         # Step 2: drop latents with <= 1 child or whose children are covered by another latent.
-        changed = True
-        while changed:
-            changed = False
-            for u in list(latents):
-                chs = set(children_of(u))
-                redundant = len(chs) <= 1 or any(
-                    w != u and chs <= set(children_of(w)) and
-                    (chs != set(children_of(w)) or latents.index(w) < latents.index(u))
-                    for w in latents
-                )
-                if redundant:
-                    edges = [(a, b) for a, b in edges if a != u and b != u]
-                    latents.remove(u)
-                    changed = True
-                    break
+        redundant = _redundant_latent(edges, latents)
+        while redundant is not None:
+            edges = [(a, b) for a, b in edges if a != redundant and b != redundant]
+            latents.remove(redundant)
+            redundant = _redundant_latent(edges, latents)
         kept = [v for v in self.nodes if v not in self.unobserved]
         linked = {v for e in edges for v in e}
         isolated = [v for v in kept if v not in linked]
@@ -499,3 +472,37 @@ class DAG:
         'A -> Y, U -> Y'
         """
         return ", ".join(f"{a} -> {b}" for a, b in self.edges)
+
+
+def _children_in(edges: list[tuple[str, str]], v: str) -> list[str]:
+    return [b for a, b in edges if a == v]
+
+
+def _exogenous_latents(edges: list[tuple[str, str]], latents: list[str]) -> list[tuple[str, str]]:
+    """Step 1 of the projection: every latent (in topological order, so chains resolve) made a root.
+
+    A latent's parents are joined to its children instead.
+    """
+    for u in latents:
+        pas, chs = [a for a, b in edges if b == u], _children_in(edges, u)
+        if not pas:
+            continue
+        edges = [(a, b) for a, b in edges if b != u]
+        for p in pas:
+            for c in chs:
+                if (p, c) not in edges and p != c:
+                    edges.append((p, c))
+    return edges
+
+
+def _redundant_latent(edges: list[tuple[str, str]], latents: list[str]) -> str | None:
+    """The first latent with <= 1 child or whose children another latent covers (the earlier one on a tie)."""
+    for u in latents:
+        chs = set(_children_in(edges, u))
+        if len(chs) <= 1:
+            return u
+        for w in latents:
+            other = set(_children_in(edges, w))
+            if w != u and chs <= other and (chs != other or latents.index(w) < latents.index(u)):
+                return u
+    return None

@@ -114,27 +114,27 @@ def _implied_rows(rows: list[Constraint]) -> set[int]:
             by_var.setdefault(v, []).append(i)
     implied: set[int] = set()
     for i in equalities:
-        row, own = rows[i], var_sets[i]
+        own = var_sets[i]
         if any(len(by_var[v]) > 64 for v in own):
             continue  # a variable in many rows (P(S = 1)): not worth the scan; keeping a row is always exact
         parts = {j for v in own for j in by_var[v]
                  if j != i and j not in implied and len(var_sets[j]) < len(own)}
         parts = {j for j in parts if var_sets[j] <= own}
-        if not parts or sum(len(var_sets[j]) for j in parts) != len(own):
-            continue
-        covered: set[int] = set()
-        ok = True
-        for j in parts:
-            for (v,), coef in rows[j].poly.items():
-                if v in covered or abs(coef - row.poly[(v,)]) > 1e-12:
-                    ok = False
-                    break
-                covered.add(v)
-            if not ok:
-                break
-        if ok and covered == own and abs(sum(rows[j].rhs for j in parts) - row.rhs) <= _RHS_TOL:
+        if parts and sum(len(var_sets[j]) for j in parts) == len(own) and _is_sum(rows, i, parts, own):
             implied.add(i)
     return implied
+
+
+def _is_sum(rows: list[Constraint], i: int, parts: set[int], own: set[int]) -> bool:
+    """Whether row ``i`` (over ``own``) is the sum of the rows ``parts``, coefficient by coefficient."""
+    row = rows[i]
+    covered: set[int] = set()
+    for j in parts:
+        for (v,), coef in rows[j].poly.items():
+            if v in covered or abs(coef - row.poly[(v,)]) > 1e-12:
+                return False
+            covered.add(v)
+    return covered == own and abs(sum(rows[j].rhs for j in parts) - row.rhs) <= _RHS_TOL
 
 
 def _components(n: int, rows: list[Constraint], keep: list[int]) -> list[int]:
@@ -225,8 +225,72 @@ def drop_unread_blocks(prog: PolynomialProgram, backend: Any, options: SolveOpti
     implied = _implied_rows(rows)
     active = [i for i in range(len(rows)) if i not in implied]
     objective_vars = {v for poly in (prog.objective, prog.objective_denominator or {}) for mono in poly for v in mono}
-    if not objective_vars:
+    found = _budget_row(prog, active, objective_vars) if objective_vars else None
+    if found is None:
         return None
+    budget, comp, read = found
+    (dropped, dropped_rows), (members, kept_rows) = _blocks(prog, active, budget, comp, read)
+    row = rows[budget]
+    sign = 1.0 if row.sense == "<=" else -1.0  # ">=": the block's best is its largest part
+    res = _least_use(prog, backend, options, {mono: sign * c for mono, c in row.poly.items()}, dropped, dropped_rows)
+    if res is None:
+        return None  # an infeasible or unsolved block: the full program reports it
+    fill: dict[str, float] = dict(res.incumbent) if res.incumbent is not None else {}
+    kept = set(members)
+    budget_part = {mono: c for mono, c in row.poly.items() if not mono or mono[0] in kept}
+    kept_rows.append(Constraint(budget_part, row.sense, row.rhs - sign * res.objective_bound, row.name))
+    return Reduction(_kept_program(prog, members, kept_rows), fill, prog.n_variables - len(members))
+
+
+def _least_use(prog: PolynomialProgram, backend: Any, options: SolveOptions, budget: dict[tuple[int, ...], float],
+               members: list[int], rows: list[Constraint]) -> Any:
+    """The solve of the least use of the budget by the unread blocks (``members``, ``rows``), None if not optimal.
+
+    The unread blocks are independent of each other, so one LP over all of them gives the sum of
+    their least uses of the budget (one solve, not one per block).
+    """
+    chosen = set(members)
+    part = {mono: c for mono, c in budget.items() if mono and mono[0] in chosen}
+    sub, _ = _subprogram(prog, members, rows, part)
+    res = backend.solve(sub, options)
+    if res.termination is not Termination.OPTIMAL or not math.isfinite(res.objective_bound):
+        return None
+    return res
+
+
+def _blocks(prog: PolynomialProgram, active: list[int], budget: int, comp: list[int], read: set[int]
+            ) -> tuple[tuple[list[int], list[Constraint]], tuple[list[int], list[Constraint]]]:
+    """(variables, rows) of the unread blocks and of the read ones (the active rows but the budget)."""
+    blocks: dict[int, list[int]] = {}
+    for v in range(prog.n_variables):
+        blocks.setdefault(comp[v], []).append(v)
+    block_rows: dict[int, list[Constraint]] = {b: [] for b in blocks}
+    for i in active:
+        vs = _vars(prog.constraints[i]) if i != budget else set()
+        if vs:
+            block_rows[comp[next(iter(vs))]].append(prog.constraints[i])
+    unread = [b for b in blocks if b not in read]
+    return ((sorted(v for b in unread for v in blocks[b]), [r for b in unread for r in block_rows[b]]),
+            (sorted(v for b in read for v in blocks[b]), [r for b in read for r in block_rows[b]]))
+
+
+def _kept_program(prog: PolynomialProgram, members: list[int], rows: list[Constraint]) -> PolynomialProgram:
+    """The program over ``members`` and ``rows``, with ``prog``'s objective, sense and name."""
+    out, index = _subprogram(prog, members, rows, prog.objective)
+    out.sense, out.name = prog.sense, prog.name
+    if prog.objective_denominator is not None:
+        out.objective_denominator = {tuple(index[v] for v in m): c for m, c in prog.objective_denominator.items()}
+    return out
+
+
+def _budget_row(prog: PolynomialProgram, active: list[int], objective_vars: set[int]
+                ) -> tuple[int, list[int], set[int]] | None:
+    """(budget row, component of each variable without it, components the objective reads), or None.
+
+    The budget is the widest linear inequality whose removal leaves some of its variables in blocks the
+    objective does not read, all of them linear.
+    """
+    rows = prog.constraints
     candidates = sorted((i for i in active if rows[i].sense != "==" and _linear(rows[i]) and len(_vars(rows[i])) > 1),
                         key=lambda i: -len(rows[i].poly))
     for budget in candidates:
@@ -237,40 +301,5 @@ def drop_unread_blocks(prog: PolynomialProgram, backend: Any, options: SolveOpti
         # only linear blocks are left out: each costs one LP (a nonlinear one would be the hard
         # part of the program, e.g. all of it behind the row t >= U - L of a max-abs program)
         if all(_linear(rows[i]) for i in active if i != budget and any(comp[v] not in read for v in _vars(rows[i]))):
-            break
-    else:
-        return None
-    blocks: dict[int, list[int]] = {}
-    for v in range(prog.n_variables):
-        blocks.setdefault(comp[v], []).append(v)
-    unread = [b for b in blocks if b not in read]
-    row = rows[budget]
-    sign = 1.0 if row.sense == "<=" else -1.0  # ">=": the block's best is its largest part
-    fill: dict[str, float] = {}
-    block_rows: dict[int, list[Constraint]] = {b: [] for b in blocks}
-    for i in active:
-        if i != budget:
-            vs = _vars(rows[i])
-            if vs:
-                block_rows[comp[next(iter(vs))]].append(rows[i])
-    # The unread blocks are independent of each other, so one LP over all of them gives the sum
-    # of their least uses of the budget (one solve, not one per block).
-    dropped = set(unread)
-    part = {mono: sign * c for mono, c in row.poly.items() if mono and comp[mono[0]] in dropped}
-    sub, _ = _subprogram(prog, sorted(v for b in unread for v in blocks[b]),
-                         [r for b in unread for r in block_rows[b]], part)
-    res = backend.solve(sub, options)
-    if res.termination is not Termination.OPTIMAL or not math.isfinite(res.objective_bound):
-        return None  # an infeasible or unsolved block: the full program reports it
-    shift = sign * res.objective_bound
-    if res.incumbent is not None:
-        fill.update(res.incumbent)
-    members = sorted(v for b in read for v in blocks[b])
-    kept_rows = [r for b in read for r in block_rows[b]]
-    budget_part = {mono: c for mono, c in row.poly.items() if not mono or comp[mono[0]] in read}
-    kept_rows.append(Constraint(budget_part, row.sense, row.rhs - shift, row.name))
-    out, index = _subprogram(prog, members, kept_rows, prog.objective)
-    out.sense, out.name = prog.sense, prog.name
-    if prog.objective_denominator is not None:
-        out.objective_denominator = {tuple(index[v] for v in m): c for m, c in prog.objective_denominator.items()}
-    return Reduction(out, fill, prog.n_variables - len(members))
+            return budget, comp, read
+    return None

@@ -48,25 +48,35 @@ def _rewrite(pa: ProbabilityAtom, dag: DAG, margins: Mapping[str, Mapping[int, f
         return None
     (world,) = worlds
     setting = dict(world)
-    if any(x not in dag.nodes or dag.parents(x) or x not in margins or not isinstance(v, int)
-           for x, v in setting.items()):  # an unknown node is left to the compiler's message
+    if not (_settable(setting, dag, margins) and _single_world(pa, setting, margins)):
         return None
-    # conditioning on X = x (and on a factual X = x') is only the same where the data give it mass;
-    # otherwise the original is defined (or undefined) where the rewrite is not
-    if not all(_positive(margins, x, v, False) for x, v in setting.items()):
-        return None
-    if not all(_positive(margins, a.var, a.value, a.negated) for a in pa.given if not a.intervention):
-        return None
-    if any(not a.intervention and a.var not in setting for a in atoms):
-        return None  # a factual atom of another node: a cross-world event, not identified by this rule
-    if any(not a.intervention for a in pa.event):
-        return None  # P(E(x) & X = x') is a product, not one probability
-    if any(a.var in setting for a in atoms if a.intervention):
-        return None  # X(X=x) = v: trivial or impossible, left to the compiler
     event = tuple(Atom(a.var, a.value, negated=a.negated) for a in pa.event)
     given = tuple(Atom(a.var, a.value, negated=a.negated) for a in pa.given if a.intervention)
     given += tuple(Atom(x, v) for x, v in sorted(setting.items()))
     return ProbabilityAtom(event, given)
+
+
+def _settable(setting: Mapping[str, Any], dag: DAG, margins: Mapping[str, Mapping[int, float]]) -> bool:
+    """Whether every intervened node is a parentless measured node set to a value the data give mass."""
+    if any(x not in dag.nodes or dag.parents(x) or x not in margins or not isinstance(v, int)
+           for x, v in setting.items()):  # an unknown node is left to the compiler's message
+        return False
+    # conditioning on X = x is only the same where the data give it mass; otherwise the original is
+    # defined (or undefined) where the rewrite is not
+    return all(_positive(margins, x, v, False) for x, v in setting.items())
+
+
+def _single_world(pa: ProbabilityAtom, setting: Mapping[str, Any], margins: Mapping[str, Mapping[int, float]]
+                  ) -> bool:
+    """Whether ``pa`` reads one world of ``setting``, its factual atoms only given ``X = x'`` with mass."""
+    atoms = (*pa.event, *pa.given)
+    if not all(_positive(margins, a.var, a.value, a.negated) for a in pa.given if not a.intervention):
+        return False  # a factual X = x' dropped from the conditioning must have mass too
+    if any(not a.intervention and a.var not in setting for a in atoms):
+        return False  # a factual atom of another node: a cross-world event, not identified by this rule
+    if any(not a.intervention for a in pa.event):
+        return False  # P(E(x) & X = x') is a product, not one probability
+    return not any(a.var in setting for a in atoms if a.intervention)  # X(X=x) = v: left to the compiler
 
 
 def identify_interventions(parsed: ParsedExpression, dag: DAG, margins: Mapping[str, Mapping[int, float]],

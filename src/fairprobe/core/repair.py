@@ -23,7 +23,7 @@ from typing import Any
 
 from fairprobe.backends.base import SolveOptions, Termination
 from fairprobe.program.model import Constraint, PolynomialProgram
-from fairprobe.program.polynomial import evaluate
+from fairprobe.program.polynomial import Poly, evaluate
 
 __all__ = ["REPAIRED_TOLERANCE", "model_violation", "polish_point", "polish_windows", "project_to_model",
            "repair_point"]
@@ -202,49 +202,69 @@ def polish_point(program: PolynomialProgram, ratios: list[str], point: Mapping[s
     for free in defs:
         held = {r: min(max(float(point.get(program.variables[r].name, 0.0)), program.variables[r].lb),
                        program.variables[r].ub) for r in defs if r != free}
-        lp = PolynomialProgram(sense=program.sense, name="polish")
-        for v in program.variables:
-            lp.add_variable(v.name, *((held[len(lp.variables)],) * 2 if len(lp.variables) in held else (v.lb, v.ub)))
-        for row in program.constraints:
-            touched = {i for mono in row.poly for i in mono if i in defs}
-            if free in touched:
-                continue
-            body: dict = {}
-            for mono, coef in row.poly.items():
-                factor = coef
-                for i in mono:
-                    if i in held:
-                        factor *= held[i]
-                rest = tuple(i for i in mono if i not in held)
-                body[rest] = body.get(rest, 0.0) + factor
-            const = body.pop((), 0.0)
-            if body:
-                lp.add_constraint(body, row.sense, row.rhs - const, name=row.name)
-        num, den = defs[free]
-        coef = float(obj.get((free,), 0.0))
-        const = float(obj.get((), 0.0)) + sum(float(obj.get((r,), 0.0)) * v for r, v in held.items())
-        # c * N / D + const as one ratio: (c N + const D) / D
-        lp.objective = {m: coef * v for m, v in num.items()}
-        for m, v in den.items():
-            lp.objective[m] = lp.objective.get(m, 0.0) + const * v
-        lp.objective_denominator = dict(den)
-        lp.variables[free] = type(lp.variables[free])(program.variables[free].name, 0.0, 0.0)  # unused
+        lp = _held_program(program, defs, free, held)
         res = lp_backend.solve(lp, SolveOptions())
         if res.termination is not Termination.OPTIMAL or res.incumbent is None:
             continue
-        values = [float(res.incumbent.get(v.name, 0.0)) for v in program.variables]
-        for r in held:
-            values[r] = held[r]
-        d = evaluate(den, values)
-        if not d > 0:
-            continue
-        values[free] = evaluate(num, values) / d
-        cand = {v.name: values[j] for j, v in enumerate(program.variables)}
-        if program.max_violation(cand) > REPAIRED_TOLERANCE:
+        cand = _polished(program, defs[free], free, held, res.incumbent)
+        if cand is None or program.max_violation(cand) > REPAIRED_TOLERANCE:
             continue
         if best is None or sign * program.objective_value(cand) < sign * program.objective_value(best):
             best = cand
     return best
+
+
+def _held_program(program: PolynomialProgram, defs: Mapping[int, tuple[Poly, Poly]], free: int,
+                  held: Mapping[int, float]) -> PolynomialProgram:
+    """The linear-fractional program of ratio ``free`` with the other ratios fixed at ``held``."""
+    lp = PolynomialProgram(sense=program.sense, name="polish")
+    for v in program.variables:
+        lp.add_variable(v.name, *((held[len(lp.variables)],) * 2 if len(lp.variables) in held else (v.lb, v.ub)))
+    for row in program.constraints:
+        if any(i == free for mono in row.poly for i in mono):
+            continue  # the free ratio's own definition: the objective below is its value
+        body = _substituted(row.poly, held)
+        const = body.pop((), 0.0)
+        if body:
+            lp.add_constraint(body, row.sense, row.rhs - const, name=row.name)
+    obj = program.objective
+    num, den = defs[free]
+    coef = float(obj.get((free,), 0.0))
+    const = float(obj.get((), 0.0)) + sum(float(obj.get((r,), 0.0)) * v for r, v in held.items())
+    # c * N / D + const as one ratio: (c N + const D) / D
+    lp.objective = {m: coef * v for m, v in num.items()}
+    for m, v in den.items():
+        lp.objective[m] = lp.objective.get(m, 0.0) + const * v
+    lp.objective_denominator = dict(den)
+    lp.variables[free] = type(lp.variables[free])(program.variables[free].name, 0.0, 0.0)  # unused
+    return lp
+
+
+def _substituted(poly: Poly, held: Mapping[int, float]) -> Poly:
+    """``poly`` with the variables of ``held`` replaced by their values."""
+    body: Poly = {}
+    for mono, coef in poly.items():
+        factor = coef
+        for i in mono:
+            if i in held:
+                factor *= held[i]
+        rest = tuple(i for i in mono if i not in held)
+        body[rest] = body.get(rest, 0.0) + factor
+    return body
+
+
+def _polished(program: PolynomialProgram, definition: tuple[Poly, Poly], free: int, held: Mapping[int, float],
+              incumbent: Mapping[str, float]) -> dict[str, float] | None:
+    """The full point of a held program's optimum: held ratios at their values, the free one at N / D."""
+    values = [float(incumbent.get(v.name, 0.0)) for v in program.variables]
+    for r in held:
+        values[r] = held[r]
+    num, den = definition
+    d = evaluate(den, values)
+    if not d > 0:
+        return None
+    values[free] = evaluate(num, values) / d
+    return {v.name: values[j] for j, v in enumerate(program.variables)}
 
 
 def project_to_model(program: PolynomialProgram, query_rows: frozenset[str] | set[str], point: Mapping[str, float],

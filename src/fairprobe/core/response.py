@@ -306,19 +306,11 @@ def plan_slices(dag: DAG, districts: Sequence[Sequence[str]], sliceable: Sequenc
     for names in sorted(districts, key=lambda d: (-len(d), position[d[0]])):
         if len(names) == 1 and names[0] in taken:
             continue
-        own = [r for r in names if len(names) > 1 and r in allowed and not parents[r]
-               and all(r in parents[m] for m in names if m != r)]
+        own = _own_covariates(names, allowed, parents)
         rest = [m for m in names if m not in own]
         # a slice variable is read by every remaining member: it lies in all their parent sets
         common = set.intersection(*(parents[m] for m in rest)) if rest else candidates
-        chosen = {v for v in common & candidates if v not in taken and v not in names}
-        changed = True
-        while changed:  # close under parents
-            changed = False
-            for v in list(chosen):
-                if not parents[v] <= chosen | set(own):
-                    chosen.discard(v)
-                    changed = True
+        chosen = _closed({v for v in common & candidates if v not in taken and v not in names}, parents, set(own))
         if partial and not own and rest:
             wider = _partial_slice(rest, parents, candidates & set(partial) - taken - set(names), chosen)
             chosen = wider if wider is not None else chosen
@@ -328,20 +320,32 @@ def plan_slices(dag: DAG, districts: Sequence[Sequence[str]], sliceable: Sequenc
     return out
 
 
+def _own_covariates(names: Sequence[str], allowed: set[str], parents: Mapping[str, set[str]]) -> list[str]:
+    """Members of a component without observed parents that every other member reads (its confounded covariates)."""
+    if len(names) <= 1:
+        return []
+    return [r for r in names if r in allowed and not parents[r] and all(r in parents[m] for m in names if m != r)]
+
+
+def _closed(chosen: set[str], parents: Mapping[str, set[str]], also: set[str] = frozenset()) -> set[str]:
+    """The largest subset of ``chosen`` closed under parents (within itself and ``also``); ``chosen`` is trimmed."""
+    changed = True
+    while changed:
+        changed = False
+        for v in list(chosen):
+            if not parents[v] <= chosen | also:
+                chosen.discard(v)
+                changed = True
+    return chosen
+
+
 def _partial_slice(members: Sequence[str], parents: Mapping[str, set[str]], candidates: set[str],
                    full: set[str]) -> set[str] | None:
     """Slice variables read by some members, when the members that miss some all read the same ones.
 
     ``full`` is the slice every member reads; None when no wider slice qualifies.
     """
-    chosen = {v for v in candidates if any(v in parents[m] for m in members)} | full
-    changed = True
-    while changed:  # close under parents
-        changed = False
-        for v in list(chosen):
-            if not parents[v] <= chosen:
-                chosen.discard(v)
-                changed = True
+    chosen = _closed({v for v in candidates if any(v in parents[m] for m in members)} | full, parents)
     if chosen <= full:
         return None
     reads = {frozenset(parents[m] & chosen) for m in members if not chosen <= parents[m]}
