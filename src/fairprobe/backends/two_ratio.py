@@ -175,16 +175,51 @@ def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
     >>> form.weights, form.base.n_variables
     ((1.0, -1.0), 4)
     """
+    used = _two_ratios(program)
+    if used is None:
+        return None
+    obj = program.objective
+    ratios = set(used)
+    linear, defs = _split_rows(program, used, ratios)
+    if defs is None or defs[0][0] == defs[1][0]:
+        return None
+    weights = (float(obj[(used[0],)]), float(obj[(used[1],)]))
+    if weights[0] * weights[1] >= 0:
+        return None  # a sum of two ratios: not this method
+    keep = tuple(i for i in range(program.n_variables) if i not in ratios)
+    if any(not (math.isfinite(program.variables[i].lb) and math.isfinite(program.variables[i].ub)) for i in keep):
+        return None  # the verified bounds need a finite box on every model variable
+    new = {old: k for k, old in enumerate(keep)}
+    base = _base_program(program, keep, new, linear)
+    if base is None:
+        return None
+    nums, dens = [], []
+    for r, (_, num, den) in zip(used, defs, strict=True):
+        nv, dv = _vector(_remap(num, new), len(keep)), _vector(_remap(den, new), len(keep))
+        _add_box_rows(base, program.variables[r], nv, dv)
+        nums.append(nv)
+        dens.append(dv)
+    return TwoRatioForm(ratios=(used[0], used[1]), weights=weights, constant=float(obj.get((), 0.0)), base=base,
+                        keep=keep, num=(nums[0], nums[1]), den=(dens[0], dens[1]), rows=tuple(linear))
+
+
+def _two_ratios(program: PolynomialProgram) -> list[int] | None:
+    """The two variables a linear objective reads (no denominator, no integers), else None."""
     if program.objective_denominator is not None or program.has_integers:
         return None
     obj = program.objective
     if any(len(m) > 1 for m in obj):
         return None
     used = [m[0] for m, c in obj.items() if m and c != 0.0]
-    if len(used) != 2:
-        return None
-    ratios = set(used)
-    # one pass over the rows: where each ratio appears (its definition alone), and the rows of P
+    return used if len(used) == 2 else None
+
+
+def _split_rows(program: PolynomialProgram, used: list[int], ratios: set[int]
+                ) -> tuple[list[int], list[tuple[int, dict, dict]] | None]:
+    """The rows without a ratio, and each ratio's definition (None when one has another shape).
+
+    One pass over the rows: where each ratio appears (its definition alone), and the rows of P.
+    """
     appears: dict[int, list[int]] = {r: [] for r in used}
     linear: list[int] = []
     for i, con in enumerate(program.constraints):
@@ -193,29 +228,13 @@ def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
             appears[j].append(i)
         if not touched:
             linear.append(i)
-    defs = []
-    for r in used:
-        d = _definition(program, appears[r], r, ratios)
-        if d is None:
-            return None
-        defs.append(d)
-    if defs[0][0] == defs[1][0]:
-        return None
-    weights = (float(obj[(used[0],)]), float(obj[(used[1],)]))
-    if weights[0] * weights[1] >= 0:
-        return None  # a sum of two ratios: not this method
-    keep = tuple(i for i in range(program.n_variables) if i not in ratios)
-    new = {old: k for k, old in enumerate(keep)}
-    if any(not (math.isfinite(program.variables[i].lb) and math.isfinite(program.variables[i].ub)) for i in keep):
-        return None  # the verified bounds need a finite box on every model variable
+    defs = [_definition(program, appears[r], r, ratios) for r in used]
+    return linear, None if any(d is None for d in defs) else defs
 
-    def vector(poly: dict) -> tuple[np.ndarray, float]:  # a remapped linear poly as (coefficients, constant)
-        v = np.zeros(len(keep))
-        for m, c in poly.items():
-            if m:
-                v[m[0]] += c
-        return v, float(poly.get((), 0.0))
 
+def _base_program(program: PolynomialProgram, keep: tuple[int, ...], new: dict[int, int],
+                  linear: list[int]) -> PolynomialProgram | None:
+    """P: the model variables and the linear rows (None when a row without a ratio is not linear)."""
     base = PolynomialProgram(sense="min", name=program.name,
                              variables=[Variable(program.variables[i].name, program.variables[i].lb,
                                                  program.variables[i].ub) for i in keep])
@@ -224,20 +243,26 @@ def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
         if any(len(m) > 1 for m in con.poly):
             return None
         base.constraints.append(Constraint(_remap(con.poly, new), con.sense, con.rhs, con.name))
-    nums, dens = [], []
-    for r, (_, num, den) in zip(used, defs, strict=True):
-        nv, dv = vector(_remap(num, new)), vector(_remap(den, new))
-        var = program.variables[r]
-        # the ratio's own box, as rows of P: N - lb * D >= 0 and N - ub * D <= 0 (D > 0 on P)
-        for bound, sense in ((var.lb, ">="), (var.ub, "<=")):
-            if math.isfinite(bound):
-                coef = nv[0] - bound * dv[0]
-                poly = {(int(k),): float(coef[k]) for k in np.flatnonzero(coef)}
-                base.constraints.append(Constraint(poly, sense, -(nv[1] - bound * dv[1]), f"_box_{var.name}"))
-        nums.append(nv)
-        dens.append(dv)
-    return TwoRatioForm(ratios=(used[0], used[1]), weights=weights, constant=float(obj.get((), 0.0)), base=base,
-                        keep=keep, num=(nums[0], nums[1]), den=(dens[0], dens[1]), rows=tuple(linear))
+    return base
+
+
+def _vector(poly: dict, n: int) -> tuple[np.ndarray, float]:
+    """A remapped linear poly as (coefficients, constant)."""
+    v = np.zeros(n)
+    for m, c in poly.items():
+        if m:
+            v[m[0]] += c
+    return v, float(poly.get((), 0.0))
+
+
+def _add_box_rows(base: PolynomialProgram, var: Variable, nv: tuple[np.ndarray, float],
+                  dv: tuple[np.ndarray, float]) -> None:
+    """The ratio's own box, as rows of P: N - lb * D >= 0 and N - ub * D <= 0 (D > 0 on P)."""
+    for bound, sense in ((var.lb, ">="), (var.ub, "<=")):
+        if math.isfinite(bound):
+            coef = nv[0] - bound * dv[0]
+            poly = {(int(k),): float(coef[k]) for k in np.flatnonzero(coef)}
+            base.constraints.append(Constraint(poly, sense, -(nv[1] - bound * dv[1]), f"_box_{var.name}"))
 
 
 def _remap(poly: dict, new: dict[int, int]) -> dict:
@@ -562,7 +587,91 @@ def _breakpoint(before: _Eval | None, lo: _Eval, hi: _Eval, after: _Eval | None)
 def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], db_min: float,
             tol: float) -> tuple[float, _Eval, int] | None:
     """Branch and bound on ``theta``: (verified upper bound, best evaluation, evaluations) or None."""
-    lam_top, beta_top, point_top = top
+    theta_hi = _theta_hi(s, top, tol)
+    evals = _first_evaluations(s, theta_lo, top) if theta_hi is not None else None
+    if evals is None:
+        return None
+    kink_tried = False
+    while True:
+        upper, best, slacks, bounds, heavy, tail = _survey(s, evals, theta_hi, db_min, tol)
+        if s.lps >= MAX_EVALUATIONS or not bounds:
+            return upper, best, s.lps
+        closed = upper - best.achieved <= tol + 2.0 * s.slack and not heavy
+        late = s.deadline is not None and time.perf_counter() > s.deadline
+        i = None if closed or late else _chosen_interval(slacks, bounds, heavy, tail)
+        if i is None:
+            return upper, best, s.lps
+        lo, hi = evals[i], evals[i + 1]
+        plan, nudge, kink_tried = _plan(s, evals, i, bounds[i], kink_tried, tol)
+        if hi.theta - lo.theta <= 1e-15 * max(1.0, abs(lo.theta)):
+            return upper, best, s.lps
+        stale, nudged = _settle(plan, lo, hi, nudge, tol)
+        e = s.evaluate(plan.theta)
+        if e is None:
+            return None
+        e.nudged, e.flat_end = nudged, plan.at_end
+        e.tangent_of = id(hi) if plan.tangent and not stale else None
+        evals.insert(i + 1, e)
+
+
+def _survey(s: _Search, evals: list[_Eval], theta_hi: float, db_min: float, tol: float
+            ) -> tuple[float, _Eval, list[float], list[tuple[float, float, bool]], list[int], float]:
+    """(upper bound, best evaluation, slacks, interval bounds, intervals whose slack is heavy, tail bound).
+
+    Sets ``s.slack``, the certificate's own slack (rounding in the duals over the smallest denominator),
+    which cannot be split away.
+    """
+    last = evals[-1]
+    h_last = last.lam - _slack(s, last, last, True, db_min, tol)
+    best = max([*evals, *s.candidates], key=lambda e: e.achieved)
+    slacks, bounds = _interval_bounds(s, evals, best, db_min, tol)
+    s.slack = max([sl for sl, (b, _, _) in zip(slacks, bounds, strict=True) if b >= best.achieved]
+                  + [last.lam - h_last])
+    tail = _up(theta_hi - h_last)  # [theta_top, theta_hi]: h >= h(theta_top)
+    upper = max([b for b, _, _ in bounds] + [tail])
+    # a slack beyond what the caller accepts as closed (a rising end's rounding over a denominator that
+    # reaches 1e-7 between two evaluations) can shrink with the interval: split the one that carries it
+    # rather than stop with a bound the caller then declines
+    heavy = [j for j, (sl, (b, _, _)) in enumerate(zip(slacks, bounds, strict=True))
+             if b >= best.achieved and sl > CERTIFICATE_SLACK * max(1.0, abs(upper))]
+    return upper, best, slacks, bounds, heavy, tail
+
+
+def _plan(s: _Search, evals: list[_Eval], i: int, bound: tuple[float, float, bool], kink_tried: bool,
+          tol: float) -> tuple[_Split, float, bool]:
+    """Where to split interval ``i`` (before :func:`_settle`), the nudge off its ends, and whether the LP
+    of the flat level's end was tried."""
+    lo, hi = evals[i], evals[i + 1]
+    _, split, interior = bound
+    # a flat lo with a rising hi: the interval's own split is the tangent at hi (Newton)
+    plan = _Split(split, tangent=lo.nu == 0.0 and hi.nu > 0.0, interior=interior)
+    nudge = min(1e-10 * max(1.0, abs(lo.theta)), 0.25 * (hi.theta - lo.theta))
+    if plan.tangent:
+        kink_tried = _place_at_flat_end(s, lo, hi, plan, nudge, kink_tried, tol)
+    if hi.nu > 0.0 and not plan.interior:
+        # where one basis would attain the bound, look there first; otherwise where the LP basis likely changes
+        kink, kink_tangent = _breakpoint(evals[i - 1] if i > 0 else None, lo, hi,
+                                         evals[i + 2] if i + 2 < len(evals) else None)
+        if kink is not None:
+            plan.theta, plan.fitted, plan.tangent = kink, True, kink_tangent
+    return plan, nudge, kink_tried
+
+
+@dataclass
+class _Split:
+    """Where the search evaluates next inside an interval, and how that place was chosen."""
+
+    theta: float
+    fitted: bool = False  # placed by a model of h (a kink or the flat level's end), not by bisection
+    tangent: bool = False  # placed by the tangent at hi (a guess from one point)
+    interior: bool = False  # where the interval's bound is attained, or a flat level's end
+    at_end: bool = False  # where the flat level was found to end
+    past_end: bool = False  # just past that end, by its own LP
+
+
+def _theta_hi(s: _Search, top: tuple[float, float, np.ndarray], tol: float) -> float | None:
+    """The verified end of the search: no model has ``rho_a`` above it (None when there is none)."""
+    lam_top, beta_top, _ = top
     # rho_a <= lam + (-beta) / D_a only where rho_a > lam: divide by the least D_a there, not over all of P
     # (its own LP), unless the least over all of P already makes the excess negligible
     theta_hi = lam_top
@@ -570,15 +679,17 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
         excess = -beta_top / s.da_min
         theta_hi += excess if excess <= SLACK_SHARE * tol else -beta_top / s.top_den_min(lam_top)
     theta_hi = min(theta_hi, s.structural_max())
-    if not math.isfinite(theta_hi):
-        return None
-    theta_hi = _up(_up(theta_hi))
+    return _up(_up(theta_hi)) if math.isfinite(theta_hi) else None
+
+
+def _first_evaluations(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray]) -> list[_Eval] | None:
+    """The evaluations at ``theta_lo`` and just below the top point's ``rho_a`` (where the LP stays feasible)."""
+    lam_top, _, point_top = top
     rho_top = s.rho(point_top, s.na, s.da)
     first = s.evaluate(theta_lo)
     if first is None:
         return None
     evals = [first]
-    # the last point: just below the top point's rho_a (the LP there must stay feasible)
     for back in (1e-12, 1e-10, 1e-8):
         theta_top = min(rho_top, lam_top) - back * max(1.0, abs(lam_top))
         if theta_top <= theta_lo:
@@ -587,108 +698,88 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
         if e is not None:
             evals.append(e)
             break
-    def slack(lo: _Eval, hi: _Eval, exact: bool) -> float:
-        # a flat lo with a rising hi: the interval's bound rests on lo's certificate alone (h >= h(lo) by
-        # monotonicity), so hi's rounding does not enter it
-        lo_only = lo.nu == 0.0 and hi.nu > 0.0 and lo.lam <= hi.lam
-        worst = lo.beta if lo_only else min(lo.beta, hi.beta)
-        if worst >= 0:
-            return 0.0
-        loose = -worst / db_min  # over the least denominator of all of P: enough when negligible
-        if not exact or loose <= SLACK_SHARE * tol:
-            return loose
-        return -worst / s.den_min_between(lo, hi, db_min, 0.1 * tol)
+    return evals
 
-    kink_tried = False
-    while True:
-        last = evals[-1]
-        h_last = last.lam - slack(last, last, True)
-        best = max([*evals, *s.candidates], key=lambda e: e.achieved)
-        # the slack over the least denominator of all of P first; its own LP only where that could matter
-        slacks = [slack(evals[i], evals[i + 1], False) for i in range(len(evals) - 1)]
-        bounds = [_interval_bound(evals[i], evals[i + 1], slacks[i]) for i in range(len(evals) - 1)]
-        for i, (b, _, _) in enumerate(bounds):
-            if slacks[i] > SLACK_SHARE * tol and b > best.achieved + tol:
-                slacks[i] = slack(evals[i], evals[i + 1], True)
-                bounds[i] = _interval_bound(evals[i], evals[i + 1], slacks[i])
-        # the certificate's own slack (rounding in the duals over the smallest denominator) cannot be split away
-        s.slack = max([sl for sl, (b, _, _) in zip(slacks, bounds, strict=True) if b >= best.achieved]
-                      + [last.lam - h_last])
-        tail = _up(theta_hi - h_last)  # [theta_top, theta_hi]: h >= h(theta_top)
-        upper = max([b for b, _, _ in bounds] + [tail])
-        if s.lps >= MAX_EVALUATIONS or not bounds:
-            return upper, best, s.lps
-        # a slack beyond what the caller accepts as closed (a rising end's rounding over a denominator that
-        # reaches 1e-7 between two evaluations) can shrink with the interval: split the one that carries it
-        # rather than stop with a bound the caller then declines
-        heavy = [j for j, (sl, (b, _, _)) in enumerate(zip(slacks, bounds, strict=True))
-                 if b >= best.achieved and sl > CERTIFICATE_SLACK * max(1.0, abs(upper))]
-        if upper - best.achieved <= tol + 2.0 * s.slack and not heavy:
-            return upper, best, s.lps
-        if s.deadline is not None and time.perf_counter() > s.deadline:
-            return upper, best, s.lps
-        if heavy:  # the largest slack first
-            i = max(heavy, key=lambda j: (slacks[j], bounds[j][0]))
-        else:  # the largest bound
-            i = max(range(len(bounds)), key=lambda j: bounds[j][0])
-            if bounds[i][0] < tail:  # only the sliver above the last point is open: nothing to split
-                return upper, best, s.lps
-        lo, hi = evals[i], evals[i + 1]
-        _, split, interior = bounds[i]
-        fitted = False
-        # a flat lo with a rising hi: the interval's own split is the tangent at hi (Newton)
-        tangent = lo.nu == 0.0 and hi.nu > 0.0
-        # where one basis would attain the bound, look there first (its value closes the gap when it
-        # does); otherwise where the LP basis likely changes
-        at_end = False
-        w = hi.theta - lo.theta
-        nudge = min(1e-10 * max(1.0, abs(lo.theta)), 0.25 * w)
-        past_end = False
-        if tangent:
-            # h flat at lo (every flat evaluation is at one level, min rho_b over P), rising at hi: find
-            # where the flat level ends instead of guessing it from the rising side. lo's point attains the
-            # level, so h is flat at least up to its rho_a (the end itself where the level's model is unique)
-            if lo.theta + nudge < lo.rate_a < hi.theta - nudge:
-                split, fitted, tangent, interior, at_end = lo.rate_a, True, False, True, True
-            elif not kink_tried:
-                # many models attain the level (lo's point is at the theta row): the largest rho_a among
-                # them, by its own LP, and the next evaluation just past it, where h has begun to rise
-                kink_tried = True
-                end = s.flat_end(lo.lam, tol)
-                if end is not None and lo.theta - nudge <= end < hi.theta - nudge:
-                    step = min(0.25 * (hi.theta - max(end, lo.theta)), 0.25 * tol / (1.0 + max(hi.slope, 0.0)))
-                    split, fitted, tangent, interior = max(end, lo.theta) + step, True, False, True
-                    at_end = past_end = True
-            elif lo.flat_end and not lo.nudged:  # flat at the end to within rounding: h rises just right of it
-                split, fitted, tangent, interior = lo.theta, True, False, True
-        if hi.nu > 0.0 and not interior:
-            kink, kink_tangent = _breakpoint(evals[i - 1] if i > 0 else None, lo, hi,
-                                             evals[i + 2] if i + 2 < len(evals) else None)
-            if kink is not None:
-                split, fitted, tangent = kink, True, kink_tangent
-        if w <= 1e-15 * max(1.0, abs(lo.theta)):
-            return upper, best, s.lps
-        # the same tangent at hi that placed lo predicts lo again: it has nothing new to say (h is not a
-        # line there), so bisect instead of nudging; two points on the rising piece then give its Moebius
-        stale = tangent and lo.tangent_of == id(hi)
-        flat_kink = fitted and split <= lo.theta + nudge and not lo.nudged and not stale
-        if past_end:
-            pass  # placed just past the flat level's end
-        elif stale:
-            split = lo.theta + 0.5 * w
-        elif flat_kink:
-            # the kink is at lo.theta to within rounding: look just right of it, close enough to close the gap
-            split = lo.theta + min(0.25 * w, 0.25 * tol / (1.0 + max(hi.slope, 0.0)))
-        elif not math.isfinite(split) or not lo.theta < split < hi.theta:
-            split = lo.theta + 0.5 * w
-        else:
-            split = min(max(split, lo.theta + nudge), hi.theta - nudge)
-        e = s.evaluate(split)
-        if e is None:
-            return None
-        e.nudged, e.flat_end = flat_kink or past_end, at_end
-        e.tangent_of = id(hi) if tangent and not stale else None
-        evals.insert(i + 1, e)
+
+def _slack(s: _Search, lo: _Eval, hi: _Eval, exact: bool, db_min: float, tol: float) -> float:
+    """The rounding of the certificates of ``[lo, hi]`` over the least denominator (its own LP when ``exact``)."""
+    # a flat lo with a rising hi: the interval's bound rests on lo's certificate alone (h >= h(lo) by
+    # monotonicity), so hi's rounding does not enter it
+    lo_only = lo.nu == 0.0 and hi.nu > 0.0 and lo.lam <= hi.lam
+    worst = lo.beta if lo_only else min(lo.beta, hi.beta)
+    if worst >= 0:
+        return 0.0
+    loose = -worst / db_min  # over the least denominator of all of P: enough when negligible
+    if not exact or loose <= SLACK_SHARE * tol:
+        return loose
+    return -worst / s.den_min_between(lo, hi, db_min, 0.1 * tol)
+
+
+def _interval_bounds(s: _Search, evals: list[_Eval], best: _Eval, db_min: float, tol: float
+                     ) -> tuple[list[float], list[tuple[float, float, bool]]]:
+    """Each interval's slack and bound (:func:`_interval_bound`)."""
+    # the slack over the least denominator of all of P first; its own LP only where that could matter
+    slacks = [_slack(s, evals[i], evals[i + 1], False, db_min, tol) for i in range(len(evals) - 1)]
+    bounds = [_interval_bound(evals[i], evals[i + 1], slacks[i]) for i in range(len(evals) - 1)]
+    for i, (b, _, _) in enumerate(bounds):
+        if slacks[i] > SLACK_SHARE * tol and b > best.achieved + tol:
+            slacks[i] = _slack(s, evals[i], evals[i + 1], True, db_min, tol)
+            bounds[i] = _interval_bound(evals[i], evals[i + 1], slacks[i])
+    return slacks, bounds
+
+
+def _chosen_interval(slacks: list[float], bounds: list[tuple[float, float, bool]], heavy: list[int],
+                     tail: float) -> int | None:
+    """The interval to split: the largest slack among ``heavy``, else the largest bound (None: only the tail)."""
+    if heavy:
+        return max(heavy, key=lambda j: (slacks[j], bounds[j][0]))
+    i = max(range(len(bounds)), key=lambda j: bounds[j][0])
+    return None if bounds[i][0] < tail else i  # only the sliver above the last point is open: nothing to split
+
+
+def _place_at_flat_end(s: _Search, lo: _Eval, hi: _Eval, plan: _Split, nudge: float, kink_tried: bool,
+                       tol: float) -> bool:
+    """Place ``plan`` where h's flat level at ``lo`` ends (h rising at ``hi``); returns whether the LP was tried.
+
+    Every flat evaluation is at one level, min rho_b over P: find where it ends instead of guessing it from
+    the rising side. lo's point attains the level, so h is flat at least up to its rho_a (the end itself
+    where the level's model is unique).
+    """
+    if lo.theta + nudge < lo.rate_a < hi.theta - nudge:
+        plan.theta, plan.fitted, plan.tangent, plan.interior, plan.at_end = lo.rate_a, True, False, True, True
+    elif not kink_tried:
+        # many models attain the level (lo's point is at the theta row): the largest rho_a among
+        # them, by its own LP, and the next evaluation just past it, where h has begun to rise
+        end = s.flat_end(lo.lam, tol)
+        if end is not None and lo.theta - nudge <= end < hi.theta - nudge:
+            step = min(0.25 * (hi.theta - max(end, lo.theta)), 0.25 * tol / (1.0 + max(hi.slope, 0.0)))
+            plan.theta, plan.fitted, plan.tangent, plan.interior = max(end, lo.theta) + step, True, False, True
+            plan.at_end = plan.past_end = True
+        return True
+    elif lo.flat_end and not lo.nudged:  # flat at the end to within rounding: h rises just right of it
+        plan.theta, plan.fitted, plan.tangent, plan.interior = lo.theta, True, False, True
+    return kink_tried
+
+
+def _settle(plan: _Split, lo: _Eval, hi: _Eval, nudge: float, tol: float) -> tuple[bool, bool]:
+    """The final place of ``plan`` inside ``(lo, hi)``; returns (a stale tangent, placed just past a kink)."""
+    w = hi.theta - lo.theta
+    # the same tangent at hi that placed lo predicts lo again: it has nothing new to say (h is not a
+    # line there), so bisect instead of nudging; two points on the rising piece then give its Moebius
+    stale = plan.tangent and lo.tangent_of == id(hi)
+    flat_kink = plan.fitted and plan.theta <= lo.theta + nudge and not lo.nudged and not stale
+    if plan.past_end:
+        pass  # placed just past the flat level's end
+    elif stale:
+        plan.theta = lo.theta + 0.5 * w
+    elif flat_kink:
+        # the kink is at lo.theta to within rounding: look just right of it, close enough to close the gap
+        plan.theta = lo.theta + min(0.25 * w, 0.25 * tol / (1.0 + max(hi.slope, 0.0)))
+    elif not math.isfinite(plan.theta) or not lo.theta < plan.theta < hi.theta:
+        plan.theta = lo.theta + 0.5 * w
+    else:
+        plan.theta = min(max(plan.theta, lo.theta + nudge), hi.theta - nudge)
+    return stale, flat_kink or plan.past_end
 
 
 def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None,
