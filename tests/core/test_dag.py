@@ -20,7 +20,6 @@ def test_parse_and_order() -> None:
     assert g.order == ["A", "U", "Y", "P", "S"]
     assert g.parents("S") == ["A", "U", "Y"]
     assert g.observed_parents("S") == ["A", "Y"]
-    assert g.latent_parents("S") == ["U"]
     assert g.c_components() == [["A"], ["Y", "P", "S"]]
 
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from types import MappingProxyType
 
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.jsonsafe import dumps
@@ -90,10 +89,6 @@ def _edges(config: BiasConfig, latent_names: dict[str, str]) -> list[tuple[str, 
         a, b = (x.strip() for x in part.split("->"))
         edges.append((latent_names.get(a, a), latent_names.get(b, b)))
     return edges
-
-
-_ROLE_KEYS = MappingProxyType({"attribute": "attribute_node", "outcome": "outcome_node",
-                               "prediction": "prediction_node"})
 
 
 def _measured(config: BiasConfig) -> list[str]:

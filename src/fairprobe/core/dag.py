@@ -337,26 +337,6 @@ class DAG:
             self._observed_parents[v] = sorted(ps, key=self._position.__getitem__)
         return list(self._observed_parents[v])
 
-    def latent_parents(self, v: str) -> list[str]:
-        """Latent parents of ``v``.
-
-        Parameters
-        ----------
-        v : str
-            A node.
-
-        Returns
-        -------
-        list of str
-            Its unobserved parents, in edge order.
-
-        Examples
-        --------
-        >>> DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U").latent_parents("Y")
-        ['U']
-        """
-        return [p for p in self.parents(v) if p in self.unobserved]
-
     def ancestors(self, targets: Iterable[str], *, cut: Iterable[str] = (), endogenous: bool = False) -> set[str]:
         """Ancestors of ``targets``, including themselves.
 
