@@ -64,17 +64,6 @@ class Condition:
     observed : float or None
         ``P(F)`` when the data pin it (then it is the same, positive, in every model).
 
-    Attributes
-    ----------
-    event : str
-        The event, e.g. ``"Y = 1 & A = 1"``.
-    atoms : tuple of Atom
-        Its atoms.
-    poly : dict
-        ``P(F)`` as a polynomial over the program's variable indices.
-    observed : float or None
-        ``P(F)`` when the data pin it (then it is the same, positive, in every model).
-
     Examples
     --------
     >>> import pandas as pd
@@ -188,11 +177,11 @@ class CompiledProgram:
     Parameters
     ----------
     program : PolynomialProgram
-        The program; its objective is the query.
-    kind : str
-        ``"linear"``, ``"linear_fractional"`` or ``"polynomial"``.
+        The program; its objective is the query (``sense`` "min"; ``with_sense("max")`` for the upper bound).
+    kind : {"linear", "linear_fractional", "polynomial"}
+        Structure detected after reductions.
     stats_before, stats_after : dict
-        Size of the naive program and of the reduced one.
+        Size of the naive response-function program and of the reduced one.
     notes : list of str
         Reductions applied and relaxations made.
     ratios : list of str
@@ -205,17 +194,6 @@ class CompiledProgram:
         Names of the rows that encode the query.
     windows : list of list of (dict, dict or None)
         Max-abs families written as ranges: each member rate as (numerator, denominator or None).
-
-    Attributes
-    ----------
-    program : PolynomialProgram
-        Objective = the query (``sense`` "min"; use ``with_sense("max")`` for the upper bound).
-    kind : {"linear", "linear_fractional", "polynomial"}
-        Structure detected after reductions.
-    stats_before, stats_after : dict
-        Size of the naive response-function program and of the reduced one.
-    notes : list of str
-        Reductions applied and relaxations made, for reports.
 
     Examples
     --------
