@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 __all__ = ["CORE_DRIVERS", "CORE_ENGINE", "CORE_MODEL", "CORE_RESULTS", "LEGACY_PROGRAM_LAYER", "PROGRAM",
-           "PROGRAM_PACKAGE", "RULES", "Edge", "Graph", "Rule", "cycle_edges",
+           "PROGRAM_PACKAGE", "RESULTS_BASE", "RULES", "Edge", "Graph", "Rule", "cycle_edges",
            "cycles", "private_imports", "program_layer", "read_graph", "violations"]
 
 SOLVER_LIBRARIES = ("pyscipopt", "gurobipy", "ortools", "cvxpy", "highspy", "treefarms")
@@ -100,6 +100,9 @@ CORE_MODEL = tuple(_CORE + m for m in (
     "reparametrise", "decompose", "repair", "combine", "parametric", "table", "table_fit", "coding", "validate",
     "reading", "small_groups", "inputs"))
 CORE_RESULTS = (_CORE + "interpret", _CORE + "results")
+#: The bottom of the results layer: the shared wording (``Conclusion``, ``ObservedValue``, the sign rules), the
+#: sampling interval and the result interface (``Explained``, ``Summary``); every result class stands on them.
+RESULTS_BASE = tuple(_CORE + "results." + m for m in ("wording", "interval", "explained"))
 CORE_ENGINE = tuple(_CORE + m for m in ("engine", "solving", "families", "metric_range", "routing", "rebind"))
 CORE_DRIVERS = tuple(_CORE + m for m in ("bound", "sensitivity", "breakdown", "uncertainty", "group_rates"))
 
@@ -131,6 +134,12 @@ RULES: tuple[Rule, ...] = (
          "the drivers"),
     Rule("core-results", CORE_RESULTS, CORE_ENGINE + CORE_DRIVERS, (),
          "the results and their interpretation never import the engine or the drivers that make them"),
+    Rule("core-results-interpret", (_CORE + "results",), (_CORE + "interpret",), (),
+         "the result modules import the shared wording (core.results.wording), never core.interpret, which "
+         "re-exports their conclusion functions"),
+    Rule("core-results-base", RESULTS_BASE, (_CORE + "results",), (_CORE + "results.wording=",),
+         "the shared wording, the sampling interval and the result interface import no result class (each result "
+         "module imports them, so a result class below them would close a cycle)"),
     Rule("core-engine", CORE_ENGINE, CORE_DRIVERS, (),
          "the engine (BoundProblem and its solving steps) never imports a driver (bound, sweeps, breakdown, "
          "intervals)"),
@@ -264,12 +273,15 @@ def read_graph(src: Path) -> Graph:
     return Graph(modules, edges)
 
 
-def cycles(graph: Graph) -> list[list[str]]:
+def cycles(graph: Graph, *, include_type_checking: bool = False) -> list[list[str]]:
     """Strongly connected components with more than one module (function-level imports included).
 
     Parameters
     ----------
     graph : Graph
+    include_type_checking : bool
+        Count the imports under ``if TYPE_CHECKING:`` too (they never run, but a type-only cycle still
+        ties the modules' meanings together).
 
     Returns
     -------
@@ -277,7 +289,7 @@ def cycles(graph: Graph) -> list[list[str]]:
         Each cycle's modules, sorted; the list sorted too.
     """
     adjacency: dict[str, set[str]] = {m: set() for m in graph.modules}
-    for e in graph.fairprobe_edges():
+    for e in graph.fairprobe_edges(include_type_checking=include_type_checking):
         adjacency[e.importer].add(e.imported)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -322,10 +334,11 @@ def cycles(graph: Graph) -> list[list[str]]:
     return sorted(out)
 
 
-def cycle_edges(graph: Graph, component: Iterable[str]) -> list[Edge]:
+def cycle_edges(graph: Graph, component: Iterable[str], *, include_type_checking: bool = False) -> list[Edge]:
     """The import statements inside one cycle (what to cut)."""
     members = set(component)
-    return [e for e in graph.fairprobe_edges() if e.importer in members and e.imported in members]
+    return [e for e in graph.fairprobe_edges(include_type_checking=include_type_checking)
+            if e.importer in members and e.imported in members]
 
 
 def private_imports(graph: Graph) -> list[Edge]:

@@ -102,7 +102,10 @@ def test_the_layers_inside_core_and_of_the_other_packages(tmp_path: Path) -> Non
     """A driver below the engine, an engine below the results, a report importing the CLI: each rule flags its own."""
     src = _fake_package(tmp_path, {
         "core/compiler.py": "from fairprobe.core.results import BoundResult\n",
-        "core/results.py": "def f():\n    from fairprobe.core import engine\n",
+        "core/results/__init__.py": "def f():\n    from fairprobe.core import engine\n",
+        "core/results/wording.py": "from fairprobe.core.results.bound_result import BoundResult\n",
+        "core/results/bound_result.py": "from fairprobe.core.interpret import threshold_test\n",
+        "core/interpret.py": "from fairprobe.core.results.wording import Conclusion\n",
         "core/engine.py": "from fairprobe.core.bound import bound\n",
         "core/bound.py": "from fairprobe.core.engine import BoundProblem\n",
         "reporting/report.py": "from fairprobe.studies import runner\n",
@@ -115,6 +118,8 @@ def test_the_layers_inside_core_and_of_the_other_packages(tmp_path: Path) -> Non
     assert broken == {
         ("core-model", "fairprobe.core.compiler", "fairprobe.core.results"),
         ("core-results", "fairprobe.core.results", "fairprobe.core.engine"),
+        ("core-results-base", "fairprobe.core.results.wording", "fairprobe.core.results.bound_result"),
+        ("core-results-interpret", "fairprobe.core.results.bound_result", "fairprobe.core.interpret"),
         ("core-engine", "fairprobe.core.engine", "fairprobe.core.bound"),
         ("reporting", "fairprobe.reporting.report", "fairprobe.studies.runner"),
         ("plugins", "fairprobe.plugins.x.cli", "fairprobe.cli.main"),  # its options module is the plugin kit

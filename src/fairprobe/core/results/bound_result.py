@@ -1,350 +1,35 @@
-"""Results that explain themselves: one base for every causal result and every analysis.
+"""One certified bound (:class:`BoundResult`), one sweep point (:class:`PointOutcome`) and what a bound settles.
 
-* :class:`Summary`: a printable summary (a ``str``) that also renders as HTML with its tables.
-* :class:`Explained`: the result interface (``summary()``, ``to_dict()``, ``to_frame()``,
-  ``conclusion()``, ``_repr_html_``) shared by :class:`BoundResult`,
-  :class:`~fairprobe.core.sensitivity.SensitivityResult`,
-  :class:`~fairprobe.core.breakdown.BreakdownResult` and the analyses
-  (:class:`~fairprobe.plugins.base.Analysis`).
-* :class:`ObservedValue`: the metric with no bias (every sensitivity parameter 0), or why it has none.
-* :class:`Conclusion`: what a result settles, decided in one place
-  (:mod:`fairprobe.core.interpret`); the command line and the app only print its ``text``.
+:func:`bound_conclusion` reads a bound against its value with no bias; :func:`threshold_test` states the
+claim the no-bias bounds support (the breakdown search tests it). The rules: :mod:`fairprobe.core.interpret`.
 """
 
 from __future__ import annotations
 
-import abc
-import html
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from fairprobe.backends.base import SolveResult
-from fairprobe.core.interpret import Conclusion, ObservedValue, bound_conclusion
 from fairprobe.core.jsonsafe import json_number as fix
 from fairprobe.core.jsonsafe import jsonable
-from fairprobe.core.small_groups import FEW_UNITS  # the one rule, re-exported
+from fairprobe.core.results.explained import Explained, Summary, few_units_line
+from fairprobe.core.results.interval import SamplingInterval, interval_columns
+from fairprobe.core.results.wording import (
+    LIMIT_NOTE,
+    SIGN_TOLERANCE,
+    Conclusion,
+    ObservedValue,
+    keeps_sign,
+    observed_sign,
+    setting_text,
+    too_few_units_text,
+)
 
-__all__ = ["FEW_UNITS", "BoundResult", "Conclusion", "Explained", "ObservedValue", "PointOutcome", "SamplingInterval",
-           "Summary", "few_units_line"]
-
-
-
-@dataclass
-class SamplingInterval:
-    """A bound's sampling interval: the metric's confidence interval beside the bias-only bounds.
-
-    Built by :func:`~fairprobe.core.uncertainty.sampling_interval` (``fp.bound(..., ci=0.95)``).
-
-    Attributes
-    ----------
-    level : float
-        Coverage probability.
-    method : str
-        ``"bootstrap"``, ``"projection"`` or ``"bayes"``.
-    lower, upper : float
-        Interval for the metric: covers its true value with probability ``level`` when the bias
-        is at most the sensitivity value (Imbens-Manski with Stoye's correction; for projection
-        the region's bound).
-    set_lower, set_upper : float
-        Interval for the whole identified set (each end two-sided): wider.
-    estimate : (float, float)
-        The certified bounds on the table itself (the bias-only interval).
-    se_lower, se_upper : float
-        Standard errors of the two bound endpoints (NaN for projection).
-    critical_value : float
-        The Imbens-Manski critical value used (NaN for projection).
-    resamples : int
-        Resamples or posterior draws solved (0 for projection).
-    failed : int
-        Draws in which the metric was undefined (dropped).
-    n : int
-        Units behind the table.
-    seed : int
-        Seed of the draws.
-    notes : list of str
-        How the interval was obtained.
-    wall_time : float
-        Seconds spent.
-
-    Examples
-    --------
-    >>> ci = SamplingInterval(0.95, "bootstrap", 0.1, 0.5, 0.09, 0.52, (0.2, 0.4), 0.03, 0.04, 1.7, 1000, 0, 500, 0)
-    >>> ci.text()
-    '95 % CI [0.1000, 0.5000], bootstrap, 1,000 resamples; bias-only interval [0.2000, 0.4000]'
-    """
-
-    level: float
-    method: str
-    lower: float
-    upper: float
-    set_lower: float
-    set_upper: float
-    estimate: tuple[float, float]
-    se_lower: float
-    se_upper: float
-    critical_value: float
-    resamples: int
-    failed: int
-    n: int
-    seed: int
-    notes: list[str] = field(default_factory=list)
-    wall_time: float = 0.0
-
-    def contains(self, value: float) -> bool:
-        """Whether ``value`` lies in the interval for the metric.
-
-        Parameters
-        ----------
-        value : float
-
-        Returns
-        -------
-        bool
-
-        Examples
-        --------
-        >>> SamplingInterval(0.95, "projection", 0.1, 0.5, 0.1, 0.5, (0.2, 0.4), 0, 0, 0, 0, 0, 50, 0).contains(0.6)
-        False
-        """
-        return self.lower <= value <= self.upper
-
-    def text(self) -> str:
-        """One line: the interval, its method and size, and the bias-only interval.
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> SamplingInterval(0.9, "projection", 0.1, 0.5, 0.1, 0.5, (0.2, 0.4), 0, 0, 0, 0, 0, 50, 0).text()
-        '90 % CI [0.1000, 0.5000], projection (Clopper-Pearson region, n = 50); bias-only interval [0.2000, 0.4000]'
-        """
-        if self.method == "projection":
-            how = f"projection (Clopper-Pearson region, n = {self.n:,})"
-        else:
-            unit = "resamples" if self.method == "bootstrap" else "posterior draws"
-            how = f"{self.method}, {self.resamples:,} {unit}"
-        return (f"{self._name()} [{_four(self.lower)}, {_four(self.upper)}], {how}; bias-only interval "
-                f"[{_four(self.estimate[0])}, {_four(self.estimate[1])}]")
-
-    def _name(self) -> str:
-        # a Dirichlet-posterior interval is a credible interval, not a confidence interval
-        return f"{100 * self.level:g} % " + ("credible interval" if self.method == "bayes" else "CI")
-
-    def level_text(self) -> str:
-        """The kind of interval in a few words (``"95 % CI, bootstrap"``).
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> SamplingInterval(0.95, "bayes", 0.1, 0.5, 0.1, 0.5, (0.2, 0.4), 0, 0, 0, 0, 0, 50, 0).level_text()
-        '95 % credible interval, bayes'
-        """
-        return f"{self._name()}, {self.method}"
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly fields.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> ci = SamplingInterval(0.95, "bayes", 0.1, 0.5, 0.09, 0.52, (0.2, 0.4), 0.03, 0.04, 1.7, 1000, 0, 500, 0)
-        >>> ci.to_dict()["set_upper"]
-        0.52
-        >>> import json, numpy as np  # numpy scalars (a seed given as np.int64) become Python numbers
-        >>> json.dumps(SamplingInterval(0.9, "projection", 0.1, 0.5, 0.1, 0.5, (0.2, 0.4), 0, 0, 0, 0, 0, 50,
-        ...                             np.int64(3)).to_dict()["seed"])
-        '3'
-        """
-        return jsonable({"level": self.level, "method": self.method, "lower": self.lower, "upper": self.upper,
-                         "set_lower": self.set_lower, "set_upper": self.set_upper, "estimate": list(self.estimate),
-                         "se_lower": self.se_lower, "se_upper": self.se_upper, "critical_value": self.critical_value,
-                         "resamples": self.resamples, "failed": self.failed, "n": self.n, "seed": self.seed,
-                         "notes": list(self.notes), "wall_time": self.wall_time, "text": self.text()})
-
-
-def few_units_line(few: Mapping[str, int]) -> str:
-    """The summary line of :attr:`BoundResult.few_units` (bound, sweep and breakdown summaries).
-
-    Parameters
-    ----------
-    few : mapping of str to int
-        Events and their numbers of units.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> few_units_line({"A = c": 10})[:35]
-    'few units: A = c: 10 (units in the '
-    """
-    shown = ", ".join(f"{e}: {n}" for e, n in few.items())
-    return (f"few units: {shown} (units in the data); the bounds take the observed shares as exact, and rates "
-            "from so few units carry sampling error that can exceed the bias considered (compare a group with "
-            "the rest, or merge small groups)")
-
-
-class Summary(str):
-    """A printable summary that also renders as HTML (statsmodels' ``Summary`` is the model).
-
-    It *is* the text (a ``str``), so ``print(s)`` and ``"bias" in s`` work; :meth:`as_html` and
-    ``_repr_html_`` (notebooks) render the title, the text and the tables.
-
-    Parameters
-    ----------
-    text : str
-        The plain-text summary.
-    title : str
-        Heading of the HTML rendering.
-    tables : dict of str to DataFrame, optional
-        Tables shown below the text in HTML (and in reports).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> s = Summary("2 groups, gap 0.1", title="Rates", tables={"rates": pd.DataFrame({"rate": [0.2, 0.3]})})
-    >>> print(s)
-    2 groups, gap 0.1
-    >>> "<table" in s.as_html()
-    True
-    """
-
-    title: str
-    tables: dict[str, pd.DataFrame]
-
-    def __new__(cls, text: str, title: str = "", tables: Mapping[str, pd.DataFrame] | None = None) -> Summary:
-        obj = super().__new__(cls, text)
-        obj.title = title
-        obj.tables = dict(tables or {})
-        return obj
-
-    def as_text(self) -> str:
-        """The summary as plain text.
-
-        Returns
-        -------
-        str
-            The text without the title and tables.
-
-        Examples
-        --------
-        >>> Summary("gap 0.1", title="Rates").as_text()
-        'gap 0.1'
-        """
-        return str.__str__(self)
-
-    def as_html(self) -> str:
-        """The summary as an HTML fragment (title, pre-formatted text, tables).
-
-        Returns
-        -------
-        str
-            HTML with the escaped title (``<h4>``), the text (``<pre>``) and each table.
-
-        Examples
-        --------
-        >>> print(Summary("a < b", title="Rates").as_html())
-        <h4>Rates</h4>
-        <pre style="white-space:pre-wrap;overflow-wrap:anywhere">a &lt; b</pre>
-        """
-        parts = [f"<h4>{html.escape(self.title)}</h4>"] if self.title else []
-        # long lines wrap instead of running off the page (the app, notebooks, reports)
-        parts.append(f'<pre style="white-space:pre-wrap;overflow-wrap:anywhere">{html.escape(self.as_text())}</pre>')
-        for name, frame in self.tables.items():
-            parts.append(f"<p><b>{html.escape(name)}</b></p>{frame.to_html(border=0)}")
-        return "\n".join(parts)
-
-    def _repr_html_(self) -> str:
-        return self.as_html()
-
-
-class Explained(abc.ABC):
-    """The interface every result has: it explains itself.
-
-    Subclasses implement :meth:`summary`, :meth:`to_frame` and :meth:`conclusion`;
-    :meth:`to_dict` defaults to the summary text and tables, ``_repr_html_`` renders the summary.
-    :class:`BoundResult`, :class:`~fairprobe.core.sensitivity.SensitivityResult`,
-    :class:`~fairprobe.core.breakdown.BreakdownResult`, :class:`~fairprobe.core.group_rates.GroupRates`
-    and every :class:`~fairprobe.plugins.base.Analysis` are ``Explained``.
-
-    Examples
-    --------
-    >>> import fairprobe as fp
-    >>> from fairprobe.datasets import load_paper_table
-    >>> isinstance(fp.group_rates(load_paper_table()), Explained)
-    True
-    """
-
-    @abc.abstractmethod
-    def summary(self) -> Summary:
-        """A :class:`Summary` (text, HTML, tables).
-
-        Examples
-        --------
-        >>> import fairprobe as fp
-        >>> from fairprobe.datasets import load_paper_table
-        >>> fp.group_rates(load_paper_table()).summary().title
-        'Observed group rates'
-        """
-
-    @abc.abstractmethod
-    def to_frame(self) -> pd.DataFrame:
-        """The main result table.
-
-        Examples
-        --------
-        >>> import fairprobe as fp
-        >>> from fairprobe.datasets import load_paper_table
-        >>> len(fp.group_rates(load_paper_table()).to_frame())
-        3
-        """
-
-    @abc.abstractmethod
-    def conclusion(self) -> Conclusion:
-        """What the result settles (see :class:`Conclusion`).
-
-        Examples
-        --------
-        >>> import fairprobe as fp
-        >>> from fairprobe.datasets import load_paper_table
-        >>> fp.group_rates(load_paper_table()).conclusion().verdict
-        'finding'
-        """
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly form: the summary text, its tables as records and the conclusion.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> import fairprobe as fp
-        >>> from fairprobe.datasets import load_paper_table
-        >>> sorted(fp.group_rates(load_paper_table()).to_dict())
-        ['conclusion', 'summary', 'tables', 'verdict']
-        """
-        summary = self.summary()
-        conclusion = self.conclusion()
-        return jsonable({"summary": summary.as_text(), "conclusion": conclusion.text, "verdict": conclusion.verdict,
-                         "tables": {k: v.to_dict(orient="records") for k, v in summary.tables.items()}})
-
-    def _repr_html_(self) -> str:
-        return self.summary().as_html()
+__all__ = ["BoundResult", "PointOutcome", "bound_conclusion", "threshold_test"]
 
 
 @dataclass(repr=False)
@@ -675,20 +360,6 @@ class BoundResult(Explained):
                 f"metric={self.metric!r})")
 
 
-def _four(value: float) -> str:
-    """Four decimals, without the "-0.0000" of a value a rounding below 0."""
-    text = f"{value:.4f}"
-    return text[1:] if text == "-0.0000" else text
-
-
-def interval_columns(interval: SamplingInterval | None) -> dict[str, Any]:
-    """The ``to_frame`` columns of a sampling interval (none without one)."""
-    if interval is None:
-        return {}
-    return {"ci_lower": interval.lower, "ci_upper": interval.upper, "ci_set_lower": interval.set_lower,
-            "ci_set_upper": interval.set_upper, "ci_level": interval.level, "ci_method": interval.method}
-
-
 @dataclass
 class PointOutcome:
     """One grid point: its parameters and either a result or the error that stopped it.
@@ -718,3 +389,131 @@ class PointOutcome:
     result: BoundResult | None
     error: str | None = None
     status: str = "optimal"
+
+
+def _too_few(res: BoundResult, head: str, notes: tuple[str, ...]) -> Conclusion:
+    """A bound on a rate of too few units: the bounds, the sampling interval if any, and no claim."""
+    text = f"{head} {too_few_units_text(res.few_units)}."
+    if res.interval is not None:
+        text += _interval_text(res)
+    else:
+        text += " Compute the interval with sampling error (ci=0.95, --ci 0.95) to see how little they pin down."
+    return Conclusion("too_few_units", text, (*notes, "too few units for a claim"))
+
+
+def bound_conclusion(res: BoundResult) -> Conclusion:
+    """The conclusion of one certified bound, read against its value with no bias.
+
+    Parameters
+    ----------
+    res : BoundResult
+        The bounds (their :attr:`~BoundResult.observed` value is computed if needed).
+
+    Returns
+    -------
+    Conclusion
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> from fairprobe.datasets import load_paper_table
+    >>> res = fp.bound("proxy_label", "fpr_parity", load_paper_table(), D=0.01)
+    >>> c = bound_conclusion(res)
+    >>> c.verdict, c.text.split(". ")[0]
+    ('survives', 'Without bias the data give fpr_parity (A: 0 vs 1) = -0.0426')
+    """
+    head = (f"If the data are biased as far as {setting_text(res.parameters)} allows, the true {res.metric} lies in "
+            f"[{res.lower:.4f}, {res.upper:.4f}] (certified).")
+    notes: tuple[str, ...] = ()
+    obs = res.observed
+    if obs is None or not obs.defined:
+        why = f" {obs.error}" if obs is not None and obs.error else ""
+        return Conclusion("undetermined", f"Without bias {res.metric} has no value:{why} {head} Those values come "
+                          "only from biased models, so there is no observed conclusion to hold or flip.")
+    head = f"Without bias the data give {res.metric} = {obs.text()}. {head}"
+    if res.status != "optimal":
+        head += f" {LIMIT_NOTE}"
+        notes = (LIMIT_NOTE,)
+    if res.few_units:
+        return _too_few(res, head, notes)
+    if res.metric_kind == "rate":
+        return Conclusion("range", head + _interval_text(res), notes)
+    if res.nonnegative or res.metric_kind == "nonnegative":
+        if res.lower > SIGN_TOLERANCE:
+            return Conclusion(_survives(res, "positive"), head + f" A disparity of at least {res.lower:.4f} remains."
+                              + _with_noise(res, "positive", "a gap remains"), notes)
+        return Conclusion("could_be_zero", head + " The disparity could be 0 at this much bias."
+                          + _interval_text(res), notes)
+    sign = observed_sign(obs)
+    if sign is None:
+        return Conclusion("undetermined", head + " The data alone do not settle the sign of the disparity, so there "
+                          "is no observed conclusion to hold or flip." + _interval_text(res), notes)
+    if keeps_sign(sign, res.lower, res.upper):
+        return Conclusion(_survives(res, sign), head + f" The disparity stays {sign}: the observed conclusion holds "
+                          "at this much bias." + _with_noise(res, sign, f"it stays {sign}"), notes)
+    return Conclusion("can_flip", head + f" The data show a {sign} disparity, but at this much bias it could be 0 "
+                      "or reversed: the conclusion could flip." + _interval_text(res), notes)
+
+
+def _survives(res: BoundResult, sign: str) -> str:
+    """``"survives"``, or ``"survives_bias_only"`` when the sampling interval does not keep the sign."""
+    ci = res.interval
+    return "survives" if ci is None or keeps_sign(sign, ci.lower, ci.upper) else "survives_bias_only"
+
+
+def _interval_text(res: BoundResult) -> str:
+    return f" With sampling error: {res.interval.text()}." if res.interval is not None else ""
+
+
+def _with_noise(res: BoundResult, sign: str, kept: str) -> str:
+    """The sentence on the sampling interval of a conclusion that survives the bias ("" without one)."""
+    ci = res.interval
+    if ci is None:
+        return ""
+    if keeps_sign(sign, ci.lower, ci.upper):
+        return f" With sampling error too ({ci.text()}) {kept}."
+    return (f" With sampling error ({ci.text()}) it is not settled: the conclusion survives this bias in the "
+            "population the table describes, not the noise of this sample.")
+
+
+def threshold_test(res: BoundResult, threshold: float | None,
+                   tolerance: float | None) -> tuple[str, Callable[[BoundResult], bool]] | None:
+    """The claim the no-bias bounds support, and a test of whether other bounds still support it.
+
+    Parameters
+    ----------
+    res : BoundResult
+        The bounds with no bias.
+    threshold : float or None
+        Claim "metric above/below threshold" (default 0).
+    tolerance : float or None
+        Claim "``|metric| <= tolerance``" (parity holds) or its negation.
+
+    Returns
+    -------
+    (str, callable) or None
+        The claim in words and its test; None when the bounds straddle the threshold (no claim).
+
+    Examples
+    --------
+    >>> import fairprobe as fp
+    >>> from fairprobe.datasets import load_paper_table
+    >>> res = fp.bound("proxy_label", "fpr_parity", load_paper_table(), D=0.0)
+    >>> threshold_test(res, None, None)[0], threshold_test(res, None, 0.05)[0]
+    ('metric < 0', '|metric| <= 0.05 (parity holds within tolerance)')
+    """
+    if tolerance is not None:
+        eps = float(tolerance)
+        if res.lower >= -eps and res.upper <= eps:
+            return f"|metric| <= {eps:g} (parity holds within tolerance)", lambda r: r.lower >= -eps and r.upper <= eps
+        if res.lower > eps:
+            return f"metric > {eps:g} (parity violated)", lambda r: r.lower > eps
+        if res.upper < -eps:
+            return f"metric < {-eps:g} (parity violated)", lambda r: r.upper < -eps
+        return None
+    t = float(threshold if threshold is not None else 0.0)
+    if res.lower > t:
+        return f"metric > {t:g}", lambda r: r.lower > t
+    if res.upper < t:
+        return f"metric < {t:g}", lambda r: r.upper < t
+    return None
