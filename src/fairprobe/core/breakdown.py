@@ -46,6 +46,35 @@ def _metric_name(metric: Any) -> str:
     return metric if isinstance(metric, str) else getattr(metric, "name", type(metric).__name__)
 
 
+def _search_target(problem: BoundProblem, metric: Any, parameter: str | None, fixed: Mapping[str, float],
+                   D_max: float | None, threshold: float | None, tolerance: float | None) -> tuple[str, float]:
+    """The parameter the breakdown moves and the largest value searched, checked before any solve."""
+    names = problem.config.parameters
+    if parameter is not None and parameter not in names:
+        raise ConfigError(f"Unknown parameter {parameter!r}; this bias has {names}: pass one of them as parameter=.")
+    moved = parameter if parameter is not None else names[0] if len(names) == 1 else None
+    if moved in fixed:  # e.g. D=0.1: the search range is D_max, not a value of the moved parameter
+        raise ConfigError(f"{moved} = {fixed[moved]} fixes the parameter the breakdown moves; give the largest value "
+                          f"searched as D_max={fixed[moved]}.")
+    if parameter is None:
+        if len([p for p in names if p not in fixed]) != 1:
+            first, *rest = names
+            raise ConfigError(f"The bias has parameters {names}; choose one with parameter={first!r} and fix the "
+                              f"others by keyword (command line: --parameter {first} "
+                              f"{' '.join('--param ' + p + '=0.05' for p in rest)}).")
+    (parameter,), _ = problem.points([0.0], parameter=parameter)
+    bounded = problem.config.probability_parameters
+    if D_max is None:
+        if bounded is not None and parameter not in bounded:
+            raise ConfigError(f"{parameter} is not a probability bound; give D_max.")
+        D_max = 1.0
+    if threshold is None and tolerance is None and problem.metric.kind == "rate":
+        raise ConfigError(f"{_metric_name(metric)} is the rate of one group (between 0 and 1), so the default "
+                          "conclusion 'metric > 0' says nothing; say which conclusion to test: threshold=0.2 "
+                          "(--threshold 0.2: the rate is above or below 0.2).")
+    return parameter, D_max
+
+
 def breakdown(
     bias: Any, metric: Any, data: Any, *, threshold: float | None = None, tolerance: float | None = None,
     parameter: str | None = None, D_max: float | None = None, xtol: float = 1e-4, options: RunOptions | None = None,
@@ -109,29 +138,7 @@ def breakdown(
     check_breakdown_target(threshold=threshold, tolerance=tolerance, D_max=D_max, xtol=xtol)
     start = time.perf_counter()
     problem = BoundProblem(bias, metric, data, fixed=fixed, unmeasured=unmeasured, compile_options=opts.compile)
-    names = problem.config.parameters
-    if parameter is not None and parameter not in names:
-        raise ConfigError(f"Unknown parameter {parameter!r}; this bias has {names}: pass one of them as parameter=.")
-    moved = parameter if parameter is not None else names[0] if len(names) == 1 else None
-    if moved in fixed:  # e.g. D=0.1: the search range is D_max, not a value of the moved parameter
-        raise ConfigError(f"{moved} = {fixed[moved]} fixes the parameter the breakdown moves; give the largest value "
-                          f"searched as D_max={fixed[moved]}.")
-    if parameter is None:
-        if len([p for p in names if p not in fixed]) != 1:
-            first, *rest = names
-            raise ConfigError(f"The bias has parameters {names}; choose one with parameter={first!r} and fix the "
-                              f"others by keyword (command line: --parameter {first} "
-                              f"{' '.join('--param ' + p + '=0.05' for p in rest)}).")
-    (parameter,), _ = problem.points([0.0], parameter=parameter)
-    bounded = problem.config.probability_parameters
-    if D_max is None:
-        if bounded is not None and parameter not in bounded:
-            raise ConfigError(f"{parameter} is not a probability bound; give D_max.")
-        D_max = 1.0
-    if threshold is None and tolerance is None and problem.metric.kind == "rate":
-        raise ConfigError(f"{_metric_name(metric)} is the rate of one group (between 0 and 1), so the default "
-                          "conclusion 'metric > 0' says nothing; say which conclusion to test: threshold=0.2 "
-                          "(--threshold 0.2: the rate is above or below 0.2).")
+    parameter, D_max = _search_target(problem, metric, parameter, fixed, D_max, threshold, tolerance)
     from fairprobe.core.uncertainty import interval_options, require_counts, sampling_interval
 
     interval = interval_options(ci, ci_method=ci_method, resamples=resamples, seed=seed, stratify=stratify)

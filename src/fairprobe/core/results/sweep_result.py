@@ -439,72 +439,103 @@ def sweep_conclusion(sweep: SensitivityResult, breakdown_value: float | None = N
                           "fp.bound at that point).")
     p = sweep.parameters[0]
     solved = sorted((pt for pt in sweep.points if pt.result is not None), key=lambda pt: pt.params[p])
-    limited = sum(1 for pt in solved if pt.result.status != "optimal")
-    notes = ((f"At {limited} point(s) the solver stopped at its limit: their bounds are certified but may be wider "
-              "than the true range (raise the time limit)."),) if limited else ()
+    notes = _limit_notes(solved)
     tail = f" {notes[0]}" if notes else ""
     where = f"under {sweep.bias} bias ({p} is the sensitivity parameter)"
     obs = sweep.observed
     if not solved:
         return Conclusion("undetermined", f"No point of the sweep could be bounded ({sweep.points[0].error}).")
     if obs is None or obs.point is None:
-        first = solved[0].result
-        if obs is not None and obs.defined:
-            why = f"is only bounded, [{obs.lower:.4f}, {obs.upper:.4f}], without bias"
-        else:
-            why = "has no value without bias" + (f" ({obs.error})" if obs is not None and obs.error else "")
-        return Conclusion("undetermined", f"{sweep.metric} {why}; at {p} = {solved[0].params[p]:g} it lies in "
-                          f"[{first.lower:.4f}, {first.upper:.4f}], so there is no observed conclusion to hold or "
-                          f"flip.{tail}", notes)
+        return _without_point(sweep, p, solved, tail, notes)
     few = solved[0].result.few_units
     if few:
         return Conclusion("too_few_units", f"Without bias {sweep.metric} is {obs.point:.4f}. "
                           f"{too_few_units_text(few)}: the sweep shows the bounds, not a conclusion that holds or "
                           f"breaks.{tail}", (*notes, "too few units"))
     value = obs.point
-    kind = solved[0].result.metric_kind
-    nonnegative = solved[0].result.nonnegative or kind == "nonnegative"
-    if kind == "rate":
+    if solved[0].result.metric_kind == "rate":
         last = solved[-1]
         return Conclusion("range", f"Without bias {sweep.metric} is {value:.4f}. At {p} = {percent(last.params[p])} "
                           f"{where} its certified range is [{last.result.lower:.4f}, {last.result.upper:.4f}]; a "
                           f"rate has no sign to keep.{tail}", notes)
-    if nonnegative:
-        head = f"Without bias {sweep.metric} is {value:.4f}. "
-        keeps = [pt.result.lower > SIGN_TOLERANCE for pt in solved]
-        what, lost_text = "A gap remains", "include 0, so the disparity could be 0"
-        verdict_lost = "could_be_zero"
+    question = _SweepQuestion.of(sweep.metric, value, solved)
+    if question is None:
+        return Conclusion("undetermined", f"Without bias {sweep.metric} is 0: there is no sign to keep.{tail}",
+                          notes)
+    # the sentence on the sampling error goes with the conclusion however its reach is given (the grid or a
+    # breakdown point)
+    noise, noisy = _sweep_noise(solved, p, question.sign)
+    return _sweep_reach(question, solved, p, where, noise + tail, notes, noisy, breakdown_value)
+
+
+def _limit_notes(solved: list) -> tuple[str, ...]:
+    """The note on the points where the solver stopped at its limit (none when every point is optimal)."""
+    limited = sum(1 for pt in solved if pt.result.status != "optimal")
+    return ((f"At {limited} point(s) the solver stopped at its limit: their bounds are certified but may be wider "
+             "than the true range (raise the time limit)."),) if limited else ()
+
+
+def _without_point(sweep: SensitivityResult, p: str, solved: list, tail: str, notes: tuple[str, ...]) -> Conclusion:
+    """A sweep whose metric has no single value without bias: nothing to hold or flip."""
+    obs = sweep.observed
+    first = solved[0].result
+    if obs is not None and obs.defined:
+        why = f"is only bounded, [{obs.lower:.4f}, {obs.upper:.4f}], without bias"
     else:
+        why = "has no value without bias" + (f" ({obs.error})" if obs is not None and obs.error else "")
+    return Conclusion("undetermined", f"{sweep.metric} {why}; at {p} = {solved[0].params[p]:g} it lies in "
+                      f"[{first.lower:.4f}, {first.upper:.4f}], so there is no observed conclusion to hold or "
+                      f"flip.{tail}", notes)
+
+
+@dataclass(frozen=True)
+class _SweepQuestion:
+    """What a sweep of a gap or a signed disparity tests, and at which points it holds."""
+
+    head: str  # the no-bias value, as the conclusion's first sentence
+    keeps: list[bool]  # per solved point: the conclusion holds there
+    what: str  # the conclusion that holds ("A gap remains", "It keeps its sign")
+    lost_text: str  # what the bounds of the first point that loses it include
+    verdict_lost: str
+    sign: str  # a never-negative gap "keeps" exactly as a positive sign does: its lower end stays above 0
+
+    @classmethod
+    def of(cls, metric: str, value: float, solved: list) -> _SweepQuestion | None:
+        """The question of a never-negative gap or of a signed disparity; None when its no-bias value is 0."""
+        first = solved[0].result
+        if first.nonnegative or first.metric_kind == "nonnegative":
+            return cls(f"Without bias {metric} is {value:.4f}. ", [pt.result.lower > SIGN_TOLERANCE for pt in solved],
+                       "A gap remains", "include 0, so the disparity could be 0", "could_be_zero", "positive")
         sign = "positive" if value > SIGN_TOLERANCE else "negative" if value < -SIGN_TOLERANCE else None
         if sign is None:
-            return Conclusion("undetermined", f"Without bias {sweep.metric} is 0: there is no sign to keep.{tail}",
-                              notes)
-        head = f"Without bias {sweep.metric} is {value:.4f} ({sign}). "
-        keeps = [keeps_sign(sign, pt.result.lower, pt.result.upper) for pt in solved]
-        what, lost_text = "It keeps its sign", "include 0, so the sign can flip"
-        verdict_lost = "can_flip"
-    # a never-negative gap "keeps" exactly as a positive sign does: its lower end stays above 0; the sentence on
-    # the sampling error goes with the conclusion however its reach is given (the grid or a breakdown point)
-    noise, noisy = _sweep_noise(solved, p, "positive" if nonnegative else sign)
-    tail = noise + tail
+            return None
+        return cls(f"Without bias {metric} is {value:.4f} ({sign}). ",
+                   [keeps_sign(sign, pt.result.lower, pt.result.upper) for pt in solved],
+                   "It keeps its sign", "include 0, so the sign can flip", "can_flip", sign)
+
+
+def _sweep_reach(q: _SweepQuestion, solved: list, p: str, where: str, tail: str, notes: tuple[str, ...],
+                 noisy: bool, breakdown_value: float | None) -> Conclusion:
+    """How far the conclusion holds: up to the breakdown point when given, else over the grid."""
+    head, what = q.head, q.what
     if breakdown_value is not None:
         if math.isinf(breakdown_value):
             return Conclusion("survives_bias_only" if noisy else "survives",
                               head + f"{what} for every {p} searched {where}.{tail}", notes)
-        return Conclusion(verdict_lost, head + f"{what} for any {p} below {percent(breakdown_value)} {where} "
+        return Conclusion(q.verdict_lost, head + f"{what} for any {p} below {percent(breakdown_value)} {where} "
                           f"(breakdown point).{tail}", notes)
-    if all(keeps):
+    if all(q.keeps):
         return Conclusion("survives_bias_only" if noisy else "survives", head + f"{what} for every {p} up to "
                           f"{percent(solved[-1].params[p])} {where}.{tail}", notes)
-    first_lost = next(pt for pt, k in zip(solved, keeps, strict=True) if not k)
-    kept = [pt.params[p] for pt, k in zip(solved, keeps, strict=True) if k and pt.params[p] < first_lost.params[p]]
+    first_lost = next(pt for pt, k in zip(solved, q.keeps, strict=True) if not k)
+    kept = [pt.params[p] for pt, k in zip(solved, q.keeps, strict=True) if k and pt.params[p] < first_lost.params[p]]
     if not kept or max(kept) <= 0:
         keep = f"On this grid {what[0].lower() + what[1:]} only without bias {where}"
     else:
         keep = f"{what} for every {p} up to {percent(max(kept))} {where}"
     bounds = f"[{first_lost.result.lower:.4f}, {first_lost.result.upper:.4f}]"
-    return Conclusion(verdict_lost, head + f"{keep}; at {p} = {percent(first_lost.params[p])} the certified bounds "
-                      f"{bounds} {lost_text}.{tail}", notes)
+    return Conclusion(q.verdict_lost, head + f"{keep}; at {p} = {percent(first_lost.params[p])} the certified bounds "
+                      f"{bounds} {q.lost_text}.{tail}", notes)
 
 
 def _sweep_noise(solved: list, p: str, sign: str) -> tuple[str, bool]:
