@@ -46,6 +46,14 @@ def test_no_import_cycles(graph) -> None:
     assert not found, f"import cycles (function-level imports included):\n{shown}"
 
 
+def test_no_import_cycles_with_type_only_imports(graph) -> None:
+    """An ``if TYPE_CHECKING:`` import never runs, but a cycle through one still ties two layers together."""
+    found = cycles(graph, include_type_checking=True)
+    shown = "\n".join(f"{c}:\n    " + "\n    ".join(map(str, cycle_edges(graph, c, include_type_checking=True)))
+                      for c in found)
+    assert not found, f"import cycles with the type-only imports:\n{shown}"
+
+
 def test_no_private_names_from_other_modules(graph) -> None:
     found = [f"{e} takes {', '.join(e.names)}" for e in private_imports(graph)]
     assert not found, "make the name public in its owner, or use the public API:\n  " + "\n  ".join(found)
@@ -96,6 +104,8 @@ def test_the_checker_flags_a_wrong_way_import_a_cycle_and_a_private_name(tmp_pat
     assert [(e.importer, e.names) for e in private_imports(graph)] == [("fairprobe.core.bound", ("_helper",))]
     tc = [e for e in graph.edges if e.importer == "fairprobe.cli.main" and e.imported == "fairprobe.core.bound"]
     assert tc and tc[0].type_checking and not cycles(graph)[0].count("fairprobe.cli.main")
+    # counted, the type-only import closes a cycle: core.bound imports cli.main, which imports it back to type it
+    assert ["fairprobe.cli.main", "fairprobe.core.bound"] in cycles(graph, include_type_checking=True)
 
 
 def test_the_layers_inside_core_and_of_the_other_packages(tmp_path: Path) -> None:

@@ -20,15 +20,17 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fairprobe.exceptions import ConfigError, DataError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from fairprobe.core.config import BiasConfig
-    from fairprobe.core.table import ObservedTable
 
 __all__ = [
+    "CodedTable",
     "binary_nodes",
     "check_breakdown_target",
     "check_codes",
@@ -424,7 +426,28 @@ def binary_nodes(config: BiasConfig) -> list[str]:
     return [n for n in config.dag.nodes if n in roles and n not in grouped and n not in config.cardinalities]
 
 
-def check_codes(config: BiasConfig, table: ObservedTable) -> None:
+class CodedTable(Protocol):
+    """What :func:`check_codes` reads of a table: its nodes, codes, labels and columns.
+
+    :class:`~fairprobe.core.table.ObservedTable` has them; the table imports this module, so the
+    check names the shape it needs instead of importing the class back.
+    """
+
+    cells: pd.DataFrame
+    categories: Mapping[str, list[Any]]
+    source_columns: Mapping[str, Any]
+
+    @property
+    def nodes(self) -> list[str]:
+        """Node columns, in order."""
+        ...
+
+    def unclear_labels(self, nodes: Iterable[str]) -> dict[str, list[Any]]:
+        """The nodes among ``nodes`` whose labels do not say which value is 1, with their labels."""
+        ...
+
+
+def check_codes(config: BiasConfig, table: CodedTable) -> None:
     """Refuse values a node's role cannot take.
 
     Every node except the attribute is binary unless the config declares its cardinality (the
@@ -438,8 +461,8 @@ def check_codes(config: BiasConfig, table: ObservedTable) -> None:
     ----------
     config : BiasConfig
         The bias, which gives the roles and declared cardinalities.
-    table : ObservedTable
-        The coded table.
+    table : CodedTable
+        The coded table (an :class:`~fairprobe.core.table.ObservedTable`).
 
     Raises
     ------
