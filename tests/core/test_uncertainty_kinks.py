@@ -8,6 +8,7 @@ the bound's smooth pieces, then the maximum (:mod:`fairprobe.core.uncertainty`).
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
@@ -56,6 +57,21 @@ def test_band_of_two_tied_independent_gaps_covers_both_together():
 
 
 # -- the interval ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("draws", [20, 50, 100, 1000])
+def test_band_from_few_draws_keeps_its_level(draws):
+    """With B draws the critical value is the ceil(level (B + 1))-th order statistic (Davison & Hinkley 1997,
+    4.2.1): a new draw from the same law falls below it with probability >= level. The plain empirical
+    quantile (the ceil(level B)-th) gives 48/51 = 0.941 at B = 50 and 95/101 = 0.941 at B = 100."""
+    rng = np.random.default_rng(1)
+    trials = 4000
+    sample = np.abs(rng.standard_normal((trials, draws)))
+    fresh = np.abs(rng.standard_normal(trials))
+    held = np.mean([fresh[t] <= band_critical_value(sample[t], sample[t], 0.95) for t in range(trials)])
+    expected = min(draws, math.ceil(0.95 * (draws + 1))) / (draws + 1)  # exact for exchangeable draws
+    assert held >= 0.95 - 2.6 * math.sqrt(0.05 * 0.95 / trials)
+    assert held == pytest.approx(expected, abs=2.6 * math.sqrt(expected * (1 - expected) / trials))
+
+
 def test_absolute_gap_at_d0_is_the_gap_plus_minus_the_two_sided_normal_band():
     table = _counts([(240, 60, 60, 140), (230, 70, 55, 145)])
     res = fp.bound("proxy_label", fp.metric("fpr_parity", groups="all"), table, D=0.0, ci=0.95, resamples=300,

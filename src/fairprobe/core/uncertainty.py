@@ -484,7 +484,9 @@ def band_critical_value(lower_dev: np.ndarray, upper_dev: np.ndarray, level: flo
     probability ``level`` where ``P(lower_dev <= c and upper_dev <= c + shift)`` and its mirror
     image both reach ``level`` (Montiel Olea & Plagborg-Moller 2019 for the sup-t band; Imbens &
     Manski 2004 for ``shift``, the identified set's length in standard errors: 0 for a point, where
-    both ends must hold together, and large for a long set, where each end is one-sided).
+    both ends must hold together, and large for a long set, where each end is one-sided). With ``B``
+    draws, "reach ``level``" means ``ceil(level (B + 1))`` of them (Davison & Hinkley 1997, 4.2.1), so
+    that the band keeps its level with few resamples.
 
     Parameters
     ----------
@@ -508,19 +510,24 @@ def band_critical_value(lower_dev: np.ndarray, upper_dev: np.ndarray, level: flo
     >>> z, w = rng.standard_normal((2, 40000))
     >>> round(band_critical_value(np.abs(z), np.abs(z), 0.95), 2)
     1.96
-    >>> round(band_critical_value(np.maximum(abs(z), abs(w)), np.maximum(abs(z), abs(w)), 0.95), 1)
-    2.2
+    >>> c = band_critical_value(np.maximum(abs(z), abs(w)), np.maximum(abs(z), abs(w)), 0.95)
+    >>> abs(c - 2.236) < 0.03  # (2 Phi(c) - 1) ** 2 = 0.95
+    True
     """
-    def held(c: float) -> float:
-        return min(float(np.mean((lower_dev <= c) & (upper_dev <= c + shift))),
-                   float(np.mean((lower_dev <= c + shift) & (upper_dev <= c))))
+    def held(c: float) -> int:
+        return min(int(np.count_nonzero((lower_dev <= c) & (upper_dev <= c + shift))),
+                   int(np.count_nonzero((lower_dev <= c + shift) & (upper_dev <= c))))
 
+    # the ceil(level (B + 1))-th of B draws, not the ceil(level B)-th: a new draw from the same law falls
+    # below it with probability >= level (the empirical quantile holds 48/51 = 0.941 at B = 50)
+    draws = len(lower_dev)
+    needed = min(draws, math.ceil(level * (draws + 1) - 1e-9))
     low, high = 0.0, 1.0
-    while held(high) < level and high < 1e3:
+    while held(high) < needed and high < 1e3:
         low, high = high, 2 * high
     for _ in range(60):
         mid = (low + high) / 2
-        low, high = (low, mid) if held(mid) >= level else (mid, high)
+        low, high = (low, mid) if held(mid) >= needed else (mid, high)
     return high
 
 
