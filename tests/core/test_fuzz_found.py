@@ -16,9 +16,9 @@ import fairprobe as fp
 from fairprobe.app import logic
 from fairprobe.cli import main
 from fairprobe.core.engine import BoundProblem
+from fairprobe.core.inputs import resolve_bias
 from fairprobe.core.metric_range import metric_range as _natural_range
 from fairprobe.core.metric_range import paired_range as _paired_range
-from fairprobe.core.inputs import resolve_bias
 from fairprobe.core.query import parse_expression
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import DataError

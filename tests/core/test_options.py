@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 import fairprobe as fp
-from fairprobe.core import engine as bound_module
 from fairprobe.core import compiler
+from fairprobe.core import engine as bound_module
 from fairprobe.datasets import load_paper_table
 
 SHARED = ("backend", "time_limit", "gap", "reduce", "n_jobs", "solver_options", "unmeasured", "progress",

@@ -19,8 +19,8 @@ import pytest
 
 import fairprobe as fp
 from fairprobe.core.engine import BoundProblem
-from fairprobe.core.solving import LOOSE_GAP
 from fairprobe.core.repair import REPAIRED_TOLERANCE, polish_point, repair_point
+from fairprobe.core.solving import LOOSE_GAP
 from fairprobe.datasets import load_compas
 
 
@@ -128,9 +128,9 @@ def test_a_side_called_infeasible_is_solved_again_when_a_model_refutes_it() -> N
     """The engine's guard on its own: a backend that answers "infeasible" for the max of a program whose min it
     solved (with a model) is asked again; one that keeps saying so gives a numerical error, not "no model"."""
     from fairprobe.backends.base import SolveOptions, SolveResult, Termination
+    from fairprobe.core.compiler import compile_program
     from fairprobe.core.inputs import resolve_bias
     from fairprobe.core.solving import _unless_contradicted
-    from fairprobe.core.compiler import compile_program
 
     cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
                           "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 import fairprobe as fp
 from fairprobe.core.engine import BoundProblem
-from fairprobe.core.solving import ACHIEVED_TOLERANCE
 from fairprobe.core.registry import registered
+from fairprobe.core.solving import ACHIEVED_TOLERANCE
 from tests.fuzz.oracle import confirmed, examples, outcome
 
 pytestmark = pytest.mark.fuzz
