@@ -772,12 +772,7 @@ class ExactBackend(Backend):
                           den_floors: Mapping | None = None) -> tuple[SolveResult, SolveResult] | None:
         """The min and the max of :meth:`solve_parity`, sharing their work, or None when not taken.
 
-        Parameters
-        ----------
-        program : PolynomialProgram
-        options : SolveOptions, optional
-        den_floors : mapping, optional
-            As for :meth:`solve_parity`.
+        Parameters as :meth:`solve_parity`.
 
         Returns
         -------

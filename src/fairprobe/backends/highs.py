@@ -165,27 +165,18 @@ class HighsBackend(ExactBackend):
             result = self._solve_fractional(program, options, deadline)
         else:
             result = self._solve_linear(program, options, deadline)
-        return result.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})",
-                                   wall_time=time.perf_counter() - start)
+        return _named(result, wall_time=time.perf_counter() - start)
 
     def verified_minima(self, program: PolynomialProgram, objectives: list[dict],
                         options: SolveOptions | None = None) -> list[float | None] | None:
         """Verified lower bounds on the minimum of each linear objective over ``program``'s rows and box.
 
         The rows are read once for all objectives (a bound's definedness checks ask for one minimum
-        per conditioning event over the same rows).
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-            A continuous program with linear rows (its objective is ignored).
-        objectives : list of dict
-            Linear polynomials over ``program``'s variables.
-        options : SolveOptions, optional
+        per conditioning event over the same rows). Parameters as :meth:`ExactBackend.verified_minima`.
 
         Returns
         -------
-        list of float or None
+        list of float or None, or None
             Per objective, a bound at most its true minimum (rounding included), or None when HiGHS
             found no optimum (infeasible rows, a limit): the caller then solves that one its usual way.
             None for a program with integer variables or nonlinear rows (not taken).
@@ -225,11 +216,8 @@ class HighsBackend(ExactBackend):
 
     # -- the exact routes (ExactBackend) ----------------------------------------------------------
     def solves_exactly(self, program: PolynomialProgram) -> bool:
-        """Whether HiGHS solves ``program`` whole: a continuous LP, or a parity of two rates (:meth:`is_two_ratio`).
-
-        Parameters
-        ----------
-        program : PolynomialProgram
+        """Whether HiGHS solves ``program`` (a :class:`PolynomialProgram`) whole: a continuous LP, or a parity of
+        two rates (:meth:`is_two_ratio`).
 
         Returns
         -------
@@ -250,11 +238,7 @@ class HighsBackend(ExactBackend):
                      den_floors: Mapping | None = None) -> SolveResult | None:
         """:meth:`solve_two_ratio` (the protocol's name); None for integer programs.
 
-        Parameters
-        ----------
-        program : PolynomialProgram
-        options : SolveOptions, optional
-        den_floors : mapping, optional
+        Parameters as :meth:`ExactBackend.solve_parity`.
 
         Returns
         -------
@@ -267,19 +251,13 @@ class HighsBackend(ExactBackend):
         >>> fp.get_backend("highs").solve_parity(bilinear) is None
         True
         """
-        if program.has_integers:
-            return None
-        return self.solve_two_ratio(program, options, den_floors)
+        return None if program.has_integers else self.solve_two_ratio(program, options, den_floors)
 
     def solve_parity_pair(self, program: PolynomialProgram, options: SolveOptions | None = None,
                           den_floors: Mapping | None = None) -> tuple[SolveResult, SolveResult] | None:
         """:meth:`solve_two_ratio_pair` (the protocol's name); None for integer programs.
 
-        Parameters
-        ----------
-        program : PolynomialProgram
-        options : SolveOptions, optional
-        den_floors : mapping, optional
+        Parameters as :meth:`ExactBackend.solve_parity`.
 
         Returns
         -------
@@ -292,17 +270,12 @@ class HighsBackend(ExactBackend):
         ...                                                                            "  0 <= x <= 1")) is None
         True
         """
-        if program.has_integers:
-            return None
-        return self.solve_two_ratio_pair(program, options, den_floors)
+        return None if program.has_integers else self.solve_two_ratio_pair(program, options, den_floors)
 
     @staticmethod
     def is_two_ratio(program: PolynomialProgram) -> bool:
-        """Whether :meth:`solve_two_ratio` takes ``program`` (a parity of two rates over a polytope).
-
-        Parameters
-        ----------
-        program : PolynomialProgram
+        """Whether :meth:`solve_two_ratio` takes ``program`` (a :class:`PolynomialProgram`): a parity of two rates
+        over a polytope.
 
         Returns
         -------
@@ -323,14 +296,7 @@ class HighsBackend(ExactBackend):
 
         A nonconvex program that HiGHS solves as a one-dimensional parametric search over LPs with a
         verified bound (:mod:`fairprobe.backends.two_ratio`); the bound engine offers it every
-        nonconvex program before the global solver.
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-        options : SolveOptions, optional
-        den_floors : mapping, optional
-            As for :meth:`solve_two_ratio_pair`.
+        nonconvex program before the global solver. Parameters as :meth:`ExactBackend.solve_parity`.
 
         Returns
         -------
@@ -340,23 +306,8 @@ class HighsBackend(ExactBackend):
         Examples
         --------
         >>> import fairprobe as fp
-        >>> prog = fp.PolynomialProgram.from_text('''
-        ... minimize
-        ...   ra - rb
-        ... subject to
-        ...   s: x + y + z + w == 1
-        ...   da: ra*x + ra*y - x == 0
-        ...   db: rb*z + rb*w - z == 0
-        ...   pa: x + y >= 0.2
-        ...   pb: z + w >= 0.2
-        ... bounds
-        ...   0 <= x <= 1
-        ...   0 <= y <= 1
-        ...   0 <= z <= 1
-        ...   0 <= w <= 1
-        ...   0 <= ra <= 1
-        ...   0 <= rb <= 1
-        ... ''')
+        >>> from fairprobe.testing.backends import PARITY_TEXT  # ra - rb, two rates over a polytope
+        >>> prog = fp.PolynomialProgram.from_text(PARITY_TEXT)
         >>> res = fp.get_backend("highs").solve_two_ratio(prog)
         >>> res.objective_bound <= -1.0, res.objective_bound > -1.0 - 1e-9, res.extra["verified"]
         (True, True, True)
@@ -368,23 +319,15 @@ class HighsBackend(ExactBackend):
                               _floors(form, den_floors))
         if res is None:
             return None
-        return res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})")
+        return _named(res)
 
     def solve_two_ratio_pair(self, program: PolynomialProgram, options: SolveOptions | None = None,
                              den_floors: Mapping | None = None) -> tuple[SolveResult, SolveResult] | None:
         """The min and the max of a parity of two rates (:meth:`solve_two_ratio`), sharing their work.
 
-        The form is recognised once and each denominator's minimum is solved once for both sides.
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-        options : SolveOptions, optional
-        den_floors : mapping, optional
-            Verified lower bounds of linear polynomials over ``program``'s models (rounding
-            included), keyed by ``frozenset(poly.items())``. A ratio whose denominator is one of
-            them (exactly, as a polynomial over the program's variables) takes it instead of
-            solving an LP for its minimum.
+        The form is recognised once and each denominator's minimum is solved once for both sides; a ratio
+        whose denominator is one of ``den_floors`` (exactly, as a polynomial over the program's variables)
+        takes its floor instead of solving an LP for its minimum. Parameters as :meth:`ExactBackend.solve_parity`.
 
         Returns
         -------
@@ -394,23 +337,8 @@ class HighsBackend(ExactBackend):
         Examples
         --------
         >>> import fairprobe as fp
-        >>> prog = fp.PolynomialProgram.from_text('''
-        ... maximize
-        ...   ra - rb
-        ... subject to
-        ...   s: x + y + z + w == 1
-        ...   da: ra*x + ra*y - x == 0
-        ...   db: rb*z + rb*w - z == 0
-        ...   pa: x + y >= 0.2
-        ...   pb: z + w >= 0.2
-        ... bounds
-        ...   0 <= x <= 1
-        ...   0 <= y <= 1
-        ...   0 <= z <= 1
-        ...   0 <= w <= 1
-        ...   0 <= ra <= 1
-        ...   0 <= rb <= 1
-        ... ''')
+        >>> from fairprobe.testing.backends import PARITY_TEXT  # ra - rb, two rates over a polytope
+        >>> prog = fp.PolynomialProgram.from_text(PARITY_TEXT)
         >>> lo, hi = fp.get_backend("highs").solve_two_ratio_pair(prog)
         >>> lo.objective_bound <= -1.0 + 1e-9, hi.objective_bound >= 1.0 - 1e-9
         (True, True)
@@ -432,7 +360,7 @@ class HighsBackend(ExactBackend):
             res = solve_two_ratio(view, form, side, shared)
             if res is None:
                 return None
-            out.append(res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})"))
+            out.append(_named(res))
         return out[0], out[1]
 
     # -- linear -------------------------------------------------------------------------------
@@ -488,11 +416,7 @@ class HighsBackend(ExactBackend):
                               options: SolveOptions | None = None) -> tuple[SolveResult, SolveResult] | None:
         """The min and the max of a linear-fractional program, its denominator checked once for both.
 
-        Parameters
-        ----------
-        program : PolynomialProgram
-            A continuous program with a linear-fractional objective.
-        options : SolveOptions, optional
+        Parameters as :meth:`ExactBackend.solve_fractional_pair`.
 
         Returns
         -------
@@ -524,8 +448,7 @@ class HighsBackend(ExactBackend):
             side = program.with_sense(sense)
             res = _stop_result(check, sense) if isinstance(check, _Stopped) else \
                 self._fractional_side(side, check, options, deadline)
-            out.append(res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})",
-                                        wall_time=time.perf_counter() - start))
+            out.append(_named(res, wall_time=time.perf_counter() - start))
         return out[0], out[1]
 
     def _solve_fractional(self, program: PolynomialProgram, options: SolveOptions,
@@ -617,6 +540,11 @@ class _Stopped(Exception):
 
 def _stop_result(stop: _Stopped, sense: str) -> SolveResult:
     return stopped(stop.termination, sense, limit=stop.limit, message=stop.message)
+
+
+def _named(res: SolveResult, **updates: Any) -> SolveResult:
+    """``res`` naming HiGHS as its solver."""
+    return res.with_updates(solver="highs", solver_version=f"HiGHS (highspy {_version()})", **updates)
 
 
 @functools.lru_cache(maxsize=1)

@@ -84,30 +84,13 @@ class TimeBudget:
         self.solves = 0
         self.stopped_early = False
 
+    # the router's questions, False without a router (parameters as :meth:`ExactBackend.solves_exactly`)
     def solves_exactly(self, program: Any) -> bool:
-        """Whether an exact backend solves ``program`` whole behind the router (False without one).
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-
-        Returns
-        -------
-        bool
-        """
+        """Whether an exact backend solves ``program`` whole behind the router (:meth:`Router.solves_exactly`)."""
         return self.router is not None and self.router.solves_exactly(program)
 
     def exact(self, program: Any) -> bool:
-        """Whether the router sends ``program`` to a backend with exact routes (False without a router).
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-
-        Returns
-        -------
-        bool
-        """
+        """Whether the router sends ``program`` to a backend with exact routes (:meth:`Router.exact_backend`)."""
         return self.router is not None and self.router.exact_backend(program) is not None
 
     @contextlib.contextmanager
@@ -188,66 +171,9 @@ class TimeBudget:
         return self._one(self.backend.solve, program, options, share)
 
     def solve_global(self, program: Any, options: Any = None) -> Any:
-        """:meth:`solve` by the chosen backend itself, past any exact route (one the route declined).
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-            The program.
-        options : SolveOptions, optional
-            The caller's options.
-
-        Returns
-        -------
-        SolveResult
-        """
+        """:meth:`solve` (parameters and result as there) by the chosen backend itself, past any exact route (one
+        the route declined)."""
         return self._one(self.router.solve_global if self.router is not None else self.backend.solve, program, options)
-
-    def solve_parity(self, program: Any, options: Any = None, den_floors: Any = None) -> Any:
-        """One side of a parity of two rates by the backend's exact search, within the budget.
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-            The program.
-        options : SolveOptions, optional
-            The caller's options.
-        den_floors : mapping, optional
-            Verified lower bounds of linear polynomials over the program's models (passed on).
-
-        Returns
-        -------
-        SolveResult or None
-            None when the backend has no such search or it does not take the program.
-        """
-        if self.router is None:
-            return None
-        search = functools.partial(self.router.solve_parity, den_floors=den_floors or None)
-        return self._one(search, program, options)
-
-    def verified_minima(self, program: Any, objectives: list, options: Any = None) -> list | None:
-        """Verified minima of linear objectives by the backend's LP route, within the budget.
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-            A continuous program with linear rows.
-        objectives : list of dict
-            Linear polynomials over its variables.
-        options : SolveOptions, optional
-            The caller's options.
-
-        Returns
-        -------
-        list or None
-            As the backend's ``verified_minima``; None when it has none.
-        """
-        router = self.router
-        found = None if router is None else router.verified_minima(program, objectives,
-                                                                  self.limit(options or SolveOptions()))
-        if found is not None:
-            self.solves += len(objectives)
-        return found
 
     def _one(self, solve: Any, program: Any, options: Any, share: float = 1.0) -> Any:
         self.solves += 1
@@ -269,46 +195,33 @@ class TimeBudget:
             self.stopped_early = True
         return result
 
+    # the router's exact routes within the budget: parameters and results as :class:`ExactBackend`'s (None without
+    # a router, or where no exact route takes the program)
+    def solve_parity(self, program: Any, options: Any = None, den_floors: Any = None) -> Any:
+        """:meth:`ExactBackend.solve_parity` behind the router, as one solve within the budget (:meth:`solve`)."""
+        if self.router is None:
+            return None
+        return self._one(functools.partial(self.router.solve_parity, den_floors=den_floors or None), program, options)
+
     def solve_parity_pair(self, program: Any, options: Any = None, den_floors: Any = None) -> tuple[Any, Any] | None:
-        """Both sides of a parity of two rates by the backend's exact search, within the budget.
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-            The program.
-        options : SolveOptions, optional
-            The caller's options.
-        den_floors : mapping, optional
-            Verified lower bounds of linear polynomials over the program's models (passed on).
-
-        Returns
-        -------
-        (SolveResult, SolveResult) or None
-            None when the backend has no such search or it does not take the program.
-        """
+        """:meth:`ExactBackend.solve_parity_pair` behind the router, within the budget."""
         if self.router is None:
             return None
         return self._pair(functools.partial(self.router.solve_parity_pair, den_floors=den_floors or None), program,
                           options)
 
     def solve_fractional_pair(self, program: Any, options: Any = None) -> tuple[Any, Any] | None:
-        """Both sides of a linear-fractional program by the backend's LP route, within the budget.
+        """:meth:`ExactBackend.solve_fractional_pair` behind the router, within the budget."""
+        return None if self.router is None else self._pair(self.router.solve_fractional_pair, program, options)
 
-        Parameters
-        ----------
-        program : PolynomialProgram
-            The program.
-        options : SolveOptions, optional
-            The caller's options.
-
-        Returns
-        -------
-        (SolveResult, SolveResult) or None
-            None when the backend solves one side at a time.
-        """
+    def verified_minima(self, program: Any, objectives: list, options: Any = None) -> list | None:
+        """:meth:`ExactBackend.verified_minima` behind the router, within the budget."""
         if self.router is None:
             return None
-        return self._pair(self.router.solve_fractional_pair, program, options)
+        found = self.router.verified_minima(program, objectives, self.limit(options or SolveOptions()))
+        if found is not None:
+            self.solves += len(objectives)
+        return found
 
     def _pair(self, pair: Any, program: Any, options: Any) -> tuple[Any, Any] | None:
         limited = self.limit(options or SolveOptions())

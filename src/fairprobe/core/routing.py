@@ -224,12 +224,11 @@ class Router:
         be = self.select(program)
         if isinstance(be, ExactBackend):
             if self.is_lp(program):
-                self.lp_solves += 1
                 return self._answered(be.solve(program, options), "Charnes-Cooper LP" if program.is_fractional
                                       else "LP")
-            res = self._parity(be, program, options, None)
+            res = be.solve_parity(program, options)
             if res is not None:
-                return res
+                return self._answered(res, "parity search")
             return self.solve_global(program, options, exclude=frozenset({be.name}))
         if be is self.main:
             return self.solve_global(program, options)
@@ -260,95 +259,41 @@ class Router:
             options = dataclasses.replace(options, profiles=("engine", *options.profiles))
         return self._answered(be.solve(program, options), "")
 
+    # the exact routes of :class:`~fairprobe.backends.base.ExactBackend`, by the exact backend the hook chooses for
+    # the program (parameters and results as there); None when it chooses none, or its route does not take the program
     def solve_parity(self, program: Any, options: SolveOptions | None = None,
                      den_floors: Mapping | None = None) -> SolveResult | None:
-        """One side of a nonconvex program by the chosen exact backend's search, or None when not taken.
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-        options : SolveOptions, optional
-        den_floors : mapping, optional
-            Verified lower bounds of linear polynomials over the program's models (see
-            :meth:`ExactBackend.solve_parity <fairprobe.backends.base.ExactBackend.solve_parity>`).
-
-        Returns
-        -------
-        SolveResult or None
-        """
-        be = self.exact_backend(program)
-        return None if be is None else self._parity(be, program, options, den_floors)
+        """:meth:`ExactBackend.solve_parity` by the chosen exact backend."""
+        return self._exact(program, lambda be: be.solve_parity(program, options, den_floors), "parity search")
 
     def solve_parity_pair(self, program: Any, options: SolveOptions | None = None,
                           den_floors: Mapping | None = None) -> tuple[SolveResult, SolveResult] | None:
-        """Both sides of a nonconvex program by the chosen exact backend's search, or None when not taken.
+        """:meth:`ExactBackend.solve_parity_pair` by the chosen exact backend."""
+        return self._exact(program, lambda be: be.solve_parity_pair(program, options, den_floors), "parity search")
 
-        Parameters
-        ----------
-        program : PolynomialProgram
-        options : SolveOptions, optional
-        den_floors : mapping, optional
-
-        Returns
-        -------
-        (SolveResult, SolveResult) or None
-        """
-        be = self.exact_backend(program)
-        results = None if be is None else be.solve_parity_pair(program, options, den_floors)
-        if results is None:
-            return None
-        self.two_ratio_solves += 2
-        return self._answered(results[0], "parity search"), self._answered(results[1], "parity search")
+    def solve_fractional_pair(self, program: Any,
+                              options: SolveOptions | None = None) -> tuple[SolveResult, SolveResult] | None:
+        """:meth:`ExactBackend.solve_fractional_pair` by the chosen exact backend."""
+        return self._exact(program, lambda be: be.solve_fractional_pair(program, options), "Charnes-Cooper LP")
 
     def verified_minima(self, program: Any, objectives: list[dict],
                         options: SolveOptions | None = None) -> list[float | None] | None:
-        """Verified lower bounds on the minima of linear objectives over an LP's rows, by the chosen exact backend.
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-        objectives : list of dict
-        options : SolveOptions, optional
-
-        Returns
-        -------
-        list of float or None, or None
-            None when no exact backend takes the program.
-        """
+        """:meth:`ExactBackend.verified_minima` by the chosen exact backend."""
         be = self.exact_backend(program)
         found = None if be is None else be.verified_minima(program, objectives, options)
         if found is not None:
             self.lp_solves += len(objectives)
         return found
 
-    def solve_fractional_pair(self, program: Any,
-                              options: SolveOptions | None = None) -> tuple[SolveResult, SolveResult] | None:
-        """Both sides of a continuous linear-fractional program by the chosen exact backend, or None.
-
-        Parameters
-        ----------
-        program : PolynomialProgram
-        options : SolveOptions, optional
-
-        Returns
-        -------
-        (SolveResult, SolveResult) or None
-        """
-        be = self.exact_backend(program)
-        results = None if be is None else be.solve_fractional_pair(program, options)
-        if results is None:
-            return None
-        self.lp_solves += 2
-        return self._answered(results[0], "Charnes-Cooper LP"), self._answered(results[1], "Charnes-Cooper LP")
-
     # -- bookkeeping ----------------------------------------------------------------------------
-    def _parity(self, be: ExactBackend, program: Any, options: SolveOptions | None,
-                den_floors: Mapping | None) -> SolveResult | None:
-        res = be.solve_parity(program, options, den_floors)
-        if res is None:
-            return None
-        self.two_ratio_solves += 1
-        return self._answered(res, "parity search")
+    def _exact(self, program: Any, route: Any, name: str) -> Any:
+        """What ``route(be)`` gives for the exact backend ``be`` chosen for ``program``, each result answered by
+        ``name``; None when no exact backend is chosen or its route does not take the program."""
+        be = self.exact_backend(program)
+        found = None if be is None else route(be)
+        if isinstance(found, SolveResult):
+            return self._answered(found, name)
+        return None if found is None else tuple(self._answered(res, name) for res in found)
 
     def _exact_names(self) -> frozenset[str]:
         """The usable backends that have exact routes (left out of a global solve's choice)."""
@@ -359,6 +304,10 @@ class Router:
         self.answered[f"{res.solver} ({route})" if route else res.solver] += 1
         if not route:
             return res
+        if route == "parity search":
+            self.two_ratio_solves += 1
+        else:
+            self.lp_solves += 1
         res = res.with_updates(extra={**res.extra, "route": route})
         # the named backend may say so in the result (auto does, as for its own choices)
         return self.main.routed(res, route) if isinstance(self.main, Backend) else res
