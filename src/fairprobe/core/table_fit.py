@@ -33,10 +33,12 @@ def check_table_fits(config: BiasConfig, nodes: Sequence[str], top_codes: Mappin
     column is named like an unmeasured or conditioning node; the table's conditioning event is the
     bias's.
 
+    ``config``, ``unmeasured`` and the errors are those of :meth:`ObservedTable.validate_against
+    <fairprobe.core.table.ObservedTable.validate_against>`, which passes its table's columns here.
+
     Parameters
     ----------
     config : BiasConfig
-        The bias.
     nodes : sequence of str
         The table's node columns.
     top_codes : mapping of str to int
@@ -44,13 +46,6 @@ def check_table_fits(config: BiasConfig, nodes: Sequence[str], top_codes: Mappin
     given : mapping of str to int
         The table's conditioning event, e.g. ``{"S": 1}``.
     unmeasured : iterable of str
-        Nodes of the DAG declared unmeasured (allowed to be absent from the table).
-
-    Raises
-    ------
-    DataError
-        A column that is not an observed node, a code outside the node's cardinality, a missing
-        column, or a conditioning event that does not match the bias's ``cond_nodes``.
 
     Examples
     --------

@@ -84,11 +84,13 @@ class BreakdownResult(Explained):
     ci_above: BoundResult | None = None
 
     def conclusion(self) -> Conclusion:
-        """What the breakdown point means for the audit (see :func:`fairprobe.core.interpret.breakdown_conclusion`).
+        """What the breakdown point means for the audit.
 
         Returns
         -------
         Conclusion
+            ``"undetermined"`` when there is no conclusion to break, ``"survives"`` when it holds over
+            the whole range searched, ``"can_flip"`` with the breakdown point otherwise.
 
         Examples
         --------
@@ -208,26 +210,7 @@ class BreakdownResult(Explained):
 
 
 def breakdown_conclusion(res: BreakdownResult) -> Conclusion:
-    """What a breakdown point means for the audit.
-
-    Parameters
-    ----------
-    res : BreakdownResult
-
-    Returns
-    -------
-    Conclusion
-        ``"undetermined"`` when there is no conclusion to break, ``"survives"`` when it holds over
-        the whole range searched, ``"can_flip"`` with the breakdown point otherwise.
-
-    Examples
-    --------
-    >>> import fairprobe as fp
-    >>> from fairprobe.datasets import load_paper_table
-    >>> res = fp.breakdown("proxy_label", "fpr_parity", load_paper_table(), xtol=0.01)
-    >>> breakdown_conclusion(res).verdict
-    'can_flip'
-    """
+    """:meth:`BreakdownResult.conclusion` of ``res``: what a breakdown point means for the audit."""
     observed = ObservedValue(res.no_bias.lower, res.no_bias.upper).text()
     others = held_parameters(res.no_bias.parameters, res.parameter)
     start = f"With {others} and {res.parameter} = 0 the bounds give" if others else "Without bias the data give"

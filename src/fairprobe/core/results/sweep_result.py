@@ -114,7 +114,8 @@ class SensitivityResult(Explained):
         Parameters
         ----------
         breakdown_value : float, optional
-            The breakdown point of the same question (:func:`fairprobe.breakdown`), when computed.
+            The breakdown point (:func:`fairprobe.breakdown`) of the same question, when computed: it
+            replaces the grid's resolution.
 
         Returns
         -------
@@ -124,9 +125,11 @@ class SensitivityResult(Explained):
         --------
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
-        >>> res = fp.sensitivity("proxy_label", "fpr_parity", load_paper_table(), D=[0.0, 0.05], progress=False)
-        >>> res.conclusion().verdict
-        'can_flip'
+        >>> res = fp.sensitivity("proxy_label", "fpr_parity", load_paper_table(), D=[0.0, 0.01, 0.05], progress=False)
+        >>> print(res.conclusion())  # doctest: +NORMALIZE_WHITESPACE
+        Without bias fpr_parity (A: 0 vs 1) is -0.0426 (negative). It keeps its sign for every D up to 1 % under
+        proxy_label bias (D is the sensitivity parameter); at D = 5 % the certified bounds [-0.2014, 0.1421]
+        include 0, so the sign can flip.
         """
         return sweep_conclusion(self, breakdown_value)
 
@@ -410,30 +413,8 @@ def bias_label(bias: Any) -> str:
 
 
 def sweep_conclusion(sweep: SensitivityResult, breakdown_value: float | None = None) -> Conclusion:
-    """The conclusion of a 1-D sweep: up to which sensitivity value the observed conclusion holds.
-
-    Parameters
-    ----------
-    sweep : SensitivityResult
-        The sweep.
-    breakdown_value : float, optional
-        The breakdown point (:func:`fairprobe.breakdown`) of the same question, when computed: it
-        replaces the grid's resolution.
-
-    Returns
-    -------
-    Conclusion
-
-    Examples
-    --------
-    >>> import fairprobe as fp
-    >>> from fairprobe.datasets import load_paper_table
-    >>> res = fp.sensitivity("proxy_label", "fpr_parity", load_paper_table(), D=[0.0, 0.01, 0.05], progress=False)
-    >>> print(sweep_conclusion(res))  # doctest: +NORMALIZE_WHITESPACE
-    Without bias fpr_parity (A: 0 vs 1) is -0.0426 (negative). It keeps its sign for every D up to 1 % under
-    proxy_label bias (D is the sensitivity parameter); at D = 5 % the certified bounds [-0.2014, 0.1421]
-    include 0, so the sign can flip.
-    """
+    """:meth:`SensitivityResult.conclusion` of ``sweep`` (``breakdown_value`` as there): up to which sensitivity
+    value the observed conclusion of a 1-D sweep holds."""
     if len(sweep.parameters) != 1:
         return Conclusion("undetermined", "A two-parameter sweep: read the heat map (one conclusion per cell: "
                           "fp.bound at that point).")

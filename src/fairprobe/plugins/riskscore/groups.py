@@ -66,7 +66,7 @@ def check_features(feats: Any) -> list[str]:
 
 
 def named_attributes(frame: pd.DataFrame, features: list[str], max_levels: int) -> tuple[pd.DataFrame, dict[str, str]]:
-    """The columns ``features`` of ``frame``, coded by :func:`code_attributes`.
+    """The columns ``features`` of ``frame``, coded by :func:`code_attributes` (``max_levels`` and the result as there).
 
     Parameters
     ----------
@@ -75,14 +75,6 @@ def named_attributes(frame: pd.DataFrame, features: list[str], max_levels: int) 
     features : list of str
         Column names of the sensitive attributes.
     max_levels : int
-        Numeric attributes with more distinct values are binned into quartiles.
-
-    Returns
-    -------
-    attributes : DataFrame
-        One text column per attribute.
-    binned : dict of str to str
-        ``"quartiles"`` for every binned attribute.
 
     Raises
     ------
