@@ -66,16 +66,7 @@ class Condition:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from fairprobe.core.config import BiasConfig
-    >>> from fairprobe.core.table import ObservedTable
-    >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
-    ...                                                 "n": [30, 10, 20, 40]}))
-    >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
-    >>> from fairprobe.core.compiler import compile_program
-    >>> cond = compile_program(cfg, table, "P(P = 1 | Y = 1 & A = 0)", {}).conditions[0]
-    >>> cond.event, round(cond.observed, 6)
-    ('Y = 1 & A = 0', 0.1)
+    See :class:`CompiledProgram`, whose ``conditions`` these are.
     """
 
     event: str
@@ -207,6 +198,8 @@ class CompiledProgram:
     >>> compiled = compile_program(cfg, table, "P(P = 1 | Y = 1 & A = 0)", {})
     >>> compiled.kind, compiled.program.n_variables, compiled.stats_before["n_variables"]
     ('linear', 4, 18)
+    >>> [(cond.event, round(cond.observed, 6)) for cond in compiled.conditions]
+    [('Y = 1 & A = 0', 0.1)]
     >>> print(compiled.program.to_text())
     minimize
       10*q_A_Y_P.3
