@@ -227,8 +227,8 @@ class HighsBackend(ExactBackend):
         --------
         >>> import fairprobe as fp
         >>> lp = fp.PolynomialProgram.from_text("maximize\\n  x\\nbounds\\n  0 <= x <= 1")
-        >>> fp.get_backend("highs").solves_exactly(lp)
-        True
+        >>> fp.get_backend("highs").solves_exactly(lp), fp.get_backend("highs").is_two_ratio(lp)
+        (True, False)
         """
         if program.has_integers:
             return False
@@ -275,18 +275,11 @@ class HighsBackend(ExactBackend):
     @staticmethod
     def is_two_ratio(program: PolynomialProgram) -> bool:
         """Whether :meth:`solve_two_ratio` takes ``program`` (a :class:`PolynomialProgram`): a parity of two rates
-        over a polytope.
+        over a polytope (example at :meth:`solves_exactly`).
 
         Returns
         -------
         bool
-
-        Examples
-        --------
-        >>> import fairprobe as fp
-        >>> lp = fp.PolynomialProgram.from_text("maximize\\n  x\\nbounds\\n  0 <= x <= 1")
-        >>> fp.get_backend("highs").is_two_ratio(lp)
-        False
         """
         return two_ratio_form(program) is not None
 

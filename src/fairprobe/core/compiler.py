@@ -966,6 +966,24 @@ def compile_program(
     ...                                                 "n": [30, 10, 20, 40]}))
     >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
     >>> compiled = compile_program(cfg, table, "P(P = 1 | Y = 1 & A = 0)", {})
+    >>> compiled.kind, compiled.program.n_variables, compiled.stats_before["n_variables"]
+    ('linear', 4, 18)
+    >>> [(cond.event, round(cond.observed, 6)) for cond in compiled.conditions]
+    [('Y = 1 & A = 0', 0.1)]
+    >>> print(compiled.program.to_text())
+    minimize
+      10*q_A_Y_P.3
+    subject to
+      simplex_A_Y_P: q_A_Y_P.0 + q_A_Y_P.3 + q_A_Y_P.4 + q_A_Y_P.7 == 1
+      data0: q_A_Y_P.0 == 0.3
+      data3: q_A_Y_P.3 == 0.1
+      data4: q_A_Y_P.4 == 0.2
+      data7: q_A_Y_P.7 == 0.4
+    bounds
+      0 <= q_A_Y_P.0 <= 1
+      0 <= q_A_Y_P.3 <= 1
+      0 <= q_A_Y_P.4 <= 1
+      0 <= q_A_Y_P.7 <= 1
     >>> compiled.program.objective_value({"q_A_Y_P.0": 0.3, "q_A_Y_P.3": 0.1, "q_A_Y_P.4": 0.2, "q_A_Y_P.7": 0.4})
     1.0
     >>> naive = compile_program(cfg, table, "P(P = 1 | Y = 1 & A = 0)", {}, reduce=False)

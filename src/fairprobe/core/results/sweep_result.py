@@ -290,7 +290,7 @@ class SensitivityResult(Explained):
         Parameters
         ----------
         ax : matplotlib.axes.Axes, optional
-            Axes to draw on (default: a new figure).
+            As for :meth:`plot`, which returns it too.
         value : {"upper", "lower", "width"}
             The quantity shown.
         annotate : bool
@@ -299,7 +299,6 @@ class SensitivityResult(Explained):
         Returns
         -------
         matplotlib.axes.Axes
-            The axes drawn on.
 
         Raises
         ------
