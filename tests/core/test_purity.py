@@ -105,6 +105,8 @@ ALLOWED = {
     "fairprobe.core.metric_range.metric_range": "interval arithmetic of metric expressions (strings, frozenset)",
     "fairprobe.core.parametric._affine": "whether immutable sympy expressions are affine",
     "fairprobe.core.query._parsed_expression": "parses an expression string",
+    "fairprobe.core.response._shared": "response models keyed by the whole DAG structure and cardinalities "
+                                       "(tuples); a model is only read by the compiler",
     "fairprobe.backends.highs._version": "the installed highspy's version",
     "fairprobe.backends.highs_lp._status_names": "highspy's status names",
     "fairprobe.backends.highs_lp._ok": "highspy's kOk constant",

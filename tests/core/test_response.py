@@ -136,9 +136,9 @@ def test_too_many_response_types_is_a_config_error() -> None:
 def test_shared_event_terms_cannot_be_changed_through_a_caller():
     from fairprobe.core.dag import DAG
     from fairprobe.core.query import Atom
-    from fairprobe.core.response import ResponseModels
+    from fairprobe.core.response import shared_model
 
-    model = ResponseModels().get(DAG.from_string("A -> Y"), {"A": 2, "Y": 2})
+    model = shared_model(DAG.from_string("A -> Y"), {"A": 2, "Y": 2})
     first = model.event_terms([Atom("Y", 1)])
     first[0].masks.clear()  # the caller's own dict
     again = model.event_terms([Atom("Y", 1)])

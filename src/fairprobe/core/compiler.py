@@ -81,7 +81,7 @@ from fairprobe.core.options import CompileOptions
 from fairprobe.core.presolve import presolve_zero_variables
 from fairprobe.core.query import Atom, ParsedExpression, parse_expression
 from fairprobe.core.reparametrise import reparametrise
-from fairprobe.core.response import EventTerm, ResponseModel, ResponseModels, partial_readers
+from fairprobe.core.response import EventTerm, ResponseModel, partial_readers, shared_model
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import ConfigError, DataError, UndefinedMetricError
 from fairprobe.program.model import Constraint, PolynomialProgram
@@ -135,9 +135,8 @@ def linear_terms(expr: sympy.Expr, symbols: Any) -> tuple[float, dict[sympy.Symb
 
 class _Compiler:
     def __init__(self, config: BiasConfig, table: ObservedTable, params: Mapping[str, float],
-                 options: CompileOptions, models: ResponseModels | None = None) -> None:
+                 options: CompileOptions) -> None:
         self.options = options
-        self.models = models if models is not None else ResponseModels()
         self.reduce = options.reduce
         self.config = config
         self.table = table
@@ -172,7 +171,7 @@ class _Compiler:
         # glue rows need P(slice) as data: an unconditioned table known exactly, with the slice columns
         pinned = not self.table.given and self.table.region is None and self.options.uses("partial_slices")
         partial = [v for v in sliceable if v in self.table.nodes] if pinned else []
-        model = self.models.get(self.dag, self.cards, sliceable=sliceable, partial=partial)
+        model = shared_model(self.dag, self.cards, sliceable=sliceable, partial=partial)
         for comp in model.components:
             if not comp.slice_vars:
                 continue
@@ -917,7 +916,7 @@ class _Compiler:
 def compile_program(
     config: BiasConfig, table: ObservedTable, query: str | ParsedExpression | Sequence[str],
     params: Mapping[str, float], *, reduce: bool = True, max_abs: bool = False,
-    options: CompileOptions | None = None, models: ResponseModels | None = None,
+    options: CompileOptions | None = None,
 ) -> CompiledProgram:
     """Compile ``query`` under ``config`` and ``table`` at sensitivity ``params``.
 
@@ -939,9 +938,6 @@ def compile_program(
         the sharp lower bound of equalised odds and of max-over-pairs parity).
     options : CompileOptions, optional
         Every compile switch (default: all reductions on, or all off when ``reduce=False``).
-    models : ResponseModels, optional
-        Response models shared with the caller's other compilations (a problem's pairs, points and
-        resamples); default: a model made for this program alone.
 
     Returns
     -------
@@ -994,5 +990,5 @@ def compile_program(
         options = CompileOptions(reduce=bool(reduce))
     elif not reduce:
         options = dataclasses.replace(options, reduce=False)
-    return _Compiler(config, table, params, options, models).build(query, max_abs=max_abs)
+    return _Compiler(config, table, params, options).build(query, max_abs=max_abs)
 

@@ -57,7 +57,6 @@ from fairprobe.core.metric_range import metric_range
 from fairprobe.core.options import DEFAULT_GAP, CompileOptions
 from fairprobe.core.parametric import ParametricProgram, affine_in_parameters
 from fairprobe.core.rebind import Resampler
-from fairprobe.core.response import ResponseModels
 from fairprobe.core.results import BoundResult, ObservedValue, PointOutcome
 from fairprobe.core.routing import Router, route_label
 from fairprobe.core.solving import (
@@ -86,15 +85,15 @@ __all__ = ["BoundProblem", "sweep_points"]
 
 
 def _compile_at(config: BiasConfig, table: ObservedTable, queries: Any, options: CompileOptions, max_abs: bool,
-                models: ResponseModels, params: Mapping[str, float]) -> CompiledProgram:
+                params: Mapping[str, float]) -> CompiledProgram:
     # module level (not a closure) so problems pickle to worker processes, with the caller's options
-    return compile_program(config, table, queries, params, max_abs=max_abs, options=options, models=models)
+    return compile_program(config, table, queries, params, max_abs=max_abs, options=options)
 
 
-def _compile_on(config: BiasConfig, queries: Any, options: CompileOptions, max_abs: bool, models: ResponseModels,
+def _compile_on(config: BiasConfig, queries: Any, options: CompileOptions, max_abs: bool,
                 params: Mapping[str, float], table: ObservedTable) -> CompiledProgram:
     # the table last, for DataRebinder's compile_fn(table); module level so problems pickle
-    return compile_program(config, table, queries, params, max_abs=max_abs, options=options, models=models)
+    return compile_program(config, table, queries, params, max_abs=max_abs, options=options)
 
 
 class _CompiledOnUse:
@@ -175,8 +174,6 @@ class BoundProblem:
         self.parameters = [p for p in self.config.parameters if p in used]
         #: the :class:`~fairprobe.core.rebind.Resampler` that moved this problem to its table (None: compiled there)
         self.resampler: Resampler | None = None
-        #: the response models this problem's programs share (its pairs, points, and copies on other tables)
-        self.response_models = ResponseModels()
 
     @property
     def compiled(self) -> bool:
@@ -206,12 +203,11 @@ class BoundProblem:
         return self
 
     def _build(self, queries: Any, max_abs: bool = False) -> ParametricProgram:
-        fn = functools.partial(_compile_at, self.config, self.table, queries, self.compile_options, max_abs,
-                               self.response_models)
+        fn = functools.partial(_compile_at, self.config, self.table, queries, self.compile_options, max_abs)
         if self.resampler is not None and self.table.region is None and all(p in self.fixed for p in self.parameters):
             # (a region's program has the cells as variables; a swept one compiles per point)
             compile_on = functools.partial(_compile_on, self.config, queries, self.compile_options, max_abs,
-                                           self.response_models, dict(self.fixed))
+                                           dict(self.fixed))
             moved = self.resampler.program(self.program_key(queries, max_abs), self.table, dict(self.fixed),
                                            compile_on, fn, affine_in_parameters(self.config))
             if moved is not None:

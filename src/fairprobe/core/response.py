@@ -27,8 +27,7 @@ from fairprobe.core.dag import DAG
 from fairprobe.core.query import Atom
 from fairprobe.exceptions import ConfigError
 
-__all__ = ["MAX_JOINT_TYPES", "Component", "EventTerm", "Member", "ResponseModel", "ResponseModels", "partial_readers",
-           "plan_slices"]
+__all__ = ["MAX_JOINT_TYPES", "Component", "EventTerm", "Member", "ResponseModel", "partial_readers", "plan_slices"]
 
 #: Largest number of joint response types enumerated for one c-component.
 MAX_JOINT_TYPES = 2_000_000
@@ -574,51 +573,44 @@ class ResponseModel:
 #: Events whose terms a model keeps (cleared past this many: a model's memory stays bounded).
 _TERMS_MAX = 4096
 
-class ResponseModels:
-    """The response models of one problem's compilations: one per DAG structure, cardinalities and slices.
+#: Models kept by :func:`shared_model` (a handful of biases per process; cleared past this many).
+_SHARED_MAX = 64
+_shared: dict[tuple, ResponseModel] = {}
 
-    A model and its event terms depend only on these, never on the data. The pairs of a metric, a
-    sweep's points and a bootstrap's resamples compile the same model many times, and enumerating its
-    events was most of the cost of a compilation. The problem that compiles them owns this object
-    (:attr:`BoundProblem.response_models <fairprobe.core.engine.BoundProblem>`), so nothing outlives it.
 
-    Attributes
+def shared_model(dag: DAG, cardinalities: Mapping[str, int], sliceable: Sequence[str] = (),
+                 partial: Sequence[str] = ()) -> ResponseModel:
+    """One :class:`ResponseModel` per DAG structure, cardinalities and slices, reused by every compilation.
+
+    A model and its event terms depend only on these, never on the data. A sweep, a bootstrap or
+    the pairs of a metric compile the same model many times, and enumerating its events was most
+    of the cost of a compilation.
+
+    Parameters
     ----------
-    models : dict
-        ``structure key -> ResponseModel``, filled as programs compile.
+    dag : DAG
+        Compared by its edges and node lists.
+    cardinalities : mapping of str to int
+    sliceable, partial : sequence of str
+        As for :class:`ResponseModel`.
+
+    Returns
+    -------
+    ResponseModel
 
     Examples
     --------
-    >>> models = ResponseModels()
-    >>> a = models.get(DAG.from_string("A -> Y"), {"A": 2, "Y": 2})
-    >>> a is models.get(DAG.from_string("A -> Y"), {"Y": 2, "A": 2})
+    >>> a = shared_model(DAG.from_string("A -> Y"), {"A": 2, "Y": 2})
+    >>> a is shared_model(DAG.from_string("A -> Y"), {"Y": 2, "A": 2})
     True
-    >>> a is models.get(DAG.from_string("A -> Y"), {"A": 2, "Y": 3}), len(models.models)
-    (False, 2)
+    >>> a is shared_model(DAG.from_string("A -> Y"), {"A": 2, "Y": 3})
+    False
     """
-
-    def __init__(self) -> None:
-        self.models: dict[tuple, ResponseModel] = {}
-
-    def get(self, dag: DAG, cardinalities: Mapping[str, int], sliceable: Sequence[str] = (),
-            partial: Sequence[str] = ()) -> ResponseModel:
-        """The model of ``dag`` with these cardinalities and slices, made on first use.
-
-        Parameters
-        ----------
-        dag : DAG
-            Compared by its edges and node lists.
-        cardinalities : mapping of str to int
-        sliceable, partial : sequence of str
-            As for :class:`ResponseModel`.
-
-        Returns
-        -------
-        ResponseModel
-        """
-        key = (tuple(map(tuple, dag.edges)), tuple(dag.unobserved), tuple(dag.conditioned), tuple(dag.isolated),
-               tuple(sorted((k, int(v)) for k, v in cardinalities.items())), tuple(sliceable), tuple(partial))
-        model = self.models.get(key)
-        if model is None:
-            model = self.models[key] = ResponseModel(dag, cardinalities, sliceable=sliceable, partial=partial)
-        return model
+    key = (tuple(map(tuple, dag.edges)), tuple(dag.unobserved), tuple(dag.conditioned), tuple(dag.isolated),
+           tuple(sorted((k, int(v)) for k, v in cardinalities.items())), tuple(sliceable), tuple(partial))
+    model = _shared.get(key)
+    if model is None:
+        if len(_shared) >= _SHARED_MAX:
+            _shared.clear()
+        model = _shared[key] = ResponseModel(dag, cardinalities, sliceable=sliceable, partial=partial)
+    return model
