@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairprobe import PolynomialProgram, ProgramError
+from fairprobe import PolynomialProgram
+from fairprobe.exceptions import ProgramError
 
 EXAMPLE = """maximize
   x*y - 0.3*x + 0.1*z*y
