@@ -147,3 +147,12 @@ def test_a_negative_zero_probability_is_zero(order: list[int]) -> None:
     frame = pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "prob": [0.5, -0.0, 0.25, 0.25]}).iloc[order]
     probs = ObservedTable.from_probabilities(frame).cells["prob"].to_numpy()
     assert not np.signbit(probs).any() and probs.tolist() == [0.5, 0.0, 0.25, 0.25]
+
+
+def test_a_node_named_n_is_read_from_units_like_any_other() -> None:
+    """The units' counts are a column of their own, not a node's: a node called n once crashed from_frame."""
+    frame = pd.DataFrame({"A": [0, 0, 1, 1, 1], "n": [1, 0, 1, 1, 0]})
+    table = ObservedTable.from_frame(frame)
+    assert table.n == 5 and list(table.nodes) == ["A", "n"]
+    probs = table.cells.set_index(["A", "n"])["prob"]
+    assert probs[(1, 1)] == pytest.approx(2 / 5) and probs[(0, 0)] == pytest.approx(1 / 5)

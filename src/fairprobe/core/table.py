@@ -404,8 +404,10 @@ class ObservedTable:
         for node in data.columns:
             coded[node], categories[node] = done[node] if node in done else code_column(node, mapping[node],
                                                                                          data[node])
-        counts = pd.DataFrame(coded).value_counts().rename("n").reset_index()
-        table = cls._from_count_frame(counts, "n", given)
+        # the counts' own column must not be a node's name (a node may be called n)
+        count = next(name for name in ("n", "_n", "__n") if name not in coded)
+        counts = pd.DataFrame(coded).value_counts().rename(count).reset_index()
+        table = cls._from_count_frame(counts, count, given)
         table.categories = categories
         table.positive = positive
         table.source_columns = {node: col for node, col in mapping.items() if col != node}
