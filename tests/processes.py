@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pandas as pd
 
 from fairprobe.datasets import BUNDLED
+
+
+def default_signals() -> None:
+    """``preexec_fn`` of a started command: INT, TERM and HUP at their default actions.
+
+    A command keeps a signal its parent ignores (the ``nohup`` convention), and a test run started
+    with ``nohup`` or in the background of a script ignores HUP or INT; the commands these tests
+    signal must not inherit that.
+    """
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def session_processes(sid: int) -> list[int]:

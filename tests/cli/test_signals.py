@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import session_processes, write_compas_predictions
+from tests.processes import default_signals, session_processes, write_compas_predictions
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
 
@@ -39,7 +39,8 @@ def preds(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def stop_while_working(args: list[str], signum: int, cwd: Path, workers: int = 2) -> tuple[int, str]:
     """Start ``fairprobe *args`` in a new session, send ``signum`` once its workers run; (exit code, stderr)."""
     proc = subprocess.Popen([sys.executable, "-m", "fairprobe.cli", *args], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=default_signals)
     try:
         deadline = time.monotonic() + 240
         while len(session_processes(proc.pid)) < 1 + workers:  # the command and its workers

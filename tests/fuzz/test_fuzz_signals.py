@@ -29,7 +29,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.fuzz.oracle import TALLY, confirmed, examples
-from tests.processes import session_processes, write_compas_predictions
+from tests.processes import default_signals, session_processes, write_compas_predictions
 
 pytestmark = [pytest.mark.fuzz,
               pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")]
@@ -89,7 +89,8 @@ def _reader(stream, lines: list[str], first: threading.Event | None = None) -> t
 def test_a_signal_at_a_random_moment(preds: Path, command: str, signum: int, moment: str, delay: float) -> None:
     argv = [a.replace("{data}", str(preds)) for a in COMMANDS[command]]
     proc = subprocess.Popen([sys.executable, "-m", "fairprobe.cli", *argv], cwd=preds.parent, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=default_signals)
     out: list[str] = []
     err: list[str] = []
     printed = threading.Event()
