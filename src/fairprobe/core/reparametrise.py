@@ -1,11 +1,10 @@
 """Exact rewrites that make a proxy's measurement model linear: structural zeros and reciprocals.
 
 A proxy ``Y`` of a latent outcome ``Z`` whose error does not depend on the latent confounder
-(the ``..._no_edge`` proxy-label biases) is parametrised by its conditional law
-``P(Y = y | A = a, Z = z)``: every data row ``P(Y = y, P = p, A = a) = sum_z q(z, p, a) *
-P(y | a, z)`` is bilinear, and a global solver needs seconds to certify even a point-identified
-rate. Two rewrites, each exact (same feasible values of every other variable, same objective),
-remove the nonlinearity when the bias makes the proxy one-sided:
+(the ``..._no_edge`` proxy-label biases) is parametrised by ``P(Y = y | A = a, Z = z)``: every
+data row ``P(Y = y, P = p, A = a) = sum_z q(z, p, a) * P(y | a, z)`` is bilinear. Two rewrites,
+each exact (same feasible values of every other variable, same objective), remove the
+nonlinearity when the bias makes the proxy one-sided:
 
 * **structural zeros**: a row ``sum c_k m_k == 0`` with all ``c_k`` of one sign over non-negative
   variables forces each monomial to 0. A conditional parameter ``y`` all of whose nonlinear
@@ -20,7 +19,7 @@ remove the nonlinearity when the bias makes the proxy one-sided:
   ``x -> k_x w``. The single-monomial rows become constants and the distribution row drops out.
 
 :func:`reparametrise` applies both until neither applies; :class:`Rewrite` maps polynomials of
-the original program (conditioning events, max-abs terms) into the new one and incumbents back.
+the original program (conditioning events, max-abs terms) into the new one.
 """
 
 from __future__ import annotations
@@ -36,31 +35,19 @@ __all__ = ["Rewrite", "reparametrise"]
 
 _TOL = 1e-9
 
-#: ``value of a removed variable = f(point of the new program by name)``
-Recovery = Callable[[Mapping[str, float]], float]
-
 
 @dataclass
 class Rewrite:
-    """The rewrites applied to a program, to map polynomials forward and points back.
-
-    Attributes
-    ----------
-    program : PolynomialProgram
-        The rewritten program.
-    steps : list
-        ``(old variable names, new variable names, monomial map, recoveries)`` per rewrite, in order.
-    notes : list of str
-        One line per kind of rewrite applied, for reports.
+    """The rewrites applied to a program, to map polynomials forward.
 
     Parameters
     ----------
     program : PolynomialProgram
         The rewritten program (the original one until a rewrite applies).
     steps : list, optional
-        The rewrites applied so far (default: none).
+        ``(old variable names, new variable names, monomial map)`` per rewrite, in order.
     notes : list of str, optional
-        Report lines (default: none).
+        One line per kind of rewrite applied, for reports.
 
     Examples
     --------
@@ -81,13 +68,10 @@ class Rewrite:
     >>> rewrite = reparametrise(prog)
     >>> [v.name for v in rewrite.program.variables], len(rewrite.steps)
     (['u', 'inv_y'], 1)
-    >>> rewrite.notes
-    ['1 one-sided measurement laws written through 1 / P(proxy | latent): their data rows are linear (exact)']
     """
 
     program: PolynomialProgram
-    steps: list[tuple[list[str], list[str], Callable[[Monomial], Poly], dict[str, Recovery]]] = field(
-        default_factory=list)
+    steps: list[tuple[list[str], list[str], Callable[[Monomial], Poly]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def map_named(self, poly: Mapping[tuple[str, ...], float]) -> dict[tuple[str, ...], float]:
@@ -106,25 +90,13 @@ class Rewrite:
         Examples
         --------
         >>> from fairprobe.program.model import PolynomialProgram
-        >>> prog = PolynomialProgram.from_text('''
-        ... minimize
-        ...   x
-        ... subject to
-        ...   dist: y + z == 1
-        ...   data: x*y == 0.2
-        ...   other: x*z + u == 0.3
-        ... bounds
-        ...   0 <= x <= 1
-        ...   0 <= y <= 1
-        ...   0 <= z <= 1
-        ...   0 <= u <= 1
-        ... ''')
-        >>> rewrite = reparametrise(prog)
-        >>> rewrite.map_named({("x", "z"): 1.0})
+        >>> text = "minimize\\n x\\nsubject to\\n dist: y + z == 1\\n data: x*y == 0.2\\nbounds\\n"
+        >>> prog = PolynomialProgram.from_text(text + "0 <= x <= 1\\n 0 <= y <= 1\\n 0 <= z <= 1")
+        >>> reparametrise(prog).map_named({("x", "z"): 1.0})
         {('inv_y',): 0.2, (): -0.2}
         """
         out = dict(poly)
-        for names, new_names, mono_map, _ in self.steps:
+        for names, new_names, mono_map in self.steps:
             index = {n: i for i, n in enumerate(names)}
             mapped: Poly = {}
             for mono, coef in out.items():
@@ -132,45 +104,6 @@ class Rewrite:
                     mapped[m] = mapped.get(m, 0.0) + coef * v
             out = {tuple(new_names[i] for i in m): v for m, v in mapped.items() if v != 0.0}
         return out
-
-    def recover(self, point: Mapping[str, float]) -> dict[str, float]:
-        """A point of the new program (by name) completed with the removed variables' values.
-
-        Parameters
-        ----------
-        point : mapping of str to float
-            Values of the rewritten program's variables, by name.
-
-        Returns
-        -------
-        dict of str to float
-            ``point`` plus the values of every variable the rewrites removed.
-
-        Examples
-        --------
-        >>> from fairprobe.program.model import PolynomialProgram
-        >>> prog = PolynomialProgram.from_text('''
-        ... minimize
-        ...   x
-        ... subject to
-        ...   dist: y + z == 1
-        ...   data: x*y == 0.2
-        ...   other: x*z + u == 0.3
-        ... bounds
-        ...   0 <= x <= 1
-        ...   0 <= y <= 1
-        ...   0 <= z <= 1
-        ...   0 <= u <= 1
-        ... ''')
-        >>> rewrite = reparametrise(prog)
-        >>> rewrite.recover({"u": 0.1, "inv_y": 2.0})
-        {'u': 0.1, 'inv_y': 2.0, 'y': 0.5, 'z': 0.5, 'x': 0.4}
-        """
-        full = dict(point)
-        for _, _, _, recoveries in reversed(self.steps):
-            for name, fn in recoveries.items():
-                full[name] = fn(full)
-        return full
 
 
 def _rows(prog: PolynomialProgram) -> list[tuple[str, Poly]]:
@@ -288,57 +221,14 @@ def _reciprocal(prog: PolynomialProgram) -> tuple[int, int, dict[int, float], se
             if not partners:
                 continue
             occ = _occurrences(prog) if occ is None else occ
-            if self_consistent(prog, occ, f"row{k}", y, y2, partners):
+            if _self_consistent(prog, occ, f"row{k}", y, y2, partners):
                 return y, y2, partners, set(singles_of[y]), k
     return None
 
 
-def self_consistent(prog: PolynomialProgram, occ: dict[int, list[tuple[str, Monomial]]], row: str, y: int,
-                    y2: int, partners: dict[int, float]) -> bool:
-    """Every monomial of ``y``/``y'`` holds exactly one partner; partners have degree 1 and meet no other.
-
-    Parameters
-    ----------
-    prog : PolynomialProgram
-        The program.
-    occ : dict
-        Variable index -> ``(row label, monomial)`` of each of its occurrences in ``prog``.
-    row : str
-        Label (``"row<k>"``) of the distribution row ``y + y' == 1``, the only row where ``y`` and ``y'``
-        may appear linearly.
-    y, y2 : int
-        Indices of the two variables of the distribution row.
-    partners : dict of int to float
-        Partner index ``x`` -> ``k_x`` with ``x * y == k_x`` in the data.
-
-    Returns
-    -------
-    bool
-        Whether the reciprocal rewrite of ``y`` is exact.
-
-    Examples
-    --------
-    >>> from fairprobe.program.model import PolynomialProgram
-    >>> prog = PolynomialProgram.from_text('''
-    ... minimize
-    ...   x
-    ... subject to
-    ...   dist: y + z == 1
-    ...   data: x*y == 0.2
-    ...   other: x*z + u == 0.3
-    ... bounds
-    ...   0 <= x <= 1
-    ...   0 <= y <= 1
-    ...   0 <= z <= 1
-    ...   0 <= u <= 1
-    ... ''')
-    >>> from fairprobe.core.reparametrise import _occurrences
-    >>> occ = _occurrences(prog)
-    >>> self_consistent(prog, occ, "row0", 1, 2, {0: 0.2})
-    True
-    >>> self_consistent(prog, occ, "row0", 1, 2, {})
-    False
-    """
+def _self_consistent(prog: PolynomialProgram, occ: dict[int, list[tuple[str, Monomial]]], row: str, y: int,
+                     y2: int, partners: dict[int, float]) -> bool:
+    """Every monomial of ``y``/``y'`` holds exactly one partner; partners have degree 1 and meet no other."""
     for v in (y, y2):
         if not _only_in(occ.get(v, []), row, v):
             return False
@@ -358,11 +248,8 @@ def self_consistent(prog: PolynomialProgram, occ: dict[int, list[tuple[str, Mono
 
 def _apply(prog: PolynomialProgram, removed: set[int], mono_map: Callable[[Monomial], Poly],
            new_vars: list[Variable], drop_rows: set[int], skip_rows: frozenset[int] = frozenset()) -> PolynomialProgram:
-    """``prog`` with ``removed`` variables gone, monomials rewritten by ``mono_map`` (new indices).
-
-    Rows in ``skip_rows`` are left out; rows in ``drop_rows`` become constants that hold by
-    construction (rounding aside) and are left out unchecked.
-    """
+    """``prog`` without ``removed``, monomials mapped by ``mono_map``; rows in ``skip_rows`` and (unchecked) in
+    ``drop_rows``, which become constants holding by construction, left out."""
     out = PolynomialProgram(sense=prog.sense, name=prog.name)
     out.variables = [v for i, v in enumerate(prog.variables) if i not in removed] + new_vars
     out._index = {v.name: i for i, v in enumerate(out.variables)}
@@ -412,10 +299,7 @@ def _fix_step(prog: PolynomialProgram, fixed: dict[int, float]):
                 rest.append(new[i])
         return {tuple(rest): coef} if coef != 0.0 else {}
 
-    out = _apply(prog, set(fixed), mono_map, [], set())
-    values = {prog.variables[i].name: v for i, v in fixed.items()}
-    recoveries = {name: (lambda _p, v=v: v) for name, v in values.items()}
-    return out, mono_map, recoveries
+    return _apply(prog, set(fixed), mono_map, [], set()), mono_map
 
 
 def _reciprocal_step(prog: PolynomialProgram, y: int, y2: int, partners: dict[int, float], singles: set[int],
@@ -455,14 +339,7 @@ def _reciprocal_step(prog: PolynomialProgram, y: int, y2: int, partners: dict[in
             return {with_w: k, tuple(sorted(rest)): -k}
         return {with_w: k}
 
-    out = _apply(prog, removed, mono_map, [wvar], singles, frozenset({dist_row}))
-    recoveries: dict[str, Recovery] = {
-        vy.name: lambda p: 1.0 / p[name],
-        vy2.name: lambda p: 1.0 - 1.0 / p[name],
-    }
-    for x, k in partners.items():
-        recoveries[prog.variables[x].name] = lambda p, k=k: k * p[name]
-    return out, mono_map, recoveries
+    return _apply(prog, removed, mono_map, [wvar], singles, frozenset({dist_row})), mono_map
 
 
 def reparametrise(prog: PolynomialProgram) -> Rewrite | None:
@@ -510,15 +387,15 @@ def reparametrise(prog: PolynomialProgram) -> Rewrite | None:
         names = [v.name for v in current.variables]
         found = _structural_zero(current)
         if found is not None:
-            current, mono_map, rec = _fix_step(current, found[0])
+            current, mono_map = _fix_step(current, found[0])
             zeros += 1
         else:
             rec_found = _reciprocal(current)
             if rec_found is None:
                 break
-            current, mono_map, rec = _reciprocal_step(current, *rec_found)
+            current, mono_map = _reciprocal_step(current, *rec_found)
             reciprocals += 1
-        rewrite.steps.append((names, [v.name for v in current.variables], mono_map, rec))
+        rewrite.steps.append((names, [v.name for v in current.variables], mono_map))
     if not rewrite.steps:
         return None
     rewrite.program = current
