@@ -1,11 +1,10 @@
 """One time budget for a whole bound: every solve of a call shares it, and a long call says so.
 
-A certified bound takes several solves (definedness checks, ratio ranges, both senses, pairs of a
-max-of-ranges metric). A limit per solve multiplies: ten solves at 20 s each is more than three
-minutes. :class:`TimeBudget` wraps a backend so that each solve gets what is left of one budget
-(never less than :data:`MIN_SOLVE_SECONDS`, so a solve that starts after the deadline still
-returns its certified, possibly wide, bound at once), and :func:`reporting_progress` prints a
-status line every few seconds while a call runs long.
+A certified bound takes several solves (definedness checks, both senses, pairs of a max-of-ranges
+metric); a limit per solve would multiply. :class:`TimeBudget` wraps a backend so that each solve
+gets what is left of one budget (at least :data:`MIN_SOLVE_SECONDS`, so a late solve still returns
+its certified, possibly wide, bound), and :func:`reporting_progress` prints a status line every
+few seconds while a call runs long.
 
 Examples
 --------
@@ -41,10 +40,9 @@ DEFAULT_TIME_LIMIT = 60.0
 #: bound it has (an LP finishes; a global solve stops at its root bound).
 MIN_SOLVE_SECONDS = 0.05
 
-#: Programs with more variables than this are not handed to a backend once the budget is spent:
-#: building and presolving one can take seconds before its own time limit starts. The skipped
-#: solve returns the trivial certified bound (-inf for a minimum, +inf for a maximum), which the
-#: result then clips to the metric's own range.
+#: Programs with more variables than this are not handed to a backend once the budget is spent
+#: (building one can take seconds); they get the trivial certified bound (-inf for a minimum, +inf
+#: for a maximum), which the result clips to the metric's range.
 SKIP_ABOVE_VARIABLES = 2_000
 
 #: Seconds before the first status line of a long call, and between lines.
@@ -93,27 +91,6 @@ class TimeBudget:
         """Whether the router sends ``program`` to a backend with exact routes (:meth:`Router.exact_backend`)."""
         return self.router is not None and self.router.exact_backend(program) is not None
 
-    @contextlib.contextmanager
-    def excluding(self):
-        """Time spent inside is not charged to the budget (the deadline moves by it).
-
-        Examples
-        --------
-        >>> import time
-        >>> budget = TimeBudget(None, 10.0)
-        >>> before = budget.deadline
-        >>> with budget.excluding():
-        ...     time.sleep(0.01)
-        >>> budget.deadline - before >= 0.01
-        True
-        """
-        start = time.perf_counter()
-        try:
-            yield self
-        finally:
-            if self.deadline is not None:
-                self.deadline += time.perf_counter() - start
-
     def left(self) -> float | None:
         """Seconds left of the budget (None without one).
 
@@ -134,8 +111,7 @@ class TimeBudget:
         options : SolveOptions
             The caller's options.
         share : float, optional
-            The fraction of what is left this solve may use (0.5 for the first of the two sides of a
-            bound, so the second is not left with nothing).
+            The fraction of what is left this solve may use (0.5 for the first side of a bound).
 
         Returns
         -------
@@ -171,8 +147,7 @@ class TimeBudget:
         return self._one(self.backend.solve, program, options, share)
 
     def solve_global(self, program: Any, options: Any = None) -> Any:
-        """:meth:`solve` (parameters and result as there) by the chosen backend itself, past any exact route (one
-        the route declined)."""
+        """:meth:`solve` by the chosen backend itself, past any exact route."""
         return self._one(self.router.solve_global if self.router is not None else self.backend.solve, program, options)
 
     def _one(self, solve: Any, program: Any, options: Any, share: float = 1.0) -> Any:

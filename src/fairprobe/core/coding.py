@@ -7,7 +7,6 @@ where the labels do not say it by themselves (:func:`is_binary_coding`, :func:`a
 
 Examples
 --------
->>> import pandas as pd
 >>> code_column("A", "race", pd.Series(["b", "a"]))[1]
 ['a', 'b']
 >>> is_binary_coding(["no", "yes"])
@@ -55,7 +54,6 @@ def plain_value(value: Any) -> Any:
 
     Examples
     --------
-    >>> import numpy as np
     >>> plain_value(np.int64(3)), plain_value("a")
     (3, 'a')
     """
@@ -209,7 +207,6 @@ def apply_pos_label(data: pd.DataFrame, columns: Mapping[str, Any], pos_label: A
 
     Examples
     --------
-    >>> import pandas as pd
     >>> coded, positive = apply_pos_label(pd.DataFrame({"Y": ["good", "bad"]}), {"Y": "Y"}, "bad")
     >>> coded["Y"][0].tolist(), coded["Y"][1], positive
     ([0, 1], ['good', 'bad'], {'Y': 'bad'})
@@ -315,7 +312,6 @@ def code_column(node: str, column: Any, values: pd.Series) -> tuple[pd.Series, l
 
     Examples
     --------
-    >>> import pandas as pd
     >>> codes, labels = code_column("A", "race", pd.Series(["b", "a", "b"]))
     >>> codes.tolist(), labels
     ([1, 0, 1], ['a', 'b'])
@@ -413,7 +409,6 @@ def cells_with_pos_label(df: pd.DataFrame, weight: str, pos_label: Any,
 
     Examples
     --------
-    >>> import pandas as pd
     >>> cells, categories, positive = cells_with_pos_label(
     ...     pd.DataFrame({"Y": ["good", "bad"], "n": [3, 1]}), "n", "good")
     >>> cells["Y"].tolist(), categories, positive

@@ -498,7 +498,6 @@ class BiasConfig:
         Examples
         --------
         >>> import tempfile
-        >>> from pathlib import Path
         >>> text = '{"dag_str": "A->Y, A->P", "constraints": [], "name": "toy"}'
         >>> BiasConfig.from_json(text).name
         'toy'

@@ -106,7 +106,6 @@ def group_rates(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P", pos_labe
     >>> rates = fp.group_rates(load_paper_table())
     >>> rates.by_group[["fpr", "fnr"]].round(4).values.tolist()
     [[0.2309, 0.4895], [0.2734, 0.549]]
-    >>> import pandas as pd
     >>> rows = pd.DataFrame({"A": list("aabb"), "Y": ["hired", "rejected"] * 2, "P": ["hired"] * 3 + ["rejected"]})
     >>> group_rates(rows, pos_label="hired").by_group["tpr"].tolist()
     [1.0, 1.0]

@@ -14,7 +14,6 @@ so the rewritten ratio is defined in every admitted model exactly when the origi
 
 Examples
 --------
->>> from fairprobe.core.dag import DAG
 >>> from fairprobe.core.query import parse_expression
 >>> dag = DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U")
 >>> q = identify_interventions(parse_expression("P(P(A=1) = 1)"), dag, {"A": {0: 0.4, 1: 0.6}})
@@ -101,7 +100,6 @@ def identify_interventions(parsed: ParsedExpression, dag: DAG, margins: Mapping[
 
     Examples
     --------
-    >>> from fairprobe.core.dag import DAG
     >>> from fairprobe.core.query import parse_expression
     >>> dag = DAG.from_string("A->Y, U->A, U->Y", unob="U")  # A is confounded: not identified this way
     >>> q = parse_expression("P(Y(A=1) = 1)")

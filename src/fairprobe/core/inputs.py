@@ -170,7 +170,6 @@ def node_labels(config: BiasConfig, table: ObservedTable, node: str) -> list[Any
 
     Examples
     --------
-    >>> import pandas as pd
     >>> t = ObservedTable.from_frame(pd.DataFrame({"A": ["x", "y"], "Y": [0, 1], "P": [1, 0]}))
     >>> node_labels(resolve_bias("proxy_label"), t, "A")
     ['x', 'y']
@@ -193,7 +192,6 @@ def attribute_labels(config: BiasConfig, table: ObservedTable) -> list[Any]:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> t = ObservedTable.from_frame(pd.DataFrame({"A": [0, 1], "Y": [0, 1], "P": [1, 0]}))
     >>> attribute_labels(resolve_bias("proxy_label"), t)
     [0, 1]
@@ -222,7 +220,6 @@ def labelled_event(event: str, config: BiasConfig, table: ObservedTable) -> str:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> t = ObservedTable.from_frame(pd.DataFrame({"A": ["x", "y"], "Y": [0, 1], "P": [1, 0]}))
     >>> labelled_event("Y = 0 & A = 1", resolve_bias("proxy_label"), t)
     'Y = 0 & A = y'
@@ -540,7 +537,6 @@ def fit_cardinalities(config: BiasConfig, table: ObservedTable) -> BiasConfig:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> t = ObservedTable.from_frame(pd.DataFrame({"A": [0, 1, 2], "Y": [0, 1, 0], "P": [1, 0, 1]}))
     >>> fit_cardinalities(resolve_bias("proxy_label"), t).cardinality("A")
     3

@@ -85,7 +85,6 @@ def json_default(x: Any) -> Any:
 
     Examples
     --------
-    >>> import json
     >>> import numpy as np
     >>> json.dumps({"x": np.float64(1.5), "a": np.array([1.0, np.inf])}, default=json_default)
     '{"x": 1.5, "a": [1.0, "inf"]}'

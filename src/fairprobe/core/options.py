@@ -1,15 +1,11 @@
 """The options of the causal drivers, explicit and validated in one place.
 
-Two frozen objects carry every switch, so a program compiled in a worker process is compiled
-exactly as the caller asked (a module-level flag would take the worker's default):
-
-* :class:`CompileOptions` says how a problem is compiled (the exact reductions and which of them
-  are on). It travels with the :class:`~fairprobe.core.bound.BoundProblem`.
-* :class:`RunOptions` says how each point is solved and how the call runs (backend, time limit,
-  gap, solver parameters, worker processes, progress). :func:`run_options` builds it from the
-  keyword arguments that :func:`~fairprobe.bound`, :func:`~fairprobe.sensitivity`,
-  :func:`~fairprobe.sensitivity_grid` and :func:`~fairprobe.breakdown` share, with one message
-  per bad value, so the four functions accept the same options with the same meaning.
+Two frozen objects carry every switch, so a worker process compiles and solves exactly as the
+caller asked: :class:`CompileOptions` (which exact reductions are on; it travels with the
+:class:`~fairprobe.core.bound.BoundProblem`) and :class:`RunOptions` (backend, time limit, gap,
+solver parameters, workers, progress), built by :func:`run_options` from the keywords that
+:func:`~fairprobe.bound`, :func:`~fairprobe.sensitivity`, :func:`~fairprobe.sensitivity_grid` and
+:func:`~fairprobe.breakdown` share.
 """
 
 from __future__ import annotations
@@ -37,8 +33,7 @@ class CompileOptions:
     ----------
     reduce : bool
         Apply the exact program reductions (default). ``False`` builds the naive response-function
-        program (one variable per joint response type) and turns every switch below off; it is the
-        baseline of the benchmarks.
+        program and turns every switch below off.
     slicing : bool
         Build c-components slice by slice (many groups and covariate levels in linear size).
     windows : bool
@@ -144,8 +139,7 @@ class RunOptions:
         Returns
         -------
         dict
-            Backend, time limit, gap, solver options and the bound's worker processes (one bound has
-            two sides to solve at once, so "all cores" means 2).
+            Backend, time limit, gap, solver options and ``n_jobs`` ("all cores" is 2: one bound has two sides).
 
         Examples
         --------
@@ -185,8 +179,7 @@ def run_options(*, backend: Any = "scip", time_limit: Any = DEFAULT_TIME_LIMIT, 
     compile_options : CompileOptions, optional
         Every compile switch (``reduce`` must then be left at True or agree with it).
     options : RunOptions, optional
-        The whole set in one object (a driver's ``options=``), returned as it is; every keyword
-        above must then be left at its default (the keywords are a shortcut for this object).
+        The whole set in one object, returned as it is; every keyword above must then be left at its default.
 
     Returns
     -------

@@ -48,7 +48,6 @@ def affine_in_parameters(config: BiasConfig) -> bool:
     Examples
     --------
     >>> from fairprobe.core.bound import resolve_bias
-    >>> from fairprobe.core.config import BiasConfig
     >>> config = resolve_bias("proxy_label")
     >>> config.constraints, affine_in_parameters(config)
     (['P(Z = Y) >= 1 - D'], True)
@@ -94,7 +93,6 @@ class ParametricProgram:
 
     Examples
     --------
-    >>> import functools
     >>> from fairprobe.core.bound import as_table, resolve_bias
     >>> from fairprobe.core.compiler import compile_program
     >>> from fairprobe.datasets import load_paper_table
@@ -142,7 +140,6 @@ class ParametricProgram:
 
         Examples
         --------
-        >>> import functools
         >>> from fairprobe.core.bound import as_table, resolve_bias
         >>> from fairprobe.core.compiler import compile_program
         >>> from fairprobe.datasets import load_paper_table
@@ -201,7 +198,6 @@ class ParametricProgram:
 
         Examples
         --------
-        >>> import functools
         >>> from fairprobe.core.bound import as_table, resolve_bias
         >>> from fairprobe.core.compiler import compile_program
         >>> from fairprobe.datasets import load_paper_table

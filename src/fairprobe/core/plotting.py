@@ -25,7 +25,6 @@ def new_axes(ax: Any = None, size: tuple[float, float] = (5, 3.5)) -> Any:
     Examples
     --------
     >>> import matplotlib.pyplot as plt
-    >>> from fairprobe.core.plotting import new_axes
     >>> ax = new_axes(size=(4, 3))
     >>> ax.figure.get_size_inches().tolist(), new_axes(ax) is ax
     ([4.0, 3.0], True)

@@ -50,7 +50,6 @@ def is_quiet() -> bool:
 
     Examples
     --------
-    >>> from fairprobe.core.progress import is_quiet, quiet
     >>> with quiet():
     ...     is_quiet()
     True
@@ -73,7 +72,6 @@ def set_quiet(value: bool = True) -> Any:
 
     Examples
     --------
-    >>> from fairprobe.core.progress import _QUIET, is_quiet, set_quiet
     >>> token = set_quiet(True)
     >>> is_quiet()
     True
@@ -98,7 +96,6 @@ def quiet(value: bool = True) -> Iterator[None]:
 
     Examples
     --------
-    >>> from fairprobe.core.progress import info, quiet
     >>> with quiet():
     ...     info("not printed")
     >>> with quiet(False):
@@ -148,7 +145,6 @@ def progress_shown(disable: bool = False) -> bool:
 
     Examples
     --------
-    >>> from fairprobe.core.progress import progress_shown, quiet
     >>> with quiet():
     ...     progress_shown()
     False
@@ -170,7 +166,6 @@ def status(message: str) -> None:
 
     Examples
     --------
-    >>> from fairprobe.core.progress import quiet, status
     >>> with quiet():
     ...     status("fitting ...")  # nothing: quiet mode
     """
@@ -198,7 +193,6 @@ def progress_bar(iterable: Iterable[Any] | None = None, *, disable: bool = False
 
     Examples
     --------
-    >>> from fairprobe.core.progress import progress_bar, quiet
     >>> with quiet():
     ...     sum(progress_bar(range(4), desc="sum"))
     6
@@ -224,7 +218,6 @@ def info(message: str, *, err: bool = False) -> None:
 
     Examples
     --------
-    >>> from fairprobe.core.progress import info, quiet
     >>> info("report written to out/index.html")
     report written to out/index.html
     >>> with quiet():

@@ -51,7 +51,6 @@ class Rewrite:
 
     Examples
     --------
-    >>> from fairprobe.program.model import PolynomialProgram
     >>> prog = PolynomialProgram.from_text('''
     ... minimize
     ...   x
@@ -89,7 +88,6 @@ class Rewrite:
 
         Examples
         --------
-        >>> from fairprobe.program.model import PolynomialProgram
         >>> text = "minimize\\n x\\nsubject to\\n dist: y + z == 1\\n data: x*y == 0.2\\nbounds\\n"
         >>> prog = PolynomialProgram.from_text(text + "0 <= x <= 1\\n 0 <= y <= 1\\n 0 <= z <= 1")
         >>> reparametrise(prog).map_named({("x", "z"): 1.0})
@@ -357,7 +355,6 @@ def reparametrise(prog: PolynomialProgram) -> Rewrite | None:
 
     Examples
     --------
-    >>> from fairprobe.program.model import PolynomialProgram
     >>> prog = PolynomialProgram.from_text('''
     ... minimize
     ...   x

@@ -58,7 +58,6 @@ def run_tasks(tasks: Sequence[tuple[BoundProblem, Mapping[str, float]]], *, n_jo
 
     Examples
     --------
-    >>> from fairprobe.core.bound import BoundProblem
     >>> from fairprobe.datasets import load_paper_table
     >>> problem = BoundProblem("proxy_label", "fpr", load_paper_table())
     >>> out = run_tasks([(problem, {"D": 0.0}), (problem, {"D": 0.05})], progress=False)

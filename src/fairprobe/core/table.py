@@ -7,7 +7,6 @@ carry the conditioning event (``given={"S": 1}``): their probabilities are ``P(c
 
 Examples
 --------
->>> import pandas as pd
 >>> df = pd.DataFrame({"race": ["a", "b", "a", "b"], "recid": [0, 1, 1, 1], "pred": [0, 1, 0, 0]})
 >>> t = ObservedTable.from_frame(df, A="race", Y="recid", P="pred")
 >>> t.nodes
@@ -268,7 +267,6 @@ class ObservedTable:
 
     Examples
     --------
-    >>> import pandas as pd
     >>> t = ObservedTable(pd.DataFrame({"A": [0, 1, 0], "prob": [0.25, 0.5, 0.25]}))
     >>> t.cells
        A  prob
@@ -362,7 +360,6 @@ class ObservedTable:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
         >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
         >>> t.cells
@@ -442,7 +439,6 @@ class ObservedTable:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "P": [0, 1, 0, 1], "n": [30, 10, 20, 40]}))
         >>> t.n, round(t.prob({"P": 1}), 6)
         (100, 0.5)
@@ -514,7 +510,6 @@ class ObservedTable:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> df = pd.DataFrame({"A": [0, 1], "Y": [1, 1], "P": [1, 0], "p": [0.25, 0.75]})
         >>> t = ObservedTable.from_probabilities(df, prob="p", given={"S": 1})
         >>> t.prob({"A": 1}), t.given
@@ -543,7 +538,6 @@ class ObservedTable:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
         >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
         >>> t.nodes
@@ -575,7 +569,6 @@ class ObservedTable:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
         >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
         >>> t.prob({"A": 1}), t.prob({"A": 0, "P": 1})
@@ -602,7 +595,6 @@ class ObservedTable:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]})).column_arrays()["prob"].tolist()
         [0.25, 0.75]
         """
@@ -624,7 +616,6 @@ class ObservedTable:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]})).cell_probabilities()
         {(0,): 0.25, (1,): 0.75}
         """
@@ -652,7 +643,6 @@ class ObservedTable:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]}))
         >>> t.counts().tolist()
         [3, 9]
@@ -695,7 +685,6 @@ class ObservedTable:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]}))
         >>> t.with_probabilities([0.5, 0.5]).prob({"A": 0})
         0.5
@@ -756,7 +745,6 @@ class ObservedTable:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]}))
         >>> t.with_region([0.1, 0.5], [0.5, 0.9]).region[1].tolist()
         [0.5, 0.9]
@@ -787,7 +775,6 @@ class ObservedTable:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
         >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
         >>> t.cardinality("A")
@@ -818,7 +805,6 @@ class ObservedTable:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> t = ObservedTable.from_frame(pd.DataFrame({"A": ["a", "b"], "Y": ["good", "bad"]}))
         >>> t.categories["Y"], t.with_pos_label("bad").categories["Y"]
         (['bad', 'good'], ['good', 'bad'])
@@ -864,7 +850,6 @@ class ObservedTable:
 
         Examples
         --------
-        >>> import pandas as pd
         >>> df = pd.DataFrame({"A": ["a", "b"], "Y": ["hired", "rejected"], "P": [1, 0]})
         >>> ObservedTable.from_frame(df).unclear_labels(["Y", "P"])
         {'Y': ['hired', 'rejected']}
@@ -920,7 +905,6 @@ class ObservedTable:
         --------
         >>> from fairprobe.core.config import BiasConfig
         >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
-        >>> import pandas as pd
         >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
         >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
         >>> t.validate_against(cfg)

@@ -14,7 +14,6 @@ the command holding its output pipes open.
 
 Examples
 --------
->>> from fairprobe.core.workers import effective_jobs
 >>> effective_jobs(8, tasks=3, cores=16), effective_jobs(8, tasks=100, cores=4), effective_jobs(1, tasks=100)
 (3, 4, 1)
 """

@@ -55,7 +55,6 @@ class Summary(str):
 
     Examples
     --------
-    >>> import pandas as pd
     >>> s = Summary("2 groups, gap 0.1", title="Rates", tables={"rates": pd.DataFrame({"rate": [0.2, 0.3]})})
     >>> print(s)
     2 groups, gap 0.1
