@@ -63,10 +63,8 @@ def plain_value(value: Any) -> Any:
 def is_binary_coding(labels: Sequence[Any]) -> bool:
     """Whether labels coded 0, 1 (in this order) say which one means 1 by themselves.
 
-    The one rule every table path follows (``fp.group_rates``, the bias's binary roles, the command
-    line and the app): 0/1 numbers, ``False``/``True``, ``'0'``/``'1'`` and ``'false'``/``'true'``
-    do; any other labels (``'bad'``/``'good'``, ``1``/``2``, ``-1``/``1``) are coded in sorted order,
-    which is not a meaning, and need ``pos_label=``.
+    0/1 numbers, ``False``/``True``, ``'0'``/``'1'`` and ``'false'``/``'true'`` do; other labels
+    (``'bad'``/``'good'``, ``1``/``2``, ``-1``/``1``) are only sorted and need ``pos_label=``.
 
     Parameters
     ----------
@@ -118,7 +116,19 @@ def _same_text(label: str) -> str:
 def check_near_duplicates(node: str, column: Any, labels: Sequence[Any]) -> None:
     """Refuse text labels that differ only by white space or Unicode form ('a' and 'a ', NFC and NFD 'é').
 
-    They would become separate groups; merging them silently would change the user's data.
+    Parameters
+    ----------
+    node : str
+        The node the column is read as (named in the error).
+    column : column name
+        The user's column (named in the error).
+    labels : sequence
+        The column's labels.
+
+    Raises
+    ------
+    DataError
+        Two such labels: they would be separate groups, and merging them would change the data.
     """
     seen: dict[str, str] = {}
     for label in labels:
@@ -179,10 +189,6 @@ def apply_pos_label(data: pd.DataFrame, columns: Mapping[str, Any], pos_label: A
                      ) -> tuple[dict[str, tuple[pd.Series, list[Any]]], dict[str, Any]]:
     """The node columns of ``data`` coded with ``pos_label``, and the positive label chosen per node.
 
-    A single label applies to every column that holds it and whose labels do not say which one
-    means 1 by themselves (:func:`is_binary_coding`); a dict names the label per node and may also
-    reverse a 0/1 column.
-
     Parameters
     ----------
     data : pandas.DataFrame
@@ -190,7 +196,8 @@ def apply_pos_label(data: pd.DataFrame, columns: Mapping[str, Any], pos_label: A
     columns : mapping of str to column name
         ``node -> the user's column`` (named in errors).
     pos_label : label, dict or None
-        One label, or a dict of labels by node.
+        One label, applied to every column that holds it and whose labels do not say which one means
+        1 (:func:`is_binary_coding`), or a dict of labels by node (which may also reverse a 0/1 column).
 
     Returns
     -------
@@ -249,20 +256,8 @@ def apply_pos_label(data: pd.DataFrame, columns: Mapping[str, Any], pos_label: A
 
 
 def _text_binary_labels(labels: Sequence[Any]) -> list[str] | None:
-    """The labels of a 0/1 text coding in code order (0, 1), or None when the labels are no such coding.
-
-    The texts :func:`is_binary_coding` reads as 0 and 1: '0'/'1' or 'false'/'true' in any case and
-    with spaces around them, one label per value. A value the column does not hold gets the usual
-    label ('1' alone gives ``['0', '1']``, 'TRUE' alone ``['FALSE', 'TRUE']``), so a column of only
-    'true' is 1 as one of only '1' is.
-
-    Examples
-    --------
-    >>> _text_binary_labels(["true"]), _text_binary_labels(["1", "0"]), _text_binary_labels(["TRUE"])
-    (['false', 'true'], ['0', '1'], ['FALSE', 'TRUE'])
-    >>> _text_binary_labels(["yes", "no"]) is None, _text_binary_labels(["true", "True"]) is None
-    (True, True)
-    """
+    """The labels of a '0'/'1' or 'false'/'true' coding in code order, the missing one filled in ('TRUE' alone:
+    ``['FALSE', 'TRUE']``); None for other labels."""
     if not labels or not all(isinstance(v, str) for v in labels):
         return None
     words = [v.strip().lower() for v in labels]
@@ -284,9 +279,7 @@ def code_column(node: str, column: Any, values: pd.Series) -> tuple[pd.Series, l
     """Integer codes and the labels they stand for (index = code).
 
     Numbers that are codes already (0/1, or exactly 0..k-1), booleans and the texts of a 0/1
-    coding ('0'/'1', 'false'/'true': :func:`is_binary_coding`) keep their values, so a column
-    holding only 1s (or only 'true') stays 1 (it is not re-coded to 0). Other labels are coded in
-    sorted order. Text labels that differ only by spaces or Unicode form are refused.
+    coding keep their values (a column of only 1s stays 1); other labels are coded in sorted order.
 
     Parameters
     ----------

@@ -9,12 +9,8 @@ Examples
 --------
 >>> df = pd.DataFrame({"race": ["a", "b", "a", "b"], "recid": [0, 1, 1, 1], "pred": [0, 1, 0, 0]})
 >>> t = ObservedTable.from_frame(df, A="race", Y="recid", P="pred")
->>> t.nodes
-['A', 'Y', 'P']
->>> t.prob({"A": 0})
-0.5
->>> t.categories["A"]
-['a', 'b']
+>>> t.nodes, t.prob({"A": 0}), t.categories["A"]
+(['A', 'Y', 'P'], 0.5, ['a', 'b'])
 """
 
 from __future__ import annotations
@@ -130,8 +126,7 @@ def _is_label_column(values: pd.Series) -> bool:
 
 
 def _negative_integers(values: pd.Series) -> bool:
-    """Whether a node column of a count or probability table holds whole numbers below 0 (-1/1): labels, as
-    in :meth:`ObservedTable.from_frame`, since a code is never negative (whole numbers >= 0 stay codes)."""
+    """Whether a node column holds whole numbers below 0 (-1/1): labels, since a code is never negative."""
     if not len(values) or pd.api.types.is_bool_dtype(values.dtype):
         return False
     if not pd.api.types.is_numeric_dtype(values.dtype) and not (values.dtype == object and all(
@@ -214,11 +209,7 @@ def _weights_reason(count: str, counts: np.ndarray, whole: bool, total: float) -
 
 
 def _merged_cells(cells: pd.DataFrame, nodes: list[str]) -> pd.DataFrame:
-    """``cells`` (integer codes, probabilities) with duplicate cells summed, sorted by the nodes' codes.
-
-    The result of ``groupby(nodes, sort=True)[prob].sum()``; a table whose cells are distinct (the
-    usual case) is only sorted, a tenth of a group-by's cost.
-    """
+    """``groupby(nodes, sort=True)[prob].sum()`` of ``cells``; distinct cells (the usual case) are only sorted."""
     keys = cells[nodes].to_numpy()
     order = np.lexsort(keys.T[::-1])
     ranked = keys[order]
@@ -231,33 +222,19 @@ def _merged_cells(cells: pd.DataFrame, nodes: list[str]) -> pd.DataFrame:
 class ObservedTable:
     """Joint (or selection-conditional) distribution of observed nodes.
 
-    A table with a single cell (e.g. from one unit) is a valid point mass: metrics that condition
-    on a group or outcome it does not contain are then undefined and reported as such.
+    A single cell is a valid point mass: metrics conditioning on a group it lacks are then undefined.
 
     Parameters
     ----------
     cells : pandas.DataFrame
-        One column per node plus ``prob``; duplicate cells are merged and labels coded.
-    categories : dict
-        Node -> original labels (index = code).
-    given : dict
-        Conditioning event of the data, e.g. ``{"S": 1}``.
-    n : int or None
-        Number of units behind the table, when known.
-
-    Attributes
-    ----------
-    cells : pandas.DataFrame
-        One integer column per node plus ``prob``; one row per distinct cell.
+        One column per node plus ``prob``; duplicate cells are merged and labels coded, leaving one
+        integer column per node and one row per distinct cell.
     categories : dict
         Node -> original labels (index = code).
     given : dict
         Conditioning event of the data, e.g. ``{"S": 1}`` for data observed only where S = 1.
     n : int or None
         Number of units behind the table, when known.
-    weights_reason : str or None
-        Why a table built from counts has no ``n``: the counts are weights, not units (not whole
-        numbers, or adding up to more than 2**53); ``None`` otherwise. :meth:`counts` names it.
 
     Raises
     ------
@@ -280,16 +257,13 @@ class ObservedTable:
     categories: dict[str, list[Any]] = field(default_factory=dict)
     given: dict[str, int] = field(default_factory=dict)
     n: int | None = None
-    #: Per-cell bounds ``(lower, upper)`` on the probabilities, aligned with ``cells``: the table is
-    #: then known only to lie in this box (a confidence region; see :meth:`with_region`).
+    #: Per-cell bounds ``(lower, upper)`` on the probabilities (see :meth:`with_region`).
     region: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
-    #: Node -> the label coded 1 because the user named it (``pos_label=``): labels such as
-    #: ``'hired'``/``'rejected'`` do not say which one means 1 by themselves (:func:`is_binary_coding`).
+    #: Node -> the label coded 1 because the user named it (``pos_label=``).
     positive: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     #: Node -> the user's column it was read from, when the names differ (``from_frame(df, A="race")``).
     source_columns: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    #: Why counts were read as weights (no ``n``): e.g. "the counts in 'n' are not whole numbers (12.5, ...)";
-    #: set by :meth:`from_counts`, named by :meth:`counts` (a sampling interval needs units).
+    #: Why counts were read as weights (not whole numbers, or over 2**53), so there is no ``n``; None otherwise.
     weights_reason: str | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -327,11 +301,10 @@ class ObservedTable:
                    **columns: str) -> ObservedTable:
         """Unit-level rows -> joint table; ``node=column`` keywords map DAG nodes to columns.
 
-        Without keywords every column is a node of the same name. Booleans and numbers that are
-        already codes (``0/1``, or ``0..k-1``) keep their values; other labels are coded in sorted
-        order and kept in :attr:`categories`. One row gives a point mass. Sorted order does not
-        say which of two labels means 1 (``'hired'``/``'rejected'``): name it with ``pos_label``,
-        or a binary role (the label, the prediction) refuses the column.
+        Booleans and numbers that are already codes (``0..k-1``) keep their values; other labels
+        are coded in sorted order and kept in :attr:`categories`. Sorted order does not say which
+        of two labels means 1 (``'hired'``/``'rejected'``): name it with ``pos_label``, or a binary
+        role (the label, the prediction) refuses the column.
 
         Parameters
         ----------
@@ -340,9 +313,9 @@ class ObservedTable:
         given : mapping of str to int, optional
             Conditioning event of the data, e.g. ``{"S": 1}``.
         pos_label : label or dict, optional
-            The label coded 1 (the positive outcome or prediction): one label, applied to every
-            column that holds it and whose labels do not say which one means 1, or a dict of labels
-            by node (``{"Y": "hired", "P": "hire"}``), which may also reverse a 0/1 column.
+            The label coded 1: one label, applied to every column that holds it and whose labels do
+            not say which one means 1, or a dict by node (``{"Y": "hired"}``), which may also reverse
+            a 0/1 column.
         **columns : str
             ``node="column"`` pairs; by default every column is a node.
 
@@ -362,14 +335,8 @@ class ObservedTable:
         --------
         >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
         >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
-        >>> t.cells
-           A  Y  P  prob
-        0  0  0  0  0.25
-        1  0  0  1  0.25
-        2  1  1  0  0.25
-        3  1  1  1  0.25
-        >>> t.categories["A"], t.n
-        (['a', 'b'], 4)
+        >>> t.categories["A"], t.n, t.prob({"A": 1, "P": 0})
+        (['a', 'b'], 4, 0.25)
         >>> hires = pd.DataFrame({"A": ["a", "b"], "Y": ["hired", "rejected"]})
         >>> ObservedTable.from_frame(hires, pos_label="hired").categories["Y"]
         ['rejected', 'hired']
@@ -415,11 +382,9 @@ class ObservedTable:
                     given: Mapping[str, int] | None = None, pos_label: Any = None) -> ObservedTable:
         """Cell counts (one column per node plus ``count``) -> table.
 
-        Probabilities are ``count / total``, computed without overflow even when the total
-        exceeds the float range (``n`` is then unknown, ``None``). Fractional counts, and float
-        counts beyond 2**53, are read as weights: the shares are theirs, and ``n`` is ``None`` (no
-        number of units is known). Integer counts adding up to more than 2**53 are refused: floats
-        cannot hold them exactly, so small cells would be rounded away.
+        Probabilities are ``count / total``, computed without overflow. Fractional counts, and
+        float counts beyond 2**53, are read as weights: ``n`` is then None (see
+        :attr:`weights_reason`). Integer counts adding up to more than 2**53 are refused.
 
         Parameters
         ----------
@@ -436,6 +401,12 @@ class ObservedTable:
         -------
         ObservedTable
             The normalised table, with ``n`` the total count.
+
+        Raises
+        ------
+        DataError
+            No count column or rows, counts that are not finite numbers >= 0 or are all 0, or an
+            integer total over 2**53.
 
         Examples
         --------
@@ -473,9 +444,7 @@ class ObservedTable:
             total = float(np.sum(counts))
         cells = df.drop(columns=[count]).copy()
         cells[_PROB] = scaled / scaled.sum()
-        # fractional counts are weights (survey weights, shares): they give shares but no number of
-        # units, which the few-units warnings and sampling intervals would otherwise take as real;
-        # so are float counts beyond 2**53, which floats no longer hold exactly
+        # fractional counts, and float counts beyond 2**53, are weights: shares but no number of units
         whole = bool(np.all(counts % 1 == 0))
         n = exact if exact is not None else (
             round(total) if np.isfinite(total) and whole and total <= MAX_EXACT_COUNT else None)
@@ -498,15 +467,13 @@ class ObservedTable:
         given : mapping of str to int, optional
             Conditioning event of the data, e.g. ``{"S": 1}``.
         n : int, optional
-            Number of units the probabilities were estimated from (needed for sampling
-            intervals; unknown by default), at most 2**53.
+            Number of units behind the probabilities (sampling intervals need it), at most 2**53.
         pos_label : label or dict, optional
             The label coded 1 in node columns of labels, as in :meth:`from_frame`.
 
         Returns
         -------
         ObservedTable
-            The table.
 
         Examples
         --------
@@ -529,19 +496,12 @@ class ObservedTable:
     # -- queries --------------------------------------------------------------------------
     @property
     def nodes(self) -> list[str]:
-        """Node columns, in the order given.
-
-        Returns
-        -------
-        list of str
-            The column names other than ``prob``.
+        """Node columns (all but ``prob``), in the order given.
 
         Examples
         --------
-        >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
-        >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
-        >>> t.nodes
-        ['A', 'Y', 'P']
+        >>> ObservedTable.from_frame(pd.DataFrame({"A": [0], "Y": [1]})).nodes
+        ['A', 'Y']
         """
         cached = self.__dict__.get("_nodes")
         if cached is None or cached[0] is not self.cells:  # iterating an Arrow-backed Index is slow
@@ -569,10 +529,9 @@ class ObservedTable:
 
         Examples
         --------
-        >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
-        >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
-        >>> t.prob({"A": 1}), t.prob({"A": 0, "P": 1})
-        (0.5, 0.25)
+        >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1, 1], "P": [1, 0, 1], "n": [1, 1, 2]}))
+        >>> t.prob({"A": 1}), t.prob({"A": 1, "P": 1})
+        (0.75, 0.5)
         """
         columns = self._column_arrays()
         unknown = [k for k in event if k not in columns or k == _PROB]
@@ -584,10 +543,7 @@ class ObservedTable:
         return float(columns[_PROB][mask].sum())
 
     def column_arrays(self) -> dict[str, np.ndarray]:
-        """The cells' columns (nodes and ``prob``) as arrays, made once per ``cells`` frame.
-
-        The compiler and the bootstrap read them hundreds of times; pandas indexing costs
-        microseconds per call. Rebuilt if ``cells`` was replaced by another frame. Do not modify them.
+        """The cells' columns (nodes and ``prob``) as arrays, made once per ``cells`` frame; do not modify them.
 
         Returns
         -------
@@ -638,8 +594,7 @@ class ObservedTable:
         Raises
         ------
         DataError
-            The table has no sample size (a probability table, or counts read as weights: see
-            :attr:`weights_reason`): sampling intervals need counts.
+            The table has no sample size (a probability table, or counts read as weights).
 
         Examples
         --------
@@ -713,11 +668,7 @@ class ObservedTable:
         return new
 
     def _with_given(self, given: Mapping[str, int]) -> ObservedTable:
-        """The same cells observed only where ``given`` holds (its cells are not coded or merged again).
-
-        ``dataclasses.replace`` would run :meth:`__post_init__` on cells that already passed it: a
-        pandas group-by, a few milliseconds on every bound of a selection bias given a frame.
-        """
+        """The same cells observed only where ``given`` holds, without re-coding (no :meth:`__post_init__`)."""
         new = copy.copy(self)
         new.given = _check_given(dict(given))
         return new
@@ -725,9 +676,8 @@ class ObservedTable:
     def with_region(self, lower: Any, upper: Any) -> ObservedTable:
         """This table known only up to a box: each cell's probability in ``[lower, upper]``.
 
-        The compiler then treats the cell probabilities as variables constrained to the box and
-        to sum to 1, so a bound over the table is a bound over every table in the region (the
-        projection interval of :mod:`fairprobe.core.uncertainty`).
+        A bound over the table is then a bound over every table in the box (the projection
+        interval of :mod:`fairprobe.core.uncertainty`).
 
         Parameters
         ----------
@@ -775,10 +725,8 @@ class ObservedTable:
 
         Examples
         --------
-        >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
-        >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
-        >>> t.cardinality("A")
-        2
+        >>> ObservedTable.from_frame(pd.DataFrame({"A": ["a", "b", "c"]})).cardinality("A")
+        3
         """
         if node in self.categories:
             return len(self.categories[node])
@@ -790,8 +738,7 @@ class ObservedTable:
         Parameters
         ----------
         pos_label : label or dict
-            One label (applied to every node whose labels hold it and do not say which one means
-            1), or a dict of labels by node (which may also reverse a 0/1 column).
+            As in :meth:`from_frame`.
 
         Returns
         -------
@@ -829,20 +776,15 @@ class ObservedTable:
     def unclear_labels(self, nodes: Iterable[str] | BiasConfig) -> dict[str, list[Any]]:
         """The nodes whose labels do not say which one means 1, with their labels (code order).
 
-        A node is listed when its column was coded from labels that are no 0/1 coding
-        (:func:`is_binary_coding`: not ``0/1``, ``False/True``, ``'0'/'1'``, ``'false'/'true'``)
-        and no ``pos_label`` named its positive label. A column of a count or probability table
-        that holds whole numbers >= 0 keeps them as codes (a node may have more values); its
-        values are its labels here, so ``1``/``2`` is listed as it is from unit rows.
-        ``fp.group_rates`` refuses such a label or prediction, the bias's binary roles refuse them,
-        and the app asks for the positive label.
+        A node is listed when its labels are no 0/1 coding (:func:`is_binary_coding`) and no
+        ``pos_label`` named its positive label; codes of a count table count as labels (``1``/``2``
+        is listed). Binary roles and ``fp.group_rates`` refuse such nodes.
 
         Parameters
         ----------
         nodes : iterable of str or BiasConfig
-            The nodes to look at; for a bias config, the nodes its roles make binary (the outcome,
-            the prediction, conditioning nodes and the nodes its constraints name, unless their
-            cardinality is declared).
+            The nodes to look at; for a bias config, the nodes its roles make binary
+            (:func:`~fairprobe.core.validate.binary_nodes`).
 
         Returns
         -------
@@ -880,13 +822,9 @@ class ObservedTable:
     def validate_against(self, config: BiasConfig, unmeasured: Iterable[str] = ()) -> None:
         """Check the table fits a bias config: columns are observed DAG nodes in range, none forgotten.
 
-        Every node of the DAG that is neither latent (``unob``), nor conditioned on (``cond_nodes``),
-        nor declared unmeasured must be a column: a forgotten column is never silently treated as
-        an unmeasured variable (that turns a question the data answer into one they cannot). A
-        node is declared unmeasured by ``unmeasured`` (the argument of ``fairprobe.bound`` and
-        friends) or by the config's ``observed_nodes``: when given, it lists the measured nodes
-        and every other node is unmeasured (the built-in biases declare their unmeasured true
-        outcome ``Z`` this way).
+        Every DAG node that is neither latent (``unob``), conditioned on (``cond_nodes``), nor
+        declared unmeasured (by ``unmeasured`` or by the config's ``observed_nodes``) must be a
+        column: a forgotten column is never silently treated as unmeasured.
 
         Parameters
         ----------

@@ -1,15 +1,11 @@
-"""Argument checks shared by :func:`~fairprobe.bound`, :func:`~fairprobe.sensitivity` and
-:func:`~fairprobe.breakdown`, and the check that a table's codes fit the roles of a bias.
+"""Argument checks shared by the causal drivers, and the check that a table's codes fit a bias's roles.
 
 Every check raises :class:`~fairprobe.exceptions.ConfigError` (options) or
-:class:`~fairprobe.exceptions.DataError` (table codes) naming the argument, the value and a fix,
-so no ``TypeError``, ``OverflowError`` or solver exception reaches the user for a bad argument.
+:class:`~fairprobe.exceptions.DataError` (table codes) naming the argument, the value and a fix.
 
 Examples
 --------
->>> sensitivity_value("D", 0.05)
-0.05
->>> sensitivity_value("D", True)
+>>> sensitivity_values(True)
 Traceback (most recent call last):
 ...
 fairprobe.exceptions.ConfigError: D = True is a bool, not a number; ...
@@ -36,7 +32,6 @@ __all__ = [
     "check_codes",
     "check_run_options",
     "check_sweep_target",
-    "sensitivity_value",
     "sensitivity_values",
     "sweep_grid",
 ]
@@ -62,40 +57,13 @@ def _real(name: str, value: Any, example: str) -> float:
     return out
 
 
-def sensitivity_value(name: str, value: Any) -> float:
-    """One sensitivity value as a finite float (a bool, text, list or NaN is a ConfigError).
-
-    Parameters
-    ----------
-    name : str
-        The parameter's name, used in the error message.
-    value : Any
-        The value given.
-
-    Returns
-    -------
-    float
-        ``value`` as a float.
-
-    Raises
-    ------
-    ConfigError
-        ``value`` is not a finite real number.
-
-    Examples
-    --------
-    >>> sensitivity_value("D", 0.05)
-    0.05
-    >>> sensitivity_value("D", float("nan"))
-    Traceback (most recent call last):
-    ...
-    fairprobe.exceptions.ConfigError: D = nan is not a finite number; ...
-    """
+def _sensitivity_value(name: str, value: Any) -> float:
+    """One sensitivity value as a finite float, or a ConfigError naming ``name``."""
     return _real(name, value, f"the sensitivity value as a number such as {name}=0.05")
 
 
 def sensitivity_values(D: Any, extra: Mapping[str, Any] | None = None) -> None:
-    """Check ``D`` of :func:`~fairprobe.bound` (a number, a dict of numbers or None) and keyword values.
+    """Check ``D`` of :func:`~fairprobe.bound` and keyword values.
 
     Parameters
     ----------
@@ -121,21 +89,19 @@ def sensitivity_values(D: Any, extra: Mapping[str, Any] | None = None) -> None:
         for k, v in D.items():
             if not isinstance(k, str):
                 raise ConfigError(f"D has the key {k!r}; name sensitivity parameters by strings, e.g. D={{'D': 0.05}}.")
-            sensitivity_value(k, v)
+            _sensitivity_value(k, v)
     elif D is not None:
         if isinstance(D, (str, bytes)) or isinstance(D, Iterable):
             raise ConfigError(
                 f"D = {D!r} is a {type(D).__name__}; bound takes one number (D=0.05) or a dict of numbers "
                 "(D={'D_a': 0.05, 'D_b': 0.1}); use fairprobe.sensitivity for a list of values.")
-        sensitivity_value("D", D)
+        _sensitivity_value("D", D)
     for k, v in (extra or {}).items():
-        sensitivity_value(k, v)
+        _sensitivity_value(k, v)
 
 
 def sweep_grid(D: Any) -> list[float] | dict[str, list[float]]:
-    """The grid of :func:`~fairprobe.sensitivity` as a list of floats or a dict of lists.
-
-    Generators are read once here, so the returned value replaces ``D``.
+    """The grid of :func:`~fairprobe.sensitivity` as a list of floats or a dict of lists (replacing ``D``).
 
     Parameters
     ----------
@@ -145,7 +111,6 @@ def sweep_grid(D: Any) -> list[float] | dict[str, list[float]]:
     Returns
     -------
     list of float or dict of str to list of float
-        The grid, read into lists.
 
     Raises
     ------
@@ -165,7 +130,7 @@ def sweep_grid(D: Any) -> list[float] | dict[str, list[float]]:
             raise ConfigError(
                 f"{name} = {seq!r} is not a list of sensitivity values; give a list such as "
                 f"{name}=[0, 0.02, 0.05] (or np.linspace(0, 0.1, 11)).")
-        out = [sensitivity_value(name, v) for v in list(seq)]
+        out = [_sensitivity_value(name, v) for v in list(seq)]
         if not out:
             raise ConfigError(f"The list of values for {name} is empty; give at least one sensitivity value.")
         return out
@@ -184,7 +149,7 @@ def sweep_grid(D: Any) -> list[float] | dict[str, list[float]]:
 
 def check_number(name: str, value: Any, *, low: float | None = None, high: float | None = None,
                   low_open: bool = False, optional: bool = False, hint: str = "") -> float | None:
-    """A finite real parameter in the given range, or a ConfigError naming it (shared by the analyses).
+    """A finite real parameter in the given range, or a ConfigError naming it.
 
     Parameters
     ----------
@@ -204,7 +169,6 @@ def check_number(name: str, value: Any, *, low: float | None = None, high: float
     Returns
     -------
     float or None
-        The value as a float (``None`` when optional and not given).
 
     Raises
     ------
@@ -213,8 +177,6 @@ def check_number(name: str, value: Any, *, low: float | None = None, high: float
 
     Examples
     --------
-    >>> check_number("gap", 0.01, low=0)
-    0.01
     >>> check_number("gap", -1, low=0, hint=" such as gap=0.01")
     Traceback (most recent call last):
     ...
@@ -260,8 +222,7 @@ def _common(backend: Any, time_limit: Any, gap: Any, solver_options: Any) -> Non
 
 
 def check_n_jobs(n_jobs: Any, allow_none: bool) -> None:
-    """Refuse a worker count that is not a positive whole number or -1 (every core), with the fix;
-    ``None`` passes where ``allow_none`` (one worker in the process)."""
+    """Refuse a worker count that is not a positive whole number or -1 (every core); None passes if ``allow_none``."""
     if n_jobs is None and allow_none:
         return
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
@@ -275,27 +236,12 @@ def _flag(name: str, value: Any) -> None:
 
 def check_run_options(*, backend: Any, time_limit: Any, gap: Any, solver_options: Any, n_jobs: Any,
                       parallel_backend: Any, progress: Any, reduce: Any) -> None:
-    """The options :func:`~fairprobe.bound`, :func:`~fairprobe.sensitivity`, :func:`~fairprobe.sensitivity_grid`
-    and :func:`~fairprobe.breakdown` share (one check, one message per bad value).
+    """Check the options the causal drivers share.
 
     Parameters
     ----------
-    backend : str
-        Name of the solver backend, e.g. ``"scip"``.
-    time_limit : float or None
-        Seconds per bound (positive), or None for no limit.
-    gap : float
-        Relative optimality gap, >= 0.
-    solver_options : mapping or None
-        Backend parameters with string keys.
-    n_jobs : int or None
-        Worker processes (positive, -1 for all cores, or None).
-    parallel_backend : str or None
-        A joblib backend name.
-    progress : bool
-        Whether to show progress.
-    reduce : bool
-        Whether programs are reduced before solving.
+    backend, time_limit, gap, solver_options, n_jobs, parallel_backend, progress, reduce
+        As in :class:`~fairprobe.core.options.RunOptions` (``reduce``: a bool).
 
     Raises
     ------
@@ -343,7 +289,7 @@ def check_sweep_target(*, parameter: Any, fixed: Mapping[str, Any]) -> None:
     if parameter is not None and not isinstance(parameter, str):
         raise ConfigError(f"parameter = {parameter!r} must be the name of a sensitivity parameter, e.g. 'D'.")
     for k, v in fixed.items():
-        sensitivity_value(k, v)
+        _sensitivity_value(k, v)
 
 
 def check_breakdown_target(*, threshold: Any, tolerance: Any, D_max: Any, xtol: Any) -> None:
@@ -427,11 +373,7 @@ def binary_nodes(config: BiasConfig) -> list[str]:
 
 
 class CodedTable(Protocol):
-    """What :func:`check_codes` reads of a table: its nodes, codes, labels and columns.
-
-    :class:`~fairprobe.core.table.ObservedTable` has them; the table imports this module, so the
-    check names the shape it needs instead of importing the class back.
-    """
+    """What :func:`check_codes` reads of an :class:`~fairprobe.core.table.ObservedTable` (which imports this module)."""
 
     cells: pd.DataFrame
     categories: Mapping[str, list[Any]]
@@ -450,12 +392,8 @@ class CodedTable(Protocol):
 def check_codes(config: BiasConfig, table: CodedTable) -> None:
     """Refuse values a node's role cannot take.
 
-    Every node except the attribute is binary unless the config declares its cardinality (the
-    built-in metrics and constraints read ``P = 1``, ``Y = 1``, ``S = 1``): a column with more
-    codes would make ``P = 2`` count as "not 1", and labels other than 0/1 (``[1, 2]``,
-    ``['no', 'yes']``) leave unclear which one is 1. The attribute (and the recorded node a latent
-    true attribute follows, ``cardinality_of``) may have any number of groups, and a covariate (a
-    node with no role that no constraint names) as many levels as the data have.
+    The nodes of :func:`binary_nodes` must hold 0/1 codes (``P = 2`` would count as "not 1") whose
+    labels say which one is 1 (not ``[1, 2]`` or ``['no', 'yes']``); other nodes take any number of values.
 
     Parameters
     ----------
@@ -475,7 +413,6 @@ def check_codes(config: BiasConfig, table: CodedTable) -> None:
     >>> from fairprobe.core.config import BiasConfig
     >>> from fairprobe.core.table import ObservedTable
     >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P", "constraints": []})
-    >>> check_codes(cfg, ObservedTable.from_frame(pd.DataFrame({"A": [0, 1, 2], "Y": [0, 1, 1], "P": [0, 1, 1]})))
     >>> check_codes(cfg, ObservedTable.from_frame(pd.DataFrame({"A": [0, 1, 2], "Y": [0, 1, 1], "P": [0, 2, 1]})))
     Traceback (most recent call last):
     ...
@@ -489,8 +426,7 @@ def check_codes(config: BiasConfig, table: CodedTable) -> None:
         codes = sorted(int(c) for c in table.cells[node].unique())
         shown = labels if labels is not None else codes
         role = _role(config, node)
-        # two values of a count or probability table that are no 0/1 coding (1/2) are labels whose meaning is
-        # unclear, as they are from unit rows (the one rule: fairprobe.core.table.is_binary_coding)
+        # two codes of a count or probability table that are no 0/1 coding (1/2) are unclear labels
         as_codes = labels is None and len(codes) <= 2 and node in table.unclear_labels([node])
         if len(shown) > 2 or (codes and codes[-1] > 1 and not as_codes):
             raise DataError(
