@@ -12,13 +12,7 @@
       "constraints": ["P(S = 1) >= 1 - D"]
     }
 
-Optional keys (fairprobe extensions): ``name``, ``description``, ``cardinalities``
-(``{"A": 3}``; default 2 for every variable: a table column other than the attribute with more
-than two values, or with labels other than 0/1, is an error unless its cardinality is declared;
-the attribute takes as many groups as the table has; at most what the compiler enumerates),
-``parameters`` (names of the sensitivity parameters; default ``["D"]``),
-``probability_parameters`` (parameters that are probability bounds and so must lie in [0, 1];
-default: all of them), ``observed_nodes`` (nodes the table must contain, e.g. a recorded policy).
+The optional keys (fairprobe extensions) are the other parameters of :class:`BiasConfig`.
 """
 
 from __future__ import annotations
@@ -46,8 +40,6 @@ _KNOWN = frozenset({
     "observed_nodes", "cardinality_of",
 })
 _CF_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$")
-
-
 _PARAM_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -59,15 +51,8 @@ def _text(value: Any, key: str, example: str, optional: bool = False) -> None:
 
 
 def _response_types(config: BiasConfig) -> None:
-    """Refuse cardinalities the compiler cannot enumerate, before anything is built.
-
-    Mirrors :class:`~fairprobe.core.response.ResponseModel` with every slice it can take (an
-    intervention on a slice variable makes the model larger; the model then refuses it itself): a
-    node with ``k`` values and ``m`` configurations of its parents outside its component's slice
-    has ``k ** m`` response functions, and a c-component multiplies its members' and its number of
-    slices; both must stay within ``MAX_JOINT_TYPES``. Logarithms keep huge values exact enough to
-    compare without building enormous integers.
-    """
+    """Refuse cardinalities whose response types (:class:`~fairprobe.core.response.ResponseModel`, counted in
+    logarithms) exceed ``MAX_JOINT_TYPES`` per node or c-component, before anything is built."""
     from fairprobe.core.response import MAX_JOINT_TYPES, plan_slices
 
     cards = config.cardinalities
@@ -143,13 +128,13 @@ class BiasConfig:
     name, description : str, optional
         Label and free text.
     cardinalities : dict of str to int
-        Number of values of nodes that do not take 2.
+        Number of values of nodes that do not take 2 (the attribute takes as many as the table has).
     parameters : list of str
-        Names of the sensitivity parameters.
+        Names of the sensitivity parameters (default ``["D"]``).
     probability_parameters : list of str, optional
         Parameters that must lie in [0, 1] (default: all of them).
     observed_nodes : list of str
-        Nodes the table must contain.
+        The measured nodes, when some are unmeasured; the table must contain them.
     cardinality_of : dict of str to str
         Nodes whose number of values follows another node's, e.g. ``{"Z": "Y"}``.
 
@@ -183,8 +168,6 @@ class BiasConfig:
     parameters: list[str] = field(default_factory=lambda: ["D"])
     probability_parameters: list[str] | None = None
     observed_nodes: list[str] = field(default_factory=list)
-    #: Nodes whose number of values follows another node's, e.g. ``{"Z": "Y"}``: the true outcome has
-    #: as many classes as the recorded one (unless ``cardinalities`` names it).
     cardinality_of: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -277,22 +260,16 @@ class BiasConfig:
             parsed = parse_constraint(text)
             unknown = sorted(parsed.variables - set(self.dag.nodes))
             if unknown:
-                raise ConfigError(
-                    f"Constraint {text!r} names {unknown}, which are not nodes of the DAG "
-                    f"{self.dag.nodes}."
-                )
+                raise ConfigError(f"Constraint {text!r} names {unknown}, which are not nodes of the DAG "
+                                  f"{self.dag.nodes}.")
             latent = sorted(parsed.variables & set(self.unob))
             if latent:
-                raise ConfigError(
-                    f"Constraint {text!r} names the unobserved variable(s) {latent}; constraints "
-                    "may only involve endogenous variables."
-                )
+                raise ConfigError(f"Constraint {text!r} names the unobserved variable(s) {latent}; constraints "
+                                  "may only involve endogenous variables.")
             extra = sorted(str(s) for s in parsed.parameters if str(s) not in self.parameters)
             if extra:
-                raise ConfigError(
-                    f"Constraint {text!r} uses {extra}, which are not declared sensitivity "
-                    f"parameters {self.parameters}; add them to 'parameters'."
-                )
+                raise ConfigError(f"Constraint {text!r} uses {extra}, which are not declared sensitivity "
+                                  f"parameters {self.parameters}; add them to 'parameters'.")
             parsed_constraints.append(parsed)
         return parsed_constraints
 
@@ -318,10 +295,8 @@ class BiasConfig:
 
         Examples
         --------
-        >>> BiasConfig.parse_outcome("Y(T=1)")
-        ('Y', {'T': 1})
-        >>> BiasConfig.parse_outcome("Y")
-        ('Y', {})
+        >>> BiasConfig.parse_outcome("Y(T=1)"), BiasConfig.parse_outcome("Y")
+        (('Y', {'T': 1}), ('Y', {}))
         """
         m = _CF_RE.match(text or "")
         if not m:
@@ -336,8 +311,7 @@ class BiasConfig:
         return m.group(1), do
 
     def recorded_node(self, node: str, columns: Iterable[str]) -> str:
-        """The column ``node``'s values come from: itself, or the node it follows (``cardinality_of``,
-        e.g. proxy_attribute's true attribute B takes the groups of the recorded A), transitively.
+        """The column ``node``'s values come from: itself, or the node it follows (``cardinality_of``), transitively.
 
         Parameters
         ----------
@@ -374,7 +348,6 @@ class BiasConfig:
         Returns
         -------
         int
-            Its number of values.
 
         Examples
         --------
@@ -436,10 +409,8 @@ class BiasConfig:
                 continue
             v = float(values[p])
             if not 0.0 <= v <= 1.0:
-                raise ConfigError(
-                    f"Sensitivity parameter {p} = {v} is outside [0, 1]; it bounds a probability "
-                    f"in this bias ({self.name or 'config'}), so pick a value between 0 and 1."
-                )
+                raise ConfigError(f"Sensitivity parameter {p} = {v} is outside [0, 1]; it bounds a probability "
+                                  f"in this bias ({self.name or 'config'}), so pick a value between 0 and 1.")
 
     # -- I/O ------------------------------------------------------------------------------
     @classmethod
@@ -454,7 +425,6 @@ class BiasConfig:
         Returns
         -------
         BiasConfig
-            The validated config.
 
         Raises
         ------
@@ -493,18 +463,15 @@ class BiasConfig:
         Returns
         -------
         BiasConfig
-            The validated config.
+
+        Raises
+        ------
+        ConfigError
+            As :meth:`read_json` and :meth:`from_dict`.
 
         Examples
         --------
-        >>> import tempfile
-        >>> text = '{"dag_str": "A->Y, A->P", "constraints": [], "name": "toy"}'
-        >>> BiasConfig.from_json(text).name
-        'toy'
-        >>> with tempfile.TemporaryDirectory() as tmp:
-        ...     path = Path(tmp) / "bias.json"
-        ...     _ = path.write_text(text)
-        ...     BiasConfig.from_json(path).name
+        >>> BiasConfig.from_json('{"dag_str": "A->Y, A->P", "constraints": [], "name": "toy"}').name
         'toy'
         """
         return cls.from_dict(cls.read_json(source))
@@ -560,12 +527,11 @@ class BiasConfig:
         return data
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON structure (published keys first; extensions only when set).
+        """The JSON structure that :meth:`from_dict` reads back (published keys first; extensions only when set).
 
         Returns
         -------
         dict of str to Any
-            A dict that :meth:`from_dict` reads back.
 
         Examples
         --------
@@ -607,7 +573,6 @@ class BiasConfig:
         Returns
         -------
         str
-            The JSON text.
 
         Examples
         --------
