@@ -39,8 +39,7 @@ class SensitivityResult(Explained):
         The swept parameters (one for a 1-D sweep, two for a 2-D sweep).
     points : list of PointOutcome
     observed : ObservedValue or None
-        The metric with no bias (all parameters 0): its certified bounds, or why it has none;
-        ``observed.point`` is its value when the data identify it.
+        The metric with no bias (all parameters 0).
     fixed : dict of str to float
         Values of the parameters that were not swept.
     wall_time : float
@@ -76,18 +75,15 @@ class SensitivityResult(Explained):
         Parameters
         ----------
         problem : BoundProblem
-            The compiled problem (its ``metric.label`` and ``fixed`` values are read; the type is not
-            imported: the results sit below the engine).
+            The compiled problem (its ``metric.label`` and ``fixed`` values are read).
         bias : Any
             The bias as the caller gave it (for its label).
         swept : list of str
-            The swept parameters.
         outcomes : sequence of PointOutcome
             The points solved so far (all of them unless cancelled).
         observed : ObservedValue or None
             The metric with no bias (:meth:`BoundProblem.observed`).
         wall_time : float
-            Seconds spent.
 
         Returns
         -------
@@ -114,8 +110,7 @@ class SensitivityResult(Explained):
         Parameters
         ----------
         breakdown_value : float, optional
-            The breakdown point (:func:`fairprobe.breakdown`) of the same question, when computed: it
-            replaces the grid's resolution.
+            The breakdown point (:func:`fairprobe.breakdown`) of the same question, replacing the grid's resolution.
 
         Returns
         -------
@@ -178,10 +173,8 @@ class SensitivityResult(Explained):
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
         >>> res = fp.sensitivity("proxy_label", "fpr", load_paper_table(), D=[0.0, 0.05], progress=False)
-        >>> d = res.to_dict()
-        >>> sorted(d)  # doctest: +NORMALIZE_WHITESPACE
-        ['bias', 'conclusion', 'fixed', 'metric', 'observed', 'parameters', 'points', 'verdict', 'wall_time']
-        >>> d["points"][1]["D"], round(d["points"][1]["upper"], 4)
+        >>> point = res.to_dict()["points"][1]
+        >>> point["D"], round(point["upper"], 4)
         (0.05, 0.3433)
         """
         frame = self.to_frame().replace({np.nan: None})
@@ -205,16 +198,12 @@ class SensitivityResult(Explained):
 
         Examples
         --------
+        >>> import json
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
         >>> res = fp.sensitivity("proxy_label", "fpr", load_paper_table(), D=[0.0, 0.05], progress=False)
-        >>> import json, os, tempfile
-        >>> with tempfile.TemporaryDirectory() as tmp:
-        ...     text = res.to_json(os.path.join(tmp, "sweep.json"))
-        ...     with open(os.path.join(tmp, "sweep.json")) as fh:
-        ...         same = fh.read() == text
-        >>> same, json.loads(text)["parameters"]
-        (True, ['D'])
+        >>> json.loads(res.to_json())["parameters"]
+        ['D']
         """
         text = dumps(self.to_dict(), indent=2)
         if path is not None:
@@ -255,7 +244,6 @@ class SensitivityResult(Explained):
         ('sensitivity D', 'fpr (A = 0)')
         >>> plt.close("all")
         """
-
         if len(self.parameters) != 1:
             raise ConfigError("plot() draws 1-D sweeps; use plot_heatmap() for a 2-D sweep.")
         ax = new_axes(ax, (5.5, 4.2))
@@ -317,7 +305,6 @@ class SensitivityResult(Explained):
         ('D_proxy_label', 'D_selection', 4)
         >>> plt.close("all")
         """
-
         if len(self.parameters) != 2:
             raise ConfigError("plot_heatmap() needs a 2-D sweep: pass D={'D_a': [...], 'D_b': [...]}.")
         frame = self.to_frame()
@@ -345,7 +332,7 @@ class SensitivityResult(Explained):
         -------
         Summary
             Grid size and time, the observed value, the bounds at the last point, any failed points and
-            the conclusion; renders as HTML too, with the table of bounds.
+            the conclusion, with the table of bounds.
 
         Examples
         --------
@@ -412,8 +399,7 @@ def bias_label(bias: Any) -> str:
 
 
 def sweep_conclusion(sweep: SensitivityResult, breakdown_value: float | None = None) -> Conclusion:
-    """:meth:`SensitivityResult.conclusion` of ``sweep`` (``breakdown_value`` as there): up to which sensitivity
-    value the observed conclusion of a 1-D sweep holds."""
+    """:meth:`SensitivityResult.conclusion` of ``sweep`` (``breakdown_value`` as there)."""
     if len(sweep.parameters) != 1:
         return Conclusion("undetermined", "A two-parameter sweep: read the heat map (one conclusion per cell: "
                           "fp.bound at that point).")
@@ -442,8 +428,6 @@ def sweep_conclusion(sweep: SensitivityResult, breakdown_value: float | None = N
     if question is None:
         return Conclusion("undetermined", f"Without bias {sweep.metric} is 0: there is no sign to keep.{tail}",
                           notes)
-    # the sentence on the sampling error goes with the conclusion however its reach is given (the grid or a
-    # breakdown point)
     noise, noisy = _sweep_noise(solved, p, question.sign)
     return _sweep_reach(question, solved, p, where, noise + tail, notes, noisy, breakdown_value)
 
@@ -519,10 +503,7 @@ def _sweep_reach(q: _SweepQuestion, solved: list, p: str, where: str, tail: str,
 
 
 def _sweep_noise(solved: list, p: str, sign: str) -> tuple[str, bool]:
-    """The sentence on the sweep's sampling intervals, and whether they lose the conclusion somewhere.
-
-    ``("", False)`` unless every solved point has an interval.
-    """
+    """The sentence on the sweep's sampling intervals and whether they lose the conclusion (``("", False)`` without)."""
     intervals = [pt.result.interval for pt in solved]
     if not intervals or any(ci is None for ci in intervals):
         return "", False
