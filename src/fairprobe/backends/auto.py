@@ -1,29 +1,12 @@
 """``backend="auto"``: the best certified solver installed here, chosen anew for every program.
 
-:class:`AutoBackend` asks the ``fairprobe_select_backend`` hook which backend should solve each
-program it is given, solves it with that backend and says so in the result (``message`` starts
-with ``auto chose <name>``, ``extra["auto_choice"]`` holds the name, ``solver`` is the solver that
-ran). The bound driver solves many programs per bound (single-ratio LPs, Charnes-Cooper LPs,
-polynomial programs), so one bound can use several backends.
-
-The built-in choice, :func:`choose_backend`, goes by the program's measured structure and size:
-
-* **linear** programs without integer variables (LPs, linear-fractional programs) go to
-  ``highs`` (:data:`EXACT`): its LP bounds are verified with outward rounding and a
-  linear-fractional objective is one exact Charnes-Cooper LP (SCIP would branch on the bilinear
-  epigraph instead), in about 0.4 ms per LP of a bound against 3 to 4 ms for SCIP. Without
-  HiGHS they go to ``ortools`` (GLOP, 0.47 ms per solve through MathOpt, not verified), else SCIP.
-* **nonlinear** programs and **mixed-integer** ones go to ``gurobi`` when it is usable and its
-  licence accepts the program as Gurobi receives it (reduced to degree 2;
-  :func:`fairprobe.backends.gurobi.fits_licence`: the pip licence refuses quadratic programs
-  above 200 variables), else to SCIP. Gurobi closed the 70 distinct nonlinear programs of the
-  same bounds in 1.3 s against 7.2 s for SCIP, and the 30-row exact multiplicity example (MILPs)
-  in 2.5 s against 3.6 s for SCIP and 8.0 s for HiGHS through MathOpt.
-
-The same hook routes every program of a bound (``requested``: the backend the caller named; see
-:func:`choose_backend`). A plugin overrides the choice by implementing the hook (it runs before the built-in one); a
-backend that refuses the program it was given (a licence or capability error) is replaced by
-SCIP for that program, and the message says so.
+:class:`AutoBackend` asks the ``fairprobe_select_backend`` hook which backend should solve each program,
+solves it with that backend and says so in the result (``message`` starts with ``auto chose <name>``,
+``extra["auto_choice"]`` holds the name, ``solver`` is the solver that ran); one bound solves many
+programs, so it can use several backends. The built-in choice is :func:`choose_backend`; a plugin
+overrides it by implementing the hook (it runs before the built-in one). A backend that refuses the
+program it was given (a licence or capability error) is replaced by SCIP for that program, and the
+message says so.
 """
 
 from __future__ import annotations
@@ -49,8 +32,7 @@ EXACT = "highs"
 #: Requested backends that get the exact routes in front of them: the global solvers a bound uses by default.
 EXACT_IN_FRONT_OF = ("scip", "auto")
 
-#: Backends that accept any program and certify global bounds, in order of preference when
-#: SCIP (a required dependency) is missing.
+#: Backends that accept any program and certify global bounds, in order, for when SCIP is missing.
 _GLOBAL_FALLBACKS = ("ortools", "gurobi")
 
 
@@ -60,7 +42,6 @@ def describe_structure(program: PolynomialProgram) -> str:
     Parameters
     ----------
     program : PolynomialProgram
-        The program to describe.
 
     Returns
     -------
@@ -86,6 +67,10 @@ def describe_structure(program: PolynomialProgram) -> str:
 def choose_backend(program: PolynomialProgram | None, available: Sequence[str],
                    requested: str | None = None) -> str | None:
     """The built-in choice of backend for ``program`` among the usable ``available`` ones: the one rule.
+
+    HiGHS's LP bounds are verified with outward rounding, and it solves a linear-fractional objective as one
+    exact Charnes-Cooper LP (SCIP would branch on the bilinear epigraph); Gurobi is faster than SCIP on
+    nonlinear and mixed-integer programs within its licence (:func:`fairprobe.backends.gurobi.fits_licence`).
 
     Parameters
     ----------
@@ -143,8 +128,7 @@ def choose_backend(program: PolynomialProgram | None, available: Sequence[str],
 class AutoBackend(Backend):
     """Solve each program with the backend the ``fairprobe_select_backend`` hook chooses for it.
 
-    Built by :func:`fairprobe.get_backend` for ``"auto"``; see the module docstring for the
-    built-in choice.
+    Built by :func:`fairprobe.get_backend` for ``"auto"``; the built-in choice is :func:`choose_backend`.
 
     Parameters
     ----------
@@ -182,9 +166,7 @@ class AutoBackend(Backend):
     description = "the best certified backend installed here, chosen for each program"
 
     def __init__(self, pm: pluggy.PluginManager | None = None, backends: Mapping[str, type] | None = None) -> None:
-        # The registry builds it with its plugin manager and the usable registered backends
-        # (``fp.get_backend("auto")``); built alone, it chooses among the usable built-ins by the
-        # built-in rule. A backend never imports the registry (the layers of DESIGN.md).
+        # built alone, it chooses among the usable built-ins (a backend never imports the registry)
         self._pm = pm
         if backends is None:
             backends = {cls.name: cls for cls in builtin_backends() if cls.availability()}
@@ -204,7 +186,6 @@ class AutoBackend(Backend):
 
         Examples
         --------
-        >>> from fairprobe.backends.auto import AutoBackend
         >>> AutoBackend.availability()  # SCIP, a required dependency, is always there
         <Availability.AVAILABLE: 2>
         """
@@ -217,25 +198,22 @@ class AutoBackend(Backend):
         Parameters
         ----------
         program : PolynomialProgram
-            The program about to be solved.
-
-        Raises
-        ------
-        BackendUnavailableError
-            No plugin chose, or the choice is not a usable backend here.
 
         Returns
         -------
         str
             Name of a usable backend.
 
+        Raises
+        ------
+        BackendUnavailableError
+            No plugin chose, or the choice is not a usable backend here.
+
         Examples
         --------
-        >>> from fairprobe.backends.auto import AutoBackend
         >>> from fairprobe.backends.scip import ScipBackend
         >>> from fairprobe.testing import CONTRACT_PROBLEMS
-        >>> auto = AutoBackend(backends={"scip": ScipBackend})  # only SCIP usable, whatever is installed
-        >>> auto.choose(CONTRACT_PROBLEMS[0].program)
+        >>> AutoBackend(backends={"scip": ScipBackend}).choose(CONTRACT_PROBLEMS[0].program)  # only SCIP usable
         'scip'
         """
         if self._pm is None:
@@ -269,14 +247,10 @@ class AutoBackend(Backend):
 
         Examples
         --------
-        >>> from fairprobe.backends.auto import AutoBackend
         >>> from fairprobe.backends.scip import ScipBackend
-        >>> from fairprobe.testing import CONTRACT_PROBLEMS
-        >>> auto = AutoBackend(backends={"scip": ScipBackend})  # only SCIP usable, whatever is installed
-        >>> auto.backend("scip")
-        <ScipBackend name='scip'>
-        >>> auto.backend("scip") is auto.backend("scip")
-        True
+        >>> auto = AutoBackend(backends={"scip": ScipBackend})
+        >>> auto.backend("scip"), auto.backend("scip") is auto.backend("scip")
+        (<ScipBackend name='scip'>, True)
         """
         if name not in self._instances:
             self._instances[name] = self._classes[name]()
@@ -290,17 +264,10 @@ class AutoBackend(Backend):
         program : PolynomialProgram
             Ignored.
 
-        Returns
-        -------
-        None
-
         Examples
         --------
-        >>> from fairprobe.backends.auto import AutoBackend
-        >>> from fairprobe.backends.scip import ScipBackend
         >>> from fairprobe.testing import CONTRACT_PROBLEMS
-        >>> auto = AutoBackend(backends={"scip": ScipBackend})  # only SCIP usable, whatever is installed
-        >>> auto.check_program(CONTRACT_PROBLEMS[5].program) is None
+        >>> AutoBackend(backends={}).check_program(CONTRACT_PROBLEMS[5].program) is None
         True
         """
 
@@ -310,9 +277,8 @@ class AutoBackend(Backend):
         Parameters
         ----------
         program : PolynomialProgram
-            The program to solve.
         options : SolveOptions, optional
-            Passed to the chosen backend (default ``SolveOptions()``).
+            Passed to the chosen backend.
 
         Returns
         -------
@@ -328,7 +294,6 @@ class AutoBackend(Backend):
 
         Examples
         --------
-        >>> from fairprobe.backends.auto import AutoBackend
         >>> from fairprobe.backends.scip import ScipBackend
         >>> from fairprobe.testing import CONTRACT_PROBLEMS
         >>> auto = AutoBackend(backends={"scip": ScipBackend})  # only SCIP usable, whatever is installed
@@ -365,14 +330,7 @@ class AutoBackend(Backend):
     def routed(self, result: SolveResult, route: str) -> SolveResult:
         """``result`` of another backend's exact route, saying ``auto chose`` it (as :meth:`solve`'s own choices do).
 
-        Parameters
-        ----------
-        result : SolveResult
-        route : str
-
-        Returns
-        -------
-        SolveResult
+        See :meth:`Backend.routed <fairprobe.backends.base.Backend.routed>` for the parameters.
 
         Examples
         --------

@@ -26,20 +26,11 @@ from typing import Any, ClassVar
 from fairprobe.exceptions import BackendCapabilityError, BackendUnavailableError
 from fairprobe.program.model import PolynomialProgram
 
-__all__ = [
-    "Availability",
-    "Backend",
-    "Capabilities",
-    "ExactBackend",
-    "Limit",
-    "SolveOptions",
-    "SolveResult",
-    "Termination",
-]
+__all__ = ["Availability", "Backend", "Capabilities", "ExactBackend", "Limit", "SolveOptions", "SolveResult",
+           "Termination"]
 
 #: Solver modules already found by :meth:`Backend._module_installed`.
 _FOUND_MODULES: set[str] = set()
-
 
 #: Largest polynomial degree any backend accepts (compiled fairprobe programs stay far below it).
 MAX_DEGREE = 400
@@ -49,13 +40,11 @@ def check_degree(program: PolynomialProgram) -> None:
     """Refuse a program whose degree exceeds :data:`MAX_DEGREE`, before any solver sees it.
 
     The solvers' expression trees recurse per factor (OR-Tools and Gurobi raise ``RecursionError``)
-    and SCIP's presolve does not honour its time limit on such powers; compiled programs stay far
-    below the cap.
+    and SCIP's presolve does not honour its time limit on such powers.
 
     Parameters
     ----------
     program : PolynomialProgram
-        The program.
 
     Raises
     ------
@@ -64,7 +53,6 @@ def check_degree(program: PolynomialProgram) -> None:
 
     Examples
     --------
-    >>> from fairprobe.program.model import PolynomialProgram
     >>> check_degree(PolynomialProgram.from_text("maximize\\n  x^2\\nbounds\\n  0 <= x <= 1")) is None
     True
     """
@@ -75,17 +63,14 @@ def check_degree(program: PolynomialProgram) -> None:
             "neither finish nor honour a time limit on such powers). Rewrite the high power as a chain of "
             "auxiliary variables (y1 = x^20, y2 = y1^20, ...), each of low degree, or simplify the program.")
 
+
 class Availability(enum.IntEnum):
     """Whether a backend can be used, and if not why. Falsy exactly when unusable.
 
     Examples
     --------
-    >>> from fairprobe.backends.base import Availability
     >>> bool(Availability.LIMITED_LICENSE), bool(Availability.NOT_INSTALLED)
     (True, False)
-    >>> from fairprobe.backends.scip import ScipBackend
-    >>> ScipBackend.availability()
-    <Availability.AVAILABLE: 2>
     """
 
     AVAILABLE = 2
@@ -100,16 +85,10 @@ class Availability(enum.IntEnum):
 
     @property
     def label(self) -> str:
-        """Human-readable label.
-
-        Returns
-        -------
-        str
-            E.g. ``"not installed"`` or ``"available (size-limited licence)"``.
+        """Human-readable label, e.g. ``"not installed"``.
 
         Examples
         --------
-        >>> from fairprobe.backends.base import Availability
         >>> Availability.LIMITED_LICENSE.label
         'available (size-limited licence)'
         """
@@ -128,11 +107,6 @@ class Termination(str, enum.Enum):
 
     Examples
     --------
-    >>> from fairprobe.backends.scip import ScipBackend
-    >>> from fairprobe.testing import CONTRACT_PROBLEMS
-    >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program)  # max 3x + 2y, optimum 11
-    >>> res.termination
-    <Termination.OPTIMAL: 'optimal'>
     >>> Termination("infeasible") is Termination.INFEASIBLE
     True
     """
@@ -150,7 +124,6 @@ class Limit(str, enum.Enum):
 
     Examples
     --------
-    >>> from fairprobe.backends.base import Limit, SolveResult, Termination
     >>> res = SolveResult(Termination.LIMIT, 12.5, incumbent_objective=12.0, limit=Limit.TIME, sense="max")
     >>> res.limit.value, res.gap
     ('time', 0.5)
@@ -184,7 +157,6 @@ class Capabilities:
 
     Examples
     --------
-    >>> from fairprobe.backends.base import Capabilities
     >>> Capabilities().describe()
     'any degree, nonconvex, integers, global bounds'
     >>> from fairprobe.backends.cvxpy import CvxpyBackend
@@ -199,16 +171,14 @@ class Capabilities:
     integer_variables: bool = True
 
     def describe(self) -> str:
-        """One line for listings.
+        """One line for listings: degree, convexity, integer support and whether bounds are global.
 
         Returns
         -------
         str
-            Degree, convexity, integer support and whether bounds are global.
 
         Examples
         --------
-        >>> from fairprobe.backends.base import Capabilities
         >>> Capabilities(max_degree=2, convex_only=True, integer_variables=False).describe()
         'degree <= 2, convex only, global bounds'
         """
@@ -245,21 +215,15 @@ class SolveOptions:
         it (mirrored for a maximisation). The result then has ``termination`` LIMIT and a
         certified bound. Backends that cannot stop there solve to optimality (still correct).
     profiles : tuple of str
-        Named settings profiles the caller asks for, in order (the bound engine's: ``"engine"`` for
-        its own global solves, ``"joint"`` for a joint program, ``"retry"`` for a side solved again
-        after a doubtful infeasibility). A backend maps the names it knows to its own parameters
-        (:data:`fairprobe.backends.scip.PROFILES`) and ignores the
-        others, so the engine never names a solver's parameters. ``solver_options`` override them.
+        Named settings profiles, in order (the bound engine's: ``"engine"``, ``"joint"``, ``"retry"``).
+        A backend maps the names it knows to its own parameters (:data:`fairprobe.backends.scip.PROFILES`)
+        and ignores the others; ``solver_options`` override them.
 
     Examples
     --------
-    >>> from fairprobe.backends.base import SolveOptions
-    >>> options = SolveOptions(time_limit=10, rel_gap=1e-6)
-    >>> options.time_limit, options.threads
-    (10, None)
     >>> from fairprobe.backends.scip import ScipBackend
     >>> from fairprobe.testing import CONTRACT_PROBLEMS
-    >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program, options)  # max 3x + 2y, optimum 11
+    >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program, SolveOptions(time_limit=10))  # max 3x + 2y
     >>> res.objective_bound
     11.0
     """
@@ -326,23 +290,12 @@ class SolveResult:
 
     @property
     def gap(self) -> float:
-        """Absolute gap between incumbent and bound (inf when either is missing).
-
-        Returns
-        -------
-        float
-            ``|objective_bound - incumbent_objective|``; 0 for a solve proved optimal to tolerance.
+        """``|objective_bound - incumbent_objective|``, inf when either is missing.
 
         Examples
         --------
-        >>> from fairprobe.backends.scip import ScipBackend
-        >>> from fairprobe.testing import CONTRACT_PROBLEMS
-        >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program)  # max 3x + 2y, optimum 11
-        >>> res.gap
-        0.0
-        >>> from fairprobe.backends.base import stopped
-        >>> stopped(Termination.ERROR, "min").gap
-        inf
+        >>> SolveResult(Termination.OPTIMAL, 11.0, incumbent_objective=11.0).gap, stopped(Termination.ERROR, "min").gap
+        (0.0, inf)
         """
         if self.incumbent_objective is None or math.isinf(self.objective_bound):
             return math.inf
@@ -350,19 +303,11 @@ class SolveResult:
 
     @property
     def is_optimal(self) -> bool:
-        """True when the solver proved optimality within its tolerances.
-
-        Returns
-        -------
-        bool
-            ``termination is Termination.OPTIMAL``.
+        """True when the solver proved optimality within its tolerances (``termination`` OPTIMAL).
 
         Examples
         --------
-        >>> from fairprobe.backends.scip import ScipBackend
-        >>> from fairprobe.testing import CONTRACT_PROBLEMS
-        >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program)  # max 3x + 2y, optimum 11
-        >>> res.is_optimal
+        >>> SolveResult(Termination.OPTIMAL, 11.0).is_optimal
         True
         """
         return self.termination is Termination.OPTIMAL
@@ -382,16 +327,14 @@ class SolveResult:
 
         Examples
         --------
-        >>> from fairprobe.backends.scip import ScipBackend
-        >>> from fairprobe.testing import CONTRACT_PROBLEMS
-        >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program)  # max 3x + 2y, optimum 11
-        >>> res.with_updates(message="solved by SCIP").message
-        'solved by SCIP'
+        >>> SolveResult(Termination.OPTIMAL, 11.0).with_updates(message="solved").message
+        'solved'
         """
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        """The result as a dict of plain values (an infinite bound stays a float: see the comment below).
+        """The result as a dict of plain values; an infinite bound stays a float (JSON writers pass it
+        through :func:`fairprobe.core.jsonsafe.jsonable`).
 
         Returns
         -------
@@ -401,15 +344,10 @@ class SolveResult:
 
         Examples
         --------
-        >>> from fairprobe.backends.scip import ScipBackend
-        >>> from fairprobe.testing import CONTRACT_PROBLEMS
-        >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program)  # max 3x + 2y, optimum 11
-        >>> d = res.to_dict()
+        >>> d = stopped(Termination.INFEASIBLE, "max").to_dict()
         >>> d["termination"], d["objective_bound"], d["sense"]
-        ('optimal', 11.0, 'max')
+        ('infeasible', -inf, 'max')
         """
-        # numbers as they are (a bound may be infinite): JSON writers pass this through
-        # fairprobe.core.jsonsafe.jsonable, the one rule for non-finite numbers (backends see only the program layer)
         return {
             "termination": self.termination.value,
             "limit": self.limit.value if self.limit else None,
@@ -429,7 +367,6 @@ def no_bound(sense: str) -> float:
     Parameters
     ----------
     sense : {"min", "max"}
-        Sense of the program.
 
     Returns
     -------
@@ -438,7 +375,6 @@ def no_bound(sense: str) -> float:
 
     Examples
     --------
-    >>> from fairprobe.backends.base import no_bound
     >>> no_bound("min"), no_bound("max")
     (-inf, inf)
     """
@@ -448,22 +384,16 @@ def no_bound(sense: str) -> float:
 def stop_bound(termination: Termination, sense: str) -> float:
     """The certified bound of a solve that stopped with ``termination`` without a dual bound.
 
-    An infeasible program has the empty feasible set, so every value bounds it: ``+inf`` for a
-    minimisation (``-inf`` for a maximisation). After any other stop (unbounded, an error, a
-    limit before a bound was found) only the trivial outer bound is certified. Every backend
-    uses this one rule.
-
     Parameters
     ----------
     termination : Termination
-        Why the solver stopped.
     sense : {"min", "max"}
-        Sense of the program.
 
     Returns
     -------
     float
-        An infinite bound: the empty-set bound after INFEASIBLE, else :func:`no_bound`.
+        After INFEASIBLE the empty set's bound (``+inf`` for a minimisation, ``-inf`` for a maximisation);
+        after any other stop the trivial outer bound, :func:`no_bound`.
 
     Examples
     --------
@@ -479,20 +409,16 @@ def stopped(termination: Termination, sense: str, **fields: Any) -> SolveResult:
     Parameters
     ----------
     termination : Termination
-        Why the solver stopped.
     sense : {"min", "max"}
-        Sense of the program.
     **fields
         Further :class:`SolveResult` fields (``solver``, ``message``, ``limit``, ...).
 
     Returns
     -------
     SolveResult
-        With ``objective_bound = stop_bound(termination, sense)``.
 
     Examples
     --------
-    >>> from fairprobe.backends.base import Termination, stopped
     >>> res = stopped(Termination.INFEASIBLE, "max", solver="mine", message="no feasible point")
     >>> res.objective_bound, res.incumbent
     (-inf, None)
@@ -509,17 +435,9 @@ class Backend(ABC):
     Examples
     --------
     >>> import fairprobe as fp
-    >>> prog = fp.PolynomialProgram.from_text('''
-    ... maximize
-    ...   x + y
-    ... subject to
-    ...   x + 2*y <= 1
-    ... bounds
-    ...   0 <= x <= 0.5
-    ...   0 <= y <= 1
-    ... ''')
-    >>> res = fp.get_backend("scip").solve(prog)
-    >>> round(res.objective_bound, 6)
+    >>> prog = fp.PolynomialProgram.from_text("maximize\\n  x + y\\nsubject to\\n  x + 2*y <= 1\\nbounds\\n"
+    ...                                       "  0 <= x <= 0.5\\n  0 <= y <= 1")
+    >>> round(fp.get_backend("scip").solve(prog).objective_bound, 6)
     0.75
     """
 
@@ -531,12 +449,11 @@ class Backend(ABC):
     @classmethod
     @abstractmethod
     def availability(cls) -> Availability:
-        """Whether the backend can run here. Never raises.
+        """Whether the backend can run here (truthy exactly when :meth:`solve` can run). Never raises.
 
         Returns
         -------
         Availability
-            Truthy exactly when :meth:`solve` can run.
 
         Examples
         --------
@@ -552,7 +469,7 @@ class Backend(ABC):
         Returns
         -------
         str
-            The availability label, followed by the install hint when the backend is unusable.
+            The availability label, and the install hint when the backend is unusable.
 
         Examples
         --------
@@ -568,8 +485,7 @@ class Backend(ABC):
 
     @staticmethod
     def _module_installed(module: str) -> bool:
-        # every solve asks; a module once found stays installed for the process (a missing one is
-        # looked for again, so installing it mid-session works)
+        """Whether ``module`` can be imported; found once, it stays found (a missing one is looked for again)."""
         if module in _FOUND_MODULES:
             return True
         try:
@@ -588,10 +504,6 @@ class Backend(ABC):
         program : PolynomialProgram
             The program to check (validated first).
 
-        Returns
-        -------
-        None
-
         Raises
         ------
         BackendCapabilityError
@@ -601,8 +513,6 @@ class Backend(ABC):
 
         Examples
         --------
-        A backend limited to degree 2 refuses the cubic contract problem (checking needs no solver):
-
         >>> from fairprobe.backends.cvxpy import CvxpyBackend
         >>> from fairprobe.exceptions import BackendCapabilityError
         >>> from fairprobe.testing import CONTRACT_PROBLEMS
@@ -639,9 +549,13 @@ class Backend(ABC):
         Parameters
         ----------
         program : PolynomialProgram
-            The program to solve.
         options : SolveOptions, optional
             Limits, tolerances and solver options (default ``SolveOptions()``).
+
+        Returns
+        -------
+        SolveResult
+            ``objective_bound`` is a certified outer bound on the optimum.
 
         Raises
         ------
@@ -650,14 +564,8 @@ class Backend(ABC):
         BackendCapabilityError
             The program is beyond the backend's capabilities (degree, convexity, licence size).
 
-        Returns
-        -------
-        SolveResult
-            ``objective_bound`` is a certified outer bound on the optimum.
-
         Examples
         --------
-        >>> from fairprobe.backends.base import SolveOptions
         >>> from fairprobe.backends.scip import ScipBackend
         >>> from fairprobe.testing import CONTRACT_PROBLEMS
         >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[5].program, SolveOptions(time_limit=10))
@@ -680,8 +588,8 @@ class Backend(ABC):
     def routed(self, result: SolveResult, route: str) -> SolveResult:
         """``result``, which another backend's exact ``route`` gave for a program this backend was asked to solve.
 
-        The bound engine's router calls it on the backend the caller named, so that backend may say so in
-        the result (``auto`` does, as for its own choices). The default returns ``result`` unchanged.
+        The bound engine calls it on the backend the caller named, which may say so in the result (``auto``
+        does). The default returns ``result`` unchanged.
 
         Parameters
         ----------
@@ -710,12 +618,10 @@ class Backend(ABC):
 class ExactBackend(Backend):
     """The declared protocol of the bound engine's exact routes: a backend that implements it joins them.
 
-    The bound engine solves many small programs per bound. Before it hands one to a global
-    solver, it offers it to the exact routes of the backend the ``fairprobe_select_backend`` hook
-    chose for it, when that backend is an :class:`ExactBackend` (``isinstance``, never a probe
-    for methods). HiGHS (:class:`~fairprobe.backends.highs.HighsBackend`) implements it. The
-    contract, checked by :func:`fairprobe.testing.check_backend_contract` for every backend that
-    subclasses this one:
+    Before the bound engine hands a program to a global solver, it offers it to the exact routes of the
+    backend the ``fairprobe_select_backend`` hook chose, when that backend is an :class:`ExactBackend`
+    (``isinstance``, never a probe for methods), as HiGHS (:class:`~fairprobe.backends.highs.HighsBackend`)
+    is. The contract, checked by :func:`fairprobe.testing.check_backend_contract`:
 
     * :meth:`solve` solves continuous linear and linear-fractional programs with an outer bound
       that floating-point error cannot move inwards (verified, outward-rounded).
@@ -740,7 +646,6 @@ class ExactBackend(Backend):
         Parameters
         ----------
         program : PolynomialProgram
-            Any program.
 
         Returns
         -------

@@ -17,13 +17,7 @@ def fairprobe_register_backends() -> Sequence[type]:
 
 @hookimpl(trylast=True)
 def fairprobe_select_backend(program, available, requested):
-    """Built-in choice by measured structure (:func:`fairprobe.backends.auto.choose_backend`).
-
-    A bound's programs (``requested`` named): continuous ones to HiGHS's exact routes first when SCIP
-    or auto was named, the rest to the named backend. ``backend="auto"``: continuous linear and
-    linear-fractional programs to HiGHS (else OR-Tools); nonlinear and mixed-integer ones to Gurobi
-    when its licence accepts them; otherwise, and without a program, SCIP.
-    """
+    """The built-in choice by measured structure: see :func:`fairprobe.backends.auto.choose_backend`."""
     from fairprobe.backends.auto import choose_backend
 
     return choose_backend(program, available, requested)

@@ -3,11 +3,10 @@
 A :class:`PolynomialProgram` has named variables with bounds (continuous, or integer when
 declared so), an objective that is a sparse polynomial (optionally divided by a second
 polynomial, a *fractional* objective), and constraints ``poly <= rhs``, ``poly >= rhs`` or
-``poly == rhs``. Backends see only this class: never DAGs, queries or sympy. Integer bounds
-lines end in ``integer`` (``0 <= z <= 1 integer`` is a binary).
+``poly == rhs``. Backends see only this class: never DAGs, queries or sympy.
 
 The LP-like text form (``to_text`` / ``from_text``) round-trips and is meant for debugging, bug
-reports and tests::
+reports and tests; a bounds line ending in ``integer`` declares an integer variable::
 
     maximize
       x*y - 0.3*x + 0.1*y*z
@@ -16,7 +15,7 @@ reports and tests::
     bounds
       0 <= x <= 1
       0 <= y <= 1
-      0 <= z <= 1
+      0 <= z <= 1 integer
 """
 
 from __future__ import annotations
@@ -29,12 +28,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from fairprobe.exceptions import ProgramError
-from fairprobe.program.polynomial import (
-    Monomial,
-    Poly,
-    degree,
-    evaluate,
-)
+from fairprobe.program.polynomial import Monomial, Poly, degree, evaluate
 from fairprobe.program.text import (
     CONSTRAINT_SENSES,
     format_number,
@@ -46,11 +40,10 @@ from fairprobe.program.text import (
     split_sections,
 )
 
-__all__ = ["Constraint", "PolynomialProgram", "ProgramStats", "Variable"]
+__all__ = ["Constraint", "PolynomialProgram", "ProgramStats", "Variable", "iter_polys", "point_from_values"]
 
 Sense = Literal["min", "max"]
 ConstraintSense = Literal["<=", ">=", "=="]
-_SENSES = CONSTRAINT_SENSES
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\[\]]*$")
 _RESERVED = frozenset({"inf", "infinity", "nan", "minimize", "maximize", "bounds", "subject", "to"})
 
@@ -89,21 +82,15 @@ class Constraint:
     poly : Poly
         The left-hand side, without constant term.
     sense : {"<=", ">=", "=="}
-        The comparison.
     rhs : float
-        The right-hand side.
     name : str, optional
         Label shown in the text form.
 
     Examples
     --------
-    >>> prog = PolynomialProgram(sense="max")
-    >>> x = prog.add_variable("x", 0, 1)
-    >>> y = prog.add_variable("y", 0, 1)
-    >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-    >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
-    >>> prog.constraints[0]
-    Constraint(poly={(0,): 1.0, (1,): 1.0}, sense='<=', rhs=1.0, name='budget')
+    >>> prog = PolynomialProgram.from_text("minimize\\n  x\\nsubject to\\n  cap: x + 1 <= 2\\nbounds\\n  0 <= x <= 1")
+    >>> prog.constraints
+    [Constraint(poly={(0,): 1.0}, sense='<=', rhs=1.0, name='cap')]
     """
 
     poly: Poly
@@ -119,7 +106,6 @@ class ProgramStats:
     Parameters
     ----------
     n_variables, n_constraints : int
-        Numbers of variables and constraints.
     n_terms : int
         Monomials in the objective (numerator and denominator) and constraints.
     max_degree : int
@@ -129,11 +115,8 @@ class ProgramStats:
 
     Examples
     --------
-    >>> prog = PolynomialProgram(sense="max")
-    >>> x = prog.add_variable("x", 0, 1)
-    >>> y = prog.add_variable("y", 0, 1)
-    >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-    >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+    >>> prog = PolynomialProgram.from_text("maximize\\n  x*y - 0.3*x\\nsubject to\\n  budget: x + y <= 1\\n"
+    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
     >>> prog.stats()
     ProgramStats(n_variables=2, n_constraints=1, n_terms=4, max_degree=2, fractional_objective=False)
     """
@@ -145,29 +128,23 @@ class ProgramStats:
     fractional_objective: bool
 
     def to_dict(self) -> dict[str, int | bool]:
-        """Return the statistics as a plain dict.
+        """The statistics as a plain dict, field name -> value.
 
         Returns
         -------
         dict of str to int or bool
-            Field name -> value.
 
         Examples
         --------
-        >>> prog = PolynomialProgram(sense="max")
-        >>> x = prog.add_variable("x", 0, 1)
-        >>> y = prog.add_variable("y", 0, 1)
-        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
-        >>> prog.stats().to_dict()["n_terms"]
-        4
+        >>> PolynomialProgram.from_text("minimize\\n  x^2\\nbounds\\n  0 <= x <= 1").stats().to_dict()["max_degree"]
+        2
         """
         return dict(self.__dict__)
 
 
 @dataclass
 class PolynomialProgram:
-    """A polynomial optimisation program over named continuous variables.
+    """A polynomial optimisation program over named variables.
 
     Parameters
     ----------
@@ -236,8 +213,7 @@ class PolynomialProgram:
         lb, ub : float
             Bounds; ``-math.inf`` / ``math.inf`` for none.
         integer : bool
-            Restrict the variable to integer values (a binary is ``0 <= x <= 1, integer``).
-            Backends without integer support refuse such programs with a clear error.
+            Restrict the variable to integer values. Backends without integer support refuse such programs.
 
         Returns
         -------
@@ -254,8 +230,6 @@ class PolynomialProgram:
         >>> prog = PolynomialProgram()
         >>> prog.add_variable("x"), prog.add_variable("z", 0, 1, integer=True)
         (0, 1)
-        >>> prog.has_integers
-        True
         """
         self._check_new_name(name)
         lb, ub = float(lb), float(ub)
@@ -273,12 +247,10 @@ class PolynomialProgram:
         Parameters
         ----------
         name : str
-            A declared variable.
 
         Returns
         -------
         int
-            Its index.
 
         Raises
         ------
@@ -287,11 +259,8 @@ class PolynomialProgram:
 
         Examples
         --------
-        >>> prog = PolynomialProgram(sense="max")
-        >>> x = prog.add_variable("x", 0, 1)
-        >>> y = prog.add_variable("y", 0, 1)
-        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog = PolynomialProgram.from_text("maximize\\n  x*y - 0.3*x\\nsubject to\\n  budget: x + y <= 1\\n"
+        ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
         >>> prog.index("y")
         1
         """
@@ -303,6 +272,7 @@ class PolynomialProgram:
             ) from None
 
     def _normalize(self, poly: Mapping, where: str) -> Poly:
+        """``poly`` with variables as indices, like monomials merged and zeros dropped; errors name ``where``."""
         out: Poly = {}
         for mono, coef in poly.items():
             if isinstance(mono, (str, int)):
@@ -373,13 +343,10 @@ class PolynomialProgram:
         (True, 'max', 1.0)
         """
         self.objective = self._normalize(poly, "the objective")
-        if denominator is not None:
-            den = self._normalize(denominator, "the objective denominator")
-            if not den:
-                raise ProgramError("The objective denominator is identically zero.")
-            self.objective_denominator = den
-        else:
-            self.objective_denominator = None
+        den = None if denominator is None else self._normalize(denominator, "the objective denominator")
+        if den == {}:
+            raise ProgramError("The objective denominator is identically zero.")
+        self.objective_denominator = den
         if sense is not None:
             if sense not in ("min", "max"):
                 raise ProgramError(f"sense must be 'min' or 'max'; got {sense!r}.")
@@ -388,18 +355,14 @@ class PolynomialProgram:
     def add_constraint(
         self, poly: Mapping, sense: ConstraintSense, rhs: float = 0.0, name: str | None = None
     ) -> int:
-        """Add ``poly sense rhs`` and return the constraint's position.
-
-        Constant terms of ``poly`` are moved to the right-hand side.
+        """Add ``poly sense rhs`` and return the constraint's position; constants of ``poly`` move to ``rhs``.
 
         Parameters
         ----------
         poly : mapping
             Monomial -> coefficient, as in :meth:`set_objective`.
         sense : {"<=", ">=", "=="}
-            The comparison.
         rhs : float
-            The right-hand side.
         name : str, optional
             Label shown in the text form.
 
@@ -424,8 +387,8 @@ class PolynomialProgram:
         Constraint(poly={(0,): 2.0}, sense='>=', rhs=-1.0, name=None)
         """
         where = f"constraint {name!r}" if name else f"constraint #{len(self.constraints)}"
-        if sense not in _SENSES:
-            raise ProgramError(f"Constraint sense must be one of {_SENSES}; got {sense!r} in {where}.")
+        if sense not in CONSTRAINT_SENSES:
+            raise ProgramError(f"Constraint sense must be one of {CONSTRAINT_SENSES}; got {sense!r} in {where}.")
         rhs = float(rhs)
         if not math.isfinite(rhs):
             raise ProgramError(f"Right-hand side {rhs} of {where} is not finite.")
@@ -441,40 +404,20 @@ class PolynomialProgram:
     def n_variables(self) -> int:
         """Number of variables.
 
-        Returns
-        -------
-        int
-            ``len(variables)``.
-
         Examples
         --------
-        >>> prog = PolynomialProgram(sense="max")
-        >>> x = prog.add_variable("x", 0, 1)
-        >>> y = prog.add_variable("y", 0, 1)
-        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
-        >>> prog.n_variables
+        >>> PolynomialProgram.from_text("minimize\\n  x*y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1").n_variables
         2
         """
         return len(self.variables)
 
     @property
     def max_degree(self) -> int:
-        """Largest total degree in the objective (numerator and denominator) and constraints.
-
-        Returns
-        -------
-        int
-            The degree (0 for a program with only constants).
+        """Largest total degree in the objective (numerator and denominator) and constraints; 0 for constants.
 
         Examples
         --------
-        >>> prog = PolynomialProgram(sense="max")
-        >>> x = prog.add_variable("x", 0, 1)
-        >>> y = prog.add_variable("y", 0, 1)
-        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
-        >>> prog.max_degree
+        >>> PolynomialProgram.from_text("minimize\\n  (x^2) / (x + 1)\\nbounds\\n  0 <= x <= 1").max_degree
         2
         """
         degs = [degree(self.objective)]
@@ -487,20 +430,10 @@ class PolynomialProgram:
     def has_integers(self) -> bool:
         """True when some variable is restricted to integer values.
 
-        Returns
-        -------
-        bool
-            Whether any variable is integer.
-
         Examples
         --------
-        >>> prog = PolynomialProgram(sense="max")
-        >>> x = prog.add_variable("x", 0, 1)
-        >>> y = prog.add_variable("y", 0, 1)
-        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
-        >>> prog.has_integers
-        False
+        >>> PolynomialProgram.from_text("minimize\\n  x\\nbounds\\n  0 <= x <= 1 integer").has_integers
+        True
         """
         return any(v.integer for v in self.variables)
 
@@ -508,20 +441,10 @@ class PolynomialProgram:
     def is_fractional(self) -> bool:
         """True when the objective has a denominator.
 
-        Returns
-        -------
-        bool
-            Whether the objective is a ratio.
-
         Examples
         --------
-        >>> prog = PolynomialProgram(sense="max")
-        >>> x = prog.add_variable("x", 0, 1)
-        >>> y = prog.add_variable("y", 0, 1)
-        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
-        >>> prog.is_fractional
-        False
+        >>> PolynomialProgram.from_text("minimize\\n  (x) / (x + 1)\\nbounds\\n  0 <= x <= 1").is_fractional
+        True
         """
         return self.objective_denominator is not None
 
@@ -535,12 +458,7 @@ class PolynomialProgram:
 
         Examples
         --------
-        >>> prog = PolynomialProgram(sense="max")
-        >>> x = prog.add_variable("x", 0, 1)
-        >>> y = prog.add_variable("y", 0, 1)
-        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
-        >>> prog.is_linear()
+        >>> PolynomialProgram.from_text("minimize\\n  x*y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1").is_linear()
         False
         """
         return self.max_degree <= 1
@@ -551,18 +469,12 @@ class PolynomialProgram:
         Returns
         -------
         ProgramStats
-            Numbers of variables, constraints and terms, the degree and whether it is fractional.
 
         Examples
         --------
-        >>> prog = PolynomialProgram(sense="max")
-        >>> x = prog.add_variable("x", 0, 1)
-        >>> y = prog.add_variable("y", 0, 1)
-        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
-        >>> s = prog.stats()
+        >>> s = PolynomialProgram.from_text("minimize\\n  x*y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1").stats()
         >>> s.n_variables, s.n_constraints, s.n_terms
-        (2, 1, 4)
+        (2, 0, 1)
         """
         n_terms = len(self.objective) + sum(len(c.poly) for c in self.constraints)
         if self.objective_denominator is not None:
@@ -576,10 +488,8 @@ class PolynomialProgram:
         )
 
     def validate(self) -> None:
-        """Re-check every invariant; raise :class:`~fairprobe.exceptions.ProgramError`.
-
-        Programs built through ``add_variable``/``add_constraint`` are valid by construction;
-        this catches direct edits of the public lists.
+        """Re-check every invariant; programs built through ``add_variable``/``add_constraint`` are valid by
+        construction, this catches direct edits of the public lists.
 
         Raises
         ------
@@ -588,11 +498,8 @@ class PolynomialProgram:
 
         Examples
         --------
-        >>> prog = PolynomialProgram(sense="max")
-        >>> x = prog.add_variable("x", 0, 1)
-        >>> y = prog.add_variable("y", 0, 1)
-        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog = PolynomialProgram.from_text("maximize\\n  x*y - 0.3*x\\nsubject to\\n  budget: x + y <= 1\\n"
+        ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
         >>> prog.validate()
         >>> prog.constraints.append(Constraint({(5,): 1.0}, "<=", 1.0))
         >>> prog.validate()
@@ -613,8 +520,8 @@ class PolynomialProgram:
             polys.append(("the objective denominator", self.objective_denominator))
         for k, c in enumerate(self.constraints):
             where = f"constraint {c.name!r}" if c.name else f"constraint #{k}"
-            if c.sense not in _SENSES:
-                raise ProgramError(f"{where} has sense {c.sense!r}; use one of {_SENSES}.")
+            if c.sense not in CONSTRAINT_SENSES:
+                raise ProgramError(f"{where} has sense {c.sense!r}; use one of {CONSTRAINT_SENSES}.")
             if not math.isfinite(c.rhs):
                 raise ProgramError(f"{where} has a non-finite right-hand side {c.rhs}.")
             polys.append((where, c.poly))
@@ -642,11 +549,8 @@ class PolynomialProgram:
 
         Examples
         --------
-        >>> prog = PolynomialProgram(sense="max")
-        >>> x = prog.add_variable("x", 0, 1)
-        >>> y = prog.add_variable("y", 0, 1)
-        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog = PolynomialProgram.from_text("maximize\\n  x*y - 0.3*x\\nsubject to\\n  budget: x + y <= 1\\n"
+        ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
         >>> other = prog.copy()
         >>> other.objective[(0,)] = 5.0
         >>> prog.objective[(0,)]
@@ -663,25 +567,20 @@ class PolynomialProgram:
         return out
 
     def with_sense(self, sense: Sense) -> PolynomialProgram:
-        """Copy of the program optimised in direction ``sense``.
+        """Copy of the program optimised in direction ``sense``; the original is unchanged.
 
         Parameters
         ----------
         sense : {"min", "max"}
-            The direction of the copy.
 
         Returns
         -------
         PolynomialProgram
-            A copy; the original is unchanged.
 
         Examples
         --------
-        >>> prog = PolynomialProgram(sense="max")
-        >>> x = prog.add_variable("x", 0, 1)
-        >>> y = prog.add_variable("y", 0, 1)
-        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog = PolynomialProgram.from_text("maximize\\n  x*y - 0.3*x\\nsubject to\\n  budget: x + y <= 1\\n"
+        ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
         >>> prog.with_sense("min").sense, prog.sense
         ('min', 'max')
         """
@@ -691,6 +590,7 @@ class PolynomialProgram:
 
     # -- evaluation -----------------------------------------------------------------------
     def _point(self, point: Mapping[str, float] | Sequence[float]) -> Sequence[float]:
+        """``point`` (a mapping name -> value or a sequence by index) as a list of floats by index."""
         if isinstance(point, Mapping):
             missing = [v.name for v in self.variables if v.name not in point]
             if missing:
@@ -703,17 +603,16 @@ class PolynomialProgram:
         return [float(x) for x in point]
 
     def objective_value(self, point: Mapping[str, float] | Sequence[float]) -> float:
-        """Objective value at ``point`` (a mapping name -> value or a sequence by index).
+        """Objective value at ``point`` (numerator / denominator for a fractional objective).
 
         Parameters
         ----------
         point : mapping of str to float, or sequence of float
-            A value for every variable.
+            A value for every variable, by name or by index.
 
         Returns
         -------
         float
-            The objective (numerator / denominator for a fractional one).
 
         Raises
         ------
@@ -722,11 +621,8 @@ class PolynomialProgram:
 
         Examples
         --------
-        >>> prog = PolynomialProgram(sense="max")
-        >>> x = prog.add_variable("x", 0, 1)
-        >>> y = prog.add_variable("y", 0, 1)
-        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog = PolynomialProgram.from_text("maximize\\n  x*y - 0.3*x\\nsubject to\\n  budget: x + y <= 1\\n"
+        ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
         >>> prog.objective_value({"x": 0.5, "y": 0.5}), prog.objective_value([1.0, 0.0])
         (0.1, -0.3)
         """
@@ -737,25 +633,21 @@ class PolynomialProgram:
         return num / evaluate(self.objective_denominator, x)
 
     def max_violation(self, point: Mapping[str, float] | Sequence[float]) -> float:
-        """Largest violation of any bound or constraint at ``point`` (0 when feasible).
+        """Largest violation of any bound, integrality or constraint at ``point`` (0 when feasible).
 
         Parameters
         ----------
         point : mapping of str to float, or sequence of float
-            A value for every variable.
+            As for :meth:`objective_value`.
 
         Returns
         -------
         float
-            The largest violation of bounds, integrality and constraints.
 
         Examples
         --------
-        >>> prog = PolynomialProgram(sense="max")
-        >>> x = prog.add_variable("x", 0, 1)
-        >>> y = prog.add_variable("y", 0, 1)
-        >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-        >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+        >>> prog = PolynomialProgram.from_text("maximize\\n  x*y - 0.3*x\\nsubject to\\n  budget: x + y <= 1\\n"
+        ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
         >>> prog.max_violation([0.5, 0.5]), round(prog.max_violation([0.8, 0.5]), 6)
         (0.0, 0.3)
         """
@@ -777,12 +669,11 @@ class PolynomialProgram:
 
     # -- text form ------------------------------------------------------------------------
     def to_text(self) -> str:
-        """The LP-like text form; :meth:`from_text` reads it back exactly.
+        """The LP-like text form (see the module docstring); :meth:`from_text` reads it back exactly.
 
         Returns
         -------
         str
-            The program as text (see the module docstring).
 
         Examples
         --------
@@ -828,7 +719,6 @@ class PolynomialProgram:
         Returns
         -------
         PolynomialProgram
-            The parsed program.
 
         Raises
         ------
@@ -859,11 +749,7 @@ def _parse_program(text: str) -> PolynomialProgram:
         except ProgramError as exc:
             raise ProgramError(f"Line {lineno}: {exc}") from None
     index = prog._index
-    num, den = parse_objective(sections["objective"], index)
-    if den is None:
-        prog.objective = num
-    else:
-        prog.objective, prog.objective_denominator = num, den
+    prog.objective, prog.objective_denominator = parse_objective(sections["objective"], index)
     for lineno, line in sections.get("constraints", []):
         poly, sense, rhs, name = parse_constraint(lineno, line, index)
         prog.constraints.append(Constraint(poly, sense, rhs, name))  # type: ignore[arg-type]
@@ -871,25 +757,20 @@ def _parse_program(text: str) -> PolynomialProgram:
 
 
 def iter_polys(program: PolynomialProgram) -> Iterable[Poly]:
-    """Every polynomial of a program: objective, denominator, constraint bodies.
+    """Every polynomial of a program: the objective, its denominator (when fractional), the constraint bodies.
 
     Parameters
     ----------
     program : PolynomialProgram
-        The program.
 
     Yields
     ------
     Poly
-        The objective, its denominator (when fractional), then each constraint's body.
 
     Examples
     --------
-    >>> prog = PolynomialProgram(sense="max")
-    >>> x = prog.add_variable("x", 0, 1)
-    >>> y = prog.add_variable("y", 0, 1)
-    >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-    >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+    >>> prog = PolynomialProgram.from_text("maximize\\n  x*y - 0.3*x\\nsubject to\\n  budget: x + y <= 1\\n"
+    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
     >>> list(iter_polys(prog))
     [{(0, 1): 1.0, (0,): -0.3}, {(0,): 1.0, (1,): 1.0}]
     """
@@ -913,19 +794,12 @@ def point_from_values(program: PolynomialProgram, values: Sequence[float]) -> di
     Returns
     -------
     dict of str to float
-        Variable name -> value.
 
     Examples
     --------
-    >>> prog = PolynomialProgram(sense="max")
-    >>> x = prog.add_variable("x", 0, 1)
-    >>> y = prog.add_variable("y", 0, 1)
-    >>> prog.set_objective({(x, y): 1.0, (x,): -0.3})
-    >>> _ = prog.add_constraint({(x,): 1.0, (y,): 1.0}, "<=", 1.0, name="budget")
+    >>> prog = PolynomialProgram.from_text("maximize\\n  x*y - 0.3*x\\nsubject to\\n  budget: x + y <= 1\\n"
+    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
     >>> point_from_values(prog, [0.25, 0.75])
     {'x': 0.25, 'y': 0.75}
     """
     return {v.name: float(x) for v, x in zip(program.variables, values, strict=True)}
-
-
-__all__ += ["iter_polys", "point_from_values"]
