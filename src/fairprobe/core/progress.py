@@ -1,17 +1,9 @@
 """Progress bars and informational messages that stay out of logs.
 
-Every progress bar in fairprobe comes from :func:`progress_bar`, a thin factory over ``tqdm``
-that draws only when it is useful:
-
-* only when standard error is a terminal or the code runs in a Jupyter kernel (redirected
-  output, CI logs and pipes get no bar, so a sweep of 1,000 points does not write 1,000
-  carriage-return updates into a log file);
-* never in quiet mode: ``fairprobe --quiet <command>``, :func:`quiet` as a context manager, or the
-  environment variable ``FAIRPROBE_QUIET=1`` (inherited by worker processes).
-
-``FAIRPROBE_PROGRESS=1`` forces bars on even when standard error is not a terminal (quiet mode
-still wins). :func:`info` prints an informational line (e.g. "report written to ...") unless quiet
-mode is on; results and errors are always printed by their callers.
+Progress (:func:`progress_bar`, :func:`status`) is drawn only on a terminal or in a Jupyter kernel,
+or with ``FAIRPROBE_PROGRESS=1``, and never in quiet mode: ``fairprobe --quiet <command>``,
+:func:`quiet`, or ``FAIRPROBE_QUIET=1`` (inherited by worker processes). :func:`info` prints an
+informational line unless quiet mode is on; results and errors are printed by their callers.
 
 Examples
 --------
@@ -30,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["info", "is_quiet", "progress_bar", "quiet", "set_quiet"]
+__all__ = ["info", "is_quiet", "progress_bar", "quiet"]
 
 _QUIET: ContextVar[bool] = ContextVar("fairprobe_quiet", default=False)
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -46,7 +38,6 @@ def is_quiet() -> bool:
     Returns
     -------
     bool
-        True inside :func:`quiet`, after ``set_quiet(True)`` or when ``FAIRPROBE_QUIET=1``.
 
     Examples
     --------
@@ -55,29 +46,6 @@ def is_quiet() -> bool:
     True
     """
     return _QUIET.get() or _env_flag("FAIRPROBE_QUIET")
-
-
-def set_quiet(value: bool = True) -> Any:
-    """Turn quiet mode on or off in this context; returns a token for :meth:`ContextVar.reset`.
-
-    Parameters
-    ----------
-    value : bool
-        True to silence progress bars and informational lines, False to allow them.
-
-    Returns
-    -------
-    contextvars.Token
-        Pass it to ``ContextVar.reset`` (as :func:`quiet` does) to restore the previous state.
-
-    Examples
-    --------
-    >>> token = set_quiet(True)
-    >>> is_quiet()
-    True
-    >>> _QUIET.reset(token)
-    """
-    return _QUIET.set(bool(value))
 
 
 @contextlib.contextmanager
@@ -92,7 +60,6 @@ def quiet(value: bool = True) -> Iterator[None]:
     Yields
     ------
     None
-        The previous state is restored when the block ends, also on an exception.
 
     Examples
     --------
@@ -102,7 +69,7 @@ def quiet(value: bool = True) -> Iterator[None]:
     ...     info("printed")
     printed
     """
-    token = set_quiet(value)
+    token = _QUIET.set(bool(value))
     try:
         yield
     finally:
@@ -140,8 +107,6 @@ def progress_shown(disable: bool = False) -> bool:
     Returns
     -------
     bool
-        False when ``disable`` or quiet mode is on; else True on a terminal, in a notebook, or with
-        ``FAIRPROBE_PROGRESS=1``.
 
     Examples
     --------
@@ -153,16 +118,12 @@ def progress_shown(disable: bool = False) -> bool:
 
 
 def status(message: str) -> None:
-    """One status line on standard error before a long step, where a progress bar would be drawn.
+    """One status line on standard error, where a progress bar would be drawn.
 
     Parameters
     ----------
     message : str
         The line, e.g. ``"fitting the reference model on 30,162 rows ..."``.
-
-    Returns
-    -------
-    None
 
     Examples
     --------
@@ -181,15 +142,13 @@ def progress_bar(iterable: Iterable[Any] | None = None, *, disable: bool = False
     iterable : iterable, optional
         Wrapped as by ``tqdm(iterable)``.
     disable : bool
-        The caller's own switch (e.g. ``progress=False``); the bar is also disabled when quiet
-        mode is on or standard error is not a terminal (unless ``FAIRPROBE_PROGRESS=1``).
+        The caller's own switch (e.g. ``progress=False``); else :func:`progress_shown` decides.
     **kwargs
         Passed to ``tqdm`` (``total``, ``desc``, ``leave``, ...).
 
     Returns
     -------
     tqdm.tqdm
-        Usable exactly like a ``tqdm`` bar (``update``, ``close``, iteration), also when disabled.
 
     Examples
     --------
@@ -210,11 +169,7 @@ def info(message: str, *, err: bool = False) -> None:
     message : str
         The line to print.
     err : bool
-        Print on standard error instead of standard output (default False).
-
-    Returns
-    -------
-    None
+        Print on standard error instead of standard output.
 
     Examples
     --------

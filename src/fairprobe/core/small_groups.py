@@ -1,26 +1,14 @@
 """When a figure rests on too few units to say anything: the one rule every result follows.
 
-The rule, in one place (the causal results, the observed rates, the multiplicity tables and the
-risk-score audit all import it):
-
-* **What counts** is the units behind a rate: the units of its denominator, per group. The false
-  positive rate of a group rests on its negatives (Y = 0), the false negative and true positive
-  rates on its positives (Y = 1), the positive predictive value on its predicted positives
-  (P = 1), the negative predictive value on its predicted negatives (P = 0), accuracy, the
-  selection rate and the base rate on all of its units; equalised odds rests on both the FPR's
-  and the FNR's denominators. A latent node counts the recorded node it stands for (the true
-  outcome ``Z`` of ``proxy_label`` counts the recorded label ``Y``, the true attribute ``B`` of
-  ``proxy_attribute`` the recorded ``A``, a counterfactual ``Y(T=1)`` the recorded ``Y``). A
-  table of probabilities without a number of units has no count, and flags nothing.
+* **What counts** is the units behind a rate: those of its denominator, per group (FPR: the
+  group's Y = 0; FNR, TPR: Y = 1; PPV: P = 1; NPV: P = 0; accuracy, selection and base rate: all
+  its units; equalised odds: both FPR's and FNR's). A latent node counts the recorded node it
+  stands for (``proxy_label``'s ``Z`` counts ``Y``); a table without a number of units flags nothing.
 * **The threshold**: fewer than :data:`FEW_UNITS` (30) units behind a rate is too few to say. The
-  figure is shown, with its count, and makes no claim: a causal result's verdict is
-  ``"too_few_units"``; a headline gap that rests on such a group names the group and its count; a
-  per-group table marks the group.
+  figure is shown with its count and makes no claim (a causal result's verdict is ``"too_few_units"``).
 * **Comparisons**: a group is called best (or worst) only when its interval overlaps no other
-  compared group's interval and it has at least :data:`FEW_UNITS` units; otherwise the groups
-  cannot be told apart, and the text says so.
-* **Multiplicity** needs at least :data:`MIN_MODELS` models: a set of one model has nothing to
-  disagree with, so its ambiguity of 0 is no finding.
+  group's and it has at least :data:`FEW_UNITS` units (:func:`stands_apart`).
+* **Multiplicity** needs at least :data:`MIN_MODELS` models: one model has nothing to disagree with.
 """
 
 from __future__ import annotations
@@ -105,9 +93,7 @@ def too_few_text(shown: str) -> str:
 
 
 def stands_apart(intervals: Mapping[Any, tuple[float, float]], key: Any, units: float | None = None) -> bool:
-    """Whether ``key`` can be told apart from the other groups: only then is it best or worst.
-
-    It can when its interval overlaps none of the others' and it rests on enough units.
+    """Whether ``key`` can be told apart from the other groups (no overlap, enough units): only then is it best.
 
     Parameters
     ----------
@@ -185,12 +171,7 @@ def no_multiplicity_text(n_models: int, model: str = "model") -> str:
 
 def _recorded_atoms(atoms: Iterable[Any], config: BiasConfig, nodes: set[str],
                     given: Mapping[str, int]) -> list[tuple[str, int, bool]]:
-    """The atoms of a conditioning event on the data's nodes: ``(node, code, negated)``.
-
-    A latent node reads the recorded node it follows (``cardinality_of``), a counterfactual
-    ``Y(T=1)`` the recorded ``Y``, unless the event names that node itself; the nodes the table is
-    conditioned on (``given``) and atoms without a code are left out.
-    """
+    """``(node, code, negated)`` of a conditioning event's atoms on the data's (recorded, not ``given``) nodes."""
     atoms = list(atoms)
     factual = {a.var for a in atoms if not a.intervention and a.var in nodes}
     out: list[tuple[str, int, bool]] = []
