@@ -1,11 +1,8 @@
 """JSON for results: infinities as the strings ``"inf"``/``"-inf"``, NaN as ``null``.
 
-Standard JSON has no infinity or NaN (Python's ``json`` writes the invalid tokens ``Infinity``
-and ``NaN``). A certified bound can be infinite (no bound was proved) and an undefined rate is
-NaN. The one rule: an infinity keeps its sign as a string, NaN (undefined) becomes ``null``.
-Every JSON writer of fairprobe (``--json`` of every command, ``summary.json``, ``report.json``,
-``to_json``) goes through :func:`dumps`, which applies it and refuses any other non-finite value
-(``allow_nan=False``), so no writer can emit invalid JSON.
+Standard JSON has no infinity or NaN, yet a certified bound can be infinite and an undefined rate
+is NaN. Every JSON writer of fairprobe goes through :func:`dumps`, which applies this rule and
+refuses any other non-finite value.
 """
 
 from __future__ import annotations
@@ -14,7 +11,7 @@ import json
 import math
 from typing import Any
 
-__all__ = ["dumps", "json_default", "json_number", "jsonable"]
+__all__ = ["dumps", "json_number", "jsonable"]
 
 
 def json_number(x: Any) -> Any:
@@ -23,12 +20,10 @@ def json_number(x: Any) -> Any:
     Parameters
     ----------
     x : Any
-        One value, typically a float bound that may be infinite or NaN.
 
     Returns
     -------
     Any
-        ``"inf"``, ``"-inf"`` or None for the non-finite floats, else ``x`` itself.
 
     Examples
     --------
@@ -49,12 +44,11 @@ def jsonable(obj: Any) -> Any:
     Parameters
     ----------
     obj : Any
-        A nested structure of dicts, lists, tuples and numbers (numpy scalars included).
 
     Returns
     -------
     Any
-        The same structure (tuples become lists) with numbers safe for standard JSON.
+        The same structure, tuples as lists.
 
     Examples
     --------
@@ -70,27 +64,8 @@ def jsonable(obj: Any) -> Any:
     return json_number(obj)
 
 
-def json_default(x: Any) -> Any:
-    """``default=`` for ``json.dumps``: numpy scalars and arrays as numbers and lists, the rest as text.
-
-    Parameters
-    ----------
-    x : Any
-        An object ``json.dumps`` cannot serialise by itself.
-
-    Returns
-    -------
-    Any
-        A JSON-safe number or list for objects with ``tolist`` (numpy), else ``str(x)``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> json.dumps({"x": np.float64(1.5), "a": np.array([1.0, np.inf])}, default=json_default)
-    '{"x": 1.5, "a": [1.0, "inf"]}'
-    >>> json_default(3j)
-    '3j'
-    """
+def _json_default(x: Any) -> Any:
+    """``default=`` for ``json.dumps``: numpy scalars and arrays as numbers and lists, the rest as text."""
     if hasattr(x, "tolist"):
         return jsonable(x.tolist())
     return str(x)
@@ -109,12 +84,11 @@ def dumps(obj: Any, **kwargs: Any) -> str:
     Returns
     -------
     str
-        Standard JSON: no ``Infinity`` or ``NaN`` token.
 
     Examples
     --------
     >>> import numpy as np
-    >>> dumps({"upper": float("inf"), "rate": float("nan"), "a": np.array([0.5, -np.inf])})
-    '{"upper": "inf", "rate": null, "a": [0.5, "-inf"]}'
+    >>> dumps({"upper": float("inf"), "rate": float("nan"), "a": np.array([0.5, -np.inf]), "z": 3j})
+    '{"upper": "inf", "rate": null, "a": [0.5, "-inf"], "z": "3j"}'
     """
-    return json.dumps(jsonable(obj), default=json_default, allow_nan=False, **kwargs)
+    return json.dumps(jsonable(obj), default=_json_default, allow_nan=False, **kwargs)

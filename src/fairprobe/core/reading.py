@@ -1,18 +1,13 @@
 """The one reader of a user's table, shared by the command line and the web app.
 
-One rule says what a table holds, the same in every front end, so the same file gives the same
-bounds everywhere:
+One rule says what a table holds, so the same file gives the same bounds everywhere:
 
 * a column named ``prob``: one row per cell, with its probability;
-* a count column **the user names** (``counts="n"``: the command line's ``--counts n``, the app's
-  "cell counts" answer): one row per cell, with its count (the sample size that ``ci=`` needs);
-* otherwise one row per unit. A column called ``n`` or ``count`` is then a variable like any
-  other: in unit rows it often is one (a number of prior arrests), and weighting every row by it
-  would change every bound, so it is never taken for counts unasked.
+* a count column **the user names** (``counts="n"``, ``--counts n``): one row per cell, with its count;
+* otherwise one row per unit: a column called ``n`` or ``count`` is then a variable like any other.
 
-Nodes: with a mapping (node -> column) exactly the mapped columns are nodes; without one, every
-column but the probability or count column is a node of its own name. Rows of cells that repeat a
-cell are summed, after every row's weight has been checked (a sum would hide a negative entry).
+With a mapping (node -> column) exactly the mapped columns are nodes; without one, every column but
+the probability or count column is. Rows that repeat a cell are summed.
 """
 
 from __future__ import annotations
@@ -26,7 +21,7 @@ import pandas as pd
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import ConfigError, DataError
 
-__all__ = ["COUNT_NAMES", "PROB_COLUMN", "TABLE_KINDS", "check_weights", "frame_to_table", "table_kind"]
+__all__ = ["COUNT_NAMES", "PROB_COLUMN", "TABLE_KINDS", "frame_to_table", "table_kind"]
 
 #: What a table can hold, as :func:`table_kind` names it.
 TABLE_KINDS = ("units", "cells", "counts")
@@ -75,30 +70,8 @@ def table_kind(frame: pd.DataFrame, *, counts: str | None = None) -> str:
     return "cells" if PROB_COLUMN in frame.columns else "units"
 
 
-def check_weights(values: pd.Series, column: str, what: str) -> None:
-    """Every row's probability or count must be a finite number >= 0 before rows are summed per cell.
-
-    Parameters
-    ----------
-    values : pandas.Series
-        The column.
-    column : str
-        Its name (for the message).
-    what : str
-        What a row holds, e.g. ``"a count"``.
-
-    Raises
-    ------
-    DataError
-        Naming the first bad row.
-
-    Examples
-    --------
-    >>> check_weights(pd.Series([1, -1, 1]), "n", "a count")
-    Traceback (most recent call last):
-    ...
-    fairprobe.exceptions.DataError: Column 'n' must hold a count per row, a finite number >= 0; row 1 holds -1 ...
-    """
+def _check_weights(values: pd.Series, column: str, what: str) -> None:
+    """Refuse a row whose probability or count (``what``) is not a finite number >= 0, before rows are summed."""
     numbers = pd.to_numeric(values, errors="coerce")
     bad = values[numbers.isna() | ~np.isfinite(numbers.fillna(0)) | (numbers < 0)]
     if len(bad):
@@ -136,8 +109,10 @@ def frame_to_table(frame: pd.DataFrame, columns: Mapping[str, str] | None = None
     >>> frame = pd.DataFrame({"A": [0, 0, 1, 1], "P": [0, 1, 0, 1], "n": [30, 10, 20, 40]})
     >>> frame_to_table(frame, counts="n").n, frame_to_table(frame).n  # counts, or four units
     (100, 4)
-    >>> frame_to_table(frame, {"A": "A", "P": "P"}, counts="n").cells.prob.round(2).tolist()
-    [0.3, 0.1, 0.2, 0.4]
+    >>> frame_to_table(frame.assign(n=[30, -1, 20, 40]), counts="n")
+    Traceback (most recent call last):
+    ...
+    fairprobe.exceptions.DataError: Column 'n' must hold a count per row, a finite number >= 0; row 1 holds -1 ...
     """
     kind = table_kind(frame, counts=counts)
     weight = PROB_COLUMN if kind == "cells" else counts
@@ -160,7 +135,7 @@ def frame_to_table(frame: pd.DataFrame, columns: Mapping[str, str] | None = None
     if holes:
         raise DataError(f"Missing values in node column(s) {', '.join(holes)}; each cell needs a value for every "
                         "node. Fill or drop those rows first.")
-    check_weights(frame[weight], weight, "a probability" if kind == "cells" else "a count")
+    _check_weights(frame[weight], weight, "a probability" if kind == "cells" else "a count")
     cells = pd.DataFrame({node: frame[col] for node, col in mapping.items()}).assign(**{weight: frame[weight]})
     cells = cells.groupby(list(mapping), as_index=False, sort=True)[weight].sum()
     if kind == "cells":

@@ -1,16 +1,9 @@
 """Worker processes: how many a parallel step starts, and stopping them when the run is stopped.
 
-One rule for ``n_jobs`` (``--jobs`` on the command line) everywhere fairprobe starts workers: a
-positive number of worker processes, or ``-1`` for every core; ``0`` and the other negative
-numbers are refused (:func:`~fairprobe.core.validate.check_run_options` for the API, the shared
-``--jobs`` option for the command line). :func:`effective_jobs` turns it into the number of
-processes actually started: never more than the tasks to run, nor than the cores the process may
-use, so ``--jobs 8`` on a sweep of three points starts three workers, and ``-1`` on a 64-core
-machine with two tasks starts two.
-
-:func:`stop_local_workers` kills the local (loky) worker processes of joblib: the command line
-calls it when it is stopped (Ctrl-C, ``kill -TERM``, a closed terminal), so no worker outlives
-the command holding its output pipes open.
+``n_jobs`` (``--jobs``) is a positive number of worker processes, or ``-1`` for every core;
+:func:`effective_jobs` caps it at the tasks to run and the cores the process may use.
+:func:`stop_local_workers` kills joblib's local workers when the command line is stopped, so no
+worker outlives the command holding its output pipes open.
 
 Examples
 --------
@@ -81,9 +74,7 @@ def effective_jobs(n_jobs: int | None, tasks: int, *, cores: int | None = None) 
 
 
 def distributed_backend_active() -> bool:
-    """Whether a ``joblib.parallel_config(backend="dask")`` block is active around the call.
-
-    The workers are then a cluster's, not this machine's cores: :func:`effective_jobs` does not apply.
+    """Whether a ``joblib.parallel_config(backend="dask")`` block is active (:func:`effective_jobs` does not apply).
 
     Returns
     -------
@@ -108,17 +99,10 @@ def distributed_backend_active() -> bool:
 def stop_local_workers(wait: bool = True) -> None:
     """Kill joblib's local worker processes (the reusable loky executor), if any were started.
 
-    Nothing is imported or started when no worker ever ran. Once the workers are gone, nothing
-    holds the pipe of loky's resource tracker but this process, so the tracker ends with it.
-
     Parameters
     ----------
     wait : bool
-        Wait until the workers have ended (default True).
-
-    Returns
-    -------
-    None
+        Wait until the workers have ended.
 
     Examples
     --------
@@ -140,10 +124,6 @@ def kill_processes(pids: list[int]) -> None:
     Parameters
     ----------
     pids : list of int
-
-    Returns
-    -------
-    None
 
     Examples
     --------
