@@ -1,9 +1,8 @@
 """Causal DAGs: parsing, validation, latent projection and c-components.
 
-A DAG is written as comma-separated edges, ``"A -> Y, A -> P, U -> P, U -> Y"`` (the published
-bias-config format). Nodes listed as *unobserved* (``unob``) are latent; everything is kept in a
-deterministic order (first appearance in the edge string), so programs built from a DAG do not
-depend on ``PYTHONHASHSEED``.
+A DAG is written as comma-separated edges, ``"A -> Y, A -> P, U -> P, U -> Y"``. Nodes listed as
+*unobserved* (``unob``) are latent; nodes keep their first appearance in the edge string, so
+programs built from a DAG do not depend on ``PYTHONHASHSEED``.
 
 Latent projection follows Evans (2016), as in the seed paper's Appendix B.2:
 
@@ -28,35 +27,14 @@ from dataclasses import dataclass, field
 
 from fairprobe.exceptions import ConfigError
 
-__all__ = ["DAG", "parse_edges"]
+__all__ = ["DAG"]
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _EDGE_RE = re.compile(rf"^\s*({_NAME})\s*->\s*({_NAME})\s*$")
 
 
-def parse_edges(dag_str: str) -> list[tuple[str, str]]:
-    """Parse ``"A -> B, B -> C"`` into ``[("A", "B"), ("B", "C")]`` with clear errors.
-
-    Parameters
-    ----------
-    dag_str : str
-        Comma-separated ``Parent -> Child`` edges.
-
-    Returns
-    -------
-    list of (str, str)
-        The edges in order, without duplicates.
-
-    Raises
-    ------
-    ConfigError
-        Not a string, empty, an unreadable edge or a self-loop.
-
-    Examples
-    --------
-    >>> parse_edges("A -> B, B -> C, A -> B")
-    [('A', 'B'), ('B', 'C')]
-    """
+def _parse_edges(dag_str: str) -> list[tuple[str, str]]:
+    """``"A -> B, B -> C"`` as ``[("A", "B"), ("B", "C")]`` without duplicates, or a ConfigError."""
     if not isinstance(dag_str, str):
         raise ConfigError(f"The DAG must be a string of edges like 'A -> Y, U -> Y'; got {type(dag_str).__name__} "
                           f"{dag_str!r}.")
@@ -68,10 +46,8 @@ def parse_edges(dag_str: str) -> list[tuple[str, str]]:
             raise ConfigError(f"Empty edge #{k + 1} in DAG string {dag_str!r} (a stray comma?).")
         m = _EDGE_RE.match(part)
         if not m:
-            raise ConfigError(
-                f"Cannot read edge #{k + 1} {part.strip()!r} of the DAG: write 'Parent -> Child' "
-                "with names made of letters, digits and '_'."
-            )
+            raise ConfigError(f"Cannot read edge #{k + 1} {part.strip()!r} of the DAG: write 'Parent -> Child' "
+                              "with names made of letters, digits and '_'.")
         a, b = m.group(1), m.group(2)
         if a == b:
             raise ConfigError(f"Self-loop {a} -> {b} in the DAG: a variable cannot cause itself.")
@@ -148,16 +124,12 @@ class DAG:
         for kind, names in (("unobserved", self.unobserved), ("conditioned", self.conditioned)):
             unknown = [v for v in names if v not in self.nodes]
             if unknown:
-                raise ConfigError(
-                    f"{kind.capitalize()} node(s) {unknown} do not appear in the DAG "
-                    f"(nodes: {self.nodes}); fix the name or add the edges."
-                )
+                raise ConfigError(f"{kind.capitalize()} node(s) {unknown} do not appear in the DAG "
+                                  f"(nodes: {self.nodes}); fix the name or add the edges.")
         both = [v for v in self.unobserved if v in self.conditioned]
         if both:
-            raise ConfigError(
-                f"Node(s) {both} are both unobserved and conditioned on; data cannot be "
-                "conditioned on a variable that is never observed."
-            )
+            raise ConfigError(f"Node(s) {both} are both unobserved and conditioned on; data cannot be "
+                              "conditioned on a variable that is never observed.")
         self._parents: dict[str, list[str]] = {v: [] for v in self.nodes}
         self._children: dict[str, list[str]] = {v: [] for v in self.nodes}
         for a, b in self.edges:
@@ -177,12 +149,8 @@ class DAG:
         return out
 
     @classmethod
-    def from_string(
-        cls,
-        dag_str: str,
-        unob: str | Iterable[str] | None = None,
-        cond: str | Iterable[str] | None = None,
-    ) -> DAG:
+    def from_string(cls, dag_str: str, unob: str | Iterable[str] | None = None,
+                    cond: str | Iterable[str] | None = None) -> DAG:
         """Parse the published format (``unob``/``cond`` as lists or comma strings).
 
         Parameters
@@ -197,7 +165,11 @@ class DAG:
         Returns
         -------
         DAG
-            The parsed graph.
+
+        Raises
+        ------
+        ConfigError
+            An empty string, an unreadable edge, a self-loop, a cycle or an unknown latent or conditioned node.
 
         Examples
         --------
@@ -205,7 +177,7 @@ class DAG:
         >>> g.nodes, g.conditioned
         (['A', 'Y', 'S'], ['S'])
         """
-        return cls(parse_edges(dag_str), _as_list(unob), _as_list(cond))
+        return cls(_parse_edges(dag_str), _as_list(unob), _as_list(cond))
 
     def _topological_order(self) -> list[str]:
         indeg = {v: len(self._parents[v]) for v in self.nodes}
@@ -257,12 +229,11 @@ class DAG:
         Parameters
         ----------
         v : str
-            A node.
 
         Returns
         -------
         list of str
-            Its parents (latent ones included).
+            Latent ones included.
 
         Examples
         --------
@@ -278,12 +249,10 @@ class DAG:
         Parameters
         ----------
         v : str
-            A node.
 
         Returns
         -------
         list of str
-            Its children.
 
         Examples
         --------
@@ -304,7 +273,6 @@ class DAG:
         Returns
         -------
         list of str
-            The observed (and conditioned) nodes.
 
         Examples
         --------
@@ -319,12 +287,10 @@ class DAG:
         Parameters
         ----------
         v : str
-            A node.
 
         Returns
         -------
         list of str
-            Its observed parents.
 
         Examples
         --------
@@ -352,7 +318,6 @@ class DAG:
         Returns
         -------
         set of str
-            The targets and their ancestors.
 
         Examples
         --------
@@ -407,13 +372,12 @@ class DAG:
     def c_components(self) -> list[list[str]]:
         """Districts: endogenous nodes linked (transitively) through shared latent parents.
 
-        Each component lists its nodes in topological order; components are ordered by their
-        first node. Call on a latent projection (latents must be roots).
+        Call on a latent projection (latents must be roots).
 
         Returns
         -------
         list of list of str
-            The c-components.
+            Each in topological order, ordered by their first node.
 
         Examples
         --------
@@ -459,10 +423,7 @@ def _children_in(edges: list[tuple[str, str]], v: str) -> list[str]:
 
 
 def _exogenous_latents(edges: list[tuple[str, str]], latents: list[str]) -> list[tuple[str, str]]:
-    """Step 1 of the projection: every latent (in topological order, so chains resolve) made a root.
-
-    A latent's parents are joined to its children instead.
-    """
+    """Step 1 of the projection: every latent (in topological order) made a root, its parents joined to its children."""
     for u in latents:
         pas, chs = [a for a, b in edges if b == u], _children_in(edges, u)
         if not pas:
