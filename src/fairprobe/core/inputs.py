@@ -1,11 +1,4 @@
-"""Input resolution of the causal drivers: the bias, the metric, the data and the sensitivity values.
-
-:func:`resolve_bias` reads every form a bias may take (a registered name, a config, a dict, a JSON
-file, a list to combine), :func:`resolve_metric` every form of a metric (a name, a configured
-instance, a query string, groups by label), :func:`as_table` every form of data, and
-:func:`resolve_parameters` the sensitivity values; :func:`declare_unmeasured` records nodes that
-have no column on purpose.
-"""
+"""Input resolution of the causal drivers: the bias, the metric, the data and the sensitivity values."""
 
 from __future__ import annotations
 
@@ -24,9 +17,8 @@ from fairprobe.core.table import ObservedTable
 from fairprobe.core.validate import check_codes
 from fairprobe.exceptions import ConfigError, DataError, UnknownPluginError
 
-__all__ = ["MetricSpec", "as_table", "attribute_labels", "declare_unmeasured", "fit_cardinalities", "labelled_event",
-           "metric_kind",
-           "node_labels", "resolve_bias", "resolve_metric", "resolve_parameters", "unmeasured_names"]
+__all__ = ["MetricSpec", "as_table", "declare_unmeasured", "fit_cardinalities", "labelled_event", "metric_kind",
+           "resolve_bias", "resolve_metric", "resolve_parameters", "unmeasured_names"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +35,8 @@ class MetricSpec:
         Whether the metric is ``max_i |queries[i]|`` (default False).
     families : tuple of tuple of str, optional
         For max-abs metrics that are ranges of rates: the rate queries of each family.
+    kind : str, optional
+        "rate", "nonnegative" or "disparity" (see :func:`metric_kind`).
 
     Examples
     --------
@@ -54,20 +48,16 @@ class MetricSpec:
     label: str
     queries: tuple[str, ...]
     max_abs: bool = False
-    #: For max-abs metrics that are ranges of rates (see ``Metric.max_abs_families``): the rate
-    #: queries of each family.
     families: tuple[tuple[str, ...], ...] = ()
-    #: "rate", "nonnegative" or "disparity" (see :func:`metric_kind`).
     kind: str = "disparity"
 
     @property
     def query(self) -> str:
-        """The single query of an ordinary metric.
+        """The single query of an ordinary metric (``queries[0]``).
 
         Returns
         -------
         str
-            ``queries[0]``.
 
         Examples
         --------
@@ -80,20 +70,16 @@ class MetricSpec:
 def resolve_bias(bias: Any) -> BiasConfig:
     """A BiasConfig from a config, dict, JSON path/string, Bias instance, registered name, or a list.
 
-    A list (``["proxy_label", "selection"]``) combines the biases into one model with one
-    sensitivity parameter per bias (``D_proxy_label``, ``D_selection``); see
-    :func:`fairprobe.core.combine.combine_biases`.
-
     Parameters
     ----------
     bias : BiasConfig, dict, str, path, Bias or list
         A config; a config dict (or ``{"combine": [...], "outcome": ...}``); a JSON file or JSON text;
-        an object with a ``config()`` method; a registered bias name; or a list of any of these.
+        an object with a ``config()`` method; a registered bias name; or a list of any of these, combined
+        with one sensitivity parameter per bias (:func:`fairprobe.core.combine.combine_biases`).
 
     Returns
     -------
     BiasConfig
-        The resolved (or combined) bias.
 
     Raises
     ------
@@ -154,54 +140,19 @@ def _combined(spec: Mapping[str, Any]) -> BiasConfig:
                           outcome=spec.get("outcome"), prediction=spec.get("prediction"))
 
 
-def node_labels(config: BiasConfig, table: ObservedTable, node: str) -> list[Any] | None:
-    """Labels of ``node`` in code order: its own column's, or those of the recorded node it takes
-    its values from (``cardinality_of``, e.g. the true attribute B of a proxy A); None if unknown.
-
-    Parameters
-    ----------
-    config : BiasConfig
-    table : ObservedTable
-    node : str
-
-    Returns
-    -------
-    list or None
-
-    Examples
-    --------
-    >>> t = ObservedTable.from_frame(pd.DataFrame({"A": ["x", "y"], "Y": [0, 1], "P": [1, 0]}))
-    >>> node_labels(resolve_bias("proxy_label"), t, "A")
-    ['x', 'y']
-    """
+def _node_labels(config: BiasConfig, table: ObservedTable, node: str) -> list[Any] | None:
+    """Labels of ``node`` (or of the recorded node it follows) in code order; None if unknown."""
     labels = table.categories.get(config.recorded_node(node, table.categories))
     return list(labels) if labels else None
 
 
-def attribute_labels(config: BiasConfig, table: ObservedTable) -> list[Any]:
-    """The attribute's labels in code order (codes when the data have none).
-
-    Parameters
-    ----------
-    config : BiasConfig
-    table : ObservedTable
-
-    Returns
-    -------
-    list
-
-    Examples
-    --------
-    >>> t = ObservedTable.from_frame(pd.DataFrame({"A": [0, 1], "Y": [0, 1], "P": [1, 0]}))
-    >>> attribute_labels(resolve_bias("proxy_label"), t)
-    [0, 1]
-    """
-    return node_labels(config, table, config.attribute_node) or list(
+def _attribute_labels(config: BiasConfig, table: ObservedTable) -> list[Any]:
+    """The attribute's labels in code order (codes when the data have none)."""
+    return _node_labels(config, table, config.attribute_node) or list(
         range(config.cardinality(config.attribute_node)))
 
 
 _ATOM = re.compile(r"\b([A-Za-z_]\w*)\s*(!=|=)\s*(\d+)\b")
-
 
 
 def labelled_event(event: str, config: BiasConfig, table: ObservedTable) -> str:
@@ -223,13 +174,12 @@ def labelled_event(event: str, config: BiasConfig, table: ObservedTable) -> str:
     >>> t = ObservedTable.from_frame(pd.DataFrame({"A": ["x", "y"], "Y": [0, 1], "P": [1, 0]}))
     >>> labelled_event("Y = 0 & A = 1", resolve_bias("proxy_label"), t)
     'Y = 0 & A = y'
-
     """
 
     def label(match: re.Match[str]) -> str:
         node, op, code = match.group(1), match.group(2), int(match.group(3))
         base = node.split("(")[0]
-        return f"{node} {op} {show_value(code, node_labels(config, table, base))}"
+        return f"{node} {op} {show_value(code, _node_labels(config, table, base))}"
     return _ATOM.sub(label, event)
 
 
@@ -277,7 +227,6 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
     Returns
     -------
     MetricSpec
-        The metric's label and its query (or terms).
 
     Raises
     ------
@@ -309,7 +258,7 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
         if table is None:
             return MetricSpec(metric, (metric,), kind=metric_kind(metric))
         # values are labels, as in fp.metric(group=...); the label shown names every labelled value
-        labels = {node: node_labels(config, table, node) for node in config.dag.nodes}
+        labels = {node: _node_labels(config, table, node) for node in config.dag.nodes}
         codes, shown = query_in_codes(metric, {k: v for k, v in labels.items() if v})
         return MetricSpec(shown, (codes,), kind=metric_kind(metric))
     if isinstance(metric, str):
@@ -320,7 +269,7 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
             )
         metric = metrics[metric]()
     if table is not None and hasattr(metric, "bind"):  # groups given by label become the table's codes
-        metric = metric.bind(attribute_labels(config, table), categories=table.categories)  # strata by label too
+        metric = metric.bind(_attribute_labels(config, table), categories=table.categories)  # strata by label too
     terms = metric.max_abs_terms(config) if hasattr(metric, "max_abs_terms") else None
     if terms is not None:
         if not terms:
@@ -349,7 +298,6 @@ def resolve_parameters(config: BiasConfig, D: Any, extra: Mapping[str, float]) -
     Returns
     -------
     dict of str to float
-        Validated values by parameter name.
 
     Raises
     ------
@@ -392,9 +340,6 @@ def resolve_parameters(config: BiasConfig, D: Any, extra: Mapping[str, float]) -
 def as_table(data: Any, config: BiasConfig) -> ObservedTable:
     """An ObservedTable for ``config`` from a table or a data frame.
 
-    A table (or frame) without the config's conditioning nodes is taken as observed only where
-    they hold (``given={"S": 1}``): selected data have no unselected rows.
-
     Parameters
     ----------
     data : ObservedTable or pandas.DataFrame
@@ -405,7 +350,7 @@ def as_table(data: Any, config: BiasConfig) -> ObservedTable:
     Returns
     -------
     ObservedTable
-        The table, conditioned on the config's conditioning nodes it lacks.
+        Observed only where the config's conditioning nodes it lacks hold (``given={"S": 1}``).
 
     Raises
     ------
@@ -464,9 +409,8 @@ def unmeasured_names(unmeasured: Any) -> list[str]:
 def declare_unmeasured(config: BiasConfig, unmeasured: Any) -> BiasConfig:
     """``config`` with the nodes ``unmeasured`` declared unmeasured (no column in the table).
 
-    An unmeasured node stays a variable of the model (its law is left free by the data), unlike a
-    latent ``unob`` node, which is projected out. The declaration is stored as the config's
-    ``observed_nodes`` (the measured nodes; every other node is unmeasured).
+    An unmeasured node stays a variable of the model, unlike a latent ``unob`` node, which is
+    projected out; the config's ``observed_nodes`` then lists the measured nodes.
 
     Parameters
     ----------
@@ -547,5 +491,4 @@ def fit_cardinalities(config: BiasConfig, table: ObservedTable) -> BiasConfig:
     if not wider:
         return config
     return BiasConfig.from_dict({**config.to_dict(), "cardinalities": {**config.cardinalities, **wider}})
-
 

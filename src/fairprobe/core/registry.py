@@ -79,12 +79,8 @@ def _env_flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-def create_plugin_manager(
-    *,
-    load_entrypoints: bool | None = None,
-    default_plugins: Iterable[str] = DEFAULT_PLUGINS,
-    extra_plugins: Iterable[Any] = (),
-) -> pluggy.PluginManager:
+def create_plugin_manager(*, load_entrypoints: bool | None = None, default_plugins: Iterable[str] = DEFAULT_PLUGINS,
+                          extra_plugins: Iterable[Any] = ()) -> pluggy.PluginManager:
     """Build a new plugin manager (uncached; tests and embedding code use this).
 
     Parameters
@@ -100,14 +96,10 @@ def create_plugin_manager(
     Returns
     -------
     pluggy.PluginManager
-        A manager with the hook specifications and the plugins registered.
 
     Examples
     --------
-    >>> pm = create_plugin_manager(load_entrypoints=False)
-    >>> pm.project_name
-    'fairprobe'
-    >>> "fpr" in get_registry(pm).metrics
+    >>> "fpr" in get_registry(create_plugin_manager(load_entrypoints=False)).metrics
     True
     """
     pm = pluggy.PluginManager(PROJECT)
@@ -136,7 +128,6 @@ def get_plugin_manager() -> pluggy.PluginManager:
     Returns
     -------
     pluggy.PluginManager
-        The cached manager (see :func:`create_plugin_manager`).
 
     Examples
     --------
@@ -148,10 +139,6 @@ def get_plugin_manager() -> pluggy.PluginManager:
 
 def reset_plugin_manager() -> None:
     """Forget the cached plugin manager (after installing or removing plugins).
-
-    Returns
-    -------
-    None
 
     Examples
     --------
@@ -190,12 +177,11 @@ class Registry:
         Parameters
         ----------
         kind : str
-            One of the keys of :data:`KINDS`: "biases", "metrics", "backends" or "analyses".
+            One of the keys of :data:`KINDS`.
 
         Returns
         -------
         dict of str to type
-            Registered classes of that kind, by name.
 
         Raises
         ------
@@ -223,16 +209,12 @@ def _collect(pm: pluggy.PluginManager, kind: str) -> dict[str, type]:
         for cls in batch or ():
             name = getattr(cls, "name", None)
             if not isinstance(name, str) or not name:
-                raise DuplicatePluginError(
-                    f"{_qualname(cls)} was registered as one of the {kind} but has no "
-                    "non-empty string 'name' class attribute."
-                )
+                raise DuplicatePluginError(f"{_qualname(cls)} was registered as one of the {kind} but has no "
+                                           "non-empty string 'name' class attribute.")
             if name in found and found[name] is not cls:
-                raise DuplicatePluginError(
-                    f"Two {kind} are registered under the name {name!r}: "
-                    f"{_qualname(found[name])} and {_qualname(cls)}. Rename one of them, or "
-                    "block one plugin with FAIRPROBE_BLOCK_PLUGINS."
-                )
+                raise DuplicatePluginError(f"Two {kind} are registered under the name {name!r}: "
+                                           f"{_qualname(found[name])} and {_qualname(cls)}. Rename one of them, or "
+                                           "block one plugin with FAIRPROBE_BLOCK_PLUGINS.")
             _check_interface(kind, cls)
             found[name] = cls
     return found
@@ -286,7 +268,7 @@ def _check_keyword_only(cls: type) -> None:
 
 
 def get_registry(pm: pluggy.PluginManager | None = None) -> Registry:
-    """Collect every registered class (raises :class:`DuplicatePluginError` on a clash).
+    """Collect every registered class.
 
     Parameters
     ----------
@@ -296,7 +278,6 @@ def get_registry(pm: pluggy.PluginManager | None = None) -> Registry:
     Returns
     -------
     Registry
-        The registered biases, metrics, backends and analyses.
 
     Raises
     ------
@@ -314,16 +295,12 @@ def get_registry(pm: pluggy.PluginManager | None = None) -> Registry:
 
 
 def registered(kind: str, pm: pluggy.PluginManager | None = None) -> dict[str, type]:
-    """The registered classes of one ``kind`` ("biases", "metrics", "backends" or "analyses"), by name.
-
-    Only that kind's hooks run: looking up a metric does not import the analyses (scipy.stats,
-    scikit-learn), which made ``fairprobe bound`` spend 2.6 s importing them. The classes are kept
-    per plugin manager for as long as the same plugins are registered in it.
+    """The registered classes of one ``kind``, by name (only that kind's hooks run; kept per plugin manager).
 
     Parameters
     ----------
     kind : str
-        The plugin kind.
+        One of the keys of :data:`KINDS`.
     pm : pluggy.PluginManager, optional
         Plugin manager to ask (default: the process-wide one).
 
@@ -355,8 +332,7 @@ def registered(kind: str, pm: pluggy.PluginManager | None = None) -> dict[str, t
     return dict(cached[1][kind])
 
 
-#: Plugin manager -> (its plugins when collected, kind -> classes). Collecting checks every class against
-#: its interface; a bound asks for backends and metrics several times.
+#: Plugin manager -> (its plugins when collected, kind -> classes).
 _REGISTRY_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -366,12 +342,15 @@ def get_backend(name: str = "scip", pm: pluggy.PluginManager | None = None) -> B
     Parameters
     ----------
     name : str
-        Registered backend name ("scip", "gurobi", "ortools", "cvxpy", ...), or "auto" for a
+        Registered backend name ("scip", "gurobi", ...), or "auto" for an
         :class:`~fairprobe.backends.auto.AutoBackend`, which asks the ``fairprobe_select_backend``
-        hook for a backend for every program it solves. A plugin that answers that hook with
-        ``program=None`` chooses once for every program instead: its backend is returned.
+        hook per program (unless a plugin answers it for ``program=None``: its backend is returned).
     pm : pluggy.PluginManager, optional
         Plugin manager to use (default: the process-wide one).
+
+    Returns
+    -------
+    Backend
 
     Raises
     ------
@@ -393,8 +372,7 @@ def get_backend(name: str = "scip", pm: pluggy.PluginManager | None = None) -> B
     if name == AutoBackend.name:  # the registry's own backend: the hook chooses per program
         if not usable:
             raise BackendUnavailableError("No usable backend is installed; pip install pyscipopt.")
-        # Plugins other than the built-in selector may fix one backend for every program by
-        # answering without a program; the built-in selector always chooses per program.
+        # plugins other than the built-in selector may fix one backend by answering without a program
         builtin = pm.get_plugin("fairprobe.backends.hooks")
         hook = (pm.subset_hook_caller("fairprobe_select_backend", remove_plugins=[builtin]) if builtin is not None
                 else pm.hook.fairprobe_select_backend)
@@ -403,17 +381,13 @@ def get_backend(name: str = "scip", pm: pluggy.PluginManager | None = None) -> B
             return AutoBackend(pm=pm, backends={n: backends[n] for n in usable})
         name = fixed
     if name not in backends:
-        raise BackendUnavailableError(
-            f"Unknown backend {name!r}. Registered backends: {sorted(backends)}; usable here: "
-            f"{usable}."
-        )
+        raise BackendUnavailableError(f"Unknown backend {name!r}. Registered backends: {sorted(backends)}; usable "
+                                      f"here: {usable}.")
     cls = backends[name]
     status = cls.availability()
     if not status:
-        raise BackendUnavailableError(
-            f"Backend {name!r} is unavailable: {status.label}. Install it with: "
-            f"{cls.install_hint}. Usable backends here: {usable}."
-        )
+        raise BackendUnavailableError(f"Backend {name!r} is unavailable: {status.label}. Install it with: "
+                                      f"{cls.install_hint}. Usable backends here: {usable}.")
     return cls()
 
 
@@ -455,10 +429,8 @@ def list_plugins(pm: pluggy.PluginManager | None = None) -> pd.DataFrame:
             caps = getattr(cls, "capabilities", None)
             if caps is not None and hasattr(caps, "describe"):
                 doc = f"{doc} ({caps.describe()})"
-            rows.append(
-                {"kind": kind, "name": name, "available": available, "status": status,
-                 "description": doc, "class": _qualname(cls)}
-            )
+            rows.append({"kind": kind, "name": name, "available": available, "status": status,
+                         "description": doc, "class": _qualname(cls)})
     return pd.DataFrame(rows, columns=["kind", "name", "available", "status", "description", "class"])
 
 
@@ -475,7 +447,6 @@ def metric(name: str, **options: Any) -> Any:
     Returns
     -------
     Metric
-        The configured metric, to pass as ``metric`` to :func:`fairprobe.bound`.
 
     Raises
     ------
