@@ -1,19 +1,11 @@
 """Repair a global solver's point into a model that satisfies every row to 1e-9.
 
-SCIP and Gurobi accept a point when each row holds to about 1e-6; in a group of 11 people a rate
-moves by 1e-4 for such a slack, so the value "achieved by a feasible model" could lie outside the
-sharp interval. A compiled program's nonconvexity sits only in its ratio rows (``r * P(F) - P(E & F)
-== 0``); every other row is linear. :func:`repair_point` projects the solver's response-type
-probabilities onto the linear rows (the nearest point in L1, one LP on HiGHS at feasibility
-tolerance 1e-10), then sets each ratio variable to its exact value ``P(E & F) / P(F)`` there. The
-result satisfies every row of the program to the LP's accuracy, and its metric value is what is
-reported as achieved.
-
-The projection can cost the point some of its objective (SCIP's slack was part of its value): the
-result's ``gap`` is then the true distance from SCIP's certified bound to a real model, larger than
-SCIP's own gap. (Polishing the repaired point by alternately optimising one rate with the other
-held was tried and gained nothing on the bundled tables: the repaired point is already optimal for
-each rate given the other.)
+Global solvers accept a point when each row holds to about 1e-6, which moves a small group's rate
+by 1e-4, so the value "achieved by a feasible model" could lie outside the sharp interval. A
+compiled program's nonconvexity sits only in its ratio rows (``r * P(F) - P(E & F) == 0``):
+:func:`repair_point` projects the solver's point onto the linear rows (nearest in L1, one LP) and
+sets each ratio to its exact value there. The projection can cost the point some of its objective;
+the result's ``gap`` is then the true distance from the certified bound to a real model.
 """
 
 from __future__ import annotations
@@ -67,8 +59,7 @@ def _ratio_rows(program: PolynomialProgram, ratios: list[str]) -> dict[int, tupl
 
 def _lp_over(program: PolynomialProgram, rows: list, name: str) -> PolynomialProgram:
     """A minimisation over ``program``'s variables (same boxes) with ``rows``; no objective yet."""
-    # the rows are a compiled program's, already in normal form: copied as they are (add_constraint's
-    # checks cost more than the projection LP's solve)
+    # a compiled program's rows are in normal form already: copied without add_constraint's checks
     return PolynomialProgram(sense="min", name=name, variables=list(program.variables),
                              constraints=[Constraint(dict(row.poly), row.sense, row.rhs, row.name) for row in rows])
 
@@ -87,6 +78,17 @@ def _minimise_l1_distance(lp: PolynomialProgram, program: PolynomialProgram, col
 def _model_rows(program: PolynomialProgram, query_rows: frozenset[str] | set[str]) -> list:
     """The rows that describe the models the bias admits (every row that does not encode the query)."""
     return [row for row in program.constraints if row.name not in query_rows]
+
+
+def _optimum(lp_backend: Any, lp: PolynomialProgram) -> Mapping[str, float] | None:
+    """The LP's optimal point, or None."""
+    res = lp_backend.solve(lp, SolveOptions())
+    return res.incumbent if res.termination is Termination.OPTIMAL else None
+
+
+def _clipped(program: PolynomialProgram, point: Mapping[str, float]) -> dict[str, float]:
+    """``point`` on every variable of ``program`` (0 where missing), inside their boxes."""
+    return {v.name: min(max(float(point.get(v.name, 0.0)), v.lb), v.ub) for v in program.variables}
 
 
 def model_violation(program: PolynomialProgram, query_rows: frozenset[str] | set[str],
@@ -153,10 +155,10 @@ def repair_point(program: PolynomialProgram, ratios: list[str], point: Mapping[s
     linear = [row for row in program.constraints if not any(i in defs for mono in row.poly for i in mono)]
     lp = _lp_over(program, linear, "repair")
     _minimise_l1_distance(lp, program, [j for j in range(program.n_variables) if j not in defs], point)
-    res = lp_backend.solve(lp, SolveOptions())
-    if res.termination is not Termination.OPTIMAL or res.incumbent is None:
+    found = _optimum(lp_backend, lp)
+    if found is None:
         return None
-    values = [float(res.incumbent[v.name]) for v in program.variables]
+    values = [float(found[v.name]) for v in program.variables]
     for r, (num, den) in defs.items():
         d = evaluate(den, values)
         if not d > 0:
@@ -166,16 +168,13 @@ def repair_point(program: PolynomialProgram, ratios: list[str], point: Mapping[s
     return fixed if program.max_violation(fixed) <= REPAIRED_TOLERANCE else None
 
 
-
 def polish_point(program: PolynomialProgram, ratios: list[str], point: Mapping[str, float],
                  lp_backend: Any) -> dict[str, float] | None:
     """The best model with all ratios but one held at ``point``'s values and that one optimised exactly.
 
-    Where a solver's optimum has a denominator near its floor (a group's class almost empty), the
-    projection of :func:`repair_point` moves the rates, and a model near the bound is lost. With
-    every other ratio held (its row is then linear), the remaining ratio's best value over the
-    linear rows is a linear-fractional program, solved exactly (HiGHS, Charnes-Cooper); each ratio
-    is tried as the free one and the best model is returned.
+    Where a denominator is near its floor, :func:`repair_point` moves the rates and loses the model
+    near the bound; with every other ratio held, the free ratio's optimum is a linear-fractional
+    program, solved exactly. Each ratio is tried as the free one; the best model is returned.
 
     Parameters
     ----------
@@ -202,11 +201,10 @@ def polish_point(program: PolynomialProgram, ratios: list[str], point: Mapping[s
     for free in defs:
         held = {r: min(max(float(point.get(program.variables[r].name, 0.0)), program.variables[r].lb),
                        program.variables[r].ub) for r in defs if r != free}
-        lp = _held_program(program, defs, free, held)
-        res = lp_backend.solve(lp, SolveOptions())
-        if res.termination is not Termination.OPTIMAL or res.incumbent is None:
+        found = _optimum(lp_backend, _held_program(program, defs, free, held))
+        if found is None:
             continue
-        cand = _polished(program, defs[free], free, held, res.incumbent)
+        cand = _polished(program, defs[free], free, held, found)
         if cand is None or program.max_violation(cand) > REPAIRED_TOLERANCE:
             continue
         if best is None or sign * program.objective_value(cand) < sign * program.objective_value(best):
@@ -271,10 +269,8 @@ def project_to_model(program: PolynomialProgram, query_rows: frozenset[str] | se
                      lp_backend: Any) -> dict[str, float] | None:
     """The point nearest ``point`` (L1) that satisfies every row that is not a query row, to 1e-9.
 
-    The rows outside ``query_rows`` describe the models the bias admits (data, bias, simplex rows);
-    the query rows only define auxiliary variables (ratios, windows, ``t``). A metric evaluated
-    directly from the projected response-type probabilities is then its value in a model. The
-    auxiliary variables keep the point's values (they are not read).
+    The rows outside ``query_rows`` describe the models the bias admits; the query rows only define
+    auxiliary variables (ratios, windows, ``t``), which keep the point's values.
 
     Parameters
     ----------
@@ -316,13 +312,12 @@ def project_to_model(program: PolynomialProgram, query_rows: frozenset[str] | se
     lp = _lp_over(program, model_rows, "project")
     read = sorted({i for row in model_rows for m in row.poly for i in m})
     _minimise_l1_distance(lp, program, read, point)
-    res = lp_backend.solve(lp, SolveOptions())
-    if res.termination is not Termination.OPTIMAL or res.incumbent is None:
+    found = _optimum(lp_backend, lp)
+    if found is None:
         return None
-    # the auxiliary variables are not read by the model rows: kept, inside their boxes
-    out = {v.name: min(max(float(point.get(v.name, 0.0)), v.lb), v.ub) for v in program.variables}
+    out = _clipped(program, point)  # the auxiliary variables, which the model rows do not read
     for j in read:
-        out[program.variables[j].name] = float(res.incumbent[program.variables[j].name])
+        out[program.variables[j].name] = float(found[program.variables[j].name])
     return out if model_violation(program, query_rows, out) <= REPAIRED_TOLERANCE else None
 
 
@@ -335,11 +330,10 @@ def polish_windows(program: PolynomialProgram, query_rows: frozenset[str] | set[
                    floor: float = 1e-9) -> dict[str, float] | None:
     """A model whose rates lie in the solver's windows, widened as little as a model needs.
 
-    A joint window program (``min t`` with every rate of family ``f`` in ``[low_f, low_f + t]``) is
-    nonconvex, but with the windows' lower ends held at the solver's values and their width at
-    ``t``, "every rate in its window" is linear in the model: one LP finds a model or proves there
-    is none. Each window widened by ``s`` at both ends, for ``s`` in :data:`WINDOW_SLACKS` in turn;
-    the model's own value (each family's largest minus smallest rate) is then at most ``t + 2 s``.
+    With the windows' lower ends held at the solver's values and their width at ``t``, "every rate
+    in its window" is linear in the model: one LP finds a model or proves there is none. Each window
+    is widened by ``s`` at both ends, for ``s`` in :data:`WINDOW_SLACKS` in turn (the model's value
+    is then at most ``t + 2 s``).
 
     Parameters
     ----------
@@ -412,22 +406,17 @@ def polish_windows(program: PolynomialProgram, query_rows: frozenset[str] | set[
                 d_const = d_body.pop((), 0.0)
                 if d_body:
                     lp.add_constraint(d_body, ">=", floor - d_const)
-        res = lp_backend.solve(lp, SolveOptions())
-        if res.termination is Termination.OPTIMAL and res.incumbent is not None:
-            out = {v.name: min(max(float(res.incumbent.get(v.name, 0.0)), v.lb), v.ub) for v in program.variables}
-            if model_violation(program, query_rows, out) <= REPAIRED_TOLERANCE:
-                return out
+        found = _optimum(lp_backend, lp)
+        out = None if found is None else _clipped(program, found)
+        if out is not None and model_violation(program, query_rows, out) <= REPAIRED_TOLERANCE:
+            return out
     return None
 
 
 def _least_widening(program: PolynomialProgram, model_rows: list, rates: list, lows: list[float], width: float,
                     point: Mapping[str, float], lp_backend: Any, floor: float) -> dict[str, float] | None:
-    """One LP for the least widening ``s`` of every window that leaves a model inside them.
-
-    "rate_i >= low - s" is ``N_i - low D_i + s D_i >= 0``, bilinear in ``s``; with ``D_i`` held at
-    least ``d_i`` (half its value at the solver's point), ``N_i - low D_i + s d_i >= 0`` implies it
-    (and likewise at the top), and is linear: minimise ``s`` over the models.
-    """
+    """One LP for the least widening ``s`` of every window that leaves a model inside them: ``N_i - low D_i +
+    s d_i >= 0`` (likewise at the top), with ``D_i >= d_i`` (half its value at the point), implies the rate's row."""
     lp = _lp_over(program, model_rows, "window-widening")
     widen = lp.add_variable("_widen", 0.0, 1.0)
     values = [float(point.get(v.name, 0.0)) for v in program.variables]
@@ -443,10 +432,8 @@ def _least_widening(program: PolynomialProgram, model_rows: list, rates: list, l
                 body[(widen,)] = sign * held
                 lp.add_constraint(body, sense, -const)
     lp.set_objective({(widen,): 1.0})
-    res = lp_backend.solve(lp, SolveOptions())
-    if res.termination is not Termination.OPTIMAL or res.incumbent is None:
-        return None
-    return {v.name: min(max(float(res.incumbent.get(v.name, 0.0)), v.lb), v.ub) for v in program.variables}
+    found = _optimum(lp_backend, lp)
+    return None if found is None else _clipped(program, found)
 
 
 def _rate_against(num: dict, den: dict, value: float) -> tuple[dict, float]:
