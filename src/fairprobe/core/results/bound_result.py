@@ -46,11 +46,8 @@ class BoundResult(Explained):
         "optimal" when both sides were proved optimal and no achieved value lies more than 1e-5
         inside its bound, "limit" when a solver stopped early (the bounds stay certified, only
         wider), "gap" when an achieved value lies more than 1e-5 inside its bound (certified, not
-        shown to be sharp: a loosened ``gap`` was met, or a solver's optimum was not a model; a
-        note says which). Achieved values are repaired to rows held to 1e-9 where the repair
-        applies (ratio and window programs), else the solver's point within 1e-5;
-        ``min_result.extra["achieved_violation"]`` records which. A side without an achieved
-        value (``gap`` infinite) leaves the status to the solvers.
+        shown to be sharp; a note says why). Achieved values are models whose rows hold to 1e-9
+        where a repair applies, else to 1e-5 (``min_result.extra["achieved_violation"]``).
     gap : float
         Largest distance between a certified bound and the achieved value on its side.
     min_result, max_result : SolveResult
@@ -60,19 +57,13 @@ class BoundResult(Explained):
     stats_before, stats_after : dict
         Program size before and after reduction.
     excluded_events : list of str
-        Conditioning events of the metric that have probability 0 (below ``1e-9``) in some of the
-        models the bias admits. The metric is undefined in those models; the bounds are over the
-        others, in which each of these events has probability at least ``1e-9``. Empty when the
-        metric is defined in every admitted model.
+        Conditioning events of the metric that can have probability 0 (below ``1e-9``) in models
+        the bias admits; the metric is undefined there, and the bounds are over the other models.
     nonnegative : bool
-        The metric is a largest absolute gap (equalised odds, the maximum over pairs), so it is
-        at least 0 and the sign of a disparity is not what it reports.
+        The metric is a largest absolute gap (equalised odds, the maximum over pairs), at least 0.
     few_units : dict of str to int
-        The units behind each rate of the metric (its denominator, per group, on the data's nodes:
-        ``"Y = 0 & A = c"`` for c's FPR, ``"P = 1 & A = c"`` for its PPV, ``"A = c"`` for its
-        selection rate) that are fewer than ``FEW_UNITS`` in a unit-level table, with their counts
-        (the rule: :mod:`fairprobe.core.small_groups`). The bounds take the observed shares as exact;
-        a rate estimated from so few units can be off by more than the bias considered.
+        The events behind the metric's rates (``"Y = 0 & A = c"`` for c's FPR) with fewer than
+        ``FEW_UNITS`` units, and their counts (:mod:`fairprobe.core.small_groups`).
     metric : str
         Label of the metric bounded.
     parameters : dict of str to float
@@ -85,6 +76,12 @@ class BoundResult(Explained):
         Remarks on the reductions and on how the bounds were obtained.
     details : dict
         Extra information of max-abs metrics.
+    time_limit : float or None
+        Seconds the whole call was allowed (None: no limit).
+    metric_kind : str
+        "rate" (no sign to keep), "nonnegative" (a largest gap) or "disparity".
+    interval : SamplingInterval or None
+        The sampling interval, when asked for (``ci=``).
 
     Examples
     --------
@@ -117,11 +114,8 @@ class BoundResult(Explained):
     excluded_events: list[str] = field(default_factory=list)
     nonnegative: bool = False
     few_units: dict[str, int] = field(default_factory=dict)
-    #: Seconds the whole call was allowed (None: no limit).
     time_limit: float | None = None
-    #: "rate" (one group's rate: no sign to keep), "nonnegative" (a largest gap) or "disparity".
     metric_kind: str = "disparity"
-    #: The sampling interval, when asked for (``ci=``).
     interval: SamplingInterval | None = None
     _observed: ObservedValue | None = field(default=None, init=False, repr=False, compare=False)
     _observe: Callable[[], ObservedValue] | None = field(default=None, init=False, repr=False, compare=False)
@@ -159,7 +153,8 @@ class BoundResult(Explained):
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
         >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
-        >>> res.set_observed(ObservedValue(0.5, 0.5)); res.observed.point
+        >>> res.set_observed(ObservedValue(0.5, 0.5))
+        >>> res.observed.point
         0.5
         """
         if callable(observed):
@@ -179,11 +174,9 @@ class BoundResult(Explained):
         -------
         Conclusion
             ``"range"`` for a rate; for a never-negative gap ``"survives"`` (a gap remains) or
-            ``"could_be_zero"``; ``"survives_bias_only"`` when it survives the bias but its sampling
-            interval does not; ``"too_few_units"`` for a rate over too few units (no claim); for a
-            signed disparity ``"survives"``, ``"can_flip"`` or
-            ``"undetermined"`` (the data alone do not settle the sign, or the metric has no value
-            without bias).
+            ``"could_be_zero"``; for a signed disparity ``"survives"``, ``"can_flip"`` or
+            ``"undetermined"`` (no sign, or no value without bias); ``"survives_bias_only"`` when it
+            survives the bias but not its sampling interval; ``"too_few_units"`` (no claim).
 
         Examples
         --------
@@ -226,14 +219,13 @@ class BoundResult(Explained):
         Returns
         -------
         float
-            Width of the certified interval (``inf`` when a side is unbounded).
+            ``inf`` when a side is unbounded.
 
         Examples
         --------
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
-        >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
-        >>> round(res.width, 4)
+        >>> round(fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05).width, 4)
         0.2712
         """
         return self.upper - self.lower
@@ -246,12 +238,11 @@ class BoundResult(Explained):
         value : float
             A value of the metric, e.g. a hypothesised true rate.
         tol : float, optional
-            Slack added on both sides of the interval (default 0).
+            Slack added on both sides of the interval.
 
         Returns
         -------
         bool
-            ``lower - tol <= value <= upper + tol``.
 
         Examples
         --------
@@ -275,8 +266,7 @@ class BoundResult(Explained):
         --------
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
-        >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
-        >>> d = res.to_dict()
+        >>> d = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05).to_dict()
         >>> d["metric"], d["parameters"], round(d["upper"], 6)
         ('fpr (A = 0)', {'D': 0.05}, 0.343264)
         """
@@ -301,8 +291,6 @@ class BoundResult(Explained):
         Returns
         -------
         Summary
-            Metric, sensitivity, certified and achieved bounds, program size and timing, one per line,
-            then the conclusion; renders as HTML too.
 
         Examples
         --------
@@ -319,11 +307,8 @@ class BoundResult(Explained):
         conclusion: Without bias the data give fpr (A = 0) = 0.2309. If the data are biased as far as D = 0.05 ...
         """
         params = ", ".join(f"{k}={v:g}" for k, v in self.parameters.items())
-        lines = [
-            f"metric: {self.metric}",
-            f"sensitivity: {params}",
-            f"certified bounds: [{self.lower:.6f}, {self.upper:.6f}]  (status {self.status}, gap {self.gap:.1e})",
-        ]
+        lines = [f"metric: {self.metric}", f"sensitivity: {params}",
+                 f"certified bounds: [{self.lower:.6f}, {self.upper:.6f}]  (status {self.status}, gap {self.gap:.1e})"]
         if self.lower_achieved is not None and self.upper_achieved is not None:
             lines.append(f"achieved by feasible models: [{self.lower_achieved:.6f}, {self.upper_achieved:.6f}]")
         if self.status == "limit":
@@ -345,11 +330,9 @@ class BoundResult(Explained):
         answered = self.details.get("answered_by") or {}  # who solved each side (the router's exact routes)
         low, high = answered.get("min", ""), answered.get("max", "")
         by = "" if not (low or high) else f" (answered by {low})" if low == high else f" (min by {low}, max by {high})"
-        lines.append(
-            f"program: {self.kind}; {sb['n_variables']} response types -> {sa['n_variables']} variables, "
-            f"{sa['n_constraints']} constraints, degree {sa['max_degree']}; backend {self.backend}{by}, "
-            f"{self.wall_time:.3f}s"
-        )
+        lines.append(f"program: {self.kind}; {sb['n_variables']} response types -> {sa['n_variables']} variables, "
+                     f"{sa['n_constraints']} constraints, degree {sa['max_degree']}; backend {self.backend}{by}, "
+                     f"{self.wall_time:.3f}s")
         if self.observed is not None:
             lines.append(f"observed without bias: {self.observed.text()}")
             lines.append(f"conclusion: {self.conclusion().text}")
@@ -402,8 +385,7 @@ def _too_few(res: BoundResult, head: str, notes: tuple[str, ...]) -> Conclusion:
 
 
 def bound_conclusion(res: BoundResult) -> Conclusion:
-    """:meth:`BoundResult.conclusion` of ``res``: one certified bound read against its value with no bias (its
-    :attr:`~BoundResult.observed` value is computed if needed)."""
+    """:meth:`BoundResult.conclusion` of ``res`` (its :attr:`~BoundResult.observed` value is computed if needed)."""
     head = (f"If the data are biased as far as {setting_text(res.parameters)} allows, the true {res.metric} lies in "
             f"[{res.lower:.4f}, {res.upper:.4f}] (certified).")
     notes: tuple[str, ...] = ()
