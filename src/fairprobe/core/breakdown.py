@@ -1,25 +1,14 @@
 """Breakdown points: how much bias a fairness conclusion survives.
 
-The conclusion is read off the certified bounds with no bias (all sensitivity parameters 0):
-
-* ``threshold=t`` (default 0): "the metric is above t" (or below). It holds at ``D`` while the
-  certified interval stays on that side of ``t``; with ``t = 0`` and a parity metric this is
-  "the disparity favours this group and cannot flip sign".
-* ``tolerance=eps``: "the model satisfies parity within eps" (``|metric| <= eps`` for every
-  model) or "the model violates parity by more than eps".
-
+The conclusion is read off the certified bounds with no bias: "the metric is above (below)
+``threshold``", or with ``tolerance=eps`` "parity holds within eps" (or is violated by more).
 The breakdown point is the smallest ``D`` at which the certified bounds admit a model where the
-conclusion fails. The bias models are nested (a larger ``D`` only relaxes the constraints), so
-the bounds widen monotonically and bisection on certified bounds finds it: the conclusion is
-*certified* to hold for every ``D <= below`` and can fail at ``above``; ``value`` is ``above``,
-within ``xtol`` of the exact point (``inf`` when it survives every ``D`` up to ``D_max``).
+conclusion fails. A larger ``D`` only relaxes the bias's constraints, so the bounds widen
+monotonically and bisection finds it within ``xtol`` (``inf`` when it survives up to ``D_max``).
 
-With ``ci=0.95`` the same search runs on the **confidence interval** (bias and sampling error):
-``ci_value`` is the smallest ``D`` at which the interval reaches the threshold, the conclusion
-that survives both the bias and the noise of the sample. The interval contains the bounds, so
-``ci_value <= value``; it is 0 when the noise alone leaves the conclusion open. The resamples are
-the same at every ``D`` (one seed), so the interval moves with ``D`` only; the search assumes it
-widens with ``D``, as the bounds do.
+With ``ci=0.95`` the same search runs on the confidence interval (bias and sampling error, the
+same resamples at every ``D``): ``ci_value <= value``, and 0 when the noise alone leaves the
+conclusion open.
 """
 
 from __future__ import annotations
@@ -102,9 +91,7 @@ def breakdown(
     xtol : float
         Width of the final bisection bracket (as in :func:`scipy.optimize.bisect`).
     options : RunOptions, optional
-        How every step is solved, in one object (:func:`~fairprobe.core.options.run_options`);
-        the keywords ``backend`` to ``compile_options`` below are a shortcut for it, so with
-        ``options`` leave them at their defaults.
+        How every step is solved, as for :func:`fairprobe.sensitivity`.
     backend, time_limit, gap, reduce, n_jobs, solver_options, unmeasured, progress, compile_options
         As for :func:`fairprobe.bound`; ``time_limit`` is per bisection step and ``n_jobs`` the
         worker processes of each step.
@@ -112,8 +99,7 @@ def breakdown(
         Values of the parameters that are not moved (the same as keywords).
     ci, ci_method, resamples, seed, stratify
         As for :func:`fairprobe.bound`: with ``ci``, also the breakdown point of the confidence
-        interval (``ci_value``). Each bisection step then computes an interval: ``"projection"``
-        costs one solve per step, ``"bootstrap"`` and ``"bayes"`` one per resample.
+        interval (``ci_value``), at one interval per bisection step.
     **parameters : float
         Values of the parameters that are not moved, by name.
 
@@ -172,14 +158,7 @@ def breakdown(
     if holds(top):
         return BreakdownResult(math.inf, parameter, text, top, None, no_bias, label, xtol, n,
                                time.perf_counter() - start)
-    lo, hi, lo_res, hi_res = 0.0, float(D_max), no_bias, top
-    while hi - lo > xtol:
-        mid = 0.5 * (lo + hi)
-        res = solve(mid)
-        if holds(res):
-            lo, lo_res = mid, res
-        else:
-            hi, hi_res = mid, res
+    hi, lo_res, hi_res = _bisect(solve, holds, float(D_max), no_bias, top, xtol)
     result = BreakdownResult(hi, parameter, text, lo_res, hi_res, no_bias, label, xtol, n,
                              time.perf_counter() - start)
     if interval is not None:
@@ -209,15 +188,22 @@ def _ci_breakdown(result: BreakdownResult, solve_ci: Any, holds: Any, D_max: flo
     if ci_holds(top):  # only when the bounds survive every D searched
         result.ci_value, result.ci_below = math.inf, top
         return
-    lo, lo_res, hi_res = 0.0, zero, top
+    result.ci_value, result.ci_below, result.ci_above = _bisect(solve_ci, ci_holds, hi, zero, top, xtol)
+
+
+def _bisect(solve: Any, holds: Any, hi: float, lo_res: BoundResult, hi_res: BoundResult,
+            xtol: float) -> tuple[float, BoundResult, BoundResult]:
+    """Bisect ``[0, hi]`` (the claim holds at 0, fails at ``hi``) down to ``xtol``: the end where it fails, and
+    the results at both ends."""
+    lo = 0.0
     while hi - lo > xtol:
         mid = 0.5 * (lo + hi)
-        res = solve_ci(mid)
-        if ci_holds(res):
+        res = solve(mid)
+        if holds(res):
             lo, lo_res = mid, res
         else:
             hi, hi_res = mid, res
-    result.ci_value, result.ci_below, result.ci_above = hi, lo_res, hi_res
+    return hi, lo_res, hi_res
 
 
 @dataclass(frozen=True)

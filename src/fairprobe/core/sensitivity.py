@@ -40,8 +40,7 @@ def run_tasks(tasks: Sequence[tuple[BoundProblem, Mapping[str, float]]], *, n_jo
     tasks : sequence of (BoundProblem, mapping of str to float)
         The problems and the sensitivity values to solve them at.
     n_jobs : int or None
-        Tasks solved in parallel (joblib processes; ``None`` or ``-1`` = all cores); never more
-        processes than tasks or cores (:func:`~fairprobe.core.workers.effective_jobs`).
+        Tasks solved in parallel (joblib processes; ``None`` or ``-1`` = all cores, at most one per task).
     parallel_backend : str, optional
         joblib backend, e.g. ``"dask"``.
     progress : bool
@@ -72,24 +71,24 @@ def run_tasks(tasks: Sequence[tuple[BoundProblem, Mapping[str, float]]], *, n_jo
     bar = tqdm(total=len(tasks), desc=desc, disable=not progress, leave=False)
     try:
         if (n_jobs in (None, 1)) and parallel_backend is None:
-            out = []
-            for problem, params in tasks:
-                out.append(problem.solve_point(params, **solve_kwargs))
-                bar.update()
-            return out
+            return _counted((problem.solve_point(params, **solve_kwargs) for problem, params in tasks), bar)
         from joblib import Parallel, delayed, parallel_config
 
         with parallel_config(backend=parallel_backend or "loky", n_jobs=n_jobs if n_jobs is not None else -1):
             # Processes, not threads: concurrent SCIP instances in one process are unsafe.
-            gen = Parallel(return_as="generator")(
-                delayed(_solve_task)(problem, params, solve_kwargs) for problem, params in tasks)
-            out = []
-            for item in gen:
-                out.append(item)
-                bar.update()
-            return out
+            return _counted(Parallel(return_as="generator")(
+                delayed(_solve_task)(problem, params, solve_kwargs) for problem, params in tasks), bar)
     finally:
         bar.close()
+
+
+def _counted(outcomes: Iterable[PointOutcome], bar: Any) -> list[PointOutcome]:
+    """``outcomes`` as a list, the bar moved on for each."""
+    out = []
+    for item in outcomes:
+        out.append(item)
+        bar.update()
+    return out
 
 
 def _add_intervals(problem: BoundProblem, outcomes: Sequence[PointOutcome], interval: Any, opts: Any,
@@ -121,44 +120,30 @@ def sensitivity(
     Parameters
     ----------
     bias, metric, data : Any
-        The bias, the metric and the observed data, as for :func:`fairprobe.bound`; ``bias`` may be
-        a list (combined biases).
+        As for :func:`fairprobe.bound`.
     D : list of float or dict of lists
         Values of the (single) sensitivity parameter, or ``{"D_a": [...], "D_b": [...]}`` for a
         2-D grid over two parameters of a combined bias.
     parameter : str, optional
         Which parameter a list ``D`` sweeps when the bias has several (fix the others by keyword).
     options : RunOptions, optional
-        How every point is solved, in one object (:func:`~fairprobe.core.options.run_options`);
-        the keywords ``backend`` to ``compile_options`` below are a shortcut for it, so with
-        ``options`` leave them at their defaults.
-    backend : str
-        Backend name (see :func:`fairprobe.bound`).
+        How every point is solved, in one object (:func:`~fairprobe.core.options.run_options`); the
+        keywords ``backend`` to ``compile_options`` are a shortcut for it (leave them at their defaults).
+    backend, gap, reduce, solver_options, unmeasured, compile_options
+        As for :func:`fairprobe.bound`.
     time_limit : float or None, optional
-        Seconds per point, shared by all the solves of that point (default 60; None: no limit).
-    gap : float
-        Target optimality gap per side.
-    reduce : bool
-        Apply the exact program reductions (see :func:`fairprobe.bound`).
+        Seconds per point, shared by all the solves of that point (None: no limit).
     n_jobs : int
         Worker processes: grid points solved in parallel (joblib; ``-1`` = all cores).
     parallel_backend : str, optional
         joblib backend, e.g. ``"dask"`` to run on the active ``dask.distributed`` client.
-    solver_options : dict, optional
-        Backend-specific parameters (see :func:`fairprobe.bound`). A bad one is an error, as there.
-    unmeasured : list of str, optional
-        DAG nodes without a column in the table, on purpose (see :func:`fairprobe.bound`).
     progress : bool
         Show a progress bar.
-    compile_options : CompileOptions, optional
-        Every compile switch; travels with the problem to the worker processes.
     fixed : dict, optional
         Values of parameters that are not swept (the same as keywords).
     ci, ci_method, resamples, seed, stratify
         As for :func:`fairprobe.bound`: a sampling interval at every point (``ci_*`` columns of
-        :meth:`~SensitivityResult.to_frame`, the lighter band of :meth:`~SensitivityResult.plot`).
-        The same resamples serve every point (one seed), so the band moves with ``D`` only; the
-        resamples of a point run on ``n_jobs`` workers, the points one after the other.
+        :meth:`~SensitivityResult.to_frame`), from the same resamples at every point.
     **parameters : float
         Values of parameters that are not swept, by name.
 
@@ -221,17 +206,16 @@ def sensitivity_grid(
     Parameters
     ----------
     biases : sequence
-        Biases (names, configs, ...; see :func:`fairprobe.bound`); each has one free sensitivity
-        parameter once the ``fixed`` ones are held.
+        Biases as for :func:`fairprobe.bound`, each with one free sensitivity parameter once ``fixed`` is held.
     metrics : sequence
         Metrics (names, configured metrics or query strings).
     datasets : mapping of str to table or data frame
         The data, by the name used in the ``dataset`` column.
     D : list of float
         Sensitivity values of every sweep.
-    options : RunOptions, optional
+    options, backend, time_limit, gap, reduce, n_jobs, parallel_backend, solver_options, unmeasured, progress
         As for :func:`sensitivity`.
-    backend, time_limit, gap, reduce, n_jobs, parallel_backend, solver_options, unmeasured, progress, compile_options
+    compile_options : CompileOptions, optional
         As for :func:`sensitivity`.
     fixed : dict, optional
         Values of parameters held fixed in every sweep that has them (the same as keywords).
