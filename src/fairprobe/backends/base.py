@@ -18,9 +18,11 @@ from __future__ import annotations
 import enum
 import importlib.util
 import math
+import operator
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from fairprobe.exceptions import BackendCapabilityError, BackendUnavailableError
@@ -31,6 +33,9 @@ __all__ = ["Availability", "Backend", "Capabilities", "ExactBackend", "Limit", "
 
 #: Solver modules already found by :meth:`Backend._module_installed`.
 _FOUND_MODULES: set[str] = set()
+
+#: A constraint ``body sense rhs`` in a solver's own expressions: ``COMPARE[sense](body, rhs)``.
+COMPARE = MappingProxyType({"<=": operator.le, ">=": operator.ge, "==": operator.eq})
 
 #: Largest polynomial degree any backend accepts (compiled fairprobe programs stay far below it).
 MAX_DEGREE = 400

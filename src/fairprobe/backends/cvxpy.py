@@ -1,13 +1,11 @@
 """cvxpy backend: linear, linear-fractional (Charnes-Cooper) and convex quadratic programs.
 
 Convex programs have no duality gap, so the optimal value cvxpy reports is also the bound.
-Nonconvex programs (a nonconvex quadratic, an equality with a quadratic term, degree > 2) are
-refused with :class:`~fairprobe.exceptions.BackendCapabilityError`, and an "optimal
-inaccurate" answer is reported as a numerical error with no bound rather than dressed as exact.
-A time limit is passed to the solvers that take one (Clarabel, HiGHS, SCS, OSQP), less the time
-already spent building the problem (cvxpy's compilation and the solver's last iteration still
-add to it); an interior-point method stopped early has no valid bound, so the result is then
-``LIMIT`` with an infinite bound.
+Nonconvex programs are refused with :class:`~fairprobe.exceptions.BackendCapabilityError`, and an
+"optimal inaccurate" answer is a numerical error with no bound. A time limit, less the time spent
+building the problem, goes to the solvers that take one (Clarabel, HiGHS, SCS, OSQP); an
+interior-point method stopped early has no valid bound, so the result is then ``LIMIT`` with an
+infinite bound.
 """
 
 from __future__ import annotations
@@ -20,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from fairprobe.backends.base import (
+    COMPARE,
     Availability,
     Backend,
     Capabilities,
@@ -43,7 +42,7 @@ _TIME_LIMIT_OPTION = MappingProxyType({"CLARABEL": "time_limit", "HIGHS": "time_
 
 
 def _split(poly: Poly, n: int) -> tuple[np.ndarray | None, np.ndarray, float]:
-    """Return (Q symmetric or None when there is no quadratic term, q, c) with poly(x) = x'Qx + q'x + c."""
+    """``(Q, q, c)`` with ``poly(x) = x'Qx + q'x + c``, ``Q`` symmetric, or None without a quadratic term."""
     Q = np.zeros((n, n)) if any(len(mono) == 2 for mono in poly) else None
     q = np.zeros(n)
     c = 0.0
@@ -63,6 +62,7 @@ def _split(poly: Poly, n: int) -> tuple[np.ndarray | None, np.ndarray, float]:
 
 
 def _curvature(Q: np.ndarray | None) -> str:
+    """``"affine"``, ``"convex"``, ``"concave"`` or ``"indefinite"``: the curvature of ``x'Qx``."""
     if Q is None or not np.any(Q):
         return "affine"
     eig = np.linalg.eigvalsh(Q)
@@ -82,7 +82,6 @@ class CvxpyBackend(Backend):
     Checking a program needs no solver; solving needs the optional ``cvxpy`` package, so that line
     is skipped where cvxpy may be absent:
 
-    >>> from fairprobe.backends.cvxpy import CvxpyBackend
     >>> from fairprobe.testing import CONTRACT_PROBLEMS
     >>> qp = CONTRACT_PROBLEMS[7].program  # convex QP, optimum 0.5
     >>> CvxpyBackend().check_program(qp) is None
@@ -99,19 +98,11 @@ class CvxpyBackend(Backend):
 
     @classmethod
     def availability(cls) -> Availability:
-        """Available when cvxpy can be found.
+        """AVAILABLE when cvxpy can be found (it is not imported), else NOT_INSTALLED.
 
         Returns
         -------
         Availability
-            AVAILABLE or NOT_INSTALLED; cvxpy is not imported.
-
-        Examples
-        --------
-        >>> from fairprobe.backends.base import Availability
-        >>> from fairprobe.backends.cvxpy import CvxpyBackend
-        >>> CvxpyBackend.availability() in (Availability.AVAILABLE, Availability.NOT_INSTALLED)
-        True
         """
         return Availability.AVAILABLE if cls._module_installed("cvxpy") else Availability.NOT_INSTALLED
 
@@ -121,11 +112,6 @@ class CvxpyBackend(Backend):
         Parameters
         ----------
         program : PolynomialProgram
-            The program to check.
-
-        Returns
-        -------
-        None
 
         Raises
         ------
@@ -137,7 +123,6 @@ class CvxpyBackend(Backend):
         --------
         The check runs without cvxpy installed:
 
-        >>> from fairprobe.backends.cvxpy import CvxpyBackend
         >>> from fairprobe.exceptions import BackendCapabilityError
         >>> from fairprobe.testing import CONTRACT_PROBLEMS
         >>> bilinear = CONTRACT_PROBLEMS[4].program  # max x*y - 0.3*x + 0.1*y*z: not concave
@@ -201,10 +186,7 @@ class CvxpyBackend(Backend):
                          else -cp.quad_form(x, cp.psd_wrap(-Q)))
             return e
 
-        cons = []
-        for c in program.constraints:
-            body = expr(c.poly)
-            cons.append(body <= c.rhs if c.sense == "<=" else body >= c.rhs if c.sense == ">=" else body == c.rhs)
+        cons = [COMPARE[c.sense](expr(c.poly), c.rhs) for c in program.constraints]
         lb = np.array([v.lb for v in program.variables])
         ub = np.array([v.ub for v in program.variables])
         if np.any(np.isfinite(lb)):

@@ -3,12 +3,9 @@
 Monomials of degree > 2 are reduced exactly to quadratic ones with auxiliary variables
 (:func:`~fairprobe.program.transforms.quadratize`); fractional objectives become an epigraph
 constraint. ``objective_bound`` is Gurobi's ``ObjBound``. The licence that ships with the pip
-wheel is size-limited: linear programs up to 2000 variables and 2000 constraints, but programs
-with any quadratic term (every nonconvex one) only up to 200 variables (see
-:data:`LICENCE_MAX_QUADRATIC_VARIABLES`). ``availability()`` reports it as ``LIMITED_LICENSE``;
-a program over the limits raises :class:`~fairprobe.exceptions.BackendLicenseError`, naming the
-limits, before Gurobi is called, and :func:`fits_licence` lets ``backend="auto"`` send such
-programs to SCIP instead.
+wheel is size-limited (``availability()`` is ``LIMITED_LICENSE``; limits below): a program over
+its limits raises :class:`~fairprobe.exceptions.BackendLicenseError` before Gurobi is called, and
+:func:`fits_licence` lets ``backend="auto"`` send such programs to SCIP instead.
 """
 
 from __future__ import annotations
@@ -19,6 +16,7 @@ import time
 from typing import Any
 
 from fairprobe.backends.base import (
+    COMPARE,
     Availability,
     Backend,
     Capabilities,
@@ -30,26 +28,15 @@ from fairprobe.backends.base import (
     stop_bound,
 )
 from fairprobe.exceptions import BackendLicenseError, SolverError
-from fairprobe.program.model import PolynomialProgram
+from fairprobe.program.model import PolynomialProgram, point_from_values
 from fairprobe.program.transforms import fraction_to_epigraph, quadratize
 
-__all__ = [
-    "LICENCE_MAX_CONSTRAINTS",
-    "LICENCE_MAX_QUADRATIC_VARIABLES",
-    "LICENCE_MAX_VARIABLES",
-    "GurobiBackend",
-    "fits_licence",
-    "reduce_for_gurobi",
-]
+__all__ = ["LICENCE_MAX_CONSTRAINTS", "LICENCE_MAX_QUADRATIC_VARIABLES", "LICENCE_MAX_VARIABLES", "GurobiBackend",
+           "fits_licence", "reduce_for_gurobi"]
 
-# Limits of the size-limited licence that pip installs with gurobipy. Measured with gurobipy 13.0.3
-# by bisection on the model size at which ``optimize()`` raises error 10010 ("Model too large for
-# size-limited license"): linear models (LP and MILP) are solved up to 2000 variables and 2000
-# constraints (2001 of either is refused; the number of nonzeros is not limited, a dense
-# 2000 x 2000 LP is accepted). A model with any quadratic term, in the objective or a constraint,
-# convex or not, is refused above 200 variables, whatever its number of quadratic terms (all 19900
-# products of 200 variables are accepted); its constraints, linear and quadratic together, are
-# limited to 2000 as well.
+# Limits of the size-limited licence pip installs with gurobipy, measured (gurobipy 13.0.3) by bisection on
+# the size at which ``optimize()`` raises error 10010. Nonzeros are not limited; a model with any quadratic
+# term (convex or not) is refused above 200 variables, whatever its number of quadratic terms.
 #: Most variables of a linear program under the size-limited licence.
 LICENCE_MAX_VARIABLES = 2000
 #: Most constraints (linear and quadratic together) under the size-limited licence.
@@ -102,12 +89,10 @@ def reduce_for_gurobi(program: PolynomialProgram) -> PolynomialProgram:
     Returns
     -------
     PolynomialProgram
-        An equivalent program of degree at most 2 with a polynomial objective, with auxiliary
-        variables for the reduced monomials. No solver is needed.
+        An equivalent program of degree at most 2 with a polynomial objective (no solver is needed).
 
     Examples
     --------
-    >>> from fairprobe.backends.gurobi import reduce_for_gurobi
     >>> from fairprobe.testing import CONTRACT_PROBLEMS
     >>> cubic = CONTRACT_PROBLEMS[5].program  # max x*y*z
     >>> work = reduce_for_gurobi(cubic)
@@ -129,6 +114,7 @@ def _over_licence(work: PolynomialProgram) -> str | None:
 
 
 def _licence_message(work: PolynomialProgram) -> str:
+    """Why the size-limited licence cannot solve ``work``, its limits, and what to do instead."""
     reason = _over_licence(work) or (
         f"Gurobi refused it as too large ({work.n_variables} variables, {len(work.constraints)} "
         "constraints after reduction to degree 2)")
@@ -161,10 +147,8 @@ def fits_licence(program: PolynomialProgram, work: PolynomialProgram | None = No
 
     Examples
     --------
-    A program this small fits every licence, so the answer is whether Gurobi is usable at all
-    (no Gurobi is needed to run this):
+    A program this small fits every licence, so the answer is whether Gurobi is usable at all:
 
-    >>> from fairprobe.backends.gurobi import GurobiBackend, fits_licence
     >>> from fairprobe.testing import CONTRACT_PROBLEMS
     >>> fits_licence(CONTRACT_PROBLEMS[4].program) == bool(GurobiBackend.availability())
     True
@@ -192,7 +176,6 @@ class GurobiBackend(Backend):
     --------
     Solving needs the optional ``gurobipy`` package, so that line is skipped where it may be absent:
 
-    >>> from fairprobe.backends.gurobi import GurobiBackend
     >>> from fairprobe.testing import CONTRACT_PROBLEMS
     >>> GurobiBackend.capabilities.describe()
     'any degree, nonconvex, integers, global bounds'
@@ -214,13 +197,6 @@ class GurobiBackend(Backend):
         -------
         Availability
             NOT_INSTALLED, AVAILABLE, LIMITED_LICENSE, BAD_VERSION or BAD_LICENSE; never raises.
-
-        Examples
-        --------
-        >>> from fairprobe.backends.base import Availability
-        >>> from fairprobe.backends.gurobi import GurobiBackend
-        >>> isinstance(GurobiBackend.availability(), Availability)
-        True
         """
         if not cls._module_installed("gurobipy"):
             return Availability.NOT_INSTALLED
@@ -261,14 +237,7 @@ class GurobiBackend(Backend):
                 return e
 
             for k, c in enumerate(work.constraints):
-                body = expr(c.poly)
-                name = c.name or f"c{k}"
-                if c.sense == "<=":
-                    model.addConstr(body <= c.rhs, name=name)
-                elif c.sense == ">=":
-                    model.addConstr(body >= c.rhs, name=name)
-                else:
-                    model.addConstr(body == c.rhs, name=name)
+                model.addConstr(COMPARE[c.sense](expr(c.poly), c.rhs), name=c.name or f"c{k}")
             model.setObjective(expr(work.objective), GRB.MINIMIZE if sense == "min" else GRB.MAXIMIZE)
             model.Params.NonConvex = 2
             # Tight barrier tolerances: convex QPs are otherwise stopped at ~1e-6 accuracy.
@@ -336,11 +305,9 @@ class GurobiBackend(Backend):
             termination, limit = mapping.get(status, (Termination.ERROR, None))
             if status == GRB.INF_OR_UNBD:
                 termination = Termination.ERROR
-        incumbent = None
-        inc_obj = None
+        incumbent = inc_obj = None
         if model.SolCount > 0 and termination not in (Termination.INFEASIBLE, Termination.UNBOUNDED):
-            values = model.getAttr("X", xs[: program.n_variables])
-            incumbent = {v.name: float(x) for v, x in zip(program.variables, values, strict=True)}
+            incumbent = point_from_values(program, model.getAttr("X", xs[: program.n_variables]))
             inc_obj = program.objective_value(incumbent)
         if termination in (Termination.INFEASIBLE, Termination.UNBOUNDED):
             bound = stop_bound(termination, sense)

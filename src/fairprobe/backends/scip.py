@@ -1,11 +1,9 @@
 """SCIP through pyscipopt: the default backend, any degree, global bounds.
 
-SCIP's spatial branch-and-bound certifies a dual bound on nonconvex polynomial programs; we
-report that bound at every termination, time and node limits included. SCIP's infinity (1e20)
-is mapped to ``math.inf``. The time limit covers building the model too. SCIP checks it between
-its own steps, and setting up the root relaxation is one step: a dense nonconvex quadratic with
-150 variables (11,000 products) stops after about 4 s at a 1 s limit, one with 100 variables on
-time.
+SCIP's spatial branch-and-bound certifies a dual bound on nonconvex polynomial programs, reported at
+every termination, limits included; SCIP's infinity (1e20) is ``math.inf``. The time limit covers
+building the model too, but SCIP checks it only between its own steps, and setting up the root
+relaxation is one step (long for a dense nonconvex quadratic of 150 variables).
 """
 
 from __future__ import annotations
@@ -26,6 +24,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from fairprobe.backends.base import (
+    COMPARE,
     Availability,
     Backend,
     Capabilities,
@@ -42,37 +41,28 @@ __all__ = ["ScipBackend"]
 
 _SCIP_INF = 1e20
 
-#: SCIP parameters fairprobe sets before the caller's ``solver_options`` (which override them).
-#: The multistart heuristic samples starting points for local NLP solves; on fairprobe's small
-#: ratio programs it took 80 of 96 ms of a solve (COMPAS, FPR parity under proxy labels) and
-#: never found what the LP-based heuristics missed (``benchmarks/scip_defaults.py``). The bound is
-#: SCIP's dual bound either way: heuristics only change how soon an incumbent closes the gap.
+#: SCIP parameters fairprobe sets before the caller's ``solver_options`` (which override them): the
+#: multistart heuristic took most of a small ratio program's solve and never found what the LP-based
+#: heuristics missed (``benchmarks/scip_defaults.py``). Heuristics change how soon the gap closes, not the bound.
 DEFAULT_PARAMS: Mapping[str, Any] = MappingProxyType({"heuristics/multistart/freq": -1})
 
-#: SCIP's feasibility tolerance for the bound engine's joint programs and its last retry (SCIP's default is
-#: 1e-6): a 1e-6 row slack is more than 1e-5 in a small group's rate, where the solver's optimum was then no
-#: model (it was solved a second time at this tolerance, at about the same cost). Not lower: SCIP then asks
-#: SoPlex for LP tolerances below 1e-10, which it refuses (printing so) without GMP, and a bilinear program
-#: can take a hundred times longer.
+#: SCIP's feasibility tolerance for the bound engine's joint programs and its last retry: SCIP's default 1e-6
+#: row slack is more than 1e-5 in a small group's rate. Not lower: SoPlex then refuses the LP tolerances SCIP
+#: asks for (without GMP), and a bilinear program can take a hundred times longer.
 TIGHT_FEASTOL = 1e-7
 
 #: A joint program's gap, as a share of the caller's (the ``"joint"`` profile).
 JOINT_GAP_SHARE = 0.1
 
 #: The named profiles of :attr:`SolveOptions.profiles <fairprobe.backends.base.SolveOptions>` that SCIP maps to its
-#: parameters, applied in the order given and overridden by the caller's ``solver_options``.
+#: parameters, applied in the order given and overridden by the caller's ``solver_options`` (the bound is SCIP's
+#: dual bound either way; the figures are in benchmarks/RESULTS.md):
 #:
-#: * ``"engine"``, the bound engine's own global solves (programs a user hands to SCIP keep its defaults): the
-#:   sub-NLP heuristic, a local NLP solve from each new incumbent, took about 40 % of the joint window program
-#:   of equalised odds (median 57 -> 33 ms over 24 tables) and the LP points at the nodes found the same
-#:   optima; on a generic hard quadratic program it is what finds good incumbents early, so it stays on there.
-#: * ``"joint"``, a max-of-ranges metric's joint program: the tight feasibility tolerance from the start (on the
-#:   window programs of equalised odds, 11 biases x 20 random two-group tables, 5 % more at the median and the
-#:   worst bound from 223 to 132 ms, as no program is solved twice) and optimisation-based bound tightening at
-#:   every node (the same 220 programs from 407 nodes to 25 on the hardest, 4.6 s to 3.3 s of SCIP in all);
-#:   those trees stop at the gap sooner, so the gap is a tenth of the caller's (:data:`JOINT_GAP_SHARE`).
-#:
-#: The bound is SCIP's dual bound either way.
+#: * ``"engine"``, the bound engine's own global solves: the sub-NLP heuristic off (the LP points at the nodes
+#:   find the same optima sooner); programs a user hands to SCIP keep it, as it finds good incumbents early.
+#: * ``"joint"``, a max-of-ranges metric's joint program: the tight feasibility tolerance from the start (no
+#:   program solved twice) and optimisation-based bound tightening at every node (far fewer nodes); those trees
+#:   stop at the gap sooner, so the gap is :data:`JOINT_GAP_SHARE` of the caller's.
 PROFILES: Mapping[str, Mapping[str, Any]] = MappingProxyType({
     "engine": MappingProxyType({"heuristics/subnlp/freq": -1}),
     "joint": MappingProxyType({"numerics/feastol": TIGHT_FEASTOL, "propagating/obbt/freq": 1}),
@@ -80,8 +70,7 @@ PROFILES: Mapping[str, Mapping[str, Any]] = MappingProxyType({
 
 #: The ``"retry"`` profile: a side the engine solves again after SCIP called it infeasible while a model exists
 #: runs at SCIP's own sub-NLP setting, then without presolve, then at a tight tolerance, until one is not
-#: infeasible (COMPAS, missed positives without the edge: infeasible in both senses with the sub-NLP heuristic
-#: off, solved with SCIP's defaults). Each rung overrides the caller's settings.
+#: infeasible. Each rung overrides the caller's settings.
 RETRY_LADDER: tuple[dict[str, Any], ...] = (
     {"heuristics/subnlp/freq": 1},
     {"heuristics/subnlp/freq": 1, "presolving/maxrounds": 0},
@@ -104,7 +93,6 @@ def profiled(options: SolveOptions) -> SolveOptions:
 
     Examples
     --------
-    >>> from fairprobe.backends.base import SolveOptions
     >>> opts = profiled(SolveOptions(profiles=("engine", "joint"), solver_options={"limits/nodes": 10}))
     >>> sorted(opts.solver_options), opts.rel_gap == 1e-9 * JOINT_GAP_SHARE
     (['heuristics/subnlp/freq', 'limits/nodes', 'numerics/feastol', 'propagating/obbt/freq'], True)
@@ -119,7 +107,6 @@ def profiled(options: SolveOptions) -> SolveOptions:
     return dataclasses.replace(options, **changes)
 
 
-# SCIP status string -> (termination, limit)
 #: One SCIP optimisation at a time per process: two concurrent ``optimizeNogil`` calls crashed in
 #: testing, while one that releases the GIL lets other Python threads (the status line of a long
 #: bound, a user's GUI) run during a long solve.
@@ -131,15 +118,12 @@ _SCIP_LINE = re.compile(r"\[[\w./-]+\.c:\d+\] ")
 
 @contextlib.contextmanager
 def _stderr_lines() -> Iterator[list[str]]:
-    """Collect SCIP's own lines from file descriptor 2 meanwhile; everything else passes straight through.
+    """Collect SCIP's own lines from file descriptor 2 meanwhile (for ``extra["solver_errors"]``), passing the rest on.
 
-    SCIP prints errors of its sub-solvers (``unresolved numerical troubles in LP`` in a heuristic's
-    sub-problem, after which the main solve goes on) straight to stderr, where they look like a
-    failure of the audit. They become the result's ``extra["solver_errors"]`` instead. Descriptor 2
-    is a pipe while SCIP runs; a reader thread keeps SCIP's lines and writes every other byte to the
-    real stderr as it arrives, so another thread's status lines and progress bars are not held back.
-    ``faulthandler``, when on, writes to the real stderr meanwhile (a crash report must be seen).
-    Nothing is captured when the descriptors cannot be set up.
+    SCIP prints its sub-solvers' errors, after which the main solve goes on, straight to stderr, where they
+    look like a failure of the audit. Descriptor 2 is a pipe meanwhile, read by a thread that writes every
+    other byte on at once; ``faulthandler`` writes to the real stderr. Nothing is captured when the
+    descriptors cannot be set up.
     """
     lines: list[str] = []
     try:
@@ -235,6 +219,7 @@ _STATUS: Mapping[str, tuple[Termination, Limit | None]] = MappingProxyType({
     "restartlimit": (Termination.LIMIT, Limit.OTHER),
     "primallimit": (Termination.LIMIT, Limit.OTHER),  # limits/primal reached: the incumbent is good enough
     "duallimit": (Termination.LIMIT, Limit.OTHER),  # limits/dual reached: the bound is decisive
+    "numerical_error": (Termination.NUMERICAL_ERROR, None),  # not SCIP's: the solve raised
 })
 
 
@@ -251,7 +236,6 @@ class ScipBackend(Backend):
 
     Examples
     --------
-    >>> from fairprobe.backends.scip import ScipBackend
     >>> from fairprobe.testing import CONTRACT_PROBLEMS
     >>> res = ScipBackend().solve(CONTRACT_PROBLEMS[0].program)  # max 3x + 2y, optimum 11
     >>> res.termination.value, res.objective_bound, res.incumbent
@@ -265,16 +249,14 @@ class ScipBackend(Backend):
 
     @classmethod
     def availability(cls) -> Availability:
-        """Available when pyscipopt can be found.
+        """AVAILABLE when pyscipopt can be found (it is not imported), else NOT_INSTALLED.
 
         Returns
         -------
         Availability
-            AVAILABLE or NOT_INSTALLED.
 
         Examples
         --------
-        >>> from fairprobe.backends.scip import ScipBackend
         >>> ScipBackend.availability()
         <Availability.AVAILABLE: 2>
         """
@@ -319,19 +301,14 @@ class ScipBackend(Backend):
             with _OPTIMIZE_LOCK, (contextlib.nullcontext(errors) if options.verbose else _stderr_lines()) as errors:
                 model.optimizeNogil()
         except Exception as exc:
-            # SCIP gives up on "unresolved numerical troubles in LP" on badly scaled programs.
-            # The dual bound of the tree processed so far is still valid: report it as a
-            # numerical error rather than crash.
+            # "unresolved numerical troubles in LP" on a badly scaled program: the tree's dual bound is still valid
             failure = str(exc)
 
         status = "numerical_error" if failure else model.getStatus()
         termination, limit = _STATUS.get(status, (Termination.ERROR, None))
-        if failure:
-            termination = Termination.NUMERICAL_ERROR
         n_sols = model.getNSols()
-        incumbent = None
-        incumbent_obj = None
-        if n_sols > 0 and termination not in (Termination.INFEASIBLE,):
+        incumbent = incumbent_obj = None
+        if n_sols > 0 and termination is not Termination.INFEASIBLE:
             sol = model.getBestSol()
             incumbent = {v.name: float(model.getSolVal(sol, x)) for v, x in zip(program.variables, xs, strict=True)}
             incumbent_obj = program.objective_value(incumbent)
@@ -394,20 +371,11 @@ def _build_model(model: Any, program: PolynomialProgram) -> list[Any]:
     ]
 
     def expr(poly: dict) -> Any:
-        terms = []
-        for mono, coef in poly.items():
-            terms.append(coef * reduce(mul, (xs[i] for i in mono)) if mono else coef)
-        return pyscipopt.quicksum(terms)
+        return pyscipopt.quicksum(coef * reduce(mul, (xs[i] for i in mono)) if mono else coef
+                                  for mono, coef in poly.items())
 
     for k, c in enumerate(program.constraints):
-        body = expr(c.poly)
-        name = c.name or f"c{k}"
-        if c.sense == "<=":
-            model.addCons(body <= c.rhs, name=name)
-        elif c.sense == ">=":
-            model.addCons(body >= c.rhs, name=name)
-        else:
-            model.addCons(body == c.rhs, name=name)
+        model.addCons(COMPARE[c.sense](expr(c.poly), c.rhs), name=c.name or f"c{k}")
 
     sense = "minimize" if program.sense == "min" else "maximize"
     if program.max_degree <= 1 and not program.is_fractional:
@@ -421,9 +389,6 @@ def _build_model(model: Any, program: PolynomialProgram) -> list[Any]:
             gap_expr = num - z * expr(program.objective_denominator)
         else:
             gap_expr = num - z
-        if program.sense == "min":
-            model.addCons(gap_expr <= 0, name="__epigraph")
-        else:
-            model.addCons(gap_expr >= 0, name="__epigraph")
+        model.addCons(COMPARE["<=" if program.sense == "min" else ">="](gap_expr, 0), name="__epigraph")
         model.setObjective(z, sense)
     return xs
