@@ -1,14 +1,13 @@
 """The LP-like text form of a :class:`~fairprobe.program.model.PolynomialProgram`: writing and reading.
 
-:meth:`~fairprobe.program.model.PolynomialProgram.to_text` writes with :func:`format_poly` and
-:func:`format_number`; :meth:`~fairprobe.program.model.PolynomialProgram.from_text` splits the text
-into sections (:func:`split_sections`) and reads each line with :func:`read_bound`,
-:func:`parse_objective` and :func:`parse_constraint`. Every error names its line and the fix.
-This module knows text and polynomials only; building the program is the model's.
+Writing uses :func:`format_poly` and :func:`format_number`; reading splits the text into sections
+(:func:`split_sections`) and reads each line with :func:`read_bound`, :func:`parse_objective` and
+:func:`parse_constraint`, every error naming its line and the fix. Building the program is the model's.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -32,17 +31,15 @@ Lines = list[tuple[int, str]]
 
 
 def format_number(x: float) -> str:
-    """A number as the text form writes it: whole numbers without a point, ``inf`` and ``-inf``.
+    """A number as the text form writes it: whole numbers (below 1e15) without a point, ``inf``, ``-inf``.
 
     Parameters
     ----------
     x : float
-        The number.
 
     Returns
     -------
     str
-        Its text (``repr`` of the float unless whole and below 1e15).
 
     Examples
     --------
@@ -57,32 +54,26 @@ def format_number(x: float) -> str:
 
 
 def _mono_str(mono: Monomial, names: Sequence[str]) -> str:
+    """A monomial as text, e.g. ``x*y^2``."""
     parts = []
-    i = 0
-    while i < len(mono):
-        j = i
-        while j < len(mono) and mono[j] == mono[i]:
-            j += 1
-        power = j - i
-        parts.append(names[mono[i]] if power == 1 else f"{names[mono[i]]}^{power}")
-        i = j
+    for i, run in itertools.groupby(mono):
+        power = len(list(run))
+        parts.append(names[i] if power == 1 else f"{names[i]}^{power}")
     return "*".join(parts)
 
 
 def format_poly(poly: Mapping[Monomial, float], names: Sequence[str]) -> str:
-    """A polynomial as text, its terms in canonical order (``-1 + 2*x*y^2``).
+    """A polynomial as text, its terms in canonical order; ``"0"`` for the zero polynomial.
 
     Parameters
     ----------
     poly : dict of Monomial to float
-        The polynomial.
     names : sequence of str
         Variable names by index.
 
     Returns
     -------
     str
-        The terms joined by their signs; ``"0"`` for the zero polynomial.
 
     Examples
     --------
@@ -114,6 +105,7 @@ _TOKEN_RE = re.compile(
 
 
 def _tokenize(expr: str, lineno: int) -> list[tuple[str, str]]:
+    """The ``(kind, text)`` tokens of ``expr``: numbers, names and operators."""
     tokens = []
     pos = 0
     expr = expr.rstrip()
@@ -202,7 +194,6 @@ def parse_poly(expr: str, index: Mapping[str, int], lineno: int, what: str) -> P
     Parameters
     ----------
     expr : str
-        The expression.
     index : mapping of str to int
         Declared variable names -> index.
     lineno : int
@@ -264,14 +255,12 @@ def read_number(s: str, lineno: int) -> float:
     Parameters
     ----------
     s : str
-        The text.
     lineno : int
         Its line, for the messages.
 
     Returns
     -------
     float
-        The number.
 
     Raises
     ------
@@ -298,7 +287,6 @@ def split_sections(text: str) -> dict[str, Lines]:
     Parameters
     ----------
     text : str
-        The program text.
 
     Returns
     -------
@@ -353,22 +341,20 @@ def split_sections(text: str) -> dict[str, Lines]:
 def read_bound(lineno: int, line: str) -> tuple[str, str, str, bool]:
     """The parts of a bounds line ``lo <= name <= hi [integer]``, the numbers still as text.
 
-    The numbers are read by :func:`read_number` where the variable is declared, so that their
-    errors carry the same prefix as the declaration's.
+    The caller reads the numbers (:func:`read_number`) where it declares the variable, so that their errors
+    carry the declaration's prefix.
 
     Parameters
     ----------
     lineno : int
         The line's number, for the message.
     line : str
-        The line.
 
     Returns
     -------
     name : str
-        The variable.
     lo, hi : str
-        Its bounds as written.
+        The bounds as written.
     integer : bool
         Whether the line ends in ``integer``.
 
@@ -406,7 +392,7 @@ def parse_objective(lines: Lines, index: Mapping[str, int]) -> tuple[Poly, Poly 
     objective : Poly
         The objective (its numerator when fractional).
     denominator : Poly or None
-        The denominator; ``None`` when the objective is not fractional.
+        None when the objective is not fractional.
 
     Raises
     ------
@@ -440,7 +426,6 @@ def parse_constraint(lineno: int, line: str, index: Mapping[str, int]) -> tuple[
     lineno : int
         The line's number, for the messages.
     line : str
-        The line.
     index : mapping of str to int
         Declared variable names -> index.
 
@@ -449,11 +434,9 @@ def parse_constraint(lineno: int, line: str, index: Mapping[str, int]) -> tuple[
     poly : Poly
         ``lhs - rhs`` without its constant.
     sense : {"<=", ">=", "=="}
-        The sense.
     rhs : float
         The constant moved to the right-hand side.
     name : str or None
-        The constraint's name, if given.
 
     Raises
     ------

@@ -11,6 +11,7 @@ so an incumbent maps back by truncation (Charnes-Cooper: by division, see its do
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -18,26 +19,19 @@ from fairprobe.exceptions import ProgramError
 from fairprobe.program.model import Constraint, PolynomialProgram, Variable
 from fairprobe.program.polynomial import Monomial, Poly, poly_add
 
-__all__ = [
-    "ProductDefinition",
-    "QuadratizedProgram",
-    "charnes_cooper",
-    "fraction_to_epigraph",
-    "interval_mul",
-    "poly_interval",
-    "quadratize",
-]
+__all__ = ["ProductDefinition", "QuadratizedProgram", "charnes_cooper", "fraction_to_epigraph", "interval_mul",
+           "poly_interval", "quadratize"]
 
 
 def _safe_mul(a: float, b: float) -> float:
-    # 0 * inf is 0 for interval bounds (the factor is exactly zero).
+    """``a * b`` with ``0 * inf = 0`` (for interval ends, the factor is exactly zero)."""
     if a == 0 or b == 0:
         return 0.0
     return a * b
 
 
 def interval_mul(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
-    """Interval product ``[a] * [b]``.
+    """Interval product ``[a] * [b]``: the smallest interval holding every product of a point of each.
 
     Parameters
     ----------
@@ -47,20 +41,18 @@ def interval_mul(a: tuple[float, float], b: tuple[float, float]) -> tuple[float,
     Returns
     -------
     tuple of float
-        The smallest interval ``(low, high)`` holding every product of a point of ``a`` and one of ``b``.
 
     Examples
     --------
-    >>> interval_mul((-1.0, 2.0), (3.0, 4.0))
-    (-4.0, 8.0)
-    >>> interval_mul((0.0, 0.0), (0.0, float("inf")))
-    (0.0, 0.0)
+    >>> interval_mul((-1.0, 2.0), (3.0, 4.0)), interval_mul((0.0, 0.0), (0.0, float("inf")))
+    ((-4.0, 8.0), (0.0, 0.0))
     """
     cands = [_safe_mul(x, y) for x in a for y in b]
     return min(cands), max(cands)
 
 
 def _interval_pow(a: tuple[float, float], p: int) -> tuple[float, float]:
+    """Interval power ``[a] ** p`` (non-negative for even ``p``)."""
     out = (1.0, 1.0)
     for _ in range(p):
         out = interval_mul(out, a)
@@ -73,37 +65,28 @@ def _interval_pow(a: tuple[float, float], p: int) -> tuple[float, float]:
 
 
 def poly_interval(poly: Poly, bounds: list[tuple[float, float]]) -> tuple[float, float]:
-    """A (possibly loose) interval containing ``poly`` over the box ``bounds``.
+    """A (possibly loose) interval ``(low, high)`` holding ``poly(x)`` for every ``x`` in the box ``bounds``.
 
     Parameters
     ----------
     poly : Poly
-        Polynomial as ``{monomial (tuple of variable indices): coefficient}``.
     bounds : list of tuple of float
         ``(low, high)`` of each variable, by index.
 
     Returns
     -------
     tuple of float
-        ``(low, high)`` with ``low <= poly(x) <= high`` for every ``x`` in the box.
 
     Examples
     --------
-    ``x0**2 - 2*x1`` over ``x0 in [-1, 2]``, ``x1 in [0, 1]``:
-
-    >>> poly_interval({(0, 0): 1.0, (1,): -2.0}, [(-1.0, 2.0), (0.0, 1.0)])
+    >>> poly_interval({(0, 0): 1.0, (1,): -2.0}, [(-1.0, 2.0), (0.0, 1.0)])  # x0**2 - 2*x1
     (-2.0, 4.0)
     """
     lo = hi = 0.0
     for mono, coef in poly.items():
         t = (1.0, 1.0)
-        i = 0
-        while i < len(mono):
-            j = i
-            while j < len(mono) and mono[j] == mono[i]:
-                j += 1
-            t = interval_mul(t, _interval_pow(bounds[mono[i]], j - i))
-            i = j
+        for i, run in itertools.groupby(mono):
+            t = interval_mul(t, _interval_pow(bounds[i], len(list(run))))
         a, b = _safe_mul(coef, t[0]), _safe_mul(coef, t[1])
         lo += min(a, b)
         hi += max(a, b)
@@ -123,9 +106,8 @@ class ProductDefinition:
 
     Examples
     --------
-    >>> d = ProductDefinition(result=3, left=0, right=1)
-    >>> d.result, (d.left, d.right)
-    (3, (0, 1))
+    >>> ProductDefinition(result=3, left=0, right=1)
+    ProductDefinition(result=3, left=0, right=1)
     """
 
     result: int
@@ -148,16 +130,8 @@ class QuadratizedProgram:
 
     Examples
     --------
-    >>> from fairprobe.program.model import PolynomialProgram
-    >>> prog = PolynomialProgram.from_text('''
-    ... maximize
-    ...   x*y*z
-    ... bounds
-    ...   0 <= x <= 1
-    ...   0 <= y <= 1
-    ...   0 <= z <= 1
-    ... ''')
-    >>> q = quadratize(prog)
+    >>> p = PolynomialProgram.from_text("maximize\\n  x*y*z\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1\\n  0 <= z <= 1")
+    >>> q = quadratize(p)
     >>> q.n_original, q.program.max_degree, q.products
     (3, 2, [ProductDefinition(result=3, left=0, right=1)])
     """
@@ -182,21 +156,11 @@ def quadratize(program: PolynomialProgram) -> QuadratizedProgram:
     Returns
     -------
     QuadratizedProgram
-        The equivalent degree <= 2 program and the definitions of its new variables.
 
     Examples
     --------
-    >>> from fairprobe.program.model import PolynomialProgram
-    >>> prog = PolynomialProgram.from_text('''
-    ... maximize
-    ...   x*y*z
-    ... subject to
-    ...   c: x + y + z <= 2
-    ... bounds
-    ...   0 <= x <= 1
-    ...   0 <= y <= 1
-    ...   0 <= z <= 1
-    ... ''')
+    >>> prog = PolynomialProgram.from_text("maximize\\n  x*y*z\\nsubject to\\n  c: x + y + z <= 2\\n"
+    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1\\n  0 <= z <= 1")
     >>> print(quadratize(prog).program.to_text())
     maximize
       z*_w0
@@ -210,7 +174,6 @@ def quadratize(program: PolynomialProgram) -> QuadratizedProgram:
       0 <= _w0 <= 1
     """
     out = program.copy()
-    out.name = program.name
     bounds = [(v.lb, v.ub) for v in out.variables]
     cache: dict[Monomial, int] = {}
     products: list[ProductDefinition] = []
@@ -234,9 +197,7 @@ def quadratize(program: PolynomialProgram) -> QuadratizedProgram:
         lo, hi = interval_mul(bounds[left], bounds[right])
         idx = out.add_variable(fresh_name(), lo, hi)
         bounds.append((lo, hi))
-        out.constraints.append(
-            Constraint({(idx,): 1.0, tuple(sorted((left, right))): -1.0}, "==", 0.0, f"_def{idx}")
-        )
+        out.constraints.append(Constraint({(idx,): 1.0, tuple(sorted((left, right))): -1.0}, "==", 0.0, f"_def{idx}"))
         products.append(ProductDefinition(idx, left, right))
         cache[mono] = idx
         return idx
@@ -254,9 +215,7 @@ def quadratize(program: PolynomialProgram) -> QuadratizedProgram:
     out.objective = lower(program.objective)
     if program.objective_denominator is not None:
         out.objective_denominator = lower(program.objective_denominator)
-    new_constraints = [
-        Constraint(lower(c.poly), c.sense, c.rhs, c.name) for c in program.constraints
-    ]
+    new_constraints = [Constraint(lower(c.poly), c.sense, c.rhs, c.name) for c in program.constraints]
     # definitions were appended to out.constraints while lowering; keep them after the originals
     definitions = out.constraints[len(program.constraints):]
     out.constraints = new_constraints + definitions
@@ -281,16 +240,8 @@ def fraction_to_epigraph(program: PolynomialProgram) -> PolynomialProgram:
 
     Examples
     --------
-    >>> from fairprobe.program.model import PolynomialProgram
-    >>> lf = PolynomialProgram.from_text('''
-    ... minimize
-    ...   (x + 1) / (y + 1)
-    ... subject to
-    ...   c: x + y <= 1
-    ... bounds
-    ...   0 <= x <= 1
-    ...   0 <= y <= 1
-    ... ''')
+    >>> lf = PolynomialProgram.from_text("minimize\\n  (x + 1) / (y + 1)\\nsubject to\\n  c: x + y <= 1\\n"
+    ...                                  "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
     >>> print(fraction_to_epigraph(lf).to_text())
     minimize
       _ratio
@@ -339,7 +290,6 @@ def charnes_cooper(program: PolynomialProgram) -> PolynomialProgram:
     Returns
     -------
     PolynomialProgram
-        The equivalent LP over ``y`` and ``_t``.
 
     Raises
     ------
@@ -348,16 +298,8 @@ def charnes_cooper(program: PolynomialProgram) -> PolynomialProgram:
 
     Examples
     --------
-    >>> from fairprobe.program.model import PolynomialProgram
-    >>> lf = PolynomialProgram.from_text('''
-    ... minimize
-    ...   (x + 1) / (y + 1)
-    ... subject to
-    ...   c: x + y <= 1
-    ... bounds
-    ...   0 <= x <= 1
-    ...   0 <= y <= 1
-    ... ''')
+    >>> lf = PolynomialProgram.from_text("minimize\\n  (x + 1) / (y + 1)\\nsubject to\\n  c: x + y <= 1\\n"
+    ...                                  "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
     >>> print(charnes_cooper(lf).to_text())
     minimize
       x + _t
