@@ -3,28 +3,19 @@
 ``bias=["proxy_label", "selection"]`` builds one DAG and one program in which *both* biases may
 be present at once:
 
-* **Nodes are identified by name.** The built-ins share the role names ``A`` (attribute), ``P``
-  (prediction) and ``Y`` (observed outcome), so ``selection``'s ``Y -> S`` attaches selection to
-  the observed proxy label of ``proxy_label``.
-* **Roles.** When the biases name different nodes for a role, one refines the other in two
-  cases only: a bias records the other's role node as the measured proxy of its own unmeasured
-  one (``proxy_label`` has ``Y`` as the recorded label of its true outcome ``Z``, so with
-  ``selection`` the target outcome is ``Z``), or one is the counterfactual of the other's node
-  (``ecp``'s ``Y(T=1)`` refines ``selection``'s ``Y``). Any other disagreement (``Z`` of
-  ``proxy_label`` against ``Y(T=1)`` of ``ecp``) would change which node the metric is about: it
-  is an error naming both biases unless the user says which (``outcome="Y(T=1)"``, or
-  ``{"combine": [...], "outcome": ...}`` as the bias).
-* **Latent confounders are kept apart** (``U`` of ``selection`` becomes ``U_selection``); latent
-  variables confounding several members end up in one c-component anyway, whose joint response
-  law is unrestricted.
-* **Measured nodes.** A node is measured (must be a table column) when some bias measures it: a
-  bias's ``observed_nodes``, or all its non-latent, non-conditioning nodes when it has none. The
-  others (``Z`` of ``proxy_label``) stay declared unmeasured.
-* **Each bias keeps its own sensitivity parameter**: ``D`` of ``selection`` becomes
-  ``D_selection`` in its constraints, so the parameters can be swept separately (2-D sweeps).
+* **Nodes are identified by name**: ``selection``'s ``Y -> S`` attaches selection to the
+  observed proxy label ``Y`` of ``proxy_label``.
+* **Roles.** When the biases name different nodes for a role, one refines the other only when a
+  bias records the other's node as the measured proxy of its own unmeasured one (``proxy_label``'s
+  ``Z`` refines ``Y``) or is its counterfactual (``ecp``'s ``Y(T=1)`` refines ``Y``). Any other
+  disagreement is an error unless the user says which (``outcome="Y(T=1)"``).
+* **Latent confounders are kept apart** (``U`` of ``selection`` becomes ``U_selection``).
+* **Measured nodes**: a node is measured when some bias measures it (its ``observed_nodes``, or
+  all its non-latent, non-conditioning nodes).
+* **Each bias keeps its own sensitivity parameter** (``D`` of ``selection`` becomes ``D_selection``).
 
-The combined model contains every model of each single bias (set the other biases' parameters
-to 0, i.e. no such bias), so its bounds are never tighter than either single bias's.
+The combined model contains every model of each single bias (the other biases' parameters at 0),
+so its bounds are never tighter than either single bias's.
 """
 
 from __future__ import annotations
@@ -54,15 +45,9 @@ def rename_parameters(text: str, mapping: dict[str, str]) -> str:
     Returns
     -------
     str
-        The constraint with every parameter symbol outside ``P(...)`` renamed.
 
     Examples
     --------
-    >>> rename_parameters("P(S = 1) >= 1 - D", {"D": "D_selection"})
-    'P(S = 1) >= 1 - D_selection'
-
-    A node that shares a parameter's name keeps its name inside ``P(...)``:
-
     >>> rename_parameters("P(D = 1) >= 1 - D", {"D": "D_sel"})
     'P(D = 1) >= 1 - D_sel'
     """
@@ -111,10 +96,7 @@ def _resolve_role(role: str, configs: Sequence[BiasConfig], labels: Sequence[str
     def base(v: str) -> str:
         return BiasConfig.parse_outcome(v)[0]
 
-    # v refines w in two documented cases only: the bias declaring v records w's node as a
-    # measured proxy of its own unmeasured v (proxy_label: Z, with Y its recorded label), or v
-    # is the counterfactual of w's node (ecp: Y(T=1) refines a factual Y). A counterfactual
-    # target is never replaced by another node: that would silently change the question.
+    # the two cases of the module docstring; a counterfactual target is never replaced by another node
     def refines(v: str, w: str) -> bool:
         if v != base(v):
             return w == base(v)
@@ -127,12 +109,11 @@ def _resolve_role(role: str, configs: Sequence[BiasConfig], labels: Sequence[str
         owners = {v: [lab for lab, c in zip(labels, configs, strict=True) if getattr(c, role) == v] for v in distinct}
         which = " or ".join(f"{v!r} (of {', '.join(owners[v])})" for v in distinct)
         example = dumps({"combine": list(labels), short: distinct[0]})
-        raise ConfigError(
-            f"The biases disagree on the {short} ({detail}) and none is a proxy or the counterfactual of the "
-            f"others, so combining them would change which node the metric is about. Say which: {short}= "
-            f"{which}, e.g. the bias {example} (or combine_biases(..., {short}={distinct[0]!r})); or rename the "
-            "nodes so the same quantity has the same name in every bias."
-        )
+        raise ConfigError(f"The biases disagree on the {short} ({detail}) and none is a proxy or the counterfactual "
+                          "of the others, so combining them would change which node the metric is about. Say which: "
+                          f"{short}= {which}, e.g. the bias {example} (or combine_biases(..., "
+                          f"{short}={distinct[0]!r})); or rename the nodes so the same quantity has the same name in "
+                          "every bias.")
     return winners[0]
 
 
@@ -149,8 +130,7 @@ def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = 
         Labels used in parameter names (default: each config's ``name``).
     attribute, outcome, prediction : str, optional
         The role node of the combination when the biases name different ones that do not refine
-        each other (e.g. ``outcome="Y(T=1)"`` for ``proxy_label`` with ``ecp``); without it such a
-        combination is an error, never a silent choice.
+        each other (e.g. ``outcome="Y(T=1)"`` for ``proxy_label`` with ``ecp``).
 
     Returns
     -------
@@ -161,10 +141,8 @@ def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = 
     --------
     >>> from fairprobe.core.bound import resolve_bias
     >>> cfg = combine_biases([resolve_bias("proxy_label"), resolve_bias("selection")])
-    >>> cfg.outcome_node, cfg.parameters
-    ('Z', ['D_proxy_label', 'D_selection'])
-    >>> cfg.constraints[1]
-    'P(S = 1) >= 1 - D_selection'
+    >>> cfg.outcome_node, cfg.parameters, cfg.constraints[1]
+    ('Z', ['D_proxy_label', 'D_selection'], 'P(S = 1) >= 1 - D_selection')
     """
     labels = list(names) if names is not None else [c.name or f"bias{i}" for i, c in enumerate(configs)]
     if len(set(labels)) != len(labels):
@@ -192,12 +170,10 @@ def combine_biases(configs: Sequence[BiasConfig], names: Sequence[str] | None = 
         bounded = cfg.parameters if cfg.probability_parameters is None else cfg.probability_parameters
         probability_parameters += [mapping[p] for p in bounded]
         _merge_cardinalities(cfg, cards, follows)
-    data = {
-        "dag_str": ", ".join(f"{a} -> {b}" for a, b in edges), "unob": unob, "cond_nodes": cond,
-        **roles, "constraints": constraints, "name": "+".join(labels),
-        "description": "Combination of the biases " + ", ".join(labels) + ", each with its own parameter.",
-        "parameters": parameters, "probability_parameters": probability_parameters,
-    }
+    data = {"dag_str": ", ".join(f"{a} -> {b}" for a, b in edges), "unob": unob, "cond_nodes": cond,
+            **roles, "constraints": constraints, "name": "+".join(labels),
+            "description": "Combination of the biases " + ", ".join(labels) + ", each with its own parameter.",
+            "parameters": parameters, "probability_parameters": probability_parameters}
     measured = [n for n in measured if n not in cond]
     optional = {"cardinalities": cards, "cardinality_of": follows, "observed_nodes": measured}
     data.update({key: value for key, value in optional.items() if value})

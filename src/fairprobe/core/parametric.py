@@ -1,11 +1,9 @@
 """Compile once, solve for many sensitivity values.
 
-Every built-in bias uses its sensitivity parameters *affinely* (``P(S = 1) >= 1 - D``,
-``P(Z != Y) <= D``, ...). Then each program row is ``poly_0 + sum_p (D_p - b_p) * slope_p``: the
-compiler runs once at a base point ``b`` and once per parameter at ``b + step * e_p``, and the
-program for any other value is that affine combination; no recompilation per grid point.
-A constraint that is not affine in its parameters (``D**2``, ``D_1 * D_2``) makes the program
-fall back to recompiling per point, which is always correct.
+When the bias's constraints are affine in its sensitivity parameters (every built-in bias), each
+program row is ``poly_0 + sum_p (D_p - b_p) * slope_p``: the compiler runs at a base point ``b`` and
+once per parameter at ``b + step * e_p``. Otherwise (``D**2``, ``D_1 * D_2``) the program is
+recompiled per point.
 """
 
 from __future__ import annotations
@@ -25,9 +23,7 @@ from fairprobe.program.polynomial import Poly
 
 __all__ = ["ParametricProgram", "affine_in_parameters"]
 
-# Base 0 and step 1 keep the slopes exact in floating point (rows are ``c - D * c'``). If
-# presolve at the base point removed variables that other values need, the variable lists of
-# the two compilations differ and the program falls back to recompiling per point.
+# Base 0 and step 1 keep the slopes exact in floating point (rows are ``c - D * c'``).
 _BASE = 0.0
 _STEP = 1.0
 
@@ -38,12 +34,10 @@ def affine_in_parameters(config: BiasConfig) -> bool:
     Parameters
     ----------
     config : BiasConfig
-        The bias whose parsed constraints are checked.
 
     Returns
     -------
     bool
-        False when some constraint has total degree above 1 in its parameters.
 
     Examples
     --------
@@ -73,10 +67,7 @@ def _affine(exprs: tuple) -> bool:
 
 @dataclass
 class ParametricProgram:
-    """A compiled program whose constraint rows are affine in the sensitivity parameters.
-
-    Use :meth:`at` to get the :class:`~fairprobe.core.compiler.CompiledProgram` for a value.
-    Build it with :meth:`build` rather than directly.
+    """A compiled program whose constraint rows are affine in the sensitivity parameters (build it with :meth:`build`).
 
     Parameters
     ----------
@@ -115,8 +106,6 @@ class ParametricProgram:
               parameters: Sequence[str], fixed: Mapping[str, float] | None = None) -> ParametricProgram:
         """Compile at a base point and one step along each of ``parameters``.
 
-        ``fixed`` gives the values of parameters that stay constant (they are compiled in).
-
         Parameters
         ----------
         compile_fn : callable
@@ -126,7 +115,7 @@ class ParametricProgram:
         parameters : sequence of str
             Names of the sensitivity parameters that vary.
         fixed : mapping of str to float, optional
-            Values of parameters that stay constant.
+            Values of parameters that stay constant (compiled in).
 
         Returns
         -------
@@ -140,14 +129,10 @@ class ParametricProgram:
 
         Examples
         --------
-        >>> from fairprobe.core.bound import as_table, resolve_bias
-        >>> from fairprobe.core.compiler import compile_program
-        >>> from fairprobe.datasets import load_paper_table
-        >>> config = resolve_bias("proxy_label")
-        >>> table = as_table(load_paper_table(), config)
-        >>> compile_fn = functools.partial(compile_program, config, table, "P(P = 1 | Z = 0 & A = 0)")
-        >>> ParametricProgram.build(compile_fn, config, ["D"]).affine
-        True
+        >>> from fairprobe.core.bound import resolve_bias
+        >>> squared = BiasConfig.from_dict({**resolve_bias("selection").to_dict(), "constraints": ["P(S = 1) >= D*D"]})
+        >>> ParametricProgram.build(lambda params: None, squared, ["D"]).affine  # recompiles per point
+        False
         """
         fixed = dict(fixed or {})
         swept = [p for p in parameters if p not in fixed]
@@ -157,8 +142,7 @@ class ParametricProgram:
         try:
             base = compile_fn(base_params)
         except FairprobeError:
-            # e.g. a constraint that is false at the base point; a structural error (unknown
-            # node, bad table) raises here, at build time, not at every grid point
+            # e.g. a constraint false at the base point; a structural error raises here, not at every point
             compile_fn({**fixed, **{p: 0.5 for p in swept}})
             return cls(None, {}, {}, compile_fn, affine=False)
         names = [v.name for v in base.program.variables]
@@ -169,6 +153,7 @@ class ParametricProgram:
                 moved = compile_fn({**base_params, p: _BASE + _STEP})
             except FairprobeError:
                 return cls(None, {}, {}, compile_fn, affine=False)
+            # presolve at the base point may remove variables other values need
             if ([v.name for v in moved.program.variables] != names
                     or [c.name for c in moved.program.constraints] != list(rows)):
                 return cls(None, {}, {}, compile_fn, affine=False)
@@ -204,11 +189,7 @@ class ParametricProgram:
         >>> config = resolve_bias("proxy_label")
         >>> table = as_table(load_paper_table(), config)
         >>> compile_fn = functools.partial(compile_program, config, table, "P(P = 1 | Z = 0 & A = 0)")
-        >>> pp = ParametricProgram.build(compile_fn, config, ["D"])
-        >>> moved = pp.at({"D": 0.05})
-        >>> row = next(c for c in moved.program.constraints if c.name == "bias0")
-        >>> row.sense, round(row.rhs, 12)
-        ('>=', 0.95)
+        >>> moved = ParametricProgram.build(compile_fn, config, ["D"]).at({"D": 0.05})
         >>> moved.program.to_text() == compile_fn({"D": 0.05}).program.to_text()
         True
         """
