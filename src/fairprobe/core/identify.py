@@ -1,16 +1,11 @@
 """Counterfactual probabilities that the data identify, rewritten as ordinary ones before compiling.
 
 An intervention on a node ``X`` with no parents at all (observed or latent) is the same as
-conditioning on it: nothing that sets ``X`` in the data also moves anything else, so
-``P(E(X=x) | F(X=x)) = P(E | F & X = x)``, and the potential outcomes do not depend on the
-recorded value either, so a factual ``X = x'`` in the conditioning event drops out
-(``P(Y(A=1) = 1 | A = 0) = P(Y = 1 | A = 1)``). The rewritten probability compiles into a
-linear-fractional program (one LP) instead of a program over counterfactual worlds, which a
-global solver can take minutes to close.
-
-The rule is applied only where ``P(X = x)`` is pinned by the data (``X`` a column of a table that
-is not conditioned on a selection event) and positive, as is every factual ``X`` event it drops,
-so the rewritten ratio is defined in every admitted model exactly when the original is.
+conditioning on it, ``P(E(X=x) | F(X=x)) = P(E | F & X = x)``, and a factual ``X = x'`` in the
+conditioning event drops out (``P(Y(A=1) = 1 | A = 0) = P(Y = 1 | A = 1)``): one LP instead of
+a program over counterfactual worlds. The rule applies only where the data pin ``P(X = x)`` (and
+every factual ``X`` event it drops) to a positive value, so the rewritten ratio is defined exactly
+when the original is.
 
 Examples
 --------
@@ -60,8 +55,7 @@ def _settable(setting: Mapping[str, Any], dag: DAG, margins: Mapping[str, Mappin
     if any(x not in dag.nodes or dag.parents(x) or x not in margins or not isinstance(v, int)
            for x, v in setting.items()):  # an unknown node is left to the compiler's message
         return False
-    # conditioning on X = x is only the same where the data give it mass; otherwise the original is
-    # defined (or undefined) where the rewrite is not
+    # conditioning on X = x is only the same where the data give it mass
     return all(_positive(margins, x, v, False) for x, v in setting.items())
 
 
@@ -87,7 +81,7 @@ def identify_interventions(parsed: ParsedExpression, dag: DAG, margins: Mapping[
     parsed : ParsedExpression
         A query.
     dag : DAG
-        The bias's DAG (latent nodes included: a node with a latent parent is not parentless).
+        The bias's DAG (latent nodes included).
     margins : mapping of str to mapping of int to float
         The data's marginal law of each measured node (a table without a selection event), by code.
     notes : list of str, optional
@@ -122,17 +116,13 @@ def absorbable_nodes(config: Any, measured: Collection[str], read: Collection[st
     """Unmeasured nodes that are only noise of one other node, which the model may treat as latent.
 
     A node qualifies when it has no column, no declared cardinality or role, is named by no
-    constraint or query (``read``), has exactly one child, and all its parents qualify too (a
-    chain or tree of such nodes, rooted in nothing observed). Everything that flows from it then
-    reaches the rest of the model through one node as extra exogenous noise, which that node's
-    response functions already allow: declaring the nodes latent leaves the set of models over
-    the other nodes unchanged (the bounds stay sharp) and removes their response types from the
-    program (three such parents of Y multiply Y's types by 2^3 per parent value).
+    constraint or query (``read``), has exactly one child, and all its parents qualify too. It then
+    reaches the model only as noise of its child, which that child's response functions already
+    allow: declaring it latent keeps the bounds sharp and removes its response types.
 
     Parameters
     ----------
     config : BiasConfig
-        The bias.
     measured : collection of str
         Columns of the table.
     read : collection of str
@@ -141,7 +131,7 @@ def absorbable_nodes(config: Any, measured: Collection[str], read: Collection[st
     Returns
     -------
     list of str
-        The qualifying nodes, in topological order.
+        In topological order.
 
     Examples
     --------

@@ -1,15 +1,5 @@
-"""Whether a table fits a bias: its columns are observed DAG nodes in range, and none is forgotten.
-
-The checks behind :meth:`ObservedTable.validate_against <fairprobe.core.table.ObservedTable.validate_against>`,
-on the table's plain facts (its nodes, each node's largest code, its conditioning event), so this
-module needs no table class.
-
-Examples
---------
->>> from fairprobe.core.config import BiasConfig
->>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
->>> check_table_fits(cfg, ["A", "Y", "P"], {"A": 1, "Y": 1, "P": 1}, {})
-"""
+"""Whether a table fits a bias, from the table's plain facts (the checks behind
+:meth:`ObservedTable.validate_against <fairprobe.core.table.ObservedTable.validate_against>`)."""
 
 from __future__ import annotations
 
@@ -28,14 +18,6 @@ def check_table_fits(config: BiasConfig, nodes: Sequence[str], top_codes: Mappin
                      given: Mapping[str, int], unmeasured: Iterable[str] = ()) -> None:
     """Check a table's columns fit a bias config: observed DAG nodes in range, none forgotten.
 
-    The checks run in this order: each column is a DAG node, observed, with codes inside its
-    cardinality; every measured node is a column (or conditioned on, or declared unmeasured); no
-    column is named like an unmeasured or conditioning node; the table's conditioning event is the
-    bias's.
-
-    ``config``, ``unmeasured`` and the errors are those of :meth:`ObservedTable.validate_against
-    <fairprobe.core.table.ObservedTable.validate_against>`, which passes its table's columns here.
-
     Parameters
     ----------
     config : BiasConfig
@@ -46,6 +28,12 @@ def check_table_fits(config: BiasConfig, nodes: Sequence[str], top_codes: Mappin
     given : mapping of str to int
         The table's conditioning event, e.g. ``{"S": 1}``.
     unmeasured : iterable of str
+        Nodes declared unmeasured.
+
+    Raises
+    ------
+    DataError
+        As :meth:`ObservedTable.validate_against <fairprobe.core.table.ObservedTable.validate_against>`.
 
     Examples
     --------
@@ -69,21 +57,17 @@ def _check_columns(config: BiasConfig, nodes: Sequence[str], top_codes: Mapping[
     dag = config.dag
     for node in nodes:
         if node not in dag.nodes:
-            raise DataError(
-                f"Table column {node!r} is not a node of the DAG {dag.nodes}; drop it or map "
-                "the columns to node names (from_frame(df, A='race', ...); command line: "
-                "--columns A=race,Y=label,P=pred)."
-            )
+            raise DataError(f"Table column {node!r} is not a node of the DAG {dag.nodes}; drop it or map "
+                            "the columns to node names (from_frame(df, A='race', ...); command line: "
+                            "--columns A=race,Y=label,P=pred).")
         if node in dag.unobserved:
             raise DataError(f"Table column {node!r} is declared unobserved (unob) in the bias config; drop the "
                             "column, or remove the node from 'unob' if it is in fact measured.")
         card = config.cardinality(node)
         top = top_codes[node]
         if top >= card:
-            raise DataError(
-                f"Column {node!r} has code {top}, outside the declared cardinality {card}; set "
-                f"'cardinalities': {{'{node}': {top + 1}}} in the config."
-            )
+            raise DataError(f"Column {node!r} has code {top}, outside the declared cardinality {card}; set "
+                            f"'cardinalities': {{'{node}': {top + 1}}} in the config.")
 
 
 def _check_none_forgotten(config: BiasConfig, nodes: Sequence[str], given: Mapping[str, int],
@@ -102,33 +86,27 @@ def _check_none_forgotten(config: BiasConfig, nodes: Sequence[str], given: Mappi
     declared = sorted(set(dag.nodes) - set(measured) - set(dag.unobserved) - set(config.cond_nodes)
                       | set(unmeasured))
     unm = f", declared unmeasured {declared}" if declared else ""
-    raise DataError(
-        f"{bias} needs the column(s) {absent}, which the table does not have (table columns: "
-        f"{list(nodes)}; DAG nodes: {list(dag.nodes)}{latent}{cond}{unm}). A missing column is not "
-        f"treated as an unmeasured variable. Add the column (ObservedTable.from_frame(df, "
-        f"{first}='<column>'), or --columns {first}=<column> on the command line), or, if {first} "
-        f"is genuinely unmeasured, declare it: unmeasured={absent!r} in bound/sensitivity/breakdown "
-        f"(--unmeasured {','.join(absent)} on the command line), "
-        "or list the measured nodes in the config's 'observed_nodes' (the others are then unmeasured)."
-    )
+    raise DataError(f"{bias} needs the column(s) {absent}, which the table does not have (table columns: "
+                    f"{list(nodes)}; DAG nodes: {list(dag.nodes)}{latent}{cond}{unm}). A missing column is not "
+                    f"treated as an unmeasured variable. Add the column (ObservedTable.from_frame(df, "
+                    f"{first}='<column>'), or --columns {first}=<column> on the command line), or, if {first} "
+                    f"is genuinely unmeasured, declare it: unmeasured={absent!r} in bound/sensitivity/breakdown "
+                    f"(--unmeasured {','.join(absent)} on the command line), or list the measured nodes in the "
+                    "config's 'observed_nodes' (the others are then unmeasured).")
 
 
 def _check_column_names(config: BiasConfig, nodes: Sequence[str], unmeasured: list[str]) -> None:
     """No column is named like a node the bias declares unmeasured or conditions on."""
     for node in nodes:
         if node in unmeasured or (config.observed_nodes and node not in config.observed_nodes):
-            raise DataError(
-                f"Table column {node!r} is named like the node {node!r}, which the bias declares unmeasured; "
-                "bounding with it would use an unrelated column as that node. Rename or drop the column, "
-                f"or, if it really measures {node}, declare the node measured (remove it from unmeasured= "
-                "or add it to the config's 'observed_nodes')."
-            )
+            raise DataError(f"Table column {node!r} is named like the node {node!r}, which the bias declares "
+                            "unmeasured; bounding with it would use an unrelated column as that node. Rename or drop "
+                            f"the column, or, if it really measures {node}, declare the node measured (remove it from "
+                            "unmeasured= or add it to the config's 'observed_nodes').")
         if node in config.cond_nodes:
-            raise DataError(
-                f"Table column {node!r} is named like the conditioning node {node!r} of the bias; the data "
-                f"are the units with {node} = 1, given by given={{'{node}': 1}}, not by a column. Drop or "
-                "rename the column (keep only the selected rows and build the table with given=)."
-            )
+            raise DataError(f"Table column {node!r} is named like the conditioning node {node!r} of the bias; the "
+                            f"data are the units with {node} = 1, given by given={{'{node}': 1}}, not by a column. "
+                            "Drop or rename the column (keep only the selected rows and build the table with given=).")
 
 
 def _check_given(config: BiasConfig, nodes: Sequence[str], given: Mapping[str, int]) -> None:
@@ -140,7 +118,5 @@ def _check_given(config: BiasConfig, nodes: Sequence[str], given: Mapping[str, i
                             "that conditions on it (e.g. 'selection').")
     for node in config.cond_nodes:
         if node not in given and node not in nodes:
-            raise DataError(
-                f"The config conditions on {node!r}: build the table with given={{'{node}': 1}} "
-                "(data observed only where it holds)."
-            )
+            raise DataError(f"The config conditions on {node!r}: build the table with given={{'{node}': 1}} "
+                            "(data observed only where it holds).")

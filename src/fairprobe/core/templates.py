@@ -1,20 +1,17 @@
 """Constraint templates that follow the data's cardinalities.
 
-A built-in bias is written once and must hold for any number of groups or outcome classes, so
-two shorthands of the constraint grammar expand when the cardinalities are known:
+Two shorthands of the constraint grammar expand when the cardinalities are known:
 
 * ``forall A: <constraint with {A}>`` is one constraint per value ``a`` of ``A``, with ``{A}``
-  replaced by ``a`` (e.g. the per-group constraints of ``selective_labels``);
+  replaced by ``a``;
 * ``P(Z = Y)`` and ``P(Z != Y)``, with a *variable* on the right, are the probabilities that two
   variables of the same cardinality agree (``sum_c P(Z = c & Y = c)``) or disagree; either side
-  may be counterfactual, ``P(Y(T=1) != Y(T=0))``.
+  may be counterfactual.
 
 Examples
 --------
 >>> expand_constraint("P(Z = Y) >= 1 - D", {"Z": 3, "Y": 3}.get)
 ['(P(Z = 0 & Y = 0) + P(Z = 1 & Y = 1) + P(Z = 2 & Y = 2)) >= 1 - D']
->>> expand_constraint("forall A: P(S = 1 | A = {A}) >= 1 - D", {"A": 2}.get)
-['P(S = 1 | A = 0) >= 1 - D', 'P(S = 1 | A = 1) >= 1 - D']
 """
 
 from __future__ import annotations
