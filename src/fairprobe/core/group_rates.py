@@ -1,12 +1,9 @@
 """What the data show without any bias model: every group's rates and sizes from one table.
 
-:func:`group_rates` is the plain group-metric table an auditor reads first (what fairlearn's
-``MetricFrame`` gives: ``overall``, ``by_group``, ``difference()``, ``ratio()``), computed from the
-same :class:`~fairprobe.core.table.ObservedTable` the causal bounds use, with no solver call. A rate
-whose conditioning event has no unit is NaN (undefined), never 0; a group with fewer than
-:data:`~fairprobe.core.small_groups.FEW_UNITS` units behind a rate (its denominator: the group's
-negatives for its FPR, all its units for its selection rate) is listed in ``few_units``, and a
-headline gap that rests on such a group names it (the rule: :mod:`fairprobe.core.small_groups`).
+:func:`group_rates` is the plain group-metric table an auditor reads first (like fairlearn's
+``MetricFrame``), from the same :class:`~fairprobe.core.table.ObservedTable` the causal bounds use,
+with no solver call. A rate whose conditioning event has no unit is NaN, never 0; rates behind too
+few units are listed in ``few_units`` (:mod:`fairprobe.core.small_groups`).
 """
 
 from __future__ import annotations
@@ -62,19 +59,14 @@ def _check_labels_say_which_is_1(table: ObservedTable) -> None:
         flag = " or ".join(f"--pos-label {v}" for v in shown[:2])
         named = repr(column) if column == node else f"{column!r} (node {node})"
         what = "the label (outcome)" if node == "Y" else "the prediction"
-        raise DataError(
-            f"Column {named} holds the labels {shown}, and {node} is {what}, a 0/1 value: fairprobe cannot tell "
-            f"which one means 1 (sorted order is not a meaning). Say which: {say} (command line: {flag}; app: "
-            f"choose the positive label on the Data page), or recode the column to 0/1 first, e.g. "
-            f"df[{column!r}] = (df[{column!r}] == {shown[-1]!r}).astype(int).")
+        raise DataError(f"Column {named} holds the labels {shown}, and {node} is {what}, a 0/1 value: fairprobe "
+                        f"cannot tell which one means 1 (sorted order is not a meaning). Say which: {say} (command "
+                        f"line: {flag}; app: choose the positive label on the Data page), or recode the column to 0/1 "
+                        f"first, e.g. df[{column!r}] = (df[{column!r}] == {shown[-1]!r}).astype(int).")
 
 
 def group_rates(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P", pos_label: Any = None) -> GroupRates:
     """Every group's observed rates and sizes, from one table, with no bias model and no solver.
-
-    The label and the prediction must say which value means 1: 0/1, False/True or '0'/'1'.
-    Other labels (``'hired'``/``'rejected'``, ``1``/``2``) are refused unless ``pos_label``
-    names the positive one: sorted order is not a meaning.
 
     Parameters
     ----------
@@ -83,10 +75,8 @@ def group_rates(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P", pos_labe
     A, Y, P : str
         Columns (of a frame of rows) holding the attribute, the label and the binary prediction.
     pos_label : label or dict, optional
-        The label that means 1 (the positive outcome and prediction), as in
-        :meth:`ObservedTable.from_frame`: one label applies to every column that holds it and whose
-        labels do not say which one means 1 (a 0/1 column keeps its meaning); a dict by node,
-        ``{"Y": "hired", "P": "hire"}``, may also reverse a 0/1 column (``{"Y": 0}``).
+        The label that means 1, as in :meth:`ObservedTable.from_frame`; needed when the label or
+        prediction is not coded 0/1, False/True or '0'/'1' (``'hired'``/``'rejected'``, ``1``/``2``).
 
     Returns
     -------
@@ -127,9 +117,7 @@ def group_rates(data: Any, *, A: str = "A", Y: str = "Y", P: str = "P", pos_labe
     if missing:
         raise DataError(f"The table has no node(s) {missing}; group_rates() reads the attribute A, the label Y and the "
                         f"prediction P (the table has {table.nodes}).")
-    # the rule of ObservedTable.from_frame, by the same code: one label applies to the columns whose labels
-    # leave open which one means 1 (a 0/1 column keeps its meaning); a dict may also reverse a 0/1 column
-    table = table.with_pos_label(pos_label)
+    table = table.with_pos_label(pos_label)  # the rule of ObservedTable.from_frame, by the same code
     _check_labels_say_which_is_1(table)
     cells = table.cells
     for node in ("Y", "P"):

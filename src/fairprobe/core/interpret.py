@@ -1,9 +1,8 @@
 """What a causal result settles, decided in one place: the rules, and every conclusion function by name.
 
-Every front end (the command line, the app, reports) prints the :class:`~fairprobe.core.results.Conclusion`
-these functions return and never decides itself. Each function sits beside the result it reads, in the
-results layer (:mod:`fairprobe.core.results`), and is re-exported here; the words they share are in
-:mod:`fairprobe.core.results.wording`. No result module imports this one. The rules:
+Every front end prints the :class:`~fairprobe.core.results.Conclusion` these functions return and
+never decides itself. Each function sits beside the result it reads (:mod:`fairprobe.core.results`)
+and is re-exported here. The rules:
 
 * A **rate** (one group's rate, or a query with one probability) gets its range: it has no sign to
   keep or flip (verdict ``"range"``).
@@ -16,12 +15,9 @@ results layer (:mod:`fairprobe.core.results`), and is re-exported here; the word
 * A solver stopped at its limit keeps its bounds certified but maybe loose: what they settle
   holds, what they leave open may only be loose; the text says so.
 * With a sampling interval, a conclusion that survives the bias but not the noise of the sample
-  (the interval reaches 0 where the bounds do not) reads ``"survives_bias_only"``: it holds in the
-  population the table describes, not in this sample's.
-* A rate measured on fewer than :data:`~fairprobe.core.small_groups.FEW_UNITS` units (the units
-  behind it: its denominator, e.g. a group's negatives for its FPR; :mod:`fairprobe.core.small_groups`
-  states the rule) gets its bounds and, when computed, its sampling interval, and **no claim** (verdict
-  ``"too_few_units"``): a sign or a breakdown point read off so few units is noise, not a finding.
+  reads ``"survives_bias_only"``.
+* A rate measured on fewer than :data:`~fairprobe.core.small_groups.FEW_UNITS` units
+  (:mod:`fairprobe.core.small_groups`) gets its bounds and **no claim** (``"too_few_units"``).
 """
 
 from __future__ import annotations
@@ -39,16 +35,5 @@ from fairprobe.core.results.wording import (
     too_few_units_text,
 )
 
-__all__ = [
-    "FEW_UNITS",
-    "POINT_WIDTH",
-    "SIGN_TOLERANCE",
-    "Conclusion",
-    "ObservedValue",
-    "bound_conclusion",
-    "breakdown_conclusion",
-    "held_parameters",
-    "sweep_conclusion",
-    "threshold_test",
-    "too_few_units_text",
-]
+__all__ = ["FEW_UNITS", "POINT_WIDTH", "SIGN_TOLERANCE", "Conclusion", "ObservedValue", "bound_conclusion",
+           "breakdown_conclusion", "held_parameters", "sweep_conclusion", "threshold_test", "too_few_units_text"]

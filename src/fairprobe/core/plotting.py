@@ -13,14 +13,11 @@ def new_axes(ax: Any = None, size: tuple[float, float] = (5, 3.5)) -> Any:
     Parameters
     ----------
     ax : matplotlib.axes.Axes, optional
-        Axes to draw on; returned unchanged.
     size : (float, float)
-        Width and height in inches of a new figure.
 
     Returns
     -------
     matplotlib.axes.Axes
-        Where to draw.
 
     Examples
     --------
