@@ -36,13 +36,11 @@ class BreakdownResult(Explained):
     parameter : str
         The sensitivity parameter moved.
     claim : str
-        The conclusion tested, in words (``"metric < 0"``); :meth:`conclusion` says what the
-        breakdown point means for it.
+        The conclusion tested, in words (``"metric < 0"``).
     below, above : BoundResult or None
         Certified bounds just below (conclusion holds) and at ``value`` (it can fail).
     no_bias : BoundResult
-        Certified bounds with no bias (the moved parameter at 0); their ``observed`` value is the
-        data's own.
+        Certified bounds with the moved parameter at 0.
     n_solves : int
         Bound computations used.
     metric : str
@@ -52,9 +50,8 @@ class BreakdownResult(Explained):
     wall_time : float
         Seconds spent.
     ci_value : float or None
-        With ``ci=``: the smallest value at which the confidence interval (bias and sampling
-        error) reaches the threshold (``0``: the noise alone leaves the conclusion open; ``inf``:
-        it holds up to ``D_max``); None without ``ci``.
+        With ``ci=``: the breakdown point of the confidence interval (bias and sampling error);
+        ``0`` when the noise alone leaves the conclusion open; None without ``ci``.
     ci_below, ci_above : BoundResult or None
         The bounds with their :attr:`~BoundResult.interval` just below and at ``ci_value``.
 
@@ -63,10 +60,8 @@ class BreakdownResult(Explained):
     >>> import fairprobe as fp
     >>> from fairprobe.datasets import load_paper_table
     >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, xtol=0.01, D_max=0.1)
-    >>> res.claim, res.value, res.n_solves
-    ('metric > 0.2', 0.0125, 6)
-    >>> round(res.above.lower, 6)
-    0.196491
+    >>> res.claim, res.value, res.n_solves, round(res.above.lower, 6)
+    ('metric > 0.2', 0.0125, 6, 0.196491)
     """
 
     value: float
@@ -108,9 +103,8 @@ class BreakdownResult(Explained):
         Returns
         -------
         pandas.DataFrame
-            Columns ``point`` (``no_bias``, ``below``, ``above``, and with a sampling interval
-            ``ci_below``, ``ci_above`` around :attr:`ci_value`), the moved parameter, ``lower``,
-            ``upper``, ``status``, and the ``ci_*`` columns of the points that have an interval.
+            Columns ``point`` (``no_bias``, ``below``, ``above``, ``ci_below``, ``ci_above``), the moved
+            parameter, ``lower``, ``upper``, ``status``, and the ``ci_*`` columns of points with an interval.
 
         Examples
         --------
@@ -133,8 +127,6 @@ class BreakdownResult(Explained):
         Returns
         -------
         Summary
-            The conclusion tested, the breakdown point, the certified bounds on both sides of it and
-            what it means; renders as HTML too.
 
         Examples
         --------
@@ -194,9 +186,8 @@ class BreakdownResult(Explained):
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
         >>> res = fp.breakdown("proxy_label", "fpr", load_paper_table(), threshold=0.2, xtol=0.01, D_max=0.1)
-        >>> d = res.to_dict()
-        >>> d["value"], d["parameter"], sorted(d["below"])[:3]
-        (0.0125, 'D', ['backend', 'conclusion', 'details'])
+        >>> res.to_dict()["value"]
+        0.0125
         """
         return {"metric": self.metric, "parameter": self.parameter, "claim": self.claim,
                 "value": json_number(self.value), "xtol": self.xtol,
@@ -210,7 +201,7 @@ class BreakdownResult(Explained):
 
 
 def breakdown_conclusion(res: BreakdownResult) -> Conclusion:
-    """:meth:`BreakdownResult.conclusion` of ``res``: what a breakdown point means for the audit."""
+    """:meth:`BreakdownResult.conclusion` of ``res``."""
     observed = ObservedValue(res.no_bias.lower, res.no_bias.upper).text()
     others = held_parameters(res.no_bias.parameters, res.parameter)
     start = f"With {others} and {res.parameter} = 0 the bounds give" if others else "Without bias the data give"
@@ -246,4 +237,3 @@ def _breakdown_noise(res: BreakdownResult) -> str:
         return f" With sampling error too (the {level} confidence interval) it holds for every {res.parameter} tested."
     return (f" With sampling error (the {level} confidence interval) it holds while {res.parameter} < "
             f"{res.ci_value:.4g}: the conclusion that survives both the bias and the noise.")
-

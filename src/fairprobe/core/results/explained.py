@@ -21,7 +21,6 @@ def few_units_line(few: Mapping[str, int]) -> str:
     Parameters
     ----------
     few : mapping of str to int
-        Events and their numbers of units.
 
     Returns
     -------
@@ -39,10 +38,7 @@ def few_units_line(few: Mapping[str, int]) -> str:
 
 
 class Summary(str):
-    """A printable summary that also renders as HTML (statsmodels' ``Summary`` is the model).
-
-    It *is* the text (a ``str``), so ``print(s)`` and ``"bias" in s`` work; :meth:`as_html` and
-    ``_repr_html_`` (notebooks) render the title, the text and the tables.
+    """A printable summary (a ``str``) that also renders as HTML, with its title and tables.
 
     Parameters
     ----------
@@ -56,10 +52,8 @@ class Summary(str):
     Examples
     --------
     >>> s = Summary("2 groups, gap 0.1", title="Rates", tables={"rates": pd.DataFrame({"rate": [0.2, 0.3]})})
-    >>> print(s)
-    2 groups, gap 0.1
-    >>> "<table" in s.as_html()
-    True
+    >>> s, "<table" in s.as_html()
+    ('2 groups, gap 0.1', True)
     """
 
     title: str
@@ -77,7 +71,6 @@ class Summary(str):
         Returns
         -------
         str
-            The text without the title and tables.
 
         Examples
         --------
@@ -92,7 +85,6 @@ class Summary(str):
         Returns
         -------
         str
-            HTML with the escaped title (``<h4>``), the text (``<pre>``) and each table.
 
         Examples
         --------
@@ -112,13 +104,9 @@ class Summary(str):
 
 
 class Explained(abc.ABC):
-    """The interface every result has: it explains itself.
+    """The interface every result and :class:`~fairprobe.plugins.base.Analysis` has: it explains itself.
 
-    Subclasses implement :meth:`summary`, :meth:`to_frame` and :meth:`conclusion`;
-    :meth:`to_dict` defaults to the summary text and tables, ``_repr_html_`` renders the summary.
-    :class:`BoundResult`, :class:`~fairprobe.core.sensitivity.SensitivityResult`,
-    :class:`~fairprobe.core.breakdown.BreakdownResult`, :class:`~fairprobe.core.group_rates.GroupRates`
-    and every :class:`~fairprobe.plugins.base.Analysis` are ``Explained``.
+    Subclasses implement :meth:`summary`, :meth:`to_frame` and :meth:`conclusion`.
 
     Examples
     --------

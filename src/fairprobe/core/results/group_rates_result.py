@@ -42,9 +42,7 @@ class GroupRates(Explained):
     attribute : str
         The attribute node.
     few_units : dict of str to int
-        ``"group: rate"`` entries whose rate rests on fewer than ``FEW_UNITS`` units (the units
-        behind it: its denominator, all of the group's units for ``base_rate``, ``selection_rate``
-        and ``accuracy``).
+        ``"group: rate"`` entries whose rate rests on fewer than ``FEW_UNITS`` units (its denominator).
 
     Examples
     --------
@@ -149,14 +147,12 @@ class GroupRates(Explained):
         return [(key.rsplit(": ", 1)[0], self.few_units[key]) for key in keys if key in self.few_units]
 
     def conclusion(self) -> Conclusion:
-        """The largest observed gaps, with no bias model (``"finding"``).
-
-        A gap whose end rests on fewer than ``FEW_UNITS`` units names that group and its count; when
-        the largest gap does, the verdict is ``"too_few_units"``: it is no finding.
+        """The largest observed gaps, with no bias model.
 
         Returns
         -------
         Conclusion
+            ``"finding"``, or ``"too_few_units"`` when the largest gap rests on too few units.
 
         Examples
         --------
@@ -200,5 +196,3 @@ class GroupRates(Explained):
         lines = [f"observed rates by group of {self.attribute} (no bias model, no solver):",
                  self.to_frame().round(4).to_string(), self.conclusion().text]
         return Summary("\n".join(lines), title="Observed group rates", tables={"by group": self.to_frame()})
-
-

@@ -12,9 +12,7 @@ __all__ = ["SamplingInterval", "interval_columns"]
 
 @dataclass
 class SamplingInterval:
-    """A bound's sampling interval: the metric's confidence interval beside the bias-only bounds.
-
-    Built by :func:`~fairprobe.core.uncertainty.sampling_interval` (``fp.bound(..., ci=0.95)``).
+    """A bound's sampling interval (``fp.bound(..., ci=0.95)``): the confidence interval beside the bias-only bounds.
 
     Attributes
     ----------
@@ -23,9 +21,8 @@ class SamplingInterval:
     method : str
         ``"bootstrap"``, ``"projection"`` or ``"bayes"``.
     lower, upper : float
-        Interval for the metric: covers its true value with probability ``level`` when the bias
-        is at most the sensitivity value (Imbens-Manski with Stoye's correction; for projection
-        the region's bound).
+        Covers the metric's true value with probability ``level`` when the bias is at most the
+        sensitivity value (Imbens-Manski with Stoye's correction; for projection the region's bound).
     set_lower, set_upper : float
         Interval for the whole identified set (each end two-sided): wider.
     estimate : (float, float)
@@ -139,10 +136,6 @@ class SamplingInterval:
         >>> ci = SamplingInterval(0.95, "bayes", 0.1, 0.5, 0.09, 0.52, (0.2, 0.4), 0.03, 0.04, 1.7, 1000, 0, 500, 0)
         >>> ci.to_dict()["set_upper"]
         0.52
-        >>> import json, numpy as np  # numpy scalars (a seed given as np.int64) become Python numbers
-        >>> json.dumps(SamplingInterval(0.9, "projection", 0.1, 0.5, 0.1, 0.5, (0.2, 0.4), 0, 0, 0, 0, 0, 50,
-        ...                             np.int64(3)).to_dict()["seed"])
-        '3'
         """
         return jsonable({"level": self.level, "method": self.method, "lower": self.lower, "upper": self.upper,
                          "set_lower": self.set_lower, "set_upper": self.set_upper, "estimate": list(self.estimate),
@@ -163,4 +156,3 @@ def interval_columns(interval: SamplingInterval | None) -> dict[str, Any]:
         return {}
     return {"ci_lower": interval.lower, "ci_upper": interval.upper, "ci_set_lower": interval.set_lower,
             "ci_set_upper": interval.set_upper, "ci_level": interval.level, "ci_method": interval.method}
-

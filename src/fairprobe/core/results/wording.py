@@ -1,9 +1,6 @@
 """The words every result's conclusion shares: :class:`Conclusion`, :class:`ObservedValue` and the rules for signs.
 
-The rules that decide a conclusion are listed in :mod:`fairprobe.core.interpret`; each result's own
-conclusion function sits beside its class (:mod:`~fairprobe.core.results.bound_result`,
-:mod:`~fairprobe.core.results.sweep_result`, :mod:`~fairprobe.core.results.breakdown_result`) and reads
-the shared pieces here. This module imports no result class, so every result module can import it.
+The rules are listed in :mod:`fairprobe.core.interpret`. This module imports no result class.
 """
 
 from __future__ import annotations
@@ -15,20 +12,8 @@ from typing import Any
 from fairprobe.core.jsonsafe import json_number as fix
 from fairprobe.core.small_groups import FEW_UNITS  # the one rule (re-exported here and by core.results)
 
-__all__ = [
-    "FEW_UNITS",
-    "LIMIT_NOTE",
-    "POINT_WIDTH",
-    "SIGN_TOLERANCE",
-    "Conclusion",
-    "ObservedValue",
-    "held_parameters",
-    "keeps_sign",
-    "observed_sign",
-    "percent",
-    "setting_text",
-    "too_few_units_text",
-]
+__all__ = ["FEW_UNITS", "LIMIT_NOTE", "POINT_WIDTH", "SIGN_TOLERANCE", "Conclusion", "ObservedValue", "held_parameters",
+           "keeps_sign", "observed_sign", "percent", "setting_text", "too_few_units_text"]
 
 #: A bound within this of 0 does not settle a sign (solver tolerances).
 SIGN_TOLERANCE = 1e-6
@@ -44,11 +29,9 @@ class Conclusion:
     Attributes
     ----------
     verdict : str
-        ``"survives"`` (the conclusion the data show without bias still holds), ``"could_be_zero"``
-        (a never-negative gap: at this bias it could vanish), ``"can_flip"`` (a signed disparity
-        whose sign can flip), ``"undetermined"`` (the data alone do not settle it, or the metric has
-        no value without bias), ``"range"`` (a rate: its range is the answer, there is no sign to
-        keep) or ``"finding"`` (an analysis' headline).
+        ``"survives"``, ``"survives_bias_only"``, ``"could_be_zero"``, ``"can_flip"``,
+        ``"undetermined"``, ``"range"``, ``"too_few_units"`` (the rules: :mod:`fairprobe.core.interpret`)
+        or ``"finding"`` (an analysis' headline).
     text : str
         The conclusion in plain words; every front end prints exactly this.
     notes : tuple of str
@@ -56,9 +39,8 @@ class Conclusion:
 
     Examples
     --------
-    >>> c = Conclusion("survives", "The disparity stays negative.")
-    >>> str(c), c.to_dict()["verdict"]
-    ('The disparity stays negative.', 'survives')
+    >>> str(Conclusion("survives", "The disparity stays negative."))
+    'The disparity stays negative.'
     """
 
     verdict: str
@@ -173,14 +155,12 @@ class ObservedValue:
         return {"lower": fix(self.lower), "upper": fix(self.upper), "error": self.error}
 
 
-
 def held_parameters(parameters: Mapping[str, float], moved: str | None = None) -> str:
     """The sensitivity parameters other than ``moved`` held at non-zero values, as text ("" when none).
 
     Parameters
     ----------
     parameters : mapping of str to float
-        Parameter values (e.g. a result's ``parameters``).
     moved : str, optional
         The parameter the breakdown moves.
 
@@ -194,6 +174,7 @@ def held_parameters(parameters: Mapping[str, float], moved: str | None = None) -
     'D_proxy_label = 0.01'
     """
     return ", ".join(f"{k} = {v:g}" for k, v in parameters.items() if k != moved and v)
+
 
 #: The caveat of a solver stopped at its limit (a bound's, a sweep point's or a breakdown step's).
 LIMIT_NOTE = ("The solver stopped at its limit, so the range may be wider than the true one: what it settles "
