@@ -94,8 +94,7 @@ def choose_backend(program: PolynomialProgram | None, available: Sequence[str],
 
     Examples
     --------
-    >>> import fairprobe as fp
-    >>> lp = fp.PolynomialProgram.from_text("maximize\\n  x + y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1\\n")
+    >>> lp = PolynomialProgram.from_text("maximize\\n  x + y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1\\n")
     >>> choose_backend(lp, ["highs", "ortools", "scip"]), choose_backend(lp, ["ortools", "scip"])
     ('highs', 'ortools')
     >>> choose_backend(lp, ["highs", "scip"], requested="scip"), choose_backend(lp, ["scip"], requested="scip")
@@ -106,23 +105,16 @@ def choose_backend(program: PolynomialProgram | None, available: Sequence[str],
     avail = set(available)
     if requested is not None:
         continuous = program is not None and not program.has_integers
-        if requested in EXACT_IN_FRONT_OF and continuous and EXACT in avail:
-            return EXACT
-        return requested
-    if program is not None:
-        if program.max_degree <= 1 and not program.has_integers:
-            for name in (EXACT, "ortools"):
-                if name in avail:
-                    return name
-        elif "gurobi" in avail:
-            from fairprobe.backends.gurobi import fits_licence
+        return EXACT if requested in EXACT_IN_FRONT_OF and continuous and EXACT in avail else requested
+    order = ("scip", *_GLOBAL_FALLBACKS)
+    if program is not None and program.max_degree <= 1 and not program.has_integers:
+        order = (EXACT, "ortools", *order)
+    elif program is not None and "gurobi" in avail:
+        from fairprobe.backends.gurobi import fits_licence
 
-            if fits_licence(program):
-                return "gurobi"
-    if "scip" in avail:
-        return "scip"
-    fallback = next((name for name in _GLOBAL_FALLBACKS if name in avail), None)
-    return fallback or (available[0] if available else None)
+        if fits_licence(program):
+            return "gurobi"
+    return next((name for name in order if name in avail), available[0] if available else None)
 
 
 class AutoBackend(Backend):
@@ -145,17 +137,9 @@ class AutoBackend(Backend):
     Examples
     --------
     >>> import fairprobe as fp
-    >>> auto = fp.get_backend("auto")
-    >>> prog = fp.PolynomialProgram.from_text('''
-    ... maximize
-    ...   x*y
-    ... subject to
-    ...   x + y <= 1
-    ... bounds
-    ...   0 <= x <= 1
-    ...   0 <= y <= 1
-    ... ''')
-    >>> res = auto.solve(prog)
+    >>> prog = PolynomialProgram.from_text("maximize\\n  x*y\\nsubject to\\n  x + y <= 1\\n"
+    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
+    >>> res = fp.get_backend("auto").solve(prog)
     >>> round(res.objective_bound, 6), res.extra["auto_choice"] in {"gurobi", "scip"}
     (0.25, True)
     """
@@ -330,7 +314,11 @@ class AutoBackend(Backend):
     def routed(self, result: SolveResult, route: str) -> SolveResult:
         """``result`` of another backend's exact route, saying ``auto chose`` it (as :meth:`solve`'s own choices do).
 
-        See :meth:`Backend.routed <fairprobe.backends.base.Backend.routed>` for the parameters.
+        Parameters
+        ----------
+        result : SolveResult
+        route : str
+            As for :meth:`Backend.routed <fairprobe.backends.base.Backend.routed>`.
 
         Examples
         --------

@@ -126,26 +126,20 @@ def _stderr_lines() -> Iterator[list[str]]:
     descriptors cannot be set up.
     """
     lines: list[str] = []
+    opened: list[int] = []  # the pipe's read and write ends, and the saved stderr
     try:
         sys.stderr.flush()
-        read_fd, write_fd = os.pipe()
+        opened.extend(os.pipe())
+        opened.append(os.dup(2))
+        os.dup2(opened[1], 2)
     except (OSError, ValueError, AttributeError):
-        yield lines
-        return
-    try:
-        saved = os.dup(2)
-    except OSError:
-        os.close(read_fd)
-        os.close(write_fd)
-        yield lines
-        return
-    try:
-        os.dup2(write_fd, 2)
-    except OSError:
-        for fd in (read_fd, write_fd, saved):
+        for fd in opened:
             os.close(fd)
+        opened = []
+    if not opened:
         yield lines
         return
+    read_fd, write_fd, saved = opened
     os.close(write_fd)  # descriptor 2 holds the pipe's only write end now
     crash_report = faulthandler.is_enabled()
     if crash_report:  # a crash inside SCIP must reach the real stderr, not a pipe nobody reads any more

@@ -420,11 +420,7 @@ class PolynomialProgram:
         >>> PolynomialProgram.from_text("minimize\\n  (x^2) / (x + 1)\\nbounds\\n  0 <= x <= 1").max_degree
         2
         """
-        degs = [degree(self.objective)]
-        if self.objective_denominator is not None:
-            degs.append(degree(self.objective_denominator))
-        degs.extend(degree(c.poly) for c in self.constraints)
-        return max(degs)
+        return max(map(degree, iter_polys(self)))
 
     @property
     def has_integers(self) -> bool:
@@ -476,16 +472,9 @@ class PolynomialProgram:
         >>> s.n_variables, s.n_constraints, s.n_terms
         (2, 0, 1)
         """
-        n_terms = len(self.objective) + sum(len(c.poly) for c in self.constraints)
-        if self.objective_denominator is not None:
-            n_terms += len(self.objective_denominator)
-        return ProgramStats(
-            n_variables=len(self.variables),
-            n_constraints=len(self.constraints),
-            n_terms=n_terms,
-            max_degree=self.max_degree,
-            fractional_objective=self.is_fractional,
-        )
+        return ProgramStats(n_variables=len(self.variables), n_constraints=len(self.constraints),
+                            n_terms=sum(map(len, iter_polys(self))), max_degree=self.max_degree,
+                            fractional_objective=self.is_fractional)
 
     def validate(self) -> None:
         """Re-check every invariant; programs built through ``add_variable``/``add_constraint`` are valid by
