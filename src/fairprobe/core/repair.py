@@ -134,17 +134,8 @@ def repair_point(program: PolynomialProgram, ratios: list[str], point: Mapping[s
     Examples
     --------
     >>> import fairprobe as fp
-    >>> prog = fp.PolynomialProgram.from_text('''
-    ... maximize
-    ...   r
-    ... subject to
-    ...   s: a + b == 1
-    ...   r_def: r*a + r*b - a == 0
-    ... bounds
-    ...   0 <= a <= 1
-    ...   0 <= b <= 1
-    ...   0 <= r <= 1
-    ... ''')
+    >>> text = "maximize\\n r\\nsubject to\\n s: a + b == 1\\n r_def: r*a + r*b - a == 0\\n"
+    >>> prog = fp.PolynomialProgram.from_text(text + "bounds\\n 0 <= a <= 1\\n 0 <= b <= 1\\n 0 <= r <= 1")
     >>> fixed = repair_point(prog, ["r"], {"a": 0.7000004, "b": 0.3, "r": 0.7}, fp.get_backend("highs"))
     >>> prog.max_violation(fixed) <= 1e-9, round(fixed["r"], 6)
     (True, 0.7)
@@ -291,17 +282,8 @@ def project_to_model(program: PolynomialProgram, query_rows: frozenset[str] | se
     Examples
     --------
     >>> import fairprobe as fp
-    >>> prog = fp.PolynomialProgram.from_text('''
-    ... minimize
-    ...   t
-    ... subject to
-    ...   s: a + b == 1
-    ...   w: t - a >= 0
-    ... bounds
-    ...   0 <= a <= 1
-    ...   0 <= b <= 1
-    ...   0 <= t <= 1
-    ... ''')
+    >>> text = "minimize\\n t\\nsubject to\\n s: a + b == 1\\n w: t - a >= 0\\n"
+    >>> prog = fp.PolynomialProgram.from_text(text + "bounds\\n 0 <= a <= 1\\n 0 <= b <= 1\\n 0 <= t <= 1")
     >>> fixed = project_to_model(prog, {"w"}, {"a": 0.3000004, "b": 0.7, "t": 0.3}, fp.get_backend("highs"))
     >>> abs(fixed["a"] + fixed["b"] - 1) <= 1e-9
     True

@@ -51,19 +51,8 @@ class Rewrite:
 
     Examples
     --------
-    >>> prog = PolynomialProgram.from_text('''
-    ... minimize
-    ...   x
-    ... subject to
-    ...   dist: y + z == 1
-    ...   data: x*y == 0.2
-    ...   other: x*z + u == 0.3
-    ... bounds
-    ...   0 <= x <= 1
-    ...   0 <= y <= 1
-    ...   0 <= z <= 1
-    ...   0 <= u <= 1
-    ... ''')
+    >>> text = "minimize\\n x\\nsubject to\\n dist: y + z == 1\\n data: x*y == 0.2\\n other: x*z + u == 0.3\\n"
+    >>> prog = PolynomialProgram.from_text(text + "bounds\\n 0 <= x <= 1\\n 0 <= y <= 1\\n 0 <= z <= 1\\n 0 <= u <= 1")
     >>> rewrite = reparametrise(prog)
     >>> [v.name for v in rewrite.program.variables], len(rewrite.steps)
     (['u', 'inv_y'], 1)
@@ -355,19 +344,8 @@ def reparametrise(prog: PolynomialProgram) -> Rewrite | None:
 
     Examples
     --------
-    >>> prog = PolynomialProgram.from_text('''
-    ... minimize
-    ...   x
-    ... subject to
-    ...   dist: y + z == 1
-    ...   data: x*y == 0.2
-    ...   other: x*z + u == 0.3
-    ... bounds
-    ...   0 <= x <= 1
-    ...   0 <= y <= 1
-    ...   0 <= z <= 1
-    ...   0 <= u <= 1
-    ... ''')
+    >>> text = "minimize\\n x\\nsubject to\\n dist: y + z == 1\\n data: x*y == 0.2\\n other: x*z + u == 0.3\\n"
+    >>> prog = PolynomialProgram.from_text(text + "bounds\\n 0 <= x <= 1\\n 0 <= y <= 1\\n 0 <= z <= 1\\n 0 <= u <= 1")
     >>> print(reparametrise(prog).program.to_text())
     minimize
       0.2*inv_y
