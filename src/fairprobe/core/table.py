@@ -57,7 +57,6 @@ def check_one_column_per_node(mapping: Mapping[str, Any]) -> None:
     Parameters
     ----------
     mapping : mapping of str to column name
-        ``{node: column}``.
 
     Raises
     ------
@@ -245,12 +244,8 @@ class ObservedTable:
     Examples
     --------
     >>> t = ObservedTable(pd.DataFrame({"A": [0, 1, 0], "prob": [0.25, 0.5, 0.25]}))
-    >>> t.cells
-       A  prob
-    0  0   0.5
-    1  1   0.5
-    >>> t.n is None
-    True
+    >>> t.cells.values.tolist(), t.n
+    ([[0.0, 0.5], [1.0, 0.5]], None)
     """
 
     cells: pd.DataFrame
@@ -520,7 +515,6 @@ class ObservedTable:
         Returns
         -------
         float
-            The total probability of the cells matching ``event``.
 
         Raises
         ------
@@ -533,7 +527,7 @@ class ObservedTable:
         >>> t.prob({"A": 1}), t.prob({"A": 1, "P": 1})
         (0.75, 0.5)
         """
-        columns = self._column_arrays()
+        columns = self.column_arrays()
         unknown = [k for k in event if k not in columns or k == _PROB]
         if unknown:
             raise DataError(f"Node(s) {unknown} are not columns of the table {self.nodes}.")
@@ -554,9 +548,6 @@ class ObservedTable:
         >>> ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]})).column_arrays()["prob"].tolist()
         [0.25, 0.75]
         """
-        return self._column_arrays()
-
-    def _column_arrays(self) -> dict[str, np.ndarray]:
         cached = self.__dict__.get("_columns")
         if cached is None or cached[0] is not self.cells:
             cached = (self.cells, {c: self.cells[c].to_numpy() for c in self.cells.columns})
@@ -577,7 +568,7 @@ class ObservedTable:
         """
         cached = self.__dict__.get("_cell_probs")
         if cached is None or cached[0] is not self.cells:
-            columns = self._column_arrays()
+            columns = self.column_arrays()
             keys = zip(*(columns[v].tolist() for v in self.nodes), strict=True)
             cached = (self.cells, dict(zip(keys, columns[_PROB].tolist(), strict=True)))
             self.__dict__["_cell_probs"] = cached
@@ -598,8 +589,7 @@ class ObservedTable:
 
         Examples
         --------
-        >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]}))
-        >>> t.counts().tolist()
+        >>> ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]})).counts().tolist()
         [3, 9]
         """
         if not self.n and self.weights_reason:
@@ -615,8 +605,7 @@ class ObservedTable:
                 "units behind it: pass n= (ObservedTable.from_probabilities(df, n=<number of units>)), or build "
                 "the table with ObservedTable.from_counts (cell counts) or ObservedTable.from_frame (one row per "
                 "unit); on the command line, give a cells file with an 'n' column of counts, or unit rows.")
-        counts = np.rint(self.cells[_PROB].to_numpy() * self.n).astype(np.int64)
-        return counts
+        return np.rint(self.cells[_PROB].to_numpy() * self.n).astype(np.int64)
 
     def with_probabilities(self, probs: Any, *, n: int | None = None) -> ObservedTable:
         """The same cells with new probabilities (a resampled or updated table), without re-coding.
@@ -640,9 +629,9 @@ class ObservedTable:
 
         Examples
         --------
-        >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]}))
-        >>> t.with_probabilities([0.5, 0.5]).prob({"A": 0})
-        0.5
+        >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]})).with_probabilities([0.5, 0.5])
+        >>> t.prob({"A": 0}), t.n
+        (0.5, 12)
         """
         try:
             probs = np.array(probs, dtype=float)  # a copy: the caller may reuse its buffer
@@ -662,7 +651,7 @@ class ObservedTable:
         new.__dict__.pop("_cell_probs", None)
         new.cells = self.cells.assign(**{_PROB: probs})
         # the node columns are the same arrays; only the probabilities are new
-        new.__dict__["_columns"] = (new.cells, {**self._column_arrays(), _PROB: probs})
+        new.__dict__["_columns"] = (new.cells, {**self.column_arrays(), _PROB: probs})
         new.n = self.n if n is None else n
         new.region = None
         return new
@@ -695,9 +684,8 @@ class ObservedTable:
 
         Examples
         --------
-        >>> t = ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]}))
-        >>> t.with_region([0.1, 0.5], [0.5, 0.9]).region[1].tolist()
-        [0.5, 0.9]
+        >>> ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [3, 9]})).with_region([0, 0.5], [0.5, 1]).region
+        (array([0. , 0.5]), array([0.5, 1. ]))
         """
         lo, hi = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
         if lo.shape != (len(self.cells),) or hi.shape != lo.shape:
@@ -716,7 +704,6 @@ class ObservedTable:
         Parameters
         ----------
         node : str
-            A node column.
 
         Returns
         -------
@@ -730,7 +717,7 @@ class ObservedTable:
         """
         if node in self.categories:
             return len(self.categories[node])
-        return int(self._column_arrays()[node].max()) + 1
+        return int(self.column_arrays()[node].max()) + 1
 
     def with_pos_label(self, pos_label: Any) -> ObservedTable:
         """This table with the label coded 1 named, as ``pos_label`` of :meth:`from_frame` does.
@@ -758,7 +745,7 @@ class ObservedTable:
         """
         if pos_label is None:
             return self
-        columns = self._column_arrays()
+        columns = self.column_arrays()
         decoded = pd.DataFrame({
             node: (pd.Series([self.categories[node][int(c)] for c in columns[node]], dtype=object)
                    if node in self.categories else pd.Series(columns[node])) for node in self.nodes})
@@ -813,7 +800,7 @@ class ObservedTable:
                 continue
             labels = self.categories.get(node)
             if labels is None:  # codes of a count or probability table: the values are the labels
-                codes = sorted(int(c) for c in np.unique(self._column_arrays()[node]))
+                codes = sorted(int(c) for c in np.unique(self.column_arrays()[node]))
                 labels = codes if codes and codes[-1] > 1 else None
             if labels is not None and not is_binary_coding(labels):
                 out[node] = list(labels)
@@ -853,6 +840,6 @@ class ObservedTable:
         fairprobe.exceptions.DataError: The bias needs the column(s) ['Y'], which the table does not have ...
         >>> no_y.validate_against(cfg, unmeasured=["Y"])
         """
-        columns = self._column_arrays()
+        columns = self.column_arrays()
         check_table_fits(config, self.nodes, {node: int(columns[node].max()) for node in self.nodes}, self.given,
                          unmeasured)
