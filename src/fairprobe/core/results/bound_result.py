@@ -133,8 +133,7 @@ class BoundResult(Explained):
         --------
         >>> import fairprobe as fp
         >>> from fairprobe.datasets import load_paper_table
-        >>> res = fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05)
-        >>> round(res.observed.point, 6)
+        >>> round(fp.bound("proxy_label", "fpr", load_paper_table(), D=0.05).observed.point, 6)
         0.230869
         """
         if self._observed is None and self._observe is not None:
