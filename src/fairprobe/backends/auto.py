@@ -51,9 +51,7 @@ def describe_structure(program: PolynomialProgram) -> str:
 
     Examples
     --------
-    >>> import fairprobe as fp
-    >>> prog = fp.PolynomialProgram.from_text("minimize\\n  x*y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1\\n")
-    >>> describe_structure(prog)
+    >>> describe_structure(PolynomialProgram.from_text("minimize\\n  x*y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1"))
     'degree-2, 2 variables, 0 constraints'
     """
     integer = "mixed-integer " if program.has_integers else ""

@@ -519,7 +519,6 @@ class Backend(ABC):
         Examples
         --------
         >>> from fairprobe.backends.cvxpy import CvxpyBackend
-        >>> from fairprobe.exceptions import BackendCapabilityError
         >>> from fairprobe.testing import CONTRACT_PROBLEMS
         >>> cubic = CONTRACT_PROBLEMS[5].program  # max x*y*z on the simplex
         >>> try:

@@ -123,7 +123,6 @@ class CvxpyBackend(Backend):
         --------
         The check runs without cvxpy installed:
 
-        >>> from fairprobe.exceptions import BackendCapabilityError
         >>> from fairprobe.testing import CONTRACT_PROBLEMS
         >>> bilinear = CONTRACT_PROBLEMS[4].program  # max x*y - 0.3*x + 0.1*y*z: not concave
         >>> try:

@@ -128,15 +128,13 @@ def _licence_message(work: PolynomialProgram) -> str:
     )
 
 
-def fits_licence(program: PolynomialProgram, work: PolynomialProgram | None = None) -> bool:
+def fits_licence(program: PolynomialProgram) -> bool:
     """True when Gurobi's installed licence can solve ``program``.
 
     Parameters
     ----------
     program : PolynomialProgram
         The program as given to :meth:`GurobiBackend.solve`.
-    work : PolynomialProgram, optional
-        Its reduction :func:`reduce_for_gurobi`, when already computed.
 
     Returns
     -------
@@ -158,15 +156,12 @@ def fits_licence(program: PolynomialProgram, work: PolynomialProgram | None = No
         return True
     if not state:
         return False
-    if work is None:
-        # the reduction only adds variables and constraints: reject early without building it
-        quadratic = program.max_degree >= 2 or program.is_fractional
-        if program.n_variables > (LICENCE_MAX_QUADRATIC_VARIABLES if quadratic else LICENCE_MAX_VARIABLES):
-            return False
-        if len(program.constraints) > LICENCE_MAX_CONSTRAINTS:
-            return False
-        work = reduce_for_gurobi(program)
-    return _over_licence(work) is None
+    # the reduction only adds variables and constraints: reject early without building it
+    quadratic = program.max_degree >= 2 or program.is_fractional
+    max_vars = LICENCE_MAX_QUADRATIC_VARIABLES if quadratic else LICENCE_MAX_VARIABLES
+    if program.n_variables > max_vars or len(program.constraints) > LICENCE_MAX_CONSTRAINTS:
+        return False
+    return _over_licence(reduce_for_gurobi(program)) is None
 
 
 class GurobiBackend(Backend):

@@ -54,7 +54,6 @@ class _OutOfTime(Exception):
 class _LPResult:
     status: str  # "optimal", "infeasible", "unbounded", "limit", "error"
     bound: float  # valid dual bound for minimisation
-    value: float | None
     x: np.ndarray | None
 
 
@@ -112,14 +111,13 @@ class _LinearModel:
 
         model = mathopt.Model.from_model_proto(self._proto(lb, ub))
         xs = [model.get_variable(i) for i in range(self.n)]
-        params = mathopt.SolveParameters(enable_output=False)
+        time_limit = None
         if deadline is not None:
             remaining = deadline - time.perf_counter()  # building the model counted against the limit
             if remaining <= 0:
-                return _LPResult("limit", -math.inf, None, None)
-            params = mathopt.SolveParameters(
-                enable_output=False, time_limit=datetime.timedelta(seconds=max(remaining, 1e-3))
-            )
+                return _LPResult("limit", -math.inf, None)
+            time_limit = datetime.timedelta(seconds=max(remaining, 1e-3))
+        params = mathopt.SolveParameters(enable_output=False, time_limit=time_limit)
         result = mathopt.solve(model, mathopt.SolverType.GLOP, params=params)
         reason = result.termination.reason
         R = mathopt.TerminationReason
@@ -128,21 +126,21 @@ class _LinearModel:
             dual = result.termination.objective_bounds.dual_bound
             value = result.objective_value()
             bound = dual if math.isfinite(dual) else value
-            return _LPResult("optimal", min(bound, value), value, x)
+            return _LPResult("optimal", min(bound, value), x)
         if reason == R.INFEASIBLE:
-            return _LPResult("infeasible", math.inf, None, None)
+            return _LPResult("infeasible", math.inf, None)
         if reason in (R.UNBOUNDED, R.INFEASIBLE_OR_UNBOUNDED):
             # Disambiguate with a pure feasibility problem.
             probe = _LinearModel(self.n)
             probe.rows = self.rows
             sub = probe.solve(lb, ub, deadline) if np.any(self.c) else None
             if sub is not None and sub.status == "optimal":
-                return _LPResult("unbounded", -math.inf, None, sub.x)
-            return _LPResult("infeasible", math.inf, None, None)
+                return _LPResult("unbounded", -math.inf, sub.x)
+            return _LPResult("infeasible", math.inf, None)
         if reason == R.FEASIBLE or reason == R.NO_SOLUTION_FOUND:
             dual = result.termination.objective_bounds.dual_bound
-            return _LPResult("limit", dual, None, None)
-        return _LPResult("error", -math.inf, None, None)
+            return _LPResult("limit", dual, None)
+        return _LPResult("error", -math.inf, None)
 
 
 def _constraint_bounds(sense: str, rhs: float) -> tuple[float, float]:
@@ -221,7 +219,6 @@ class OrtoolsBackend(Backend):
         --------
         The check runs without ortools installed:
 
-        >>> from fairprobe.exceptions import BackendCapabilityError
         >>> prog = PolynomialProgram.from_text("maximize\\n  x*y\\nbounds\\n  0 <= x <= 3 integer\\n  0 <= y <= 1")
         >>> try:
         ...     OrtoolsBackend().check_program(prog)
