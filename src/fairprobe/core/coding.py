@@ -4,13 +4,6 @@ The rules every table path shares (:class:`~fairprobe.core.table.ObservedTable`,
 and the app): booleans, 0/1 texts and numbers that are codes already keep their values, other
 labels are coded in sorted order (:func:`code_column`); ``pos_label`` names the label coded 1
 where the labels do not say it by themselves (:func:`is_binary_coding`, :func:`apply_pos_label`).
-
-Examples
---------
->>> code_column("A", "race", pd.Series(["b", "a"]))[1]
-['a', 'b']
->>> is_binary_coding(["no", "yes"])
-False
 """
 
 from __future__ import annotations

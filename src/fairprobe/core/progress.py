@@ -4,13 +4,6 @@ Progress (:func:`progress_bar`, :func:`status`) is drawn only on a terminal or i
 or with ``FAIRPROBE_PROGRESS=1``, and never in quiet mode: ``fairprobe --quiet <command>``,
 :func:`quiet`, or ``FAIRPROBE_QUIET=1`` (inherited by worker processes). :func:`info` prints an
 informational line unless quiet mode is on; results and errors are printed by their callers.
-
-Examples
---------
->>> with quiet():
-...     bar = progress_bar(range(3), desc="work")
-...     bar.disable
-True
 """
 
 from __future__ import annotations

@@ -4,13 +4,6 @@ An :class:`ObservedTable` is a table of cells (one integer-coded column per node
 probability per cell, optionally with the counts it came from. Values are coded ``0..k-1``;
 the original labels are kept in :attr:`ObservedTable.categories`. Tables from selected data
 carry the conditioning event (``given={"S": 1}``): their probabilities are ``P(cell | S = 1)``.
-
-Examples
---------
->>> df = pd.DataFrame({"race": ["a", "b", "a", "b"], "recid": [0, 1, 1, 1], "pred": [0, 1, 0, 0]})
->>> t = ObservedTable.from_frame(df, A="race", Y="recid", P="pred")
->>> t.nodes, t.prob({"A": 0}), t.categories["A"]
-(['A', 'Y', 'P'], 0.5, ['a', 'b'])
 """
 
 from __future__ import annotations

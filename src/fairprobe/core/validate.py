@@ -2,13 +2,6 @@
 
 Every check raises :class:`~fairprobe.exceptions.ConfigError` (options) or
 :class:`~fairprobe.exceptions.DataError` (table codes) naming the argument, the value and a fix.
-
-Examples
---------
->>> sensitivity_values(True)
-Traceback (most recent call last):
-...
-fairprobe.exceptions.ConfigError: D = True is a bool, not a number; ...
 """
 
 from __future__ import annotations

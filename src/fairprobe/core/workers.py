@@ -4,11 +4,6 @@
 :func:`effective_jobs` caps it at the tasks to run and the cores the process may use.
 :func:`stop_local_workers` kills joblib's local workers when the command line is stopped, so no
 worker outlives the command holding its output pipes open.
-
-Examples
---------
->>> effective_jobs(8, tasks=3, cores=16), effective_jobs(8, tasks=100, cores=4), effective_jobs(1, tasks=100)
-(3, 4, 1)
 """
 
 from __future__ import annotations
