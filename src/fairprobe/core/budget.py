@@ -163,15 +163,13 @@ class TimeBudget:
             self.solves -= 1
             return None
         if result.limit is Limit.INTERRUPTED:
-            # Ctrl-C that the solver caught (SCIP does): stop the whole call, as Ctrl-C does anywhere
-            # else, instead of returning a looser bound that reads as if a clock had stopped it
+            # Ctrl-C that the solver caught (SCIP does): stop the whole call, not return a looser bound
             raise KeyboardInterrupt(f"the {self.name or 'solver'} solve was interrupted")
         if result.termination is Termination.LIMIT and limited is not options:
             self.stopped_early = True
         return result
 
-    # the router's exact routes within the budget: parameters and results as :class:`ExactBackend`'s (None without
-    # a router, or where no exact route takes the program)
+    # the router's exact routes within the budget, as :class:`ExactBackend`'s (None where no route takes the program)
     def solve_parity(self, program: Any, options: Any = None, den_floors: Any = None) -> Any:
         """:meth:`ExactBackend.solve_parity` behind the router, as one solve within the budget (:meth:`solve`)."""
         if self.router is None:

@@ -544,21 +544,14 @@ class BiasConfig:
             "attribute_node": self.attribute_node, "outcome_node": self.outcome_node,
             "prediction_node": self.prediction_node, "constraints": list(self.constraints),
         }
-        if self.name is not None:
-            out["name"] = self.name
-        if self.description is not None:
-            out["description"] = self.description
-        if self.cardinalities:
-            out["cardinalities"] = dict(self.cardinalities)
-        if self.parameters != ["D"]:
-            out["parameters"] = list(self.parameters)
-        if self.probability_parameters is not None:
-            out["probability_parameters"] = list(self.probability_parameters)
-        if self.observed_nodes:
-            out["observed_nodes"] = list(self.observed_nodes)
-        if self.cardinality_of:
-            out["cardinality_of"] = dict(self.cardinality_of)
-        return out
+        bounded = self.probability_parameters
+        extensions = {"name": self.name, "description": self.description,
+                      "cardinalities": dict(self.cardinalities) if self.cardinalities else None,
+                      "parameters": list(self.parameters) if self.parameters != ["D"] else None,
+                      "probability_parameters": None if bounded is None else list(bounded),
+                      "observed_nodes": list(self.observed_nodes) if self.observed_nodes else None,
+                      "cardinality_of": dict(self.cardinality_of) if self.cardinality_of else None}
+        return {**out, **{key: value for key, value in extensions.items() if value is not None}}
 
     def to_json(self, path: str | Path | None = None, indent: int = 2) -> str:
         """Serialise; also write to ``path`` when given.

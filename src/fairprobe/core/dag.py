@@ -141,8 +141,7 @@ class DAG:
         self._observed_parents: dict[str, list[str]] = {}
 
     def __deepcopy__(self, memo: dict) -> DAG:
-        # names (str) and edges (tuples of str) are immutable: copying the containers is a deep copy,
-        # without the generic protocol's cost (a bias config is deep-copied each time it is handed out)
+        # names and edges are immutable: copying the containers is a deep copy, without deepcopy's cost
         out = object.__new__(type(self))
         memo[id(self)] = out
         out.__dict__ = {k: _copied(v, memo) for k, v in self.__dict__.items()}

@@ -249,8 +249,7 @@ def resolve_metric(metric: Any, config: BiasConfig, table: ObservedTable | None 
     if isinstance(metric, type):
         raise ConfigError(f"Give a metric instance, not the class {metric.__name__}: e.g. {metric.__name__}() "
                           "or fp.metric('fpr_parity', groups=(0, 1)).")
-    # a query, or text that tries to be one ("P@(Y = 0 | ...)"): parsed, so a typo gets the parser's
-    # message with its position instead of "unknown metric"
+    # a query, or text that tries to be one ("P@(Y = 0 | ...)"): parsed, so a typo gets the parser's message
     metrics = registered("metrics") if isinstance(metric, str) else {}
     looks_like_query = isinstance(metric, str) and (
         "P(" in metric.replace(" ", "") or any(ch in metric for ch in "()|=<>"))

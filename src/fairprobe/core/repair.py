@@ -375,8 +375,7 @@ def polish_windows(program: PolynomialProgram, query_rows: frozenset[str] | set[
     for slack in WINDOW_SLACKS:
         lp = _lp_over(program, model_rows, "window-polish")
         for f, members in enumerate(rates):
-            # the window widened by the slack at both ends: the solver's point sits within its
-            # tolerance of each end, so an end held exactly may leave no model
+            # widened at both ends: the solver's point sits within its tolerance of each end
             bottom, top = lows[f] - slack, lows[f] + width + slack
             for n, d in members:
                 # N - bottom * D >= 0 and N - top * D <= 0, with D >= floor (a rate in its window)
