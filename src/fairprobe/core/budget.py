@@ -133,7 +133,6 @@ class TimeBudget:
         Parameters
         ----------
         program : PolynomialProgram
-            The program.
         options : SolveOptions, optional
             The caller's options.
         share : float, optional

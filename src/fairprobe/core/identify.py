@@ -79,7 +79,6 @@ def identify_interventions(parsed: ParsedExpression, dag: DAG, margins: Mapping[
     Parameters
     ----------
     parsed : ParsedExpression
-        A query.
     dag : DAG
         The bias's DAG (latent nodes included).
     margins : mapping of str to mapping of int to float

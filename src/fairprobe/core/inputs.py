@@ -414,7 +414,6 @@ def declare_unmeasured(config: BiasConfig, unmeasured: Any) -> BiasConfig:
     Parameters
     ----------
     config : BiasConfig
-        The bias.
     unmeasured : list of str, str or None
         Node names, or one comma-separated string; None (or an empty list) changes nothing.
 

@@ -809,7 +809,6 @@ class ObservedTable:
         Parameters
         ----------
         config : BiasConfig
-            The bias.
         unmeasured : iterable of str
             Nodes of the DAG declared unmeasured (allowed to be absent from the table).
 

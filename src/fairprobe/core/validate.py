@@ -149,7 +149,6 @@ def check_number(name: str, value: Any, *, low: float | None = None, high: float
     name : str
         The argument's name, used in the message.
     value : Any
-        The value given.
     low, high : float, optional
         Smallest and largest values allowed.
     low_open : bool

@@ -40,7 +40,6 @@ class GroupRates(Explained):
     overall : pandas.Series
         The same over everyone.
     attribute : str
-        The attribute node.
     few_units : dict of str to int
         ``"group: rate"`` entries whose rate rests on fewer than ``FEW_UNITS`` units (its denominator).
 

@@ -279,7 +279,6 @@ class SensitivityResult(Explained):
         ax : matplotlib.axes.Axes, optional
             As for :meth:`plot`, which returns it too.
         value : {"upper", "lower", "width"}
-            The quantity shown.
         annotate : bool
             Write each cell's value in it (grids of at most 64 cells).
 
