@@ -433,8 +433,7 @@ class BiasConfig:
 
         Examples
         --------
-        >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P", "constraints": []})
-        >>> cfg.dag.nodes
+        >>> BiasConfig.from_dict({"dag_str": "A->Y, A->P", "constraints": []}).dag.nodes
         ['A', 'Y', 'P']
         """
         if not isinstance(data, Mapping):
@@ -569,8 +568,7 @@ class BiasConfig:
 
         Examples
         --------
-        >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P", "constraints": []})
-        >>> cfg.to_json(indent=None)[:30]
+        >>> BiasConfig.from_dict({"dag_str": "A->Y, A->P", "constraints": []}).to_json(indent=None)[:30]
         '{"dag_str": "A->Y, A->P", "uno'
         """
         text = json.dumps(self.to_dict(), indent=indent)

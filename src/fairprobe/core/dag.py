@@ -350,8 +350,7 @@ class DAG:
 
         Examples
         --------
-        >>> g = DAG.from_string("A->U, U->Y, U->P, V->Y", unob=["U", "V"])
-        >>> p = g.latent_projection()
+        >>> p = DAG.from_string("A->U, U->Y, U->P, V->Y", unob=["U", "V"]).latent_projection()
         >>> p.to_string(), p.unobserved
         ('U -> Y, U -> P, A -> Y, A -> P', ['U'])
         """

@@ -45,8 +45,7 @@ def affine_in_parameters(config: BiasConfig) -> bool:
     >>> config = resolve_bias("proxy_label")
     >>> config.constraints, affine_in_parameters(config)
     (['P(Z = Y) >= 1 - D'], True)
-    >>> squared = BiasConfig.from_dict({**config.to_dict(), "constraints": ["P(Z = Y) >= 1 - D * D"]})
-    >>> affine_in_parameters(squared)
+    >>> affine_in_parameters(BiasConfig.from_dict({**config.to_dict(), "constraints": ["P(Z = Y) >= D * D"]}))
     False
     """
     return _affine(tuple((parsed.expr, tuple(sorted(parsed.parameters, key=str)))

@@ -456,8 +456,7 @@ def metric(name: str, **options: Any) -> Any:
     Examples
     --------
     >>> from fairprobe.core.bound import resolve_bias
-    >>> fpr = metric("fpr", group=1)
-    >>> fpr.label(resolve_bias("proxy_label"))
+    >>> metric("fpr", group=1).label(resolve_bias("proxy_label"))
     'fpr (A = 1)'
     """
     metrics = registered("metrics")

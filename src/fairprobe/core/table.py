@@ -823,8 +823,7 @@ class ObservedTable:
         >>> from fairprobe.core.config import BiasConfig
         >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
         >>> df = pd.DataFrame({"race": ["a", "b", "b", "a"], "Y": [0, 1, 1, 0], "P": [0, 1, 0, 1]})
-        >>> t = ObservedTable.from_frame(df, A="race", Y="Y", P="P")
-        >>> t.validate_against(cfg)
+        >>> ObservedTable.from_frame(df, A="race", Y="Y", P="P").validate_against(cfg)
         >>> no_y = ObservedTable.from_frame(df, A="race", P="P")
         >>> no_y.validate_against(cfg)
         Traceback (most recent call last):
