@@ -177,7 +177,8 @@ def _window_events(joint: CompiledProgram) -> list[str]:
 
 def _events(problem, f: int) -> list[str]:
     """The conditioning event of each rate of family ``f``, as its own program names it."""
-    return [pp.at({"D": 0.05}).conditions[0].event for pp in problem.rate_programs[f]]
+    rates = range(len(problem.metric.families[f]))
+    return [problem.rate_program(f, i).at({"D": 0.05}).conditions[0].event for i in rates]
 
 
 def _keys(problem, f: int) -> list[tuple]:
@@ -256,7 +257,7 @@ def test_a_pair_is_not_read_off_where_it_cannot_be() -> None:
     assert windows.window_pair(fpr[0], rate_key("P(P = 1 | Z = 0 & A = 7)")) is None  # no such member
     # the same conditioning event with another outcome event is another rate (P = 0 instead of P = 1)
     assert windows.window_pair(fpr[0], rate_key("P(P = 0 | Z = 0 & A = 1)")) is None
-    single = eo.rate_programs[0][0].at({"D": 0.05})
+    single = eo.rate_program(0, 0).at({"D": 0.05})
     assert not single.windows and single.window_pair(fpr[0], fpr[1]) is None
 
 
@@ -340,3 +341,55 @@ def test_a_read_off_pair_the_search_declines_goes_to_the_global_solver_compiled_
     monkeypatch.setattr(CompiledProgram, "window_pair", lambda self, *args: None)
     again = BoundProblem("selection", metric, data, fixed={"D": 0.05}).solve({"D": 0.05}, progress=False)
     assert (read.lower, read.upper, read.upper_achieved) == (again.lower, again.upper, again.upper_achieved)
+
+
+@pytest.mark.parametrize("bias", ["proxy_label", "selection", "ecp", "proxy_label_and_selection"])
+@pytest.mark.parametrize(("metric", "k"), [("equalized_odds", 2), (("equalized_odds", (1, 0)), 2),
+                                           (("fpr_parity", "all"), 4), (("ppv_parity", "all"), 3)])
+def test_a_joint_program_compiled_from_the_rates_is_the_one_compiled_from_the_pair_terms(bias: str, metric, k: int
+                                                                                         ) -> None:
+    """k rates per family give the very program the k (k - 1) / 2 pair terms give (rows, windows, conditions)."""
+    from fairprobe.core.bound import BoundProblem
+
+    spec = fp_metric(metric[0], groups=metric[1]) if isinstance(metric, tuple) else metric
+    problem = BoundProblem(bias, spec, _window_data(bias, _random_cells(5, k)))
+    query = problem._joint_query()
+    assert type(query).__name__ == "RateFamilies" and len(query.rates) == sum(map(len, problem.metric.families))
+    from_rates = problem.joint_program.at({"D": 0.05})
+    from_terms = compile_program(problem.config, problem.table, list(problem.metric.queries), {"D": 0.05},
+                                 max_abs=True)
+    assert from_rates.program.to_text() == from_terms.program.to_text()
+    assert from_rates.window_keys == from_terms.window_keys and from_rates.windows == from_terms.windows
+    assert from_rates.conditions == from_terms.conditions and from_rates.query_rows == from_terms.query_rows
+
+
+@pytest.mark.parametrize("bias", ["proxy_label", "selection", "ecp", "proxy_label_and_selection"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_rate_read_off_the_joint_program_has_the_range_of_the_rate_compiled_alone(bias: str, seed: int) -> None:
+    """Each rate of an all-pairs bound, read off the joint program and reduced to its blocks, has the range
+    (certified bounds and the models achieving them) of the rate compiled on its own."""
+    from fairprobe.backends.base import SolveOptions
+    from fairprobe.core.bound import BoundProblem
+    from fairprobe.core.decompose import BlockPlan
+    from fairprobe.core.registry import get_backend
+
+    highs, options = get_backend("highs"), SolveOptions(rel_gap=1e-10, abs_gap=1e-10)
+    problem = BoundProblem(bias, fp_metric("fpr_parity", groups="all"), _window_data(bias, _random_cells(seed, 4)))
+    joint = problem.joint_program.at({"D": 0.05})
+    plan = BlockPlan(joint.window_model(), highs, options)
+    reduced = 0
+    for i, rate in enumerate(problem.metric.families[0]):
+        read = joint.window_rate(rate_key(rate), plan.reduce)
+        alone = problem.rate_program(0, i).at({"D": 0.05})
+        assert read is not None and read.kind == alone.kind == "linear_fractional"
+        assert [c.event for c in read.conditions] == [c.event for c in alone.conditions]
+        reduced += read.program.n_variables < joint.window_model().n_variables
+        for sense in ("min", "max"):
+            ours, theirs = highs.solve(read.program.with_sense(sense), options), \
+                highs.solve(alone.program.with_sense(sense), options)
+            assert ours.objective_bound == pytest.approx(theirs.objective_bound, abs=1e-9), (rate, sense)
+            achieved = read.program.objective_value(ours.incumbent)
+            assert (achieved <= ours.objective_bound + 1e-12) if sense == "max" else \
+                (achieved >= ours.objective_bound - 1e-12)
+    if bias == "proxy_label":
+        assert reduced == 4  # one budget over the groups' blocks: each rate keeps its own

@@ -83,3 +83,46 @@ def test_same_bounds_with_and_without_dropping(bias: str, metric: str, monkeypat
     assert any("left out" in n for n in new.notes) and not any("left out" in n for n in old.notes)
     assert new.status == old.status == "optimal"
     assert new.lower == pytest.approx(old.lower, abs=1e-6) and new.upper == pytest.approx(old.upper, abs=1e-6)
+
+
+def _linear_budget_program(seed: int) -> PolynomialProgram:
+    """The blocks of :func:`budget_program` with a random linear objective over one or two of them."""
+    prog = budget_program(seed, "max")
+    rng = np.random.default_rng(seed + 100)
+    read = rng.choice(5, size=int(rng.integers(1, 3)), replace=False)
+    prog.set_objective({(3 * int(b) + i,): float(rng.normal()) for b in read for i in range(3)})
+    return prog
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("sense", ["min", "max"])
+def test_a_block_plan_keeps_the_optimum_of_every_objective_over_its_rows(seed: int, sense: str) -> None:
+    """One plan (each block's least use solved once) reduces programs whose objectives read other blocks."""
+    from fairprobe.core.decompose import BlockPlan
+    from fairprobe.core.registry import get_backend
+
+    highs = get_backend("highs")
+    model = budget_program(seed, "min")
+    plan = BlockPlan(model, highs, OPTIONS)
+    for k in range(3):
+        prog = _linear_budget_program(seed * 10 + k).with_sense(sense)
+        prog.constraints = model.constraints  # the plan's own rows
+        red = plan.reduce(prog)
+        assert red is not None and red.dropped >= 6
+        full, small = highs.solve(prog, OPTIONS), highs.solve(red.program, OPTIONS)
+        assert small.objective_bound == pytest.approx(full.objective_bound, abs=1e-9)
+        # a relaxation: the reduced bound never cuts off the full program's optimum
+        assert (small.objective_bound >= full.objective_bound - 1e-12) if sense == "max" else \
+            (small.objective_bound <= full.objective_bound + 1e-12)
+        assert prog.max_violation(red.complete(small.incumbent)) <= 1e-9  # completed: a point of the full program
+    assert 0 < len(plan.least) <= 5  # each block's least use solved once for all objectives
+
+
+def test_a_block_plan_leaves_alone_a_program_over_other_rows() -> None:
+    from fairprobe.core.decompose import BlockPlan
+    from fairprobe.core.registry import get_backend
+
+    plan = BlockPlan(budget_program(0, "min"), get_backend("highs"), OPTIONS)
+    other = _linear_budget_program(1)
+    other.constraints = other.constraints[:-1]
+    assert plan.reduce(other) is None

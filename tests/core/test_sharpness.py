@@ -60,7 +60,7 @@ def check_sharp_and_honest(problem: BoundProblem, D: float, backend: str = "scip
     assert res.gap == pytest.approx(max(res.lower_achieved - res.lower, res.upper - res.upper_achieved), abs=1e-15)
     assert res.gap >= -1e-15
     assert res.details["max_violation"] <= 1e-9
-    if problem.joint_program is not None or problem.rate_programs:
+    if problem.joint_program is not None or problem.by_families:
         return 0
     program = problem.term_programs[0].at({"D": D}).program
     lo, hi = sharp_value(program.with_sense("min")), sharp_value(program.with_sense("max"))

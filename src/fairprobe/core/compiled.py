@@ -7,8 +7,8 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fairprobe.core.config import BiasConfig
@@ -19,8 +19,8 @@ from fairprobe.exceptions import DataError
 from fairprobe.program.model import Constraint, PolynomialProgram
 from fairprobe.program.polynomial import Poly, poly_add, poly_mul
 
-__all__ = ["CompiledProgram", "Condition", "by_name", "detect_kind", "event_key", "event_text", "named_value",
-           "rate_key", "ratio_rows", "undefined_metric_message", "warn_tiny_cells"]
+__all__ = ["CompiledProgram", "Condition", "RateFamilies", "by_name", "detect_kind", "event_key", "event_text",
+           "named_value", "rate_key", "ratio_rows", "undefined_metric_message", "warn_tiny_cells"]
 
 
 def warn_tiny_cells(probs: Mapping[Any, float], stacklevel: int = 2) -> None:
@@ -159,6 +159,32 @@ def undefined_metric_message(config: BiasConfig, table: ObservedTable, atoms: Se
             f"model {bias} admits {where}{hint}. Choose groups in which the event can occur (e.g. both "
             "groups with positives for FNR/TPR), a metric that does not condition on it, or a bias or "
             "sensitivity value that allows it.")
+
+
+@dataclass(frozen=True)
+class RateFamilies:
+    """A max of family ranges, ``max_f (max_a q_a - min_b q_b)``, given by its rates ``P(E | F)``.
+
+    The query of a window program compiled from each family's k rates rather than from its k (k - 1) / 2
+    pair terms (the same program: the compiler would group the pairs back into these families).
+
+    Parameters
+    ----------
+    families : tuple of tuple of str
+        Each family's rates, each one conditional probability (:func:`rate_key` is not None).
+
+    Examples
+    --------
+    >>> RateFamilies((("P(P = 1 | Y = 0 & A = 0)", "P(P = 1 | Y = 0 & A = 1)"),)).rates
+    ('P(P = 1 | Y = 0 & A = 0)', 'P(P = 1 | Y = 0 & A = 1)')
+    """
+
+    families: tuple[tuple[str, ...], ...]
+
+    @property
+    def rates(self) -> tuple[str, ...]:
+        """Every rate once, in the order of the families."""
+        return tuple(dict.fromkeys(q for family in self.families for q in family))
 
 
 @dataclass
@@ -323,6 +349,89 @@ class CompiledProgram:
         return CompiledProgram(out, detect_kind(out), dict(self.stats_before), out.stats().to_dict(), notes,
                                ["query_r0", "query_r1"], [], [chosen[0][3], chosen[1][3]], frozenset(rows), [],
                                self.data_rows)
+
+    def window_model(self) -> PolynomialProgram | None:
+        """The models a window program admits: its variables and rows without the windows (None: another layout).
+
+        Returns
+        -------
+        PolynomialProgram or None
+            Without an objective; its rows are this program's own (what :meth:`window_rate` programs share).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from fairprobe.core.bound import BoundProblem
+        >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+        ...                       "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
+        >>> joint = BoundProblem("proxy_label", "equalized_odds", cells).joint_program.at({"D": 0.05})
+        >>> model = joint.window_model()
+        >>> model.n_variables < joint.program.n_variables, model.objective
+        (True, {})
+        """
+        layout = self._window_layout()
+        if layout is None:
+            return None
+        end, model_rows = layout
+        return PolynomialProgram(sense="min", name=self.program.name, variables=list(self.program.variables[:end]),
+                                 constraints=model_rows)
+
+    def window_rate(self, key: tuple, reduce: Callable[[PolynomialProgram], Any] | None = None
+                    ) -> CompiledProgram | None:
+        """The rate ``key`` of a window program as a linear-fractional program over its models, without compiling.
+
+        The rows outside the query are the models the bias admits (see :meth:`window_pair`); a rate's
+        program is those rows with ``P(E & F) / P(F)`` as its objective, exact like the rate compiled on
+        its own (up to how finely the response types are merged). An all-pairs bound over k groups thus
+        compiles one program instead of one per rate.
+
+        Parameters
+        ----------
+        key : tuple
+            The rate ``P(E | F)`` by its key (:func:`rate_key`).
+        reduce : callable, optional
+            Takes the rate's program and returns a smaller one with the same bounds as a
+            :class:`~fairprobe.core.decompose.Reduction` (or None), e.g.
+            :meth:`BlockPlan.reduce <fairprobe.core.decompose.BlockPlan.reduce>` of :meth:`window_model`.
+
+        Returns
+        -------
+        CompiledProgram or None
+            None as for :meth:`window_pair` (no such member, a denominator the data pin, another layout),
+            or when the model's rows are nonlinear (the rate compiled on its own writes its ratio its own way).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from fairprobe.core.bound import BoundProblem
+        >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
+        ...                       "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
+        >>> joint = BoundProblem("proxy_label", "equalized_odds", cells).joint_program.at({"D": 0.05})
+        >>> rate = joint.window_rate(rate_key("P(P = 1 | Z = 0 & A = 1)"))
+        >>> rate.kind, [c.event for c in rate.conditions], rate.query_rows
+        ('linear_fractional', ['Z = 0 & A = 1'], frozenset())
+        """
+        out = self.window_model()
+        if out is None:
+            return None
+        index = {v.name: k for k, v in enumerate(out.variables)}
+        member = self._window_member(key, index)
+        if member is None:
+            return None
+        _, num, den, condition = member
+        out.objective, out.objective_denominator = dict(num), dict(den)
+        if out.max_degree > 1:
+            return None
+        red = reduce(out) if reduce is not None else None
+        if red is not None:
+            names = [v.name for v in out.variables]
+            out = red.program
+            condition = replace(condition, poly=_indexed(by_name(condition.poly, names),
+                                                                     {v.name: k for k, v in enumerate(out.variables)}))
+        notes = [*(n for n in self.notes if not n.startswith("max over pairs")),
+                 "a rate of the metric, read off its joint program (the models it admits)"]
+        return CompiledProgram(out, detect_kind(out), dict(self.stats_before), out.stats().to_dict(), notes,
+                               [], [], [condition], frozenset(), [], self.data_rows)
 
     def _window_layout(self) -> tuple[int, list[Constraint]] | None:
         """(index of ``max_abs``, the model's rows) of a window program laid out as the compiler writes it."""

@@ -64,6 +64,7 @@ import sympy
 from fairprobe.core.compiled import (
     CompiledProgram,
     Condition,
+    RateFamilies,
     by_name,
     detect_kind,
     event_key,
@@ -88,8 +89,8 @@ from fairprobe.program.model import Constraint, PolynomialProgram
 from fairprobe.program.polynomial import Poly, poly_add, poly_mul, poly_scale
 
 # the compiled program's records live in core.compiled and core.data_rows; they are importable from here too
-__all__ = ["RATIO_EPSILON", "CompiledProgram", "Condition", "DataRow", "compile_program", "linear_terms",
-           "named_value", "rate_key", "undefined_metric_message", "warn_tiny_cells"]
+__all__ = ["RATIO_EPSILON", "CompiledProgram", "Condition", "DataRow", "RateFamilies", "compile_program",
+           "linear_terms", "named_value", "rate_key", "undefined_metric_message", "warn_tiny_cells"]
 
 
 def linear_terms(expr: sympy.Expr, symbols: Any) -> tuple[float, dict[sympy.Symbol, float]] | None:
@@ -377,7 +378,8 @@ class _Compiler:
               max_abs: bool = False) -> CompiledProgram:
         """The compiled program of ``query`` (a list of terms when ``max_abs``); see :func:`compile_program`."""
         cfg = self.config
-        parsed_qs = self._parsed_queries(query)
+        families = query if isinstance(query, RateFamilies) else None
+        parsed_qs = self._parsed_queries(families.rates if families is not None else query)
         self.model = self._response_model([*cfg.parsed_constraints, *parsed_qs])
         data = self.data_events()
         cons_atoms = [self._atom_keys(c) for c in cfg.parsed_constraints]
@@ -396,7 +398,12 @@ class _Compiler:
         for j, (parsed, keys) in enumerate(zip(cfg.parsed_constraints, cons_atoms, strict=True)):
             self._add_constraint(prog, parsed, keys, f"bias{j}")
         named_terms: list[dict[tuple[str, ...], float]] = []
-        if max_abs:
+        if families is not None:
+            position = {rate: k for k, rate in enumerate(families.rates)}
+            members = [[tuple(query_atoms[position[rate]][0]) for rate in family] for family in families.families]
+            self.window_fractions = self._set_window_objective(prog, members)
+            self.window_keys = members
+        elif max_abs:
             named_terms = self._set_max_abs_objective(prog, parsed_qs, query_atoms)
         else:
             self._set_objective(prog, parsed_qs[0], query_atoms[0])
@@ -926,8 +933,9 @@ def compile_program(
         The bias: DAG, roles and constraints.
     table : ObservedTable
         The observed distribution.
-    query : str or ParsedExpression or sequence of str
-        In the constraint grammar, e.g. ``"P(P = 1 | Y = 0 & A = 0)"`` (a list of terms when ``max_abs``).
+    query : str or ParsedExpression or sequence of str or RateFamilies
+        In the constraint grammar, e.g. ``"P(P = 1 | Y = 0 & A = 0)"`` (a list of terms when ``max_abs``;
+        :class:`RateFamilies` for the window program of a max of family ranges).
     params : mapping
         Values of the sensitivity parameters, e.g. ``{"D": 0.05}``.
     reduce : bool
@@ -980,11 +988,6 @@ def compile_program(
       0 <= q_A_Y_P.3 <= 1
       0 <= q_A_Y_P.4 <= 1
       0 <= q_A_Y_P.7 <= 1
-    >>> compiled.program.objective_value({"q_A_Y_P.0": 0.3, "q_A_Y_P.3": 0.1, "q_A_Y_P.4": 0.2, "q_A_Y_P.7": 0.4})
-    1.0
-    >>> naive = compile_program(cfg, table, "P(P = 1 | Y = 1 & A = 0)", {}, reduce=False)
-    >>> naive.program.n_variables > compiled.program.n_variables
-    True
     """
     if options is None:
         options = CompileOptions(reduce=bool(reduce))

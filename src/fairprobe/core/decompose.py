@@ -27,10 +27,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairprobe.backends.base import SolveOptions, Termination
+from fairprobe.backends.base import SolveOptions, SolveResult, Termination
 from fairprobe.program.model import Constraint, PolynomialProgram
 
-__all__ = ["Reduction", "drop_unread_blocks"]
+__all__ = ["BlockPlan", "Reduction", "drop_unread_blocks"]
 
 _RHS_TOL = 1e-9
 
@@ -240,6 +240,116 @@ def drop_unread_blocks(prog: PolynomialProgram, backend: Any, options: SolveOpti
     budget_part = {mono: c for mono, c in row.poly.items() if not mono or mono[0] in kept}
     kept_rows.append(Constraint(budget_part, row.sense, row.rhs - sign * res.objective_bound, row.name))
     return Reduction(_kept_program(prog, members, kept_rows), fill, prog.n_variables - len(members))
+
+
+class BlockPlan:
+    """The blocks of one model's rows, each block's least use of the budget solved once for every objective.
+
+    A bound over many groups solves many programs over the same model rows with objectives that read one
+    or two groups (each rate's range, each conditioning event's least probability, each pair).
+    :func:`drop_unread_blocks` on each would solve every other block's least use again, k programs times k
+    blocks; the plan solves each block's once (one small LP each) and leaves the unread blocks of a program
+    out by moving the budget's right-hand side by the sum of their certified least uses (a relaxation,
+    exact up to those bounds).
+
+    Parameters
+    ----------
+    model : PolynomialProgram
+        The model: the variables and rows every program reduced by the plan has (the same row objects).
+    backend : Backend
+        Solves each block's least use (its certified lower bound is used).
+    options : SolveOptions
+        Solver options of those solves.
+
+    Examples
+    --------
+    >>> from fairprobe.backends.base import SolveOptions
+    >>> from fairprobe.program.model import PolynomialProgram
+    >>> from fairprobe.core.registry import get_backend
+    >>> text = ("minimize\\n  0\\nsubject to\\n  budget: x + y + z <= 0.5\\n  bx: x + x2 == 1\\n"
+    ...         "  by: y + y2 == 1\\n  bz: z + z2 == 1\\nbounds\\n  0 <= x <= 1\\n  0 <= x2 <= 1\\n"
+    ...         "  0.125 <= y <= 1\\n  0 <= y2 <= 1\\n  0.25 <= z <= 1\\n  0 <= z2 <= 1\\n")
+    >>> model = PolynomialProgram.from_text(text)
+    >>> plan = BlockPlan(model, get_backend("highs"), SolveOptions())
+    >>> prog = model.with_sense("max")
+    >>> prog.objective = {(0,): 1.0}
+    >>> red = plan.reduce(prog)
+    >>> red.dropped, round(red.program.constraints[-1].rhs, 12)  # 0.5 - 0.125 - 0.25 (certified: a hair above)
+    (4, 0.125)
+    """
+
+    def __init__(self, model: PolynomialProgram, backend: Any, options: SolveOptions) -> None:
+        self.model, self.backend, self.options = model, backend, options
+        rows = model.constraints
+        implied = _implied_rows(rows)
+        self.active = [i for i in range(len(rows)) if i not in implied]
+        self.candidates = sorted((i for i in self.active if rows[i].sense != "==" and _linear(rows[i])
+                                  and len(_vars(rows[i])) > 1), key=lambda i: -len(rows[i].poly))
+        #: the solved state: each budget row's components (by variable) and each (budget, block)'s least use
+        self.components: dict[int, list[int]] = {}
+        self.least: dict[tuple[int, int], SolveResult | None] = {}
+
+    def reduce(self, prog: PolynomialProgram) -> Reduction | None:
+        """``prog`` (the model's rows with an objective) without the blocks its objective does not read.
+
+        Parameters
+        ----------
+        prog : PolynomialProgram
+            A program with the model's variables and rows (else nothing is reduced).
+
+        Returns
+        -------
+        Reduction or None
+            None as for :func:`drop_unread_blocks`, or when ``prog`` is not over the model's rows.
+        """
+        rows = self.model.constraints
+        if prog.n_variables != self.model.n_variables or len(prog.constraints) != len(rows) or \
+                any(a is not b and a != b for a, b in zip(prog.constraints, rows, strict=True)):
+            return None
+        read_vars = {v for poly in (prog.objective, prog.objective_denominator or {}) for mono in poly for v in mono}
+        for budget in self.candidates if read_vars else ():
+            if budget not in self.components:
+                self.components[budget] = _components(self.model.n_variables, rows,
+                                                      [i for i in self.active if i != budget])
+            comp = self.components[budget]
+            read = {comp[v] for v in read_vars}
+            if not any(comp[v] not in read for v in _vars(rows[budget])):
+                continue
+            if all(_linear(rows[i]) for i in self.active
+                   if i != budget and any(comp[v] not in read for v in _vars(rows[i]))):
+                return self._reduced(prog, budget, comp, read)
+        return None
+
+    def _reduced(self, prog: PolynomialProgram, budget: int, comp: list[int], read: set[int]) -> Reduction | None:
+        blocks: dict[int, list[int]] = {}
+        for v in range(prog.n_variables):
+            blocks.setdefault(comp[v], []).append(v)
+        block_rows: dict[int, list[Constraint]] = {b: [] for b in blocks}
+        for i in self.active:
+            vs = _vars(prog.constraints[i]) if i != budget else set()
+            if vs:
+                block_rows[comp[next(iter(vs))]].append(prog.constraints[i])
+        row = prog.constraints[budget]
+        sign = 1.0 if row.sense == "<=" else -1.0  # ">=": a block's best is its largest part
+        used, fill = 0.0, {}
+        for b in blocks:
+            if b in read:
+                continue
+            if (budget, b) not in self.least:
+                self.least[(budget, b)] = _least_use(prog, self.backend, self.options,
+                                                     {m: sign * c for m, c in row.poly.items()}, blocks[b],
+                                                     block_rows[b])
+            res = self.least[(budget, b)]
+            if res is None:
+                return None  # an infeasible or unsolved block: the full program reports it
+            used += res.objective_bound
+            fill.update(res.incumbent or {})
+        members = sorted(v for b in read for v in blocks[b])
+        kept = set(members)
+        kept_rows = [r for b in read for r in block_rows[b]]
+        budget_part = {mono: c for mono, c in row.poly.items() if not mono or mono[0] in kept}
+        kept_rows.append(Constraint(budget_part, row.sense, row.rhs - sign * used, row.name))
+        return Reduction(_kept_program(prog, members, kept_rows), fill, prog.n_variables - len(members))
 
 
 def _least_use(prog: PolynomialProgram, backend: Any, options: SolveOptions, budget: dict[tuple[int, ...], float],

@@ -36,10 +36,7 @@ import numpy as np
 
 from fairprobe.backends.base import SolveOptions
 from fairprobe.core.budget import DEFAULT_TIME_LIMIT, TimeBudget, reporting_progress
-from fairprobe.core.compiler import (
-    CompiledProgram,
-    compile_program,
-)
+from fairprobe.core.compiler import CompiledProgram, RateFamilies, compile_program, rate_key
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.families import max_abs_bounds, solve_families
 from fairprobe.core.identify import absorbable_nodes
@@ -96,6 +93,22 @@ def _compile_on(config: BiasConfig, queries: Any, options: CompileOptions, max_a
     return compile_program(config, table, queries, params, max_abs=max_abs, options=options)
 
 
+def _in_order_of_terms(families: Any, terms: Any) -> tuple[tuple[str, ...], ...]:
+    """The families and their rates in the order the pair terms ``"q_a - (q_b)"`` first name them.
+
+    (The order the compiler gives the windows of the terms themselves, so the joint program is the same.)
+    """
+    pair_of = {f"{a} - ({b})": (a, b) for family in families for a in family for b in family if a != b}
+    seen: dict[str, None] = {}
+    for term in terms:
+        if term not in pair_of:
+            return tuple(tuple(f) for f in families)  # terms written another way: the metric's order
+        seen.update(dict.fromkeys(pair_of[term]))
+    first = {rate: k for k, rate in enumerate(seen)}
+    ordered = [tuple(sorted(family, key=lambda r: first.get(r, len(first)))) for family in families]
+    return tuple(sorted(ordered, key=lambda family: first.get(family[0], len(first))))
+
+
 class _CompiledOnUse:
     """A program attribute of :class:`BoundProblem`: a read before :meth:`BoundProblem.compile` compiles."""
 
@@ -145,9 +158,9 @@ class BoundProblem:
     [0.2, 0.3333]
     """
 
-    #: The compiled programs: one per term, the families' rates, the joint program of a maximum (:meth:`compile`).
+    #: The compiled programs: one per term and the joint program of a maximum (:meth:`compile`); a maximum of
+    #: family ranges has no term programs (its rates and pairs are read off the joint program).
     term_programs = _CompiledOnUse()
-    rate_programs = _CompiledOnUse()
     joint_program = _CompiledOnUse()
 
     def __init__(self, bias: Any, metric: Any, data: Any, *, reduce: bool = True,
@@ -245,14 +258,13 @@ class BoundProblem:
     def _compile_programs(self) -> None:
         #: the programs this problem compiled, by :meth:`program_key` (a Resampler's rebinders start from them)
         self._built: dict[tuple, ParametricProgram] = {}
-        options, build = self.compile_options, self._build
+        build = self._build
         self._pair_programs: dict[tuple[int, int, int], ParametricProgram] = {}
-        rates: list[list[ParametricProgram]] = []
+        self._rate_programs: dict[tuple[int, int], ParametricProgram] = {}
         try:
-            if self.metric.max_abs and self.metric.families and options.uses("rate_ranges"):
-                rates = [[build(q) for q in family] for family in self.metric.families]
-                terms = []  # the pairs are compiled when they can decide the upper bound
-                joint: ParametricProgram | None = build(list(self.metric.queries), max_abs=True)
+            if self.by_families:
+                terms = []  # the rates and pairs are read off the joint program (or compiled when they cannot be)
+                joint: ParametricProgram | None = build(self._joint_query(), max_abs=True)
             elif self.metric.max_abs:
                 terms = [build(q) for q in self.metric.queries]
                 joint = build(list(self.metric.queries), max_abs=True)
@@ -261,7 +273,24 @@ class BoundProblem:
         except UndefinedMetricError as exc:
             raise labelled_error(exc, self.metric.label) from None
         # (term_programs last: it marks the problem compiled)
-        self.rate_programs, self.joint_program, self.term_programs = rates, joint, terms
+        self.joint_program, self.term_programs = joint, terms
+
+    @property
+    def by_families(self) -> bool:
+        """Whether the metric is bounded as a maximum of family ranges: :func:`~fairprobe.core.families.solve_families`.
+
+        Returns
+        -------
+        bool
+        """
+        return bool(self.metric.max_abs and self.metric.families and self.compile_options.uses("rate_ranges"))
+
+    def _joint_query(self) -> RateFamilies | list[str]:
+        """The joint program's query: the families' rates when the windows are on and each is one ``P(E | F)``."""
+        families = RateFamilies(_in_order_of_terms(self.metric.families, self.metric.queries))
+        if self.compile_options.uses("windows") and all(rate_key(q) is not None for q in families.rates):
+            return families  # k rates per family parsed and grouped, not its k (k - 1) / 2 pair terms
+        return list(self.metric.queries)
 
     def with_table(self, table: ObservedTable, *, fixed: Mapping[str, float] | None = None,
                    resampler: Resampler | None = None) -> BoundProblem:
@@ -307,7 +336,7 @@ class BoundProblem:
         """
         self.check_same_cells(table, "with_table")
         new = copy.copy(self)
-        for name in ("term_programs", "rate_programs", "joint_program", "_built", "_pair_programs"):
+        for name in ("term_programs", "joint_program", "_built", "_pair_programs", "_rate_programs"):
             new.__dict__.pop(name, None)
         new.table = table
         new.fixed = dict(self.fixed if fixed is None else fixed)
@@ -362,7 +391,9 @@ class BoundProblem:
         from fairprobe.core.query import parse_expression
 
         read = {v for c in self.config.parsed_constraints for v in c.variables}
-        read |= {v for q in self.metric.queries for v in parse_expression(q).variables}
+        # a family metric's pair terms read exactly its rates' nodes: k rates parsed, not k (k - 1) / 2 pairs
+        queries = {q for family in self.metric.families for q in family} or self.metric.queries
+        read |= {v for q in queries for v in parse_expression(q).variables}
         absorbed = absorbable_nodes(self.config, self.table.nodes, read)
         if absorbed:
             self.config = dataclasses.replace(self.config, unob=[*self.config.unob, *absorbed])
@@ -623,6 +654,14 @@ class BoundProblem:
         (0.0, 1.0)
         """
         two_valued = frozenset(n for n in self.config.dag.nodes if self.config.cardinality(n) == 2)
+        if self.metric.max_abs and self.metric.families:
+            # |q_a - q_b| <= max(sup q_a - inf q_b, sup q_b - inf q_a): from each rate's range, not each pair's
+            highest = 0.0
+            for family in self.metric.families:
+                ranges = [metric_range((q,), False, two_valued) for q in family]
+                highest = max([highest, *(hi - lo for i, (_, hi) in enumerate(ranges)
+                                          for j, (lo, _) in enumerate(ranges) if i != j)])
+            return 0.0, highest
         return metric_range(tuple(self.metric.queries), bool(self.metric.max_abs), two_valued)
 
     def _solve(self, params: dict[str, float], be: TimeBudget, options: SolveOptions, start: float,
@@ -634,7 +673,7 @@ class BoundProblem:
             raise labelled_error(exc, label) from None
         checked: dict[str, bool] = {}
         minima: list[dict] = []
-        if self.rate_programs:
+        if self.by_families:
             return solve_families(self, params, be, options, checked, start)
         for c in compiled:
             minima.append({})
@@ -668,6 +707,52 @@ class BoundProblem:
             details=details, excluded_events=excluded, nonnegative=bool(self.metric.max_abs),
             few_units=few_units_by_event(compiled, self.config, self.table),
         )
+
+    def rate_program(self, f: int, i: int) -> ParametricProgram:
+        """Rate ``i`` of family ``f`` of the metric compiled on its own, on first use.
+
+        Parameters
+        ----------
+        f, i : int
+            The family and the position of the rate in it.
+
+        Returns
+        -------
+        ParametricProgram
+        """
+        if (f, i) not in self._rate_programs:
+            self._rate_programs[(f, i)] = self._build(self.metric.families[f][i])
+        return self._rate_programs[(f, i)]
+
+    def compiled_rate(self, f: int, i: int, joint: CompiledProgram, params: dict[str, float],
+                      reduce: Any = None) -> CompiledProgram:
+        """Rate ``i`` of family ``f`` at ``params``: read off ``joint`` (this problem's joint program at ``params``),
+        or compiled on its own where it cannot be.
+
+        Parameters
+        ----------
+        f, i : int
+            The family and the position of the rate in it.
+        joint : CompiledProgram
+            :attr:`joint_program` at ``params``.
+        params : dict of str to float
+            The sensitivity values.
+        reduce : callable, optional
+            Reduces a rate read off ``joint`` (see :meth:`CompiledProgram.window_rate
+            <fairprobe.core.compiled.CompiledProgram.window_rate>`).
+
+        Returns
+        -------
+        CompiledProgram
+        """
+        key = rate_key(self.metric.families[f][i])
+        read_off = joint.window_rate(key, reduce) if key is not None else None
+        if read_off is not None:
+            return read_off
+        try:
+            return self.rate_program(f, i).at(params)
+        except UndefinedMetricError as exc:
+            raise labelled_error(exc, self.metric.label) from None
 
     def pair_program(self, f: int, i: int, j: int) -> ParametricProgram:
         """``rate_i - rate_j`` of family ``f`` (``i < j``) of the metric, compiled on first use.

@@ -10,6 +10,7 @@ value already attained). The lower bound is one joint program (``min t`` with ev
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from typing import Any, Protocol
 from fairprobe.backends.base import SolveOptions, SolveResult
 from fairprobe.core.compiler import CompiledProgram
 from fairprobe.core.config import BiasConfig
+from fairprobe.core.decompose import BlockPlan
 from fairprobe.core.inputs import MetricSpec, labelled_event
 from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.results import BoundResult
@@ -63,8 +65,11 @@ class FamilyProblem(Protocol):
     metric: MetricSpec
     config: BiasConfig
     table: ObservedTable
-    rate_programs: list[list[ParametricProgram]]
     joint_program: ParametricProgram | None
+
+    def compiled_rate(self, f: int, i: int, joint: CompiledProgram, params: dict[str, float],
+                      reduce: Any = None) -> CompiledProgram:
+        """Rate ``i`` of family ``f`` at ``params``, read off ``joint`` where it can be."""
 
     def compiled_pair(self, key: PairKey, params: dict[str, float], be: Any, options: SolveOptions,
                       checked: dict[str, bool]) -> CompiledProgram:
@@ -121,6 +126,15 @@ class _PairSides:
     def dropped(self) -> list[int]:
         """Variables left out by each reduced pair program."""
         return [ready[1].dropped for _, ready in self.prepared.values() if ready is not None and ready[1] is not None]
+
+
+def _as_probability(side: Side) -> Side:
+    """A rate's range within [0, 1], where outward rounding can put a certified end a hair outside.
+
+    (A cheap pair bound of ``1 + 4e-16`` would otherwise beat an attained 1 and send the search through
+    every pair.)
+    """
+    return dataclasses.replace(side, lower=max(side.lower, 0.0), upper=min(side.upper, 1.0))
 
 
 def _candidates(ranges: list[list[Side]]) -> list[tuple[float, int, int, int]]:
@@ -223,15 +237,19 @@ def solve_families(problem: FamilyProblem, params: dict[str, float], be: Any, op
     """
     label = problem.metric.label
     try:
-        rates = [[pp.at(params) for pp in family] for family in problem.rate_programs]
         joint = problem.joint_program.at(params)
+        model = joint.window_model()
+        # every rate reads its own group's block: each other block's least use of a shared budget solved once
+        reduce = BlockPlan(model, be, options).reduce if model is not None else None
+        rates = [[problem.compiled_rate(f, i, joint, params, reduce) for i in range(len(family))]
+                 for f, family in enumerate(problem.metric.families)]
     except UndefinedMetricError as exc:
         raise labelled_error(exc, label) from None
     floors: dict[str, float] = {}  # verified least P(F) by event, for the pairs' parity searches
     for family in rates:
         for c in family:
             check_defined(c, be, options, label, problem.config, problem.table, params, checked, event_minima=floors)
-    ranges = [[solve_compiled(c, be, options, label) for c in family] for family in rates]
+    ranges = [[_as_probability(solve_compiled(c, be, options, label)) for c in family] for family in rates]
     results = [r for family in ranges for side in family for r in (side.lo, side.hi)]
     candidates = _candidates(ranges)
     pairs = _PairSides(problem, joint, params, be, options, checked, floors)
