@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 import fairprobe as fp
 from fairprobe.backends.scip import _stderr_lines
 
@@ -57,3 +59,32 @@ def test_other_output_reaches_stderr_while_scip_runs_not_after(tmp_path) -> None
     assert b"still solving" in seen_during  # forwarded while the capture was still on
     assert lines == ["[cons_nonlinear.c:123] ERROR: a message of SCIP's own"]
     assert b"cons_nonlinear" not in (tmp_path / "stderr.txt").read_bytes()
+
+
+def test_soplex_tolerance_messages_do_not_reach_the_terminal(capfd) -> None:
+    """SoPlex prints "Cannot set ... without GMP" to stderr for a tolerance below 1e-10; it becomes the result's."""
+    from fairprobe.backends.base import SolveOptions
+    from fairprobe.core.registry import get_backend
+
+    prog = fp.PolynomialProgram.from_text("minimize\n  x*y - x\nsubject to\n  c: x + y <= 1.5\n"
+                                          "bounds\n  0 <= x <= 1\n  0 <= y <= 1\n")
+    res = get_backend("scip").solve(prog, SolveOptions(solver_options={"numerics/dualfeastol": 1e-12}))
+    out, err = capfd.readouterr()
+    assert res.objective_bound == pytest.approx(-1.0) and out == "" and err == ""
+    assert any("without GMP" in line for line in res.extra["solver_errors"])
+
+
+@pytest.mark.parametrize("bias", ["proxy_label", "selection", "ecp", "proxy_label_and_selection"])
+def test_no_solver_text_during_built_in_bounds(capfd, bias: str) -> None:
+    """Pairs, all pairs and equalised odds (SCIP's window programs included) on COMPAS's races print nothing."""
+    from fairprobe.datasets import load_compas
+
+    frame = load_compas().frame.assign(pred=lambda d: (d.decile_score >= 5).astype(int))
+    races = fp.ObservedTable.from_frame(frame, A="race", Y="two_year_recid", P="pred")
+    if bias in ("selection", "proxy_label_and_selection"):
+        races = fp.ObservedTable(races.cells, given={"S": 1}, categories=races.categories)
+    for metric in (fp.metric("fpr_parity", groups="all"), fp.metric("equalized_odds", groups="all"),
+                   fp.metric("ppv_parity", groups=("African-American", "Caucasian"))):
+        res = fp.bound(bias, metric, races, D=0.01, progress=False)
+        assert res.lower <= res.upper
+    assert capfd.readouterr() == ("", "")

@@ -112,8 +112,9 @@ def profiled(options: SolveOptions) -> SolveOptions:
 #: bound, a user's GUI) run during a long solve.
 _OPTIMIZE_LOCK = threading.Lock()
 
-#: A line SCIP's C code prints to stderr itself (``[solve.c:4216] ERROR: ...``), past ``hideOutput``.
-_SCIP_LINE = re.compile(r"\[[\w./-]+\.c:\d+\] ")
+#: A line SCIP's C code prints to stderr itself (``[solve.c:4216] ERROR: ...``), past ``hideOutput``, or its LP
+#: solver SoPlex does (``Cannot set feasibility tolerance to small value 1e-12 without GMP - using 1e-10.``).
+_SCIP_LINE = re.compile(r"\[[\w./-]+\.c:\d+\] |Cannot set [\w ]+ to small value \S+ without GMP")
 
 
 @contextlib.contextmanager
@@ -175,7 +176,7 @@ def _sort_stderr(read_fd: int, out_fd: int, lines: list[str]) -> None:
             held = b""
             for part in complete:
                 _route(part, out_fd, lines, b"\n")
-            start = tail.rfind(b"[")
+            start = max(tail.rfind(b"["), tail.rfind(b"Cannot set "))
             if start >= 0:  # maybe the start of a SCIP line: what comes before it goes on, the rest waits
                 _write_all(out_fd, tail[:start])
                 held = tail[start:]
