@@ -1,37 +1,29 @@
 """Exact, verified optimum of a difference of two ratios over a polytope (a parity of two rates).
 
-A parity ``rate_a - rate_b`` compiles to a program whose rows are linear in the model ``q`` except
-the two definitions ``r_k * D_k(q) = N_k(q)`` of the ratio variables: a nonconvex program (a sum of
-two linear-fractional functions), which a global solver closes by spatial branch and bound in tens
-of milliseconds. Its structure makes it one-dimensional. With ``rho_a = N_a / D_a`` and
-``rho_b = N_b / D_b`` (weights folded in),
+A parity ``rate_a - rate_b`` compiles to linear rows in the model ``q`` plus the two definitions
+``r_k * D_k(q) = N_k(q)``: a nonconvex program, but one-dimensional. With ``rho_k = N_k / D_k``
+(weights folded in),
 
     max_q rho_a(q) - rho_b(q)  =  max_theta  theta - h(theta),
     h(theta) = min { rho_b(q) : q in P, N_a(q) - theta * D_a(q) >= 0 },
 
-and each ``h(theta)`` is a linear-fractional program: one Charnes-Cooper LP (HiGHS). ``h`` is
-non-decreasing, and piecewise a Moebius function of ``theta``.
+each ``h(theta)`` one Charnes-Cooper LP (HiGHS); ``h`` is non-decreasing and piecewise Moebius in ``theta``.
 
 **The certificate.** At an evaluated ``theta`` the LP's duals give, verified with outward rounding
 (:func:`~fairprobe.program.safe_bounds.verified_lower_bound`), ``N_b - lam * D_b >= beta`` on
-``P ∩ {rho_a >= theta}``, with ``nu >= 0`` the multiplier of the ``theta`` row. Two evaluations
-``l < u`` combine: for ``w`` in ``[0, 1]`` the convex combination of their dual vectors has exactly
-the combined reduced costs at ``theta(w) = ((1-w) nu_l theta_l + w nu_u theta_u) / ((1-w) nu_l + w nu_u)``
-(the ``theta`` row's coefficients are affine in ``theta``), so by concavity of the weak-duality bound
-in the dual vector
+``P ∩ {rho_a >= theta}``, with ``nu >= 0`` the multiplier of the ``theta`` row. A convex combination
+of the dual vectors of two evaluations ``l < u`` bounds every ``theta`` between them (the weak-duality
+bound is concave in the dual vector):
 
-    h(theta) >= lam_l + w(theta) (lam_u - lam_l) + min(beta_l, beta_u, 0) / D_b,min
+    h(theta) >= lam_l + w(theta) (lam_u - lam_l) + min(beta_l, beta_u, 0) / D_b,min,
+    theta(w) = ((1-w) nu_l theta_l + w nu_u theta_u) / ((1-w) nu_l + w nu_u),
 
-on the whole interval. The right side is a Moebius function of ``theta`` through both evaluations;
-the maximum of ``theta`` minus it has a closed form. That is a valid upper bound on the interval,
-and it equals ``h`` where one LP basis is optimal across the interval (the optimum then slides along
-one edge of ``P``), so a one-dimensional branch and bound on ``theta`` closes the gap after a few
-LPs per piece. The achieved value is ``rho_a - rho_b`` at an LP's primal point (a model of ``P`` to
-HiGHS's 1e-10 tolerance; the bound engine repairs it to 1e-9).
+a Moebius function whose gap to ``theta`` has a closed-form maximum, equal to ``h`` where one LP basis
+spans the interval; so a one-dimensional branch and bound on ``theta`` closes after a few LPs per piece.
+The achieved value is ``rho_a - rho_b`` at an LP's primal point (feasible to HiGHS's 1e-10).
 
-:func:`two_ratio_form` recognises the structure; :func:`solve_two_ratio` solves it. Programs of any
-other shape (a sum of two ratios, three ratios, bilinear data rows, integers, unbounded columns)
-are left to the global solver (``None``).
+:func:`two_ratio_form` recognises the structure; :func:`solve_two_ratio` solves it. Any other shape
+is left to the global solver (``None``).
 """
 
 from __future__ import annotations
@@ -111,10 +103,7 @@ class TwoRatioForm:
 
 def _definition(program: PolynomialProgram, rows: list[int], r: int,
                 ratios: set[int]) -> tuple[int, dict, dict] | None:
-    """The row defining ratio ``r`` as ``(row index, N, D)`` (polys over program indices), or None.
-
-    ``rows`` are the rows in which ``r`` appears: its definition is the only one.
-    """
+    """The row defining ratio ``r`` as ``(row index, N, D)``, or None; ``rows``: those in which ``r`` appears."""
     if len(rows) != 1:
         return None
     con = program.constraints[rows[0]]
@@ -153,27 +142,7 @@ def two_ratio_form(program: PolynomialProgram) -> TwoRatioForm | None:
 
     Examples
     --------
-    >>> from fairprobe.program.model import PolynomialProgram
-    >>> prog = PolynomialProgram.from_text('''
-    ... maximize
-    ...   ra - rb
-    ... subject to
-    ...   s: x + y + z + w == 1
-    ...   da: ra*x + ra*y - x == 0
-    ...   db: rb*z + rb*w - z == 0
-    ...   pa: x + y >= 0.1
-    ...   pb: z + w >= 0.1
-    ... bounds
-    ...   0 <= x <= 1
-    ...   0 <= y <= 1
-    ...   0 <= z <= 1
-    ...   0 <= w <= 1
-    ...   0 <= ra <= 1
-    ...   0 <= rb <= 1
-    ... ''')
-    >>> form = two_ratio_form(prog)
-    >>> form.weights, form.base.n_variables
-    ((1.0, -1.0), 4)
+    See :func:`solve_two_ratio`, whose example program it recognises.
     """
     used = _two_ratios(program)
     if used is None:
@@ -216,10 +185,7 @@ def _two_ratios(program: PolynomialProgram) -> list[int] | None:
 
 def _split_rows(program: PolynomialProgram, used: list[int], ratios: set[int]
                 ) -> tuple[list[int], list[tuple[int, dict, dict]] | None]:
-    """The rows without a ratio, and each ratio's definition (None when one has another shape).
-
-    One pass over the rows: where each ratio appears (its definition alone), and the rows of P.
-    """
+    """The rows without a ratio, and each ratio's definition (None when one has another shape)."""
     appears: dict[int, list[int]] = {r: [] for r in used}
     linear: list[int] = []
     for i, con in enumerate(program.constraints):
@@ -436,10 +402,7 @@ class _Search:
     def flat_end(self, lam: float, tol: float) -> float | None:
         """``max rho_a`` over the models with ``rho_b <= lam + tol / 10``: where ``h`` leaves its flat level.
 
-        ``h`` is flat exactly where the theta row is slack, at ``min rho_b`` over ``P``; it leaves that
-        level at the largest ``rho_a`` among the models attaining it. One LP finds that end, where a
-        search from the rising side would approach it by guesses. It only places the next evaluation
-        (which certifies it): the value is ``rho_a`` at the LP's point, or None when it has none.
+        It only places the next evaluation (which certifies it); None when the LP gives no point.
         """
         level = lam + 0.1 * tol  # a little above the level, which the LP found only to its tolerance
         cc = self._ratio_lp(0, -1.0)
@@ -472,11 +435,8 @@ class _Search:
     def den_min_between(self, lo: _Eval, hi: _Eval, floor: float, margin: float) -> float:
         """Verified ``min D_b`` over ``P ∩ {rho_a >= lo.theta} ∩ {rho_b <= hi.lam + margin}`` (at least ``floor``).
 
-        A negative ``beta`` certifies ``rho_b >= lam + beta / D_b`` only where ``rho_b < lam``, and on
-        ``[lo, hi]`` those models lie in this set. Over the whole of ``P`` a group's denominator may
-        reach 1e-9; here it is typically a share of the group, so rounding in the duals stays rounding.
-        The ``margin`` (a share of the search's tolerance) keeps the set non-empty where ``hi.lam`` is
-        the least ``rho_b`` itself, found a rounding below it (a larger set: its minimum still bounds).
+        A negative ``beta`` needs the least ``D_b`` only over these models, typically a share of the group
+        where over all of ``P`` it may reach 1e-9; ``margin`` keeps the set non-empty at the least ``rho_b``.
         """
         key = (id(lo), id(hi))
         if key not in self._den_cache:
@@ -616,11 +576,7 @@ def _search(s: _Search, theta_lo: float, top: tuple[float, float, np.ndarray], d
 
 def _survey(s: _Search, evals: list[_Eval], theta_hi: float, db_min: float, tol: float
             ) -> tuple[float, _Eval, list[float], list[tuple[float, float, bool]], list[int], float]:
-    """(upper bound, best evaluation, slacks, interval bounds, intervals whose slack is heavy, tail bound).
-
-    Sets ``s.slack``, the certificate's own slack (rounding in the duals over the smallest denominator),
-    which cannot be split away.
-    """
+    """(upper bound, best evaluation, slacks, interval bounds, heavy-slack intervals, tail); sets ``s.slack``."""
     last = evals[-1]
     h_last = last.lam - _slack(s, last, last, True, db_min, tol)
     best = max([*evals, *s.candidates], key=lambda e: e.achieved)
@@ -739,12 +695,8 @@ def _chosen_interval(slacks: list[float], bounds: list[tuple[float, float, bool]
 
 def _place_at_flat_end(s: _Search, lo: _Eval, hi: _Eval, plan: _Split, nudge: float, kink_tried: bool,
                        tol: float) -> bool:
-    """Place ``plan`` where h's flat level at ``lo`` ends (h rising at ``hi``); returns whether the LP was tried.
-
-    Every flat evaluation is at one level, min rho_b over P: find where it ends instead of guessing it from
-    the rising side. lo's point attains the level, so h is flat at least up to its rho_a (the end itself
-    where the level's model is unique).
-    """
+    """Place ``plan`` where h's flat level at ``lo`` ends (h rising at ``hi``); returns whether the LP was tried."""
+    # lo's point attains the level (min rho_b over P), so h is flat at least up to its rho_a
     if lo.theta + nudge < lo.rate_a < hi.theta - nudge:
         plan.theta, plan.fitted, plan.tangent, plan.interior, plan.at_end = lo.rate_a, True, False, True, True
     elif not kink_tried:
@@ -795,8 +747,8 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
     options : SolveOptions, optional
         ``time_limit``, ``abs_gap`` and ``rel_gap`` are read.
     shared : dict, optional
-        Results that do not depend on the sense (the denominators' verified minima), kept between
-        the min and the max solve of the same program.
+        Sense-independent results (the denominators' verified minima) shared by the min and max solves.
+
 
     Returns
     -------
@@ -828,7 +780,11 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
     ...   0 <= ra <= 1
     ...   0 <= rb <= 1
     ... ''')
-    >>> res = solve_two_ratio(prog)
+    >>> form = two_ratio_form(prog)
+    >>> form.weights, form.base.n_variables
+    ((1.0, -1.0), 4)
+    >>> res = solve_two_ratio(prog, form)
+
     >>> res.termination.value, abs(res.objective_bound - 1.0) < 1e-9, res.objective_bound >= 1.0
     ('optimal', True, True)
     """

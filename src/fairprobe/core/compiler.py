@@ -3,51 +3,26 @@
 Pipeline (all exact unless stated):
 
 1. **Latent projection** of the bias DAG and c-components (:mod:`fairprobe.core.dag`).
-2. **Response types** per c-component (:mod:`fairprobe.core.response`); every probability the
-   program mentions (table cells, constraint atoms, query atoms) becomes a sum over completions of
-   products of per-component type masks. Variables without latent parents that no event
-   intervenes on are **absorbed slice by slice** there into the c-component whose members all
-   read them (see :class:`~fairprobe.core.response.Component`): the product ``q_A(a) q_C(r)``
-   becomes one joint over ``(a, slice types)``, exact because the slices are disjoint response
-   coordinates, and the size grows linearly in the slices. It is what keeps the selection
-   programs linear and many groups or covariate levels cheap. When the table pins their law (an
-   unconditioned table with those columns), variables that only *some* members read are absorbed
-   too, provided the other members all read the same subset ``T`` of the slice variables (e.g. a
-   covariate ``X`` read by ``Z`` and ``P`` but not by the proxy ``Y``): those members' restricted
-   response types are shared by the slices that agree on ``T``, so their conditional law must be
-   the same in all of them (**glue rows**, linear because ``P(slice)`` is data). Exact: the slice
-   variables are independent of the latent types, so every true model satisfies the rows; and any
-   per-slice laws with equal conditional marginals come from one model (draw the shared types,
-   then each slice's own coordinates given them: the marginal problem on a star is consistent).
-3. **Fixing**: a root variable without latent parents whose law the (unconditioned) table
-   reports gets its observed probabilities as constants.
-4. **Absorbing roots** (only when slicing is off, ``CompileOptions(slicing=False)``, the previous engine kept
-   as the benchmark baseline): the same absorption after enumerating every response type.
-5. **Merging types**: joint types that no event in the program distinguishes are merged into one
-   variable (their total probability). Exact: every polynomial depends on the types only through
-   these sums.
+2. **Response types** per c-component (:mod:`fairprobe.core.response`): every probability becomes a
+   sum of products of per-component type masks. Variables without latent parents that no event
+   intervenes on are **absorbed slice by slice** into the c-component that reads them (see
+   :class:`~fairprobe.core.response.Component`; exact, linear in the slices). Variables that only some
+   members read are absorbed too when the table pins their law, tied across slices by linear
+   **glue rows** (exact: the marginal problem on a star is consistent).
+3. **Fixing**: a root without latent parents whose law the unconditioned table reports is a constant.
+4. **Absorbing roots** (only with ``CompileOptions(slicing=False)``, the benchmark baseline).
+5. **Merging types** that no event distinguishes into one variable (exact).
 6. **Polynomials** are built directly as sparse dicts; sympy only parses the strings.
-7. **Ratios**: a query that is affine in one conditional probability becomes a *fractional
-   objective* (``num / den``); the driver turns a linear-fractional program into one LP
-   (Charnes-Cooper). Other ratios get an auxiliary variable ``r`` in [0, 1] with the bilinear
-   equality ``r * P(F) = P(E & F)`` and ``P(F) >= 1e-9`` (bounds hold over all models in which
-   the conditioning events have probability at least 1e-9). Every conditioning event ``F`` of the
-   query is recorded in :attr:`CompiledProgram.conditions`; the driver checks that some admitted
-   model gives it probability at least 1e-9 (else the metric is undefined, an
-   :class:`~fairprobe.exceptions.UndefinedMetricError`) and reports when some models give it less.
-   A conditioning event forced to probability 0 by the table's zero cells is reported here, at
-   compile time.
-8. **Presolve**: variables forced to zero by data cells of probability zero are removed.
+7. **Ratios**: a query affine in one conditional probability becomes a fractional objective
+   (Charnes-Cooper LP); other ratios get a variable ``r`` in [0, 1] with ``r * P(F) = P(E & F)`` and
+   ``P(F) >= 1e-9``. Every conditioning event is recorded in :attr:`CompiledProgram.conditions`; one
+   forced to probability 0 by the table's zero cells raises
+   :class:`~fairprobe.exceptions.UndefinedMetricError` here.
+8. **Presolve**: variables forced to zero by zero-probability cells are removed.
 
-Independent latent distributions that meet in one probability (several non-fixed components in a
-term) are encoded as products: the program is then sharp and genuinely polynomial, and goes to a
-global solver.
-
-*Independence inside one c-component is relaxed.* When several latent variables confound the
-members of one c-component (``U``, ``V``, ``Q``, ``W`` in ``proxy_label_and_selection``), the
-program uses one arbitrary joint distribution over the component's response types, the standard
-canonical parametrisation. It does not encode that those latents are mutually independent, so the
-bounds are outer (sound) and may be wider than the sharp bounds under that extra independence.
+Independent latent distributions that meet in one probability are encoded as products (sharp, polynomial).
+*Independence inside one c-component is relaxed*: one joint distribution over the component's response
+types, so the bounds are outer (sound) and may be wider than under mutually independent latents.
 """
 
 from __future__ import annotations
@@ -94,10 +69,7 @@ __all__ = ["RATIO_EPSILON", "CompiledProgram", "Condition", "DataRow", "RateFami
 
 
 def linear_terms(expr: sympy.Expr, symbols: Any) -> tuple[float, dict[sympy.Symbol, float]] | None:
-    """``(constant, {symbol: coefficient})`` of an expanded expression that is affine in ``symbols``.
-
-    Read off the expression's terms structurally; None when a term is not a number times at most one
-    of the symbols (a product, a power, another symbol), and the caller falls back to ``sympy.Poly``.
+    """``(constant, {symbol: coefficient})`` of an expanded expression that is affine in ``symbols``, else None.
 
     Parameters
     ----------
@@ -190,10 +162,7 @@ class _Compiler:
         return model
 
     def glue_masks(self, g: int) -> list[tuple[tuple, int, int, np.ndarray]]:
-        """(shared-slice key, slice index, partial readers' joint type, mask over the group's types) of group ``g``.
-
-        Empty unless a component of the group has partial readers (see :meth:`_response_model`).
-        """
+        """(shared-slice key, slice index, partial readers' joint type, group mask) per partial reader cell of ``g``."""
         out: list[tuple[tuple, int, int, np.ndarray]] = []
         for c in self.group_members[g]:
             comp = self.model.components[c]
@@ -262,12 +231,7 @@ class _Compiler:
 
     # -- events ---------------------------------------------------------------------------
     def register(self, atoms: Sequence[Atom]) -> EventKey:
-        """The key of an event, with its response-type terms.
-
-        An event with ``A != a`` atoms is the disjoint union of the ordinary events of
-        :meth:`expand`; its terms are theirs, so its polynomial is the sum of their polynomials and
-        every later step (ratio variables, floors, conditions) treats it as any other event.
-        """
+        """The key of an event, with its response-type terms (those of its :meth:`expand` parts for ``!=`` atoms)."""
         key = event_key(atoms)
         if key not in self.terms:
             self.terms[key] = [t for part in self.expand(key) for t in self.model.event_terms(part)]
@@ -277,9 +241,6 @@ class _Compiler:
 
     def expand(self, atoms: Sequence[Atom]) -> list[EventKey]:
         """Disjoint ordinary events whose union is the event ``atoms`` (itself without ``!=`` atoms).
-
-        A variable with ``!=`` atoms takes every value of its cardinality that none of them excludes
-        (and that equals its ``=`` atom, if any); the events are the combinations of those values.
 
         Raises
         ------
@@ -455,11 +416,7 @@ class _Compiler:
 
     def _add_group_variables(self, prog: PolynomialProgram, groups: list[int],
                              finals: Mapping[EventKey, list[tuple[float, dict[int, np.ndarray]]]]) -> None:
-        """One variable per class of response types with the same signature over every event, per group.
-
-        A group whose member is unconfounded and read atomically gets conditional parameters instead
-        (:meth:`_add_conditional_parameters`); ``reduce=False`` keeps one variable per joint type.
-        """
+        """One variable per class of response types with the same signature over every event, per group."""
         columns: dict[int, list[np.ndarray]] = {g: [] for g in groups}
         for fl in finals.values():
             for _, masks in fl:
@@ -555,12 +512,8 @@ class _Compiler:
         return prog, conditions, named_terms
 
     def _given_variable(self, prog: PolynomialProgram, given_key: EventKey) -> Poly:
-        """``P(given)`` for the data rows: one variable defined by one row when it has many terms.
-
-        Every row ``P(cell & given) = p * P(given)`` of a selected table repeats ``P(given)``, which
-        reads nearly every variable: with k groups that is O(k^2) nonzeros. One variable ``s`` with
-        ``s = P(given)`` keeps the rows sparse (exact: a linear substitution).
-        """
+        """``P(given)`` for the data rows: one variable defined by one row when it has many terms."""
+        # every data row repeats P(given), O(k^2) nonzeros for k groups: one variable keeps them sparse
         poly = self.polys[given_key]
         if not self.reduce or sum(1 for m in poly if m) <= 8:
             return poly
@@ -598,13 +551,7 @@ class _Compiler:
         return None
 
     def _add_conditional_parameters(self, prog: PolynomialProgram, g: int, masks: list[np.ndarray]) -> bool:
-        """Parametrise an unconfounded variable by its conditional probabilities when exact.
-
-        A c-component with one member ``V`` has no latent parent. When every event reads ``V`` at
-        a single parent configuration, probabilities depend on its response types only through
-        ``P(V = v | pa = c)``, one free distribution per configuration (response tables have
-        independent coordinates per configuration): far fewer variables and bilinear terms.
-        """
+        """Parametrise an unconfounded variable by ``P(V = v | pa = c)`` when every event reads it at one config."""
         if (self.group_members[g] != [g] or len(self.model.components[g].members) != 1
                 or self.model.components[g].slice_vars):
             return False
@@ -714,11 +661,7 @@ class _Compiler:
         prog.constraints.append(Constraint(body, sense, -const, name))
 
     def observed_probability(self, key: EventKey) -> float | None:
-        """``P(F)`` when the data pin it: a factual event on table columns of an unconditioned table.
-
-        Every model satisfying the data rows has exactly this value, so a conditional
-        ``P(E | F)`` is the linear ``P(E & F) / P(F)``; no ratio variable is needed.
-        """
+        """``P(F)`` when the data pin it (a factual event on an unconditioned table's columns), else None."""
         if self.table.given or not self.reduce or self.table.region is not None:
             return None  # a table known up to a region pins no probability
         if any(a.intervention or a.var not in self.table.nodes for a in key):
@@ -734,11 +677,7 @@ class _Compiler:
         return value if value > 0 else None
 
     def _ratio_poly(self, prog: PolynomialProgram, keys: tuple, name: str, query: bool = False) -> Poly:
-        """``P(E | F)``: a constant multiple of ``P(E & F)`` when the data pin ``P(F)``, else a ratio variable.
-
-        ``query`` marks the ratios of the metric (not of the bias's constraints): their
-        conditioning events are recorded, and one forced to probability 0 is an error.
-        """
+        """``P(E | F)``: ``P(E & F) / P(F)`` when the data pin ``P(F)``, else a ratio variable (``query``: recorded)."""
         ev, given = keys
         if given is None:
             return self.polys[ev]
@@ -748,10 +687,8 @@ class _Compiler:
         if known is not None:
             return poly_scale(self.polys[ev], 1.0 / known)
         pf = self.polys[given]
-        pf_body = dict(pf)
-        const = pf_body.pop((), 0.0)
-        if query and not pf_body and const < RATIO_EPSILON:
-            self._undefined(given)  # P(F) is the constant 0: the ratio would be free
+        if query:
+            self._check_not_zero(given)  # the ratio would be free
         r = prog.add_variable(name, 0.0, 1.0)
         self.ratio_names.append(name)
         definition, floor = ratio_rows(r, self.polys[ev], pf, name)
@@ -785,9 +722,7 @@ class _Compiler:
             num = poly_add(poly_scale(self.polys[ev], a), self.polys[given], b)
             den = self.polys[given]
             self._record_condition(given, None)
-            den_body = {m: v for m, v in den.items() if m}
-            if not den_body and den.get((), 0.0) < RATIO_EPSILON:
-                self._undefined(given)
+            self._check_not_zero(given)
             prog.objective = num
             prog.objective_denominator = den
             return
@@ -798,14 +733,14 @@ class _Compiler:
         prog.objective = self._poly_of(expr, sym_polys)
         prog.objective_denominator = None
 
+    def _check_not_zero(self, given: EventKey) -> None:
+        """Raise when ``P(given)`` is the constant 0."""
+        pf = self.polys[given]
+        if set(pf) <= {()} and pf.get((), 0.0) < RATIO_EPSILON:
+            self._undefined(given)
 
     def _window_families(self, parsed: list[ParsedExpression], keys: list[list]) -> list[list[tuple]] | None:
-        """The quantities of a max-abs metric grouped in families, when it is a max of family ranges.
-
-        Applies when every term is ``q_a - q_b`` (two conditional probabilities) and the terms of
-        each family (quantities linked by terms) are all its pairs: then ``max_i |q_i| = max_f
-        (max_{a in f} q_a - min_{b in f} q_b)``. ``None`` when the terms have another form.
-        """
+        """The quantities grouped in families when every family's terms ``q_a - q_b`` are all its pairs, else None."""
         parent: dict[tuple, tuple] = {}
 
         def root(x: tuple) -> tuple:
@@ -836,13 +771,8 @@ class _Compiler:
         return out
 
     def _set_window_objective(self, prog: PolynomialProgram, families: list[list[tuple]]) -> list:
-        """Minimise ``t`` subject to every family's quantities lying in a window ``[L_f, U_f]`` of width <= t.
-
-        ``L <= P(E & F) / P(F) <= U`` is written ``P(E & F) >= L d`` and ``P(E & F) <= U d`` with
-        ``d = P(F) >= 1e-9``: the only nonconvex products are those of the few window ends with
-        the denominators, so a global solver closes the gap by branching on the window ends
-        instead of on one ratio per group (O(k) rows for the O(k^2) pairs of k groups).
-        """
+        """Minimise ``t`` subject to every family's quantities lying in a window ``[L_f, U_f]`` of width <= t."""
+        # L d <= P(E & F) <= U d with d = P(F): a global solver branches on the few window ends, not per group
         t = prog.add_variable("max_abs", 0.0, math.inf)
         fractions = []
         for f, members in enumerate(families):
@@ -864,10 +794,9 @@ class _Compiler:
                     den = None
                 else:
                     self._record_condition(given, None)
+                    self._check_not_zero(given)
                     pf = dict(self.polys[given])
                     const = pf.pop((), 0.0)
-                    if not pf and const < RATIO_EPSILON:
-                        self._undefined(given)
                     d = prog.add_variable(f"{tag}_den", 0.0, 1.0)
                     self._append(prog, poly_add({(d,): 1.0}, self.polys[given], -1.0), "==", f"{tag}_den_def")
                     if pf:
@@ -891,11 +820,7 @@ class _Compiler:
 
     def _set_max_abs_objective(self, prog: PolynomialProgram, parsed: list[ParsedExpression],
                                keys: list[list]) -> list[dict[tuple[str, ...], float]]:
-        """Minimise ``t`` subject to ``t >= |q_i|`` for every term: the sharp lower bound of max |q_i|.
-
-        One joint program, so the terms are evaluated on the *same* model; combining separate
-        bounds of each term would only give ``max_i dist(0, [lo_i, hi_i])``, which can be lower.
-        """
+        """Minimise ``t`` subject to ``t >= |q_i|`` for every term, all on the same model (sharp)."""
         families = self._window_families(parsed, keys) if self.options.uses("windows") else None
         if families is not None:
             self.window_fractions = self._set_window_objective(prog, families)
@@ -916,8 +841,6 @@ class _Compiler:
         prog.objective = {(t,): 1.0}
         prog.objective_denominator = None
         return named
-
-
 
 
 def compile_program(
@@ -974,21 +897,10 @@ def compile_program(
     ('linear', 4, 18)
     >>> [(cond.event, round(cond.observed, 6)) for cond in compiled.conditions]
     [('Y = 1 & A = 0', 0.1)]
-    >>> print(compiled.program.to_text())
-    minimize
-      10*q_A_Y_P.3
-    subject to
-      simplex_A_Y_P: q_A_Y_P.0 + q_A_Y_P.3 + q_A_Y_P.4 + q_A_Y_P.7 == 1
-      data0: q_A_Y_P.0 == 0.3
-      data3: q_A_Y_P.3 == 0.1
-      data4: q_A_Y_P.4 == 0.2
-      data7: q_A_Y_P.7 == 0.4
-    bounds
-      0 <= q_A_Y_P.0 <= 1
-      0 <= q_A_Y_P.3 <= 1
-      0 <= q_A_Y_P.4 <= 1
-      0 <= q_A_Y_P.7 <= 1
+    >>> compiled.program.objective
+    {(1,): 10.0}
     """
+
     if options is None:
         options = CompileOptions(reduce=bool(reduce))
     elif not reduce:

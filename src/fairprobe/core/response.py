@@ -1,17 +1,14 @@
 """Response-function parametrisation of a semi-Markovian causal model.
 
-Every endogenous variable ``V`` with endogenous parents ``pa(V)`` gets one *response function*
-per way of mapping parent values to a value of ``V`` (``card(V) ** prod(card(pa))`` of them).
-The latent confounding of a c-component ``C`` is a joint distribution ``q_C`` over the product of
-its members' response functions (its *joint response types*); distinct c-components are
-independent. The probability of any factual or counterfactual event is then
+Every endogenous variable gets one *response function* per map from its observed parents' values to
+its own. A c-component's latent confounding is a joint distribution ``q_C`` over its members' response
+functions (its *joint response types*); distinct c-components are independent, so
 
     P(event) = sum over completions  prod over components  q_C(types consistent with it)
 
-where a *completion* assigns values to every variable the event depends on, in every world
-(intervention) the event mentions. This module enumerates joint types and turns events into such
-sums of products of type *masks*; :mod:`fairprobe.core.compiler` merges types and builds sparse
-polynomials from them.
+where a *completion* assigns values to every variable the event depends on, in every world it mentions.
+This module enumerates joint types and turns events into such sums of type *masks*;
+:mod:`fairprobe.core.compiler` merges types and builds sparse polynomials from them.
 """
 
 from __future__ import annotations
@@ -35,11 +32,7 @@ MAX_JOINT_TYPES = 2_000_000
 
 @dataclass
 class Member:
-    """One endogenous variable inside a c-component.
-
-    In a sliced component (see :class:`Component`) the response functions are restricted to one
-    slice: ``table`` maps the *free* parents' configurations (``free_parents``, those outside the
-    component's slice variables) to a value.
+    """One endogenous variable inside a c-component (in a sliced one, its response functions on one slice).
 
     Parameters
     ----------
@@ -71,26 +64,12 @@ class Member:
     card: int
     parents: list[str]
     parent_cards: list[int]
-    table: np.ndarray = field(repr=False)  # (n_types, n_configs): value per (free) parent configuration
-    free_parents: list[str] | None = None  # None: every parent is free (unsliced component)
+    table: np.ndarray = field(repr=False)
+    free_parents: list[str] | None = None
 
     @property
     def n_types(self) -> int:
-        """Number of response functions.
-
-        Returns
-        -------
-        int
-            ``card ** n_configs``.
-
-        Examples
-        --------
-        >>> from fairprobe.core.dag import DAG
-        >>> model = ResponseModel(DAG.from_string("A -> Y"))
-        >>> y = model.components[1].members[0]
-        >>> y.n_types
-        4
-        """
+        """Number of response functions, ``card ** n_configs`` (4 for a binary ``Y`` with one binary parent)."""
         return int(self.table.shape[0])
 
     def config_index(self, parent_values: Sequence[int]) -> int:
@@ -150,15 +129,10 @@ class Member:
 class Component:
     """A c-component: members and the enumeration of their joint response types.
 
-    A *sliced* component has absorbed ``slice_vars``: unconfounded variables, never intervened
-    on, closed under parents, that every member reads. Its joint types are then pairs (values of
-    the slice variables, response types of the members restricted to that slice), one block per
-    slice; ``types`` holds the slice values in its first ``len(slice_vars)`` columns. Exact for
-    every event that does not intervene on a slice variable: an event with ``S = s`` reads only the
-    ``s``-coordinates of the members' response functions, slices are disjoint coordinates, so the
-    joint law of (slice values, slice types) is an arbitrary distribution, and it already carries
-    the law of the slice variables (``P(S = s) * q_C(types at s)``). The size grows linearly in the
-    number of slices instead of exponentially.
+    A *sliced* component has absorbed ``slice_vars`` (unconfounded, never intervened on, closed under
+    parents, read by every member): its joint types are (slice values, members' response types on that
+    slice), linear in the slices instead of exponential. Exact for every event that does not intervene on
+    a slice variable, since slices are disjoint coordinates of the response functions.
 
     Parameters
     ----------
@@ -183,43 +157,17 @@ class Component:
 
     index: int
     members: list[Member]
-    types: np.ndarray = field(repr=False)  # (n_joint_types, n_slice_vars + n_members)
+    types: np.ndarray = field(repr=False)
     slice_vars: list[str] = field(default_factory=list)
 
     @property
     def names(self) -> list[str]:
-        """Member names (slice variables first).
-
-        Returns
-        -------
-        list of str
-            Slice variables, then members.
-
-        Examples
-        --------
-        >>> from fairprobe.core.dag import DAG
-        >>> g = DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U")
-        >>> ResponseModel(g, sliceable=["A"]).components[0].names
-        ['A', 'Y', 'P']
-        """
+        """Slice variables, then members (see the class example)."""
         return [*self.slice_vars, *(m.name for m in self.members)]
 
     @property
     def n_types(self) -> int:
-        """Number of joint response types.
-
-        Returns
-        -------
-        int
-            Rows of :attr:`types`.
-
-        Examples
-        --------
-        >>> from fairprobe.core.dag import DAG
-        >>> g = DAG.from_string("A->Y, A->P, U->P, U->Y", unob="U")
-        >>> ResponseModel(g).components[1].n_types  # 4 response functions of Y times 4 of P
-        16
-        """
+        """Number of joint response types: rows of :attr:`types` (see the class example)."""
         return int(self.types.shape[0])
 
 
@@ -252,17 +200,11 @@ def plan_slices(dag: DAG, districts: Sequence[Sequence[str]], sliceable: Sequenc
                 partial: Sequence[str] = ()) -> dict[tuple[str, ...], list[str]]:
     """Slice variables of each c-component of a latent projection (each absorbed by at most one).
 
-    A component is sliced by (i) its own members without observed parents that every other member
-    reads (a confounded covariate: its value is the slice) and (ii) ``sliceable`` variables alone in
-    their c-component (no latent parent) that every remaining member reads, closed under parents
-    within the slice (a slice variable's law must depend only on the slice). Only variables in
-    ``sliceable`` (never intervened on) are used. Larger components choose first.
-
-    With ``partial`` (variables whose law the data pin), a component without confounded covariates
-    may also absorb unconfounded variables that only *some* of its members read, provided the other
-    members (its *partial readers*) all read the same subset of the slice variables: their response
-    functions are then shared by the slices that agree on that subset, which the compiler glues by
-    equal conditional marginals (:func:`partial_readers`; exact, see :class:`Component`).
+    A component is sliced by its own parentless members that every other member reads (confounded
+    covariates) and by ``sliceable`` variables alone in their c-component that every remaining member
+    reads, closed under parents. Larger components choose first. With ``partial``, a component without
+    confounded covariates may also absorb variables only some members read, when those that miss some
+    (its *partial readers*, :func:`partial_readers`) all read the same subset.
 
     Parameters
     ----------
@@ -341,10 +283,7 @@ def _closed(chosen: set[str], parents: Mapping[str, set[str]], also: set[str] = 
 
 def _partial_slice(members: Sequence[str], parents: Mapping[str, set[str]], candidates: set[str],
                    full: set[str]) -> set[str] | None:
-    """Slice variables read by some members, when the members that miss some all read the same ones.
-
-    ``full`` is the slice every member reads; None when no wider slice qualifies.
-    """
+    """Slice variables (beyond ``full``) read by some members, when those that miss some all read the same ones."""
     chosen = _closed({v for v in candidates if any(v in parents[m] for m in members)} | full, parents)
     if chosen <= full:
         return None
@@ -582,9 +521,8 @@ def shared_model(dag: DAG, cardinalities: Mapping[str, int], sliceable: Sequence
                  partial: Sequence[str] = ()) -> ResponseModel:
     """One :class:`ResponseModel` per DAG structure, cardinalities and slices, reused by every compilation.
 
-    A model and its event terms depend only on these, never on the data. A sweep, a bootstrap or
-    the pairs of a metric compile the same model many times, and enumerating its events was most
-    of the cost of a compilation.
+    A model and its event terms never depend on the data, and enumerating events dominates compiling.
+
 
     Parameters
     ----------

@@ -1,37 +1,25 @@
 """Sampling uncertainty of causal bounds: intervals certified against the solver *and* the sample.
 
-A bound ``[theta_l(p, D), theta_u(p, D)]`` is a function of the population cell probabilities
-``p``; an audit only has their estimate from ``n`` units. Three constructions give an interval
-that covers the metric's true value (when the bias is at most ``D``) with probability at least
-the level:
+A bound is a function of the population cell probabilities ``p``; an audit only has their estimate
+from ``n`` units. Three constructions cover the metric's true value (when the bias is at most ``D``)
+with probability at least the level:
 
 ``"bootstrap"`` (default)
-    Units resampled (multinomial on the table's counts, or within the levels of a node whose
-    counts the design fixes, ``stratify=``); both bound endpoints re-solved on every resample;
-    the standard errors combined by Imbens & Manski (2004) with Stoye's (2009) correction for
-    short identified sets (the set's length is taken as 0 below ``sqrt(ln n)`` standard errors,
-    the Andrews & Soares (2010) threshold), so the critical value moves from the one-sided
-    1.645 (long set) to the two-sided 1.96 (point identification) at 95 %.
+    Units resampled (within the levels of ``stratify=`` when the design fixes its counts), both ends
+    re-solved per resample, the standard errors combined by Imbens & Manski (2004) with Stoye's (2009)
+    correction for short identified sets (Andrews & Soares's ``sqrt(ln n)`` threshold).
 ``"bayes"``
-    Dirichlet(counts + ``prior``) draws of the table (autobounds' reading), the same critical
-    value applied to the posterior quantiles of the endpoints: a credible interval.
-
-A metric that is a maximum of absolute gaps (an absolute gap, ``groups="all"``, ``"each_vs_rest"``,
-equalised odds) is not differentiable at ties, at a gap of 0 and where a bound is clipped at 0; there
-the bootstrap (or posterior) of the value itself is inconsistent. Its bound records its smooth pieces
-(:func:`bound_pieces`), and both methods build a simultaneous sup-t band over them from the draws
-(pieces that cannot be active left out by moment selection; the level split between the ends as
-Imbens & Manski's), then take the maximum of the band's ends, which is valid because the maximum is
-monotone. Every interval contains the bias-only interval.
+    Dirichlet(counts + ``prior``) draws, the same critical value on the posterior quantiles: a credible interval.
 ``"projection"``
-    Finite-sample valid whatever the regularity: the bound optimised over every table in a
-    simultaneous confidence region for the cells (Clopper-Pearson boxes, Bonferroni over the
-    cells, intersected with the simplex), solved as one certified program. Conservative.
+    Finite-sample valid: the bound over every table in simultaneous Clopper-Pearson boxes for the cells
+    (Bonferroni), solved as one certified program. Conservative.
 
-Resamples are drawn in the calling process from ``seed``, then solved on joblib workers (``n_jobs``;
-a ``joblib.parallel_config(backend="dask")`` block sends them to a Dask cluster), so a fixed seed
-gives the same interval whatever the number of workers. The notes of the methods, their caveats and
-the coverage study are in ``docs/causal.md`` ("Sampling uncertainty").
+A maximum of absolute gaps is not differentiable at ties, at 0 and where clipped, so the bootstrap of
+the value is inconsistent there: both draw methods build a sup-t band over its smooth pieces
+(:func:`bound_pieces`) and take the maximum of the band's ends. Every interval contains the bias-only
+interval. Draws come from ``seed`` in the calling process and are solved on joblib workers (``n_jobs``),
+so the interval does not depend on the number of workers. Notes, caveats and the coverage study:
+``docs/causal.md`` ("Sampling uncertainty").
 """
 
 from __future__ import annotations
@@ -240,11 +228,7 @@ def resampled_probabilities(table: ObservedTable, options: IntervalOptions) -> n
 
 
 def projection_region(table: ObservedTable, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Simultaneous Clopper-Pearson boxes for the cell probabilities (Bonferroni over the cells).
-
-    Every cell's count is binomial in ``n``; each box has level ``1 - (1 - level) / k`` for ``k``
-    cells, so all ``k`` cover their probabilities together with probability at least ``level``
-    (for any ``n``, no asymptotics).
+    """Simultaneous Clopper-Pearson boxes for the cell probabilities (Bonferroni over the cells; any ``n``).
 
     Parameters
     ----------
@@ -342,11 +326,7 @@ def _solve_draws(resampler: Resampler, params: Mapping[str, float], draws: np.nd
 
 # -- combination --------------------------------------------------------------------------------
 def critical_value(length: float, sigma: float, level: float, n: int) -> float:
-    """Imbens-Manski critical value with Stoye's correction for short identified sets.
-
-    ``c`` solves ``Phi(c + L / sigma) - Phi(-c) = level``, where ``L`` is the estimated length of
-    the identified set, set to 0 when it is below ``sqrt(ln n)`` standard errors (then ``c`` is
-    the two-sided quantile, as under point identification).
+    """Imbens-Manski critical value ``c``: ``Phi(c + L / sigma) - Phi(-c) = level``, ``L`` 0 below ``sqrt(ln n)`` s.e.
 
     Parameters
     ----------
@@ -407,19 +387,16 @@ def _from_draws(population: BoundResult, draws: np.ndarray, options: IntervalOpt
     z = float(norm.ppf(0.5 + options.level / 2))
     low, high = natural
     pieces = bound_pieces(population)
+    extra: dict[str, int] = {}
     if pieces is not None:
         # a max of absolute gaps: a simultaneous band over its smooth pieces, then the max (monotone), so the
         # interval holds at ties, zeros and corners too; each end one-sided at the Imbens-Manski level
         sigma = max(se_lo, se_hi)
         length = max(hi_hat - lo_hat, 0.0) / sigma if sigma > 0 else math.inf
         shift = 0.0 if length < selection_threshold(n) else length  # Stoye: a short set is read as a point
-        lower, upper, c, k = _pieces_interval(pieces, good, options.level, shift, n)
+        lower, upper, c, extra["band_pieces"] = _pieces_interval(pieces, good, options.level, shift, n)
         set_lower, set_upper, _, _ = _pieces_interval(pieces, good, options.level, 0.0, n)
-        return {"lower": _clip(min(lower, lo_hat), low, high), "upper": _clip(max(upper, hi_hat), low, high),
-                "set_lower": _clip(min(set_lower, lo_hat), low, high),
-                "set_upper": _clip(max(set_upper, hi_hat), low, high),
-                "se_lower": se_lo, "se_upper": se_hi, "critical_value": c, "failed": failed, "band_pieces": k}
-    if options.method == "bootstrap":
+    elif options.method == "bootstrap":
         lower, upper = lo_hat - c * se_lo, hi_hat + c * se_hi
         set_lower, set_upper = lo_hat - z * se_lo, hi_hat + z * se_hi
     else:  # posterior quantiles at the same levels
@@ -431,18 +408,16 @@ def _from_draws(population: BoundResult, draws: np.ndarray, options: IntervalOpt
     return {"lower": _clip(min(lower, lo_hat), low, high), "upper": _clip(max(upper, hi_hat), low, high),
             "set_lower": _clip(min(set_lower, lo_hat), low, high),
             "set_upper": _clip(max(set_upper, hi_hat), low, high),
-            "se_lower": se_lo, "se_upper": se_hi, "critical_value": c, "failed": failed}
+            "se_lower": se_lo, "se_upper": se_hi, "critical_value": c, "failed": failed, **extra}
 
 
 # -- kinks: a band over the bound's smooth pieces ------------------------------------------------
 @dataclass(frozen=True)
 class BoundPieces:
-    """The smooth components whose maximum is each end of a bound (a metric with kinks).
+    """The smooth components whose maximum is each end of a bound (an absolute gap, a max over pairs or families).
 
-    The lower end of the bound is at least ``max(floor, max(lower))`` (and at least ``joint``, the
-    sharp joint program's value); the upper end is ``max(floor, max(upper))``. An absolute gap, a
-    maximum over pairs (``groups="all"``) or over families (equalised odds) has such a form: the max
-    and abs are where the bound is not differentiable, the pieces are smooth.
+    The lower end is at least ``max(floor, max(lower))`` and at least ``joint`` (the sharp joint program's
+    value); the upper end is ``max(floor, max(upper))``.
     """
 
     lower: np.ndarray
@@ -478,20 +453,14 @@ def selection_threshold(n: int) -> float:
 def band_critical_value(lower_dev: np.ndarray, upper_dev: np.ndarray, level: float, shift: float = 0.0) -> float:
     """Critical value of a simultaneous (sup-t) band over a bound's pieces, both ends at once.
 
-    ``lower_dev`` holds draws of the largest standardised error among the pieces of the lower end
-    (``(x* - x_hat) / se``, the direction the lower limit guards) and ``upper_dev`` the same for
-    the upper end (``(x_hat - x*) / se``). The band ``x_hat -/+ c * se`` holds at both ends with
-    probability ``level`` where ``P(lower_dev <= c and upper_dev <= c + shift)`` and its mirror
-    image both reach ``level`` (Montiel Olea & Plagborg-Moller 2019 for the sup-t band; Imbens &
-    Manski 2004 for ``shift``, the identified set's length in standard errors: 0 for a point, where
-    both ends must hold together, and large for a long set, where each end is one-sided). With ``B``
-    draws, "reach ``level``" means ``ceil(level (B + 1))`` of them (Davison & Hinkley 1997, 4.2.1), so
-    that the band keeps its level with few resamples.
+    The band ``x_hat -/+ c * se`` holds where ``P(lower_dev <= c and upper_dev <= c + shift)`` and its
+    mirror image both reach ``level`` (Montiel Olea & Plagborg-Moller 2019; ``shift`` as Imbens & Manski 2004).
 
     Parameters
     ----------
     lower_dev, upper_dev : numpy.ndarray, shape (draws,)
-        ``-inf`` where an end has no random piece.
+        Draws of the largest standardised error among an end's pieces, in the direction that end guards
+        (``(x* - x_hat) / se`` for the lower); ``-inf`` where an end has no random piece.
     level : float
         Coverage of the band.
     shift : float
@@ -533,12 +502,8 @@ def band_critical_value(lower_dev: np.ndarray, upper_dev: np.ndarray, level: flo
 
 def _end_deviations(estimates: np.ndarray, draws: np.ndarray, kappa: float,
                     sign: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """The pieces of one end that can be active, their standard errors and the largest standardised
-    error per draw (sign -1: a lower end, guarded against ``x* - x_hat``; +1: an upper end).
-
-    A piece more than ``kappa`` standard errors below the largest estimate cannot be the active one
-    (generalised moment selection, Andrews & Soares 2010) and is left out of the critical value.
-    """
+    """(pieces of one end that can be active, standard errors, largest standardised error per draw, count)."""
+    # a piece more than kappa standard errors below the largest cannot be active (Andrews & Soares 2010)
     se = draws.std(axis=0, ddof=1)
     top = int(np.argmax(estimates))
     near = estimates >= estimates[top] - kappa * (se + se[top]) - 1e-12
@@ -580,12 +545,7 @@ HEAVY_TAILS = 2.0
 
 
 def _skew_notes(draws: np.ndarray, method: str) -> list[str]:
-    """A note per endpoint whose draws are heavy-tailed: a few resamples far out inflate the standard error.
-
-    A bound over a group of a few units jumps between resamples (a resample with one unit more or
-    less in a rate's denominator); the standard error then reflects those jumps and the interval can
-    reach the metric's end. The note says so and points at the projection interval.
-    """
+    """A note per endpoint whose draws are heavy-tailed (a small group's bound jumps between resamples)."""
     good = draws[np.all(np.isfinite(draws), axis=1)]
     out = []
     for k, end in enumerate(("lower", "upper")):
@@ -626,9 +586,8 @@ def sampling_interval(problem: BoundProblem, params: Mapping[str, float], popula
     solve_kwargs : mapping, optional
         Options of :meth:`~fairprobe.core.bound.BoundProblem.solve` per resample.
     resampler : Resampler, optional
-        Moves ``problem`` to each resample (:class:`~fairprobe.core.rebind.Resampler`); a caller
-        bounding several points of one problem (a sweep) holds one and passes it to every call.
-        Default: a new one for this call.
+        Moves ``problem`` to each resample; a sweep passes one to every call (default: a new one).
+
 
     Returns
     -------
