@@ -90,12 +90,7 @@ class Atom:
 
     @property
     def op(self) -> str:
-        """``"!="`` for a negated atom, else ``"="``.
-
-        Returns
-        -------
-        str
-            The comparison operator.
+        """The comparison operator: ``"!="`` for a negated atom, else ``"="``.
 
         Examples
         --------
@@ -145,11 +140,6 @@ class ProbabilityAtom:
     def variables(self) -> set[str]:
         """Variables named anywhere in the atom (interventions included).
 
-        Returns
-        -------
-        set of str
-            The variable names.
-
         Examples
         --------
         >>> sorted(ProbabilityAtom((Atom("Y", 0, (("T", 1),)),), (Atom("A", 0),)).variables)
@@ -196,12 +186,7 @@ class ParsedExpression:
 
     @property
     def symbols(self) -> list[sympy.Symbol]:
-        """The probability symbols, aligned with :attr:`atoms`.
-
-        Returns
-        -------
-        list of sympy.Symbol
-            ``_p0, _p1, ...``.
+        """The probability symbols ``_p0, _p1, ...``, aligned with :attr:`atoms`.
 
         Examples
         --------
@@ -214,11 +199,6 @@ class ParsedExpression:
     def parameters(self) -> set[sympy.Symbol]:
         """Sensitivity parameters used (every free symbol that is not a probability).
 
-        Returns
-        -------
-        set of sympy.Symbol
-            The parameters.
-
         Examples
         --------
         >>> parse_constraint("P(S = 1) >= 1 - D").parameters
@@ -229,12 +209,7 @@ class ParsedExpression:
 
     @property
     def variables(self) -> set[str]:
-        """DAG variables named in any probability.
-
-        Returns
-        -------
-        set of str
-            The variable names, intervened ones included.
+        """DAG variables named in any probability, intervened ones included.
 
         Examples
         --------
@@ -255,11 +230,10 @@ class ParsedConstraint(ParsedExpression):
     ----------
     expr : sympy.Expr
         ``lhs - rhs``.
-    atoms : list of ProbabilityAtom
-        The meaning of each probability symbol.
-    source : str
-        The text it was parsed from.
+    atoms, source :
+        As for :class:`ParsedExpression`.
     sense : str
+
         ``"<="``, ``">="`` or ``"=="``.
 
     Examples

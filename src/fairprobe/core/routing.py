@@ -1,18 +1,12 @@
 """The one router of a bound's programs: the ``fairprobe_select_backend`` hook chooses, exact routes first.
 
-A certified bound solves several programs: single-ratio ranges and Charnes-Cooper programs
-(linear), definedness checks (linear), and the main program, which is linear or a nonconvex
-polynomial. :class:`Router` asks the ``fairprobe_select_backend`` hook which backend takes each of
-them (:func:`fairprobe.backends.auto.choose_backend` is the built-in answer: with ``backend="scip"``
-or ``"auto"``, continuous programs go to HiGHS first, whose LP bounds are verified with outward
-rounding, :mod:`fairprobe.program.safe_bounds`, in a tenth of SCIP's time). When the chosen
-backend implements the declared exact routes (:class:`~fairprobe.backends.base.ExactBackend`),
-the router solves an LP with it and offers it a nonconvex program's exact search; a program it
-declines is asked about again without it, and goes to the global solver the hook names then.
-
-Solver options name one solver's parameters: with ``solver_options`` (or ``lp_fast_path=False``)
-the named backend takes every program. The engine's own settings for its global solves are a named
-profile (``SolveOptions.profiles``), which each backend maps to its parameters; core names none.
+:class:`Router` asks the hook which backend takes each program of a bound (range and Charnes-Cooper LPs,
+definedness checks, the main program); :func:`fairprobe.backends.auto.choose_backend` is the built-in
+answer (continuous programs to HiGHS first, verified by :mod:`fairprobe.program.safe_bounds`). A backend
+with exact routes (:class:`~fairprobe.backends.base.ExactBackend`) solves an LP and is offered a nonconvex
+program's exact search; a program it declines goes to the global solver the hook names without it.
+With ``solver_options`` (or ``lp_fast_path=False``) the named backend takes every program. The engine's
+global solves use the named profile ``"engine"`` (``SolveOptions.profiles``), which each backend maps.
 """
 
 from __future__ import annotations
@@ -287,8 +281,8 @@ class Router:
 
     # -- bookkeeping ----------------------------------------------------------------------------
     def _exact(self, program: Any, route: Any, name: str) -> Any:
-        """What ``route(be)`` gives for the exact backend ``be`` chosen for ``program``, each result answered by
-        ``name``; None when no exact backend is chosen or its route does not take the program."""
+        """``route(be)`` for the exact backend chosen for ``program``, answered by ``name``; None if none takes it."""
+
         be = self.exact_backend(program)
         found = None if be is None else route(be)
         if isinstance(found, SolveResult):

@@ -1,23 +1,17 @@
 """Verified LP bounds: a rigorous lower bound from an approximate dual, whatever the solver's rounding.
 
-An LP solver returns a dual vector ``y`` that is optimal only to its tolerances, so its reported
-objective can lie on the wrong side of the true optimum (by 1e-9 or, after scaling, far more). The
-Neumaier-Shcherbina construction turns *any* ``y`` into a bound that is valid by weak duality:
-for ``min c.x + c0`` over ``lo <= A x <= hi`` and a box ``l <= x <= u``,
+An LP solver's dual ``y`` is optimal only to its tolerances, so its objective can lie on the wrong side
+of the optimum. The Neumaier-Shcherbina construction turns *any* ``y`` into a bound valid by weak
+duality: for ``min c.x + c0`` over ``lo <= A x <= hi`` and a box ``l <= x <= u``, with ``r = c - A^T y``,
 
-    c.x = y.(A x) + r.x   with   r = c - A^T y,
+    c.x >= sum_i y_i * (lo_i if y_i > 0 else hi_i) + sum_j min(r_j l_j, r_j u_j)
 
-so ``c.x >= sum_i y_i * (lo_i if y_i > 0 else hi_i) + sum_j min(r_j l_j, r_j u_j)`` at every feasible
-``x``. A row whose needed side is infinite gets ``y_i = 0`` (still a dual vector, only weaker). ``r``
-is computed in floating point with a proven bound on its error, every product and the sum carry
-their own error bound, and the result is rounded outward: floating-point error can only widen it.
+at every feasible ``x``. A row whose needed side is infinite gets ``y_i = 0``; ``r``, every product and
+the sum carry proven error bounds and the result is rounded outward. A column with an infinite box end
+whose reduced cost may have the wrong sign makes the bound ``-inf``.
 
-A column with an infinite box end whose reduced cost may have the wrong sign makes the bound
-``-inf`` (nothing is certified); compiled fairprobe programs are probabilities in ``[0, 1]``.
-
-:func:`fractional_lower_bound` verifies the optimum of a linear-fractional program in the same way:
-``N(x) >= lam * D(x) + beta`` on the feasible set (a verified LP bound ``beta`` for ``N - lam D``)
-gives ``N/D >= lam + beta / D(x) >= lam + min(beta, 0) / D_min``.
+:func:`fractional_lower_bound` verifies a linear-fractional optimum: ``N(x) >= lam * D(x) + beta`` on
+the feasible set gives ``N/D >= lam + min(beta, 0) / D_min``.
 """
 
 from __future__ import annotations
@@ -50,9 +44,7 @@ _U = 2.0 ** -53
 class LinearArrays:
     """A linear program ``min c.x + c0`` over ``row_lo <= A x <= row_hi``, ``lb <= x <= ub``, as arrays.
 
-    ``A`` is stored row-wise (CSR: ``indptr``, ``indices``, ``data``), the layout both HiGHS and the
-    bound below read directly; programs here are small, and a sparse-matrix object per solve cost
-    more than the solve.
+    ``A`` is stored row-wise (CSR), as HiGHS and the bounds read it, without a sparse-matrix object.
 
     Attributes
     ----------
@@ -196,10 +188,8 @@ def charnes_cooper_arrays(arr: LinearArrays, num: tuple[np.ndarray, float], den:
                           sign: float = 1.0) -> LinearArrays | None:
     """The Charnes-Cooper LP of ``num / den`` over ``arr``'s rows and box, built from the arrays directly.
 
-    The same LP, row for row, as :func:`~fairprobe.program.transforms.charnes_cooper` followed by
-    :func:`linear_arrays` (columns ``y`` then ``t``; row 0 is ``den(y, t) == 1``, then one row per
-    row of ``arr``, then ``y - lb t >= 0`` and ``y - ub t <= 0`` per column in order), without the
-    round trip through a polynomial program: a parametric search builds several per bound.
+    Row for row the LP of :func:`~fairprobe.program.transforms.charnes_cooper` then :func:`linear_arrays`
+    (columns ``y`` then ``t``), without the round trip through a polynomial program.
 
     Parameters
     ----------
@@ -322,13 +312,7 @@ def _down(x: float) -> float:
 
 def _box_terms(r: np.ndarray, err: np.ndarray, lb: np.ndarray, ub: np.ndarray,
                nonneg: bool = False) -> np.ndarray | None:
-    """``min`` of ``rho * x`` over ``rho`` in ``[r - err, r + err]`` and ``x`` in ``[lb, ub]`` per column.
-
-    ``nonneg``: the caller knows ``0 <= lb`` and ``ub < inf`` for every column.
-
-    None when a column can make the product unbounded below (an infinite box end on a side where
-    the reduced cost may have the wrong sign).
-    """
+    """``min rho * x`` over ``rho`` in ``[r -+ err]``, ``x`` in ``[lb, ub]`` per column; None when unbounded below."""
     if np.isnan(r).any() or np.isnan(err).any():  # a NaN coefficient or dual: nothing is certified
         return None
     rlo, rhi = r - err, r + err
@@ -347,15 +331,9 @@ def _box_terms(r: np.ndarray, err: np.ndarray, lb: np.ndarray, ub: np.ndarray,
     return out
 
 
-def _sanitised(arr: LinearArrays, y: np.ndarray) -> np.ndarray:
-    """``y`` with the multipliers that lean on an infinite side of their row (or are not finite) set to 0.
-
-    A multiplier may only lean on a finite side of its row; set to 0 it is still a dual vector.
-    """
-    return _sanitised_duals(y, arr.row_lo, arr.row_hi)
-
-
 def _sanitised_duals(y: np.ndarray, row_lo: np.ndarray, row_hi: np.ndarray) -> np.ndarray:
+    """``y`` with the multipliers that lean on an infinite side of their row (or are not finite) set to 0."""
+    # set to 0, a multiplier still leaves a dual vector
     y = np.asarray(y, dtype=float).copy()
     y[((y > 0) & ~np.isfinite(row_lo)) | ((y < 0) & ~np.isfinite(row_hi)) | ~np.isfinite(y)] = 0.0
     return y
@@ -391,7 +369,7 @@ def verified_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
     >>> verified_lower_bound(arr, np.array([0.0]))  # the zero dual still bounds: by the box
     0.0
     """
-    y = _sanitised(arr, y)
+    y = _sanitised_duals(y, arr.row_lo, arr.row_hi)
     n = arr.n_cols
     rows = arr.row_of
     products = arr.data * y[rows]
@@ -464,12 +442,8 @@ def two_product(a: np.ndarray, b: np.ndarray | float) -> tuple[np.ndarray, np.nd
 def exact_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
     """The weak-duality bound of the row duals ``y``, evaluated exactly and rounded down once.
 
-    Like :func:`verified_lower_bound`, but the reduced costs and every product are carried as exact
-    sums of doubles (:func:`two_product`) and added by ``math.fsum`` (correctly rounded): the result
-    is the exact value of the bound for this ``y``, one rounding below. At an LP optimum that value
-    is typically within 1e-17 of the optimum, where the a-priori error bounds of
-    :func:`verified_lower_bound` give away about 1e-14; that matters when the bound is divided by a
-    small denominator (a rate over a tiny group).
+    Like :func:`verified_lower_bound`, with exact products (:func:`two_product`) summed by ``math.fsum``:
+    within about 1e-17 of an LP optimum instead of 1e-14, which counts when divided by a tiny group's mass.
 
     Parameters
     ----------
@@ -494,8 +468,10 @@ def exact_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
     True
     >>> bool(verified_lower_bound(arr, np.array([1.0])) < np.nextafter(0.3, -1))  # a-priori error bounds: below
     True
+    >>> bool(tight_lower_bound(arr, np.array([1.0])) == np.nextafter(0.3, -1))
+    True
     """
-    y = _sanitised(arr, y)
+    y = _sanitised_duals(y, arr.row_lo, arr.row_hi)
     finite_bounds = np.concatenate([arr.lb[np.isfinite(arr.lb)], arr.ub[np.isfinite(arr.ub)],
                                     arr.row_lo[np.isfinite(arr.row_lo)], arr.row_hi[np.isfinite(arr.row_hi)]])
     sizes = np.concatenate([np.abs(arr.data), np.abs(arr.c), np.abs(y), np.abs(finite_bounds), [abs(arr.c0)]])
@@ -551,14 +527,9 @@ _DENSE_MAX = 250_000
 def tight_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
     """The weak-duality bound of the row duals ``y``, in extended precision with a proven error bound.
 
-    The same bound as :func:`exact_lower_bound` to about 1e-18 of the terms' size, at a third of
-    its cost: the reduced costs, the products and the sum are computed in ``numpy.longdouble``
-    (64 significant bits or more), every step's rounding is covered by an a-priori error bound
-    (as in :func:`verified_lower_bound`, with the extended unit roundoff), and the result is
-    rounded down to a double. A parametric search evaluates one bound per LP, where the exact
-    evaluation's loop over the columns cost more than the LP. Where ``longdouble`` has no more
-    precision than ``double``, or the program is large, or a row repeats a column, it is
-    :func:`exact_lower_bound`. :class:`TightBounder` is the same bound with the rows read once.
+    :func:`exact_lower_bound` to about 1e-18 of the terms' size at a third of its cost, computed in
+    ``numpy.longdouble`` with a-priori error bounds; it is :func:`exact_lower_bound` where ``longdouble``
+    is plain double, the program is large or a row repeats a column. :class:`TightBounder` reads the rows once.
 
     Parameters
     ----------
@@ -574,23 +545,13 @@ def tight_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from fairprobe.program.model import PolynomialProgram
-    >>> prog = PolynomialProgram.from_text("minimize\\n  x + y\\nsubject to\\n  x + y >= 0.3\\n"
-    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
-    >>> arr = linear_arrays(prog)
-    >>> bool(tight_lower_bound(arr, np.array([1.0])) == np.nextafter(0.3, -1))
-    True
+    See :func:`exact_lower_bound`, whose example bounds the same program both ways.
     """
     return TightBounder(arr).bound(arr.c, arr.c0, y)
 
 
 class TightBounder:
-    """:func:`tight_lower_bound` over fixed rows, for many objectives, duals and one varying extra row.
-
-    A parametric search bounds one LP per evaluation over the same rows: reading the rows into a
-    dense extended-precision matrix (and checking that no row repeats a column) once, instead of
-    per bound, more than halves the bound's cost.
+    """:func:`tight_lower_bound` over fixed rows read once, for many objectives, duals and one varying extra row.
 
     Parameters
     ----------
@@ -660,10 +621,8 @@ class TightBounder:
         self._n_terms = rows + n + 1  # rows, columns, constant
 
     def without_row(self) -> TightBounder:
-        """A bounder over the same rows without the extra one, sharing this bounder's matrices.
+        """A bounder over the same rows without the extra one, bounding as ``TightBounder(arr)``, sharing matrices.
 
-        It bounds exactly as ``TightBounder(arr)`` would, without reading the rows again: it holds
-        views of the first ``m`` rows, which writing the extra row (row ``m``) does not touch.
 
         Returns
         -------
