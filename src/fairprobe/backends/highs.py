@@ -1,20 +1,14 @@
-"""HiGHS backend (``highspy``): linear programs with *verified* bounds, linear-fractional
-programs exactly, mixed-integer linear programs by HiGHS's branch and bound.
+"""HiGHS backend (``highspy``): LPs with *verified* bounds, linear-fractional programs exactly, MILPs.
 
-* **LPs.** HiGHS's simplex solves the program; the reported bound is not HiGHS's objective but a
-  verified dual bound computed from its dual vector with outward rounding
-  (:func:`fairprobe.program.safe_bounds.verified_lower_bound`, the Neumaier-Shcherbina
-  construction), so floating-point error can only widen it. The primal point is returned as the
-  incumbent with its largest constraint violation (``extra["max_violation"]``); HiGHS runs at
-  feasibility tolerances of 1e-10 by default, so that point is a model to about that accuracy.
-* **Linear-fractional objectives** (linear numerator, denominator and rows): one Charnes-Cooper LP
-  gives the optimum ``lam``; its row duals certify ``N - lam D >= beta`` on the feasible set, and a
-  verified lower bound on the denominator turns that into a verified bound on ``N / D``.
-* **MILPs**: HiGHS's MIP dual bound (certified by the solver, valid at a limit; not re-verified).
+* **LPs**: the bound is not HiGHS's objective but a dual bound verified with outward rounding
+  (:func:`fairprobe.program.safe_bounds.verified_lower_bound`); the primal point is the incumbent, with
+  its largest violation in ``extra["max_violation"]`` (HiGHS runs at feasibility tolerances of 1e-10).
+* **Linear-fractional objectives**: one Charnes-Cooper LP gives ``lam``; its duals certify
+  ``N - lam D >= beta`` and a verified floor of ``D`` turns that into a verified bound on ``N / D``.
+* **MILPs**: HiGHS's MIP dual bound (certified by the solver, not re-verified).
 
-A column whose box is infinite on a side its reduced cost cannot rule out leaves nothing to
-verify with; the result then carries HiGHS's own dual bound and ``extra["verified"] = False``.
-Nonlinear programs are refused (use SCIP).
+Where an infinite box end leaves nothing to verify with, the result carries HiGHS's own bound and
+``extra["verified"] = False``. Nonlinear programs are refused (use SCIP).
 """
 
 from __future__ import annotations
@@ -61,11 +55,7 @@ _LIMITS = MappingProxyType({"time": Limit.TIME, "iteration": Limit.ITERATION, "s
 
 
 def _floors(form: Any, den_floors: Mapping | None) -> dict:
-    """The search's shared results, seeded with the given verified floors of its denominators.
-
-    A floor is taken for a ratio whose denominator is exactly the given polynomial (over the
-    program's variables) and positive; the search solves an LP for the others.
-    """
+    """The search's shared results, seeded with the positive floors of denominators given exactly as polynomials."""
     shared: dict = {}
     for k, (vec, const) in enumerate(form.den):
         poly = {(form.keep[j],): float(vec[j]) for j in np.flatnonzero(vec)}
@@ -80,22 +70,14 @@ def _floors(form: Any, den_floors: Mapping | None) -> dict:
 class HighsBackend(ExactBackend):
     """HiGHS through highspy: verified LP bounds, exact linear-fractional programs, MILPs.
 
-    It implements the engine's exact routes (:class:`~fairprobe.backends.base.ExactBackend`):
-    :meth:`solve_parity` and :meth:`solve_parity_pair` are the parametric search of
-    :mod:`fairprobe.backends.two_ratio` (:meth:`solve_two_ratio`, :meth:`solve_two_ratio_pair`).
+    Its exact routes (:class:`~fairprobe.backends.base.ExactBackend`) :meth:`solve_parity` and
+    :meth:`solve_parity_pair` are the parametric search of :mod:`fairprobe.backends.two_ratio`.
 
     Examples
     --------
     >>> import fairprobe as fp
-    >>> prog = fp.PolynomialProgram.from_text('''
-    ... maximize
-    ...   x + y
-    ... subject to
-    ...   x + 2*y <= 1
-    ... bounds
-    ...   0 <= x <= 0.5
-    ...   0 <= y <= 1
-    ... ''')
+    >>> prog = fp.PolynomialProgram.from_text("maximize\\n  x + y\\nsubject to\\n  x + 2*y <= 1\\n"
+    ...                                       "bounds\\n  0 <= x <= 0.5\\n  0 <= y <= 1")
     >>> res = fp.get_backend("highs").solve(prog)
     >>> res.termination.value, res.objective_bound >= 0.75, res.objective_bound - 0.75 < 1e-12
     ('optimal', True, True)
@@ -132,10 +114,6 @@ class HighsBackend(ExactBackend):
         ----------
         program : PolynomialProgram
 
-        Returns
-        -------
-        None
-
         Raises
         ------
         BackendCapabilityError
@@ -144,14 +122,11 @@ class HighsBackend(ExactBackend):
         Examples
         --------
         >>> import fairprobe as fp
-        >>> from fairprobe.backends.highs import HighsBackend
-        >>> from fairprobe.exceptions import BackendCapabilityError
         >>> prog = fp.PolynomialProgram.from_text("maximize\\n  x*y\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
-        >>> try:
-        ...     HighsBackend().check_program(prog)
-        ... except BackendCapabilityError as err:
-        ...     print(str(err)[:63])
-        Backend 'highs' accepts polynomials of degree <= 1, but this pr
+        >>> HighsBackend().check_program(prog)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        fairprobe.exceptions.BackendCapabilityError: Backend 'highs' accepts polynomials of degree <= 1, but ...
         """
         super().check_program(program)
         if program.is_fractional and program.has_integers:
@@ -171,8 +146,7 @@ class HighsBackend(ExactBackend):
                         options: SolveOptions | None = None) -> list[float | None] | None:
         """Verified lower bounds on the minimum of each linear objective over ``program``'s rows and box.
 
-        The rows are read once for all objectives (a bound's definedness checks ask for one minimum
-        per conditioning event over the same rows). Parameters as :meth:`ExactBackend.verified_minima`.
+        The rows are read once for all objectives. Parameters as :meth:`ExactBackend.verified_minima`.
 
         Returns
         -------
@@ -216,8 +190,7 @@ class HighsBackend(ExactBackend):
 
     # -- the exact routes (ExactBackend) ----------------------------------------------------------
     def solves_exactly(self, program: PolynomialProgram) -> bool:
-        """Whether HiGHS solves ``program`` (a :class:`PolynomialProgram`) whole: a continuous LP, or a parity of
-        two rates (:meth:`is_two_ratio`).
+        """Whether HiGHS solves ``program`` whole: a continuous LP, or a parity of two rates (:meth:`is_two_ratio`).
 
         Returns
         -------
@@ -274,8 +247,7 @@ class HighsBackend(ExactBackend):
 
     @staticmethod
     def is_two_ratio(program: PolynomialProgram) -> bool:
-        """Whether :meth:`solve_two_ratio` takes ``program`` (a :class:`PolynomialProgram`): a parity of two rates
-        over a polytope (example at :meth:`solves_exactly`).
+        """Whether :meth:`solve_two_ratio` takes ``program``: a parity of two rates (example at :meth:`solves_exactly`).
 
         Returns
         -------
@@ -287,9 +259,8 @@ class HighsBackend(ExactBackend):
                         den_floors: Mapping | None = None) -> SolveResult | None:
         """Solve a parity of two rates (``c_a r_a + c_b r_b`` over ratio definitions and linear rows) exactly.
 
-        A nonconvex program that HiGHS solves as a one-dimensional parametric search over LPs with a
-        verified bound (:mod:`fairprobe.backends.two_ratio`); the bound engine offers it every
-        nonconvex program before the global solver. Parameters as :meth:`ExactBackend.solve_parity`.
+        A parametric search over LPs with a verified bound (:mod:`fairprobe.backends.two_ratio`).
+        Parameters as :meth:`ExactBackend.solve_parity`.
 
         Returns
         -------
@@ -318,9 +289,8 @@ class HighsBackend(ExactBackend):
                              den_floors: Mapping | None = None) -> tuple[SolveResult, SolveResult] | None:
         """The min and the max of a parity of two rates (:meth:`solve_two_ratio`), sharing their work.
 
-        The form is recognised once and each denominator's minimum is solved once for both sides; a ratio
-        whose denominator is one of ``den_floors`` (exactly, as a polynomial over the program's variables)
-        takes its floor instead of solving an LP for its minimum. Parameters as :meth:`ExactBackend.solve_parity`.
+        A denominator given in ``den_floors`` takes its floor instead of an LP. Parameters as
+        :meth:`ExactBackend.solve_parity`.
 
         Returns
         -------
@@ -457,10 +427,10 @@ class HighsBackend(ExactBackend):
                            deadline: float | None) -> tuple[LinearArrays, float]:
         """The rows as arrays (the denominator as objective) and the denominator's verified minimum.
 
-        Charnes-Cooper is exact only where the denominator is positive: it is checked first. Raises
-        :class:`_Stopped` when the rows are infeasible or the check stopped, :class:`ProgramError`
-        when the denominator takes negative values.
+        Raises :class:`_Stopped` (infeasible rows, a stop) or :class:`ProgramError` (a negative denominator,
+        where Charnes-Cooper is not exact).
         """
+
         den = program.objective_denominator or {}
         den_arr = linear_arrays(program, objective=den)
         den_run = run_lp(den_arr, None, options, deadline)

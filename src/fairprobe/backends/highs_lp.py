@@ -84,15 +84,9 @@ def _give_back(h: Any) -> None:
 
 
 class _Pool:
-    """The thread count of HiGHS's process-wide scheduler, once known.
-
-    HiGHS keeps one thread pool per process, sized at its first run; a run asking for another size
-    fails. ``threads = 0`` (HiGHS's default, "as the pool is") costs about 35 microseconds per run
-    over naming the pool's size, a third of a small LP. So the first run goes with the default (the
-    pool is sized as HiGHS would size it for anyone), the size is then found by trying the likely
-    values on a one-column LP, and later runs name it. A run that fails with it (another user reset
-    the pool) forgets it and runs again with the default.
-    """
+    """The thread count of HiGHS's process-wide scheduler, once known (probed on a one-column LP)."""
+    # naming the pool's size saves a third of a small LP over threads = 0; a run asking for another size
+    # than the pool's fails, so the first run takes HiGHS's default and a failed run forgets the size
 
     threads: int | None = None
     probed = False
@@ -125,12 +119,7 @@ class _Pool:
 
 
 def _run(h: Any, pool_named: bool) -> None:
-    """``h.run()``; a failure with the pool's size named by fairprobe is run again with HiGHS's default.
-
-    Only a count fairprobe chose (``pool_named``, as :func:`_configure` returned) is retried: a
-    caller's own ``threads`` stands, error and all. The pool's size is forgotten only when the
-    default then runs (the pool was resized by someone else).
-    """
+    """``h.run()``; a failure with the pool's size named by fairprobe (``pool_named``) is run again with the default."""
     import highspy
 
     if h.run() != highspy.HighsStatus.kError or not pool_named:
@@ -318,11 +307,8 @@ def run_lp(arr: LinearArrays, integer: np.ndarray | None, options: SolveOptions,
 
 
 class WarmLP:
-    """A continuous LP kept in its own HiGHS instance, re-solved warm after its coefficients change.
+    """A continuous LP kept in its own HiGHS instance, re-solved warm (simplex, presolve off) after changes.
 
-    Each :meth:`run` starts from the previous optimal basis (HiGHS's simplex, presolve off: on the
-    small programs of a bound, presolve costs more than the solve). This is how a parametric search
-    re-solves one program at many parameter values.
 
     Parameters
     ----------

@@ -758,29 +758,14 @@ def solve_two_ratio(program: PolynomialProgram, form: TwoRatioForm | None = None
 
     Examples
     --------
-    ``max x/(x+y) - z/(z+w)`` with each group's mass at least 0.1: the first rate can be 1 and the
+    ``max x/(x+y) - z/(z+w)`` with each group's mass at least 0.2: the first rate can be 1 and the
     second 0.
 
     >>> from fairprobe.program.model import PolynomialProgram
-    >>> prog = PolynomialProgram.from_text('''
-    ... maximize
-    ...   ra - rb
-    ... subject to
-    ...   s: x + y + z + w == 1
-    ...   da: ra*x + ra*y - x == 0
-    ...   db: rb*z + rb*w - z == 0
-    ...   pa: x + y >= 0.1
-    ...   pb: z + w >= 0.1
-    ...   c: x - 2*w <= 0
-    ... bounds
-    ...   0 <= x <= 1
-    ...   0 <= y <= 1
-    ...   0 <= z <= 1
-    ...   0 <= w <= 1
-    ...   0 <= ra <= 1
-    ...   0 <= rb <= 1
-    ... ''')
+    >>> from fairprobe.testing.backends import PARITY_TEXT
+    >>> prog = PolynomialProgram.from_text(PARITY_TEXT).with_sense("max")
     >>> form = two_ratio_form(prog)
+
     >>> form.weights, form.base.n_variables
     ((1.0, -1.0), 4)
     >>> res = solve_two_ratio(prog, form)

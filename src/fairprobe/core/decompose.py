@@ -1,23 +1,16 @@
 """Drop the blocks of a program that the objective does not read, keeping their effect exactly.
 
-A bias with one population-wide budget (``P(Y(T=1) != Y(T=0)) <= D``, ``P(Z = Y) >= 1 - D``)
-couples the response variables of every group through that single linear row; the metric of two
-groups reads only their blocks. Every other block ``c`` can take any point of its own feasible set
-``X_c``, so it enters the budget only through the range of its part ``g_c(x_c)`` of the row: for
-``sum_c g_c(x_c) <= b`` the row holds for some choice of the dropped blocks exactly when it holds
-with each ``g_c`` at its minimum. The program over the read blocks with the right-hand side moved
-by those minima therefore has the same optimum (exact), and with the minima replaced by certified
-lower bounds it is a relaxation (certified either way).
+A bias with one population-wide budget (``P(Z = Y) >= 1 - D``) couples every group's variables through
+one linear row, while a metric of two groups reads only their blocks. Any other block can take any
+point of its own feasible set, so for ``sum_c g_c(x_c) <= b`` the row holds for some choice of the
+dropped blocks exactly when it holds with each ``g_c`` at its minimum: the program over the read blocks,
+its right-hand side moved by those minima, has the same optimum (with certified lower bounds of the
+minima, a certified relaxation).
 
-Two steps find the blocks:
-
-* **implied rows**: an equality row whose variables are partitioned by other equality rows with
-  the same coefficients and right-hand sides summing to its own (the simplex of a c-component
-  when the data pin every cell) adds nothing and is left out;
-* **the budget**: a linear inequality is the budget when, without it, the variables the objective
-  reads are not connected (through all other rows) to some of the variables it holds; those
-  belong to blocks the objective does not read. Only linear blocks are left out (one LP each).
-  Programs without such a row are returned unchanged.
+Equality rows that are the sum of other, disjoint equality rows (a c-component's simplex when the data
+pin every cell) are left out first; the budget is then a linear inequality without which some of its
+variables are not connected to those the objective reads. Only linear blocks are dropped (one LP each);
+programs without such a row are returned unchanged.
 """
 
 from __future__ import annotations
@@ -39,22 +32,13 @@ _RHS_TOL = 1e-9
 class Reduction:
     """A smaller program and the values of the variables it left out.
 
-    Attributes
-    ----------
-    program : PolynomialProgram
-        The program over the blocks the objective reads.
-    fill : dict
-        A point of every dropped block (variable name -> value) at which it spends the least of
-        the shared budget, to complete an incumbent of ``program`` into a point of the original.
-    dropped : int
-        Number of variables left out.
-
     Parameters
     ----------
     program : PolynomialProgram
         The program over the blocks the objective reads.
     fill : dict of str to float, optional
-        Values of the left-out variables (default: none).
+        A point of every dropped block (variable name -> value) at which it spends the least of the
+        shared budget, completing an incumbent of ``program`` into a point of the original.
     dropped : int, optional
         Number of variables left out (default 0).
 
@@ -245,12 +229,8 @@ def drop_unread_blocks(prog: PolynomialProgram, backend: Any, options: SolveOpti
 class BlockPlan:
     """The blocks of one model's rows, each block's least use of the budget solved once for every objective.
 
-    A bound over many groups solves many programs over the same model rows with objectives that read one
-    or two groups (each rate's range, each conditioning event's least probability, each pair).
-    :func:`drop_unread_blocks` on each would solve every other block's least use again, k programs times k
-    blocks; the plan solves each block's once (one small LP each) and leaves the unread blocks of a program
-    out by moving the budget's right-hand side by the sum of their certified least uses (a relaxation,
-    exact up to those bounds).
+    Where :func:`drop_unread_blocks` on each of k programs would solve the k blocks again, the plan solves
+    each block's least use once and moves the budget by the sum of the unread blocks' certified least uses.
 
     Parameters
     ----------
@@ -283,8 +263,8 @@ class BlockPlan:
         rows = model.constraints
         implied = _implied_rows(rows)
         self.active = [i for i in range(len(rows)) if i not in implied]
-        self.candidates = sorted((i for i in self.active if rows[i].sense != "==" and _linear(rows[i])
-                                  and len(_vars(rows[i])) > 1), key=lambda i: -len(rows[i].poly))
+        self.candidates = _budget_candidates(rows, self.active)
+
         #: the solved state: each budget row's components (by variable) and each (budget, block)'s least use
         self.components: dict[int, list[int]] = {}
         self.least: dict[tuple[int, int], SolveResult | None] = {}
@@ -307,28 +287,11 @@ class BlockPlan:
                 any(a is not b and a != b for a, b in zip(prog.constraints, rows, strict=True)):
             return None
         read_vars = {v for poly in (prog.objective, prog.objective_denominator or {}) for mono in poly for v in mono}
-        for budget in self.candidates if read_vars else ():
-            if budget not in self.components:
-                self.components[budget] = _components(self.model.n_variables, rows,
-                                                      [i for i in self.active if i != budget])
-            comp = self.components[budget]
-            read = {comp[v] for v in read_vars}
-            if not any(comp[v] not in read for v in _vars(rows[budget])):
-                continue
-            if all(_linear(rows[i]) for i in self.active
-                   if i != budget and any(comp[v] not in read for v in _vars(rows[i]))):
-                return self._reduced(prog, budget, comp, read)
-        return None
+        found = _budget_row(prog, self.active, read_vars, self.candidates, self.components) if read_vars else None
+        return None if found is None else self._reduced(prog, *found)
 
     def _reduced(self, prog: PolynomialProgram, budget: int, comp: list[int], read: set[int]) -> Reduction | None:
-        blocks: dict[int, list[int]] = {}
-        for v in range(prog.n_variables):
-            blocks.setdefault(comp[v], []).append(v)
-        block_rows: dict[int, list[Constraint]] = {b: [] for b in blocks}
-        for i in self.active:
-            vs = _vars(prog.constraints[i]) if i != budget else set()
-            if vs:
-                block_rows[comp[next(iter(vs))]].append(prog.constraints[i])
+        blocks, block_rows = _block_rows(prog, self.active, budget, comp)
         row = prog.constraints[budget]
         sign = 1.0 if row.sense == "<=" else -1.0  # ">=": a block's best is its largest part
         used, fill = 0.0, {}
@@ -354,11 +317,8 @@ class BlockPlan:
 
 def _least_use(prog: PolynomialProgram, backend: Any, options: SolveOptions, budget: dict[tuple[int, ...], float],
                members: list[int], rows: list[Constraint]) -> Any:
-    """The solve of the least use of the budget by the unread blocks (``members``, ``rows``), None if not optimal.
+    """One solve of the least use of the budget by the unread (independent) blocks; None if not optimal."""
 
-    The unread blocks are independent of each other, so one LP over all of them gives the sum of
-    their least uses of the budget (one solve, not one per block).
-    """
     chosen = set(members)
     part = {mono: c for mono, c in budget.items() if mono and mono[0] in chosen}
     sub, _ = _subprogram(prog, members, rows, part)
@@ -371,6 +331,15 @@ def _least_use(prog: PolynomialProgram, backend: Any, options: SolveOptions, bud
 def _blocks(prog: PolynomialProgram, active: list[int], budget: int, comp: list[int], read: set[int]
             ) -> tuple[tuple[list[int], list[Constraint]], tuple[list[int], list[Constraint]]]:
     """(variables, rows) of the unread blocks and of the read ones (the active rows but the budget)."""
+    blocks, block_rows = _block_rows(prog, active, budget, comp)
+    unread = [b for b in blocks if b not in read]
+    return ((sorted(v for b in unread for v in blocks[b]), [r for b in unread for r in block_rows[b]]),
+            (sorted(v for b in read for v in blocks[b]), [r for b in read for r in block_rows[b]]))
+
+
+def _block_rows(prog: PolynomialProgram, active: list[int], budget: int, comp: list[int]
+                ) -> tuple[dict[int, list[int]], dict[int, list[Constraint]]]:
+    """The variables and the active rows (but the budget) of each block, by its component."""
     blocks: dict[int, list[int]] = {}
     for v in range(prog.n_variables):
         blocks.setdefault(comp[v], []).append(v)
@@ -379,9 +348,7 @@ def _blocks(prog: PolynomialProgram, active: list[int], budget: int, comp: list[
         vs = _vars(prog.constraints[i]) if i != budget else set()
         if vs:
             block_rows[comp[next(iter(vs))]].append(prog.constraints[i])
-    unread = [b for b in blocks if b not in read]
-    return ((sorted(v for b in unread for v in blocks[b]), [r for b in unread for r in block_rows[b]]),
-            (sorted(v for b in read for v in blocks[b]), [r for b in read for r in block_rows[b]]))
+    return blocks, block_rows
 
 
 def _kept_program(prog: PolynomialProgram, members: list[int], rows: list[Constraint]) -> PolynomialProgram:
@@ -393,18 +360,26 @@ def _kept_program(prog: PolynomialProgram, members: list[int], rows: list[Constr
     return out
 
 
-def _budget_row(prog: PolynomialProgram, active: list[int], objective_vars: set[int]
+def _budget_candidates(rows: list[Constraint], active: list[int]) -> list[int]:
+    """The active linear inequalities over several variables, widest first."""
+    return sorted((i for i in active if rows[i].sense != "==" and _linear(rows[i]) and len(_vars(rows[i])) > 1),
+                  key=lambda i: -len(rows[i].poly))
+
+
+def _budget_row(prog: PolynomialProgram, active: list[int], objective_vars: set[int],
+                candidates: list[int] | None = None, components: dict[int, list[int]] | None = None
                 ) -> tuple[int, list[int], set[int]] | None:
     """(budget row, component of each variable without it, components the objective reads), or None.
 
     The budget is the widest linear inequality whose removal leaves some of its variables in blocks the
-    objective does not read, all of them linear.
+    objective does not read, all of them linear. ``components`` caches each candidate's components.
     """
     rows = prog.constraints
-    candidates = sorted((i for i in active if rows[i].sense != "==" and _linear(rows[i]) and len(_vars(rows[i])) > 1),
-                        key=lambda i: -len(rows[i].poly))
-    for budget in candidates:
-        comp = _components(prog.n_variables, rows, [i for i in active if i != budget])
+    components = {} if components is None else components
+    for budget in _budget_candidates(rows, active) if candidates is None else candidates:
+        if budget not in components:
+            components[budget] = _components(prog.n_variables, rows, [i for i in active if i != budget])
+        comp = components[budget]
         read = {comp[v] for v in objective_vars}
         if not any(comp[v] not in read for v in _vars(rows[budget])):
             continue
