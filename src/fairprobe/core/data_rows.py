@@ -128,11 +128,10 @@ def add_data_rows(prog: PolynomialProgram, data: Sequence[tuple[EventKey, float,
                   given_poly: Poly | None) -> list[DataRow]:
     """Add one row per observed cell (``P(cell & given) = p * P(given)`` for a selected table).
 
-    For a table known only up to a box (``table.region``) each listed cell's probability is a
-    variable ``obs.k`` in its box, the variables summing to 1: a bound of this program holds
-    for every table in the region. For a selected table ``obs.k`` is the cell's joint mass with
-    the selection (``p * P(given)``), which keeps the rows linear. A cell the table does not
-    list stays at 0.
+    For a table known up to a box (``table.region``) each listed cell's probability is a variable ``obs.k``
+    in its box (its joint mass with the selection for a selected table), summing to 1: a bound then holds
+    for every table in the region. A cell the table does not list stays at 0.
+
 
     Parameters
     ----------

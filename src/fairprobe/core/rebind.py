@@ -1,23 +1,15 @@
 """Compile once, solve on many tables: move a compiled program to new cell probabilities.
 
-A bootstrap interval bounds the same bias and metric on a thousand resampled tables over the same
-cells. Compiling each (response model, event masks, reductions) costs more than the LPs of an
-exact parity search. In most programs the data enter only through the rows ``P(cell & given) =
-p * P(given)``, one per observed cell; everything else (the response model, the bias's rows, the
-query) is the same for every table. :class:`DataRebinder` rewrites just those rows, with the
-compiler's own arithmetic (:meth:`~fairprobe.core.compiler.DataRow.row`), so the moved program is
-the one a compilation would write.
+A bootstrap bounds one bias and metric on a thousand tables over the same cells, and compiling each
+costs more than its LPs. In most programs the data enter only through the rows ``P(cell & given) =
+p * P(given)``; :class:`DataRebinder` rewrites just those rows with the compiler's own arithmetic
+(:meth:`~fairprobe.core.data_rows.DataRow.row`), so the moved program is the one a compilation writes.
 
-What makes this exact is checked once, not assumed. Reductions that read the data (a marginal
-fixed to its observed value, a conditioning event whose probability the data pin, a presolve of
-cells at zero, glue rows weighted by a slice's probability) also change other rows, the
-objective or the variables. The rebinder compiles the program at two more tables with the same
-support (probabilities moved at random) and accepts only if, in all three, every row other than
-the data rows, the objective, the variables and the query's conditions are identical and every
-data row is exactly what its cell's probability gives. Otherwise, or when a new table's zero cells
-are not the first table's (the compiler reads which cells are zero: a presolve, an intervention
-identified only where its value has data, a ratio floor dropped where zeros force it), the caller
-compiles as before.
+That is checked once, not assumed: reductions that read the data (a fixed marginal, a pinned
+conditioning event, a presolve of zero cells, glue rows) change other rows too, so the rebinder
+compiles at two more tables with the same support and accepts only if everything but the data rows is
+identical and every data row is what its cell's probability gives. Otherwise, or when a new table's
+zero cells differ from the first's, the caller compiles as before.
 """
 
 from __future__ import annotations
@@ -139,10 +131,8 @@ class DataRebinder:
         base : CompiledProgram, optional
             The program already compiled at ``table``.
         known : sequence of (ObservedTable, CompiledProgram), optional
-            Other tables over the same cells with their programs, already compiled. Each one with the
-            first table's support and other probabilities is checked first and stands in for one of
-            the two random probe tables (one random probe is always compiled): a program that reads
-            the data elsewhere is refused without compiling a probe.
+            Other tables over the same cells, already compiled: one with the first table's support stands
+            in for one of the two random probes (checked first, so a refusal compiles no probe).
 
         Returns
         -------
@@ -219,14 +209,11 @@ class DataRebinder:
 
 
 class Resampler:
-    """One problem moved to other tables over the same cells: the reuse a bootstrap, posterior draws
-    or a loop over tables of one shape hold (and hand to their workers), instead of compiling each.
+    """One problem moved to other tables over the same cells (a bootstrap's reuse, handed to its workers).
 
-    The first move of a program builds and checks its :class:`DataRebinder` (probe compilations);
-    later moves rewrite only the program's data rows, where that is exact, and compile it where it
-    is not (a cell outside the first table's support, a program the data reach beyond its data
-    rows). A moved program is the compiled one, bit for bit. Everything reused lives in this object,
-    held by its caller: a problem's bounds depend on its own arguments, never on earlier problems.
+    Each program's first move builds its :class:`DataRebinder`; later moves rewrite only its data rows
+    where exact and compile it where not. A moved program is the compiled one, bit for bit, and all reuse
+    lives in this object: a problem's bounds never depend on earlier problems.
 
     Parameters
     ----------
@@ -235,11 +222,10 @@ class Resampler:
 
     Attributes
     ----------
-    problem : BoundProblem
-        The problem on the first table.
     table : ObservedTable
         The first table.
     rebinders : dict
+
         By program (:meth:`BoundProblem.program_key <fairprobe.core.bound.BoundProblem.program_key>`):
         its checked rebinder, or None where the program is compiled per table.
 

@@ -1,12 +1,8 @@
 """One program's certified bounds: the solves, checks and readings the engine makes of a compiled program.
 
-Each function takes a compiled program (:class:`~fairprobe.core.compiler.CompiledProgram`) and the
-call's backend (a :class:`~fairprobe.core.budget.TimeBudget` around the router): the definedness check of
-the metric's conditioning events (:func:`check_defined`), the ratio ranges that tighten a global solver's
-relaxation (:func:`tighten_ratio_bounds`, :func:`ratio_share_rows`), both sides of one program
-(:func:`solve_compiled`), the exact parity search (:func:`parity_side`), the achieved values read off the
-solvers' points and the result's status (:func:`final_status`). :class:`~fairprobe.core.engine.BoundProblem`
-and :mod:`fairprobe.core.families` put them together.
+Each function takes a compiled program and the call's backend (a :class:`~fairprobe.core.budget.TimeBudget`
+around the router); :class:`~fairprobe.core.engine.BoundProblem` and :mod:`fairprobe.core.families`
+put them together.
 """
 
 from __future__ import annotations
@@ -57,8 +53,7 @@ from fairprobe.program.transforms import charnes_cooper
 
 
 def few_units_by_event(programs: list[CompiledProgram], config: BiasConfig, table: ObservedTable) -> dict[str, int]:
-    """The units behind each rate of the metric that are too few for a claim, by labelled event
-    (the rule: :mod:`fairprobe.core.small_groups`)."""
+    """The too few units behind each rate of the metric (:mod:`fairprobe.core.small_groups`), by labelled event."""
     units = units_behind_rates(programs, config, table)
     return {labelled_event(event, config, table): k for event, k in few_units(units).items()}
 
@@ -91,22 +86,8 @@ def _solve_pair(prog: PolynomialProgram, backend: Any, options: SolveOptions,
     return backend.solve(prog.with_sense("min"), options), backend.solve(prog.with_sense("max"), options)
 
 
-def _lf_to_lp(compiled: CompiledProgram) -> PolynomialProgram:
-    """Charnes-Cooper LP of a linear-fractional program.
-
-    The denominator is a probability, so it is >= 0 on the feasible set; every feasible point of
-    the LP has ``t > 0`` (the x-polytope is bounded) and maps back to a model with denominator
-    ``1/t > 0``. The LP therefore optimises exactly over the models in which the metric is
-    defined, and its optimum (finite: the metric is bounded) is attained by such a model.
-    """
-    return charnes_cooper(compiled.program)
-
-
 def _narrow(prog: PolynomialProgram, k: int, lo: float, hi: float) -> None:
-    """Shrink variable ``k``'s box to ``[lo, hi]`` (with 1e-9 slack), in place.
-
-    An infinite end leaves that side alone; a box that would become empty is left as it was.
-    """
+    """Shrink variable ``k``'s box to ``[lo, hi]`` (1e-9 slack, infinite ends ignored, never empty), in place."""
     var = prog.variables[k]
     new_lo = max(var.lb, lo - 1e-9) if math.isfinite(lo) else var.lb
     new_hi = min(var.ub, hi + 1e-9) if math.isfinite(hi) else var.ub
@@ -117,11 +98,8 @@ def _narrow(prog: PolynomialProgram, k: int, lo: float, hi: float) -> None:
 def tighten_ratio_bounds(compiled: CompiledProgram, backend: Any, options: SolveOptions) -> PolynomialProgram:
     """Bound each auxiliary ratio variable by its exact range, from two LPs each.
 
-    A ratio variable ``r = P(E & F) / P(F)`` is defined by the bilinear row ``r * P(F) - P(E & F)
-    == 0``. Without those rows the program is often linear; then the range of each ratio alone
-    is a linear-fractional program, solved exactly (Charnes-Cooper). Its certified bounds are valid
-    for ``r`` on the full feasible set, so adding them cuts nothing off, and they make the
-    McCormick relaxations of the bilinear rows much tighter for the global solver.
+    Without the bilinear definition rows each ratio's range is a linear-fractional program; its certified
+    bounds cut nothing off and tighten the global solver's McCormick relaxations of those rows.
 
     Parameters
     ----------
@@ -191,13 +169,7 @@ RANGE_SOLVE_LIMIT = 1.0
 
 def _tighten_by_global_solves(prog: PolynomialProgram, ratios: list[str], backend: Any,
                               options: SolveOptions) -> PolynomialProgram:
-    """Bound each ratio variable of a nonconvex program by its certified range (two global solves each).
-
-    When the data rows themselves are bilinear (a proxy whose error does not depend on the latent
-    confounder), the single-ratio ranges are no longer LPs; their certified global bounds, each
-    found with a short time limit, still cut nothing off and make the main solve's relaxations
-    tight (a narrow parity interval is otherwise proved with many branch-and-bound nodes).
-    """
+    """Bound each ratio variable of a nonconvex program by its certified range (two short global solves each)."""
     if not ratios or prog.n_variables > 200:
         return prog
     limit = RANGE_SOLVE_LIMIT if options.time_limit is None else min(RANGE_SOLVE_LIMIT, options.time_limit)
@@ -247,15 +219,10 @@ def ratio_share_rows(compiled: CompiledProgram, program: PolynomialProgram) -> t
     """``program`` with a row ``r_1 + ... + r_k <= 1`` for each set of ratios that share a denominator and
     whose numerators together never exceed it, and how many such rows were added.
 
-    Ratios ``r_i = P(E_i & F) / P(F)`` of disjoint events ``E_i`` (a group's accuracy is
-    ``P(P = 0 & Y = 0 | A = a) + P(P = 1 & Y = 1 | A = a)``) sum to at most 1 in every model where
-    ``P(F) > 0``, and the models the program admits have ``P(F) >= 1e-9``. The bilinear definition rows
-    ``r_i * P(F) = P(E_i & F)`` say so only up to a solver's feasibility tolerance, which at ``P(F)`` near
-    its floor admits any ``r_i`` in its box: a global solver then let a group without data have an
-    accuracy of 2 (accuracy parity -2, called optimal). The row is read off the program, never assumed:
-    it is added only when every numerator and denominator term is a nonnegative multiple of a product
-    of variables bounded below by 0 and, term by term, the numerators' coefficients add up to at most
-    the denominator's. It holds in every model, so it cuts nothing off.
+    Rates of disjoint events given ``F`` (a group's accuracy) sum to at most 1 in every model, but the
+    bilinear definition rows say so only to a solver's tolerance, which near ``P(F)``'s floor let a group
+    without data have an accuracy of 2. The row is added only when read off the program (nonnegative
+    terms whose numerators add up to at most the denominator), so it cuts nothing off.
 
     Parameters
     ----------
@@ -323,10 +290,7 @@ ACHIEVED_TOLERANCE = 1e-5
 
 
 def _achieved(compiled: CompiledProgram, res: SolveResult, lp: PolynomialProgram | None) -> float | None:
-    """The metric's value at the solver's point, when that point is a model (repaired to 1e-9 if needed).
-
-    The point's largest row violation (after repair) is recorded in ``res.extra["achieved_violation"]``.
-    """
+    """The metric's value at the solver's point when it is a model (repaired to 1e-9 if needed; violation recorded)."""
     if res.incumbent is None:
         return None
     prog = compiled.program
@@ -416,8 +380,7 @@ def _where(params: Mapping[str, float]) -> str:
 
 def _record_minima(conditions: list, found: list[float | None], checked: dict[str, bool], minima: dict | None,
                    event_minima: dict | None) -> None:
-    """Mark the events whose verified minimum is positive as checked, and record the minima (see
-    :func:`check_defined`)."""
+    """Mark the events whose verified minimum is positive as checked, and record the minima (:func:`check_defined`)."""
     for cond, low in zip(conditions, found, strict=True):
         if low is not None and low >= RATIO_EPSILON:
             checked[cond.event] = False
@@ -432,14 +395,9 @@ def check_defined(compiled: CompiledProgram, be: Any, options: SolveOptions, lab
                    minima: dict | None = None, event_minima: dict | None = None) -> None:
     """Decide, for each conditioning event ``F`` of the metric, whether ``P(F)`` can be (or must be) 0.
 
-    ``max P(F)`` over the admitted models (the program without the rows that encode the query) is
-    certified by the solver's dual bound: below ``RATIO_EPSILON`` no admitted model gives the
-    metric a value, and :class:`UndefinedMetricError` is raised. Otherwise ``checked[event]`` records
-    whether ``min P(F)`` may be below ``RATIO_EPSILON`` (the metric is undefined in some models,
-    which the bound leaves out). Events pinned by the data are skipped. ``minima`` (when given)
-    receives each verified positive minimum, keyed by ``frozenset(poly.items())``: a lower bound on
-    ``P(F)`` over the program's models, which a parity search of the same program needs as well;
-    ``event_minima`` the same by event (the value holds in any program of the same models).
+    Raises :class:`UndefinedMetricError` when the certified ``max P(F)`` over the admitted models is below
+    ``RATIO_EPSILON``; else ``checked[event]`` records whether ``min P(F)`` may be. ``minima`` receives each
+    verified positive minimum keyed by ``frozenset(poly.items())``, ``event_minima`` the same by event.
     """
     todo = [c for c in compiled.conditions if c.event not in checked]
     if not todo:
@@ -509,13 +467,9 @@ def _unless_contradicted(compiled: CompiledProgram, lo: SolveResult, hi: SolveRe
                          notes: list[str]) -> tuple[SolveResult, SolveResult]:
     """``lo`` and ``hi``, with a side the solver called infeasible solved again where a model refutes it.
 
-    A global solver can call a badly scaled program infeasible in one sense or both (SCIP, a
-    reciprocal variable up to 1e3 next to rows at 1e-4) while models exist. The evidence is a point
-    that satisfies every row to :data:`ACHIEVED_TOLERANCE`: the other side's incumbent, else a model
-    of the admitted set (the rows outside the query) with its ratios completed. Such a side is solved
-    again on the program as compiled (no ratio boxes, no reduction), then at a tight feasibility
-    tolerance; if it still says infeasible, it reports a numerical error with the trivial bound, never
-    "no model exists".
+    A global solver can call a badly scaled program infeasible while a point satisfies every row to
+    :data:`ACHIEVED_TOLERANCE`; such a side is solved again as compiled with the ``"retry"`` profile, and
+    if still infeasible it reports a numerical error with the trivial bound, never "no model exists".
     """
     sides = {"min": lo, "max": hi}
     if all(r.termination is not Termination.INFEASIBLE for r in sides.values()):
@@ -576,12 +530,7 @@ def _admitted_model(compiled: CompiledProgram, be: Any, options: SolveOptions) -
 
 def _parity_pair(compiled: CompiledProgram, be: Any, options: SolveOptions,
                  minima: Mapping | None = None) -> tuple[SolveResult, SolveResult] | None:
-    """Both sides of a parity of two rates by the LP fast path's exact search, else None.
-
-    The search needs no ratio boxes (it bounds each rate by its own LPs), so the single-ratio range
-    solves that tighten the global solver's relaxation are skipped; a program the search does not
-    take (or cannot close) goes the global solver's way, ranges first.
-    """
+    """Both sides of a parity of two rates by the LP fast path's exact search (no ratio boxes needed), else None."""
     if not on_fast_path(be, compiled.program) or compiled.program.max_degree != 2:
         return None
     solve = be.solve_parity_pair
@@ -610,10 +559,9 @@ def _completed(res: SolveResult, red: Reduction | None) -> SolveResult:
 
 def solve_reduced(program: PolynomialProgram, be: Any, options: SolveOptions, sense: str,
                    red: Reduction | None = None, global_only: bool = False) -> SolveResult:
-    """One side of ``program`` (of its reduction ``red`` when given), incumbent in the original variables.
+    """One side of ``program`` (of its reduction ``red``), incumbent in the original variables.
 
-    ``global_only`` sends it past the fast path's exact routes to the chosen backend (the exact
-    search already declined the program).
+    ``global_only`` sends it past the fast path's exact routes (the exact search already declined it).
     """
     solve = be.solve_global if global_only else be.solve
     return _completed(solve((program if red is None else red.program).with_sense(sense), options), red)
@@ -636,14 +584,11 @@ def on_fast_path(be: Any, program: PolynomialProgram) -> bool:
 
 
 def _fractional(compiled: CompiledProgram, be: Any) -> tuple[PolynomialProgram, PolynomialProgram | None]:
-    """What a backend solves for a linear-fractional program, and the Charnes-Cooper LP when that is it.
-
-    On the LP fast path HiGHS takes the ratio itself (Charnes-Cooper inside, its bound verified in
-    the model's own variables); any other backend gets the Charnes-Cooper LP.
-    """
+    """What a backend solves for a linear-fractional program, and the Charnes-Cooper LP when that is it."""
     if on_fast_path(be, compiled.program):
-        return compiled.program, None
-    lp = _lf_to_lp(compiled)
+        return compiled.program, None  # HiGHS verifies the ratio in the model's own variables
+    # exact: the denominator is a probability, so every LP point has t > 0 and maps back to a model
+    lp = charnes_cooper(compiled.program)
     return lp, lp
 
 
@@ -666,11 +611,8 @@ def parity_side(compiled: CompiledProgram, be: Any, options: SolveOptions, label
                  floors: Mapping[str, float] | None = None) -> tuple[float, float | None, SolveResult] | None:
     """One side of a parity of two rates by the exact search on the program as compiled, else None.
 
-    The ratio ranges and the block reduction of :func:`prepared_program` only help the global solver; the
-    parametric LP search bounds each rate by its own LPs, so it takes the program unchanged.
-    ``floors`` are verified lower bounds of the conditioning events' probabilities over the
-    admitted models, by event (from the rates' definedness checks: the same events, the same
-    models, in another program's variables); they stand in for the search's denominator LPs.
+    ``floors``: verified lower bounds of the conditioning events' probabilities over the admitted models,
+    by event (as :func:`check_defined` found them); they stand in for the search's denominator LPs.
     """
     minima = {frozenset(c.poly.items()): floors[c.event] for c in compiled.conditions
               if floors and c.event in floors}
@@ -683,12 +625,7 @@ def parity_side(compiled: CompiledProgram, be: Any, options: SolveOptions, label
 
 
 def read_off_pair(joint: CompiledProgram, first: str, second: str) -> CompiledProgram | None:
-    """``first - second`` (two rates of the metric, as it writes them) read off the joint program, else None.
-
-    Only rates written exactly as one conditional probability are read off, found by their events
-    (:func:`~fairprobe.core.compiler.rate_key`); any other form (``1 - P(...)``, a multiple) is
-    compiled on its own, as the joint program's windows hold what sympy made of the terms.
-    """
+    """``first - second`` (two rates, each one conditional probability) read off the joint program, else None."""
     keys = [rate_key(first), rate_key(second)]
     return None if None in keys else joint.window_pair(*keys)
 
@@ -753,9 +690,7 @@ def joint_achieved(joint: CompiledProgram, res: SolveResult) -> float | None:
 
 
 def joint_solve_options(options: SolveOptions) -> SolveOptions:
-    """``options`` for a joint program's global solve: the ``"joint"`` profile, which a backend maps to its own
-    settings (SCIP: a tight feasibility tolerance, bound tightening at every node, a tenth of the gap;
-    :data:`fairprobe.backends.scip.PROFILES`); a caller's own solver options stand."""
+    """``options`` with the ``"joint"`` profile (:data:`fairprobe.backends.scip.PROFILES`); solver options stand."""
     return dataclasses.replace(options, profiles=(*options.profiles, "joint"))
 
 
@@ -774,12 +709,8 @@ def _windows_value(joint: CompiledProgram, model: Mapping[str, float]) -> float:
 
 
 def _window_value_at_model(joint: CompiledProgram, point: dict[str, float], res: SolveResult) -> float | None:
-    """The max-of-family-ranges metric in a model verified to 1e-9 near ``point`` (None if none is found).
-
-    The solver's point satisfies the window rows only to its tolerance (1e-6); its value, read
-    through the windows, can lie outside the sharp bound. The point's response-type probabilities
-    are projected onto the model rows and every rate is computed exactly there, unclipped.
-    """
+    """The max-of-family-ranges metric in a model verified to 1e-9 near ``point`` (None if none is found)."""
+    # the solver's point holds the window rows only to 1e-6: rates are read at its projection onto the model
     if not joint.windows:
         return None
     highs = exact_lp_backend()
@@ -806,13 +737,11 @@ def _window_value_at_model(joint: CompiledProgram, point: dict[str, float], res:
 
 def bound_windows(program: PolynomialProgram, ranges: list[list[Side]], lower: float,
                    upper: float) -> PolynomialProgram:
-    """Window ends and ``t`` of a family-window program bounded by the rates' certified ranges.
+    """Window ends and ``t`` of a family-window program bounded by the rates' certified ranges (exact).
 
-    Any optimal window can be shrunk to ``[min_a q_a, max_a q_a]``, so ``L_f`` in ``[min lo, min hi]``
-    and ``U_f`` in ``[max lo, max hi]`` keep the optimum; ``t`` lies between the certified bounds
-    of the metric. Families are matched by position (the compiler numbers them in the order their
-    first rate appears in the terms, which is the metric's order).
+    An optimal window shrinks to ``[min_a q_a, max_a q_a]``; families are matched by position.
     """
+
     names = {v.name for v in program.variables}
     if not all(f"window{f}_low" in names and f"window{f}_high" in names for f in range(len(ranges))) \
             or f"window{len(ranges)}_low" in names:
