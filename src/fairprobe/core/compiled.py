@@ -165,8 +165,7 @@ def undefined_metric_message(config: BiasConfig, table: ObservedTable, atoms: Se
 class RateFamilies:
     """A max of family ranges, ``max_f (max_a q_a - min_b q_b)``, given by its rates ``P(E | F)``.
 
-    The query of a window program compiled from each family's k rates rather than from its k (k - 1) / 2
-    pair terms (the same program: the compiler would group the pairs back into these families).
+    The query of a window program compiled from each family's k rates, not its k (k - 1) / 2 pair terms.
 
     Parameters
     ----------
@@ -204,13 +203,17 @@ class CompiledProgram:
     ratios : list of str
         Names of auxiliary ratio variables.
     terms : list of dict
-        Max-abs terms over variable names.
+        Max-abs terms ``q_i`` over variable *names*, so an incumbent's metric value can be re-evaluated.
     conditions : list of Condition
-        Conditioning events of the query.
+        Conditioning events ``F`` of the query, with ``P(F)`` over the program's variables.
     query_rows : frozenset of str
-        Names of the rows that encode the query.
+        Names of the rows that encode the query; without them the feasible set is the models the bias admits.
     windows : list of list of (dict, dict or None)
-        Max-abs families written as ranges: each member rate as (numerator, denominator or None).
+        Max-abs families written as ranges: each member rate as (numerator, denominator or None) over names.
+    data_rows : tuple of DataRow
+        How each observed cell entered the program before the reductions (:mod:`fairprobe.core.rebind`).
+    window_keys : list of list of tuple
+        Each window member's rate as ``(key of E & F, key of F)``, laid out as ``windows`` (:func:`rate_key`).
 
     Examples
     --------
@@ -223,24 +226,11 @@ class CompiledProgram:
     stats_after: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     ratios: list[str] = field(default_factory=list)
-    #: For max-abs programs: each term ``q_i`` as a polynomial over variable *names*, so the
-    #: metric value of an incumbent can be re-evaluated exactly.
     terms: list[dict[tuple[str, ...], float]] = field(default_factory=list)
-    #: Conditioning events of the query (``P(E | F)``: ``F``), with ``P(F)`` over the program's variables.
     conditions: list[Condition] = field(default_factory=list)
-    #: Names of the rows that encode the query (ratio definitions and floors, max-abs rows); without
-    #: them the program's feasible set is the set of models the bias admits.
     query_rows: frozenset[str] = frozenset()
-
-    #: For max-abs programs written as family ranges: per family, each member rate as (numerator,
-    #: denominator or None) over variable names.
     windows: list[list[tuple[dict, dict | None]]] = field(default_factory=list)
-    #: How each observed cell entered the program (before the reductions), so the program can be
-    #: moved to another table over the same cells without compiling again
-    #: (:mod:`fairprobe.core.rebind`, which checks that the reductions left these rows as they were).
     data_rows: tuple[DataRow, ...] = ()
-    #: For window programs: each member's rate as ``(event key of E & F, event key of F)``, the same
-    #: layout as :attr:`windows` (how :meth:`window_pair` finds a rate; see :func:`rate_key`).
     window_keys: list[list[tuple[EventKey, EventKey | None]]] = field(default_factory=list)
 
     def term_values(self, point: Mapping[str, float]) -> list[float]:
@@ -288,12 +278,9 @@ class CompiledProgram:
     def window_pair(self, first: tuple, second: tuple) -> CompiledProgram | None:
         """``rate(first) - rate(second)`` over this max-abs program's models, without compiling again.
 
-        A max-abs program written as family windows is compiled with every rate of the metric, so its
-        rows outside the query (:attr:`query_rows`) are the models the bias admits, in variables that
-        tell every rate apart. A parity of two of its rates is those rows with the two ratio
-        definitions ``r P(F) = P(E & F)`` and floors ``P(F) >= 1e-9`` a compilation of the pair
-        writes: the same program up to how finely the response types are merged (exact either way).
-        An all-pairs bound over k groups thus compiles one program instead of one per pair it solves.
+        The rows outside the query are the models the bias admits, in variables that tell every rate apart;
+        with the pair's ratio definitions and floors they are the pair's program up to how finely response
+        types are merged (exact either way).
 
         Parameters
         ----------
@@ -360,14 +347,7 @@ class CompiledProgram:
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> from fairprobe.core.bound import BoundProblem
-        >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
-        ...                       "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
-        >>> joint = BoundProblem("proxy_label", "equalized_odds", cells).joint_program.at({"D": 0.05})
-        >>> model = joint.window_model()
-        >>> model.n_variables < joint.program.n_variables, model.objective
-        (True, {})
+        See :meth:`window_rate`.
         """
         layout = self._window_layout()
         if layout is None:
@@ -380,10 +360,7 @@ class CompiledProgram:
                     ) -> CompiledProgram | None:
         """The rate ``key`` of a window program as a linear-fractional program over its models, without compiling.
 
-        The rows outside the query are the models the bias admits (see :meth:`window_pair`); a rate's
-        program is those rows with ``P(E & F) / P(F)`` as its objective, exact like the rate compiled on
-        its own (up to how finely the response types are merged). An all-pairs bound over k groups thus
-        compiles one program instead of one per rate.
+        Its rows are :meth:`window_model`'s with ``P(E & F) / P(F)`` as objective (exact, as :meth:`window_pair`).
 
         Parameters
         ----------
@@ -410,6 +387,9 @@ class CompiledProgram:
         >>> rate = joint.window_rate(rate_key("P(P = 1 | Z = 0 & A = 1)"))
         >>> rate.kind, [c.event for c in rate.conditions], rate.query_rows
         ('linear_fractional', ['Z = 0 & A = 1'], frozenset())
+        >>> model = joint.window_model()  # the same rows, without an objective
+        >>> model.n_variables < joint.program.n_variables, model.objective
+        (True, {})
         """
         out = self.window_model()
         if out is None:
@@ -475,8 +455,8 @@ def _indexed(named: Mapping[tuple[str, ...], float], index: Mapping[str, int]) -
     return out
 
 
-
-def by_name(poly: Poly, names: Sequence[str]) -> dict[tuple[str, ...], float]:
+def by_name(
+poly: Poly, names: Sequence[str]) -> dict[tuple[str, ...], float]:
     """``poly`` over variable names instead of indices (robust to presolve renumbering).
 
     Parameters
@@ -549,9 +529,7 @@ def event_key(atoms: Sequence[Atom]) -> EventKey:
 def rate_key(rate: str | ParsedExpression) -> tuple[EventKey, EventKey] | None:
     """``(key of E & F, key of F)`` of a rate written exactly as one conditional probability ``P(E | F)``.
 
-    The identity under which a compiled window program knows its members
-    (:attr:`CompiledProgram.window_keys`); None for anything else (a multiple, a complement
-    ``1 - P(...)``, a sum, a parameter, an unconditional probability).
+    How a window program knows its members (:attr:`CompiledProgram.window_keys`); None for anything else.
 
     Parameters
     ----------

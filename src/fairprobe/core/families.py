@@ -129,11 +129,8 @@ class _PairSides:
 
 
 def _as_probability(side: Side) -> Side:
-    """A rate's range within [0, 1], where outward rounding can put a certified end a hair outside.
-
-    (A cheap pair bound of ``1 + 4e-16`` would otherwise beat an attained 1 and send the search through
-    every pair.)
-    """
+    """A rate's range within [0, 1], where outward rounding can put a certified end a hair outside."""
+    # (a cheap pair bound of 1 + 4e-16 would otherwise beat an attained 1 and send the search through every pair)
     return dataclasses.replace(side, lower=max(side.lower, 0.0), upper=min(side.upper, 1.0))
 
 
@@ -148,9 +145,9 @@ def _search_pairs(pairs: _PairSides, candidates: list[tuple[float, int, int, int
                   results: list[SolveResult]) -> tuple[list[SolvedSide], dict[PairKey, float], float]:
     """Solve the pairs in order until the next one's cheap bound cannot beat a value already attained.
 
-    Returns the solved sides (a prefix of ``candidates``), their bounds by pair and the best achieved
-    value; each solver result is appended to ``results``.
+    Returns the solved sides (a prefix of ``candidates``), their bounds by pair and the best achieved value.
     """
+
     solved: list[SolvedSide] = []
     solved_pairs: dict[PairKey, float] = {}
     best_achieved = -math.inf
@@ -210,10 +207,8 @@ def solve_families(problem: FamilyProblem, params: dict[str, float], be: Any, op
                    checked: dict[str, bool], start: float) -> BoundResult:
     """A max of family ranges, ``max_f (max_a q_a - min_b q_b)``, bounded sharply with few solves.
 
-    Upper: ``max`` over ordered pairs of ``sup (q_a - q_b)``. The rates' own ranges give every
-    pair the cheap upper bound ``sup q_a - inf q_b``; the pairs are solved in decreasing order of
-    it until the next one cannot beat a value already attained, and every unsolved pair enters
-    the certified upper bound with its cheap bound (so skipping one never cuts anything off).
+    Upper: the ordered pairs' ``sup (q_a - q_b)``, solved in decreasing order of their cheap bound
+    ``sup q_a - inf q_b`` until none can beat a value attained (the rest enter with their cheap bound).
     Lower: one joint program with each family's rates in a window of width ``t``.
 
     Parameters
