@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from fairprobe.backends.scip import ScipBackend
-from fairprobe.core.compiler import CompiledProgram, compile_program, rate_key, undefined_metric_message
+from fairprobe.core.compiled import undefined_metric_message
+from fairprobe.core.compiler import CompiledProgram, compile_program, rate_key
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.query import Atom
 from fairprobe.core.registry import metric as fp_metric

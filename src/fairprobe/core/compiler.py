@@ -44,7 +44,6 @@ from fairprobe.core.compiled import (
     detect_kind,
     event_key,
     event_text,
-    named_value,
     rate_key,
     ratio_rows,
     undefined_metric_message,
@@ -63,9 +62,8 @@ from fairprobe.exceptions import ConfigError, DataError, UndefinedMetricError
 from fairprobe.program.model import Constraint, PolynomialProgram
 from fairprobe.program.polynomial import Poly, poly_add, poly_mul, poly_scale
 
-# the compiled program's records live in core.compiled and core.data_rows; they are importable from here too
-__all__ = ["RATIO_EPSILON", "CompiledProgram", "Condition", "DataRow", "RateFamilies", "compile_program",
-           "linear_terms", "named_value", "rate_key", "undefined_metric_message", "warn_tiny_cells"]
+# re-exported for core.engine, core.parametric and core.results (their records live in core.compiled, core.data_rows)
+__all__ = ["RATIO_EPSILON", "CompiledProgram", "RateFamilies", "compile_program", "linear_terms", "rate_key"]
 
 
 def linear_terms(expr: sympy.Expr, symbols: Any) -> tuple[float, dict[sympy.Symbol, float]] | None:

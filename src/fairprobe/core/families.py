@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from fairprobe.backends.base import SolveOptions, SolveResult
-from fairprobe.core.compiler import CompiledProgram
+from fairprobe.core.compiled import CompiledProgram
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.decompose import BlockPlan
 from fairprobe.core.inputs import MetricSpec, labelled_event

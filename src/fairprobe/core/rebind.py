@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from fairprobe.core.compiler import CompiledProgram, DataRow, warn_tiny_cells
+from fairprobe.core.compiled import CompiledProgram, warn_tiny_cells
+from fairprobe.core.data_rows import DataRow
 from fairprobe.core.parametric import ParametricProgram
 from fairprobe.core.table import ObservedTable
 from fairprobe.exceptions import FairprobeError

@@ -17,18 +17,11 @@ from typing import Any
 
 from fairprobe.backends.base import SolveOptions, SolveResult, Termination
 from fairprobe.core.budget import TimeBudget
-from fairprobe.core.compiler import (
-    RATIO_EPSILON,
-    CompiledProgram,
-    named_value,
-    rate_key,
-    undefined_metric_message,
-)
+from fairprobe.core.compiled import CompiledProgram, named_value, rate_key, undefined_metric_message
 from fairprobe.core.config import BiasConfig
+from fairprobe.core.data_rows import RATIO_EPSILON
 from fairprobe.core.decompose import Reduction, drop_unread_blocks
-from fairprobe.core.inputs import (
-    labelled_event,
-)
+from fairprobe.core.inputs import labelled_event
 from fairprobe.core.options import DEFAULT_GAP
 from fairprobe.core.registry import get_backend
 from fairprobe.core.repair import (
@@ -42,11 +35,7 @@ from fairprobe.core.repair import (
 from fairprobe.core.routing import exact_lp_backend
 from fairprobe.core.small_groups import few_units, units_behind_rates
 from fairprobe.core.table import ObservedTable
-from fairprobe.exceptions import (
-    InfeasibleError,
-    SolverError,
-    UndefinedMetricError,
-)
+from fairprobe.exceptions import InfeasibleError, SolverError, UndefinedMetricError
 from fairprobe.program.model import PolynomialProgram
 from fairprobe.program.polynomial import evaluate
 from fairprobe.program.transforms import charnes_cooper
