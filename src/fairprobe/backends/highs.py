@@ -154,14 +154,6 @@ class HighsBackend(ExactBackend):
             Per objective, a bound at most its true minimum (rounding included), or None when HiGHS
             found no optimum (infeasible rows, a limit): the caller then solves that one its usual way.
             None for a program with integer variables or nonlinear rows (not taken).
-
-        Examples
-        --------
-        >>> import fairprobe as fp
-        >>> prog = fp.PolynomialProgram.from_text("minimize\\n  0\\nsubject to\\n  x + y >= 0.5\\n"
-        ...                                       "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
-        >>> [round(v, 12) for v in fp.get_backend("highs").verified_minima(prog, [{(0,): 1.0, (1,): 1.0}])]
-        [0.5]
         """
         if program.has_integers or program.max_degree > 1:  # not an LP's rows: not taken
             return None
@@ -386,15 +378,6 @@ class HighsBackend(ExactBackend):
         (SolveResult, SolveResult) or None
             As :meth:`solve` gives for ``program.with_sense("min")`` and ``("max")``; None when the
             program is not a continuous linear-fractional one.
-
-        Examples
-        --------
-        >>> import fairprobe as fp
-        >>> prog = fp.PolynomialProgram.from_text("minimize\\n  (x + 1) / (y + 1)\\nsubject to\\n"
-        ...                                       "  x + y <= 1\\nbounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
-        >>> lo, hi = fp.get_backend("highs").solve_fractional_pair(prog)
-        >>> round(lo.objective_bound, 9), round(hi.objective_bound, 9)
-        (0.5, 2.0)
         """
         if not program.is_fractional or program.has_integers or program.max_degree > 1:
             return None  # not a continuous linear-fractional program: not taken

@@ -118,21 +118,6 @@ def undefined_metric_message(config: BiasConfig, table: ObservedTable, atoms: Se
     -------
     str
         The message.
-
-    Examples
-    --------
-    >>> from fairprobe.core.query import Atom
-    >>> import pandas as pd
-    >>> from fairprobe.core.config import BiasConfig
-    >>> from fairprobe.core.table import ObservedTable
-    >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
-    ...                                                 "n": [30, 10, 20, 40]}))
-    >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
-    >>> msg = undefined_metric_message(cfg, table, (Atom("Y", 1), Atom("A", 0), Atom("P", 0)), "at D = 0", label="FNR")
-    >>> msg[:95]
-    "The metric 'FNR' is undefined: it conditions on Y = 1 & A = 0 & P = 0 (group A = 0), which has "
-    >>> "the table has no row with Y = 1, A = 0, P = 0" in msg
-    True
     """
     event = event_text(atoms)
     attr = config.attribute_node
@@ -245,20 +230,6 @@ class CompiledProgram:
         -------
         list of float
             One value per term (per family: the largest minus the smallest member rate).
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from fairprobe.core.config import BiasConfig
-        >>> from fairprobe.core.table import ObservedTable
-        >>> table = ObservedTable.from_counts(pd.DataFrame({"A": [0, 0, 1, 1], "Y": [0, 1, 0, 1], "P": [0, 1, 0, 1],
-        ...                                                 "n": [30, 10, 20, 40]}))
-        >>> cfg = BiasConfig.from_dict({"dag_str": "A->Y, A->P, U->P, U->Y", "unob": "U", "constraints": []})
-        >>> from fairprobe.core.compiler import compile_program
-        >>> compiled = compile_program(cfg, table, ["P(P = 1 | A = 0) - P(P = 1 | A = 1)"], {}, max_abs=True)
-        >>> point = {"q_A_Y_P.3": 0.1, "q_A_Y_P.7": 0.4, "window0_low": 0.0, "window0_high": 1.0}
-        >>> [round(v, 6) for v in compiled.term_values(point)]  # |0.25 - 0.666667|
-        [0.416667]
         """
         if self.windows:
             # A rate whose P(F) sits at the 1e-9 floor is 0/0 up to solver tolerances: it is read as
@@ -294,20 +265,6 @@ class CompiledProgram:
             None when a key names no member (or more than one), the two are in different families, a
             rate's denominator is pinned by the data (the pair is then linear: compile it), or the
             program is not laid out as the compiler's window objective writes it.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from fairprobe.core.bound import BoundProblem
-        >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
-        ...                       "prob": [.2, .05, .05, .2, .15, .1, .05, .2]})
-        >>> joint = BoundProblem("proxy_label", "equalized_odds", cells).joint_program.at({"D": 0.05})
-        >>> fpr = [rate_key(f"P(P = 1 | Z = 0 & A = {a})") for a in (1, 0)]
-        >>> pair = joint.window_pair(*fpr)  # FPR of group 1 minus that of group 0
-        >>> pair.kind, pair.ratios, [c.event for c in pair.conditions]
-        ('polynomial', ['query_r0', 'query_r1'], ['Z = 0 & A = 1', 'Z = 0 & A = 0'])
-        >>> joint.window_pair(fpr[0], rate_key("P(P = 0 | Z = 1 & A = 0)")) is None  # an FPR and a TNR: no pair
-        True
         """
         layout = self._window_layout() if first != second else None
         if layout is None:

@@ -72,11 +72,10 @@ class Reduction:
 
         Examples
         --------
-        >>> from fairprobe.program.model import PolynomialProgram
-        >>> red = Reduction(PolynomialProgram(), {"y": 0.0}, 1)
-        >>> red.complete({"x": 0.5}), red.complete(None)
-        ({'y': 0.0, 'x': 0.5}, None)
+        >>> Reduction(PolynomialProgram(), {"y": 0.0}, 1).complete({"x": 0.5})
+        {'y': 0.0, 'x': 0.5}
         """
+
         return None if point is None else {**self.fill, **point}
 
 
@@ -179,31 +178,14 @@ def drop_unread_blocks(prog: PolynomialProgram, backend: Any, options: SolveOpti
     >>> from fairprobe.backends.base import SolveOptions
     >>> from fairprobe.program.model import PolynomialProgram
     >>> from fairprobe.core.registry import get_backend
-    >>> prog = PolynomialProgram.from_text('''
-    ... maximize
-    ...   x
-    ... subject to
-    ...   budget: x + y <= 0.5
-    ...   bx: x + x2 == 1
-    ...   by: y + y2 == 1
-    ... bounds
-    ...   0 <= x <= 1
-    ...   0 <= x2 <= 1
-    ...   0 <= y <= 1
-    ...   0 <= y2 <= 1
-    ... ''')
+    >>> prog = PolynomialProgram.from_text("maximize\\n  x\\nsubject to\\n  budget: x + y <= 0.5\\n  bx: x + x2 == 1\\n"
+    ...                                    "  by: y + y2 == 1\\nbounds\\n  0 <= x <= 1\\n  0 <= x2 <= 1\\n"
+    ...                                    "  0 <= y <= 1\\n  0 <= y2 <= 1")
     >>> red = drop_unread_blocks(prog, get_backend("scip"), SolveOptions())
     >>> red.dropped, red.fill
     (2, {'y': 0.0, 'y2': 1.0})
-    >>> print(red.program.to_text())
-    maximize
-      x
-    subject to
-      bx: x + x2 == 1
-      budget: x <= 0.5
-    bounds
-      0 <= x <= 1
-      0 <= x2 <= 1
+    >>> [(c.name, c.poly, c.rhs) for c in red.program.constraints]
+    [('bx', {(0,): 1.0, (1,): 1.0}, 1.0), ('budget', {(0,): 1.0}, 0.5)]
     """
     rows = prog.constraints
     implied = _implied_rows(rows)

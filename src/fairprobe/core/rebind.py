@@ -93,23 +93,6 @@ class DataRebinder:
         Each data row's position among the program's rows.
     support : frozenset of tuple of int
         The cells with positive probability in the first table.
-
-    Examples
-    --------
-    >>> import functools
-    >>> import pandas as pd
-    >>> import fairprobe as fp
-    >>> from fairprobe.core.bound import as_table, resolve_bias
-    >>> from fairprobe.core.compiler import compile_program
-    >>> config = resolve_bias("proxy_label")
-    >>> cells = pd.DataFrame({"A": [0, 0, 0, 0, 1, 1, 1, 1], "Y": [0, 0, 1, 1] * 2, "P": [0, 1] * 4,
-    ...                       "n": [20, 5, 5, 20, 15, 10, 5, 20]})
-    >>> table = as_table(fp.ObservedTable.from_counts(cells), config)
-    >>> fn = functools.partial(compile_program, config, query="P(P = 1 | Z = 0 & A = 0)", params={"D": 0.05})
-    >>> rebinder = DataRebinder.build(lambda t: fn(table=t), table)
-    >>> other = table.with_probabilities([.1, .1, .1, .2, .1, .1, .1, .2])
-    >>> rebinder.at(other).program.to_text() == fn(table=other).program.to_text()
-    True
     """
 
     base: CompiledProgram

@@ -678,21 +678,6 @@ def require_counts(data: Sequence[Any] | Any, options: IntervalOptions | None = 
         adding up to more than 2**53; the message names which, from ``weights_reason``).
     ConfigError
         ``stratify`` names no node of the table.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from fairprobe.core.table import ObservedTable
-    >>> require_counts(ObservedTable.from_probabilities(pd.DataFrame({"A": [0, 1], "prob": [.5, .5]})))
-    ... # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    fairprobe.exceptions.DataError: This table has probabilities but no sample size, ...
-    >>> require_counts(ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [12.5, 4.2]})))
-    ... # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    fairprobe.exceptions.DataError: The counts in 'n' are not whole numbers (such as 12.5, 4.2): ...
     """
     data.counts()  # raises the message without a sample size
     if options is not None and options.stratify is not None:

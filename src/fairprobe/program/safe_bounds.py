@@ -205,19 +205,6 @@ def charnes_cooper_arrays(arr: LinearArrays, num: tuple[np.ndarray, float], den:
     LinearArrays or None
         None when a row has two finite, different sides (a ranged row, which ``charnes_cooper`` would
         write as two; programs compiled from polynomial rows have none).
-
-    Examples
-    --------
-    >>> from fairprobe.program.model import PolynomialProgram
-    >>> from fairprobe.program.transforms import charnes_cooper
-    >>> lf = PolynomialProgram.from_text("minimize\\n  (x + 1) / (y + 1)\\nsubject to\\n  c: x + y <= 1\\n"
-    ...                                  "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
-    >>> base = linear_arrays(lf)
-    >>> fast = charnes_cooper_arrays(base, (np.array([1.0, 0.0]), 1.0), (np.array([0.0, 1.0]), 1.0))
-    >>> slow = linear_arrays(charnes_cooper(lf))
-    >>> all(np.array_equal(getattr(fast, f), getattr(slow, f)) for f in ("c", "indptr", "indices", "data",
-    ...                                                                  "row_lo", "row_hi", "lb", "ub"))
-    True
     """
     lo, hi = arr.row_lo, arr.row_hi
     ranged = np.isfinite(lo) & np.isfinite(hi) & (lo != hi)
@@ -561,20 +548,6 @@ class TightBounder:
         The columns of one more row, whose coefficients and bounds are given per call to
         :meth:`bound` (a search's parameter row); distinct. That row is written into the bounder:
         calls with a row are not safe from several threads at once (calls without one are).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fairprobe.program.model import PolynomialProgram
-    >>> prog = PolynomialProgram.from_text("minimize\\n  x + y\\nsubject to\\n  x + y >= 0.3\\n"
-    ...                                    "bounds\\n  0 <= x <= 1\\n  0 <= y <= 1")
-    >>> bounder = TightBounder(linear_arrays(prog), extra_cols=np.array([0]))
-    >>> row = (np.array([1.0]), 0.2, np.inf)  # x >= 0.2
-    >>> c = np.array([1.0, 1.0])
-    >>> bool(bounder.bound(c, 0.0, np.array([1.0, 0.0]), row) == np.nextafter(0.3, -1))
-    True
-    >>> bool(bounder.bound(c, 0.0, np.array([0.0, 1.0]), row) == np.nextafter(0.2, -1))
-    True
     """
 
     def __init__(self, arr: LinearArrays, extra_cols: np.ndarray | None = None) -> None:
