@@ -361,7 +361,6 @@ class WarmLP:
         c : numpy.ndarray
             One coefficient per column.
         c0 : float, optional
-            The constant.
         """
         c = np.asarray(c, dtype=float)
         self._h.changeColsCost(len(c), np.arange(len(c), dtype=np.int32), c)

@@ -58,7 +58,6 @@ class Condition:
     event : str
         The event, e.g. ``"Y = 1 & A = 1"``.
     atoms : tuple of Atom
-        Its atoms.
     poly : dict
         ``P(F)`` as a polynomial over the program's variable indices.
     observed : float or None
@@ -117,7 +116,6 @@ def undefined_metric_message(config: BiasConfig, table: ObservedTable, atoms: Se
     Returns
     -------
     str
-        The message.
     """
     event = event_text(atoms)
     attr = config.attribute_node

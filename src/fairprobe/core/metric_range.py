@@ -61,11 +61,8 @@ def _linear_range(parsed: Any) -> tuple[float, float] | None:
     """The range of a query linear in its probabilities, where those of disjoint events given the same event sum
     to at most 1 (None for a query that is not linear).
 
-    Interval arithmetic takes each probability alone in [0, 1], so a group's accuracy,
-    ``P(P = 0 & Y = 0 | A = a) + P(P = 1 & Y = 1 | A = a)``, would range over [0, 2]. Probabilities
-    are put in sets of pairwise disjoint events with the same conditioning event (greedily, in the
-    query's order); a set's terms ``sum c_k p_k`` with ``p >= 0``, ``sum p <= 1`` range over
-    ``[min(0, min c), max(0, max c)]``, and the sets add up. Certified, possibly loose.
+    Greedy sets of pairwise disjoint events given one event each range over ``[min(0, min c), max(0, max c)]``
+    (a group's accuracy over [0, 1], not interval arithmetic's [0, 2]); certified, possibly loose.
 
     Examples
     --------
@@ -133,18 +130,13 @@ def paired_range(parsed: Any, two_valued: frozenset[str]) -> tuple[float, float]
     """The range of a linear query whose terms pair a conditional and an interventional probability
     of one event, ``c * (P(E | X = x) - P(E(X=x)))``, when ``X`` takes two values (None otherwise).
 
-    Why it is a true range in every model: let ``pi_v = P(X = v)``. By consistency (a unit with
-    ``X = x`` has ``E(X=x)`` exactly when it has ``E``), ``P(E(X=x)) = pi_x P(E | X = x) +
-    sum_{v != x} pi_v P(E(X=x) | X = v)``, so ``P(E | X = x) - P(E(X=x)) = sum_{v != x} pi_v
-    (P(E | X = x) - P(E(X=x) | X = v))``, each difference in [-1, 1]: the pair lies in
-    ``[-(1 - pi_x), 1 - pi_x]`` (also where ``pi_x = 0`` leaves ``P(E | X = x)`` free in [0, 1]).
-    The pairs at ``x`` with coefficients ``c`` add up to at most ``C_x (1 - pi_x)`` in absolute value,
-    ``C_x = sum |c|``. With two values, ``1 - pi_0 = pi_1``, so all of ``X``'s pairs lie within
-    ``C_0 pi_1 + C_1 pi_0 <= max(C_0, C_1)`` of 0. The spurious effect, TV - TE =
-    ``[P(P = 1 | A = a0) - P(P(A=a0) = 1)] - [P(P = 1 | A = a1) - P(P(A=a1) = 1)]``, lies in [-1, 1]
-    (``pi_1 (p_0 - q) + pi_0 (r - p_1)``), where interval arithmetic gives [-2, 2]. With three or more
-    values it does not: the pairs can reach ``C_0 + C_1`` as ``pi_0, pi_1 -> 0`` (2 for TV - TE), so only
-    two-valued nodes are paired. The other terms add their range (:func:`_linear_range`'s rule).
+    Why it holds in every model: with ``pi_v = P(X = v)``, consistency gives ``P(E | X = x) - P(E(X=x)) =
+    sum_{v != x} pi_v (P(E | X = x) - P(E(X=x) | X = v))``, within ``1 - pi_x`` of 0. With two values
+    ``1 - pi_0 = pi_1``, so all of ``X``'s pairs (coefficient sums ``C_x``) lie within ``C_0 pi_1 + C_1 pi_0
+    <= max(C_0, C_1)`` of 0: the spurious effect TV - TE lies in [-1, 1] where interval arithmetic gives
+    [-2, 2]. With three values the pairs can reach ``C_0 + C_1``, so only two-valued nodes are paired. The
+    other terms add their range (:func:`_linear_range`'s rule).
+
 
     Examples
     --------

@@ -10,18 +10,12 @@ Grammar::
     atom       := NAME ["(" NAME "=" VALUE ("," NAME "=" VALUE)* ")"] ("=" | "!=") VALUE
     VALUE      := CODE | "#" CODE | LABEL | "'" LABEL "'" | '"' LABEL '"'
 
-A value is a code (``0..k-1``) or a label of the data (``A = Caucasian``, ``A = 'African-American'``).
-Against a table whose column has labels, :func:`query_in_codes` reads a number as the label it
-equals, as ``fp.metric(group=...)`` does; ``#1`` is always the code 1, and a number that is one
-label and the code of another (sex recorded as 1/2: ``A = 1``) is an error that names both readings.
+A value is a code (``0..k-1``) or a label of the data (``A = Caucasian``, ``A = 'African-American'``);
+``#1`` is always the code 1 (:func:`query_in_codes` reads values against a table's labels).
+``A != 2`` is the union of the other values of ``A``: ``P(P = 1 | Y = 0 & A != 2)`` is the rate of
+everyone outside group 2. ``P(...)`` atoms become sympy symbols ``_p0, _p1, ...`` (their meaning in
+:attr:`ParsedExpression.atoms`); any other name is a sensitivity parameter (``D``, ``D_selection``).
 
-``A != 2`` is the union of the other values of ``A`` (the compiler reads ``A``'s cardinality from
-the bias and the data), so ``P(P = 1 | Y = 0 & A != 2)`` is the rate of everyone outside group 2.
-
-``P(...)`` atoms become sympy symbols ``_p0, _p1, ...`` whose meaning is kept in
-:attr:`ParsedExpression.atoms`; any other name is a sensitivity parameter (``D``, or a named one
-such as ``D_selection``). sympy holds only this small expression tree: the compiler expands
-probability atoms into sparse polynomials itself.
 
 Examples
 --------
@@ -66,9 +60,7 @@ class Atom:
     Parameters
     ----------
     var : str
-        The variable.
     value : int or str
-        Its value.
     intervention : tuple of (str, int or str)
         Sorted ``(node, value)`` pairs of the intervention ``do(...)``; empty for a factual atom.
     negated : bool
@@ -476,7 +468,6 @@ def parse_expression(text: str) -> ParsedExpression:
     Parameters
     ----------
     text : str
-        The query.
 
     Returns
     -------
@@ -530,7 +521,6 @@ def parse_constraint(text: str) -> ParsedConstraint:
     Parameters
     ----------
     text : str
-        The constraint.
 
     Returns
     -------

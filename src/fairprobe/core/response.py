@@ -37,7 +37,6 @@ class Member:
     Parameters
     ----------
     name : str
-        The variable.
     card : int
         Its number of values.
     parents : list of str

@@ -161,7 +161,6 @@ def with_row(arr: LinearArrays, cols: np.ndarray, vals: np.ndarray, lo: float, h
     cols : numpy.ndarray
         The new row's columns.
     vals : numpy.ndarray
-        Its coefficients.
     lo, hi : float
         Its bounds (``-inf``/``inf`` where absent).
 
