@@ -264,17 +264,13 @@ class CompiledProgram:
             rate's denominator is pinned by the data (the pair is then linear: compile it), or the
             program is not laid out as the compiler's window objective writes it.
         """
-        layout = self._window_layout() if first != second else None
-        if layout is None:
+        out = self.window_model() if first != second else None
+        if out is None:
             return None
-        end, model_rows = layout
-        index = {v.name: k for k, v in enumerate(self.program.variables[:end])}
+        index = {v.name: k for k, v in enumerate(out.variables)}
         chosen = [self._window_member(key, index) for key in (first, second)]
         if chosen[0] is None or chosen[1] is None or chosen[0][0] != chosen[1][0]:
             return None
-        prog = self.program
-        out = PolynomialProgram(sense="min", name=prog.name, variables=list(prog.variables[:end]),
-                                constraints=model_rows)
         objective, rows = {}, set()
         for k, ((_, num, den, _), weight) in enumerate(zip(chosen, (1.0, -1.0), strict=True)):
             name = f"query_r{k}"
@@ -286,11 +282,8 @@ class CompiledProgram:
             rows |= {f"{name}_def", f"{name}_pos"}
             objective[(r,)] = weight
         out.objective = objective
-        notes = [*(n for n in self.notes if not n.startswith("max over pairs")),
-                 "a parity of two of the metric's rates, read off its joint program (the models it admits)"]
-        return CompiledProgram(out, detect_kind(out), dict(self.stats_before), out.stats().to_dict(), notes,
-                               ["query_r0", "query_r1"], [], [chosen[0][3], chosen[1][3]], frozenset(rows), [],
-                               self.data_rows)
+        return self._read_off(out, "a parity of two of the metric's rates", ["query_r0", "query_r1"],
+                              [chosen[0][3], chosen[1][3]], frozenset(rows))
 
     def window_model(self) -> PolynomialProgram | None:
         """The models a window program admits: its variables and rows without the windows (None: another layout).
@@ -363,10 +356,16 @@ class CompiledProgram:
             out = red.program
             condition = replace(condition, poly=_indexed(by_name(condition.poly, names),
                                                                      {v.name: k for k, v in enumerate(out.variables)}))
+        return self._read_off(out, "a rate of the metric", [], [condition], frozenset())
+
+    def _read_off(self, out: PolynomialProgram, what: str, ratios: list[str], conditions: list[Condition],
+                  rows: frozenset[str]) -> CompiledProgram:
+        """``out``, a program read off this window program, as a compiled program (its notes, stats, data rows)."""
         notes = [*(n for n in self.notes if not n.startswith("max over pairs")),
-                 "a rate of the metric, read off its joint program (the models it admits)"]
+                 f"{what}, read off its joint program (the models it admits)"]
         return CompiledProgram(out, detect_kind(out), dict(self.stats_before), out.stats().to_dict(), notes,
-                               [], [], [condition], frozenset(), [], self.data_rows)
+                               ratios, [], conditions, rows, [], self.data_rows)
+
 
     def _window_layout(self) -> tuple[int, list[Constraint]] | None:
         """(index of ``max_abs``, the model's rows) of a window program laid out as the compiler writes it."""
