@@ -1,0 +1,108 @@
+"""All pairs of many groups: ``groups="all"`` FPR parity on 2 to 64 groups, this engine against another checkout.
+
+For k groups (a seeded Dirichlet table over A x Y x P, as ``causal_scale.py`` draws them) and each bias
+(proxy labels, selection, proxy labels + selection), the script times one certified bound of
+``fpr_parity`` with ``groups="all"`` at D = 0.05: CPU time (``time.process_time``) and wall time,
+medians over ``--seeds`` tables, the statuses, and the growth exponent of the CPU time from the
+smallest to the largest k (slope of log time against log k). With ``--baseline-src`` (the ``src``
+directory of another checkout, e.g. ``git worktree add /tmp/old <rev>``) the same bounds run on
+that engine too. Each (engine, k, seed) runs in a fresh child process, the two engines alternating,
+after a warm-up bound in that process (imports and first-use costs left out); the CPU time is
+measured inside the child. Both engines' bounds are printed side by side with the largest
+difference of their ends.
+
+Run: ``python benchmarks/all_pairs.py [--groups 2,6,16,64] [--seeds 3] [--baseline-src /tmp/old/src]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+BIASES = ("proxy_label", "selection", "proxy_label_and_selection")
+
+CHILD = r"""
+import itertools, json, sys, time, warnings
+import numpy as np, pandas as pd
+import fairprobe as fp
+
+warnings.simplefilter("ignore")
+bias, k, seed, limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+
+def table(k, seed):
+    rng = np.random.default_rng(seed)
+    rows = list(itertools.product(range(k), range(2), range(2)))
+    frame = pd.DataFrame(rows, columns=["A", "Y", "P"]).assign(prob=rng.dirichlet(np.full(len(rows), 4.0)))
+    given = {"S": 1} if "selection" in bias else None
+    return fp.ObservedTable.from_probabilities(frame, given=given)
+
+metric = fp.metric("fpr_parity", groups="all")
+fp.bound(bias, metric, table(3, 99), D=0.05, progress=False)  # warm-up
+data = table(k, seed)
+cpu, wall = time.process_time(), time.perf_counter()
+res = fp.bound(bias, metric, data, D=0.05, progress=False, time_limit=limit)
+print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall,
+                  "status": str(res.status), "lower": res.lower, "upper": res.upper}))
+"""
+
+
+def run(src: str, bias: str, k: int, seed: int, limit: float) -> dict:
+    """One bound in a fresh process on the engine under ``src``."""
+    env = {**os.environ, "PYTHONPATH": src}
+    out = subprocess.run([sys.executable, "-c", CHILD, bias, str(k), str(seed), str(limit)], env=env,
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        return {"cpu": math.nan, "wall": math.nan, "status": "failed: " + out.stderr.strip().splitlines()[-1],
+                "lower": math.nan, "upper": math.nan}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def exponent(ks: list[int], times: list[float]) -> float:
+    """Slope of log time against log k from the first to the last size."""
+    return math.log(times[-1] / times[0]) / math.log(ks[-1] / ks[0]) if len(ks) > 1 else math.nan
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--groups", default="2,6,16,64")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--biases", default=",".join(BIASES))
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--baseline-src", default="", help="src directory of the engine to compare with")
+    args = parser.parse_args()
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    engines = [("this", here)] + ([("baseline", args.baseline_src)] if args.baseline_src else [])
+    ks = [int(k) for k in args.groups.split(",")]
+    for bias in args.biases.split(","):
+        print(f"\n{bias}: fpr_parity, groups='all', D = 0.05; medians over {args.seeds} seeded tables")
+        print(f"{'k':>4} " + " ".join(f"{name + ' cpu s':>15} {name + ' wall s':>15} {'statuses':>22}"
+                                      for name, _ in engines) + f" {'max |end diff|':>15}")
+        medians: dict[str, list[float]] = {name: [] for name, _ in engines}
+        for k in ks:
+            rows: dict[str, list[dict]] = {name: [] for name, _ in engines}
+            for seed in range(args.seeds):
+                for name, src in engines:  # alternating: the machine's load falls on both alike
+                    rows[name].append(run(src, bias, k, seed, args.time_limit))
+            line = f"{k:>4} "
+            for name, _ in engines:
+                cpu = statistics.median(r["cpu"] for r in rows[name])
+                wall = statistics.median(r["wall"] for r in rows[name])
+                medians[name].append(cpu)
+                statuses = ",".join(sorted({r["status"] for r in rows[name]}))
+                line += f"{cpu:>15.3f} {wall:>15.3f} {statuses:>22}"
+            if len(engines) == 2:
+                diff = max(max(abs(a["lower"] - b["lower"]), abs(a["upper"] - b["upper"]))
+                           for a, b in zip(rows["this"], rows["baseline"], strict=True))
+                line += f" {diff:>15.2e}"
+            print(line, flush=True)
+        print("growth exponent of CPU time: " + ", ".join(f"{name} {exponent(ks, medians[name]):.2f}"
+                                                          for name, _ in engines))
+
+
+if __name__ == "__main__":
+    main()
