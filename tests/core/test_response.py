@@ -60,7 +60,7 @@ def test_slicing_absorbs_an_unconfounded_root_linearly() -> None:
 
 def test_config_and_free_index_are_row_major() -> None:
     m = Member("Y", 2, ["A", "B"], [3, 2], np.zeros((1, 6), dtype=np.int8))
-    assert [m.config_index([a, b]) for a in range(3) for b in range(2)] == list(range(6))
+    assert [m.free_index({"A": a, "B": b}) for a in range(3) for b in range(2)] == list(range(6))
     assert m.free_index({"A": 2, "B": 1}) == 5
     sliced = Member("Y", 2, ["A", "B"], [3, 2], np.zeros((1, 2), dtype=np.int8), free_parents=["B"])
     assert sliced.free_index({"A": 2, "B": 1}) == 1

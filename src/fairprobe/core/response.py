@@ -71,31 +71,6 @@ class Member:
         """Number of response functions, ``card ** n_configs`` (4 for a binary ``Y`` with one binary parent)."""
         return int(self.table.shape[0])
 
-    def config_index(self, parent_values: Sequence[int]) -> int:
-        """Row-major index of a parent configuration.
-
-        Parameters
-        ----------
-        parent_values : sequence of int
-            A value for every parent, in the order of :attr:`parents`.
-
-        Returns
-        -------
-        int
-            The column of :attr:`table` for that configuration.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> m = Member("Y", 2, ["A", "B"], [3, 2], np.zeros((1, 6), dtype=np.int8))
-        >>> m.config_index([2, 1])
-        5
-        """
-        idx = 0
-        for v, c in zip(parent_values, self.parent_cards, strict=True):
-            idx = idx * c + int(v)
-        return idx
-
     def free_index(self, values: Mapping[str, int]) -> int:
         """Row-major index of the free parents' configuration (all parents when unsliced).
 
@@ -116,10 +91,8 @@ class Member:
         >>> m.free_index({"A": 2, "B": 1})
         1
         """
-        if self.free_parents is None:
-            return self.config_index([values[p] for p in self.parents])
         idx = 0
-        for p in self.free_parents:
+        for p in self.parents if self.free_parents is None else self.free_parents:
             idx = idx * self.parent_cards[self.parents.index(p)] + int(values[p])
         return idx
 
