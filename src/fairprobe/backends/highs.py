@@ -273,9 +273,8 @@ class HighsBackend(ExactBackend):
             return None
         res = solve_two_ratio(program, form, options if options is not None else SolveOptions(),
                               _floors(form, den_floors))
-        if res is None:
-            return None
-        return _named(res)
+        return None if res is None else _named(res)
+
 
     def solve_two_ratio_pair(self, program: PolynomialProgram, options: SolveOptions | None = None,
                              den_floors: Mapping | None = None) -> tuple[SolveResult, SolveResult] | None:

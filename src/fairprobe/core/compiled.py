@@ -98,8 +98,6 @@ def undefined_metric_message(config: BiasConfig, table: ObservedTable, atoms: Se
                              label: str | None = None) -> str:
     """Message of an :class:`~fairprobe.exceptions.UndefinedMetricError`: the event, its group, the fix.
 
-    ``where`` completes "has probability 0 in every model the bias admits ...", e.g. "at D = 0".
-
     Parameters
     ----------
     config : BiasConfig
@@ -109,7 +107,8 @@ def undefined_metric_message(config: BiasConfig, table: ObservedTable, atoms: Se
     atoms : sequence of Atom
         The conditioning event.
     where : str
-        End of the sentence, e.g. ``"at D = 0"``.
+        Completes "has probability 0 in every model the bias admits ...", e.g. ``"at D = 0"``.
+
     label : str, optional
         Name of the metric.
 

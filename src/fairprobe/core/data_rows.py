@@ -18,7 +18,7 @@ from fairprobe.exceptions import DataError
 from fairprobe.program.model import Constraint, PolynomialProgram
 from fairprobe.program.polynomial import Poly, poly_add
 
-__all__ = ["RATIO_EPSILON", "DataRow", "EventKey", "add_data_rows", "region_bounds"]
+__all__ = ["RATIO_EPSILON", "DataRow", "EventKey", "add_data_rows"]
 
 #: Lower bound imposed on conditioning events of auxiliary ratio variables.
 RATIO_EPSILON = 1e-9
@@ -98,24 +98,8 @@ class DataRow:
         return DataRow(self.name, self.cell, mapping(self.poly), None if self.given is None else mapping(self.given))
 
 
-def region_bounds(table: ObservedTable) -> dict[tuple[int, ...], tuple[float, float]] | None:
-    """Cell -> (lower, upper) probability of a table known only up to a box (``table.region``).
-
-    Parameters
-    ----------
-    table : ObservedTable
-
-    Returns
-    -------
-    dict or None
-        None for a table known exactly.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> region_bounds(ObservedTable.from_counts(pd.DataFrame({"A": [0, 1], "n": [1, 3]}))) is None
-    True
-    """
+def _region_bounds(table: ObservedTable) -> dict[tuple[int, ...], tuple[float, float]] | None:
+    """Cell -> (lower, upper) probability of a table known only up to a box (``table.region``), else None."""
     if table.region is None:
         return None
     lo, hi = table.region
@@ -157,7 +141,7 @@ def add_data_rows(prog: PolynomialProgram, data: Sequence[tuple[EventKey, float,
     DataError
         A cell whose row reduces to a false constant.
     """
-    region = region_bounds(table)
+    region = _region_bounds(table)
     grid = list(product(*[range(cards[v]) for v in table.nodes]))
     observed: list[int] = []
     rows: list[DataRow] = []

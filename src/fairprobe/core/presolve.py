@@ -15,10 +15,9 @@ def presolve_zero_variables(prog: PolynomialProgram, undefined: Callable[[str], 
                             ) -> tuple[int, Callable[[Poly], Poly] | None]:
     """Remove variables forced to 0 by ``sum(positive * x) == 0`` rows over x >= 0.
 
-    A row left without variables must hold as a constant: an equality or inequality that fails makes the
-    program infeasible; the failing floor ``P(F) >= 1e-9`` of a query ratio calls ``undefined(row name)``
-    (the metric is undefined); that of a bias constraint's ratio is dropped (a constraint on a conditional
-    given an impossible event constrains nothing).
+    A row left without variables must hold as a constant, else the program is infeasible; a failing floor
+    ``P(F) >= 1e-9`` calls ``undefined(row name)`` for a query ratio and is dropped for a bias constraint's.
+
 
     Parameters
     ----------
