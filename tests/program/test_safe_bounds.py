@@ -15,12 +15,16 @@ from fairprobe.program.safe_bounds import (
     charnes_cooper_arrays,
     exact_lower_bound,
     linear_arrays,
-    tight_lower_bound,
     verified_lower_bound,
 )
 from fairprobe.program.transforms import charnes_cooper
 
 FIELDS = ("c", "c0", "indptr", "indices", "data", "row_lo", "row_hi", "lb", "ub")
+
+
+def tight_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
+    """The extended-precision bound of the duals ``y``, the rows read for this one bound."""
+    return TightBounder(arr).bound(arr.c, arr.c0, y)
 
 
 def random_fractional(seed: int) -> tuple[PolynomialProgram, tuple, tuple]:

@@ -31,7 +31,6 @@ __all__ = [
     "fractional_lower_bound",
     "linear_arrays",
     "objective_vector",
-    "tight_lower_bound",
     "two_product",
     "verified_lower_bound",
 ]
@@ -454,7 +453,7 @@ def exact_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
     True
     >>> bool(verified_lower_bound(arr, np.array([1.0])) < np.nextafter(0.3, -1))  # a-priori error bounds: below
     True
-    >>> bool(tight_lower_bound(arr, np.array([1.0])) == np.nextafter(0.3, -1))
+    >>> bool(TightBounder(arr).bound(arr.c, arr.c0, np.array([1.0])) == np.nextafter(0.3, -1))  # extended precision
     True
     """
     y = _sanitised_duals(y, arr.row_lo, arr.row_hi)
@@ -503,41 +502,19 @@ def exact_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
 
 
 #: Unit roundoff of ``numpy.longdouble`` (2**-64 for the x87 80-bit format, 2**-113 for quad; where it
-#: is plain double, as on Windows, :func:`tight_lower_bound` is :func:`exact_lower_bound`).
+#: is plain double, as on Windows, :class:`TightBounder` is :func:`exact_lower_bound`).
 _U_EXT = float(np.finfo(np.longdouble).eps) / 2
 
-#: Rows x columns up to which :func:`tight_lower_bound` works on a dense matrix.
+#: Rows x columns up to which :class:`TightBounder` works on a dense matrix.
 _DENSE_MAX = 250_000
 
 
-def tight_lower_bound(arr: LinearArrays, y: np.ndarray) -> float:
-    """The weak-duality bound of the row duals ``y``, in extended precision with a proven error bound.
+class TightBounder:
+    """The weak-duality bound of row duals in extended precision, over fixed rows read once for many objectives.
 
     :func:`exact_lower_bound` to about 1e-18 of the terms' size at a third of its cost, computed in
     ``numpy.longdouble`` with a-priori error bounds; it is :func:`exact_lower_bound` where ``longdouble``
-    is plain double, the program is large or a row repeats a column. :class:`TightBounder` reads the rows once.
-
-    Parameters
-    ----------
-    arr : LinearArrays
-        The program (a minimisation).
-    y : numpy.ndarray
-        Row multipliers, one per row.
-
-    Returns
-    -------
-    float
-        At most the true optimum of the LP; ``-inf`` when nothing can be certified.
-
-    Examples
-    --------
-    See :func:`exact_lower_bound`, whose example bounds the same program both ways.
-    """
-    return TightBounder(arr).bound(arr.c, arr.c0, y)
-
-
-class TightBounder:
-    """:func:`tight_lower_bound` over fixed rows read once, for many objectives, duals and one varying extra row.
+    is plain double, the program is large or a row repeats a column.
 
     Parameters
     ----------
