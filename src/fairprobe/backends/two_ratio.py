@@ -310,23 +310,25 @@ class _Search:
     def denominator_min(self, den: tuple[np.ndarray, float], k: int) -> float:
         """A verified lower bound on ``D`` (ratio ``k``'s) over ``P`` (``-inf`` on failure)."""
         arr = dataclasses.replace(self.q_arr, c=den[0].copy(), c0=den[1])
-        run = self._lp(arr)
-        if run.status != "optimal" or run.y is None:
-            return -math.inf
-        return verified_lower_bound(arr, run.y)
+        return _verified(arr, self._lp(arr))
 
     def ratio_a_top(self) -> tuple[float, float, np.ndarray] | None:
         """Verified upper bound on ``max rho_a`` over ``P``, and a point (with its ``rho_a``) near it."""
-        cc = self._ratio_lp(0, -1.0)
-        run = self._lp(cc)
-        if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
+        run = self._lp(self._ratio_lp(0, -1.0))
+        point = self._cc_point(run)
+        if point is None:
             return None
         lam = -run.objective
         mu = run.y[1:1 + self.m] if run.y is not None else np.zeros(self.m)
         # -(N_a - lam D_a) >= beta on P (verified), so rho_a <= lam - beta / D_a,min
         beta = self.bound_plain.bound(-(self.na[0] - lam * self.da[0]), -(self.na[1] - lam * self.da[1]), mu)
-        point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
         return lam, beta, point
+
+    def _cc_point(self, run: Any) -> np.ndarray | None:
+        """The model of a Charnes-Cooper LP's optimum (``y / t``), None without one."""
+        if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
+            return None
+        return np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
 
     def _ratio_lp(self, which: int, sign: float) -> LinearArrays:
         """The Charnes-Cooper LP of ``sign * rho_a`` (``which`` 0) or ``sign * rho_b`` (1), built once per
@@ -371,14 +373,14 @@ class _Search:
         else:
             self.warm.set_coefficients(cc.n_rows, self.cols, values)
         run = self.warm.run(self.deadline)
-        if run.status != "optimal" or run.x is None or run.y is None or run.x[-1] <= 0:
+        point = self._cc_point(run)
+        if point is None or run.y is None:
             return None
         lam = run.objective
         nu = max(float(run.y[-1]), 0.0) if math.isfinite(run.y[-1]) else 0.0
         mu = run.y[1:1 + self.m]
         beta = self.bound_row.bound(self.nb[0] - lam * self.db[0], self.nb[1] - lam * self.db[1], np.append(mu, nu),
                                     (coef, -const, math.inf))
-        point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)  # HiGHS leaves -1e-12s
         # the four linear forms at the point in one product (rho_a = N_a / D_a, rho_b = N_b / D_b)
         na, da, nb, db = (self.forms @ point + self.form_constants).tolist()
         rate_a = na / da if da > 0 else math.nan
@@ -409,12 +411,8 @@ class _Search:
         t = cc.n_cols - 1
         coef = self.nb[0][self.support_b] - level * self.db[0][self.support_b]
         cols, vals = np.append(self.support_b, t), np.append(coef, self.nb[1] - level * self.db[1])
-        arr = with_row(cc, cols, vals, -math.inf, 0.0)
-        run = self._lp(arr)
-        if run.status != "optimal" or run.x is None or run.x[-1] <= 0:
-            return None
-        point = np.clip(run.x[:-1] / run.x[-1], self.q_arr.lb, self.q_arr.ub)
-        if not (self.da[0] @ point + self.da[1] > 0 and self.db[0] @ point + self.db[1] > 0):
+        point = self._cc_point(self._lp(with_row(cc, cols, vals, -math.inf, 0.0)))
+        if point is None or not (self.da[0] @ point + self.da[1] > 0 and self.db[0] @ point + self.db[1] > 0):
             return None
         rate_a, rate_b = self.rho(point, self.na, self.da), self.rho(point, self.nb, self.db)
         # the LP's model is a candidate for the best value (at the end of the flat level, often the optimum)
@@ -426,11 +424,9 @@ class _Search:
         coef = self.na[0][self.support] - lam * self.da[0][self.support]
         arr = with_row(self.q_arr, self.support, coef, -(self.na[1] - lam * self.da[1]), math.inf)
         arr = dataclasses.replace(arr, c=self.da[0].copy(), c0=self.da[1])
-        run = self._lp(arr)
         # (an "infeasible" from HiGHS is not verified: the set may hold models to within its tolerance, so
         # the least denominator of all of P stands in, as for any run without a verified optimum)
-        value = verified_lower_bound(arr, run.y) if run.status == "optimal" and run.y is not None else -math.inf
-        return max(value, self.da_min)
+        return max(_verified(arr, self._lp(arr)), self.da_min)
 
     def den_min_between(self, lo: _Eval, hi: _Eval, floor: float, margin: float) -> float:
         """Verified ``min D_b`` over ``P ∩ {rho_a >= lo.theta} ∩ {rho_b <= hi.lam + margin}`` (at least ``floor``).
@@ -454,14 +450,18 @@ class _Search:
                 self.warm_den.set_row_bounds(self.m, -lo.row[1], math.inf)
                 self.warm_den.set_coefficients(self.m + 1, self.support_b, lam_coef)
                 self.warm_den.set_row_bounds(self.m + 1, -math.inf, -lam_const)
-            run = self.warm_den.run(self.deadline)
             # (an unverified "infeasible" proves nothing: the floor of all of P then stands in)
-            value = verified_lower_bound(arr, run.y) if run.status == "optimal" and run.y is not None else -math.inf
-            self._den_cache[key] = max(value, floor)
+            self._den_cache[key] = max(_verified(arr, self.warm_den.run(self.deadline)), floor)
         return self._den_cache[key]
 
 
-def _interval_bound(lo: _Eval, hi: _Eval, eps: float) -> tuple[float, float, bool]:
+def _verified(arr: LinearArrays, run: Any) -> float:
+    """The verified lower bound of an LP run's duals, ``-inf`` without a verified optimum."""
+    return verified_lower_bound(arr, run.y) if run.status == "optimal" and run.y is not None else -math.inf
+
+
+def _interval_bound(
+lo: _Eval, hi: _Eval, eps: float) -> tuple[float, float, bool]:
     """Upper bound on ``theta - h(theta)`` over ``[lo.theta, hi.theta]``, where to split next, and whether
     that is the interior point where the bound is attained (exact when one LP basis spans the interval)."""
     w = hi.theta - lo.theta
