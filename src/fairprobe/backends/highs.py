@@ -340,11 +340,7 @@ class HighsBackend(ExactBackend):
         incumbent = inc_obj = None
         extra: dict[str, Any] = {"status": run.status, "iterations": run.iterations}
         if (run.x is not None and run.status in ("optimal", "empty")) or (mip and run.x is not None):
-            point = point_from_values(program, run.x.tolist())
-            viol = program.max_violation(point)
-            extra["max_violation"] = viol
-            if viol <= 1e-6:  # a limit may leave HiGHS with an infeasible point: never an incumbent
-                incumbent, inc_obj = point, program.objective_value(point)
+            incumbent, inc_obj = _incumbent(program, run.x.tolist(), extra)
         if mip:
             bound_min = run.dual_bound if math.isfinite(run.dual_bound) else -math.inf
             extra["verified"] = False  # HiGHS's own MIP bound
@@ -465,17 +461,22 @@ class HighsBackend(ExactBackend):
         t = run.x[-1]
         extra: dict[str, Any] = {"status": run.status, "iterations": run.iterations, "verified": verified,
                                  "highs_objective": sign * lam, "charnes_cooper": True}
-        incumbent = inc_obj = None
-        if t > 0:
-            point = point_from_values(program, (run.x[:-1] / t).tolist())
-            extra["max_violation"] = program.max_violation(point)
-            if extra["max_violation"] <= 1e-6:
-                incumbent, inc_obj = point, program.objective_value(point)
+        incumbent, inc_obj = _incumbent(program, (run.x[:-1] / t).tolist(), extra) if t > 0 else (None, None)
         return SolveResult(Termination.OPTIMAL, sign * bound_min, incumbent_objective=inc_obj, incumbent=incumbent,
                            sense=sense, message=run.message + " (Charnes-Cooper LP)", extra=extra)
 
 
+def _incumbent(program: PolynomialProgram, values: list[float], extra: dict) -> tuple[Any, Any]:
+    """(point, objective) of HiGHS's values, its violation recorded in ``extra``; (None, None) beyond 1e-6."""
+    point = point_from_values(program, values)
+    extra["max_violation"] = program.max_violation(point)
+    if extra["max_violation"] > 1e-6:  # a limit may leave HiGHS with an infeasible point: never an incumbent
+        return None, None
+    return point, program.objective_value(point)
+
+
 class _Stopped(Exception):
+
     """The denominator's check of a linear-fractional program ended without an optimum."""
 
     def __init__(self, termination: Termination, limit: Limit | None, message: str) -> None:
