@@ -221,11 +221,9 @@ class _Compiler:
 
     def _naive_size(self) -> int:
         """Variables of the naive response-function program (one per joint type; never enumerated)."""
-        total = 0
-        for names in self.dag.c_components():
-            total += math.prod(self.cards[v] ** math.prod(self.cards[p] for p in self.dag.observed_parents(v))
-                               for v in names)
-        return total
+        return sum(math.prod(self.cards[v] ** math.prod(self.cards[p] for p in self.dag.observed_parents(v))
+                             for v in names) for names in self.dag.c_components())
+
 
     # -- events ---------------------------------------------------------------------------
     def register(self, atoms: Sequence[Atom]) -> EventKey:

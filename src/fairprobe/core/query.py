@@ -15,15 +15,6 @@ A value is a code (``0..k-1``) or a label of the data (``A = Caucasian``, ``A = 
 ``A != 2`` is the union of the other values of ``A``: ``P(P = 1 | Y = 0 & A != 2)`` is the rate of
 everyone outside group 2. ``P(...)`` atoms become sympy symbols ``_p0, _p1, ...`` (their meaning in
 :attr:`ParsedExpression.atoms`); any other name is a sensitivity parameter (``D``, ``D_selection``).
-
-
-Examples
---------
->>> c = parse_constraint("P(Z = 0 & Y = 0) + P(Z = 1 & Y = 1) >= 1 - D")
->>> c.sense, sorted(map(str, c.parameters))
-('>=', ['D'])
->>> c.atoms[0]
-ProbabilityAtom(event=(Atom(var='Z', value=0), Atom(var='Y', value=0)), given=())
 """
 
 from __future__ import annotations
