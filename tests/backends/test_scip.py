@@ -88,3 +88,13 @@ def test_no_solver_text_during_built_in_bounds(capfd, bias: str) -> None:
         res = fp.bound(bias, metric, races, D=0.01, progress=False)
         assert res.lower <= res.upper
     assert capfd.readouterr() == ("", "")
+
+
+def test_a_soplex_line_split_across_writes_is_kept(capfd) -> None:
+    with _stderr_lines() as lines:
+        os.write(2, b"Cannot s")
+        os.write(2, b"et feasibility tolerance to small value 1e-12 without GMP - using 1e-10.\n")
+        os.write(2, b"someone else's line\n")
+    assert lines == ["Cannot set feasibility tolerance to small value 1e-12 without GMP - using 1e-10."]
+    err = capfd.readouterr().err
+    assert "someone else's line" in err and "GMP" not in err

@@ -126,3 +126,46 @@ def test_a_block_plan_leaves_alone_a_program_over_other_rows() -> None:
     other = _linear_budget_program(1)
     other.constraints = other.constraints[:-1]
     assert plan.reduce(other) is None
+
+
+def test_a_block_plan_leaves_alone_programs_over_other_rows_or_boxes() -> None:
+    """Reordered rows, a changed row, a looser box: the plan's least uses were solved for other programs."""
+    from fairprobe.core.decompose import BlockPlan
+    from fairprobe.core.registry import get_backend
+
+    highs = get_backend("highs")
+    model = budget_program(0, "min")
+    plan = BlockPlan(model, highs, OPTIONS)
+    prog = _linear_budget_program(0)
+    prog.constraints = list(model.constraints)
+    assert plan.reduce(prog) is not None
+    reordered = prog.copy()
+    reordered.constraints = list(reversed(model.constraints))
+    changed = prog.copy()
+    changed.constraints[-1] = type(changed.constraints[-1])(changed.constraints[-1].poly, "<=", 9.0, "budget")
+    looser = prog.copy()
+    looser.variables[-1] = type(looser.variables[-1])(looser.variables[-1].name, 0.0, 2.0)
+    assert plan.reduce(reordered) is None and plan.reduce(changed) is None and plan.reduce(looser) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_block_plan_keeps_the_optimum_under_a_budget_of_the_other_sense(seed: int) -> None:
+    """A ``>=`` budget (each block's most use counts) with a constant term: the reduced optimum is the full one."""
+    from fairprobe.core.decompose import BlockPlan
+    from fairprobe.core.registry import get_backend
+    from fairprobe.program.model import Constraint
+
+    highs = get_backend("highs")
+    model = budget_program(seed, "min")
+    budget = model.constraints[-1]
+    spend = {mono: -c for mono, c in budget.poly.items()}
+    spend[()] = 0.25  # a constant in the row
+    model.constraints[-1] = Constraint(spend, ">=", -budget.rhs + 0.25, "budget")
+    plan = BlockPlan(model, highs, OPTIONS)
+    for k, sense in enumerate(("min", "max")):
+        prog = _linear_budget_program(seed * 10 + k).with_sense(sense)
+        prog.constraints = model.constraints
+        red = plan.reduce(prog)
+        assert red is not None
+        full, small = highs.solve(prog, OPTIONS), highs.solve(red.program, OPTIONS)
+        assert small.objective_bound == pytest.approx(full.objective_bound, abs=1e-9)

@@ -95,3 +95,65 @@ def test_compas_all_races_same_as_every_pair_solved(monkeypatch: pytest.MonkeyPa
     assert new.status == old.status == "optimal"
     assert new.lower == pytest.approx(old.lower, abs=1e-6) and new.upper == pytest.approx(old.upper, abs=1e-6)
     assert new.details["pairs_solved"] < new.details["pairs_total"]
+
+
+def _cells(seed: int, k: int, concentration: float = 2.0) -> pd.DataFrame:
+    probs = np.random.default_rng(seed).dirichlet(np.full(4 * k, concentration))
+    return pd.DataFrame([{"A": a, "Y": y, "P": p, "prob": probs[4 * a + 2 * y + p]}
+                         for a in range(k) for y in range(2) for p in range(2)])
+
+
+class _Youden:
+    """A plugin metric whose family rates are sums of two rates (range [0, 2]), over three groups."""
+
+    def label(self, config) -> str:
+        return "youden gap"
+
+    @staticmethod
+    def rate(a: int) -> str:
+        return f"P(P = 1 | Z = 1 & A = {a}) + P(P = 0 | Z = 0 & A = {a})"
+
+    def max_abs_terms(self, config) -> list[str]:
+        return [f"{self.rate(a)} - ({self.rate(b)})" for a, b in itertools.combinations(range(3), 2)]
+
+    def max_abs_families(self, config) -> list[list[str]]:
+        return [[self.rate(a) for a in range(3)]]
+
+
+def _first_pair_only():
+    base = type(fp.metric("fpr_parity", groups="all"))
+
+    class FirstPairOnly(base):  # families name three groups, the terms compare only the first two
+        def max_abs_terms(self, config):
+            return super().max_abs_terms(config)[:1]
+
+    return FirstPairOnly(groups="all")
+
+
+def _fnr_terms_first():
+    base = type(fp.metric("equalized_odds", groups="all"))
+
+    class FnrFirst(base):  # the terms name the second family first: the windows come in another order
+        def max_abs_terms(self, config):
+            terms = super().max_abs_terms(config)
+            return terms[1::2] + terms[0::2]
+
+    return FnrFirst(groups="all")
+
+
+@pytest.mark.parametrize(("make", "seed", "concentration", "D"),
+                         [(_Youden, 0, 2.0, 0.05), (_Youden, 1, 0.5, 0.05), (_first_pair_only, 5, 2.0, 0.05),
+                          (_fnr_terms_first, 3, 2.0, 0.05)])
+def test_plugin_families_bound_what_their_terms_bound(make, seed: int, concentration: float, D: float) -> None:
+    """Families whose rates are not probabilities, that name more pairs than the terms, or that the terms name in
+    another order: the bound is the terms' own (which the family ranges may only reach, never cut off)."""
+    from fairprobe.core.engine import BoundProblem
+
+    table = fp.ObservedTable.from_probabilities(_cells(seed, 3, concentration))
+    ours = BoundProblem("proxy_label", make(), table).solve({"D": D}, progress=False)
+    terms = BoundProblem("proxy_label", make(), table,
+                         compile_options=fp.CompileOptions(rate_ranges=False)).solve({"D": D}, progress=False)
+    # the upper ends come from exact searches; the lower ends from SCIP (its tolerance)
+    assert ours.upper == pytest.approx(terms.upper, abs=1e-9)
+    assert ours.lower <= terms.lower_achieved + 1e-9 and terms.lower <= ours.lower_achieved + 1e-9
+    assert ours.lower == pytest.approx(terms.lower, abs=1e-5)

@@ -176,7 +176,8 @@ def _sort_stderr(read_fd: int, out_fd: int, lines: list[str]) -> None:
             held = b""
             for part in complete:
                 _route(part, out_fd, lines, b"\n")
-            start = max(tail.rfind(b"["), tail.rfind(b"Cannot set "))
+            soplex = 0 if tail and b"Cannot set ".startswith(tail) else tail.rfind(b"Cannot set ")
+            start = max(tail.rfind(b"["), soplex)
             if start >= 0:  # maybe the start of a SCIP line: what comes before it goes on, the rest waits
                 _write_all(out_fd, tail[:start])
                 held = tail[start:]

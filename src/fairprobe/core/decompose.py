@@ -257,16 +257,18 @@ class BlockPlan:
         Parameters
         ----------
         prog : PolynomialProgram
-            A program with the model's variables and rows (else nothing is reduced).
+            A program with the model's variables (their boxes too) and rows (else nothing is reduced).
 
         Returns
         -------
         Reduction or None
             None as for :func:`drop_unread_blocks`, or when ``prog`` is not over the model's rows.
         """
-        rows = self.model.constraints
-        if prog.n_variables != self.model.n_variables or len(prog.constraints) != len(rows) or \
-                any(a is not b and a != b for a, b in zip(prog.constraints, rows, strict=True)):
+        rows, variables = self.model.constraints, self.model.variables
+        # the same rows and the same boxes: each block's least use was solved over these
+        if len(prog.variables) != len(variables) or len(prog.constraints) != len(rows) or \
+                any(a is not b and a != b for a, b in zip(prog.constraints, rows, strict=True)) or \
+                any(a is not b and a != b for a, b in zip(prog.variables, variables, strict=True)):
             return None
         read_vars = {v for poly in (prog.objective, prog.objective_denominator or {}) for mono in poly for v in mono}
         found = _budget_row(prog, self.active, read_vars, self.candidates, self.components) if read_vars else None

@@ -78,7 +78,7 @@ from fairprobe.exceptions import (
     UndefinedMetricError,
 )
 
-__all__ = ["BoundProblem", "sweep_points"]
+__all__ = ["BoundProblem", "family_order", "sweep_points"]
 
 
 def _compile_at(config: BiasConfig, table: ObservedTable, queries: Any, options: CompileOptions, max_abs: bool,
@@ -93,20 +93,46 @@ def _compile_on(config: BiasConfig, queries: Any, options: CompileOptions, max_a
     return compile_program(config, table, queries, params, max_abs=max_abs, options=options)
 
 
-def _in_order_of_terms(families: Any, terms: Any) -> tuple[tuple[str, ...], ...]:
-    """The families and their rates in the order the pair terms ``"q_a - (q_b)"`` first name them.
+def family_order(families: Any, terms: Any) -> tuple[tuple[str, ...], ...] | None:
+    """A family metric's families in the order its pair terms ``"q_a - (q_b)"`` first name the rates, or None
+    unless the terms are exactly every pair of every family.
 
-    (The order the compiler gives the windows of the terms themselves, so the joint program is the same.)
+    The order is the one the compiler gives the windows of the terms themselves, so a joint program compiled
+    from the rates is the same program. None (a plugin's terms that compare other pairs, or write them
+    another way) keeps the metric to its terms: the families would bound another quantity.
+
+    Parameters
+    ----------
+    families : sequence of sequence of str
+        The rates of each family (``MetricSpec.families``).
+    terms : sequence of str
+        The metric's terms (``MetricSpec.queries``).
+
+    Returns
+    -------
+    tuple of tuple of str or None
+
+    Examples
+    --------
+    >>> family_order([["a", "b", "c"]], ["b - (a)", "b - (c)", "a - (c)"])
+    (('b', 'a', 'c'),)
+    >>> family_order([["a", "b", "c"]], ["a - (b)"]) is None  # not every pair
+    True
     """
     pair_of = {f"{a} - ({b})": (a, b) for family in families for a in family for b in family if a != b}
     seen: dict[str, None] = {}
+    pairs = set()
     for term in terms:
         if term not in pair_of:
-            return tuple(tuple(f) for f in families)  # terms written another way: the metric's order
+            return None
         seen.update(dict.fromkeys(pair_of[term]))
+        pairs.add(frozenset(pair_of[term]))
+    if any(len(family) < 2 for family in families) or \
+            len(pairs) != len(terms) or len(pairs) != sum(len(f) * (len(f) - 1) // 2 for f in families):
+        return None
     first = {rate: k for k, rate in enumerate(seen)}
-    ordered = [tuple(sorted(family, key=lambda r: first.get(r, len(first)))) for family in families]
-    return tuple(sorted(ordered, key=lambda family: first.get(family[0], len(first))))
+    ordered = [tuple(sorted(family, key=first.__getitem__)) for family in families]
+    return tuple(sorted(ordered, key=lambda family: first[family[0]]))
 
 
 class _CompiledOnUse:
@@ -277,19 +303,23 @@ class BoundProblem:
 
     @property
     def by_families(self) -> bool:
-        """Whether the metric is bounded as a maximum of family ranges: :func:`~fairprobe.core.families.solve_families`.
+        """Whether the metric is bounded as a maximum of family ranges
+        (:func:`~fairprobe.core.families.solve_families`): its terms are every pair of its families
+        (:func:`family_order`) and the rate ranges are on.
 
         Returns
         -------
         bool
         """
-        return bool(self.metric.max_abs and self.metric.families and self.compile_options.uses("rate_ranges"))
+        return bool(self.metric.max_abs and self.compile_options.uses("rate_ranges")
+                    and family_order(self.metric.families, self.metric.queries) is not None)
 
     def _joint_query(self) -> RateFamilies | list[str]:
         """The joint program's query: the families' rates when the windows are on and each is one ``P(E | F)``."""
-        families = RateFamilies(_in_order_of_terms(self.metric.families, self.metric.queries))
-        if self.compile_options.uses("windows") and all(rate_key(q) is not None for q in families.rates):
-            return families  # k rates per family parsed and grouped, not its k (k - 1) / 2 pair terms
+        order = family_order(self.metric.families, self.metric.queries)
+        if order is not None and self.compile_options.uses("windows") and \
+                all(rate_key(q) is not None for family in order for q in family):
+            return RateFamilies(order)  # k rates per family parsed and grouped, not its k (k - 1) / 2 pair terms
         return list(self.metric.queries)
 
     def with_table(self, table: ObservedTable, *, fixed: Mapping[str, float] | None = None,
@@ -654,7 +684,7 @@ class BoundProblem:
         (0.0, 1.0)
         """
         two_valued = frozenset(n for n in self.config.dag.nodes if self.config.cardinality(n) == 2)
-        if self.metric.max_abs and self.metric.families:
+        if self.metric.max_abs and family_order(self.metric.families, self.metric.queries) is not None:
             # |q_a - q_b| <= max(sup q_a - inf q_b, sup q_b - inf q_a): from each rate's range, not each pair's
             highest = 0.0
             for family in self.metric.families:
@@ -720,6 +750,7 @@ class BoundProblem:
         -------
         ParametricProgram
         """
+        self.compile()
         if (f, i) not in self._rate_programs:
             self._rate_programs[(f, i)] = self._build(self.metric.families[f][i])
         return self._rate_programs[(f, i)]
@@ -767,6 +798,7 @@ class BoundProblem:
         ParametricProgram
         """
         key = (f, i, j)
+        self.compile()
         if key not in self._pair_programs:
             family = self.metric.families[f]
             self._pair_programs[key] = self._build(f"{family[i]} - ({family[j]})")

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from fairprobe.backends.base import SolveOptions, SolveResult
-from fairprobe.core.compiled import CompiledProgram
+from fairprobe.core.compiled import CompiledProgram, rate_key
 from fairprobe.core.config import BiasConfig
 from fairprobe.core.decompose import BlockPlan
 from fairprobe.core.inputs import MetricSpec, labelled_event
@@ -128,10 +128,23 @@ class _PairSides:
         return [ready[1].dropped for _, ready in self.prepared.values() if ready is not None and ready[1] is not None]
 
 
-def _as_probability(side: Side) -> Side:
-    """A rate's range within [0, 1], where outward rounding can put a certified end a hair outside."""
+def _as_probability(side: Side, rate: str) -> Side:
+    """A range of a rate that is one probability ``P(E | F)`` within [0, 1], where outward rounding can put a
+    certified end a hair outside; any other rate (a plugin's sum of rates, say) as it is."""
     # (a cheap pair bound of 1 + 4e-16 would otherwise beat an attained 1 and send the search through every pair)
+    if rate_key(rate) is None:
+        return side
     return dataclasses.replace(side, lower=max(side.lower, 0.0), upper=min(side.upper, 1.0))
+
+
+def _in_window_order(joint: CompiledProgram, families: Any, ranges: list[list[Side]]) -> list[list[Side]] | None:
+    """The rates' ranges by the joint program's windows (matched by the rates' events), None where one is not
+    found; the compiler numbers the windows in the order the terms name the rates, not the metric's."""
+    if not joint.window_keys:
+        return ranges  # no windows: nothing is narrowed
+    position = {frozenset(rate_key(q) for q in family): f for f, family in enumerate(families)}
+    found = [position.get(frozenset(tuple(key) for key in window)) for window in joint.window_keys]
+    return None if None in found else [ranges[f] for f in found]
 
 
 def _candidates(ranges: list[list[Side]]) -> list[tuple[float, int, int, int]]:
@@ -244,7 +257,8 @@ def solve_families(problem: FamilyProblem, params: dict[str, float], be: Any, op
     for family in rates:
         for c in family:
             check_defined(c, be, options, label, problem.config, problem.table, params, checked, event_minima=floors)
-    ranges = [[_as_probability(solve_compiled(c, be, options, label)) for c in family] for family in rates]
+    ranges = [[_as_probability(solve_compiled(c, be, options, label), q) for c, q in zip(family, queries, strict=True)]
+              for family, queries in zip(rates, problem.metric.families, strict=True)]
     results = [r for family in ranges for side in family for r in (side.lo, side.hi)]
     candidates = _candidates(ranges)
     pairs = _PairSides(problem, joint, params, be, options, checked, floors)
@@ -253,7 +267,10 @@ def solve_families(problem: FamilyProblem, params: dict[str, float], be: Any, op
     up_ach = best_achieved if math.isfinite(best_achieved) else None
     hi_res = max(solved, key=lambda t: t[0])[2] if solved else ranges[0][0].hi
     separate = max(max(0.0, max(s.lower for s in family) - min(s.upper for s in family)) for family in ranges)
-    program = bound_windows(tighten_ratio_bounds(joint, be, options), ranges, separate, upper)
+    program = tighten_ratio_bounds(joint, be, options)
+    by_window = _in_window_order(joint, problem.metric.families, ranges)
+    if by_window is not None:  # (narrowing the windows only speeds the solve up)
+        program = bound_windows(program, by_window, separate, upper)
     lower, low_ach, lo_res, joint_red = _joint_lower(joint, program, be, options, label, separate)
     results.append(lo_res)
     excluded = [labelled_event(event, problem.config, problem.table) for event, partial in checked.items() if partial]
