@@ -392,5 +392,7 @@ def test_a_rate_read_off_the_joint_program_has_the_range_of_the_rate_compiled_al
             achieved = read.program.objective_value(ours.incumbent)
             assert (achieved <= ours.objective_bound + 1e-12) if sense == "max" else \
                 (achieved >= ours.objective_bound - 1e-12)
+            assert achieved == pytest.approx(ours.objective_bound, abs=1e-8)  # the bound is attained (sharp)
+            assert read.program.max_violation(ours.incumbent) <= 1e-9  # by a point of the read-off program
     if bias == "proxy_label":
         assert reduced == 4  # one budget over the groups' blocks: each rate keeps its own
