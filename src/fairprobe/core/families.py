@@ -158,9 +158,9 @@ def _search_pairs(pairs: _PairSides, candidates: list[tuple[float, int, int, int
                   results: list[SolveResult]) -> tuple[list[SolvedSide], dict[PairKey, float], float]:
     """Solve the pairs in order until the next one's cheap bound cannot beat a value already attained.
 
-    Returns the solved sides (a prefix of ``candidates``), their bounds by pair and the best achieved value.
+    Returns the solved sides (a prefix of ``candidates``), their bounds by pair and the best achieved value;
+    each solver result is appended to ``results``.
     """
-
     solved: list[SolvedSide] = []
     solved_pairs: dict[PairKey, float] = {}
     best_achieved = -math.inf
