@@ -443,6 +443,31 @@ def _ignore_late_signals() -> None:
             signal.signal(sig, signal.SIG_IGN)
 
 
+#: The warning filter the console script gives its child processes: joblib's resource tracker warns of the
+#: semaphores and folders of workers that a stop (Ctrl-C, SIGTERM, SIGHUP) killed, after the command's last line.
+TRACKER_FILTER = "ignore:resource_tracker:UserWarning"
+
+
+def quiet_resource_tracker(environ: Any) -> None:
+    """Add :data:`TRACKER_FILTER` to ``PYTHONWARNINGS`` in ``environ`` (read by child processes as they start).
+
+    Parameters
+    ----------
+    environ : mutable mapping
+        ``os.environ`` for the console script.
+
+    Examples
+    --------
+    >>> env = {"PYTHONWARNINGS": "error::DeprecationWarning"}
+    >>> quiet_resource_tracker(env); quiet_resource_tracker(env)
+    >>> env["PYTHONWARNINGS"]
+    'error::DeprecationWarning,ignore:resource_tracker:UserWarning'
+    """
+    filters = [f for f in environ.get("PYTHONWARNINGS", "").split(",") if f]
+    if TRACKER_FILTER not in filters:
+        environ["PYTHONWARNINGS"] = ",".join([*filters, TRACKER_FILTER])
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``fairprobe`` console script.
 
@@ -470,6 +495,8 @@ def main(argv: list[str] | None = None) -> None:
     exit code 2
     """
     console = argv is None  # the console script, not a caller in this process (whose handlers stay theirs)
+    if console:
+        quiet_resource_tracker(os.environ)
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     try:
