@@ -303,8 +303,8 @@ class CompiledProgram:
         return PolynomialProgram(sense="min", name=self.program.name, variables=list(self.program.variables[:end]),
                                  constraints=model_rows)
 
-    def window_rate(self, key: tuple, reduce: Callable[[PolynomialProgram], Any] | None = None
-                    ) -> CompiledProgram | None:
+    def window_rate(self, key: tuple, reduce: Callable[[PolynomialProgram], Any] | None = None,
+                    model: PolynomialProgram | None = None) -> CompiledProgram | None:
         """The rate ``key`` of a window program as a linear-fractional program over its models, without compiling.
 
         Its rows are :meth:`window_model`'s with ``P(E & F) / P(F)`` as objective (exact, as :meth:`window_pair`).
@@ -317,6 +317,9 @@ class CompiledProgram:
             Takes the rate's program and returns a smaller one with the same bounds as a
             :class:`~fairprobe.core.decompose.Reduction` (or None), e.g.
             :meth:`BlockPlan.reduce <fairprobe.core.decompose.BlockPlan.reduce>` of :meth:`window_model`.
+        model : PolynomialProgram, optional
+            :meth:`window_model` of this program, when the caller holds it (every rate of a bound starts from
+            the one model instead of laying it out again); left unchanged.
 
         Returns
         -------
@@ -338,7 +341,9 @@ class CompiledProgram:
         >>> model.n_variables < joint.program.n_variables, model.objective
         (True, {})
         """
-        out = self.window_model()
+        out = self.window_model() if model is None else \
+            PolynomialProgram(sense="min", name=model.name, variables=list(model.variables),
+                              constraints=list(model.constraints))
         if out is None:
             return None
         index = {v.name: k for k, v in enumerate(out.variables)}

@@ -190,7 +190,7 @@ def drop_unread_blocks(prog: PolynomialProgram, backend: Any, options: SolveOpti
     rows = prog.constraints
     implied = _implied_rows(rows)
     active = [i for i in range(len(rows)) if i not in implied]
-    objective_vars = {v for poly in (prog.objective, prog.objective_denominator or {}) for mono in poly for v in mono}
+    objective_vars = _objective_vars(prog)
     found = _budget_row(prog, active, objective_vars) if objective_vars else None
     if found is None:
         return None
@@ -202,10 +202,22 @@ def drop_unread_blocks(prog: PolynomialProgram, backend: Any, options: SolveOpti
     if res is None:
         return None  # an infeasible or unsolved block: the full program reports it
     fill: dict[str, float] = dict(res.incumbent) if res.incumbent is not None else {}
+    return _budget_moved(prog, row, members, kept_rows, res.objective_bound, fill)
+
+
+def _objective_vars(prog: PolynomialProgram) -> set[int]:
+    """The variables the objective (and its denominator) reads."""
+    return {v for poly in (prog.objective, prog.objective_denominator or {}) for mono in poly for v in mono}
+
+
+def _budget_moved(prog: PolynomialProgram, row: Constraint, members: list[int], kept_rows: list[Constraint],
+                  used: float, fill: dict[str, float]) -> Reduction:
+    """The program over ``members`` and ``kept_rows`` with the budget ``row`` moved by the left-out blocks' ``used``."""
+    sign = 1.0 if row.sense == "<=" else -1.0  # ">=": a block's best is its largest part
     kept = set(members)
     budget_part = {mono: c for mono, c in row.poly.items() if not mono or mono[0] in kept}
-    kept_rows.append(Constraint(budget_part, row.sense, row.rhs - sign * res.objective_bound, row.name))
-    return Reduction(_kept_program(prog, members, kept_rows), fill, prog.n_variables - len(members))
+    rows = [*kept_rows, Constraint(budget_part, row.sense, row.rhs - sign * used, row.name)]
+    return Reduction(_kept_program(prog, members, rows), fill, prog.n_variables - len(members))
 
 
 class BlockPlan:
@@ -270,7 +282,7 @@ class BlockPlan:
                 any(a is not b and a != b for a, b in zip(prog.constraints, rows, strict=True)) or \
                 any(a is not b and a != b for a, b in zip(prog.variables, variables, strict=True)):
             return None
-        read_vars = {v for poly in (prog.objective, prog.objective_denominator or {}) for mono in poly for v in mono}
+        read_vars = _objective_vars(prog)
         found = _budget_row(prog, self.active, read_vars, self.candidates, self.components) if read_vars else None
         return None if found is None else self._reduced(prog, *found)
 
@@ -292,11 +304,7 @@ class BlockPlan:
             used += res.objective_bound
             fill.update(res.incumbent or {})
         members = sorted(v for b in read for v in blocks[b])
-        kept = set(members)
-        kept_rows = [r for b in read for r in block_rows[b]]
-        budget_part = {mono: c for mono, c in row.poly.items() if not mono or mono[0] in kept}
-        kept_rows.append(Constraint(budget_part, row.sense, row.rhs - sign * used, row.name))
-        return Reduction(_kept_program(prog, members, kept_rows), fill, prog.n_variables - len(members))
+        return _budget_moved(prog, row, members, [r for b in read for r in block_rows[b]], used, fill)
 
 
 def _least_use(prog: PolynomialProgram, backend: Any, options: SolveOptions, budget: dict[tuple[int, ...], float],

@@ -312,11 +312,16 @@ class BoundProblem:
         bool
         """
         return bool(self.metric.max_abs and self.compile_options.uses("rate_ranges")
-                    and family_order(self.metric.families, self.metric.queries) is not None)
+                    and self._family_order is not None)
+
+    @functools.cached_property
+    def _family_order(self) -> tuple[tuple[str, ...], ...] | None:
+        # the metric's terms read once per problem, not at every solve of a sweep or a bootstrap
+        return family_order(self.metric.families, self.metric.queries)
 
     def _joint_query(self) -> RateFamilies | list[str]:
         """The joint program's query: the families' rates when the windows are on and each is one ``P(E | F)``."""
-        order = family_order(self.metric.families, self.metric.queries)
+        order = self._family_order
         if order is not None and self.compile_options.uses("windows") and \
                 all(rate_key(q) is not None for family in order for q in family):
             return RateFamilies(order)  # k rates per family parsed and grouped, not its k (k - 1) / 2 pair terms
@@ -684,7 +689,7 @@ class BoundProblem:
         (0.0, 1.0)
         """
         two_valued = frozenset(n for n in self.config.dag.nodes if self.config.cardinality(n) == 2)
-        if self.metric.max_abs and family_order(self.metric.families, self.metric.queries) is not None:
+        if self.metric.max_abs and self._family_order is not None:
             # |q_a - q_b| <= max(sup q_a - inf q_b, sup q_b - inf q_a): from each rate's range, not each pair's
             highest = 0.0
             for family in self.metric.families:
@@ -756,7 +761,7 @@ class BoundProblem:
         return self._rate_programs[(f, i)]
 
     def compiled_rate(self, f: int, i: int, joint: CompiledProgram, params: dict[str, float],
-                      reduce: Any = None) -> CompiledProgram:
+                      reduce: Any = None, model: Any = None) -> CompiledProgram:
         """Rate ``i`` of family ``f`` at ``params``: read off ``joint`` (this problem's joint program at ``params``),
         or compiled on its own where it cannot be.
 
@@ -768,16 +773,15 @@ class BoundProblem:
             :attr:`joint_program` at ``params``.
         params : dict of str to float
             The sensitivity values.
-        reduce : callable, optional
-            Reduces a rate read off ``joint`` (see :meth:`CompiledProgram.window_rate
-            <fairprobe.core.compiled.CompiledProgram.window_rate>`).
+        reduce, model : optional
+            As for :meth:`CompiledProgram.window_rate <fairprobe.core.compiled.CompiledProgram.window_rate>`.
 
         Returns
         -------
         CompiledProgram
         """
         key = rate_key(self.metric.families[f][i])
-        read_off = joint.window_rate(key, reduce) if key is not None else None
+        read_off = joint.window_rate(key, reduce, model) if key is not None else None
         if read_off is not None:
             return read_off
         try:

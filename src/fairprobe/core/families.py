@@ -68,7 +68,7 @@ class FamilyProblem(Protocol):
     joint_program: ParametricProgram | None
 
     def compiled_rate(self, f: int, i: int, joint: CompiledProgram, params: dict[str, float],
-                      reduce: Any = None) -> CompiledProgram:
+                      reduce: Any = None, model: Any = None) -> CompiledProgram:
         """Rate ``i`` of family ``f`` at ``params``, read off ``joint`` where it can be."""
 
     def compiled_pair(self, key: PairKey, params: dict[str, float], be: Any, options: SolveOptions,
@@ -249,7 +249,7 @@ def solve_families(problem: FamilyProblem, params: dict[str, float], be: Any, op
         model = joint.window_model()
         # every rate reads its own group's block: each other block's least use of a shared budget solved once
         reduce = BlockPlan(model, be, options).reduce if model is not None else None
-        rates = [[problem.compiled_rate(f, i, joint, params, reduce) for i in range(len(family))]
+        rates = [[problem.compiled_rate(f, i, joint, params, reduce, model) for i in range(len(family))]
                  for f, family in enumerate(problem.metric.families)]
     except UndefinedMetricError as exc:
         raise labelled_error(exc, label) from None
