@@ -8,8 +8,10 @@ smallest to the largest k (slope of log time against log k). With ``--baseline-s
 directory of another checkout, e.g. ``git worktree add /tmp/old <rev>``) the same bounds run on
 that engine too. Each (engine, k, seed) runs in a fresh child process, the two engines alternating,
 after a warm-up bound in that process (imports and first-use costs left out); the CPU time is
-measured inside the child. Both engines' bounds are printed side by side with the largest
-difference of their ends.
+measured inside the child. Up to ``--terms-max`` groups (default 16) the same child also times, as
+the baseline in the same process, the metric bounded from its terms alone
+(``CompileOptions(rate_ranges=False)``: every pair bounded on its own, the formulation before the family
+ranges). Both engines' bounds are printed side by side with the largest difference of their ends.
 
 With ``--real`` it cross-checks instead, in this process, on the bundled tables (COMPAS's six races,
 Adult's five, German credit's four personal-status groups): every all-pairs bound of FPR parity, PPV
@@ -41,7 +43,7 @@ import numpy as np, pandas as pd
 import fairprobe as fp
 
 warnings.simplefilter("ignore")
-bias, k, seed, limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+bias, k, seed, limit, terms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), sys.argv[5] == "1"
 
 def table(k, seed):
     rng = np.random.default_rng(seed)
@@ -55,15 +57,22 @@ fp.bound(bias, metric, table(3, 99), D=0.05, progress=False)  # warm-up
 data = table(k, seed)
 cpu, wall = time.process_time(), time.perf_counter()
 res = fp.bound(bias, metric, data, D=0.05, progress=False, time_limit=limit)
-print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall,
-                  "status": str(res.status), "lower": res.lower, "upper": res.upper}))
+out = {"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall,
+       "status": str(res.status), "lower": res.lower, "upper": res.upper}
+if terms:  # the baseline in this process: every pair bounded on its own
+    cpu, wall = time.process_time(), time.perf_counter()
+    fp.bound(bias, metric, data, D=0.05, progress=False, time_limit=limit,
+             compile_options=fp.CompileOptions(rate_ranges=False))
+    out.update(terms_cpu=time.process_time() - cpu, terms_wall=time.perf_counter() - wall)
+print(json.dumps(out))
 """
 
 
-def run(src: str, bias: str, k: int, seed: int, limit: float) -> dict:
-    """One bound in a fresh process on the engine under ``src``."""
+def run(src: str, bias: str, k: int, seed: int, limit: float, terms: bool = False) -> dict:
+    """One bound in a fresh process on the engine under ``src`` (and its terms-alone baseline with ``terms``)."""
     env = {**os.environ, "PYTHONPATH": src}
-    out = subprocess.run([sys.executable, "-c", CHILD, bias, str(k), str(seed), str(limit)], env=env,
+    out = subprocess.run([sys.executable, "-c", CHILD, bias, str(k), str(seed), str(limit), "1" if terms else "0"],
+                         env=env,
                          capture_output=True, text=True, check=False)
     if out.returncode != 0:
         return {"cpu": math.nan, "wall": math.nan, "status": "failed: " + out.stderr.strip().splitlines()[-1],
@@ -140,6 +149,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--biases", default=",".join(BIASES))
     parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--terms-max", type=int, default=16, help="largest k timed from the terms alone too")
     parser.add_argument("--baseline-src", default="", help="src directory of the engine to compare with")
     parser.add_argument("--real", action="store_true", help="cross-check the formulations on the bundled tables")
     args = parser.parse_args()
@@ -151,14 +161,15 @@ def main() -> None:
     ks = [int(k) for k in args.groups.split(",")]
     for bias in args.biases.split(","):
         print(f"\n{bias}: fpr_parity, groups='all', D = 0.05; medians over {args.seeds} seeded tables")
+        diff_column = f" {'max |end diff|':>15}" if len(engines) == 2 else ""
         print(f"{'k':>4} " + " ".join(f"{name + ' cpu s':>15} {name + ' wall s':>15} {'statuses':>22}"
-                                      for name, _ in engines) + f" {'max |end diff|':>15}")
+                                      for name, _ in engines) + diff_column)
         medians: dict[str, list[float]] = {name: [] for name, _ in engines}
         for k in ks:
             rows: dict[str, list[dict]] = {name: [] for name, _ in engines}
             for seed in range(args.seeds):
                 for name, src in engines:  # alternating: the machine's load falls on both alike
-                    rows[name].append(run(src, bias, k, seed, args.time_limit))
+                    rows[name].append(run(src, bias, k, seed, args.time_limit, terms=k <= args.terms_max))
             line = f"{k:>4} "
             for name, _ in engines:
                 cpu = statistics.median(r["cpu"] for r in rows[name])
@@ -166,6 +177,10 @@ def main() -> None:
                 medians[name].append(cpu)
                 statuses = ",".join(sorted({r["status"] for r in rows[name]}))
                 line += f"{cpu:>15.3f} {wall:>15.3f} {statuses:>22}"
+            if all("terms_cpu" in r for r in rows["this"]):
+                terms_cpu = statistics.median(r["terms_cpu"] for r in rows["this"])
+                terms_wall = statistics.median(r["terms_wall"] for r in rows["this"])
+                line += f"  terms alone, same process: {terms_cpu:.3f} s CPU, {terms_wall:.3f} s wall"
             if len(engines) == 2:
                 diff = max(max(abs(a["lower"] - b["lower"]), abs(a["upper"] - b["upper"]))
                            for a, b in zip(rows["this"], rows["baseline"], strict=True))
